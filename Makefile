@@ -1,0 +1,56 @@
+# warpscope - two commands on a fresh Debian 12 machine:
+#   make run    install missing packages, build, run the main job
+#   make test   install missing packages, build, run every test (plain, then
+#               under ASan+UBSan, then a short fuzz run of the assembler)
+# make bench runs the simulator-speed benchmarks.
+
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD     ?= build
+ASAN      ?= build-asan
+FUZZ      ?= build-fuzz
+FUZZ_SECONDS ?= 30
+WERROR    := $(if $(CI),ON,OFF)
+
+.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DWS_WERROR=$(WERROR)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/warpscope example sgemm
+
+test: test-plain test-asan test-fuzz
+
+test-plain: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_WERROR=$(WERROR)
+	cmake --build $(ASAN) -j $(JOBS)
+	cd $(ASAN) && ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+test-fuzz: deps
+	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_FUZZ=ON -DWS_TESTS=OFF -DWS_WERROR=$(WERROR)
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm
+	mkdir -p $(FUZZ)/corpus
+	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
+	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus
+	@echo "fuzz_asm: $(FUZZ_SECONDS) s without a crash"
+
+bench: build
+	./$(BUILD)/bench_exec
+
+docs: build
+	./$(BUILD)/ws-isadoc > docs/isa-opcodes.md.tmp && mv docs/isa-opcodes.md.tmp docs/isa-opcodes.md
+
+clean:
+	rm -rf $(BUILD) $(ASAN) $(FUZZ)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# install-deps.sh - installs the Debian 12 packages warpscope builds and tests
+# with, only those that are missing. Runs apt-get directly as root, through
+# sudo otherwise, and says exactly what to run when it can do neither.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config       # toolchain
+  libcriterion-dev                       # unit tests
+  libopenblas-dev                        # reference math (cblas_sgemm)
+  clang libclang-rt-14-dev               # libFuzzer target for the assembler
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" -eq 0 ]; then
+  runner=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  runner=(sudo)
+else
+  echo "warpscope: missing packages: ${missing[*]}" >&2
+  echo "warpscope: install them with:  sudo apt-get update && sudo ${cmd[*]}" >&2
+  exit 1
+fi
+echo "warpscope: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${runner[@]}" apt-get update -qq
+"${runner[@]}" "${cmd[@]}"

@@ -1,0 +1,52 @@
+/* device.h - the host API: a simulated GPU you allocate on, copy to and from,
+ * and launch kernels on.
+ *
+ * Design: callers (tests, models, the CLI) see only this interface, CUDA
+ * runtime-shaped. What happens underneath a launch (today the functional
+ * SIMT executor; the cycle model plugs in below the same call) is invisible
+ * to them; results come back in ws_launch_stats. */
+#ifndef WS_DEVICE_H
+#define WS_DEVICE_H
+
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "isa/program.h"
+#include "sim/args.h"
+#include "sim/config.h"
+
+typedef struct ws_device ws_device;
+
+typedef struct ws_dim3 {
+  uint32_t x, y, z;
+} ws_dim3;
+
+typedef struct ws_launch_stats {
+  uint64_t ctas;
+  uint64_t warp_insns;   /* warp instructions issued (guard-false included) */
+  uint64_t thread_insns; /* sum over issued warp instructions of active lanes */
+  uint64_t warp_insns_by_unit[WS_UNIT_COUNT];
+} ws_launch_stats;
+
+/* The device keeps `ctx` (not owned) for its messages. */
+ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out);
+void ws_device_destroy(ws_device *dev);
+const ws_gpu_cfg *ws_device_cfg(const ws_device *dev);
+ws_ctx *ws_device_ctx(const ws_device *dev);
+
+ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
+ws_status ws_device_free(ws_device *dev, uint64_t dptr);
+ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes);
+ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes);
+ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes);
+/* Writes the device's constant bank (read by LDC). */
+ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes);
+
+/* Checks grid/block/shared/register limits, then runs the kernel to
+ * completion. A kernel fault returns WS_ERR_FAULT with a report naming CTA,
+ * warp, lane, PC, instruction and address. stats may be NULL. */
+ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                           uint32_t dyn_shared_bytes, const ws_args *args,
+                           ws_launch_stats *stats);
+
+#endif

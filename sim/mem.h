@@ -1,0 +1,47 @@
+/* mem.h - the device's sparse 64-bit global address space.
+ *
+ * Design: allocations live at distinct, never-reused virtual ranges separated
+ * by unmapped guard gaps, so an out-of-bounds or use-after-free access always
+ * lands on no allocation and is reported, as compute-sanitizer does. Backing
+ * host memory is allocated per 64 KiB page on first write, so a 40 GiB
+ * allocation costs nothing until touched and unwritten pages read as zero. */
+#ifndef WS_MEM_H
+#define WS_MEM_H
+
+#include <stdint.h>
+
+#include "base/ctx.h"
+
+typedef struct ws_mem ws_mem;
+
+typedef enum ws_mem_fault {
+  WS_MEM_OK,
+  WS_MEM_UNMAPPED,   /* no allocation covers the address */
+  WS_MEM_FREED,      /* the address belonged to a freed allocation */
+  WS_MEM_MISALIGNED, /* not aligned to the access size */
+  WS_MEM_NOMEM,      /* host memory for a page could not be allocated */
+  WS_MEM_FAULT_COUNT
+} ws_mem_fault;
+
+ws_mem *ws_mem_create(uint64_t capacity_bytes);
+void ws_mem_destroy(ws_mem *mem);
+
+/* size 0 is an error; allocations are 256-byte aligned (as cudaMalloc). */
+ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr);
+/* addr must be the start of a live allocation. */
+ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr);
+
+/* Kernel accesses: size 1..16 bytes, must be size-aligned. */
+ws_mem_fault ws_mem_read(ws_mem *mem, uint64_t addr, void *dst, uint32_t size_bytes);
+ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t size_bytes);
+
+/* Host copies of any size within one live allocation. */
+ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src, uint64_t size_bytes);
+ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src, uint64_t size_bytes);
+ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uint64_t size_bytes);
+
+uint64_t ws_mem_allocated_bytes(const ws_mem *mem); /* live allocations */
+uint64_t ws_mem_resident_bytes(const ws_mem *mem);  /* touched pages */
+const char *ws_mem_fault_name(ws_mem_fault f);
+
+#endif

@@ -8,7 +8,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
 ASAN      ?= build-asan
 FUZZ      ?= build-fuzz
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 25
 WERROR    := $(if $(CI),ON,OFF)
 
 .PHONY: all deps build run test test-plain test-asan test-fuzz bench docs clean
@@ -38,13 +38,17 @@ test-asan: deps
 	cd $(ASAN) && ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-test-fuzz: deps
+test-fuzz: build
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_FUZZ=ON -DWS_TESTS=OFF -DWS_WERROR=$(WERROR)
-	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile
 	mkdir -p $(FUZZ)/corpus
 	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
 	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus
-	@echo "fuzz_asm: $(FUZZ_SECONDS) s without a crash"
+	@echo "fuzz_asm: $(FUZZ_SECONDS) s without a finding"
+	mkdir -p $(FUZZ)/corpus-obj
+	for f in models/examples/*.wsa; do ./$(BUILD)/warpscope asm $$f -o $(FUZZ)/corpus-obj/$$(basename $$f .wsa).wso; done
+	./$(FUZZ)/fuzz_objfile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $(FUZZ)/corpus-obj
+	@echo "fuzz_objfile: $(FUZZ_SECONDS) s without a finding"
 
 bench: build
 	./$(BUILD)/bench_exec

@@ -8,6 +8,7 @@
 #ifndef WS_MEM_H
 #define WS_MEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/ctx.h"
@@ -43,5 +44,8 @@ ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uin
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem); /* live allocations */
 uint64_t ws_mem_resident_bytes(const ws_mem *mem);  /* touched pages */
 const char *ws_mem_fault_name(ws_mem_fault f);
+/* Why an access at addr failed with f, for fault reports: e.g. "address was
+ * freed (it lay in the 4096-byte allocation at 0x...)". Writes into buf. */
+void ws_mem_explain(ws_mem *mem, uint64_t addr, ws_mem_fault f, char *buf, size_t size);
 
 #endif

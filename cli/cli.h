@@ -1,0 +1,47 @@
+/* cli.h - what the warpscope subcommands share: exit codes, messages, flag
+ * value parsers and safe file output.
+ *
+ * Design: the CLI only composes library calls and prints; every subcommand
+ * returns one of three exit codes so scripts can tell a usage mistake (2) from
+ * a failed run (1). Output files are written to a temp file and renamed, so a
+ * failure never leaves a half-written file or destroys the previous one. */
+#ifndef WS_CLI_H
+#define WS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "isa/program.h"
+#include "sim/device.h"
+
+enum { WS_EXIT_OK = 0, WS_EXIT_FAIL = 1, WS_EXIT_USAGE = 2 };
+
+int ws_cli_asm(int argc, char **argv);
+int ws_cli_disasm(int argc, char **argv);
+int ws_cli_exec(int argc, char **argv);
+int ws_cli_example(int argc, char **argv);
+
+/* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
+int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "warpscope CMD: ...\nTry 'warpscope CMD --help'." on stderr; returns WS_EXIT_USAGE. */
+int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "X", "X,Y" or "X,Y,Z", each 1..2^32-1. */
+bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);
+/* A whole decimal/0x number in [0, max]. */
+bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
+
+/* Reads a whole file into a malloc'd buffer (NUL-terminated for text use). */
+ws_status ws_cli_read_file(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes);
+/* Writes via PATH.tmp.PID and rename(2). */
+ws_status ws_cli_write_file(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes);
+
+/* Loads a program from .wsa text or a .wso object, chosen by content. */
+ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
+/* The kernel named `name`, or the only kernel when name is NULL. */
+ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name,
+                             const char *path, const ws_kernel **out);
+
+#endif

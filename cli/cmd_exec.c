@@ -1,0 +1,363 @@
+/* cmd_exec.c - `warpscope exec`: assemble (or load) a kernel, build its
+ * buffers and params from flags, run it, print and save results.
+ *
+ * Design: everything the user names is checked before the launch (params by
+ * declared type, buffers by spec), and outputs are written only after a
+ * successful run, each atomically, so a fault never leaves partial files. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/f16.h"
+#include "cli/cli.h"
+
+#define MAX_ITEMS 64
+
+static const char exec_help[] =
+    "usage: warpscope exec FILE [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
+    "                      [--shared BYTES] [--arg NAME=VALUE]... [--buf NAME=SPEC]...\n"
+    "                      [--print NAME[:TYPE[:COUNT]]]... [--out NAME=PATH]...\n\n"
+    "Assembles FILE (.wsa, or loads a .wso object) and runs one kernel to completion.\n\n"
+    "  --kernel NAME        the kernel to run (needed when FILE holds several)\n"
+    "  --grid X[,Y[,Z]]     CTAs in the grid (required)\n"
+    "  --block X[,Y[,Z]]    threads per CTA (required)\n"
+    "  --shared BYTES       dynamic shared memory per CTA, after the static arrays\n"
+    "  --arg NAME=VALUE     a scalar param (.u32 .s32 .f32 .u64), parsed by its declared type\n"
+    "  --buf NAME=SPEC      allocate a device buffer for .ptr param NAME; SPEC is one of\n"
+    "                         f32:1.5,2,-3   u32:1,2,3   s32:-1,2   f16:0.5,1   (listed values)\n"
+    "                         zeros:BYTES    file:PATH (the file's raw bytes)\n"
+    "  --print NAME[:TYPE[:COUNT]]  after the run, print buffer NAME as f32, u32, s32, f16\n"
+    "                       or x32 (hex words); TYPE defaults to the buffer's SPEC type\n"
+    "  --out NAME=PATH      after the run, write buffer NAME's raw bytes to PATH\n"
+    "  -h, --help           this text\n\n"
+    "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
+
+typedef struct buf_item {
+  char name[WS_NAME_MAX];
+  char type[4]; /* element type for printing: f32 u32 s32 f16 x32 */
+  uint8_t *data;
+  uint64_t size_bytes;
+  uint64_t dptr;
+} buf_item;
+
+typedef struct exec_opts {
+  const char *file, *kernel;
+  ws_dim3 grid, block;
+  bool have_grid, have_block;
+  uint32_t dyn_shared_bytes;
+  const char *args[MAX_ITEMS], *bufs[MAX_ITEMS], *prints[MAX_ITEMS], *outs[MAX_ITEMS];
+  int nargs, nbufs, nprints, nouts;
+} exec_opts;
+
+static int push_item(const char **list, int *count, const char *value) {
+  if (*count >= MAX_ITEMS) return ws_cli_usage_error("exec", "at most %d of each repeated option", MAX_ITEMS);
+  list[(*count)++] = value;
+  return WS_EXIT_OK;
+}
+
+static int parse_dim_flag(const char *flag, const char *text, ws_dim3 *dim, bool *have) {
+  if (!ws_cli_parse_dim3(text, dim))
+    return ws_cli_usage_error("exec", "%s expects X[,Y[,Z]] with positive integers, found '%s'", flag, text);
+  *have = true;
+  return WS_EXIT_OK;
+}
+
+static int parse_flags(int argc, char **argv, exec_opts *o) {
+  static const struct option longs[] = {
+      {"kernel", required_argument, NULL, 'K'}, {"grid", required_argument, NULL, 'g'},
+      {"block", required_argument, NULL, 'b'},  {"shared", required_argument, NULL, 's'},
+      {"arg", required_argument, NULL, 'a'},    {"buf", required_argument, NULL, 'B'},
+      {"print", required_argument, NULL, 'p'},  {"out", required_argument, NULL, 'o'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int c, rc = WS_EXIT_OK;
+  uint64_t v;
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    switch (c) {
+    case 'K': o->kernel = optarg; break;
+    case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;
+    case 'b': rc = parse_dim_flag("--block", optarg, &o->block, &o->have_block); break;
+    case 's':
+      if (!ws_cli_parse_u64(optarg, UINT32_MAX, &v))
+        return ws_cli_usage_error("exec", "--shared expects a byte count, found '%s'", optarg);
+      o->dyn_shared_bytes = (uint32_t)v;
+      break;
+    case 'a': rc = push_item(o->args, &o->nargs, optarg); break;
+    case 'B': rc = push_item(o->bufs, &o->nbufs, optarg); break;
+    case 'p': rc = push_item(o->prints, &o->nprints, optarg); break;
+    case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
+    case 'h': fputs(exec_help, stdout); return -1;
+    case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
+    default: return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (rc != WS_EXIT_OK) return rc;
+  if (optind != argc - 1) return ws_cli_usage_error("exec", "expected one kernel file");
+  if (!o->have_grid || !o->have_block) return ws_cli_usage_error("exec", "--grid and --block are required");
+  o->file = argv[optind];
+  return WS_EXIT_OK;
+}
+
+/* Splits "NAME=REST" into name (bounded) and a pointer to REST. */
+static ws_status split_assign(ws_ctx *ctx, const char *flag, const char *text, char *name,
+                              const char **rest) {
+  const char *eq = strchr(text, '=');
+  size_t len = eq ? (size_t)(eq - text) : 0;
+  if (!eq || len == 0 || len >= WS_NAME_MAX)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s expects NAME=VALUE, found '%s'", flag, text);
+  memcpy(name, text, len);
+  name[len] = '\0';
+  *rest = eq + 1;
+  return WS_OK;
+}
+
+/* Converts one listed value of a buffer spec into 4 or 2 bytes at dst. */
+static bool convert_value(const char *type, const char *text, uint8_t *dst) {
+  char *end = NULL;
+  uint32_t word = 0;
+  if (strcmp(type, "f32") == 0 || strcmp(type, "f16") == 0) {
+    float f = strtof(text, &end);
+    if (end == text || *end) return false;
+    if (type[1] == '1') {
+      uint16_t h = ws_f16_from_f32(f);
+      memcpy(dst, &h, 2);
+      return true;
+    }
+    word = ws_f32_bits(f);
+  } else {
+    long long v = strtoll(text, &end, 0);
+    if (end == text || *end) return false;
+    if (type[0] == 'u' ? (v < 0 || v > (long long)UINT32_MAX) : (v < INT32_MIN || v > INT32_MAX))
+      return false;
+    word = (uint32_t)v;
+  }
+  memcpy(dst, &word, 4);
+  return true;
+}
+
+static ws_status parse_value_list(ws_ctx *ctx, buf_item *b, const char *list) {
+  size_t elem = strcmp(b->type, "f16") == 0 ? 2 : 4, count = 1;
+  for (const char *p = list; *p; p++) count += (*p == ',');
+  b->data = calloc(count, elem);
+  if (!b->data) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
+  b->size_bytes = count * elem;
+  const char *p = list;
+  for (size_t i = 0; i < count; i++) {
+    char item[128];
+    size_t len = strcspn(p, ",");
+    if (len == 0 || len >= sizeof item)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: value %zu is empty or too long", b->name, i + 1);
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (!convert_value(b->type, item, b->data + i * elem))
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: expected a %s value, found '%s'", b->name,
+                         b->type, item);
+    p += len + (p[len] == ',');
+  }
+  return WS_OK;
+}
+
+static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
+  const char *spec;
+  ws_status st = split_assign(ctx, "--buf", text, b->name, &spec);
+  if (st != WS_OK) return st;
+  strcpy(b->type, "f32");
+  if (strncmp(spec, "zeros:", 6) == 0) {
+    if (!ws_cli_parse_u64(spec + 6, 1ull << 40, &b->size_bytes) || b->size_bytes == 0)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: zeros: expects a byte count > 0, found '%s'",
+                         b->name, spec + 6);
+    b->data = calloc(1, b->size_bytes);
+    return b->data ? WS_OK : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for --buf %s", b->name);
+  }
+  if (strncmp(spec, "file:", 5) == 0) {
+    size_t size = 0;
+    st = ws_cli_read_file(ctx, spec + 5, (char **)&b->data, &size);
+    if (st == WS_OK && size == 0)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file '%s' is empty", b->name, spec + 5);
+    b->size_bytes = size;
+    return st;
+  }
+  static const char *const types[] = {"f32", "u32", "s32", "f16"};
+  for (size_t i = 0; i < 4; i++)
+    if (strncmp(spec, types[i], 3) == 0 && spec[3] == ':') {
+      strcpy(b->type, types[i]);
+      return parse_value_list(ctx, b, spec + 4);
+    }
+  return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "--buf %s: expected f32:, u32:, s32:, f16:, zeros: or file:, found '%s'", b->name, spec);
+}
+
+typedef struct exec_state {
+  ws_ctx *ctx;
+  ws_program *prog;
+  const ws_kernel *kernel;
+  ws_device *dev;
+  ws_args args;
+  buf_item bufs[MAX_ITEMS];
+  int nbufs;
+} exec_state;
+
+static buf_item *find_buf(exec_state *s, const char *name) {
+  for (int i = 0; i < s->nbufs; i++)
+    if (strcmp(s->bufs[i].name, name) == 0) return &s->bufs[i];
+  return NULL;
+}
+
+static ws_status setup_buffers(exec_state *s, const exec_opts *o) {
+  for (int i = 0; i < o->nbufs; i++) {
+    buf_item *b = &s->bufs[s->nbufs];
+    memset(b, 0, sizeof *b);
+    ws_status st = parse_buf_spec(s->ctx, o->bufs[i], b);
+    if (b->data) s->nbufs++;
+    if (st != WS_OK) return st;
+    if (s->nbufs > 1 && find_buf(s, b->name) != b)
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--buf %s given twice", b->name);
+    if ((st = ws_device_malloc(s->dev, b->size_bytes, &b->dptr)) != WS_OK ||
+        (st = ws_device_memcpy_htod(s->dev, b->dptr, b->data, b->size_bytes)) != WS_OK ||
+        (st = ws_args_set_ptr(s->ctx, &s->args, b->name, b->dptr)) != WS_OK)
+      return st;
+  }
+  return WS_OK;
+}
+
+static ws_status setup_args(exec_state *s, const exec_opts *o) {
+  for (int i = 0; i < o->nargs; i++) {
+    char name[WS_NAME_MAX];
+    const char *value;
+    ws_status st = split_assign(s->ctx, "--arg", o->args[i], name, &value);
+    if (st == WS_OK) st = ws_args_set_text(s->ctx, &s->args, name, value);
+    if (st != WS_OK) return st;
+  }
+  return WS_OK;
+}
+
+static void print_element(const char *type, const uint8_t *p) {
+  uint32_t w = 0;
+  uint16_t h = 0;
+  if (strcmp(type, "f16") == 0) {
+    memcpy(&h, p, 2);
+    printf("%.9g", (double)ws_f16_to_f32(h));
+    return;
+  }
+  memcpy(&w, p, 4);
+  if (strcmp(type, "f32") == 0) printf("%.9g", (double)ws_f32_from_bits(w));
+  else if (strcmp(type, "u32") == 0) printf("%" PRIu32, w);
+  else if (strcmp(type, "s32") == 0) printf("%" PRId32, (int32_t)w);
+  else printf("0x%08" PRIx32, w);
+}
+
+static bool is_print_type(const char *type) {
+  static const char *const types[] = {"f32", "u32", "s32", "f16", "x32"};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcmp(type, types[i]) == 0) return true;
+  return false;
+}
+
+/* "NAME[:TYPE[:COUNT]]": prints the buffer read back from the device. */
+static ws_status print_buffer(exec_state *s, const char *spec) {
+  char name[WS_NAME_MAX], type[4];
+  size_t len = strcspn(spec, ":");
+  if (len == 0 || len >= WS_NAME_MAX)
+    return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print expects NAME[:TYPE[:COUNT]], found '%s'", spec);
+  memcpy(name, spec, len);
+  name[len] = '\0';
+  buf_item *b = find_buf(s, name);
+  if (!b) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: no --buf named '%s'", spec, name);
+  strcpy(type, b->type);
+  const char *rest = spec + len;
+  if (*rest == ':') {
+    rest++;
+    size_t tlen = strcspn(rest, ":");
+    if (tlen == 3) {
+      memcpy(type, rest, 3);
+      type[3] = '\0';
+    }
+    if (tlen != 3 || !is_print_type(type))
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: TYPE must be f32, u32, s32, f16 or x32", spec);
+    rest += tlen;
+  }
+  size_t elem = strcmp(type, "f16") == 0 ? 2 : 4;
+  uint64_t count = b->size_bytes / elem, want;
+  if (*rest == ':') {
+    if (!ws_cli_parse_u64(rest + 1, count, &want))
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: COUNT must be 0..%" PRIu64, spec, count);
+    count = want;
+  }
+  printf("%s (%s[%" PRIu64 "]):", name, type, count);
+  for (uint64_t i = 0; i < count; i++) {
+    fputs(i % 8 == 0 ? "\n  " : " ", stdout);
+    print_element(type, b->data + i * elem);
+  }
+  putchar('\n');
+  return WS_OK;
+}
+
+static ws_status write_output(exec_state *s, const char *spec) {
+  char name[WS_NAME_MAX];
+  const char *path;
+  ws_status st = split_assign(s->ctx, "--out", spec, name, &path);
+  if (st != WS_OK) return st;
+  buf_item *b = find_buf(s, name);
+  if (!b) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: no --buf named '%s'", spec, name);
+  if (!*path) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: empty path", spec);
+  return ws_cli_write_file(s->ctx, path, b->data, b->size_bytes);
+}
+
+/* Checks print/out names before the run, so a typo costs no simulation. */
+static ws_status check_outputs(exec_state *s, const exec_opts *o) {
+  for (int i = 0; i < o->nprints + o->nouts; i++) {
+    const char *spec = i < o->nprints ? o->prints[i] : o->outs[i - o->nprints];
+    char name[WS_NAME_MAX];
+    size_t len = strcspn(spec, i < o->nprints ? ":" : "=");
+    if (len == 0 || len >= WS_NAME_MAX) continue; /* reported with its full message later */
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    if (!find_buf(s, name))
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "%s %s: no --buf named '%s'",
+                         i < o->nprints ? "--print" : "--out", spec, name);
+  }
+  return WS_OK;
+}
+
+static ws_status run(exec_state *s, const exec_opts *o) {
+  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_launch_stats stats;
+  ws_status st = ws_cli_load_program(s->ctx, o->file, &s->prog);
+  if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
+  if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
+  if (st != WS_OK) return st;
+  ws_args_init(&s->args, s->kernel);
+  if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||
+      (st = check_outputs(s, o)) != WS_OK)
+    return st;
+  st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
+  if (st != WS_OK) return st;
+  printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name,
+         o->grid.x, o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);
+  printf("executed: %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64 " thread instructions\n",
+         stats.ctas, stats.warp_insns, stats.thread_insns);
+  for (int i = 0; i < s->nbufs && st == WS_OK; i++)
+    st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
+  for (int i = 0; i < o->nprints && st == WS_OK; i++) st = print_buffer(s, o->prints[i]);
+  for (int i = 0; i < o->nouts && st == WS_OK; i++) st = write_output(s, o->outs[i]);
+  return st;
+}
+
+int ws_cli_exec(int argc, char **argv) {
+  exec_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_flags(argc, argv, &o);
+  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  exec_state s;
+  memset(&s, 0, sizeof s);
+  s.ctx = ws_ctx_create();
+  ws_status st = run(&s, &o);
+  rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(s.ctx));
+  for (int i = 0; i < s.nbufs; i++) free(s.bufs[i].data);
+  ws_device_destroy(s.dev);
+  ws_program_destroy(s.prog);
+  ws_ctx_destroy(s.ctx);
+  return rc;
+}

@@ -1,0 +1,51 @@
+/* main.c - the warpscope command line: dispatch to a subcommand.
+ *
+ * Design: each subcommand is a function with its own getopt_long table and
+ * --help; main only picks one, so adding a command touches one table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"asm", ws_cli_asm, "assemble a .wsa file; report its kernels or write a .wso object"},
+    {"disasm", ws_cli_disasm, "print the canonical assembly of a .wso object or .wsa file"},
+    {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
+    {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
+};
+
+static void print_help(FILE *out) {
+  fprintf(out, "usage: warpscope COMMAND [OPTIONS]\n\n"
+               "warpscope is a GPU memory-hierarchy simulator that runs kernels written in\n"
+               "its SIMT ISA (docs/isa.md).\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n'warpscope COMMAND --help' describes a command.\n"
+               "  --help      this text\n  --version   the version\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return WS_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    print_help(stdout);
+    return WS_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+    printf("warpscope %s\n", WS_VERSION);
+    return WS_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "warpscope: unknown command '%s'\nTry 'warpscope --help'.\n", cmd);
+  return WS_EXIT_USAGE;
+}

@@ -1,0 +1,139 @@
+/* util.c - shared CLI helpers: messages, number and dimension parsing, whole
+ * file reads and atomic writes, program loading. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "isa/asm.h"
+#include "isa/objfile.h"
+
+int ws_cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("warpscope: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return WS_EXIT_FAIL;
+}
+
+int ws_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "warpscope %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry 'warpscope %s --help'.\n", cmd);
+  va_end(ap);
+  return WS_EXIT_USAGE;
+}
+
+bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out) {
+  if (!text || !*text || *text == '-' || *text == '+') return false;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long v = strtoull(text, &end, 0);
+  if (errno || *end || v > max) return false;
+  *out = v;
+  return true;
+}
+
+bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
+  uint32_t v[3] = {1, 1, 1};
+  const char *p = text;
+  for (int i = 0; i < 3; i++) {
+    char part[32];
+    size_t len = strcspn(p, ",");
+    if (len == 0 || len >= sizeof part) return false;
+    memcpy(part, p, len);
+    part[len] = '\0';
+    uint64_t x;
+    if (!ws_cli_parse_u64(part, UINT32_MAX, &x) || x == 0) return false;
+    v[i] = (uint32_t)x;
+    p += len;
+    if (*p == '\0') break;
+    if (i == 2) return false; /* a fourth component */
+    p++;
+  }
+  out->x = v[0];
+  out->y = v[1];
+  out->z = v[2];
+  return true;
+}
+
+ws_status ws_cli_read_file(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    len += fread(buf + len, 1, cap - len, f);
+    if (len < cap) break;
+    char *grown = realloc(buf, cap * 2 + 1);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  bool failed = ferror(f) != 0;
+  fclose(f);
+  if (!buf) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory reading '%s'", path);
+  if (failed) {
+    free(buf);
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot read '%s'", path);
+  }
+  buf[len] = '\0';
+  *data = buf;
+  *size_bytes = len;
+  return WS_OK;
+}
+
+ws_status ws_cli_write_file(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    return ws_ctx_fail(ctx, WS_ERR_IO, "output path too long: '%s'", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+  bool ok = fwrite(data, 1, size_bytes, f) == size_bytes;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    int err = errno;
+    remove(tmp);
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  }
+  return WS_OK;
+}
+
+ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
+  char *data = NULL;
+  size_t size = 0;
+  ws_status st = ws_cli_read_file(ctx, path, &data, &size);
+  if (st != WS_OK) return st;
+  if (ws_objfile_is_object(data, size))
+    st = ws_objfile_load(ctx, data, size, path, out);
+  else
+    st = ws_asm_parse(ctx, data, size, path, out);
+  free(data);
+  return st;
+}
+
+ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name,
+                             const char *path, const ws_kernel **out) {
+  if (name) {
+    *out = ws_program_find_kernel(prog, name);
+    if (*out) return WS_OK;
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: no kernel named '%s'", path, name);
+  }
+  if (prog->nkernels != 1)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s holds %u kernels; choose one with --kernel NAME (first is '%s')", path,
+                       prog->nkernels, prog->kernels[0].name);
+  *out = &prog->kernels[0];
+  return WS_OK;
+}

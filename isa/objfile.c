@@ -1,0 +1,286 @@
+/* objfile.c - .wso encode/decode (see objfile.h for the format's rules).
+ *
+ * Layout, all integers little-endian:
+ *   "\x7fWSO" u32 version u32 nkernels, then per kernel:
+ *   name[64] u32 ninsns nparams param_size nshared shared_size nlabels
+ *   params  { name[64] u8 type u32 offset u32 size }
+ *   shared  { name[64] u32 offset u32 size u32 align }
+ *   labels  { name[64] u32 pc }
+ *   insns   { u16 op u8 guard guard_neg cmp dtype width hsel
+ *             4 x { u8 kind reg flags pad u32 imm } u32 source_line } */
+#include "isa/objfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/analysis.h"
+#include "isa/verify.h"
+
+static const uint8_t magic[4] = {0x7f, 'W', 'S', 'O'};
+
+enum { INSN_RECORD_BYTES = 2 + 6 + WS_MAX_OPERANDS * 8 + 4, NAME_BYTES = WS_NAME_MAX };
+
+typedef struct writer {
+  uint8_t *buf;
+  size_t len, cap;
+  bool oom;
+} writer;
+
+static void put_bytes(writer *w, const void *src, size_t n) {
+  if (w->oom) return;
+  if (w->len + n > w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 4096;
+    while (cap < w->len + n) cap *= 2;
+    uint8_t *grown = realloc(w->buf, cap);
+    if (!grown) {
+      w->oom = true;
+      return;
+    }
+    w->buf = grown;
+    w->cap = cap;
+  }
+  memcpy(w->buf + w->len, src, n);
+  w->len += n;
+}
+
+static void put_u8(writer *w, uint8_t v) { put_bytes(w, &v, 1); }
+
+static void put_u16(writer *w, uint16_t v) {
+  uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+  put_bytes(w, b, 2);
+}
+
+static void put_u32(writer *w, uint32_t v) {
+  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  put_bytes(w, b, 4);
+}
+
+static void put_name(writer *w, const char *name) {
+  char padded[NAME_BYTES] = {0};
+  strncpy(padded, name, NAME_BYTES - 1);
+  put_bytes(w, padded, NAME_BYTES);
+}
+
+static void put_insn(writer *w, const ws_insn *in, uint32_t line) {
+  put_u16(w, in->op);
+  put_u8(w, in->guard);
+  put_u8(w, in->guard_neg);
+  put_u8(w, in->cmp);
+  put_u8(w, in->dtype);
+  put_u8(w, in->width_bytes);
+  put_u8(w, in->hsel);
+  for (int i = 0; i < WS_MAX_OPERANDS; i++) {
+    put_u8(w, in->opnd[i].kind);
+    put_u8(w, in->opnd[i].reg);
+    put_u8(w, in->opnd[i].flags);
+    put_u8(w, in->opnd[i].pad);
+    put_u32(w, (uint32_t)in->opnd[i].imm);
+  }
+  put_u32(w, line);
+}
+
+static void put_kernel(writer *w, const ws_kernel *k) {
+  put_name(w, k->name);
+  uint32_t counts[6] = {k->ninsns, k->nparams, k->param_size_bytes,
+                        k->nshared, k->shared_size_bytes, k->nlabels};
+  for (int i = 0; i < 6; i++) put_u32(w, counts[i]);
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    put_name(w, k->params[i].name);
+    put_u8(w, k->params[i].type);
+    put_u32(w, k->params[i].offset_bytes);
+    put_u32(w, k->params[i].size_bytes);
+  }
+  for (uint32_t i = 0; i < k->nshared; i++) {
+    put_name(w, k->shared[i].name);
+    put_u32(w, k->shared[i].offset_bytes);
+    put_u32(w, k->shared[i].size_bytes);
+    put_u32(w, k->shared[i].align_bytes);
+  }
+  for (uint32_t i = 0; i < k->nlabels; i++) {
+    put_name(w, k->labels[i].name);
+    put_u32(w, k->labels[i].pc);
+  }
+  for (uint32_t i = 0; i < k->ninsns; i++) put_insn(w, &k->insns[i], k->insn_lines ? k->insn_lines[i] : 0);
+}
+
+bool ws_objfile_is_object(const void *data, size_t size_bytes) {
+  return size_bytes >= sizeof magic && memcmp(data, magic, sizeof magic) == 0;
+}
+
+uint8_t *ws_objfile_save(const ws_program *prog, size_t *size_bytes) {
+  writer w = {0};
+  put_bytes(&w, magic, sizeof magic);
+  put_u32(&w, WS_OBJFILE_VERSION);
+  put_u32(&w, prog->nkernels);
+  for (uint32_t i = 0; i < prog->nkernels; i++) put_kernel(&w, &prog->kernels[i]);
+  if (w.oom) {
+    free(w.buf);
+    return NULL;
+  }
+  *size_bytes = w.len;
+  return w.buf;
+}
+
+/* ---- decoding ------------------------------------------------------------- */
+
+typedef struct reader {
+  const uint8_t *p;
+  size_t len, pos;
+  bool short_read;
+} reader;
+
+static const uint8_t *take(reader *r, size_t n) {
+  if (r->short_read || r->len - r->pos < n) {
+    r->short_read = true;
+    return NULL;
+  }
+  const uint8_t *at = r->p + r->pos;
+  r->pos += n;
+  return at;
+}
+
+static uint8_t get_u8(reader *r) {
+  const uint8_t *b = take(r, 1);
+  return b ? b[0] : 0;
+}
+
+static uint16_t get_u16(reader *r) {
+  const uint8_t *b = take(r, 2);
+  return b ? (uint16_t)(b[0] | b[1] << 8) : 0;
+}
+
+static uint32_t get_u32(reader *r) {
+  const uint8_t *b = take(r, 4);
+  return b ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24 : 0;
+}
+
+static void get_name(reader *r, char *dst) {
+  const uint8_t *b = take(r, NAME_BYTES);
+  if (b) memcpy(dst, b, NAME_BYTES);
+}
+
+/* Allocates count records only when the input can still hold them, so a
+ * corrupt count cannot request gigabytes. */
+static void *alloc_records(reader *r, uint32_t count, size_t record_bytes, size_t elem_size) {
+  if (count == 0 || r->short_read || (r->len - r->pos) / record_bytes < count) {
+    if (count) r->short_read = true;
+    return NULL;
+  }
+  return calloc(count, elem_size);
+}
+
+static void get_insn(reader *r, ws_insn *in, uint32_t *line) {
+  in->op = get_u16(r);
+  in->guard = get_u8(r);
+  in->guard_neg = get_u8(r);
+  in->cmp = get_u8(r);
+  in->dtype = get_u8(r);
+  in->width_bytes = get_u8(r);
+  in->hsel = get_u8(r);
+  for (int i = 0; i < WS_MAX_OPERANDS; i++) {
+    in->opnd[i].kind = get_u8(r);
+    in->opnd[i].reg = get_u8(r);
+    in->opnd[i].flags = get_u8(r);
+    in->opnd[i].pad = get_u8(r);
+    in->opnd[i].imm = (int32_t)get_u32(r);
+  }
+  *line = get_u32(r);
+}
+
+static bool get_tables(reader *r, ws_kernel *k) {
+  k->params = alloc_records(r, k->nparams, NAME_BYTES + 9, sizeof *k->params);
+  for (uint32_t i = 0; k->params && i < k->nparams; i++) {
+    get_name(r, k->params[i].name);
+    k->params[i].type = get_u8(r);
+    k->params[i].offset_bytes = get_u32(r);
+    k->params[i].size_bytes = get_u32(r);
+  }
+  k->shared = alloc_records(r, k->nshared, NAME_BYTES + 12, sizeof *k->shared);
+  for (uint32_t i = 0; k->shared && i < k->nshared; i++) {
+    get_name(r, k->shared[i].name);
+    k->shared[i].offset_bytes = get_u32(r);
+    k->shared[i].size_bytes = get_u32(r);
+    k->shared[i].align_bytes = get_u32(r);
+  }
+  k->labels = alloc_records(r, k->nlabels, NAME_BYTES + 4, sizeof *k->labels);
+  for (uint32_t i = 0; k->labels && i < k->nlabels; i++) {
+    get_name(r, k->labels[i].name);
+    k->labels[i].pc = get_u32(r);
+  }
+  return !r->short_read && (k->nparams == 0 || k->params) && (k->nshared == 0 || k->shared) &&
+         (k->nlabels == 0 || k->labels);
+}
+
+static bool get_kernel(reader *r, ws_kernel *k) {
+  get_name(r, k->name);
+  k->ninsns = get_u32(r);
+  k->nparams = get_u32(r);
+  k->param_size_bytes = get_u32(r);
+  k->nshared = get_u32(r);
+  k->shared_size_bytes = get_u32(r);
+  k->nlabels = get_u32(r);
+  if (!get_tables(r, k)) return false;
+  if (k->ninsns == 0) return true; /* ws_verify_kernel reports it */
+  k->insns = alloc_records(r, k->ninsns, INSN_RECORD_BYTES, sizeof *k->insns);
+  k->insn_lines = k->insns ? calloc(k->ninsns, sizeof *k->insn_lines) : NULL;
+  if (!k->insns || !k->insn_lines) return false;
+  for (uint32_t i = 0; i < k->ninsns; i++) get_insn(r, &k->insns[i], &k->insn_lines[i]);
+  return !r->short_read;
+}
+
+static ws_status decode(ws_ctx *ctx, reader *r, const char *name, ws_program *prog) {
+  take(r, sizeof magic);
+  uint32_t version = get_u32(r);
+  if (!r->short_read && version != WS_OBJFILE_VERSION)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: object version %u, this warpscope reads version %u",
+                       name, version, WS_OBJFILE_VERSION);
+  prog->nkernels = get_u32(r);
+  prog->kernels = alloc_records(r, prog->nkernels, NAME_BYTES + 24, sizeof *prog->kernels);
+  if (!prog->kernels) prog->nkernels = 0;
+  for (uint32_t i = 0; i < prog->nkernels && !r->short_read; i++)
+    if (!get_kernel(r, &prog->kernels[i]) && !r->short_read)
+      return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", name);
+  if (r->short_read)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: truncated or corrupt object (at byte %zu of %zu)",
+                       name, r->pos, r->len);
+  if (r->pos != r->len)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: %zu unexpected bytes after the last kernel", name,
+                       r->len - r->pos);
+  return WS_OK;
+}
+
+/* Recomputes what the assembler derives instead of trusting the file. */
+static ws_status derive(ws_ctx *ctx, ws_program *prog) {
+  for (uint32_t i = 0; i < prog->nkernels; i++) {
+    ws_kernel *k = &prog->kernels[i];
+    k->regs_per_thread = ws_analysis_regs(k);
+    for (uint32_t pc = 0; pc < k->ninsns; pc++) k->insns[pc].rpc = 0;
+    ws_status st = ws_analysis_reconvergence(ctx, k);
+    if (st != WS_OK) return st;
+  }
+  return WS_OK;
+}
+
+ws_status ws_objfile_load(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
+                          ws_program **out) {
+  *out = NULL;
+  if (!ws_objfile_is_object(data, size_bytes))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a warpscope object (bad magic)", name);
+  ws_program *prog = calloc(1, sizeof *prog);
+  if (!prog) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", name);
+  reader r = {data, size_bytes, 0, false};
+  ws_status st = decode(ctx, &r, name, prog);
+  if (st == WS_OK && (st = ws_verify_program(ctx, prog)) != WS_OK) {
+    char msg[WS_ERRMSG_MAX_BYTES];
+    snprintf(msg, sizeof msg, "%s", ws_errmsg(ctx));
+    ws_ctx_fail(ctx, st, "%s: %s", name, msg);
+  }
+  if (st == WS_OK) st = derive(ctx, prog);
+  if (st != WS_OK) {
+    ws_program_destroy(prog);
+    return st;
+  }
+  *out = prog;
+  return WS_OK;
+}

@@ -1,0 +1,30 @@
+/* text.h - a growable NUL-terminated text buffer (disassembler, doc
+ * generator).
+ *
+ * Design: running out of memory is sticky: after a failed growth every
+ * append is a no-op and ws_text_take returns NULL, so a long generator checks
+ * once at the end instead of after every line. */
+#ifndef WS_TEXT_H
+#define WS_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ws_text {
+  char *buf;
+  size_t len;
+  size_t cap;
+  bool failed;
+} ws_text;
+
+void ws_text_init(ws_text *t);
+void ws_text_append(ws_text *t, const char *s, size_t n);
+void ws_text_puts(ws_text *t, const char *s);
+void ws_text_printf(ws_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Hands the buffer to the caller ("" when nothing was appended); NULL when an
+ * allocation failed. The ws_text is left empty and reusable. */
+char *ws_text_take(ws_text *t);
+void ws_text_free(ws_text *t);
+
+#endif

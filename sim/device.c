@@ -1,0 +1,148 @@
+/* device.c - the host API: device memory, constant bank, launch checks.
+ *
+ * Design: a launch is validated completely (dimensions, shared memory,
+ * registers, arguments) before any CTA runs, with messages that name the
+ * offending value and the limit, so a misconfigured launch never reaches the
+ * executor. The executor itself sits behind ws_exec_run; a timing model will
+ * plug in at the same point without changing this interface. */
+#include "sim/device.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/exec.h"
+#include "sim/mem.h"
+
+struct ws_device {
+  ws_ctx *ctx;
+  ws_gpu_cfg cfg;
+  ws_mem *mem;
+  uint8_t *const_bank;
+};
+
+ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
+  ws_device *dev = calloc(1, sizeof *dev);
+  if (!dev) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
+  dev->ctx = ctx;
+  dev->cfg = *cfg;
+  dev->mem = ws_mem_create(cfg->dram_size_bytes);
+  dev->const_bank = calloc(cfg->const_bank_bytes ? cfg->const_bank_bytes : 1, 1);
+  if (!dev->mem || !dev->const_bank) {
+    ws_device_destroy(dev);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
+  }
+  *out = dev;
+  return WS_OK;
+}
+
+void ws_device_destroy(ws_device *dev) {
+  if (!dev) return;
+  free(dev->const_bank);
+  ws_mem_destroy(dev->mem);
+  free(dev);
+}
+
+const ws_gpu_cfg *ws_device_cfg(const ws_device *dev) { return &dev->cfg; }
+
+ws_ctx *ws_device_ctx(const ws_device *dev) { return dev->ctx; }
+
+ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
+  return ws_mem_alloc(dev->mem, dev->ctx, size_bytes, dptr);
+}
+
+ws_status ws_device_free(ws_device *dev, uint64_t dptr) {
+  return ws_mem_free(dev->mem, dev->ctx, dptr);
+}
+
+ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
+  return ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes);
+}
+
+ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes) {
+  return ws_mem_copy_out(dev->mem, dev->ctx, dst, src, size_bytes);
+}
+
+ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes) {
+  return ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes);
+}
+
+ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src,
+                                uint32_t size_bytes) {
+  if ((uint64_t)offset_bytes + size_bytes > dev->cfg.const_bank_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "constant write of %u bytes at offset %u runs past the end of the "
+                       "%u-byte constant bank",
+                       size_bytes, offset_bytes, dev->cfg.const_bank_bytes);
+  if (size_bytes) memcpy(dev->const_bank + offset_bytes, src, size_bytes);
+  return WS_OK;
+}
+
+static ws_status check_dims(ws_device *dev, const char *what, ws_dim3 d, const uint32_t *max) {
+  const uint32_t v[3] = {d.x, d.y, d.z};
+  static const char axis[3] = {'x', 'y', 'z'};
+  if (!d.x || !d.y || !d.z)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "%s (%u,%u,%u) has a zero dimension", what, d.x,
+                       d.y, d.z);
+  for (int i = 0; i < 3; i++)
+    if (v[i] > max[i])
+      return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT, "%s.%c = %u exceeds the device limit %u", what,
+                         axis[i], v[i], max[i]);
+  return WS_OK;
+}
+
+static ws_status check_block(ws_device *dev, ws_dim3 b) {
+  if (!b.x || !b.y || !b.z) return check_dims(dev, "block", b, dev->cfg.max_block_dim);
+  uint64_t threads = (uint64_t)b.x * b.y * b.z;
+  if (threads > dev->cfg.max_threads_per_block)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "block (%u,%u,%u) has %" PRIu64 " threads; this device allows at most %u per block",
+                       b.x, b.y, b.z, threads, dev->cfg.max_threads_per_block);
+  return check_dims(dev, "block", b, dev->cfg.max_block_dim);
+}
+
+static ws_status check_kernel(ws_device *dev, const ws_kernel *k, uint32_t dyn_shared_bytes) {
+  uint64_t shared = (uint64_t)k->shared_size_bytes + dyn_shared_bytes;
+  if (shared > dev->cfg.max_shared_per_block_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "kernel '%s' needs %" PRIu64 " bytes of shared memory per block (%u static + %u "
+                       "dynamic); this device allows at most %u",
+                       k->name, shared, k->shared_size_bytes, dyn_shared_bytes,
+                       dev->cfg.max_shared_per_block_bytes);
+  uint32_t regs = ws_exec_regs_needed(k);
+  if (regs > dev->cfg.max_regs_per_thread)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "kernel '%s' needs %u registers per thread; this device allows at most %u",
+                       k->name, regs, dev->cfg.max_regs_per_thread);
+  return WS_OK;
+}
+
+static ws_status check_args(ws_device *dev, const ws_kernel *k, const ws_args *args) {
+  if (!args)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch of kernel '%s' without args", k->name);
+  if (args->kernel != k)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "the args were prepared for kernel '%s', not for kernel '%s'",
+                       args->kernel ? args->kernel->name : "(none)", k->name);
+  if (k->param_size_bytes > WS_PARAM_MAX_BYTES)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "kernel '%s' has %u bytes of params; at most %u",
+                       k->name, k->param_size_bytes, WS_PARAM_MAX_BYTES);
+  return ws_args_check_complete(dev->ctx, args);
+}
+
+ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                           uint32_t dyn_shared_bytes, const ws_args *args,
+                           ws_launch_stats *stats) {
+  if (stats) memset(stats, 0, sizeof *stats);
+  if (!k) return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch without a kernel");
+  ws_status st = check_dims(dev, "grid", grid, dev->cfg.max_grid_dim);
+  if (st == WS_OK) st = check_block(dev, block);
+  if (st == WS_OK) st = check_kernel(dev, k, dyn_shared_bytes);
+  if (st == WS_OK) st = check_args(dev, k, args);
+  if (st != WS_OK) return st;
+  const ws_exec_launch launch = {
+      .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
+      .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
+      .const_bank_bytes = dev->cfg.const_bank_bytes, .num_sms = dev->cfg.num_sms};
+  return ws_exec_run(dev->ctx, &launch, dev->cfg.insn_budget_warp_insns, stats);
+}

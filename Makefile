@@ -54,7 +54,7 @@ bench: build
 	./$(BUILD)/bench_exec
 
 docs: build
-	./$(BUILD)/ws-isadoc > docs/isa-opcodes.md.tmp && mv docs/isa-opcodes.md.tmp docs/isa-opcodes.md
+	./$(BUILD)/ws-isadoc --update docs/isa.md
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

@@ -160,7 +160,7 @@ static ws_status parse_value_list(ws_ctx *ctx, buf_item *b, const char *list) {
 }
 
 static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
-  const char *spec;
+  const char *spec = NULL;
   ws_status st = split_assign(ctx, "--buf", text, b->name, &spec);
   if (st != WS_OK) return st;
   strcpy(b->type, "f32");
@@ -225,7 +225,7 @@ static ws_status setup_buffers(exec_state *s, const exec_opts *o) {
 static ws_status setup_args(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nargs; i++) {
     char name[WS_NAME_MAX];
-    const char *value;
+    const char *value = NULL;
     ws_status st = split_assign(s->ctx, "--arg", o->args[i], name, &value);
     if (st == WS_OK) st = ws_args_set_text(s->ctx, &s->args, name, value);
     if (st != WS_OK) return st;
@@ -296,7 +296,7 @@ static ws_status print_buffer(exec_state *s, const char *spec) {
 
 static ws_status write_output(exec_state *s, const char *spec) {
   char name[WS_NAME_MAX];
-  const char *path;
+  const char *path = NULL;
   ws_status st = split_assign(s->ctx, "--out", spec, name, &path);
   if (st != WS_OK) return st;
   buf_item *b = find_buf(s, name);

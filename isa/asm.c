@@ -187,9 +187,11 @@ static bool pred_name(const ws_token *t, unsigned *pred) {
 /* R<digits>, RZ, P<digits>, PT: spellings that read as registers, so they
  * may not name symbols (and R255 is reported as a bad register). */
 static bool looks_like_reg(const ws_token *t) {
-  if (t->kind != WS_TOK_WORD || t->len < 2 || (t->text[0] != 'R' && t->text[0] != 'P'))
-    return false;
-  if (t->len == 2 && (t->text[1] == 'Z' || t->text[1] == 'T')) return t->text[1] == 'Z' ? t->text[0] == 'R' : t->text[0] == 'P';
+  if (t->kind != WS_TOK_WORD || t->len < 2) return false;
+  if (t->len == 2 && ((t->text[0] == 'R' && t->text[1] == 'Z') ||
+                      (t->text[0] == 'P' && t->text[1] == 'T')))
+    return true;
+  if (t->text[0] != 'R' && t->text[0] != 'P') return false;
   for (size_t i = 1; i < t->len; i++)
     if (!is_digit(t->text[i])) return false;
   return true;
@@ -295,16 +297,12 @@ static ws_status parse_sum(parser *p, bool syms, int64_t *acc) {
 static ws_status float_bits_literal(parser *p, uint32_t *bits) {
   const ws_token *t = &p->tok;
   uint32_t v = 0;
-  for (size_t i = 2; i < t->len && t->len == 10; i++) {
-    int d = hex_value(t->text[i]);
-    if (d < 0) break;
-    v = v << 4 | (uint32_t)d;
-    if (i == 9) {
-      *bits = v;
-      return WS_OK;
-    }
-  }
-  return fail_expected(p, t, "a float bit pattern 0f followed by 8 hex digits");
+  size_t i = 2;
+  while (t->len == 10 && i < 10 && hex_value(t->text[i]) >= 0)
+    v = v << 4 | (uint32_t)hex_value(t->text[i++]);
+  if (i != 10) return fail_expected(p, t, "a float bit pattern 0f followed by 8 hex digits");
+  *bits = v;
+  return WS_OK;
 }
 
 /* Decimal (or hex) float text with strtof's round-to-nearest. */
@@ -346,7 +344,7 @@ static ws_status parse_float_literal(parser *p, uint32_t *bits) {
 static ws_status parse_signed_float(parser *p, ws_operand *o) {
   bool neg = ws_token_is(&p->tok, '-');
   if (neg) advance(p);
-  uint32_t bits;
+  uint32_t bits = 0;
   ws_status st = parse_float_literal(p, &bits);
   if (st) return st;
   o->kind = WS_OPND_IMM;
@@ -421,10 +419,9 @@ static ws_status parse_int_operand(parser *p, const ws_insn *in, ws_operand *o) 
 
 /* 'f': R, -R, |R|, -|R| or a float literal. */
 static ws_status parse_float_operand(parser *p, ws_operand *o) {
-  unsigned r;
   bool neg = ws_token_is(&p->tok, '-');
   bool abs = ws_token_is(neg ? &p->next : &p->tok, '|');
-  bool reg = reg_name(neg ? &p->next : &p->tok, &r);
+  bool reg = looks_like_reg(neg ? &p->next : &p->tok);
   if (!abs && !reg) return parse_signed_float(p, o);
   if (neg) advance(p);
   if (abs) advance(p);
@@ -477,14 +474,13 @@ static ws_status parse_shared_addr(parser *p, ws_operand *o) {
   if (st) return st;
   ws_token start = p->tok;
   int64_t off = 0;
-  unsigned r;
+  unsigned r = WS_REG_RZ; /* an address without a register is absolute */
   if (reg_name(&p->tok, &r)) {
     advance(p);
     st = parse_more_terms(p, true, &start, &off);
   } else if (looks_like_reg(&p->tok)) {
     st = fail_expected(p, &p->tok, "a register R0..R254 or RZ");
   } else {
-    r = WS_REG_RZ;
     st = parse_sum(p, true, &off);
   }
   if (!st) st = check_range(p, &start, off, false);
@@ -912,6 +908,8 @@ static ws_status parse_line(parser *p) {
   if (st) return st;
   if (p->tok.kind == WS_TOK_WORD && p->tok.text[0] == '.') st = parse_directive(p);
   else if (p->tok.kind == WS_TOK_WORD || ws_token_is(&p->tok, '@')) st = parse_insn(p);
+  else if (!at_statement_end(p))
+    st = fail_expected(p, &p->tok, "an instruction, label or directive");
   if (st) return st;
   if (ws_token_is(&p->tok, ';')) advance(p);
   if (p->tok.kind == WS_TOK_EOF) return WS_OK;

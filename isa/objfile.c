@@ -58,7 +58,7 @@ static void put_u32(writer *w, uint32_t v) {
 
 static void put_name(writer *w, const char *name) {
   char padded[NAME_BYTES] = {0};
-  strncpy(padded, name, NAME_BYTES - 1);
+  memcpy(padded, name, strnlen(name, NAME_BYTES - 1));
   put_bytes(w, padded, NAME_BYTES);
 }
 

@@ -287,9 +287,9 @@ void ws_mem_explain(ws_mem *mem, uint64_t addr, ws_mem_fault f, char *buf, size_
     snprintf(buf, size, "access runs past the end of the %" PRIu64 "-byte allocation at 0x%016" PRIx64,
              r->size_bytes, r->base);
   } else if (r) {
-    snprintf(buf, size, "address is past the end of any allocation (%" PRIu64 " bytes after the %" PRIu64
-             "-byte allocation at 0x%016" PRIx64 ")",
-             addr - r->base - r->size_bytes, r->size_bytes, r->base);
+    snprintf(buf, size, "address is past the end of any allocation: it is %" PRIu64
+             " bytes after the nearest allocation at 0x%016" PRIx64 " of size %" PRIu64 " bytes%s",
+             addr - r->base - r->size_bytes, r->base, r->size_bytes, r->live ? "" : " (freed)");
   } else {
     snprintf(buf, size, "address is below every allocation");
   }

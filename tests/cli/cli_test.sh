@@ -37,7 +37,7 @@ for cmd in asm disasm exec example; do
   check "$cmd-unknown-flag" 2 "unknown option '--bogus'" -- "$ws" "$cmd" --bogus
 done
 
-check asm-summary 0 "kernel saxpy: 18 instructions" -- "$ws" asm "$saxpy"
+check asm-summary 0 "kernel saxpy: 17 instructions, 15 registers/thread, 0 bytes static shared, 4 params (24 bytes)" -- "$ws" asm "$saxpy"
 check asm-missing 1 "cannot open '$tmp/none.wsa'" -- "$ws" asm "$tmp/none.wsa"
 printf '.kernel k\n    FADDD R1, R2, R3\n' > "$tmp/bad.wsa"
 check asm-error-location 1 "bad.wsa:2:5: error: unknown mnemonic 'FADDD'" -- "$ws" asm "$tmp/bad.wsa"
@@ -46,7 +46,8 @@ check asm-no-output-on-error 1 "error" -- "$ws" asm "$tmp/bad.wsa" -o "$tmp/bad.
 
 # asm -> object -> disasm -> asm gives the same object, byte for byte
 check asm-object 0 "" -- "$ws" asm "$saxpy" -o "$tmp/s.wso"
-check disasm-object 0 ".kernel saxpy" -- "$ws" disasm "$tmp/s.wso" -o "$tmp/s2.wsa"
+check disasm-object 0 "" -- "$ws" disasm "$tmp/s.wso" -o "$tmp/s2.wsa"
+check disasm-content 0 ".kernel saxpy" -- cat "$tmp/s2.wsa"
 check asm-again 0 "" -- "$ws" asm "$tmp/s2.wsa" -o "$tmp/s2.wso"
 "$ws" disasm "$tmp/s2.wso" > "$tmp/s3.wsa"
 if cmp -s "$tmp/s2.wsa" "$tmp/s3.wsa"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: disasm not stable"; fi

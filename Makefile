@@ -43,11 +43,13 @@ test-fuzz: build
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile
 	mkdir -p $(FUZZ)/corpus
 	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
-	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus
+	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus \
+	  2> $(FUZZ)/fuzz_asm.log || { tail -n 60 $(FUZZ)/fuzz_asm.log; exit 1; }
 	@echo "fuzz_asm: $(FUZZ_SECONDS) s without a finding"
 	mkdir -p $(FUZZ)/corpus-obj
 	for f in models/examples/*.wsa; do ./$(BUILD)/warpscope asm $$f -o $(FUZZ)/corpus-obj/$$(basename $$f .wsa).wso; done
-	./$(FUZZ)/fuzz_objfile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $(FUZZ)/corpus-obj
+	./$(FUZZ)/fuzz_objfile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $(FUZZ)/corpus-obj \
+	  2> $(FUZZ)/fuzz_objfile.log || { tail -n 60 $(FUZZ)/fuzz_objfile.log; exit 1; }
 	@echo "fuzz_objfile: $(FUZZ_SECONDS) s without a finding"
 
 bench: build

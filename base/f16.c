@@ -1,19 +1,6 @@
 /* f16.c - binary16 conversions on bit patterns (round to nearest even). */
 #include "base/f16.h"
 
-#include <string.h>
-
-uint32_t ws_f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-float ws_f32_from_bits(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 /* Rounds the magnitude `mant` right by `shift` bits to nearest, ties to even. */
 static uint32_t round_shift_rne(uint32_t mant, unsigned shift) {

@@ -33,11 +33,6 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);
 /* A whole decimal/0x number in [0, max]. */
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 
-/* Reads a whole file into a malloc'd buffer (NUL-terminated for text use). */
-ws_status ws_cli_read_file(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes);
-/* Writes via PATH.tmp.PID and rename(2). */
-ws_status ws_cli_write_file(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes);
-
 /* Loads a program from .wsa text or a .wso object, chosen by content. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
 /* The kernel named `name`, or the only kernel when name is NULL. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "cli/cli.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
@@ -68,7 +69,7 @@ int ws_cli_asm(int argc, char **argv) {
   if (st == WS_OK && o.output) {
     size_t size = 0;
     uint8_t *obj = ws_objfile_save(prog, &size);
-    st = obj ? ws_cli_write_file(ctx, o.output, obj, size)
+    st = obj ? ws_file_write_atomic(ctx, o.output, obj, size)
              : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
     free(obj);
   } else if (st == WS_OK) {
@@ -89,7 +90,7 @@ int ws_cli_disasm(int argc, char **argv) {
   ws_status st = ws_cli_load_program(ctx, o.input, &prog);
   char *text = st == WS_OK ? ws_disasm_program(prog) : NULL;
   if (st == WS_OK && !text) st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
-  if (st == WS_OK && o.output) st = ws_cli_write_file(ctx, o.output, text, strlen(text));
+  if (st == WS_OK && o.output) st = ws_file_write_atomic(ctx, o.output, text, strlen(text));
   else if (st == WS_OK) fputs(text, stdout);
   rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
   free(text);

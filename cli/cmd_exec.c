@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/f16.h"
+#include "base/file.h"
 #include "cli/cli.h"
 
 #define MAX_ITEMS 64
@@ -173,7 +174,7 @@ static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
   }
   if (strncmp(spec, "file:", 5) == 0) {
     size_t size = 0;
-    st = ws_cli_read_file(ctx, spec + 5, (char **)&b->data, &size);
+    st = ws_file_read(ctx, spec + 5, (char **)&b->data, &size);
     if (st == WS_OK && size == 0)
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file '%s' is empty", b->name, spec + 5);
     b->size_bytes = size;
@@ -302,7 +303,7 @@ static ws_status write_output(exec_state *s, const char *spec) {
   buf_item *b = find_buf(s, name);
   if (!b) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: no --buf named '%s'", spec, name);
   if (!*path) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: empty path", spec);
-  return ws_cli_write_file(s->ctx, path, b->data, b->size_bytes);
+  return ws_file_write_atomic(s->ctx, path, b->data, b->size_bytes);
 }
 
 /* Checks print/out names before the run, so a typo costs no simulation. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "cli/cli.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
@@ -64,56 +65,10 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
   return true;
 }
 
-ws_status ws_cli_read_file(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap) break;
-    char *grown = realloc(buf, cap * 2 + 1);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = grown;
-    cap *= 2;
-  }
-  bool failed = ferror(f) != 0;
-  fclose(f);
-  if (!buf) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory reading '%s'", path);
-  if (failed) {
-    free(buf);
-    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot read '%s'", path);
-  }
-  buf[len] = '\0';
-  *data = buf;
-  *size_bytes = len;
-  return WS_OK;
-}
-
-ws_status ws_cli_write_file(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return ws_ctx_fail(ctx, WS_ERR_IO, "output path too long: '%s'", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-  bool ok = fwrite(data, 1, size_bytes, f) == size_bytes;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int err = errno;
-    remove(tmp);
-    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", path, strerror(err));
-  }
-  return WS_OK;
-}
-
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
   char *data = NULL;
   size_t size = 0;
-  ws_status st = ws_cli_read_file(ctx, path, &data, &size);
+  ws_status st = ws_file_read(ctx, path, &data, &size);
   if (st != WS_OK) return st;
   if (ws_objfile_is_object(data, size))
     st = ws_objfile_load(ctx, data, size, path, out);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/f16.h"
+#include "base/file.h"
 #include "isa/analysis.h"
 #include "isa/lexer.h"
 #include "isa/modifiers.h"
@@ -961,39 +962,14 @@ ws_status ws_asm_parse(ws_ctx *ctx, const char *src, size_t len, const char *fil
   return WS_OK;
 }
 
-/* Reads the whole stream; false on a read error or when out of memory. */
-static bool read_all(FILE *f, char **buf, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *b = malloc(cap);
-  while (b) {
-    n += fread(b + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *grown = cap <= ((size_t)-1) / 2 ? realloc(b, cap * 2) : NULL;
-    if (!grown) free(b);
-    b = grown;
-    cap *= 2;
-  }
-  if (b && ferror(f)) {
-    free(b);
-    b = NULL;
-  }
-  *buf = b;
-  *len = n;
-  return b != NULL;
-}
-
 ws_status ws_asm_file(ws_ctx *ctx, const char *path, ws_program **out) {
   if (!out) return ws_ctx_fail(ctx, WS_ERR_INVALID, "ws_asm_file: no output pointer");
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  char *buf;
-  size_t len;
-  bool ok = read_all(f, &buf, &len);
-  int err = errno;
-  fclose(f);
-  if (!ok) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot read '%s': %s", path, strerror(err));
-  ws_status st = ws_asm_parse(ctx, buf, len, path, out);
+  char *buf = NULL;
+  size_t len = 0;
+  ws_status st = ws_file_read(ctx, path, &buf, &len);
+  if (st != WS_OK) return st;
+  st = ws_asm_parse(ctx, buf, len, path, out);
   free(buf);
   return st;
 }

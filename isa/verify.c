@@ -9,12 +9,19 @@
 #include <ctype.h>
 #include <string.h>
 
+/* The assembler's rule for names: [A-Za-z_][A-Za-z0-9_]*, shorter than
+ * WS_NAME_MAX, and not readable as a register (R7, RZ, P3, PT). */
 static bool is_identifier(const char *name) {
-  if (memchr(name, '\0', WS_NAME_MAX) == NULL) return false;
+  size_t len = strnlen(name, WS_NAME_MAX);
+  if (len == 0 || len == WS_NAME_MAX) return false;
   if (!(isalpha((unsigned char)name[0]) || name[0] == '_')) return false;
-  for (const char *c = name; *c; c++)
-    if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '.' || *c == '$')) return false;
-  return true;
+  bool digits_after = len > 1;
+  for (size_t i = 0; i < len; i++) {
+    if (!(isalnum((unsigned char)name[i]) || name[i] == '_')) return false;
+    if (i > 0 && !isdigit((unsigned char)name[i])) digits_after = false;
+  }
+  bool reg_like = (name[0] == 'R' || name[0] == 'P') && digits_after;
+  return !reg_like && strcmp(name, "RZ") != 0 && strcmp(name, "PT") != 0;
 }
 
 /* Register range [reg, reg+nregs) aligned and inside R0..R254, or RZ. */
@@ -93,46 +100,69 @@ static ws_status verify_insn(ws_ctx *ctx, const ws_kernel *k, uint32_t pc) {
   return WS_OK;
 }
 
+static uint64_t align_up(uint64_t v, uint64_t align) { return (v + align - 1) / align * align; }
+
+/* Params are laid out as the assembler lays them out, in declaration order
+ * at their natural alignment, or their text form would not reproduce them. */
 static ws_status verify_params(ws_ctx *ctx, const ws_kernel *k) {
-  uint32_t end = 0;
-  if (k->param_size_bytes > WS_PARAM_MAX_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': %u bytes of params exceed %u", k->name,
-                       k->param_size_bytes, WS_PARAM_MAX_BYTES);
+  uint64_t end = 0;
   for (uint32_t i = 0; i < k->nparams; i++) {
     const ws_param *p = &k->params[i];
     uint32_t want = (p->type == WS_PT_U64 || p->type == WS_PT_PTR) ? 8 : 4;
     bool ok = is_identifier(p->name) && p->type < WS_PT_COUNT && p->size_bytes == want &&
-              p->offset_bytes % want == 0 && p->offset_bytes >= end &&
-              p->offset_bytes <= k->param_size_bytes &&
-              k->param_size_bytes - p->offset_bytes >= want;
+              p->offset_bytes == align_up(end, want);
     for (uint32_t j = 0; ok && j < i; j++) ok = strcmp(k->params[j].name, p->name) != 0;
     if (!ok) return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': param %u is invalid", k->name, i + 1);
-    end = p->offset_bytes + want;
+    end = (uint64_t)p->offset_bytes + want;
   }
+  if (k->param_size_bytes != end || end > WS_PARAM_MAX_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': param size %u does not match its params",
+                       k->name, k->param_size_bytes);
   return WS_OK;
 }
 
+/* Shared arrays likewise: in order, each at its alignment, nothing after. */
 static ws_status verify_shared(ws_ctx *ctx, const ws_kernel *k) {
   uint64_t end = 0;
   for (uint32_t i = 0; i < k->nshared; i++) {
     const ws_shared_sym *s = &k->shared[i];
     bool ok = is_identifier(s->name) && s->align_bytes != 0 &&
-              (s->align_bytes & (s->align_bytes - 1)) == 0 && s->offset_bytes % s->align_bytes == 0 &&
-              s->offset_bytes >= end &&
-              (uint64_t)s->offset_bytes + s->size_bytes <= k->shared_size_bytes;
+              (s->align_bytes & (s->align_bytes - 1)) == 0 &&
+              s->offset_bytes == align_up(end, s->align_bytes);
     for (uint32_t j = 0; ok && j < i; j++) ok = strcmp(k->shared[j].name, s->name) != 0;
     if (!ok)
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': shared symbol %u is invalid", k->name, i + 1);
     end = (uint64_t)s->offset_bytes + s->size_bytes;
   }
+  if (k->shared_size_bytes != end || end > WS_VERIFY_MAX_SHARED_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': shared size %u does not match its arrays",
+                       k->name, k->shared_size_bytes);
   return WS_OK;
 }
 
+/* Labels are kept sorted by pc, as the assembler defines them, so lookups
+ * can binary-search and disassembly re-creates the same table. */
 static ws_status verify_labels(ws_ctx *ctx, const ws_kernel *k) {
   for (uint32_t i = 0; i < k->nlabels; i++) {
-    bool ok = is_identifier(k->labels[i].name) && k->labels[i].pc <= k->ninsns;
+    bool ok = is_identifier(k->labels[i].name) && k->labels[i].pc <= k->ninsns &&
+              (i == 0 || k->labels[i - 1].pc <= k->labels[i].pc);
     for (uint32_t j = 0; ok && j < i; j++) ok = strcmp(k->labels[j].name, k->labels[i].name) != 0;
     if (!ok) return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': label %u is invalid", k->name, i + 1);
+  }
+  return WS_OK;
+}
+
+/* Every branch target is named, as in assembled code; an unnamed one could
+ * not be written back as text. */
+static ws_status verify_targets(ws_ctx *ctx, const ws_kernel *k) {
+  for (uint32_t pc = 0; pc < k->ninsns; pc++) {
+    if (k->insns[pc].op != WS_OP_BRA) continue;
+    uint32_t target = (uint32_t)k->insns[pc].opnd[0].imm;
+    bool named = false;
+    for (uint32_t i = 0; i < k->nlabels && !named; i++) named = k->labels[i].pc == target;
+    if (!named)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: branch target %u has no label",
+                         k->name, pc, target);
   }
   return WS_OK;
 }
@@ -140,11 +170,14 @@ static ws_status verify_labels(ws_ctx *ctx, const ws_kernel *k) {
 ws_status ws_verify_kernel(ws_ctx *ctx, const ws_kernel *k) {
   if (!is_identifier(k->name)) return ws_ctx_fail(ctx, WS_ERR_INVALID, "invalid kernel name");
   if (k->ninsns == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' has no instructions", k->name);
+  if (k->ninsns > WS_VERIFY_MAX_INSNS)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' has %u instructions, more than %u", k->name,
+                       k->ninsns, WS_VERIFY_MAX_INSNS);
   ws_status st = verify_params(ctx, k);
   if (st == WS_OK) st = verify_shared(ctx, k);
   if (st == WS_OK) st = verify_labels(ctx, k);
   for (uint32_t pc = 0; st == WS_OK && pc < k->ninsns; pc++) st = verify_insn(ctx, k, pc);
-  return st;
+  return st == WS_OK ? verify_targets(ctx, k) : st;
 }
 
 ws_status ws_verify_program(ws_ctx *ctx, const ws_program *prog) {

@@ -252,33 +252,13 @@ static void gemm_titles(ws_example_check *check, const char *kind, const ws_exam
            "|sim - blas| <= 2*K*2^-24*sum_k|a_ik*b_kj| per output");
 }
 
-static ws_status run_sgemm(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
-  ws_ctx *ctx = ws_device_ctx(dev);
-  ws_status st = check_gemm_shape(ctx, "sgemm", s);
-  if (st != WS_OK) return st;
-  gemm_host h = {0};
-  run_env env;
-  if ((st = gemm_host_alloc(ctx, &h, s)) != WS_OK ||
-      (st = env_open(&env, dev, "models/examples/sgemm.wsa")) != WS_OK) {
-    gemm_host_free(&h);
-    return st;
-  }
-  gemm_reference(&h, s, false);
-  gemm_titles(check, "SGEMM, shared-memory tiled 16x16", s);
-  size_t c_bytes = (size_t)s->m * s->n * 4;
-  if ((st = gemm_dims(&env, s)) == WS_OK &&
-      (st = env_buffer(&env, "A", h.a, (uint64_t)s->m * s->k * 4)) == WS_OK &&
-      (st = env_buffer(&env, "B", h.b, (uint64_t)s->k * s->n * 4)) == WS_OK &&
-      (st = env_buffer(&env, "C", NULL, c_bytes)) == WS_OK) {
-    ws_dim3 grid = {(s->n + 15) / 16, (s->m + 15) / 16, 1}, block = {16, 16, 1};
-    if ((st = env_launch(&env, grid, block, check)) == WS_OK &&
-        (st = ws_device_memcpy_dtoh(dev, h.c, env.bufs[2], c_bytes)) == WS_OK)
-      compare(h.c, h.ref, h.bound, (uint64_t)s->m * s->n, check);
-  }
-  env_close(&env);
-  gemm_host_free(&h);
-  return st;
-}
+/* What differs between the two GEMM examples. */
+typedef struct gemm_spec {
+  const char *path;
+  const char *title;
+  bool f16_inputs; /* A f16 row-major, B f16 column-major; else both f32 row-major */
+  ws_dim3 grid, block;
+} gemm_spec;
 
 /* The tensor-core kernel takes A as f16 row-major and B as f16 column-major. */
 static ws_status upload_f16_operands(run_env *env, const gemm_host *h, const ws_example_shape *s) {
@@ -298,6 +278,47 @@ static ws_status upload_f16_operands(run_env *env, const gemm_host *h, const ws_
   return st;
 }
 
+static ws_status upload_operands(run_env *env, const gemm_spec *spec, const gemm_host *h,
+                                 const ws_example_shape *s) {
+  if (spec->f16_inputs) return upload_f16_operands(env, h, s);
+  ws_status st = env_buffer(env, "A", h->a, (uint64_t)s->m * s->k * 4);
+  return st == WS_OK ? env_buffer(env, "B", h->b, (uint64_t)s->k * s->n * 4) : st;
+}
+
+static ws_status run_gemm(ws_device *dev, const gemm_spec *spec, const ws_example_shape *s,
+                          ws_example_check *check) {
+  gemm_host h = {0};
+  run_env env;
+  ws_status st = gemm_host_alloc(ws_device_ctx(dev), &h, s);
+  if (st == WS_OK) st = env_open(&env, dev, spec->path);
+  if (st != WS_OK) {
+    gemm_host_free(&h);
+    return st;
+  }
+  gemm_reference(&h, s, spec->f16_inputs);
+  gemm_titles(check, spec->title, s);
+  if (spec->f16_inputs)
+    snprintf(check->reference, sizeof check->reference,
+             "OpenBLAS cblas_sgemm on the f16-rounded inputs (seed %llu)", (unsigned long long)s->seed);
+  size_t c_bytes = (size_t)s->m * s->n * 4;
+  if ((st = gemm_dims(&env, s)) == WS_OK && (st = upload_operands(&env, spec, &h, s)) == WS_OK &&
+      (st = env_buffer(&env, "C", NULL, c_bytes)) == WS_OK &&
+      (st = env_launch(&env, spec->grid, spec->block, check)) == WS_OK &&
+      (st = ws_device_memcpy_dtoh(dev, h.c, env.bufs[2], c_bytes)) == WS_OK)
+    compare(h.c, h.ref, h.bound, (uint64_t)s->m * s->n, check);
+  env_close(&env);
+  gemm_host_free(&h);
+  return st;
+}
+
+static ws_status run_sgemm(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
+  ws_status st = check_gemm_shape(ws_device_ctx(dev), "sgemm", s);
+  if (st != WS_OK) return st;
+  gemm_spec spec = {"models/examples/sgemm.wsa", "SGEMM, shared-memory tiled 16x16", false,
+                    {(s->n + 15) / 16, (s->m + 15) / 16, 1}, {16, 16, 1}};
+  return run_gemm(dev, &spec, s, check);
+}
+
 static ws_status run_mma(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_gemm_shape(ctx, "mma", s);
@@ -306,28 +327,10 @@ static ws_status run_mma(ws_device *dev, const ws_example_shape *s, ws_example_c
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "mma: the m16n8k16 kernel needs M %% 16 == 0, N %% 8 == 0, K %% 16 == 0, got %ux%ux%u",
                        s->m, s->n, s->k);
-  gemm_host h = {0};
-  run_env env;
-  if ((st = gemm_host_alloc(ctx, &h, s)) != WS_OK ||
-      (st = env_open(&env, dev, "models/examples/mma_gemm.wsa")) != WS_OK) {
-    gemm_host_free(&h);
-    return st;
-  }
-  gemm_reference(&h, s, true);
-  gemm_titles(check, "GEMM on the tensor core (HMMA m16n8k16, f16 in, f32 accumulate)", s);
-  snprintf(check->reference, sizeof check->reference,
-           "OpenBLAS cblas_sgemm on the f16-rounded inputs (seed %llu)", (unsigned long long)s->seed);
-  size_t c_bytes = (size_t)s->m * s->n * 4;
-  if ((st = gemm_dims(&env, s)) == WS_OK && (st = upload_f16_operands(&env, &h, s)) == WS_OK &&
-      (st = env_buffer(&env, "C", NULL, c_bytes)) == WS_OK) {
-    ws_dim3 grid = {s->n / 8, s->m / 16, 1}, block = {32, 1, 1};
-    if ((st = env_launch(&env, grid, block, check)) == WS_OK &&
-        (st = ws_device_memcpy_dtoh(dev, h.c, env.bufs[2], c_bytes)) == WS_OK)
-      compare(h.c, h.ref, h.bound, (uint64_t)s->m * s->n, check);
-  }
-  env_close(&env);
-  gemm_host_free(&h);
-  return st;
+  gemm_spec spec = {"models/examples/mma_gemm.wsa",
+                    "GEMM on the tensor core (HMMA m16n8k16, f16 in, f32 accumulate)", true,
+                    {s->n / 8, s->m / 16, 1}, {32, 1, 1}};
+  return run_gemm(dev, &spec, s, check);
 }
 
 ws_status ws_example_run(ws_device *dev, const char *name, const ws_example_shape *shape,

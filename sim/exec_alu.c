@@ -20,17 +20,6 @@
 #define CANONICAL_NAN 0x7FFFFFFFu
 #define SIGN_BIT 0x80000000u
 
-static inline float as_f(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static inline uint32_t as_u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 static inline int is_nan_bits(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
 
@@ -216,7 +205,7 @@ static void exec_sel(const ws_exec_site *s) {
 static inline uint32_t fminmax(uint32_t a, uint32_t b, int is_max) {
   int na = is_nan_bits(a), nb = is_nan_bits(b);
   if (na || nb) return na && nb ? CANONICAL_NAN : (na ? b : a);
-  float fa = as_f(a), fb = as_f(b);
+  float fa = ws_f32_from_bits(a), fb = ws_f32_from_bits(b);
   if (fa == fb) return is_max ? (a & b) : (a | b); /* only differs for -0/+0 */
   return (fa < fb) == !is_max ? a : b;
 }
@@ -247,13 +236,13 @@ static void fp_binary(const ws_exec_site *s) {
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_FADD: for (l = 0; l < LANES; l++) r[l] = as_u(as_f(a[l]) + as_f(b[l])); break;
-  case WS_OP_FMUL: for (l = 0; l < LANES; l++) r[l] = as_u(as_f(a[l]) * as_f(b[l])); break;
+  case WS_OP_FADD: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) + ws_f32_from_bits(b[l])); break;
+  case WS_OP_FMUL: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) * ws_f32_from_bits(b[l])); break;
   case WS_OP_FMIN: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 0); break;
   case WS_OP_FMAX: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 1); break;
   case WS_OP_F2FP:
     for (l = 0; l < LANES; l++)
-      r[l] = ws_f16_from_f32(as_f(a[l])) | (uint32_t)ws_f16_from_f32(as_f(b[l])) << 16;
+      r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])) | (uint32_t)ws_f16_from_f32(ws_f32_from_bits(b[l])) << 16;
     break;
   default: return;
   }
@@ -263,7 +252,7 @@ static void fp_binary(const ws_exec_site *s) {
 static void exec_ffma(const ws_exec_site *s) {
   uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb), *c = src(s, 3, tc);
-  for (unsigned l = 0; l < LANES; l++) r[l] = as_u(fmaf(as_f(a[l]), as_f(b[l]), as_f(c[l])));
+  for (unsigned l = 0; l < LANES; l++) r[l] = ws_f32_bits(fmaf(ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l]), ws_f32_from_bits(c[l])));
   put_d(s, r);
 }
 
@@ -271,7 +260,7 @@ static void exec_fsetp(const ws_exec_site *s) {
   uint32_t ta[LANES], tb[LANES], bits = 0;
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
   const ws_cmp cmp = (ws_cmp)s->insn->cmp;
-  for (unsigned l = 0; l < LANES; l++) bits |= (uint32_t)fcmp(cmp, as_f(a[l]), as_f(b[l])) << l;
+  for (unsigned l = 0; l < LANES; l++) bits |= (uint32_t)fcmp(cmp, ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l])) << l;
   put_pred(s, bits);
 }
 
@@ -304,18 +293,18 @@ static void sfu(const ws_exec_site *s) {
   const unsigned sh = s->insn->hsel ? 16u : 0u;
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_EX2: for (l = 0; l < LANES; l++) r[l] = as_u(exp2f(as_f(a[l]))); break;
-  case WS_OP_LG2: for (l = 0; l < LANES; l++) r[l] = as_u(log2f(as_f(a[l]))); break;
-  case WS_OP_RCP: for (l = 0; l < LANES; l++) r[l] = as_u(1.0f / as_f(a[l])); break;
-  case WS_OP_RSQ: for (l = 0; l < LANES; l++) r[l] = as_u(1.0f / sqrtf(as_f(a[l]))); break;
-  case WS_OP_SQRT: for (l = 0; l < LANES; l++) r[l] = as_u(sqrtf(as_f(a[l]))); break;
+  case WS_OP_EX2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(exp2f(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_LG2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(log2f(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_RCP: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / ws_f32_from_bits(a[l])); break;
+  case WS_OP_RSQ: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / sqrtf(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_SQRT: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sqrtf(ws_f32_from_bits(a[l]))); break;
   case WS_OP_I2F:
-    for (l = 0; l < LANES; l++) r[l] = as_u(sgn ? i2f_signed(a[l]) : (float)a[l]);
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sgn ? i2f_signed(a[l]) : (float)a[l]);
     break;
-  case WS_OP_F2I: for (l = 0; l < LANES; l++) r[l] = f2i(as_f(a[l]), sgn); break;
-  case WS_OP_F2H: for (l = 0; l < LANES; l++) r[l] = ws_f16_from_f32(as_f(a[l])); break;
+  case WS_OP_F2I: for (l = 0; l < LANES; l++) r[l] = f2i(ws_f32_from_bits(a[l]), sgn); break;
+  case WS_OP_F2H: for (l = 0; l < LANES; l++) r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])); break;
   case WS_OP_H2F:
-    for (l = 0; l < LANES; l++) r[l] = as_u(ws_f16_to_f32((uint16_t)(a[l] >> sh)));
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f16_to_f32((uint16_t)(a[l] >> sh)));
     break;
   default: return;
   }
@@ -444,7 +433,7 @@ static void hmma_gather(const ws_exec_site *s, float A[16][16], float B[16][8], 
       B[t * 2u + r * 8u + 1][g] = ws_f16_to_f32((uint16_t)(v >> 16));
     }
     for (unsigned r = 0; r < 4; r++)
-      C[g + (r >> 1) * 8u][t * 2u + (r & 1u)] = as_f(src_k(s, 3, r)[l]);
+      C[g + (r >> 1) * 8u][t * 2u + (r & 1u)] = ws_f32_from_bits(src_k(s, 3, r)[l]);
   }
 }
 
@@ -460,7 +449,7 @@ ws_status ws_exec_hmma(const ws_exec_site *s) {
       for (unsigned k = 0; k < 16; k++) C[i][j] = fmaf(A[i][k], B[k][j], C[i][j]);
   uint32_t d[4][LANES];
   for (unsigned l = 0; l < LANES; l++)
-    for (unsigned r = 0; r < 4; r++) d[r][l] = as_u(C[(l >> 2) + (r >> 1) * 8u][(l & 3u) * 2u + (r & 1u)]);
+    for (unsigned r = 0; r < 4; r++) d[r][l] = ws_f32_bits(C[(l >> 2) + (r >> 1) * 8u][(l & 3u) * 2u + (r & 1u)]);
   for (unsigned r = 0; r < 4; r++) put(s, (uint32_t)s->insn->opnd[0].reg + r, d[r]);
   return WS_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/f16.h"
 #include "sim/exec_int.h"
 
 #define LANES WS_WARP_LANES
@@ -139,24 +140,13 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   return WS_OK;
 }
 
-static inline float as_f(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static inline uint32_t as_u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 /* The new memory value of one atomic given the old one. */
 static uint32_t atomic_value(const ws_insn *insn, uint32_t old, uint32_t b, uint32_t c) {
   const uint32_t bias = insn->dtype == WS_DT_U32 ? 0u : 0x80000000u;
   switch ((ws_op)insn->op) {
   case WS_OP_ATOMGADD:
-  case WS_OP_ATOMSADD: return insn->dtype == WS_DT_F32 ? as_u(as_f(old) + as_f(c)) : old + c;
+  case WS_OP_ATOMSADD: return insn->dtype == WS_DT_F32 ? ws_f32_bits(ws_f32_from_bits(old) + ws_f32_from_bits(c)) : old + c;
   case WS_OP_ATOMGMAX:
   case WS_OP_ATOMSMAX: return (old ^ bias) < (c ^ bias) ? c : old;
   default: return old == b ? c : old; /* CAS */

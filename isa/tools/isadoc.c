@@ -11,38 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "isa/isadoc.h"
-
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap) break;
-    char *grown = realloc(buf, cap * 2 + 1);
-    if (!grown) free(buf);
-    buf = grown;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
-
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return 1;
-  size_t len = strlen(text);
-  int bad = fwrite(text, 1, len, f) != len;
-  bad |= fclose(f) != 0;
-  return bad;
-}
 
 /* --update and --check: 0 ok, 1 out of date (check), 2 error. */
 static int run_on_file(const char *mode, const char *path, const char *table) {
-  char *doc = read_file(path);
+  ws_ctx *ctx = ws_ctx_create();
+  char *doc = NULL;
+  size_t size = 0;
+  if (ws_file_read(ctx, path, &doc, &size) != WS_OK) doc = NULL;
   char *spliced = doc ? ws_isadoc_splice(doc, table) : NULL;
   int rc = 0;
   if (!spliced) {
@@ -52,10 +29,11 @@ static int run_on_file(const char *mode, const char *path, const char *table) {
   } else if (strcmp(mode, "--check") == 0) {
     rc = strcmp(doc, spliced) != 0;
     if (rc) fprintf(stderr, "ws-isadoc: '%s' is out of date; run ws-isadoc --update\n", path);
-  } else if (write_file(path, spliced)) {
-    fprintf(stderr, "ws-isadoc: cannot write '%s'\n", path);
+  } else if (ws_file_write_atomic(ctx, path, spliced, strlen(spliced)) != WS_OK) {
+    fprintf(stderr, "ws-isadoc: %s\n", ws_errmsg(ctx));
     rc = 2;
   }
+  ws_ctx_destroy(ctx);
   free(doc);
   free(spliced);
   return rc;

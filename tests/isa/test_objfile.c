@@ -99,3 +99,27 @@ Test(objfile, corruptions_have_messages) {
   ws_program_destroy(p);
   ws_ctx_destroy(ctx);
 }
+
+/* Found by fuzz_objfile: a label moved off a branch target used to load, and
+ * its text form then assembled to a different program. */
+Test(objfile, branch_targets_must_be_labelled_and_labels_sorted) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_program *p = assemble(ctx, "models/examples/reduce.wsa");
+  ws_kernel *k = &p->kernels[0];
+  cr_assert_eq(k->nlabels, 2); /* loop, warp_sum */
+  size_t size = 0;
+  ws_program *q = NULL;
+  k->labels[1].pc = k->labels[1].pc + 1; /* warp_sum no longer names the target */
+  uint8_t *obj = ws_objfile_save(p, &size);
+  cr_expect_eq(ws_objfile_load(ctx, obj, size, "t.wso", &q), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "t.wso: kernel 'reduce_sum' pc 10: branch target 16 has no label");
+  free(obj);
+  k->labels[1].pc = 0; /* before 'loop': out of order */
+  obj = ws_objfile_save(p, &size);
+  cr_expect_eq(ws_objfile_load(ctx, obj, size, "t.wso", &q), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "t.wso: kernel 'reduce_sum': label 2 is invalid");
+  cr_expect_null(q);
+  free(obj);
+  ws_program_destroy(p);
+  ws_ctx_destroy(ctx);
+}

@@ -1,30 +1,132 @@
-/* config.h - the device limits the functional simulator enforces.
+/* config.h - a GPU preset: every number the simulator's limits and timing
+ * model use, grouped as the INI sections that set them.
  *
- * Design: one plain struct of named limits with units in the names. The
- * default describes an A100-class device (compute capability 8.0, CUDA C++
- * Programming Guide, "Compute Capabilities" table); GPU presets loaded from
- * INI files fill the same struct. */
+ * Design: configuration is data. Each field is set through one table of
+ * {section, key, type, offset, range, default, unit, description, source}
+ * (config.c); the INI loader, `--set section.key=value`, `warpscope gpus
+ * show` and docs/presets.md are all driven by that table, so a field added
+ * here and there is everywhere at once. Units are in the names. */
 #ifndef WS_CONFIG_H
 #define WS_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-typedef struct ws_gpu_cfg {
-  char name[64];
+#include "base/ctx.h"
+
+#define WS_CFG_NAME_MAX 64
+
+typedef enum ws_sched_policy { WS_SCHED_LRR, WS_SCHED_GTO, WS_SCHED_COUNT } ws_sched_policy;
+
+typedef enum ws_write_policy {
+  WS_WRITE_THROUGH_NOALLOC, /* NVIDIA L1 default: stores go to L2, invalidate the L1 line's sectors */
+  WS_WRITE_BACK_ALLOC,      /* stores allocate and dirty L1 sectors, written back on eviction */
+  WS_WRITE_POLICY_COUNT
+} ws_write_policy;
+
+typedef struct ws_cfg_gpu {
+  char name[WS_CFG_NAME_MAX];
+  char full_name[WS_CFG_NAME_MAX * 2]; /* e.g. "NVIDIA A100-SXM4-40GB" */
+  uint32_t cc_major, cc_minor;         /* compute capability: occupancy rules depend on it */
   uint32_t num_sms;
+  uint32_t core_clock_mhz;             /* SM clock the cycle counts are converted with */
+  uint64_t dram_size_bytes;
+  uint32_t const_bank_bytes;
+  uint64_t insn_budget_warp_insns;     /* per launch; catches runaway loops */
+} ws_cfg_gpu;
+
+typedef struct ws_cfg_sm {
+  uint32_t subpartitions;          /* warp schedulers per SM (4 since Volta) */
+  uint32_t max_warps_per_sm;
   uint32_t max_threads_per_block;
   uint32_t max_block_dim[3];
   uint32_t max_grid_dim[3];
-  uint32_t max_shared_per_block_bytes; /* static + dynamic, opt-in maximum */
+  uint32_t max_ctas_per_sm;
+  ws_sched_policy scheduler;
+  /* latency (dependent-issue distance) and initiation interval (cycles
+   * between two instructions of the class on one sub-partition) per unit */
+  uint32_t int_lat_cycles, int_ii_cycles;
+  uint32_t fp32_lat_cycles, fp32_ii_cycles;
+  uint32_t sfu_lat_cycles, sfu_ii_cycles;
+  uint32_t shfl_lat_cycles, shfl_ii_cycles;
+  uint32_t tensor_lat_cycles, tensor_ii_cycles;
+  uint32_t branch_lat_cycles;
+  uint32_t const_lat_cycles;       /* LDC/LDP hit in the constant cache */
+  uint32_t lsu_ii_cycles;          /* per memory instruction per sub-partition (MIO) */
+} ws_cfg_sm;
+
+typedef struct ws_cfg_regfile {
+  uint32_t regs_per_sm;            /* 32-bit registers */
   uint32_t max_regs_per_thread;
-  uint64_t dram_size_bytes;
-  uint32_t const_bank_bytes;
-  uint64_t insn_budget_warp_insns; /* per launch; catches runaway loops */
+  uint32_t alloc_unit_regs;        /* per-warp allocation granularity (256) */
+  uint32_t banks_per_subpartition; /* operand-collector banks; same-bank reads serialise */
+} ws_cfg_regfile;
+
+typedef struct ws_cfg_smem {
+  uint32_t per_sm_bytes;           /* shared memory carve-out the occupancy rules use */
+  uint32_t max_per_block_bytes;    /* opt-in maximum per block */
+  uint32_t reserved_per_block_bytes; /* driver reserve per CTA (1 KiB on cc 8.x/9.x) */
+  uint32_t alloc_unit_bytes;       /* allocation granularity (128 B; 256 B on cc 7.0) */
+  uint32_t banks;
+  uint32_t bank_width_bytes;
+  uint32_t lat_cycles;             /* conflict-free load-to-use latency */
+} ws_cfg_smem;
+
+typedef struct ws_cfg_l1 {
+  uint32_t size_kib;
+  uint32_t line_bytes;
+  uint32_t sector_bytes;
+  uint32_t assoc;
+  uint32_t hit_lat_cycles;         /* load-to-use on a sector hit */
+  uint32_t mshr_entries;           /* outstanding missed lines */
+  uint32_t mshr_max_merge;         /* requests one MSHR entry can hold */
+  uint32_t port_bytes_per_cycle;   /* data returned to the SM per cycle */
+  ws_write_policy write_policy;
+} ws_cfg_l1;
+
+typedef struct ws_cfg_l2 {
+  uint32_t size_kib;               /* total over all slices */
+  uint32_t slices;
+  uint32_t partitions;             /* 1, or 2 where the GPU has near/far halves */
+  uint32_t line_bytes;
+  uint32_t sector_bytes;
+  uint32_t assoc;
+  uint32_t hit_lat_cycles;         /* slice tag + data access */
+  uint32_t far_extra_lat_cycles;   /* added when the slice is in the other partition */
+  uint32_t mshr_entries_per_slice;
+  uint32_t slice_bytes_per_cycle;
+} ws_cfg_l2;
+
+typedef struct ws_cfg_noc {
+  uint32_t lat_cycles;             /* one way, SM <-> L2 slice */
+  uint32_t sm_port_bytes_per_cycle;
+  uint32_t slice_port_bytes_per_cycle;
+  uint32_t queue_depth;            /* packets buffered per port */
+} ws_cfg_noc;
+
+typedef struct ws_cfg_hbm {
+  uint32_t channels;
+  uint32_t banks_per_channel;
+  uint32_t row_bytes;
+  uint32_t burst_bytes;            /* bytes moved per column access */
+  uint32_t channel_mbps;           /* per-channel bandwidth, MB/s (10^6 B/s) */
+  uint32_t t_rcd_ps, t_cl_ps, t_rp_ps, t_ras_ps; /* in picoseconds */
+  uint32_t queue_depth;            /* requests per channel controller */
+  uint32_t ctrl_lat_cycles;        /* controller + PHY, each way */
+} ws_cfg_hbm;
+
+typedef struct ws_gpu_cfg {
+  ws_cfg_gpu gpu;
+  ws_cfg_sm sm;
+  ws_cfg_regfile regfile;
+  ws_cfg_smem smem;
+  ws_cfg_l1 l1;
+  ws_cfg_l2 l2;
+  ws_cfg_noc noc;
+  ws_cfg_hbm hbm;
 } ws_gpu_cfg;
 
-/* A100-SXM4-40GB limits: 108 SMs, 1024 threads/block, block dims
- * 1024x1024x64, grid 2^31-1 x 65535 x 65535, 163 KiB shared per block
- * (opt-in), 255 registers per thread, 40 GiB, 64 KiB constant bank. */
+/* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_gpu_cfg_default(void);
 
 #endif

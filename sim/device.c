@@ -26,8 +26,8 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
   if (!dev) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
   dev->ctx = ctx;
   dev->cfg = *cfg;
-  dev->mem = ws_mem_create(cfg->dram_size_bytes);
-  dev->const_bank = calloc(cfg->const_bank_bytes ? cfg->const_bank_bytes : 1, 1);
+  dev->mem = ws_mem_create(cfg->gpu.dram_size_bytes);
+  dev->const_bank = calloc(cfg->gpu.const_bank_bytes ? cfg->gpu.const_bank_bytes : 1, 1);
   if (!dev->mem || !dev->const_bank) {
     ws_device_destroy(dev);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
@@ -69,11 +69,11 @@ ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t
 
 ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src,
                                 uint32_t size_bytes) {
-  if ((uint64_t)offset_bytes + size_bytes > dev->cfg.const_bank_bytes)
+  if ((uint64_t)offset_bytes + size_bytes > dev->cfg.gpu.const_bank_bytes)
     return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
                        "constant write of %u bytes at offset %u runs past the end of the "
                        "%u-byte constant bank",
-                       size_bytes, offset_bytes, dev->cfg.const_bank_bytes);
+                       size_bytes, offset_bytes, dev->cfg.gpu.const_bank_bytes);
   if (size_bytes) memcpy(dev->const_bank + offset_bytes, src, size_bytes);
   return WS_OK;
 }
@@ -92,28 +92,28 @@ static ws_status check_dims(ws_device *dev, const char *what, ws_dim3 d, const u
 }
 
 static ws_status check_block(ws_device *dev, ws_dim3 b) {
-  if (!b.x || !b.y || !b.z) return check_dims(dev, "block", b, dev->cfg.max_block_dim);
+  if (!b.x || !b.y || !b.z) return check_dims(dev, "block", b, dev->cfg.sm.max_block_dim);
   uint64_t threads = (uint64_t)b.x * b.y * b.z;
-  if (threads > dev->cfg.max_threads_per_block)
+  if (threads > dev->cfg.sm.max_threads_per_block)
     return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
                        "block (%u,%u,%u) has %" PRIu64 " threads; this device allows at most %u per block",
-                       b.x, b.y, b.z, threads, dev->cfg.max_threads_per_block);
-  return check_dims(dev, "block", b, dev->cfg.max_block_dim);
+                       b.x, b.y, b.z, threads, dev->cfg.sm.max_threads_per_block);
+  return check_dims(dev, "block", b, dev->cfg.sm.max_block_dim);
 }
 
 static ws_status check_kernel(ws_device *dev, const ws_kernel *k, uint32_t dyn_shared_bytes) {
   uint64_t shared = (uint64_t)k->shared_size_bytes + dyn_shared_bytes;
-  if (shared > dev->cfg.max_shared_per_block_bytes)
+  if (shared > dev->cfg.smem.max_per_block_bytes)
     return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
                        "kernel '%s' needs %" PRIu64 " bytes of shared memory per block (%u static + %u "
                        "dynamic); this device allows at most %u",
                        k->name, shared, k->shared_size_bytes, dyn_shared_bytes,
-                       dev->cfg.max_shared_per_block_bytes);
+                       dev->cfg.smem.max_per_block_bytes);
   uint32_t regs = ws_exec_regs_needed(k);
-  if (regs > dev->cfg.max_regs_per_thread)
+  if (regs > dev->cfg.regfile.max_regs_per_thread)
     return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
                        "kernel '%s' needs %u registers per thread; this device allows at most %u",
-                       k->name, regs, dev->cfg.max_regs_per_thread);
+                       k->name, regs, dev->cfg.regfile.max_regs_per_thread);
   return WS_OK;
 }
 
@@ -135,7 +135,7 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
                            ws_launch_stats *stats) {
   if (stats) memset(stats, 0, sizeof *stats);
   if (!k) return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch without a kernel");
-  ws_status st = check_dims(dev, "grid", grid, dev->cfg.max_grid_dim);
+  ws_status st = check_dims(dev, "grid", grid, dev->cfg.sm.max_grid_dim);
   if (st == WS_OK) st = check_block(dev, block);
   if (st == WS_OK) st = check_kernel(dev, k, dyn_shared_bytes);
   if (st == WS_OK) st = check_args(dev, k, args);
@@ -143,6 +143,6 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
   const ws_exec_launch launch = {
       .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
       .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
-      .const_bank_bytes = dev->cfg.const_bank_bytes, .num_sms = dev->cfg.num_sms};
-  return ws_exec_run(dev->ctx, &launch, dev->cfg.insn_budget_warp_insns, stats);
+      .const_bank_bytes = dev->cfg.gpu.const_bank_bytes, .num_sms = dev->cfg.gpu.num_sms};
+  return ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
 }

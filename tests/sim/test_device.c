@@ -35,7 +35,7 @@ Test(device, launch_limits) {
 
 Test(device, register_limit) {
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cfg.max_regs_per_thread = 16;
+  cfg.regfile.max_regs_per_thread = 16;
   simtest t;
   st_init_cfg(&t, kern, "t", &cfg);
   st_buf(&t, "out", 4096, NULL);
@@ -80,7 +80,7 @@ Test(device, stats_count_every_issue) {
 
 Test(device, memory_through_the_device) {
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cfg.dram_size_bytes = 1 << 20;
+  cfg.gpu.dram_size_bytes = 1 << 20;
   ws_ctx *ctx = ws_ctx_create();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
@@ -104,7 +104,7 @@ Test(device, memory_through_the_device) {
 
 Test(device, smid_wraps_over_the_sms) {
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cfg.num_sms = 4;
+  cfg.gpu.num_sms = 4;
   simtest t;
   st_init_cfg(&t, ".kernel t\n.param .ptr out\nS2R R0, SR_CTAID.X\nS2R R1, SR_SMID\nLDP.64 R2, [out]\n"
                   "IMAD.WIDE.U32 R2, R0, 4, R2\nSTG.32 [R2], R1\nEXIT\n", "t", &cfg);

@@ -131,7 +131,7 @@ Test(faults, hmma_needs_the_whole_warp) {
 
 Test(faults, instruction_budget) {
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cfg.insn_budget_warp_insns = 1000;
+  cfg.gpu.insn_budget_warp_insns = 1000;
   simtest t;
   st_init_cfg(&t, ".kernel spin\nMOV R1, 0\nloop:\nIADD R1, R1, 1\nBRA loop\n", "spin", &cfg);
   /* MOV, then 499 (IADD, BRA) pairs and one IADD: the 1001st is the BRA */
@@ -142,7 +142,7 @@ Test(faults, instruction_budget) {
   st_fini(&t);
   /* exactly the budget is fine */
   st_init_cfg(&t, ".kernel k\nNOP\nNOP\nEXIT\n", "k", &cfg);
-  cfg.insn_budget_warp_insns = 3;
+  cfg.gpu.insn_budget_warp_insns = 3;
   ws_device_destroy(t.dev);
   cr_assert_eq(ws_device_create(t.ctx, &cfg, &t.dev), WS_OK);
   cr_expect_eq(st_launch(&t, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0), WS_OK, "%s", ws_errmsg(t.ctx));

@@ -1,0 +1,45 @@
+/* event.h - the timing model's event queue: a binary min-heap ordered by
+ * (cycle, insertion sequence).
+ *
+ * Design: idle time is skipped, not ticked: a component that knows when it
+ * next has work (a DRAM bank's precharge ends, a fill returns) posts one event
+ * for that cycle, and the engine jumps straight to the earliest one. Ties are
+ * broken by insertion order, so the same inputs always produce the same
+ * sequence of events (determinism). Events are small values, no allocation
+ * per event beyond the heap's amortised growth. */
+#ifndef WS_EVENT_H
+#define WS_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ws_event {
+  uint64_t cycle;
+  uint64_t seq;     /* insertion order, for deterministic ties */
+  uint16_t kind;    /* which component handles it (the engine's enum) */
+  uint16_t unit;    /* instance within the kind (SM index, slice, channel) */
+  uint32_t arg;     /* kind-specific */
+  uint64_t payload; /* kind-specific (a request index, a cookie) */
+} ws_event;
+
+typedef struct ws_eventq {
+  ws_event *heap;
+  uint32_t count;
+  uint32_t cap;
+  uint64_t next_seq;
+} ws_eventq;
+
+void ws_eventq_init(ws_eventq *q);
+void ws_eventq_free(ws_eventq *q);
+/* false when out of memory. */
+bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
+                    uint64_t payload);
+/* false when empty. */
+bool ws_eventq_pop(ws_eventq *q, ws_event *out);
+static inline bool ws_eventq_empty(const ws_eventq *q) { return q->count == 0; }
+/* Cycle of the earliest event; UINT64_MAX when empty. */
+static inline uint64_t ws_eventq_next_cycle(const ws_eventq *q) {
+  return q->count ? q->heap[0].cycle : UINT64_MAX;
+}
+
+#endif

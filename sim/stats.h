@@ -1,0 +1,48 @@
+/* stats.h - the registry of named counters.
+ *
+ * Design: components keep plain uint64_t counters in their own structs and
+ * touch only those on the hot path; each counter is registered once, at
+ * creation, under a hierarchical name that mirrors the component tree
+ * ("sm3.l1.hits") with a one-line description. The registry only records
+ * where the counters live, so reports, JSON and CSV dumps read them all by
+ * name in registration order (deterministic output). */
+#ifndef WS_STATS_H
+#define WS_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/ctx.h"
+
+typedef struct ws_stats ws_stats;
+
+ws_stats *ws_stats_create(void);
+void ws_stats_destroy(ws_stats *s);
+
+/* Registers `counter` (which must outlive the registry or be unregistered by
+ * destroying the registry first) under a printf-formatted name. Names must be
+ * unique: a duplicate is an error. */
+ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, const char *desc,
+                                const char *name_fmt, ...) __attribute__((format(printf, 5, 6)));
+
+size_t ws_stats_count(const ws_stats *s);
+const char *ws_stats_name(const ws_stats *s, size_t i);
+const char *ws_stats_desc(const ws_stats *s, size_t i);
+uint64_t ws_stats_value(const ws_stats *s, size_t i);
+/* Value of the counter `name`; false when no such counter. */
+bool ws_stats_get(const ws_stats *s, const char *name, uint64_t *value);
+/* Sum of every counter whose name matches `pattern`, where '*' stands for
+ * one dot-free component ("sm*.l1.hits"). */
+uint64_t ws_stats_sum(const ws_stats *s, const char *pattern);
+/* Zeroes every registered counter. */
+void ws_stats_reset(ws_stats *s);
+
+/* {"name": value, ...} in registration order, with a "descriptions" object
+ * when with_desc is set. */
+void ws_stats_write_json(const ws_stats *s, FILE *out, bool with_desc);
+/* name,value,description lines with a header. */
+void ws_stats_write_csv(const ws_stats *s, FILE *out);
+
+#endif

@@ -84,7 +84,7 @@ Test(device, memory_through_the_device) {
   ws_ctx *ctx = ws_ctx_create();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  cr_expect_eq(ws_device_cfg(dev)->dram_size_bytes, 1 << 20);
+  cr_expect_eq(ws_device_cfg(dev)->gpu.dram_size_bytes, 1 << 20);
   cr_expect_eq(ws_device_ctx(dev), ctx);
   uint64_t p = 0;
   cr_expect_eq(ws_device_malloc(dev, 2 << 20, &p), WS_ERR_LIMIT);

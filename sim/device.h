@@ -14,6 +14,8 @@
 #include "isa/program.h"
 #include "sim/args.h"
 #include "sim/config.h"
+#include "sim/occupancy.h"
+#include "sim/stats.h"
 
 typedef struct ws_device ws_device;
 
@@ -21,7 +23,15 @@ typedef struct ws_dim3 {
   uint32_t x, y, z;
 } ws_dim3;
 
+typedef enum ws_exec_mode {
+  WS_MODE_TIMING,     /* the cycle model runs under the functional executor (default) */
+  WS_MODE_FUNCTIONAL, /* values only: fastest, no cycles */
+  WS_MODE_COUNT
+} ws_exec_mode;
+
 typedef struct ws_launch_stats {
+  uint64_t cycles;       /* kernel duration in core cycles (0 in functional mode) */
+  ws_occupancy occupancy;/* theoretical occupancy of this launch on the preset */
   uint64_t ctas;
   uint64_t warp_insns;   /* warp instructions issued (guard-false included) */
   uint64_t thread_insns; /* sum over issued warp instructions of active lanes */
@@ -33,6 +43,13 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out);
 void ws_device_destroy(ws_device *dev);
 const ws_gpu_cfg *ws_device_cfg(const ws_device *dev);
 ws_ctx *ws_device_ctx(const ws_device *dev);
+
+void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
+ws_exec_mode ws_device_mode(const ws_device *dev);
+/* Every timing component's counters, by hierarchical name (docs/stats.md);
+ * zeroed at the start of each timed launch, so after a launch they describe
+ * that launch. */
+const ws_stats *ws_device_stats(const ws_device *dev);
 
 ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_device_free(ws_device *dev, uint64_t dptr);

@@ -57,6 +57,7 @@ bench: build
 
 docs: build
 	./$(BUILD)/ws-isadoc --update docs/isa.md
+	./$(BUILD)/ws-presetdoc --update docs/presets.md
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

@@ -94,6 +94,7 @@ int main(void) {
     fprintf(stderr, "%s\n", ws_errmsg(ctx));
     return 1;
   }
+  ws_device_set_mode(dev, WS_MODE_FUNCTIONAL);
   printf("functional executor, single thread, launch only, best of %d\n", REPEATS);
   int rc = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) rc |= run_case(dev, &cases[i]);

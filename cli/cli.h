@@ -22,6 +22,7 @@ int ws_cli_asm(int argc, char **argv);
 int ws_cli_disasm(int argc, char **argv);
 int ws_cli_exec(int argc, char **argv);
 int ws_cli_example(int argc, char **argv);
+int ws_cli_gpus(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -38,5 +39,23 @@ ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
 /* The kernel named `name`, or the only kernel when name is NULL. */
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name,
                              const char *path, const ws_kernel **out);
+
+/* ---- GPU selection: --gpu NAME|FILE.ini and --set SECTION.KEY=VALUE (gpuopt.c) ---- */
+
+#define WS_CLI_MAX_SETS 64
+
+typedef struct ws_cli_gpuopt {
+  const char *gpu;                      /* preset name or INI path; NULL: the default (a100) */
+  const char *sets[WS_CLI_MAX_SETS];    /* overrides, applied in order */
+  int nsets;
+} ws_cli_gpuopt;
+
+/* Records one --set for command `cmd`; a usage error when there are too many. */
+int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignment);
+/* Loads the preset (a name) or INI file (a path: it holds '/' or ends in
+ * .ini), applies the overrides, then validates the result. */
+ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out);
+/* The help lines describing --gpu and --set. */
+extern const char ws_cli_gpuopt_help[];
 
 #endif

@@ -10,6 +10,7 @@
 
 static const char example_help[] =
     "usage: warpscope example NAME [--m M] [--n N] [--k K] [--seed S]\n"
+    "                         [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n"
     "       warpscope example --list\n\n"
     "Runs a shipped example kernel on the simulated GPU and checks the result:\n"
     "  saxpy   y = a*x + y (seed 002's kernel), against the closed form\n"
@@ -19,6 +20,7 @@ static const char example_help[] =
     "  --m, --n, --k N   problem size (GEMMs use all three; saxpy and reduce use --n)\n"
     "  --seed S          seed of the random GEMM inputs (default 1)\n"
     "  --list            list the examples\n"
+    "%s"
     "  -h, --help        this text\n"
     "Exit status: 0 when the check passes, 1 when it fails or the run fails.\n";
 
@@ -43,11 +45,12 @@ static int parse_size(const char *flag, const char *text, uint32_t *out) {
   return WS_EXIT_OK;
 }
 
-static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized) {
+static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, ws_cli_gpuopt *gpu) {
   static const struct option longs[] = {
-      {"m", required_argument, NULL, 'm'}, {"n", required_argument, NULL, 'n'},
-      {"k", required_argument, NULL, 'k'}, {"seed", required_argument, NULL, 's'},
-      {"list", no_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
+      {"m", required_argument, NULL, 'm'},   {"n", required_argument, NULL, 'n'},
+      {"k", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 's'},
+      {"gpu", required_argument, NULL, 'G'}, {"set", required_argument, NULL, 'S'},
+      {"list", no_argument, NULL, 'l'},      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
@@ -60,10 +63,12 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized) 
       if (!ws_cli_parse_u64(optarg, UINT64_MAX, &s->seed))
         rc = ws_cli_usage_error("example", "--seed expects a non-negative integer, found '%s'", optarg);
       break;
+    case 'G': gpu->gpu = optarg; break;
+    case 'S': rc = ws_cli_gpuopt_add_set("example", gpu, optarg); break;
     case 'l':
       for (int i = 0; ws_example_names[i]; i++) puts(ws_example_names[i]);
       return -1;
-    case 'h': fputs(example_help, stdout); return -1;
+    case 'h': printf(example_help, ws_cli_gpuopt_help); return -1;
     case ':': return ws_cli_usage_error("example", "option '%s' needs a value", argv[optind - 1]);
     default: return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
     }
@@ -74,7 +79,9 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized) 
 int ws_cli_example(int argc, char **argv) {
   ws_example_shape s = {0, 0, 0, 1};
   bool sized[3] = {false, false, false};
-  int rc = parse_flags(argc, argv, &s, sized);
+  ws_cli_gpuopt gpu;
+  memset(&gpu, 0, sizeof gpu);
+  int rc = parse_flags(argc, argv, &s, sized, &gpu);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
     return ws_cli_usage_error("example", "expected one example name (saxpy, reduce, sgemm, mma)");
@@ -88,10 +95,11 @@ int ws_cli_example(int argc, char **argv) {
   if (!sized[1]) s.n = def.n;
   if (!sized[2]) s.k = def.k;
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg;
   ws_device *dev = NULL;
   ws_example_check check;
-  ws_status st = ws_device_create(ctx, &cfg, &dev);
+  ws_status st = ws_cli_gpuopt_resolve(ctx, &gpu, &cfg);
+  if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
   if (st == WS_OK) st = ws_example_run(dev, name, &s, &check);
   if (st == WS_OK) print_check(&check);
   rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : check.pass ? WS_EXIT_OK : WS_EXIT_FAIL;

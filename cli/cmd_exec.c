@@ -19,7 +19,8 @@
 static const char exec_help[] =
     "usage: warpscope exec FILE [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                      [--shared BYTES] [--arg NAME=VALUE]... [--buf NAME=SPEC]...\n"
-    "                      [--print NAME[:TYPE[:COUNT]]]... [--out NAME=PATH]...\n\n"
+    "                      [--print NAME[:TYPE[:COUNT]]]... [--out NAME=PATH]...\n"
+    "                      [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n\n"
     "Assembles FILE (.wsa, or loads a .wso object) and runs one kernel to completion.\n\n"
     "  --kernel NAME        the kernel to run (needed when FILE holds several)\n"
     "  --grid X[,Y[,Z]]     CTAs in the grid (required)\n"
@@ -32,6 +33,7 @@ static const char exec_help[] =
     "  --print NAME[:TYPE[:COUNT]]  after the run, print buffer NAME as f32, u32, s32, f16\n"
     "                       or x32 (hex words); TYPE defaults to the buffer's SPEC type\n"
     "  --out NAME=PATH      after the run, write buffer NAME's raw bytes to PATH\n"
+    "%s"
     "  -h, --help           this text\n\n"
     "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
 
@@ -50,6 +52,7 @@ typedef struct exec_opts {
   uint32_t dyn_shared_bytes;
   const char *args[MAX_ITEMS], *bufs[MAX_ITEMS], *prints[MAX_ITEMS], *outs[MAX_ITEMS];
   int nargs, nbufs, nprints, nouts;
+  ws_cli_gpuopt gpu;
 } exec_opts;
 
 static int push_item(const char **list, int *count, const char *value) {
@@ -71,6 +74,7 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
       {"block", required_argument, NULL, 'b'},  {"shared", required_argument, NULL, 's'},
       {"arg", required_argument, NULL, 'a'},    {"buf", required_argument, NULL, 'B'},
       {"print", required_argument, NULL, 'p'},  {"out", required_argument, NULL, 'o'},
+      {"gpu", required_argument, NULL, 'G'},    {"set", required_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
@@ -89,7 +93,9 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
     case 'B': rc = push_item(o->bufs, &o->nbufs, optarg); break;
     case 'p': rc = push_item(o->prints, &o->nprints, optarg); break;
     case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
-    case 'h': fputs(exec_help, stdout); return -1;
+    case 'G': o->gpu.gpu = optarg; break;
+    case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
+    case 'h': printf(exec_help, ws_cli_gpuopt_help); return -1;
     case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
     default: return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
     }
@@ -323,9 +329,10 @@ static ws_status check_outputs(exec_state *s, const exec_opts *o) {
 }
 
 static ws_status run(exec_state *s, const exec_opts *o) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg;
   ws_launch_stats stats;
-  ws_status st = ws_cli_load_program(s->ctx, o->file, &s->prog);
+  ws_status st = ws_cli_gpuopt_resolve(s->ctx, &o->gpu, &cfg);
+  if (st == WS_OK) st = ws_cli_load_program(s->ctx, o->file, &s->prog);
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
   if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
   if (st != WS_OK) return st;

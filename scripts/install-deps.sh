@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config       # toolchain
   libcriterion-dev                       # unit tests
   libopenblas-dev                        # reference math (cblas_sgemm)
+  libinih-dev                            # GPU preset INI files
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
 )
 

@@ -10,6 +10,7 @@
 #define WS_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/ctx.h"
@@ -53,6 +54,8 @@ typedef struct ws_cfg_sm {
   uint32_t branch_lat_cycles;
   uint32_t const_lat_cycles;       /* LDC/LDP hit in the constant cache */
   uint32_t lsu_ii_cycles;          /* per memory instruction per sub-partition (MIO) */
+  uint32_t fp32_lanes_per_subpartition;   /* FP32 FMA lanes; peak FP32 = 2 x lanes x subpartitions x SMs x clock */
+  uint32_t tensor_flops_per_cycle_per_sm; /* dense FP16 multiply, FP32 accumulate */
 } ws_cfg_sm;
 
 typedef struct ws_cfg_regfile {
@@ -125,6 +128,50 @@ typedef struct ws_gpu_cfg {
   ws_cfg_noc noc;
   ws_cfg_hbm hbm;
 } ws_gpu_cfg;
+
+/* ---- the key table -------------------------------------------------------- */
+
+typedef enum ws_cfg_type { WS_CFG_U32, WS_CFG_U64, WS_CFG_ENUM, WS_CFG_STRING, WS_CFG_TYPE_COUNT } ws_cfg_type;
+
+/* One settable field: `[section] key = value` in an INI file, or
+ * `--set section.key=value`. */
+typedef struct ws_cfg_key {
+  const char *section, *key;
+  ws_cfg_type type;
+  size_t offset;                 /* into ws_gpu_cfg */
+  size_t size_bytes;             /* of the field (strings: the buffer, NUL included) */
+  uint64_t min, max;             /* numbers: inclusive range; enums: unused */
+  bool required;                 /* must appear in every preset file */
+  uint64_t def;                  /* the value when not required and absent (enums: the index) */
+  const char *const *enum_names; /* enums: NULL-terminated, indexed by value */
+  const char *unit, *description, *source;
+} ws_cfg_key;
+
+size_t ws_gpu_cfg_key_count(void);
+const ws_cfg_key *ws_gpu_cfg_key(size_t i);
+/* The key named "section.key"; NULL when none. */
+const ws_cfg_key *ws_gpu_cfg_find_key(const char *section_dot_key);
+/* The field's value as it would be written in an INI file, into buf. */
+void ws_gpu_cfg_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes);
+
+/* ---- loading ------------------------------------------------------------------ */
+
+/* Parses INI text (`filename` only names it in messages): every required key
+ * once, nothing unknown, then ws_gpu_cfg_validate. Messages read
+ * "FILE:LINE: error: ...". */
+ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
+                               ws_gpu_cfg *out);
+ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
+/* A preset compiled into the binary (sim/presets/NAME.ini). */
+ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
+/* The embedded preset names, sorted, NULL-terminated. */
+const char *const *ws_gpu_cfg_preset_names(void);
+/* Applies one "section.key=value" override; does not validate (several
+ * overrides may only be consistent together). */
+ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);
+/* Cross-field consistency (cache geometry, partitions, limits); messages
+ * read "ORIGIN: error: key '...': ...". */
+ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_gpu_cfg_default(void);

@@ -1,16 +1,21 @@
-/* device.c - the host API: device memory, constant bank, launch checks.
+/* device.c - the host API: device memory, constant bank, launch checks,
+ * and the choice between the timing model and the functional executor.
  *
  * Design: a launch is validated completely (dimensions, shared memory,
- * registers, arguments) before any CTA runs, with messages that name the
- * offending value and the limit, so a misconfigured launch never reaches the
- * executor. The executor itself sits behind ws_exec_run; a timing model will
- * plug in at the same point without changing this interface. */
+ * registers, arguments, occupancy) before any CTA runs, with messages that
+ * name the offending value and the limit, so a misconfigured launch never
+ * reaches either driver. Both drivers run the same primitive (ws_cta_step),
+ * so results do not depend on the mode. The timing engine is created on the
+ * first timed launch, not with the device: functional-only users never pay
+ * for the memory system's tables, and its counters are registered once in
+ * the device's registry and reused by every later launch. */
 #include "sim/device.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/engine.h"
 #include "sim/exec.h"
 #include "sim/mem.h"
 
@@ -19,6 +24,9 @@ struct ws_device {
   ws_gpu_cfg cfg;
   ws_mem *mem;
   uint8_t *const_bank;
+  ws_exec_mode mode;
+  ws_stats *stats;
+  ws_engine *engine; /* created on the first timed launch */
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -28,7 +36,9 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
   dev->cfg = *cfg;
   dev->mem = ws_mem_create(cfg->gpu.dram_size_bytes);
   dev->const_bank = calloc(cfg->gpu.const_bank_bytes ? cfg->gpu.const_bank_bytes : 1, 1);
-  if (!dev->mem || !dev->const_bank) {
+  dev->stats = ws_stats_create();
+  dev->mode = WS_MODE_TIMING;
+  if (!dev->mem || !dev->const_bank || !dev->stats) {
     ws_device_destroy(dev);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
   }
@@ -38,6 +48,8 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
 
 void ws_device_destroy(ws_device *dev) {
   if (!dev) return;
+  ws_engine_destroy(dev->engine);
+  ws_stats_destroy(dev->stats);
   free(dev->const_bank);
   ws_mem_destroy(dev->mem);
   free(dev);
@@ -46,6 +58,14 @@ void ws_device_destroy(ws_device *dev) {
 const ws_gpu_cfg *ws_device_cfg(const ws_device *dev) { return &dev->cfg; }
 
 ws_ctx *ws_device_ctx(const ws_device *dev) { return dev->ctx; }
+
+void ws_device_set_mode(ws_device *dev, ws_exec_mode mode) {
+  if (mode < WS_MODE_COUNT) dev->mode = mode;
+}
+
+ws_exec_mode ws_device_mode(const ws_device *dev) { return dev->mode; }
+
+const ws_stats *ws_device_stats(const ws_device *dev) { return dev->stats; }
 
 ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
   return ws_mem_alloc(dev->mem, dev->ctx, size_bytes, dptr);
@@ -130,6 +150,15 @@ static ws_status check_args(ws_device *dev, const ws_kernel *k, const ws_args *a
   return ws_args_check_complete(dev->ctx, args);
 }
 
+/* A CTA that cannot be resident on an SM can never run: the launch fails
+ * naming the limiter, as cudaLaunchKernel does. */
+static ws_status check_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, uint32_t dyn_shared_bytes,
+                                 ws_occupancy *occ) {
+  uint32_t threads = b.x * b.y * b.z;
+  return ws_occupancy_compute(dev->ctx, &dev->cfg, threads, ws_exec_regs_needed(k),
+                              k->shared_size_bytes + dyn_shared_bytes, occ);
+}
+
 ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                            uint32_t dyn_shared_bytes, const ws_args *args,
                            ws_launch_stats *stats) {
@@ -139,10 +168,21 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
   if (st == WS_OK) st = check_block(dev, block);
   if (st == WS_OK) st = check_kernel(dev, k, dyn_shared_bytes);
   if (st == WS_OK) st = check_args(dev, k, args);
+  ws_occupancy occ;
+  if (st == WS_OK) st = check_occupancy(dev, k, block, dyn_shared_bytes, &occ);
   if (st != WS_OK) return st;
   const ws_exec_launch launch = {
       .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
       .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
       .const_bank_bytes = dev->cfg.gpu.const_bank_bytes, .num_sms = dev->cfg.gpu.num_sms};
-  return ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
+  ws_launch_stats local;
+  if (!stats) stats = &local;
+  if (dev->mode == WS_MODE_FUNCTIONAL) {
+    st = ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
+    stats->occupancy = occ;
+    return st;
+  }
+  if (!dev->engine && (st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK)
+    return st;
+  return ws_engine_run(dev->engine, &launch, &occ, dev->cfg.gpu.insn_budget_warp_insns, stats);
 }

@@ -84,5 +84,27 @@ check example-sgemm-odd 0 "PASS" -- "$ws" example sgemm --m 33 --n 65 --k 17
 check example-unknown 2 "unknown example 'nope'" -- "$ws" example nope
 check example-bad-size 2 "--m expects a non-negative integer, found 'x'" -- "$ws" example sgemm --m x
 
+# GPU presets: the list, one preset's keys with sources and derived peaks, --gpu/--set on runs
+check gpus-help 0 "usage: warpscope gpus" -- "$ws" gpus --help
+check gpus-list 0 "rtx-a6000  NVIDIA RTX A6000                             8.6    84   1800 MHz" -- "$ws" gpus
+check gpus-show-source 0 "max_warps_per_sm               48                       warps      [CUDA] cc 8.6: 48 resident warps" -- \
+  "$ws" gpus show rtx-a6000
+check gpus-show-peak 0 "peak FP16 tensor (dense)        311.9 TFLOP/s" -- "$ws" gpus show a100
+check gpus-show-dram 0 "DRAM bandwidth                  900.0 GB/s  (32 channels x 28125 MB/s)" -- "$ws" gpus show v100
+check gpus-show-file 0 "v100: NVIDIA Tesla V100-SXM2-16GB (compute capability 7.0)" -- "$ws" gpus show "$src/sim/presets/v100.ini"
+check gpus-show-set 0 "L2 sets per slice          128  (512 KiB / (2 slices x 16 ways x 128 B))" -- \
+  "$ws" gpus show classroom --set l2.size_kib=512
+check gpus-unknown 1 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
+check gpus-bad-sub 2 "unknown subcommand 'list'" -- "$ws" gpus list
+check gpus-bad-set 1 "a100 (after --set): error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B lines) = 25.6 sets, not a power of two" -- \
+  "$ws" gpus show a100 --set l2.size_kib=4096
+printf '[gpu]\nname = x\nnum_sm = 2\n' > "$tmp/bad.ini"
+check gpus-bad-file 1 "$tmp/bad.ini:3: error: unknown key 'num_sm' in section [gpu]" -- "$ws" gpus show "$tmp/bad.ini"
+check example-gpu 0 "PASS" -- "$ws" example saxpy --n 1000 --gpu classroom
+check example-bad-gpu 1 "unknown GPU preset 'x100'" -- "$ws" example saxpy --gpu x100
+check example-bad-set 1 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$ws" example saxpy --set sm.warps=4
+check exec-gpu-set 0 "executed: 1 CTAs" -- "$ws" exec "$saxpy" --gpu v100 --set sm.scheduler=lrr --grid 1 --block 32 \
+  --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

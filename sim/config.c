@@ -20,6 +20,11 @@
 #include "base/file.h"
 #include "models/embedded.h"
 
+/* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
+ * only this file reads it, through ws_gpu_cfg_preset_text. */
+extern const ws_embedded_file ws_embedded_presets[];
+extern const size_t ws_embedded_presets_count;
+
 #define CUDA_GUIDE "CUDA C++ Programming Guide, Technical Specifications per Compute Capability"
 #define MODEL "modelling choice"
 
@@ -440,12 +445,14 @@ static char *read_line(char *str, int num, void *stream) {
   L->pos = nl ? nl + 1 : L->end;
   L->line++;
   strip_comment(buf);
-  size_t keep = strlen(buf);
+  /* no leading blanks: inih would read an indented line as a continuation of the previous value */
+  const char *start = buf + strspn(buf, " \t");
+  size_t keep = strlen(start);
   if (keep + 2 > (size_t)num) { /* room for "\n" and the NUL */
     if (!L->long_line) L->long_line = L->line;
     keep = (size_t)num - 2;
   }
-  memcpy(str, buf, keep);
+  memcpy(str, start, keep);
   str[keep] = '\n';
   str[keep + 1] = '\0';
   return str;
@@ -531,19 +538,31 @@ ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out) {
   return st;
 }
 
-ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
+/* Only the listed names are looked up, so a name cannot reach another file. */
+static const ws_embedded_file *find_preset(const char *name) {
   char path[128];
   snprintf(path, sizeof path, "sim/presets/%s.ini", name);
-  const ws_embedded_file *f = NULL;
-  for (size_t i = 0; preset_names[i] && !f; i++)
-    if (strcmp(preset_names[i], name) == 0) f = ws_embedded_find(path);
+  for (size_t i = 0; preset_names[i]; i++)
+    if (strcmp(preset_names[i], name) == 0)
+      for (size_t j = 0; j < ws_embedded_presets_count; j++)
+        if (strcmp(ws_embedded_presets[j].path, path) == 0) return &ws_embedded_presets[j];
+  return NULL;
+}
+
+const char *ws_gpu_cfg_preset_text(const char *name) {
+  const ws_embedded_file *f = find_preset(name);
+  return f ? f->text : NULL;
+}
+
+ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
+  const ws_embedded_file *f = find_preset(name);
   if (!f) {
     char list[256] = "";
     for (size_t i = 0; preset_names[i]; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", preset_names[i]);
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown GPU preset '%s' (presets: %s)", name, list);
   }
-  return ws_gpu_cfg_load_text(ctx, f->text, f->size_bytes, path, out);
+  return ws_gpu_cfg_load_text(ctx, f->text, f->size_bytes, f->path, out);
 }
 
 ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {

@@ -166,6 +166,8 @@ ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
 ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
 /* The embedded preset names, sorted, NULL-terminated. */
 const char *const *ws_gpu_cfg_preset_names(void);
+/* The embedded INI text of preset `name`; NULL when there is none. */
+const char *ws_gpu_cfg_preset_text(const char *name);
 /* Applies one "section.key=value" override; does not validate (several
  * overrides may only be consistent together). */
 ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);

@@ -1,0 +1,111 @@
+/* bench_timing.c - simulator speed in timing mode: warp instructions per
+ * second of the cycle model (engine, SMs, memory system) driving the
+ * functional executor, single-threaded, on the FFMA-heavy SGEMM 512^3, a
+ * memory-bound SAXPY and the tensor-core GEMM. Only ws_device_launch is
+ * timed; each case runs REPEATS times and keeps the best wall time. The
+ * simulated cycles and the engine's work counters are printed with it, so a
+ * speed change can be told apart from a change in what was simulated. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "isa/asm.h"
+#include "models/examples.h"
+
+#define REPEATS 3
+
+typedef struct bench_case {
+  const char *label;
+  const char *path;
+  ws_dim3 grid, block;
+  const char *ptrs[3];
+  uint64_t ptr_bytes[3];
+  const char *u32_names[3];
+  uint32_t u32_values[3];
+} bench_case;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static ws_status bind_inputs(ws_device *dev, const bench_case *bc, ws_args *args, uint64_t *dptrs) {
+  ws_ctx *ctx = ws_device_ctx(dev);
+  ws_status st = WS_OK;
+  for (int i = 0; i < 3 && bc->ptrs[i] && st == WS_OK; i++) {
+    if ((st = ws_device_malloc(dev, bc->ptr_bytes[i], &dptrs[i])) == WS_OK &&
+        (st = ws_device_memset(dev, dptrs[i], 0, bc->ptr_bytes[i])) == WS_OK)
+      st = ws_args_set_ptr(ctx, args, bc->ptrs[i], dptrs[i]);
+  }
+  return st;
+}
+
+static void print_result(ws_device *dev, const bench_case *bc, const ws_launch_stats *ls, double best) {
+  uint64_t events = 0, visits = 0;
+  ws_stats_get(ws_device_stats(dev), "gpu.events", &events);
+  ws_stats_get(ws_device_stats(dev), "gpu.sm_visits", &visits);
+  printf("%-26s %11" PRIu64 " warp insns %10" PRIu64 " cycles  %7.3f s  %6.2f M warp insns/s"
+         "  (%" PRIu64 " events, %" PRIu64 " SM visits)\n",
+         bc->label, ls->warp_insns, ls->cycles, best, (double)ls->warp_insns / best / 1e6, events, visits);
+}
+
+static int run_case(ws_device *dev, const bench_case *bc) {
+  ws_ctx *ctx = ws_device_ctx(dev);
+  ws_program *prog = NULL;
+  if (ws_example_program(ctx, bc->path, &prog) != WS_OK) {
+    fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
+    return 1;
+  }
+  ws_args args;
+  ws_args_init(&args, &prog->kernels[0]);
+  uint64_t dptrs[3] = {0, 0, 0};
+  ws_status st = bind_inputs(dev, bc, &args, dptrs);
+  for (int i = 0; i < 3 && bc->u32_names[i] && st == WS_OK; i++)
+    st = ws_args_set_u32(ctx, &args, bc->u32_names[i], bc->u32_values[i]);
+  if (st == WS_OK && strcmp(bc->label, "saxpy") == 0) st = ws_args_set_f32(ctx, &args, "a", 2.0f);
+  double best = 1e30;
+  ws_launch_stats stats;
+  for (int r = 0; r < REPEATS && st == WS_OK; r++) {
+    double t0 = now_seconds();
+    st = ws_device_launch(dev, &prog->kernels[0], bc->grid, bc->block, 0, &args, &stats);
+    double t = now_seconds() - t0;
+    if (t < best) best = t;
+  }
+  if (st == WS_OK) print_result(dev, bc, &stats, best);
+  else fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
+  for (int i = 0; i < 3; i++)
+    if (dptrs[i]) ws_device_free(dev, dptrs[i]);
+  ws_program_destroy(prog);
+  return st == WS_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  enum { N = 512, SAXPY_N = 1 << 22 };
+  const bench_case cases[] = {
+      {"sgemm 512^3 (16x16 tiles)", "models/examples/sgemm.wsa", {N / 16, N / 16, 1}, {16, 16, 1},
+       {"A", "B", "C"}, {N * N * 4, N * N * 4, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
+      {"saxpy", "models/examples/saxpy.wsa", {SAXPY_N / 256, 1, 1}, {256, 1, 1},
+       {"x", "y", NULL}, {SAXPY_N * 4ull, SAXPY_N * 4ull, 0}, {"n", NULL, NULL}, {SAXPY_N, 0, 0}},
+      {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", {N / 8, N / 16, 1}, {32, 1, 1},
+       {"A", "Bt", "C"}, {N * N * 2, N * N * 2, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
+  };
+  /* `bench_timing sgemm` runs only the cases whose label starts with the word */
+  const char *only = argc > 1 ? argv[1] : NULL;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_device *dev = NULL;
+  if (ws_device_create(ctx, &cfg, &dev) != WS_OK) {
+    fprintf(stderr, "%s\n", ws_errmsg(ctx));
+    return 1;
+  }
+  ws_device_set_mode(dev, WS_MODE_TIMING);
+  printf("timing model (%s preset), single thread, launch only, best of %d\n", cfg.gpu.name, REPEATS);
+  int rc = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (!only || strncmp(cases[i].label, only, strlen(only)) == 0) rc |= run_case(dev, &cases[i]);
+  ws_device_destroy(dev);
+  ws_ctx_destroy(ctx);
+  return rc;
+}

@@ -1,0 +1,62 @@
+/* cache.h - a sectored, set-associative tag array shared by the L1s and the
+ * L2 slices.
+ *
+ * Design: the array holds tags and per-sector valid/dirty bits only; timing,
+ * MSHRs and policies live in the level that owns it. A way can be pinned
+ * ("pending") while a miss fill is in flight into it, so a reserved line is
+ * never chosen as a victim (GPGPU-Sim's reservation). Replacement is a small
+ * ops table selected by name; LRU uses a per-way stamp from a per-array
+ * counter, so a lookup costs O(assoc) with no allocation. */
+#ifndef WS_CACHE_H
+#define WS_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+
+typedef struct ws_cache_way {
+  uint64_t tag;    /* the full line number: no aliasing whatever the set function */
+  uint64_t stamp;  /* replacement state (LRU: last use) */
+  uint8_t valid;   /* bit i: sector i holds data */
+  uint8_t dirty;   /* bit i: sector i is newer than the level below */
+  uint8_t pending; /* a fill is in flight into this way: not a victim */
+  uint32_t mshr;   /* while pending: the owner's MSHR index (O(assoc) MSHR lookup) */
+} ws_cache_way;
+
+typedef struct ws_cache ws_cache;
+
+/* A replacement policy: `touch` on every use, `victim` picks the way to
+ * replace among the set's non-pending ways (NULL when all are pending). */
+typedef struct ws_cache_repl_ops {
+  const char *name;
+  void (*touch)(ws_cache *c, ws_cache_way *w);
+  ws_cache_way *(*victim)(ws_cache *c, ws_cache_way *set);
+} ws_cache_repl_ops;
+
+struct ws_cache {
+  uint32_t sets, assoc;
+  uint32_t set_mask;  /* sets - 1 when sets is a power of two (a mask, not a division), else 0 */
+  ws_cache_way *ways; /* sets * assoc, set-major */
+  uint64_t clock;     /* LRU stamp source */
+  const ws_cache_repl_ops *repl;
+};
+
+/* `repl_name` selects the policy ("lru"; NULL means "lru"). */
+ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint64_t size_bytes, uint32_t line_bytes,
+                        uint32_t assoc, const char *repl_name, const char *what);
+void ws_cache_fini(ws_cache *c);
+/* Invalidates every line (a cold cache). */
+void ws_cache_clear(ws_cache *c);
+
+/* The way holding line `tag` in set `set_key % sets`, or NULL. Does not
+ * update the replacement state: callers touch what they really use. */
+ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag);
+void ws_cache_touch(ws_cache *c, ws_cache_way *w);
+/* The way to replace for a line of set `set_key`, or NULL when every way of
+ * the set is pending. The caller evicts its contents, then installs. */
+ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key);
+/* Makes `w` hold line `tag` with no valid sectors, and touches it. */
+void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag);
+
+#endif

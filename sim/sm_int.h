@@ -1,0 +1,111 @@
+/* sm_int.h - the SM's internals shared by sm.c (lifecycle, CTA slots,
+ * responses, counters) and subpart.c (the sub-partitions' issue stage); not
+ * part of the public interface. */
+#ifndef WS_SM_INT_H
+#define WS_SM_INT_H
+
+#include "sim/sm.h"
+
+/* A remembered shared-access bank analysis: the wavefront count depends
+ * only on the active mask, the lanes' offsets from lane 0 and lane 0's
+ * position in a bank row, and a loop body repeats those exactly. */
+#define WS_SMEM_MEMO_ENTRIES 64
+typedef struct ws_smem_memo {
+  uint32_t pc;                  /* UINT32_MAX: empty */
+  uint32_t mask;
+  uint32_t row_offset;          /* lane 0's address mod the bank row */
+  uint32_t width_bytes;
+  uint32_t wavefronts;
+  int32_t delta[WS_WARP_LANES]; /* addr[l] - addr[0] */
+} ws_smem_memo;
+
+/* Timing state of one warp slot (its architectural state is in the CTA). */
+typedef struct ws_twarp {
+  ws_scoreboard sb;
+  uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
+  uint32_t sp, sp_slot;
+  const ws_sb_insn *next;       /* dependency sets of the instruction it issues next */
+  bool resident;                /* holds a warp of a resident CTA */
+  bool finished;                /* every lane exited */
+  bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
+  uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
+  uint64_t last_result_cycle;   /* latest short-scoreboard result it is owed */
+  /* LDGSTS groups: requests per group (ring), groups committed, committed
+   * groups with requests still in flight */
+  uint32_t group_reqs[WS_ASYNC_GROUPS_MAX];
+  uint64_t groups_committed;
+  uint32_t groups_incomplete;
+  /* stall accounting: `reason` since `since`, turning into `reason2` at `split` */
+  uint8_t reason, reason2;
+  uint64_t since, split;
+} ws_twarp;
+
+typedef struct ws_subpart {
+  ws_sched sched;
+  uint32_t nslots;
+  uint32_t slot_warp[WS_SCHED_MAX_SLOTS]; /* SM warp slot of each scheduler slot */
+  uint32_t live_mask;                     /* slots holding an unfinished resident warp */
+  /* per slot, the cycle until which its last classification holds (0:
+   * reclassify): set by the scan, cleared by whatever ends a wait early
+   * (events). Kept here, contiguous, so a scan of mostly-waiting warps
+   * touches one cache line per few warps instead of every warp's state. */
+  uint64_t verdict_until[WS_SCHED_MAX_SLOTS];
+  uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
+  uint64_t issue_free;                    /* first cycle the issue stage is free */
+  uint64_t next_cycle;                    /* next cycle worth scanning */
+} ws_subpart;
+
+typedef struct ws_cta_slot {
+  ws_cta *cta;                 /* created on first use, reused */
+  bool busy;
+  uint32_t warps_left;         /* warps not finished */
+  uint32_t mem_outstanding;    /* queued or in-flight memory instructions */
+  uint64_t done_cycle;         /* latest warp completion (incl. owed results) */
+  uint64_t retire_cycle;       /* UINT64_MAX until retirement is due */
+} ws_cta_slot;
+
+struct ws_sm {
+  const ws_gpu_cfg *cfg;
+  ws_ctx *ctx;
+  uint32_t id;
+  uint32_t nsp;
+  uint32_t lat_cycles[WS_UNIT_COUNT], ii_cycles[WS_UNIT_COUNT];
+  const ws_sm_env *env;
+  ws_cta_slot *slots;
+  uint32_t nslots;
+  ws_twarp *warps;
+  uint32_t nwarps;
+  ws_subpart sp[WS_SM_MAX_SUBPARTS];
+  ws_lsu lsu;
+  uint64_t next_cycle;
+  uint64_t next_retire_cycle;  /* earliest retire_cycle of any slot */
+  uint64_t age_counter;
+  ws_warp_event ev;            /* scratch for ws_cta_step (no per-issue allocation) */
+  ws_smem_memo memo[WS_SMEM_MEMO_ENTRIES];
+  /* lazily integrated residency */
+  uint32_t live_warps, busy_ctas;
+  uint64_t acc_cycle;
+  /* counters */
+  uint64_t cycles_active, warps_active_sum, warp_insns, thread_insns;
+  uint64_t inst_by_unit[WS_UNIT_COUNT];
+  uint64_t stall[WS_STALL_COUNT];
+  uint64_t flops_fp32, flops_tensor, rf_bank_conflict_cycles, ctas_done, branch_taken;
+};
+
+/* subpart.c */
+void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
+ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t cycle);
+void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
+void ws_twarp_set_reason(ws_sm *sm, ws_twarp *w, ws_stall r, uint64_t cycle);
+
+/* sm.c, for subpart.c */
+void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle);
+void ws_sm_wake_all(ws_sm *sm, uint64_t cycle);
+void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle);
+void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
+void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot);
+void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
+/* Re-reads the warp's next instruction after its pc changed. */
+void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w);
+
+#endif

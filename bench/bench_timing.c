@@ -7,6 +7,7 @@
  * speed change can be told apart from a change in what was simulated. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -91,17 +92,21 @@ int main(int argc, char **argv) {
       {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", {N / 8, N / 16, 1}, {32, 1, 1},
        {"A", "Bt", "C"}, {N * N * 2, N * N * 2, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
   };
-  /* `bench_timing sgemm` runs only the cases whose label starts with the word */
+  /* `bench_timing sgemm` runs only the cases whose label starts with the
+   * word; `bench_timing sgemm 8` also simulates an 8-SM GPU (how the cost
+   * per instruction depends on the state the host must keep in cache) */
   const char *only = argc > 1 ? argv[1] : NULL;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  if (argc > 2) cfg.gpu.num_sms = (uint32_t)strtoul(argv[2], NULL, 10);
   ws_device *dev = NULL;
   if (ws_device_create(ctx, &cfg, &dev) != WS_OK) {
     fprintf(stderr, "%s\n", ws_errmsg(ctx));
     return 1;
   }
   ws_device_set_mode(dev, WS_MODE_TIMING);
-  printf("timing model (%s preset), single thread, launch only, best of %d\n", cfg.gpu.name, REPEATS);
+  printf("timing model (%s preset, %u SMs), single thread, launch only, best of %d\n", cfg.gpu.name,
+         cfg.gpu.num_sms, REPEATS);
   int rc = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!only || strncmp(cases[i].label, only, strlen(only)) == 0) rc |= run_case(dev, &cases[i]);

@@ -23,6 +23,7 @@ int ws_cli_disasm(int argc, char **argv);
 int ws_cli_exec(int argc, char **argv);
 int ws_cli_example(int argc, char **argv);
 int ws_cli_gpus(int argc, char **argv);
+int ws_cli_bench_gpu(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

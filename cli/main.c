@@ -18,6 +18,7 @@ static const command commands[] = {
     {"disasm", ws_cli_disasm, "print the canonical assembly of a .wso object or .wsa file"},
     {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
+    {"bench-gpu", ws_cli_bench_gpu, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

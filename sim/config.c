@@ -167,8 +167,10 @@ static const ws_cfg_key keys[] = {
         "crossbar port of one SM", MODEL ": two sectors per cycle; not published by NVIDIA"),
     DEF("noc", "slice_port_bytes_per_cycle", noc.slice_port_bytes_per_cycle, 1, 1024, 64, "B/cycle",
         "crossbar port of one L2 slice", MODEL ": matches the slice data path"),
-    DEF("noc", "queue_depth", noc.queue_depth, 1, 4096, 16, "packets", "buffered packets per port",
-        MODEL ": not published by NVIDIA"),
+    DEF("noc", "queue_depth", noc.queue_depth, 1, 4096, 64, "packets", "buffered packets per port",
+        MODEL ": not published by NVIDIA; a credit is held for the whole crossbar flight, so a "
+              "port needs about bandwidth x flight time of credits (one packet per cycle over a "
+              "45-130 cycle flight) to stay busy"),
 
     REQ("hbm", "channels", hbm.channels, 1, 1024, "channels",
         "independent DRAM channels (HBM or GDDR: the section models the GPU's DRAM)"),

@@ -40,7 +40,8 @@ typedef struct channel {
   uint32_t count;
   uint32_t reserved; /* slots claimed, queued or still travelling to the controller */
   bank *banks;
-  uint64_t bus_free_cycle;
+  uint64_t bus_free_fp; /* data bus free from, in 1/65536 cycles */
+  uint64_t busy_fp;     /* total transfer time, in 1/65536 cycles */
   chan_stats st;
 } channel;
 
@@ -60,6 +61,18 @@ uint64_t ws_dram_bus_cycles(const ws_gpu_cfg *cfg, uint32_t bytes) {
   uint64_t moved = (bytes + burst - 1) / burst * burst;
   uint64_t mbps = cfg->hbm.channel_mbps;
   return (moved * cfg->gpu.core_clock_mhz + mbps - 1) / mbps;
+}
+
+#define BUS_FRAC_BITS 16
+#define BUS_FRAC_ONE (1ull << BUS_FRAC_BITS)
+
+/* Transfer time of `bytes` in 1/65536 cycles, rounded up, so one transfer
+ * on an idle bus ends exactly when ws_dram_bus_cycles says. */
+static uint64_t bus_fp(const ws_gpu_cfg *cfg, uint32_t bytes) {
+  uint64_t burst = cfg->hbm.burst_bytes;
+  uint64_t moved = (bytes + burst - 1) / burst * burst;
+  uint64_t mbps = cfg->hbm.channel_mbps;
+  return (((moved * cfg->gpu.core_clock_mhz) << BUS_FRAC_BITS) + mbps - 1) / mbps;
 }
 
 static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
@@ -150,7 +163,8 @@ void ws_dram_reset(ws_dram *d) {
   for (uint32_t i = 0; i < d->channels; i++) {
     channel *c = &d->ch[i];
     c->count = c->reserved = 0;
-    c->bus_free_cycle = 0;
+    c->bus_free_fp = 0;
+    c->busy_fp = 0;
     memset(c->banks, 0, d->banks * sizeof *c->banks);
   }
 }
@@ -237,10 +251,15 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
   uint64_t bus = ws_dram_bus_cycles(&d->cfg, e.bytes);
   /* the bank takes its next column command once this burst has gone (tCCD ~ burst time) */
   c->banks[e.bank].ready_cycle = col + bus;
-  uint64_t data = col + d->t_cl;
-  uint64_t start = data > c->bus_free_cycle ? data : c->bus_free_cycle;
-  c->bus_free_cycle = start + bus;
-  c->st.busy_cycles += bus;
+  /* The bus is booked in 1/65536-cycle units: a transfer rarely lasts a whole
+   * number of core cycles, and rounding every one up would cap a channel
+   * below its peak (a 128-byte line at 4.64 cycles would take 5). */
+  uint64_t data_fp = (col + d->t_cl) << BUS_FRAC_BITS;
+  uint64_t start_fp = data_fp > c->bus_free_fp ? data_fp : c->bus_free_fp;
+  c->bus_free_fp = start_fp + bus_fp(&d->cfg, e.bytes);
+  c->busy_fp += c->bus_free_fp - start_fp;
+  c->st.busy_cycles = c->busy_fp >> BUS_FRAC_BITS;
+  uint64_t done = (c->bus_free_fp + BUS_FRAC_ONE - 1) >> BUS_FRAC_BITS;
   uint64_t moved =
       bus ? (e.bytes + d->cfg.hbm.burst_bytes - 1) / d->cfg.hbm.burst_bytes * d->cfg.hbm.burst_bytes
           : 0;
@@ -251,7 +270,7 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
     c->st.reads++;
     c->st.bytes_read += moved;
   }
-  return (ws_dram_issue){e.id, e.is_write, start + bus};
+  return (ws_dram_issue){e.id, e.is_write, done};
 }
 
 static uint64_t next_wake(const channel *c, uint64_t now) {

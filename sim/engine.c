@@ -29,6 +29,12 @@ struct ws_engine {
   ws_memsys *mem;
   ws_sm **sms;
   uint32_t nsms;
+  /* copies of each SM's next cycle and of "its LSU waits for the memory
+   * system", refreshed after every call that can change them: the loop scans
+   * these contiguous arrays every visited cycle instead of 2 x num_sms SM
+   * structs (which do not stay in the host's cache) */
+  uint64_t *sm_next;
+  uint8_t *sm_blocked;
   ws_dispatch dispatch;
   uint64_t cycle;
   /* counters */
@@ -71,7 +77,11 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   ws_eventq_init(&e->q);
   e->nsms = cfg->gpu.num_sms;
   e->sms = calloc(e->nsms, sizeof *e->sms);
-  st = e->sms ? register_stats(e) : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
+  e->sm_next = calloc(e->nsms, sizeof *e->sm_next);
+  e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
+  st = e->sms && e->sm_next && e->sm_blocked
+           ? register_stats(e)
+           : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++)
     st = ws_sm_create(ctx, cfg, i, e->mem, stats, &e->sms[i]);
@@ -87,16 +97,26 @@ void ws_engine_destroy(ws_engine *e) {
   if (!e) return;
   for (uint32_t i = e->nsms; e->sms && i-- > 0;) ws_sm_destroy(e->sms[i]);
   free(e->sms);
+  free(e->sm_next);
+  free(e->sm_blocked);
   ws_memsys_destroy(e->mem);
   ws_eventq_free(&e->q);
   free(e);
 }
 
+/* Re-reads SM i's state after a call that may have changed it. */
+static void sync_sm(ws_engine *e, uint32_t i) {
+  e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
+  e->sm_blocked[i] = ws_sm_lsu_blocked(e->sms[i]);
+}
+
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
   e->gpu_events++;
-  if (ev->kind == WS_EVK_MEM_RESP) ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
-  else if (ev->kind == WS_EVK_SM_WAKE) ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
-  else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
+  if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_SM_WAKE) {
+    if (ev->kind == WS_EVK_MEM_RESP) ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
+    else ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
+    sync_sm(e, ev->unit);
+  } else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
     ws_memsys_handle(e->mem, ev);
     *mem_progress = true;
   }
@@ -107,7 +127,11 @@ static void handle_events(ws_engine *e, uint64_t t) {
   ws_event ev;
   while (ws_eventq_next_cycle(&e->q) == t && ws_eventq_pop(&e->q, &ev)) handle_event(e, &ev, &mem_progress);
   if (!mem_progress) return;
-  for (uint32_t i = 0; i < e->nsms; i++) ws_sm_mem_progress(e->sms[i], t);
+  for (uint32_t i = 0; i < e->nsms; i++)
+    if (e->sm_blocked[i]) {
+      ws_sm_mem_progress(e->sms[i], t);
+      sync_sm(e, i);
+    }
 }
 
 static ws_status place(ws_engine *e, uint64_t t) {
@@ -118,6 +142,7 @@ static ws_status place(ws_engine *e, uint64_t t) {
       ws_status st = ws_sm_launch_cta(sm, cta, t);
       if (st != WS_OK) return st;
     }
+    sync_sm(e, i);
   }
   return WS_OK;
 }
@@ -129,15 +154,14 @@ static ws_status place_initial(ws_engine *e) {
     ws_status st = ws_sm_launch_cta(e->sms[sm], cta, 0);
     if (st != WS_OK) return st;
   }
+  for (uint32_t i = 0; i < e->nsms; i++) sync_sm(e, i);
   return WS_OK;
 }
 
 static uint64_t next_cycle(const ws_engine *e) {
   uint64_t t = ws_eventq_next_cycle(&e->q);
-  for (uint32_t i = 0; i < e->nsms; i++) {
-    uint64_t s = ws_sm_next_cycle(e->sms[i]);
-    if (s < t) t = s;
-  }
+  for (uint32_t i = 0; i < e->nsms; i++)
+    if (e->sm_next[i] < t) t = e->sm_next[i];
   return t;
 }
 
@@ -145,11 +169,11 @@ static uint64_t next_cycle(const ws_engine *e) {
 static ws_status run_sms(ws_engine *e, uint64_t t) {
   bool freed = false;
   for (uint32_t i = 0; i < e->nsms; i++) {
-    ws_sm *sm = e->sms[i];
-    if (ws_sm_next_cycle(sm) > t) continue;
+    if (e->sm_next[i] > t) continue;
     uint32_t retired = 0;
     e->gpu_visits++;
-    ws_status st = ws_sm_cycle(sm, t, &retired);
+    ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
+    sync_sm(e, i);
     if (st != WS_OK) return st;
     e->dispatch.retired += retired;
     freed |= retired != 0;

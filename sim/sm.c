@@ -10,6 +10,8 @@
  * at each change, not per cycle. */
 #include "sim/sm_int.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,9 +77,13 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
   for (size_t i = 0; i < sizeof counters / sizeof *counters && st == WS_OK; i++)
     st = ws_stats_register_u64(stats, ctx, (uint64_t *)((char *)sm + counters[i].offset),
                                counters[i].desc, "sm%u.%s", sm->id, counters[i].name);
-  for (int u = 0; u < WS_UNIT_COUNT && st == WS_OK; u++)
+  for (int u = 0; u < WS_UNIT_COUNT && st == WS_OK; u++) {
+    char unit[16]; /* counter names are lower case: "sm3.inst_by_unit.fp32" */
+    snprintf(unit, sizeof unit, "%s", ws_isa_unit_name((ws_unit)u));
+    for (char *c = unit; *c; c++) *c = (char)tolower((unsigned char)*c);
     st = ws_stats_register_u64(stats, ctx, &sm->inst_by_unit[u], "warp instructions issued on this unit",
-                               "sm%u.inst_by_unit.%s", sm->id, ws_isa_unit_name((ws_unit)u));
+                               "sm%u.inst_by_unit.%s", sm->id, unit);
+  }
   for (int s = 0; s < WS_STALL_COUNT && st == WS_OK; s++)
     st = ws_stats_register_u64(stats, ctx, &sm->stall[s], stall_descs[s], "sm%u.stall.%s", sm->id,
                                stall_names[s]);
@@ -193,9 +199,11 @@ static void start_warp(ws_sm *sm, ws_twarp *w, const ws_cta *cta, uint64_t cycle
   ws_sb_reset(&w->sb);
   w->resident = true;
   w->finished = ws_cta_warp_state(cta, w->cta_warp) == WS_WARP_DONE;
-  ws_twarp_refresh_pc(sm, w);
+  ws_twarp_refresh(sm, w);
   w->ready_cycle = cycle;
   w->at_barrier = false;
+  sm->sp[w->sp].ready_mask &= ~(1u << w->sp_slot);
+  sm->sp[w->sp].not_selected_mask &= ~(1u << w->sp_slot);
   if (!w->finished) sm->sp[w->sp].live_mask |= 1u << w->sp_slot;
   w->last_result_cycle = 0;
   memset(w->group_reqs, 0, sizeof w->group_reqs);
@@ -268,7 +276,7 @@ void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
     ws_twarp *w = &sm->warps[cta_slot * sm->env->warps_per_cta + i];
     if (w->finished) continue;
     w->at_barrier = false;
-    ws_twarp_refresh_pc(sm, w); /* the release moved it past BAR.SYNC */
+    ws_twarp_refresh(sm, w); /* the release moved it past BAR.SYNC */
     if (w->ready_cycle < cycle + 1) w->ready_cycle = cycle + 1;
     wake_warp(sm, w, cycle + 1);
   }
@@ -300,6 +308,8 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   }
   ws_sm_mem_done(sm, w->cta_slot, cycle);
 }
+
+bool ws_sm_lsu_blocked(const ws_sm *sm) { return sm->lsu.state == WS_LSU_BLOCKED; }
 
 void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle) {
   if (sm->lsu.state != WS_LSU_BLOCKED) return;

@@ -87,6 +87,8 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm);
 ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired);
 /* A memory response (cookie from ws_memsys_access) arrived at `cycle`. */
 void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle);
+/* True while the LSU holds an access the memory system refused. */
+bool ws_sm_lsu_blocked(const ws_sm *sm);
 /* The memory system processed an event: a refused access may now fit. */
 void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle);
 /* Folds lazily accumulated counters (active cycles, resident warps) up to `cycle`. */

@@ -25,6 +25,10 @@ typedef struct ws_twarp {
   uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
   uint32_t sp, sp_slot;
   const ws_sb_insn *next;       /* dependency sets of the instruction it issues next */
+  /* the latest short-scoreboard result `next` depends on: fixed from the
+   * moment `next` becomes current (only the warp's own issues set short
+   * entries), so it is looked up once per instruction, not once per cycle */
+  ws_sb_slot next_dep;
   bool resident;                /* holds a warp of a resident CTA */
   bool finished;                /* every lane exited */
   bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
@@ -50,6 +54,14 @@ typedef struct ws_subpart {
    * (events). Kept here, contiguous, so a scan of mostly-waiting warps
    * touches one cache line per few warps instead of every warp's state. */
   uint64_t verdict_until[WS_SCHED_MAX_SLOTS];
+  /* slots found eligible and not issued since: nothing but this
+   * sub-partition's unit/issue timing and the LSU's fullness can make them
+   * ineligible (their own scoreboard changes only when they issue), so they
+   * are re-checked against those alone, from these arrays */
+  uint32_t ready_mask;
+  uint32_t not_selected_mask;             /* slots whose charged reason is not_selected */
+  uint8_t slot_unit[WS_SCHED_MAX_SLOTS];
+  uint8_t slot_memc[WS_SCHED_MAX_SLOTS];
   uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
   uint64_t issue_free;                    /* first cycle the issue stage is free */
   uint64_t next_cycle;                    /* next cycle worth scanning */
@@ -105,7 +117,9 @@ void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle);
 void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
 void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot);
 void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
-/* Re-reads the warp's next instruction after its pc changed. */
+/* Re-reads the warp's next instruction after its pc changed; _refresh also
+ * looks up the latest pending result that instruction depends on. */
 void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w);
+void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w);
 
 #endif

@@ -57,9 +57,7 @@ static verdict blocked(ws_stall r, uint64_t until) { return (verdict){r, until, 
 
 static verdict classify_deps(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w,
                              const ws_sb_insn *si, uint64_t t) {
-  /* most warps owe no result at all: skip the per-register scan */
-  ws_sb_slot dep = {0, 0, WS_SB_FIXED};
-  if (w->last_result_cycle > t) dep = ws_sb_latest(&w->sb, si);
+  ws_sb_slot dep = w->next_dep;
   if (dep.ready_cycle > t) {
     if (dep.kind == WS_SB_FIXED) return blocked(WS_STALL_WAIT, dep.ready_cycle);
     verdict v = blocked(WS_STALL_SHORT_SCOREBOARD, dep.ready_cycle);
@@ -93,6 +91,11 @@ void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w) {
   uint32_t pc = ws_cta_warp_pc(cta, w->cta_warp);
   /* a finished warp points at a harmless row: it is never classified again */
   w->next = &sm->env->table[pc < sm->env->launch->kernel->ninsns ? pc : 0];
+}
+
+void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w) {
+  ws_twarp_refresh_pc(sm, w);
+  w->next_dep = ws_sb_latest(&w->sb, w->next);
 }
 
 static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
@@ -252,35 +255,71 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t wslot, uint64_t t) {
   ws_twarp_set_reason(sm, w, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->ev, sm->env->ls);
   if (st != WS_OK) return st;
-  ws_twarp_refresh_pc(sm, w);
+  ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->ev.active_mask);
-  return book(sm, sp, w, si, wslot, sm->ev.pc, t);
+  st = book(sm, sp, w, si, wslot, sm->ev.pc, t);
+  w->next_dep = ws_sb_latest(&w->sb, w->next); /* book set this instruction's results */
+  return st;
+}
+
+/* Can a slot that was eligible (and has not issued since) still issue? */
+static bool still_ready(const ws_sm *sm, const ws_subpart *sp, uint32_t i, uint64_t t) {
+  if (sp->issue_free > t || sp->unit_free[sp->slot_unit[i]] > t) return false;
+  if (sp->slot_memc[i] == WS_MEMC_GLOBAL) return !ws_lsu_full(&sm->lsu);
+  if (sp->slot_memc[i] == WS_MEMC_SHARED) return ws_lsu_smem_accept_cycle(&sm->lsu) <= t;
+  return true;
+}
+
+/* Classifies slot i from scratch; returns true when it is eligible. */
+static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64_t *next) {
+  ws_twarp *w = &sm->warps[sp->slot_warp[i]];
+  verdict v = classify(sm, sp, w, t);
+  uint32_t bit = 1u << i;
+  if (v.reason == WS_STALL_SELECTED) {
+    sp->ready_mask |= bit;
+    sp->slot_unit[i] = w->next->unit;
+    sp->slot_memc[i] = w->next->mem_class;
+    return true;
+  }
+  set_reason_split(sm, w, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
+  sp->not_selected_mask &= ~bit;
+  sp->verdict_until[i] = v.until;
+  if (v.until < *next) *next = v.until;
+  return false;
+}
+
+static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *next) {
+  uint32_t eligible = 0;
+  for (uint32_t m = sp->live_mask; m; m &= m - 1) {
+    uint32_t i = (uint32_t)__builtin_ctz(m);
+    if (sp->verdict_until[i] > t) { /* still blocked for the same reason */
+      if (sp->verdict_until[i] < *next) *next = sp->verdict_until[i];
+      continue;
+    }
+    if (sp->ready_mask >> i & 1u) {
+      if (still_ready(sm, sp, i, t)) {
+        eligible |= 1u << i;
+        continue;
+      }
+      sp->ready_mask &= ~(1u << i);
+    }
+    if (reclassify(sm, sp, i, t, next)) eligible |= 1u << i;
+  }
+  return eligible;
 }
 
 ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
   if (sp->next_cycle > t) return WS_OK;
-  uint32_t eligible = 0;
   uint64_t next = NEVER;
-  for (uint32_t m = sp->live_mask; m; m &= m - 1) {
-    uint32_t i = (uint32_t)__builtin_ctz(m);
-    if (sp->verdict_until[i] > t) { /* still blocked for the same reason */
-      if (sp->verdict_until[i] < next) next = sp->verdict_until[i];
-      continue;
-    }
-    ws_twarp *w = &sm->warps[sp->slot_warp[i]];
-    verdict v = classify(sm, sp, w, t);
-    if (v.reason == WS_STALL_SELECTED) {
-      eligible |= 1u << i;
-      continue;
-    }
-    set_reason_split(sm, w, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
-    sp->verdict_until[i] = v.until;
-    if (v.until < next) next = v.until;
-  }
+  uint32_t eligible = find_eligible(sm, sp, t, &next);
   if (eligible) {
     uint32_t pick = ws_sched_pick(&sp->sched, eligible);
-    for (uint32_t m = eligible & ~(1u << pick); m; m &= m - 1)
+    /* the waiting eligible warps are charged lazily: only a change of reason touches them */
+    for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1)
       ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[__builtin_ctz(m)]], WS_STALL_NOT_SELECTED, t);
+    sp->not_selected_mask |= eligible & ~(1u << pick);
+    sp->not_selected_mask &= ~(1u << pick);
+    sp->ready_mask &= ~(1u << pick);
     next = t + 1;
     ws_status st = issue(sm, sp, sp->slot_warp[pick], t);
     if (st != WS_OK) return st;

@@ -1,0 +1,593 @@
+/* microbench.c - the microbenchmark runners of microbench.h.
+ *
+ * Design: each runner assembles its embedded kernel, prepares buffers, and
+ * launches twice where a difference cancels fixed costs. Addresses for the
+ * latency chains are chosen with the memory system's own mapping functions
+ * (L2 slice hash, crossbar partition, DRAM channel/bank), instantiated
+ * privately from the device's preset, so "near", "far" and "a bank no
+ * earlier step opened" mean exactly what the timing model means by them.
+ * Device caches are emptied at every timed launch (ws_memsys_reset in the
+ * engine), so every level that needs warm caches warms them inside the same
+ * launch: the chase runs `warm` untimed steps first, the L2 copy times a
+ * second pass. */
+#include "models/microbench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/examples.h"
+#include "sim/dram.h"
+#include "sim/exec.h"
+#include "sim/l2.h"
+#include "sim/memsys.h"
+#include "sim/xbar.h"
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+typedef struct kern {
+  ws_device *dev;
+  ws_ctx *ctx;
+  ws_program *prog;
+  const ws_kernel *k;
+  ws_args args;
+} kern;
+
+static ws_status kern_open(kern *kn, ws_device *dev, const char *path) {
+  memset(kn, 0, sizeof *kn);
+  kn->dev = dev;
+  kn->ctx = ws_device_ctx(dev);
+  ws_status st = ws_example_program(kn->ctx, path, &kn->prog);
+  if (st != WS_OK) return st;
+  kn->k = &kn->prog->kernels[0];
+  ws_args_init(&kn->args, kn->k);
+  return WS_OK;
+}
+
+static void kern_close(kern *kn) { ws_program_destroy(kn->prog); }
+
+static ws_status kern_launch(kern *kn, uint32_t ctas, uint32_t threads, ws_launch_stats *ls) {
+  if (ws_device_mode(kn->dev) != WS_MODE_TIMING)
+    return ws_ctx_fail(kn->ctx, WS_ERR_INVALID, "microbenchmarks need the device in timing mode");
+  return ws_device_launch(kn->dev, kn->k, (ws_dim3){ctas, 1, 1}, (ws_dim3){threads, 1, 1}, 0,
+                          &kn->args, ls);
+}
+
+/* CTAs of `threads` one SM holds for kernel k (at least 1 when it fits). */
+static ws_status ctas_per_sm(kern *kn, uint32_t threads, uint32_t *out) {
+  ws_occupancy occ;
+  const ws_gpu_cfg *cfg = ws_device_cfg(kn->dev);
+  ws_status st = ws_occupancy_compute(kn->ctx, cfg, threads, ws_exec_regs_needed(kn->k),
+                                      kn->k->shared_size_bytes, &occ);
+  *out = occ.ctas_per_sm;
+  return st;
+}
+
+/* ---- the memory system's mapping, instantiated from the preset ------------- */
+
+typedef struct mapper {
+  ws_stats *stats;
+  ws_l2 *l2;
+  ws_xbar *xbar;
+  ws_dram *dram;
+} mapper;
+
+static void mapper_close(mapper *m) {
+  ws_dram_destroy(m->dram);
+  ws_xbar_destroy(m->xbar);
+  ws_l2_destroy(m->l2);
+  ws_stats_destroy(m->stats);
+}
+
+static ws_status mapper_open(mapper *m, ws_ctx *ctx, const ws_gpu_cfg *cfg) {
+  memset(m, 0, sizeof *m);
+  m->stats = ws_stats_create();
+  if (!m->stats) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench mapper)");
+  ws_status st = ws_l2_create(ctx, cfg, m->stats, 1, &m->l2);
+  if (st == WS_OK) st = ws_xbar_create(ctx, cfg, m->stats, &m->xbar);
+  if (st == WS_OK) st = ws_dram_create(ctx, cfg, m->stats, &m->dram);
+  if (st != WS_OK) mapper_close(m);
+  return st;
+}
+
+/* Whether line's L2 slice is in the partition far from SM 0 (where CTA 0 runs). */
+static bool line_is_far(const mapper *m, uint64_t line) {
+  uint32_t slice = ws_l2_slice_of(m->l2, line);
+  return ws_xbar_slice_partition(m->xbar, slice) != ws_xbar_sm_partition(m->xbar, 0);
+}
+
+/* ---- latency: pointer chases ------------------------------------------------ */
+
+#define CHASE_ELEMS_L1 32u   /* 4 KiB of lines: fits every preset's L1 */
+#define CHASE_ELEMS_L2 64u   /* lines in one L1 set: far more than its ways */
+#define CHASE_ELEMS_DRAM 32u /* fresh (channel, bank) pairs: classroom has exactly 32 */
+#define CHASE_SMEM_STEPS 128u
+#define CHASE_CANDIDATES 4096u
+
+const char *ws_microbench_level_name(ws_microbench_level level) {
+  static const char *const names[WS_MICROBENCH_LEVEL_COUNT] = {
+      "shared memory", "L1 hit", "L2 hit, near", "L2 hit, far", "DRAM, closed bank"};
+  return level < WS_MICROBENCH_LEVEL_COUNT ? names[level] : "?";
+}
+
+/* Element i holds the address of element i + 1 (the last, of the first). */
+static ws_status write_chain(ws_device *dev, const uint64_t *addrs, uint32_t n) {
+  ws_status st = WS_OK;
+  for (uint32_t i = 0; i < n && st == WS_OK; i++) {
+    uint64_t next = addrs[(i + 1) % n];
+    st = ws_device_memcpy_htod(dev, addrs[i], &next, sizeof next);
+  }
+  return st;
+}
+
+#define NO_WARM_PARAM UINT32_MAX /* pchase_smem.wsa has no warm-up parameter */
+
+/* Timed cycles of one chase launch (SR_CLOCK difference the kernel stores). */
+static ws_status chase_once(kern *kn, uint64_t out, uint32_t warm, uint32_t steps,
+                            uint64_t *cycles) {
+  uint32_t clk = 0;
+  ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "steps", steps);
+  if (st == WS_OK && warm != NO_WARM_PARAM) st = ws_args_set_u32(kn->ctx, &kn->args, "warm", warm);
+  if (st == WS_OK) st = kern_launch(kn, 1, 1, NULL);
+  if (st == WS_OK) st = ws_device_memcpy_dtoh(kn->dev, &clk, out, sizeof clk);
+  *cycles = clk;
+  return st;
+}
+
+/* The N- and 2N-step runs and their per-step difference. */
+static ws_status chase_pair(kern *kn, uint64_t out, uint32_t warm, ws_microbench_latency *r) {
+  ws_status st = chase_once(kn, out, warm, r->steps, &r->cycles_n);
+  if (st == WS_OK) st = chase_once(kn, out, warm, 2 * r->steps, &r->cycles_2n);
+  if (st == WS_OK && r->cycles_2n >= r->cycles_n && r->steps)
+    r->measured_cycles = (double)(r->cycles_2n - r->cycles_n) / r->steps;
+  return st;
+}
+
+/* L1: consecutive lines; one lap fills the L1, then N = one lap, 2N = two. */
+static uint32_t pick_l1(const ws_gpu_cfg *cfg, uint64_t base, uint64_t *addrs) {
+  for (uint32_t i = 0; i < CHASE_ELEMS_L1; i++) addrs[i] = base + (uint64_t)i * cfg->l1.line_bytes;
+  return CHASE_ELEMS_L1;
+}
+
+/* L2: lines that all fall into one L1 set (a cyclic walk over more lines
+ * than the set has ways misses every time under LRU) and whose slice is in
+ * the wanted partition. */
+static uint32_t pick_l2(const ws_gpu_cfg *cfg, const mapper *m, uint64_t base, uint64_t region,
+                        bool far, uint64_t *addrs) {
+  uint64_t sets =
+      (uint64_t)cfg->l1.size_kib * 1024u / ((uint64_t)cfg->l1.assoc * cfg->l1.line_bytes);
+  uint64_t set_stride = (sets ? sets : 1) * cfg->l1.line_bytes;
+  uint32_t n = 0;
+  for (uint64_t j = 0; (j + 1) * set_stride <= region && n < CHASE_ELEMS_L2; j++) {
+    uint64_t line = base + j * set_stride;
+    if (line_is_far(m, line) == far) addrs[n++] = line;
+  }
+  return n;
+}
+
+/* splitmix64: deterministic scattering of candidate lines. */
+static uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* DRAM: lines scattered over `region` bytes (twice the L2), each through a
+ * near slice and into a (channel, bank) no earlier element uses, so every
+ * step misses L1 and L2 (caches start cold and no line repeats) and finds
+ * its bank closed: the idle closed-bank latency, with no row hit or
+ * conflict. */
+static uint32_t pick_dram(const ws_gpu_cfg *cfg, const mapper *m, uint64_t base, uint64_t region,
+                          uint8_t *used, uint64_t *addrs) {
+  uint64_t lines = region / cfg->l2.line_bytes;
+  memset(used, 0, (size_t)cfg->hbm.channels * cfg->hbm.banks_per_channel);
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < CHASE_CANDIDATES * 16u && n < CHASE_ELEMS_DRAM; j++) {
+    uint64_t line = base + (mix64(j) % lines) * cfg->l2.line_bytes;
+    uint32_t bank;
+    uint64_t row;
+    ws_dram_locate(m->dram, line, &bank, &row);
+    uint32_t key = ws_dram_channel(m->dram, line) * cfg->hbm.banks_per_channel + bank;
+    if (line_is_far(m, line) || used[key]) continue;
+    used[key] = 1;
+    addrs[n++] = line;
+  }
+  return n;
+}
+
+static void set_expected(const ws_gpu_cfg *cfg, ws_microbench_level lv, ws_microbench_latency *r) {
+  static const ws_mem_level mem_level[WS_MICROBENCH_LEVEL_COUNT] = {
+      WS_LEVEL_L1_HIT, WS_LEVEL_L1_HIT, WS_LEVEL_L2_HIT_NEAR, WS_LEVEL_L2_HIT_FAR,
+      WS_LEVEL_DRAM_ROW_MISS};
+  if (lv == WS_MICROBENCH_SMEM) {
+    r->path_cycles = r->expected_cycles = cfg->smem.lat_cycles;
+    return;
+  }
+  r->path_cycles = ws_memsys_idle_latency(cfg, mem_level[lv]);
+  r->expected_cycles = r->path_cycles + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES;
+}
+
+typedef struct chase_env {
+  ws_device *dev;
+  const ws_gpu_cfg *cfg;
+  mapper map;
+  kern kn;
+  uint64_t out, region, region_bytes;
+  uint64_t *addrs;
+  uint8_t *bank_used; /* per (channel, bank): taken by a DRAM chain element */
+} chase_env;
+
+static ws_status chase_global(chase_env *e, ws_microbench_level lv, ws_microbench_latency *r) {
+  uint32_t n = 0;
+  uint64_t base = e->region;
+  if (lv == WS_MICROBENCH_L1)
+    n = pick_l1(e->cfg, base, e->addrs);
+  else if (lv == WS_MICROBENCH_DRAM)
+    n = pick_dram(e->cfg, &e->map, base, e->region_bytes, e->bank_used, e->addrs);
+  else
+    n = pick_l2(e->cfg, &e->map, base, e->region_bytes, lv == WS_MICROBENCH_L2_FAR, e->addrs);
+  if (n < 2)
+    return ws_ctx_fail(ws_device_ctx(e->dev), WS_ERR_INVALID,
+                       "microbench: found only %u suitable lines for the %s chase", n,
+                       ws_microbench_level_name(lv));
+  r->chain_elems = n;
+  r->warm_steps = lv == WS_MICROBENCH_DRAM ? 0 : n;
+  r->steps = lv == WS_MICROBENCH_DRAM ? n / 2 : n;
+  ws_status st = write_chain(e->dev, e->addrs, n);
+  if (st == WS_OK) st = ws_args_set_ptr(e->kn.ctx, &e->kn.args, "start", e->addrs[0]);
+  if (st == WS_OK) st = chase_pair(&e->kn, e->out, r->warm_steps, r);
+  return st;
+}
+
+static ws_status chase_smem(ws_device *dev, uint64_t out, ws_microbench_latency *r) {
+  kern kn;
+  ws_status st = kern_open(&kn, dev, "models/microbench/pchase_smem.wsa");
+  if (st == WS_OK) st = ws_args_set_ptr(kn.ctx, &kn.args, "out", out);
+  r->chain_elems = 1024;
+  r->warm_steps = 0;
+  r->steps = CHASE_SMEM_STEPS;
+  if (st == WS_OK) st = chase_pair(&kn, out, NO_WARM_PARAM, r);
+  kern_close(&kn);
+  return st;
+}
+
+static ws_status chase_open(chase_env *e, ws_device *dev) {
+  memset(e, 0, sizeof *e);
+  e->dev = dev;
+  e->cfg = ws_device_cfg(dev);
+  ws_ctx *ctx = ws_device_ctx(dev);
+  e->region_bytes = 2ull * e->cfg->l2.size_kib * 1024u;
+  e->addrs = calloc(CHASE_ELEMS_L2 > CHASE_ELEMS_DRAM ? CHASE_ELEMS_L2 : CHASE_ELEMS_DRAM,
+                    sizeof *e->addrs);
+  e->bank_used = calloc((size_t)e->cfg->hbm.channels * e->cfg->hbm.banks_per_channel, 1);
+  if (!e->addrs || !e->bank_used)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench chase)");
+  ws_status st = mapper_open(&e->map, ctx, e->cfg);
+  if (st == WS_OK) st = ws_device_malloc(dev, 256, &e->out);
+  if (st == WS_OK) st = ws_device_malloc(dev, e->region_bytes, &e->region);
+  if (st == WS_OK) st = kern_open(&e->kn, dev, "models/microbench/pchase.wsa");
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &e->kn.args, "out", e->out);
+  return st;
+}
+
+static void chase_close(chase_env *e) {
+  kern_close(&e->kn);
+  if (e->region) ws_device_free(e->dev, e->region);
+  if (e->out) ws_device_free(e->dev, e->out);
+  if (e->map.stats) mapper_close(&e->map);
+  free(e->bank_used);
+  free(e->addrs);
+}
+
+ws_status ws_microbench_latency_run(ws_device *dev,
+                                    ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]) {
+  memset(out, 0, WS_MICROBENCH_LEVEL_COUNT * sizeof *out);
+  chase_env e;
+  ws_status st = chase_open(&e, dev);
+  for (int lv = 0; lv < WS_MICROBENCH_LEVEL_COUNT && st == WS_OK; lv++) {
+    ws_microbench_latency *r = &out[lv];
+    if (lv == WS_MICROBENCH_L2_FAR && e.cfg->l2.partitions < 2) continue;
+    r->present = true;
+    set_expected(e.cfg, (ws_microbench_level)lv, r);
+    if (lv == WS_MICROBENCH_SMEM)
+      st = chase_smem(dev, e.out, r);
+    else
+      st = chase_global(&e, (ws_microbench_level)lv, r);
+  }
+  chase_close(&e);
+  return st;
+}
+
+/* ---- bandwidth ------------------------------------------------------------------ */
+
+#define STREAM_THREADS 256u
+#define SMEM_BW_THREADS 1024u
+#define SMEM_BW_LOADS_PER_REP 8u
+#define SMEM_BW_BYTES_PER_LOAD 512u /* 32 lanes x 16 bytes */
+
+const char *ws_microbench_bw_name(ws_microbench_bw_kind kind) {
+  static const char *const names[WS_MICROBENCH_BW_COUNT] = {
+      "HBM (copy > L2)", "L2 (copy, passes 3-6)", "shared memory (LDS.128)"};
+  return kind < WS_MICROBENCH_BW_COUNT ? names[kind] : "?";
+}
+
+static double to_gbps(const ws_gpu_cfg *cfg, uint64_t bytes, uint64_t cycles) {
+  return cycles ? (double)bytes / (double)cycles * cfg->gpu.core_clock_mhz / 1000.0 : 0.0;
+}
+
+typedef struct stream_env {
+  kern kn;
+  uint64_t src, dst;
+  uint32_t ctas, threads;
+  uint64_t n16;
+} stream_env;
+
+/* Rounds buffer_bytes up to whole grid sweeps (4 pieces of 16 B per thread). */
+static uint64_t stream_n16(uint64_t buffer_bytes, uint32_t ctas, uint32_t threads) {
+  uint64_t unit = 4ull * ctas * threads;
+  uint64_t n16 = (buffer_bytes + 15) / 16;
+  return (n16 + unit - 1) / unit * unit;
+}
+
+/* max_sweep_bytes: when nonzero, fewer CTAs per SM (down to one) until one
+ * grid sweep (64 B per thread) of a buffer is at most that. */
+static ws_status stream_open(stream_env *s, ws_device *dev, uint64_t buffer_bytes, uint32_t threads,
+                             uint64_t max_sweep_bytes) {
+  memset(s, 0, sizeof *s);
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_status st = kern_open(&s->kn, dev, "models/microbench/stream.wsa");
+  uint32_t per_sm = 1;
+  if (st == WS_OK) st = ctas_per_sm(&s->kn, threads, &per_sm);
+  while (max_sweep_bytes && per_sm > 1 &&
+         64ull * threads * per_sm * cfg->gpu.num_sms > max_sweep_bytes)
+    per_sm--;
+  s->threads = threads;
+  s->ctas = cfg->gpu.num_sms * per_sm; /* one wave: CTA c runs on SM c mod num_sms */
+  s->n16 = stream_n16(buffer_bytes, s->ctas, threads);
+  if (st == WS_OK && s->n16 > UINT32_MAX)
+    st =
+        ws_ctx_fail(s->kn.ctx, WS_ERR_INVALID, "microbench: a %llu-byte stream buffer is too large",
+                    (unsigned long long)buffer_bytes);
+  if (st == WS_OK) st = ws_device_malloc(dev, s->n16 * 16, &s->src);
+  if (st == WS_OK) st = ws_device_malloc(dev, s->n16 * 16, &s->dst);
+  if (st == WS_OK) st = ws_args_set_ptr(s->kn.ctx, &s->kn.args, "src", s->src);
+  if (st == WS_OK) st = ws_args_set_ptr(s->kn.ctx, &s->kn.args, "dst", s->dst);
+  if (st == WS_OK) st = ws_args_set_u32(s->kn.ctx, &s->kn.args, "n16", (uint32_t)s->n16);
+  return st;
+}
+
+static void stream_close(stream_env *s) {
+  if (s->dst) ws_device_free(s->kn.dev, s->dst);
+  if (s->src) ws_device_free(s->kn.dev, s->src);
+  kern_close(&s->kn);
+}
+
+static ws_status stream_launch(stream_env *s, uint32_t passes, uint64_t *cycles) {
+  ws_launch_stats ls;
+  ws_status st = ws_args_set_u32(s->kn.ctx, &s->kn.args, "passes", passes);
+  if (st == WS_OK) st = kern_launch(&s->kn, s->ctas, s->threads, &ls);
+  *cycles = ls.cycles;
+  return st;
+}
+
+static void stream_fill(const stream_env *s, ws_microbench_bw *out) {
+  out->buffer_bytes = s->n16 * 16;
+  out->bytes = 2 * out->buffer_bytes;
+  out->ctas = s->ctas;
+  out->threads_per_cta = s->threads;
+}
+
+ws_status ws_microbench_stream_hbm(ws_device *dev, uint64_t buffer_bytes, ws_microbench_bw *out) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  memset(out, 0, sizeof *out);
+  stream_env s;
+  ws_status st = stream_open(&s, dev, buffer_bytes, STREAM_THREADS, 0);
+  if (st == WS_OK) st = stream_launch(&s, 1, &out->cycles);
+  if (st == WS_OK) {
+    const ws_stats *stats = ws_device_stats(dev);
+    uint64_t dram =
+        ws_stats_sum(stats, "hbm.*.bytes_read") + ws_stats_sum(stats, "hbm.*.bytes_written");
+    stream_fill(&s, out);
+    out->gbps = to_gbps(cfg, out->bytes, out->cycles);
+    out->dram_gbps = to_gbps(cfg, dram, out->cycles);
+    out->peak_gbps = (double)cfg->hbm.channels * cfg->hbm.channel_mbps / 1000.0;
+  }
+  stream_close(&s);
+  return st;
+}
+
+/* L2: passes 3 to 6 of a copy whose buffers stay in L2, timed as
+ * (cycles(6 passes) - cycles(2 passes)) / 4. Warps flow from one pass into
+ * the next without a barrier, so the difference holds four passes' worth of
+ * L2 traffic at full occupancy, with neither the ramp of the first pass nor
+ * its DRAM fills; averaging four passes amortises how unevenly the warps
+ * finish (one sweep per pass means one iteration per warp). Each pass reads the lines of the
+ * next CTA of the previous pass (stream.wsa), which another SM read; an SM
+ * meets its own lines again only num_sms passes later, or (two SMs) after
+ * streaming more than its L1 holds. The grid is cut to fit one sweep in the
+ * buffer, so the buffer stays at most the requested size. */
+static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_bw *out) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  stream_env s;
+  uint64_t two = 0, six = 0;
+  uint32_t threads = STREAM_THREADS;
+  while (threads > 32 && 64ull * threads * cfg->gpu.num_sms > buffer_bytes) threads /= 2;
+  ws_status st = stream_open(&s, dev, buffer_bytes, threads, buffer_bytes);
+  if (st == WS_OK && s.n16 * 16 > buffer_bytes) {
+    /* round down instead: whole sweeps inside the requested size */
+    uint64_t sweep = 64ull * s.ctas * s.threads;
+    s.n16 = (buffer_bytes / sweep ? buffer_bytes / sweep : 1) * sweep / 16;
+    st = ws_args_set_u32(s.kn.ctx, &s.kn.args, "n16", (uint32_t)s.n16);
+  }
+  if (st == WS_OK) st = stream_launch(&s, 2, &two);
+  if (st == WS_OK) st = stream_launch(&s, 6, &six);
+  if (st == WS_OK) {
+    stream_fill(&s, out);
+    out->bytes *= 4;
+    out->cycles = six > two ? six - two : 0;
+    out->gbps = to_gbps(cfg, out->bytes, out->cycles);
+    out->peak_gbps = to_gbps(cfg, (uint64_t)cfg->l2.slices * cfg->l2.slice_bytes_per_cycle, 1);
+  }
+  stream_close(&s);
+  return st;
+}
+
+static ws_status smem_bw(ws_device *dev, uint32_t reps, ws_microbench_bw *out) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  kern kn;
+  ws_launch_stats a, b;
+  uint32_t ctas = cfg->gpu.num_sms; /* one 32-warp CTA per SM: 8 warps per sub-partition */
+  ws_status st = kern_open(&kn, dev, "models/microbench/smem_bw.wsa");
+  if (st == WS_OK) st = ws_args_set_u32(kn.ctx, &kn.args, "reps", reps);
+  if (st == WS_OK) st = kern_launch(&kn, ctas, SMEM_BW_THREADS, &a);
+  if (st == WS_OK) st = ws_args_set_u32(kn.ctx, &kn.args, "reps", 2 * reps);
+  if (st == WS_OK) st = kern_launch(&kn, ctas, SMEM_BW_THREADS, &b);
+  if (st == WS_OK) {
+    /* steady state: the R extra iterations of the 2R run */
+    uint64_t warps = (uint64_t)ctas * (SMEM_BW_THREADS / 32);
+    out->bytes = warps * reps * SMEM_BW_LOADS_PER_REP * SMEM_BW_BYTES_PER_LOAD;
+    out->cycles = b.cycles > a.cycles ? b.cycles - a.cycles : 0;
+    out->gbps = to_gbps(cfg, out->bytes, out->cycles);
+    uint64_t per_cycle = (uint64_t)cfg->smem.banks * cfg->smem.bank_width_bytes * cfg->gpu.num_sms;
+    out->peak_gbps = to_gbps(cfg, per_cycle, 1);
+    out->ctas = ctas;
+    out->threads_per_cta = SMEM_BW_THREADS;
+  }
+  kern_close(&kn);
+  return st;
+}
+
+ws_status ws_microbench_bandwidth_run(ws_device *dev, const ws_microbench_bw_opts *opts,
+                                      ws_microbench_bw out[WS_MICROBENCH_BW_COUNT]) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  uint64_t l2_bytes = (uint64_t)cfg->l2.size_kib * 1024u;
+  ws_microbench_bw_opts o = opts ? *opts : (ws_microbench_bw_opts){0, 0, 0};
+  if (!o.hbm_buffer_bytes) o.hbm_buffer_bytes = 2 * l2_bytes;
+  if (!o.l2_buffer_bytes) o.l2_buffer_bytes = l2_bytes / 4;
+  if (!o.smem_reps) o.smem_reps = 32;
+  memset(out, 0, WS_MICROBENCH_BW_COUNT * sizeof *out);
+  ws_status st = ws_microbench_stream_hbm(dev, o.hbm_buffer_bytes, &out[WS_MICROBENCH_BW_HBM]);
+  if (st == WS_OK) st = stream_l2(dev, o.l2_buffer_bytes, &out[WS_MICROBENCH_BW_L2]);
+  if (st == WS_OK) st = smem_bw(dev, o.smem_reps, &out[WS_MICROBENCH_BW_SMEM]);
+  return st;
+}
+
+/* ---- shared-memory bank conflicts ---------------------------------------------- */
+
+#define BANKS_THREADS 1024u /* 32 warps on SM 0: eight per sub-partition */
+#define BANKS_REPS 16u
+#define BANKS_LOADS_PER_REP 16u
+
+/* Most distinct words any one bank receives from lanes reading word l * stride
+ * (modulo the 1024-word array, as the kernel wraps). */
+static uint32_t predicted_degree(const ws_gpu_cfg *cfg, uint32_t stride) {
+  uint32_t banks = cfg->smem.banks ? cfg->smem.banks : 1, worst = 0;
+  uint32_t words[32];
+  for (uint32_t l = 0; l < 32; l++) words[l] = (l * stride) & 1023u;
+  for (uint32_t b = 0; b < banks; b++) {
+    uint32_t distinct = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+      if (words[l] % banks != b) continue;
+      bool seen = false;
+      for (uint32_t k = 0; k < l && !seen; k++) seen = words[k] == words[l];
+      distinct += !seen;
+    }
+    if (distinct > worst) worst = distinct;
+  }
+  return worst;
+}
+
+static ws_status banks_launch(kern *kn, uint32_t reps, ws_launch_stats *ls) {
+  ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "reps", reps);
+  return st == WS_OK ? kern_launch(kn, 1, BANKS_THREADS, ls) : st;
+}
+
+/* Steady state: cycles(2R) - cycles(R) over R iterations' accesses, which
+ * cancels both the start of the loop and the drain of its last loads. */
+static ws_status banks_one(kern *kn, uint32_t stride, ws_microbench_bank_row *r) {
+  ws_launch_stats a, b;
+  ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "stride", stride);
+  if (st == WS_OK) st = banks_launch(kn, BANKS_REPS, &a);
+  const ws_stats *stats = ws_device_stats(kn->dev);
+  uint64_t wf = ws_stats_sum(stats, "sm*.smem.wavefronts"),
+           insns = ws_stats_sum(stats, "sm*.smem.insns");
+  if (st == WS_OK) st = banks_launch(kn, 2 * BANKS_REPS, &b);
+  if (st != WS_OK) return st;
+  uint64_t accesses = (uint64_t)(BANKS_THREADS / 32) * BANKS_REPS * BANKS_LOADS_PER_REP;
+  r->stride = stride;
+  r->predicted_degree = predicted_degree(ws_device_cfg(kn->dev), stride);
+  r->wavefronts_per_access = insns ? (double)wf / (double)insns : 0.0;
+  r->cycles_per_access =
+      b.cycles > a.cycles ? (double)(b.cycles - a.cycles) / (double)accesses : 0.0;
+  return WS_OK;
+}
+
+ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows,
+                                       ws_microbench_bank_row *rows) {
+  ws_ctx *ctx = ws_device_ctx(dev);
+  if (!nrows || nrows > WS_MICROBENCH_MAX_STRIDE)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u",
+                       WS_MICROBENCH_MAX_STRIDE, nrows);
+  kern kn;
+  uint64_t out = 0;
+  ws_status st = kern_open(&kn, dev, "models/microbench/smem_banks.wsa");
+  if (st == WS_OK) st = ws_device_malloc(dev, 256, &out);
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "out", out);
+  for (uint32_t i = 0; i < nrows && st == WS_OK; i++) st = banks_one(&kn, i + 1, &rows[i]);
+  for (uint32_t i = 0; i < nrows && st == WS_OK; i++)
+    rows[i].relative =
+        rows[0].cycles_per_access > 0 ? rows[i].cycles_per_access / rows[0].cycles_per_access : 0.0;
+  if (out) ws_device_free(dev, out);
+  kern_close(&kn);
+  return st;
+}
+
+/* ---- coalescing ------------------------------------------------------------------ */
+
+/* Distinct units of `unit_bytes` among the 32 addresses 4 * stride * lane. */
+static uint32_t distinct_units(uint32_t stride, uint32_t unit_bytes) {
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < 32; l++) {
+    uint64_t u = 4ull * stride * l / unit_bytes;
+    bool seen = false;
+    for (uint32_t k = 0; k < l && !seen; k++) seen = 4ull * stride * k / unit_bytes == u;
+    n += !seen;
+  }
+  return n;
+}
+
+static ws_status coalesce_one(kern *kn, uint32_t stride, ws_microbench_coalesce_row *r) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(kn->dev);
+  ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "stride", stride);
+  if (st == WS_OK) st = kern_launch(kn, 1, 32, NULL);
+  if (st != WS_OK) return st;
+  const ws_stats *stats = ws_device_stats(kn->dev);
+  r->stride = stride;
+  r->predicted_sectors = distinct_units(stride, cfg->l1.sector_bytes);
+  r->predicted_lines = distinct_units(stride, cfg->l1.line_bytes);
+  r->sectors =
+      ws_stats_sum(stats, "sm*.l1.sector_hits") + ws_stats_sum(stats, "sm*.l1.sector_misses");
+  r->lines = ws_stats_sum(stats, "sm*.l1.loads");
+  return WS_OK;
+}
+
+ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows,
+                                       ws_microbench_coalesce_row *rows) {
+  ws_ctx *ctx = ws_device_ctx(dev);
+  if (!nrows || nrows > WS_MICROBENCH_MAX_STRIDE)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u",
+                       WS_MICROBENCH_MAX_STRIDE, nrows);
+  kern kn;
+  uint64_t data = 0, out = 0;
+  ws_status st = kern_open(&kn, dev, "models/microbench/stride.wsa");
+  /* the data buffer is 256-byte aligned (the allocator's alignment), so lane 0 starts a line */
+  if (st == WS_OK) st = ws_device_malloc(dev, 4ull * 32 * WS_MICROBENCH_MAX_STRIDE, &data);
+  if (st == WS_OK) st = ws_device_malloc(dev, 4ull * 32, &out);
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "data", data);
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "out", out);
+  for (uint32_t i = 0; i < nrows && st == WS_OK; i++) st = coalesce_one(&kn, i + 1, &rows[i]);
+  if (out) ws_device_free(dev, out);
+  if (data) ws_device_free(dev, data);
+  kern_close(&kn);
+  return st;
+}

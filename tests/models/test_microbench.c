@@ -1,0 +1,277 @@
+/* test_microbench.c - the microbenchmarks measure what the preset says:
+ * pointer-chase latencies equal the path latencies computed from the preset
+ * (plus the one LSU issue cycle of a global load, derived in
+ * models/microbench.h), a streaming copy reaches 85% of the HBM peak, an
+ * N-way bank conflict costs N conflict-free accesses, strided loads fetch
+ * exactly the predicted sectors and lines; and `warpscope bench-gpu` keeps
+ * the CLI's exit-code contract.
+ *
+ * Runtime: the chases and the classroom sweeps take milliseconds. The
+ * stream copy over buffers twice the L2 runs on v100 and rtx-a6000 (about
+ * 2.5 s together in a release build); a100 and h100 take 6-9 s each and are
+ * measured in docs/validation.md instead; classroom misses the 85% bar and
+ * is checked against what limits it (see stream_classroom_near_its_dram_bus_bound). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "models/microbench.h"
+#include "sim/dram.h"
+#include "sim/memsys.h"
+
+static ws_ctx *ctx;
+static ws_device *dev;
+
+static void open_preset(const char *name) {
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
+}
+
+static void setup(void) {
+  ctx = ws_ctx_create();
+  dev = NULL;
+}
+
+static void teardown(void) {
+  ws_device_destroy(dev);
+  ws_ctx_destroy(ctx);
+}
+
+TestSuite(microbench, .init = setup, .fini = teardown);
+
+/* ---- latency --------------------------------------------------------------------- */
+
+static void check_latencies(const char *preset) {
+  open_preset(preset);
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s: %s", preset, ws_errmsg(ctx));
+  cr_expect_eq(r[WS_MICROBENCH_L2_FAR].present, cfg->l2.partitions == 2, "%s", preset);
+  for (int i = 0; i < WS_MICROBENCH_LEVEL_COUNT; i++) {
+    if (!r[i].present) continue;
+    cr_expect_eq(r[i].measured_cycles, (double)r[i].expected_cycles,
+                 "%s %s: measured %.3f, expected %llu", preset,
+                 ws_microbench_level_name((ws_microbench_level)i), r[i].measured_cycles,
+                 (unsigned long long)r[i].expected_cycles);
+  }
+  /* the expectations themselves come from the preset, not from the run */
+  cr_expect_eq(r[WS_MICROBENCH_SMEM].expected_cycles, cfg->smem.lat_cycles);
+  cr_expect_eq(r[WS_MICROBENCH_L1].expected_cycles,
+               ws_memsys_idle_latency(cfg, WS_LEVEL_L1_HIT) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+  cr_expect_eq(r[WS_MICROBENCH_DRAM].expected_cycles,
+               ws_memsys_idle_latency(cfg, WS_LEVEL_DRAM_ROW_MISS) +
+                   WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+}
+
+Test(microbench, latency_classroom_equals_path_latency) {
+  check_latencies("classroom");
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK);
+  /* docs/memory.md's table, hand-checked: 38, 220, 455 cycles, plus the issue cycle */
+  cr_expect_eq(r[WS_MICROBENCH_SMEM].measured_cycles, 29.0);
+  cr_expect_eq(r[WS_MICROBENCH_L1].measured_cycles, 39.0);
+  cr_expect_eq(r[WS_MICROBENCH_L2_NEAR].measured_cycles, 221.0);
+  cr_expect_eq(r[WS_MICROBENCH_DRAM].measured_cycles, 456.0);
+}
+
+Test(microbench, latency_a100_near_and_far_equal_path_latency) {
+  check_latencies("a100");
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK);
+  cr_expect_eq(r[WS_MICROBENCH_L2_NEAR].measured_cycles, 221.0);
+  cr_expect_eq(r[WS_MICROBENCH_L2_FAR].measured_cycles, 305.0);
+}
+
+Test(microbench, latency_every_preset_equals_path_latency) {
+  const char *const *names = ws_gpu_cfg_preset_names();
+  for (size_t i = 0; names[i]; i++) {
+    check_latencies(names[i]);
+    ws_device_destroy(dev);
+    dev = NULL;
+  }
+}
+
+Test(microbench, latency_runs_are_deterministic) {
+  open_preset("a100");
+  ws_microbench_latency a[WS_MICROBENCH_LEVEL_COUNT], b[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, a), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_microbench_latency_run(dev, b), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(memcmp(a, b, sizeof a), 0);
+}
+
+/* ---- bandwidth ------------------------------------------------------------------- */
+
+static ws_microbench_bw stream_twice_l2(const char *preset) {
+  open_preset(preset);
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_microbench_bw r;
+  cr_assert_eq(ws_microbench_stream_hbm(dev, 2ull * cfg->l2.size_kib * 1024u, &r), WS_OK, "%s: %s",
+               preset, ws_errmsg(ctx));
+  cr_assert_gt(r.buffer_bytes, 2ull * cfg->l2.size_kib * 1024u - 1);
+  return r;
+}
+
+static void check_stream(const char *preset) {
+  ws_microbench_bw r = stream_twice_l2(preset);
+  /* the copy's bytes over its time, and what the DRAM channels themselves moved (the copy's
+   * figure also counts the stores still held dirty in L2 when the kernel ends) */
+  cr_expect_geq(r.gbps, 0.85 * r.peak_gbps, "%s: copy %.1f GB/s of %.1f", preset, r.gbps,
+                r.peak_gbps);
+  cr_expect_geq(r.dram_gbps, 0.85 * r.peak_gbps, "%s: DRAM %.1f GB/s of %.1f", preset, r.dram_gbps,
+                r.peak_gbps);
+}
+
+Test(microbench, stream_v100_reaches_85pct_of_hbm_peak) { check_stream("v100"); }
+
+Test(microbench, stream_rtx_a6000_reaches_85pct_of_hbm_peak) { check_stream("rtx-a6000"); }
+
+/* classroom does NOT reach 85% of its nominal HBM peak (79% for the copy,
+ * 68% of the DRAM traffic; docs/validation.md). Measured causes, none in
+ * the kernel: dram.c rounds each request's bus time up to whole core
+ * cycles, so a 128-byte line holds a channel ceil(128 x 1000 / 38875) = 4
+ * cycles for 3.29 cycles of data and the channels can move at most 64 of
+ * the nominal 77.75 GB/s; and noc.queue_depth = 16 credits per slice cover
+ * less than the request link's bandwidth-delay product (with 64 credits the
+ * copy reaches 85.7%). What is checked here is the part the kernel owns:
+ * the DRAM traffic stays under that rounding bound and reaches 80% of it. */
+Test(microbench, stream_classroom_near_its_dram_bus_bound) {
+  ws_microbench_bw r = stream_twice_l2("classroom");
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  uint64_t line = cfg->l2.line_bytes;
+  double bound_gbps = (double)cfg->hbm.channels * (double)line /
+                      (double)ws_dram_bus_cycles(cfg, (uint32_t)line) * cfg->gpu.core_clock_mhz /
+                      1000.0;
+  cr_expect_eq(bound_gbps, 64.0);
+  cr_expect_leq(r.dram_gbps, bound_gbps);
+  cr_expect_geq(r.dram_gbps, 0.80 * bound_gbps, "DRAM %.1f GB/s of a %.1f GB/s bound", r.dram_gbps,
+                bound_gbps);
+}
+
+Test(microbench, smem_bandwidth_classroom_at_pipe_peak) {
+  open_preset("classroom");
+  ws_microbench_bw r[WS_MICROBENCH_BW_COUNT];
+  ws_microbench_bw_opts o = {0, 0, 16};
+  cr_assert_eq(ws_microbench_bandwidth_run(dev, &o, r), WS_OK, "%s", ws_errmsg(ctx));
+  /* 32 warps per SM, LDS.128: one 128-byte wavefront per cycle per SM */
+  cr_expect_geq(r[WS_MICROBENCH_BW_SMEM].gbps, 0.99 * r[WS_MICROBENCH_BW_SMEM].peak_gbps,
+                "%.1f of %.1f", r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
+  cr_expect_leq(r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
+  cr_expect_leq(r[WS_MICROBENCH_BW_L2].gbps, r[WS_MICROBENCH_BW_L2].peak_gbps);
+  cr_expect_gt(r[WS_MICROBENCH_BW_L2].gbps, 0.0);
+}
+
+/* ---- shared-memory banks ----------------------------------------------------------- */
+
+static uint32_t gcd_u32(uint32_t a, uint32_t b) {
+  while (b) {
+    uint32_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The conflict-free access is also the issue limit (four sub-partitions x
+ * one LDS per lsu_ii_cycles = 4 cycles = one per cycle), so scheduling
+ * bubbles of the last warps show there: 1% covers them (measured 0.8%). */
+Test(microbench, smem_n_way_conflict_costs_n_accesses) {
+  open_preset("classroom");
+  ws_microbench_bank_row rows[WS_MICROBENCH_MAX_STRIDE];
+  cr_assert_eq(ws_microbench_smem_banks_run(dev, WS_MICROBENCH_MAX_STRIDE, rows), WS_OK, "%s",
+               ws_errmsg(ctx));
+  for (uint32_t i = 0; i < WS_MICROBENCH_MAX_STRIDE; i++) {
+    uint32_t n = gcd_u32(i + 1, 32);
+    cr_expect_eq(rows[i].stride, i + 1);
+    cr_expect_eq(rows[i].predicted_degree, n, "stride %u", i + 1);
+    cr_expect_eq(rows[i].wavefronts_per_access, (double)n, "stride %u", i + 1);
+    cr_expect_leq(rows[i].cycles_per_access, n * 1.01, "stride %u: %.3f cycles", i + 1,
+                  rows[i].cycles_per_access);
+    cr_expect_geq(rows[i].cycles_per_access, (double)n, "stride %u: %.3f cycles", i + 1,
+                  rows[i].cycles_per_access);
+    cr_expect_geq(rows[i].relative, n * 0.99, "stride %u: %.3f x stride 1", i + 1,
+                  rows[i].relative);
+    cr_expect_leq(rows[i].relative, n * 1.01, "stride %u: %.3f x stride 1", i + 1,
+                  rows[i].relative);
+  }
+}
+
+/* ---- coalescing --------------------------------------------------------------------- */
+
+Test(microbench, strided_loads_fetch_the_predicted_sectors) {
+  open_preset("classroom");
+  ws_microbench_coalesce_row rows[WS_MICROBENCH_MAX_STRIDE];
+  cr_assert_eq(ws_microbench_coalescing_run(dev, WS_MICROBENCH_MAX_STRIDE, rows), WS_OK, "%s",
+               ws_errmsg(ctx));
+  for (uint32_t i = 0; i < WS_MICROBENCH_MAX_STRIDE; i++) {
+    uint32_t s = i + 1;
+    /* hand-derived: lanes 4s bytes apart; 32-byte sectors hold 8/s lanes while s < 8 */
+    uint32_t sectors = s < 8 ? 4 * s : 32;
+    uint32_t lines = s; /* a 128-byte line holds 32/s lanes: 32 / (32/s) lines */
+    cr_expect_eq(rows[i].predicted_sectors, sectors, "stride %u", s);
+    cr_expect_eq(rows[i].predicted_lines, lines, "stride %u", s);
+    cr_expect_eq(rows[i].sectors, sectors, "stride %u: %llu sectors", s,
+                 (unsigned long long)rows[i].sectors);
+    cr_expect_eq(rows[i].lines, lines, "stride %u: %llu lines", s,
+                 (unsigned long long)rows[i].lines);
+  }
+}
+
+Test(microbench, bad_stride_counts_are_errors) {
+  open_preset("classroom");
+  ws_microbench_coalesce_row c[1];
+  ws_microbench_bank_row b[1];
+  cr_expect_eq(ws_microbench_coalescing_run(dev, 0, c), WS_ERR_INVALID);
+  cr_expect_eq(ws_microbench_smem_banks_run(dev, WS_MICROBENCH_MAX_STRIDE + 1, b), WS_ERR_INVALID);
+}
+
+Test(microbench, functional_mode_is_refused) {
+  open_preset("classroom");
+  ws_device_set_mode(dev, WS_MODE_FUNCTIONAL);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_expect_eq(ws_microbench_latency_run(dev, r), WS_ERR_INVALID);
+}
+
+/* ---- the CLI -------------------------------------------------------------------------- */
+
+static int cli_exit(const char *args) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s bench-gpu %s >/dev/null 2>&1", WS_CLI, args);
+  int rc = system(cmd);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+Test(microbench, cli_exit_codes) {
+  cr_expect_eq(cli_exit("--help"), 0);
+  cr_expect_eq(cli_exit("latency --gpu classroom"), 0);
+  cr_expect_eq(cli_exit("coalescing --gpu classroom --set l2.size_kib=512"), 0);
+  cr_expect_eq(cli_exit("latency --bogus"), 2);
+  cr_expect_eq(cli_exit(""), 2);
+  cr_expect_eq(cli_exit("nosuch"), 2);
+  cr_expect_eq(cli_exit("latency --gpu nosuchgpu"), 1);
+}
+
+Test(microbench, cli_latency_table_shows_expected_and_diff) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s bench-gpu latency --gpu classroom", WS_CLI);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p);
+  char line[256];
+  int rows = 0;
+  while (fgets(line, sizeof line, p)) {
+    unsigned elems, steps;
+    double measured, diff, ns;
+    unsigned long long path, expected;
+    if (sscanf(line, "L2 hit, near %u %u %lf %llu %llu %lf %lf", &elems, &steps, &measured, &path,
+               &expected, &diff, &ns) == 7) {
+      cr_expect_eq(path, 220);
+      cr_expect_eq(expected, 221);
+      cr_expect_eq(diff, 0.0);
+      rows++;
+    }
+  }
+  cr_expect_eq(pclose(p), 0);
+  cr_expect_eq(rows, 1);
+}

@@ -71,10 +71,10 @@ typedef struct ws_sb_slot {
 } ws_sb_slot;
 
 typedef struct ws_scoreboard {
-  uint64_t long_mask[4];
-  uint32_t long_count;      /* registers with a pending long result */
-  ws_sb_slot *slots;        /* nslots = nrows + 8 predicates */
+  uint32_t long_count;      /* registers with a pending long result (first: the issue check reads it alone) */
   uint32_t nslots;
+  uint64_t long_mask[4];
+  ws_sb_slot *slots;        /* nslots = nrows + 8 predicates */
 } ws_scoreboard;
 
 /* The table for kernel k (k->ninsns entries); nrows = ws_exec_regs_needed(k),

@@ -139,7 +139,9 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
     return ws_ctx_fail(sm->ctx, WS_ERR_LIMIT, "%u resident warps exceed the model's %u warp slots per SM",
                        sm->nwarps, sm->nsp * WS_SCHED_MAX_SLOTS);
   sm->slots = calloc(sm->nslots, sizeof *sm->slots);
-  sm->warps = calloc(sm->nwarps, sizeof *sm->warps);
+  size_t warps_bytes = (sm->nwarps ? sm->nwarps : 1) * sizeof *sm->warps; /* a multiple of 64 */
+  sm->warps = aligned_alloc(_Alignof(ws_twarp), warps_bytes);
+  if (sm->warps) memset(sm->warps, 0, warps_bytes);
   bool ok = sm->slots && sm->warps;
   for (uint32_t i = 0; ok && i < sm->nwarps; i++) ok = ws_sb_init(&sm->warps[i].sb, env->nrows);
   if (!ok) return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted preparing an SM");

@@ -21,24 +21,25 @@ typedef struct ws_smem_memo {
 
 /* Timing state of one warp slot (its architectural state is in the CTA). */
 typedef struct ws_twarp {
-  ws_scoreboard sb;
-  uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
-  uint32_t sp, sp_slot;
-  const ws_sb_insn *next;       /* dependency sets of the instruction it issues next */
+  /* the fields the issue check reads come first, in the first 64 bytes (the
+   * array is 64-byte aligned), so classifying a warp costs one cache line */
+  _Alignas(64) const ws_sb_insn *next; /* dependency sets of the instruction it issues next */
+  uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
   /* the latest short-scoreboard result `next` depends on: fixed from the
    * moment `next` becomes current (only the warp's own issues set short
    * entries), so it is looked up once per instruction, not once per cycle */
   ws_sb_slot next_dep;
+  uint32_t groups_incomplete;   /* committed LDGSTS groups with requests in flight */
+  bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
   bool resident;                /* holds a warp of a resident CTA */
   bool finished;                /* every lane exited */
-  bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
-  uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
+  ws_scoreboard sb;             /* long_count lands in the first line too */
+  uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
+  uint32_t sp, sp_slot;
   uint64_t last_result_cycle;   /* latest short-scoreboard result it is owed */
-  /* LDGSTS groups: requests per group (ring), groups committed, committed
-   * groups with requests still in flight */
+  /* LDGSTS groups: requests per group (ring) and groups committed */
   uint32_t group_reqs[WS_ASYNC_GROUPS_MAX];
   uint64_t groups_committed;
-  uint32_t groups_incomplete;
   /* stall accounting: `reason` since `since`, turning into `reason2` at `split` */
   uint8_t reason, reason2;
   uint64_t since, split;

@@ -59,4 +59,29 @@ ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg 
 /* The help lines describing --gpu and --set. */
 extern const char ws_cli_gpuopt_help[];
 
+/* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
+
+typedef struct ws_cli_runopt {
+  bool report;            /* print the per-kernel performance report */
+  bool functional;        /* values only, no timing */
+  const char *stats_json; /* write every counter here after the launch */
+} ws_cli_runopt;
+
+/* getopt_long entries for the three options; their codes are 'R', 'J', 'F'. */
+#define WS_CLI_RUNOPT_LONGS                                                                    \
+  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},            \
+      {"functional", no_argument, NULL, 'F'}
+/* Takes option code c (with its argument); false when c is not one of them. */
+bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg);
+/* A usage error for combinations that cannot work, else WS_EXIT_OK. */
+int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o);
+/* Puts the device in the requested mode before the launch. */
+void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev);
+/* After a successful launch: prints the report and writes the stats JSON
+ * (atomically) as requested. */
+ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
+                               const char *kernel_name, ws_dim3 grid, ws_dim3 block,
+                               const ws_launch_stats *ls);
+extern const char ws_cli_runopt_help[];
+
 #endif

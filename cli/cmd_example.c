@@ -9,8 +9,9 @@
 #include "models/examples.h"
 
 static const char example_help[] =
-    "usage: warpscope example NAME [--m M] [--n N] [--k K] [--seed S]\n"
-    "                         [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n"
+    "usage: warpscope example NAME [--m M] [--n N] [--k K] [--seed S] [--gpu NAME|FILE.ini]\n"
+    "                         [--set SECTION.KEY=VALUE]... [--report] [--stats-json FILE]\n"
+    "                         [--functional]\n"
     "       warpscope example --list\n\n"
     "Runs a shipped example kernel on the simulated GPU and checks the result:\n"
     "  saxpy   y = a*x + y (seed 002's kernel), against the closed form\n"
@@ -20,16 +21,19 @@ static const char example_help[] =
     "  --m, --n, --k N   problem size (GEMMs use all three; saxpy and reduce use --n)\n"
     "  --seed S          seed of the random GEMM inputs (default 1)\n"
     "  --list            list the examples\n"
-    "%s"
+    "%s%s"
     "  -h, --help        this text\n"
     "Exit status: 0 when the check passes, 1 when it fails or the run fails.\n";
 
-static void print_check(const ws_example_check *c) {
+static void print_check(const ws_example_check *c, const ws_gpu_cfg *cfg) {
   printf("%s\n", c->title);
   printf("  launch:    %s\n", c->launch);
   printf("  executed:  %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64
          " thread instructions\n",
          c->stats.ctas, c->stats.warp_insns, c->stats.thread_insns);
+  if (c->stats.cycles)
+    printf("  timing:    %" PRIu64 " cycles on %s = %.3f us at %u MHz\n", c->stats.cycles,
+           cfg->gpu.name, (double)c->stats.cycles / cfg->gpu.core_clock_mhz, cfg->gpu.core_clock_mhz);
   printf("  reference: %s\n", c->reference);
   printf("  tolerance: %s\n", c->bound_desc);
   printf("  result:    %" PRIu64 " outputs, max |error| %.3g, worst error/bound %.3g, %" PRIu64
@@ -45,13 +49,14 @@ static int parse_size(const char *flag, const char *text, uint32_t *out) {
   return WS_EXIT_OK;
 }
 
-static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, ws_cli_gpuopt *gpu) {
+static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, ws_cli_gpuopt *gpu,
+                       ws_cli_runopt *run) {
   static const struct option longs[] = {
       {"m", required_argument, NULL, 'm'},   {"n", required_argument, NULL, 'n'},
       {"k", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 's'},
       {"gpu", required_argument, NULL, 'G'}, {"set", required_argument, NULL, 'S'},
       {"list", no_argument, NULL, 'l'},      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+      WS_CLI_RUNOPT_LONGS,                   {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
@@ -68,20 +73,24 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
     case 'l':
       for (int i = 0; ws_example_names[i]; i++) puts(ws_example_names[i]);
       return -1;
-    case 'h': printf(example_help, ws_cli_gpuopt_help); return -1;
+    case 'h': printf(example_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("example", "option '%s' needs a value", argv[optind - 1]);
-    default: return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
+    default:
+      if (!ws_cli_runopt_take(run, c, optarg))
+        return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  return rc;
+  return rc == WS_EXIT_OK ? ws_cli_runopt_check("example", run) : rc;
 }
 
 int ws_cli_example(int argc, char **argv) {
   ws_example_shape s = {0, 0, 0, 1};
   bool sized[3] = {false, false, false};
   ws_cli_gpuopt gpu;
+  ws_cli_runopt run;
   memset(&gpu, 0, sizeof gpu);
-  int rc = parse_flags(argc, argv, &s, sized, &gpu);
+  memset(&run, 0, sizeof run);
+  int rc = parse_flags(argc, argv, &s, sized, &gpu, &run);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
     return ws_cli_usage_error("example", "expected one example name (saxpy, reduce, sgemm, mma)");
@@ -100,8 +109,13 @@ int ws_cli_example(int argc, char **argv) {
   ws_example_check check;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &gpu, &cfg);
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
-  if (st == WS_OK) st = ws_example_run(dev, name, &s, &check);
-  if (st == WS_OK) print_check(&check);
+  if (st == WS_OK) {
+    ws_cli_runopt_apply(&run, dev);
+    st = ws_example_run(dev, name, &s, &check);
+  }
+  if (st == WS_OK) print_check(&check, &cfg);
+  if (st == WS_OK)
+    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats);
   rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : check.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);

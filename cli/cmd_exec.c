@@ -20,7 +20,8 @@ static const char exec_help[] =
     "usage: warpscope exec FILE [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                      [--shared BYTES] [--arg NAME=VALUE]... [--buf NAME=SPEC]...\n"
     "                      [--print NAME[:TYPE[:COUNT]]]... [--out NAME=PATH]...\n"
-    "                      [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n\n"
+    "                      [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n"
+    "                      [--report] [--stats-json FILE] [--functional]\n\n"
     "Assembles FILE (.wsa, or loads a .wso object) and runs one kernel to completion.\n\n"
     "  --kernel NAME        the kernel to run (needed when FILE holds several)\n"
     "  --grid X[,Y[,Z]]     CTAs in the grid (required)\n"
@@ -33,7 +34,7 @@ static const char exec_help[] =
     "  --print NAME[:TYPE[:COUNT]]  after the run, print buffer NAME as f32, u32, s32, f16\n"
     "                       or x32 (hex words); TYPE defaults to the buffer's SPEC type\n"
     "  --out NAME=PATH      after the run, write buffer NAME's raw bytes to PATH\n"
-    "%s"
+    "%s%s"
     "  -h, --help           this text\n\n"
     "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
 
@@ -53,6 +54,7 @@ typedef struct exec_opts {
   const char *args[MAX_ITEMS], *bufs[MAX_ITEMS], *prints[MAX_ITEMS], *outs[MAX_ITEMS];
   int nargs, nbufs, nprints, nouts;
   ws_cli_gpuopt gpu;
+  ws_cli_runopt run;
 } exec_opts;
 
 static int push_item(const char **list, int *count, const char *value) {
@@ -75,7 +77,8 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
       {"arg", required_argument, NULL, 'a'},    {"buf", required_argument, NULL, 'B'},
       {"print", required_argument, NULL, 'p'},  {"out", required_argument, NULL, 'o'},
       {"gpu", required_argument, NULL, 'G'},    {"set", required_argument, NULL, 'S'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+      WS_CLI_RUNOPT_LONGS,                      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   uint64_t v;
@@ -95,16 +98,18 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
     case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
     case 'G': o->gpu.gpu = optarg; break;
     case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
-    case 'h': printf(exec_help, ws_cli_gpuopt_help); return -1;
+    case 'h': printf(exec_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
-    default: return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
+    default:
+      if (!ws_cli_runopt_take(&o->run, c, optarg))
+        return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (rc != WS_EXIT_OK) return rc;
   if (optind != argc - 1) return ws_cli_usage_error("exec", "expected one kernel file");
   if (!o->have_grid || !o->have_block) return ws_cli_usage_error("exec", "--grid and --block are required");
   o->file = argv[optind];
-  return WS_EXIT_OK;
+  return ws_cli_runopt_check("exec", &o->run);
 }
 
 /* Splits "NAME=REST" into name (bounded) and a pointer to REST. */
@@ -340,12 +345,16 @@ static ws_status run(exec_state *s, const exec_opts *o) {
   if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||
       (st = check_outputs(s, o)) != WS_OK)
     return st;
+  ws_cli_runopt_apply(&o->run, s->dev);
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
   if (st != WS_OK) return st;
   printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name,
          o->grid.x, o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);
-  printf("executed: %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64 " thread instructions\n",
+  printf("executed: %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64 " thread instructions",
          stats.ctas, stats.warp_insns, stats.thread_insns);
+  if (stats.cycles) printf(", %" PRIu64 " cycles on %s", stats.cycles, cfg.gpu.name);
+  putchar('\n');
+  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)
     st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
   for (int i = 0; i < o->nprints && st == WS_OK; i++) st = print_buffer(s, o->prints[i]);

@@ -94,6 +94,9 @@ static ws_status env_buffer(run_env *env, const char *name, const void *src, uin
 static ws_status env_launch(run_env *env, ws_dim3 grid, ws_dim3 block, ws_example_check *check) {
   snprintf(check->launch, sizeof check->launch, "kernel %s, grid (%u,%u,%u), block (%u,%u,%u)",
            env->kernel->name, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+  snprintf(check->kernel, sizeof check->kernel, "%s", env->kernel->name);
+  check->grid = grid;
+  check->block = block;
   return ws_device_launch(env->dev, env->kernel, grid, block, 0, &env->args, &check->stats);
 }
 

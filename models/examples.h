@@ -16,6 +16,8 @@
 typedef struct ws_example_check {
   char title[160];        /* what ran, e.g. "SGEMM 33x65x17 (shared-memory tiled)" */
   char launch[160];       /* grid and block */
+  char kernel[64];        /* the kernel's name */
+  ws_dim3 grid, block;
   char reference[160];    /* what the result was checked against */
   char bound_desc[160];   /* the tolerance rule */
   uint64_t nvalues;       /* outputs compared */

@@ -58,10 +58,10 @@ static double seconds_of(const ws_gpu_cfg *cfg, uint64_t cycles) {
   return cfg->gpu.core_clock_mhz ? (double)cycles / (cfg->gpu.core_clock_mhz * 1e6) : 0.0;
 }
 
-static void print_header(FILE *out, const ws_gpu_cfg *cfg, const ws_kernel *k, ws_dim3 g, ws_dim3 b,
+static void print_header(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 g, ws_dim3 b,
                          const ws_launch_stats *ls) {
   double secs = seconds_of(cfg, ls->cycles);
-  fprintf(out, "kernel '%s' on %s: grid (%u,%u,%u) block (%u,%u,%u), %" PRIu64 " CTAs\n", k->name,
+  fprintf(out, "kernel '%s' on %s: grid (%u,%u,%u) block (%u,%u,%u), %" PRIu64 " CTAs\n", kernel_name,
           cfg->gpu.name, g.x, g.y, g.z, b.x, b.y, b.z, ls->ctas);
   fprintf(out, "  %-34s %12" PRIu64 "\n", "duration [cycles]", ls->cycles);
   fprintf(out, "  %-34s %12.3f us at %u MHz\n", "duration [time]", secs * 1e6, cfg->gpu.core_clock_mhz);
@@ -142,9 +142,9 @@ static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats 
   else fprintf(out, "  %-34s %8s\n", "arithmetic intensity (DRAM)", "n/a");
 }
 
-void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const ws_kernel *k, ws_dim3 grid,
+void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid,
                      ws_dim3 block, const ws_launch_stats *ls, const ws_stats *stats) {
-  print_header(out, cfg, k, grid, block, ls);
+  print_header(out, cfg, kernel_name, grid, block, ls);
   if (!ls->cycles) {
     fprintf(out, "  (functional launch: no timing figures)\n");
     return;

@@ -18,7 +18,7 @@
 #include "sim/device.h"
 #include "sim/stats.h"
 
-void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const ws_kernel *k, ws_dim3 grid,
+void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid,
                      ws_dim3 block, const ws_launch_stats *ls, const ws_stats *stats);
 
 #endif

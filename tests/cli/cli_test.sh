@@ -106,5 +106,22 @@ check example-bad-set 1 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$w
 check exec-gpu-set 0 "executed: 1 CTAs" -- "$ws" exec "$saxpy" --gpu v100 --set sm.scheduler=lrr --grid 1 --block 32 \
   --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1
 
+
+# timing: the report, the stats JSON (identical bytes on a second run), and
+# the option combinations that cannot work
+check example-report 0 "theoretical occupancy" -- "$ws" example sgemm --m 64 --n 64 --k 64 --gpu classroom --report
+check example-stats-json 0 "PASS" -- "$ws" example reduce --n 5000 --gpu classroom --stats-json "$tmp/s1.json"
+check example-stats-json-again 0 "PASS" -- "$ws" example reduce --n 5000 --gpu classroom --stats-json "$tmp/s2.json"
+if cmp -s "$tmp/s1.json" "$tmp/s2.json" && grep -q '"sm0.l1.sector_hits"' "$tmp/s1.json"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL: stats JSON missing or not deterministic"
+fi
+check exec-report 0 "warp states" -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 \
+  --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --report
+check exec-functional 0 "thread instructions" -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 \
+  --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --functional
+check functional-report 2 "--report and --stats-json need the timing model" -- "$ws" example saxpy --functional --report
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

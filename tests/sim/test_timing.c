@@ -294,7 +294,7 @@ Test(timing, shipped_examples_pass_timed_with_a_report) {
   ws_program *prog = NULL;
   cr_assert_eq(ws_example_program(ctx, "models/examples/saxpy.wsa", &prog), WS_OK);
   ws_launch_stats ls = {.cycles = 1000, .warp_insns = 10, .ctas = 1};
-  ws_report_print(f, &c, &prog->kernels[0], (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, &ls, ws_device_stats(dev));
+  ws_report_print(f, &c, prog->kernels[0].name, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, &ls, ws_device_stats(dev));
   fclose(f);
   cr_expect(strstr(buf, "IPC"), "%s", buf);
   cr_expect(strstr(buf, "L2 sector hit rate"), "%s", buf);

@@ -56,8 +56,7 @@ bench: build
 	./$(BUILD)/bench_exec
 
 docs: build
-	./$(BUILD)/ws-isadoc --update docs/isa.md
-	./$(BUILD)/ws-presetdoc --update docs/presets.md
+	./$(BUILD)/ws-docgen --update
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

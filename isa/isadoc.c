@@ -90,17 +90,5 @@ char *ws_isadoc_markdown(void) {
 }
 
 char *ws_isadoc_splice(const char *doc, const char *table) {
-  const char *begin = strstr(doc, WS_ISADOC_BEGIN);
-  if (!begin) return NULL;
-  const char *body = strchr(begin, '\n');
-  if (!body) return NULL;
-  body++;
-  const char *end = strstr(body, WS_ISADOC_END);
-  if (!end) return NULL;
-  ws_text t;
-  ws_text_init(&t);
-  ws_text_append(&t, doc, (size_t)(body - doc));
-  ws_text_puts(&t, table);
-  ws_text_puts(&t, end);
-  return ws_text_take(&t);
+  return ws_text_splice(doc, WS_ISADOC_BEGIN, WS_ISADOC_END, table);
 }

@@ -1,7 +1,7 @@
 /* isadoc.h - the Markdown opcode reference, generated from opcodes.def.
  *
  * Design: docs/isa.md holds the generated table between two marker lines;
- * the ws-isadoc tool rewrites that block and a test compares it with this
+ * the ws-docgen tool (make docs) rewrites that block and a test compares it with this
  * generator, so the documentation cannot drift from the opcode table. */
 #ifndef WS_ISADOC_H
 #define WS_ISADOC_H

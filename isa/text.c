@@ -74,3 +74,16 @@ void ws_text_free(ws_text *t) {
   free(t->buf);
   ws_text_init(t);
 }
+
+char *ws_text_splice(const char *doc, const char *begin, const char *end, const char *content) {
+  const char *at = strstr(doc, begin);
+  const char *body = at ? strchr(at, '\n') : NULL;
+  const char *stop = body ? strstr(body + 1, end) : NULL;
+  if (!stop) return NULL;
+  ws_text t;
+  ws_text_init(&t);
+  ws_text_append(&t, doc, (size_t)(body + 1 - doc));
+  ws_text_puts(&t, content);
+  ws_text_puts(&t, stop);
+  return ws_text_take(&t);
+}

@@ -25,6 +25,10 @@ void ws_text_printf(ws_text *t, const char *fmt, ...)
 /* Hands the buffer to the caller ("" when nothing was appended); NULL when an
  * allocation failed. The ws_text is left empty and reusable. */
 char *ws_text_take(ws_text *t);
+/* A copy of `doc` with the lines between the line holding `begin` and the
+ * text `end` replaced by `content`; NULL when a marker is missing or out of
+ * memory. Generated documentation blocks are kept current with it. */
+char *ws_text_splice(const char *doc, const char *begin, const char *end, const char *content);
 void ws_text_free(ws_text *t);
 
 #endif

@@ -55,10 +55,15 @@ static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
 
 static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm) {
   static const char *kind_names[WS_ACCESS_KIND_COUNT] = {"loads", "stores", "atomics", "asyncs"};
+  static const char *kind_descs[WS_ACCESS_KIND_COUNT] = {
+      "load line accesses accepted (one per 128-byte line a warp load touches)",
+      "store line accesses accepted (forwarded to L2, or written in L1 under write-back)",
+      "atomic line accesses accepted (passed through to the L2 slice)",
+      "LDGSTS line accesses accepted (loads whose data goes to shared memory)"};
   ws_status st = WS_OK;
   for (int k = 0; k < WS_ACCESS_KIND_COUNT && st == WS_OK; k++)
-    st = ws_stats_register_u64(s, ctx, &l1->st.by_kind[k], "line accesses accepted, by kind",
-                               "sm%u.l1.%s", sm, kind_names[k]);
+    st = ws_stats_register_u64(s, ctx, &l1->st.by_kind[k], kind_descs[k], "sm%u.l1.%s", sm,
+                               kind_names[k]);
   l1_stats *t = &l1->st;
   struct {
     uint64_t *v;

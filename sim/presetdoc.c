@@ -110,17 +110,5 @@ char *ws_presetdoc_markdown(void) {
 }
 
 char *ws_presetdoc_splice(const char *doc, const char *tables) {
-  const char *begin = strstr(doc, WS_PRESETDOC_BEGIN);
-  if (!begin) return NULL;
-  const char *body = strchr(begin, '\n');
-  if (!body) return NULL;
-  body++;
-  const char *end = strstr(body, WS_PRESETDOC_END);
-  if (!end) return NULL;
-  ws_text t;
-  ws_text_init(&t);
-  ws_text_append(&t, doc, (size_t)(body - doc));
-  ws_text_puts(&t, tables);
-  ws_text_puts(&t, end);
-  return ws_text_take(&t);
+  return ws_text_splice(doc, WS_PRESETDOC_BEGIN, WS_PRESETDOC_END, tables);
 }

@@ -2,7 +2,7 @@
  * table (sim/config.c) and the embedded presets (sim/presets/NAME.ini).
  *
  * Design: docs/presets.md holds the generated tables between two marker
- * lines; the ws-presetdoc tool rewrites that block and a test compares it
+ * lines; the ws-docgen tool (make docs) rewrites that block and a test compares it
  * with this generator, so the documented values and their sources cannot
  * drift from what the simulator loads. */
 #ifndef WS_PRESETDOC_H

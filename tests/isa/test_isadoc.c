@@ -1,7 +1,7 @@
 /* test_isadoc.c - docs/isa.md carries exactly the opcode table that
  * ws_isadoc_markdown generates from opcodes.def, so the reference cannot
  * drift from the code. On failure: build and run
- * `ws-isadoc --update docs/isa.md`.
+ * `make docs`.
  *
  * Design: the block is cut out of the document here, independently of
  * ws_isadoc_splice, so a bug in the splicer cannot hide a stale document. */
@@ -35,7 +35,7 @@ Test(isadoc, document_block_matches_generator) {
   cr_assert_not_null(end, "docs/isa.md lacks " WS_ISADOC_END);
   *end = '\0';
   char *table = ws_isadoc_markdown();
-  cr_assert_str_eq(body, table, "docs/isa.md is stale: run ws-isadoc --update docs/isa.md");
+  cr_assert_str_eq(body, table, "docs/isa.md is stale: run make docs");
   free(table);
   free(doc);
 }

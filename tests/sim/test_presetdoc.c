@@ -2,7 +2,7 @@
  * ws_presetdoc_markdown generates from the key table and the embedded
  * presets, so the documented values and sources cannot drift from what the
  * simulator loads. On failure: build and run
- * `ws-presetdoc --update docs/presets.md` (or `make docs`).
+ * `make docs`.
  *
  * Design: the block is cut out of the document here, independently of
  * ws_presetdoc_splice, so a bug in the splicer cannot hide a stale document. */
@@ -37,7 +37,7 @@ Test(presetdoc, document_block_matches_generator) {
   *end = '\0';
   char *tables = ws_presetdoc_markdown();
   cr_assert_not_null(tables, "an embedded preset failed to load");
-  cr_assert_str_eq(body, tables, "docs/presets.md is stale: run ws-presetdoc --update docs/presets.md");
+  cr_assert_str_eq(body, tables, "docs/presets.md is stale: run make docs");
   free(tables);
   free(doc);
 }

@@ -14,7 +14,9 @@
 #include "isa/asm.h"
 #include "models/examples.h"
 
+#ifndef REPEATS
 #define REPEATS 3
+#endif
 
 typedef struct bench_case {
   const char *label;

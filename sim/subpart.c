@@ -247,11 +247,20 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
   return st;
 }
 
+/* Starts loading the short-scoreboard entries of the instruction after si in
+ * program order (the commonest next instruction), so that the look-up after
+ * the step finds them in the host's cache: a hint only, results unchanged. */
+static void prefetch_next_deps(const ws_sm *sm, const ws_twarp *w, const ws_sb_insn *si) {
+  if (si + 1 >= sm->env->table + sm->env->launch->kernel->ninsns) return;
+  for (uint32_t i = 0; i < si[1].ndeps; i++) __builtin_prefetch(&w->sb.slots[si[1].deps[i]]);
+}
+
 static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t wslot, uint64_t t) {
   ws_twarp *w = &sm->warps[wslot];
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_sb_insn *si = w->next;
+  prefetch_next_deps(sm, w, si);
   ws_twarp_set_reason(sm, w, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->ev, sm->env->ls);
   if (st != WS_OK) return st;
@@ -288,8 +297,18 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
   return false;
 }
 
+/* Starts loading the timing state of every warp the scan will reclassify,
+ * so that their host-cache misses overlap instead of queueing one by one. */
+static void prefetch_reclassified(const ws_sm *sm, const ws_subpart *sp, uint64_t t) {
+  for (uint32_t m = sp->live_mask & ~sp->ready_mask; m; m &= m - 1) {
+    uint32_t i = (uint32_t)__builtin_ctz(m);
+    if (sp->verdict_until[i] <= t) __builtin_prefetch(&sm->warps[sp->slot_warp[i]]);
+  }
+}
+
 static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *next) {
   uint32_t eligible = 0;
+  prefetch_reclassified(sm, sp, t);
   for (uint32_t m = sp->live_mask; m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
     if (sp->verdict_until[i] > t) { /* still blocked for the same reason */

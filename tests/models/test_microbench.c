@@ -7,10 +7,10 @@
  * the CLI's exit-code contract.
  *
  * Runtime: the chases and the classroom sweeps take milliseconds. The
- * stream copy over buffers twice the L2 runs on v100 and rtx-a6000 (about
- * 2.5 s together in a release build); a100 and h100 take 6-9 s each and are
- * measured in docs/validation.md instead; classroom misses the 85% bar and
- * is checked against what limits it (see stream_classroom_near_its_dram_bus_bound). */
+ * stream copy over buffers twice the L2 runs on classroom, v100 and
+ * rtx-a6000 (about 2.5 s together in a release build); a100 and h100 take
+ * 6-9 s each and are measured in docs/validation.md instead (98.7% and
+ * 93.7% of peak). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 
 #include "models/microbench.h"
-#include "sim/dram.h"
 #include "sim/memsys.h"
 
 static ws_ctx *ctx;
@@ -114,41 +113,26 @@ static ws_microbench_bw stream_twice_l2(const char *preset) {
   return r;
 }
 
+/* The copy's bytes over its time must reach 85% of the preset's HBM peak.
+ * What the DRAM channels themselves moved is lower, because the stores still
+ * dirty in the write-back L2 when the kernel ends are never written (at
+ * most one L2's worth of the 4 x L2 bytes copied): it must stay physically
+ * possible (at most the peak) and above 70%. */
 static void check_stream(const char *preset) {
   ws_microbench_bw r = stream_twice_l2(preset);
-  /* the copy's bytes over its time, and what the DRAM channels themselves moved (the copy's
-   * figure also counts the stores still held dirty in L2 when the kernel ends) */
   cr_expect_geq(r.gbps, 0.85 * r.peak_gbps, "%s: copy %.1f GB/s of %.1f", preset, r.gbps,
                 r.peak_gbps);
-  cr_expect_geq(r.dram_gbps, 0.85 * r.peak_gbps, "%s: DRAM %.1f GB/s of %.1f", preset, r.dram_gbps,
+  cr_expect_leq(r.dram_gbps, r.peak_gbps, "%s: DRAM %.1f GB/s above the peak %.1f", preset,
+                r.dram_gbps, r.peak_gbps);
+  cr_expect_geq(r.dram_gbps, 0.70 * r.peak_gbps, "%s: DRAM %.1f GB/s of %.1f", preset, r.dram_gbps,
                 r.peak_gbps);
 }
+
+Test(microbench, stream_classroom_reaches_85pct_of_hbm_peak) { check_stream("classroom"); }
 
 Test(microbench, stream_v100_reaches_85pct_of_hbm_peak) { check_stream("v100"); }
 
 Test(microbench, stream_rtx_a6000_reaches_85pct_of_hbm_peak) { check_stream("rtx-a6000"); }
-
-/* classroom does NOT reach 85% of its nominal HBM peak (79% for the copy,
- * 68% of the DRAM traffic; docs/validation.md). Measured causes, none in
- * the kernel: dram.c rounds each request's bus time up to whole core
- * cycles, so a 128-byte line holds a channel ceil(128 x 1000 / 38875) = 4
- * cycles for 3.29 cycles of data and the channels can move at most 64 of
- * the nominal 77.75 GB/s; and noc.queue_depth = 16 credits per slice cover
- * less than the request link's bandwidth-delay product (with 64 credits the
- * copy reaches 85.7%). What is checked here is the part the kernel owns:
- * the DRAM traffic stays under that rounding bound and reaches 80% of it. */
-Test(microbench, stream_classroom_near_its_dram_bus_bound) {
-  ws_microbench_bw r = stream_twice_l2("classroom");
-  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
-  uint64_t line = cfg->l2.line_bytes;
-  double bound_gbps = (double)cfg->hbm.channels * (double)line /
-                      (double)ws_dram_bus_cycles(cfg, (uint32_t)line) * cfg->gpu.core_clock_mhz /
-                      1000.0;
-  cr_expect_eq(bound_gbps, 64.0);
-  cr_expect_leq(r.dram_gbps, bound_gbps);
-  cr_expect_geq(r.dram_gbps, 0.80 * bound_gbps, "DRAM %.1f GB/s of a %.1f GB/s bound", r.dram_gbps,
-                bound_gbps);
-}
 
 Test(microbench, smem_bandwidth_classroom_at_pipe_peak) {
   open_preset("classroom");

@@ -54,6 +54,7 @@ test-fuzz: build
 
 bench: build
 	./$(BUILD)/bench_exec
+	./$(BUILD)/bench_timing
 
 docs: build
 	./$(BUILD)/ws-docgen --update

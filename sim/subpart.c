@@ -297,10 +297,12 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
   return false;
 }
 
-/* Starts loading the timing state of every warp the scan will reclassify,
- * so that their host-cache misses overlap instead of queueing one by one. */
-static void prefetch_reclassified(const ws_sm *sm, const ws_subpart *sp, uint64_t t) {
-  for (uint32_t m = sp->live_mask & ~sp->ready_mask; m; m &= m - 1) {
+/* Starts loading the timing state of every warp the scan will classify or
+ * may issue, so that their host-cache misses overlap instead of queueing
+ * one by one. */
+void ws_subpart_prefetch(const ws_sm *sm, const ws_subpart *sp, uint64_t t) {
+  if (sp->next_cycle > t) return;
+  for (uint32_t m = sp->live_mask; m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
     if (sp->verdict_until[i] <= t) __builtin_prefetch(&sm->warps[sp->slot_warp[i]]);
   }
@@ -308,7 +310,7 @@ static void prefetch_reclassified(const ws_sm *sm, const ws_subpart *sp, uint64_
 
 static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *next) {
   uint32_t eligible = 0;
-  prefetch_reclassified(sm, sp, t);
+  ws_subpart_prefetch(sm, sp, t);
   for (uint32_t m = sp->live_mask; m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
     if (sp->verdict_until[i] > t) { /* still blocked for the same reason */

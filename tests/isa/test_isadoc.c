@@ -1,10 +1,6 @@
-/* test_isadoc.c - docs/isa.md carries exactly the opcode table that
- * ws_isadoc_markdown generates from opcodes.def, so the reference cannot
- * drift from the code. On failure: build and run
- * `make docs`.
- *
- * Design: the block is cut out of the document here, independently of
- * ws_isadoc_splice, so a bug in the splicer cannot hide a stale document. */
+/* test_isadoc.c - the opcode table generated from opcodes.def: one row per
+ * opcode, and the splicer replaces only the generated block. Whether
+ * docs/isa.md carries the current table is checked by tests/sim/test_docgen.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,33 +8,6 @@
 
 #include "isa/isa.h"
 #include "isa/isadoc.h"
-
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-Test(isadoc, document_block_matches_generator) {
-  char *doc = read_text(WS_SOURCE_DIR "/docs/isa.md");
-  char *begin = strstr(doc, WS_ISADOC_BEGIN "\n");
-  cr_assert_not_null(begin, "docs/isa.md lacks the line " WS_ISADOC_BEGIN);
-  char *body = begin + strlen(WS_ISADOC_BEGIN "\n");
-  char *end = strstr(body, WS_ISADOC_END);
-  cr_assert_not_null(end, "docs/isa.md lacks " WS_ISADOC_END);
-  *end = '\0';
-  char *table = ws_isadoc_markdown();
-  cr_assert_str_eq(body, table, "docs/isa.md is stale: run make docs");
-  free(table);
-  free(doc);
-}
 
 Test(isadoc, one_row_per_opcode) {
   char *table = ws_isadoc_markdown();

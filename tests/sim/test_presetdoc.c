@@ -1,11 +1,7 @@
-/* test_presetdoc.c - docs/presets.md carries exactly the tables that
- * ws_presetdoc_markdown generates from the key table and the embedded
- * presets, so the documented values and sources cannot drift from what the
- * simulator loads. On failure: build and run
- * `make docs`.
- *
- * Design: the block is cut out of the document here, independently of
- * ws_presetdoc_splice, so a bug in the splicer cannot hide a stale document. */
+/* test_presetdoc.c - the preset tables generated from the key table: one row
+ * per key with its sources, source comments read off INI lines, and the
+ * splicer replaces only the generated block. Whether docs/presets.md carries
+ * the current tables is checked by tests/sim/test_docgen.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,34 +9,6 @@
 
 #include "sim/config.h"
 #include "sim/presetdoc.h"
-
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-Test(presetdoc, document_block_matches_generator) {
-  char *doc = read_text(WS_SOURCE_DIR "/docs/presets.md");
-  char *begin = strstr(doc, WS_PRESETDOC_BEGIN "\n");
-  cr_assert_not_null(begin, "docs/presets.md lacks the line " WS_PRESETDOC_BEGIN);
-  char *body = begin + strlen(WS_PRESETDOC_BEGIN "\n");
-  char *end = strstr(body, WS_PRESETDOC_END);
-  cr_assert_not_null(end, "docs/presets.md lacks " WS_PRESETDOC_END);
-  *end = '\0';
-  char *tables = ws_presetdoc_markdown();
-  cr_assert_not_null(tables, "an embedded preset failed to load");
-  cr_assert_str_eq(body, tables, "docs/presets.md is stale: run make docs");
-  free(tables);
-  free(doc);
-}
 
 Test(presetdoc, one_row_per_key_with_sources) {
   char *tables = ws_presetdoc_markdown();

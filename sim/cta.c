@@ -153,7 +153,7 @@ static ws_status exec_bra(ws_warp *w, const ws_exec_site *s) {
 
 static void count(ws_launch_stats *stats, const ws_opinfo *info, uint32_t exec) {
   stats->warp_insns++;
-  stats->thread_insns += (uint64_t)__builtin_popcount(exec);
+  stats->thread_insns += ws_lane_count(exec);
   stats->warp_insns_by_unit[info->unit]++;
 }
 

@@ -165,22 +165,11 @@ static uint64_t next_cycle(const ws_engine *e) {
   return t;
 }
 
-/* The first SM at or after i that is due at t (nsms: none). */
-static uint32_t next_due(const ws_engine *e, uint32_t i, uint64_t t) {
-  while (i < e->nsms && e->sm_next[i] > t) i++;
-  return i < e->nsms ? i : e->nsms;
-}
-
-/* Visits the SMs due at t; places CTAs into slots freed. A visit changes
- * only its own SM's next cycle, so the due set is known up front, and the
- * host-cache misses of the next visits are started two and one visit ahead
- * (first the SM's issue state, then the warps that state names). */
+/* Visits the SMs due at t; places CTAs into slots freed. */
 static ws_status run_sms(ws_engine *e, uint64_t t) {
   bool freed = false;
-  const uint32_t n = e->nsms;
-  uint32_t i = next_due(e, 0, t), j = next_due(e, i + 1, t);
-  while (i < n) {
-    uint32_t k = next_due(e, j + 1, t);
+  for (uint32_t i = 0; i < e->nsms; i++) {
+    if (e->sm_next[i] > t) continue;
     uint32_t retired = 0;
     e->gpu_visits++;
     ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
@@ -188,8 +177,6 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
     if (st != WS_OK) return st;
     e->dispatch.retired += retired;
     freed |= retired != 0;
-    i = j;
-    j = k;
   }
   return freed ? place(e, t + 1) : WS_OK;
 }

@@ -51,6 +51,10 @@ static const uint32_t *src_k(const ws_exec_site *s, unsigned i, unsigned k) {
 static void put(const ws_exec_site *s, uint32_t reg, const uint32_t *res) {
   uint32_t *d = ws_warp_dst(s->warp, reg);
   uint32_t exec = s->exec;
+  if (exec == UINT32_MAX) { /* the common full warp: a plain copy */
+    memcpy(d, res, LANES * sizeof *d);
+    return;
+  }
   for (unsigned l = 0; l < LANES; l++) {
     uint32_t m = 0u - ((exec >> l) & 1u);
     d[l] = (d[l] & ~m) | (res[l] & m);

@@ -105,12 +105,41 @@ static void note(const ws_exec_site *s, ws_space sp, uint16_t flags, uint32_t wi
   s->ev->width_bytes = (uint8_t)width;
 }
 
+/* The common case of a flat-space load (shared, constant, param): every
+ * active lane aligned and inside the window. Copies straight into the
+ * registers (the addresses are already in the event, so a destination that
+ * is also the address register changes nothing) and returns true; false,
+ * having touched nothing, when some lane faults, for the lane-by-lane path
+ * to report the lowest such lane. */
+static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width) {
+  uint64_t size_bytes = 0;
+  const uint8_t *base = window(s, sp, &size_bytes);
+  const uint64_t *addr = s->ev->addr;
+  const uint32_t exec = s->exec;
+  uint64_t bad = 0;
+  for (uint32_t l = 0; l < LANES; l++) {
+    uint64_t lane = 0u - (uint64_t)(exec >> l & 1u);
+    bad |= ((addr[l] & (width - 1)) | (uint64_t)(addr[l] + width > size_bytes)) & lane;
+  }
+  if (bad) return false;
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    if (exec == UINT32_MAX)
+      for (uint32_t l = 0; l < LANES; l++) memcpy(&d[l], base + addr[l] + 4u * r, 4);
+    else
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) memcpy(&d[l], base + addr[l] + 4u * r, 4);
+  }
+  return true;
+}
+
 /* d..d+n-1 = space[a]: gathers every lane, then writes the registers. */
 static ws_status load(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
   note(s, sp, WS_EV_LOAD, width);
   addresses(s, 1, sp, s->ev->addr);
+  if (sp != WS_SPACE_GLOBAL && load_window_fast(s, sp, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     ws_status st = access(s, sp, l, s->ev->addr[l], data[l], width, ACC_READ);

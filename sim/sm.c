@@ -348,15 +348,6 @@ static void lsu_cycle(ws_sm *sm, uint64_t cycle) {
   if (sent.store_warp != UINT32_MAX) ws_sm_mem_done(sm, sm->warps[sent.store_warp].cta_slot, cycle);
 }
 
-void ws_sm_prefetch_state(const ws_sm *sm) {
-  const char *p = (const char *)sm, *end = (const char *)&sm->sp[sm->cfg->sm.subpartitions];
-  for (; p < end; p += 64) __builtin_prefetch(p);
-}
-
-void ws_sm_prefetch_warps(const ws_sm *sm, uint64_t cycle) {
-  for (uint32_t p = 0; p < sm->nsp; p++) ws_subpart_prefetch(sm, &sm->sp[p], cycle);
-}
-
 static uint64_t compute_next(const ws_sm *sm, uint64_t cycle) {
   uint64_t next = sm->lsu.state == WS_LSU_SENDING ? cycle + 1 : NEVER;
   for (uint32_t p = 0; p < sm->nsp; p++)
@@ -370,6 +361,7 @@ ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   retire_ctas(sm, cycle, retired);
   lsu_cycle(sm, cycle);
   for (uint32_t p = 0; p < sm->nsp; p++) {
+    if (sm->sp[p].next_cycle > cycle) continue; /* asleep: skip the call */
     ws_status st = ws_subpart_cycle(sm, &sm->sp[p], cycle);
     if (st != WS_OK) return st;
   }

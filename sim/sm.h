@@ -85,12 +85,6 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm);
  * access, issues up to one instruction per sub-partition. *retired counts
  * the CTAs retired. Faults and budget exhaustion return their status. */
 ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired);
-/* Host-cache hints for an SM the engine will visit soon (results never
- * depend on them): _state starts loading the SM's issue-stage state,
- * _warps (called later, once that state has arrived) the timing state of
- * the warps its visit at `cycle` will examine. */
-void ws_sm_prefetch_state(const ws_sm *sm);
-void ws_sm_prefetch_warps(const ws_sm *sm, uint64_t cycle);
 /* A memory response (cookie from ws_memsys_access) arrived at `cycle`. */
 void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle);
 /* True while the LSU holds an access the memory system refused. */

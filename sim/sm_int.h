@@ -110,8 +110,6 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
 ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t cycle);
 void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
 void ws_twarp_set_reason(ws_sm *sm, ws_twarp *w, ws_stall r, uint64_t cycle);
-/* Prefetches the timing state of the warps a scan at `cycle` will look at. */
-void ws_subpart_prefetch(const ws_sm *sm, const ws_subpart *sp, uint64_t cycle);
 
 /* sm.c, for subpart.c */
 void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle);

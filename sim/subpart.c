@@ -112,7 +112,7 @@ static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
 }
 
 static void count_issue(ws_sm *sm, const ws_sb_insn *si, uint32_t active) {
-  uint32_t lanes = (uint32_t)__builtin_popcount(active);
+  uint32_t lanes = ws_lane_count(active);
   sm->warp_insns++;
   sm->thread_insns += lanes;
   sm->inst_by_unit[si->unit]++;
@@ -145,18 +145,19 @@ static bool trivially_conflict_free(const ws_warp_event *ev, uint32_t bank_width
   if (ev->active_mask != UINT32_MAX || ev->width_bytes < bank_width_bytes) return false;
   uint64_t step = ev->addr[1] - ev->addr[0];
   if ((step != ev->width_bytes && step != 0) || ev->addr[0] % bank_width_bytes) return false;
-  for (uint32_t l = 2; l < WS_WARP_LANES; l++)
-    if (ev->addr[l] - ev->addr[l - 1] != step) return false;
-  return true;
+  uint64_t off = 0; /* accumulated without an early exit: a branch-free loop */
+  for (uint32_t l = 2; l < WS_WARP_LANES; l++) off |= (ev->addr[l] - ev->addr[l - 1]) ^ step;
+  return off == 0;
 }
 
 static bool memo_matches(const ws_smem_memo *e, const ws_warp_event *ev, uint32_t row_offset) {
   if (e->pc != ev->pc || e->mask != ev->active_mask || e->row_offset != row_offset ||
       e->width_bytes != ev->width_bytes)
     return false;
+  uint32_t off = 0; /* accumulated without an early exit: a branch-free loop */
   for (uint32_t l = 0; l < WS_WARP_LANES; l++)
-    if (e->delta[l] != (int32_t)(ev->addr[l] - ev->addr[0])) return false;
-  return true;
+    off |= (uint32_t)(e->delta[l] ^ (int32_t)(ev->addr[l] - ev->addr[0]));
+  return off == 0;
 }
 
 static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_event *ev, uint32_t ideal) {
@@ -247,20 +248,11 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
   return st;
 }
 
-/* Starts loading the short-scoreboard entries of the instruction after si in
- * program order (the commonest next instruction), so that the look-up after
- * the step finds them in the host's cache: a hint only, results unchanged. */
-static void prefetch_next_deps(const ws_sm *sm, const ws_twarp *w, const ws_sb_insn *si) {
-  if (si + 1 >= sm->env->table + sm->env->launch->kernel->ninsns) return;
-  for (uint32_t i = 0; i < si[1].ndeps; i++) __builtin_prefetch(&w->sb.slots[si[1].deps[i]]);
-}
-
 static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t wslot, uint64_t t) {
   ws_twarp *w = &sm->warps[wslot];
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_sb_insn *si = w->next;
-  prefetch_next_deps(sm, w, si);
   ws_twarp_set_reason(sm, w, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->ev, sm->env->ls);
   if (st != WS_OK) return st;
@@ -297,20 +289,8 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
   return false;
 }
 
-/* Starts loading the timing state of every warp the scan will classify or
- * may issue, so that their host-cache misses overlap instead of queueing
- * one by one. */
-void ws_subpart_prefetch(const ws_sm *sm, const ws_subpart *sp, uint64_t t) {
-  if (sp->next_cycle > t) return;
-  for (uint32_t m = sp->live_mask; m; m &= m - 1) {
-    uint32_t i = (uint32_t)__builtin_ctz(m);
-    if (sp->verdict_until[i] <= t) __builtin_prefetch(&sm->warps[sp->slot_warp[i]]);
-  }
-}
-
 static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *next) {
   uint32_t eligible = 0;
-  ws_subpart_prefetch(sm, sp, t);
   for (uint32_t m = sp->live_mask; m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
     if (sp->verdict_until[i] > t) { /* still blocked for the same reason */

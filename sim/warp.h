@@ -56,6 +56,14 @@ static inline uint32_t *ws_warp_dst(ws_warp *w, uint32_t reg) {
   return w->regs + (size_t)(reg < w->nrows ? reg : w->nrows + 1) * WS_WARP_LANES;
 }
 
+/* Lanes set in a mask. Written out rather than __builtin_popcount, which at
+ * the default -march is a libgcc call, on the per-instruction path. */
+static inline uint32_t ws_lane_count(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 /* ---- the record of one executed warp instruction --------------------------- */
 
 typedef enum ws_space {

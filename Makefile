@@ -53,8 +53,8 @@ test-fuzz: build
 	@echo "fuzz_objfile: $(FUZZ_SECONDS) s without a finding"
 
 bench: build
-	./$(BUILD)/bench_exec
-	./$(BUILD)/bench_timing
+	./$(BUILD)/bench_sim functional
+	./$(BUILD)/bench_sim timing
 
 docs: build
 	./$(BUILD)/ws-docgen --update

@@ -1,18 +1,30 @@
-/* bench_exec.c - simulator speed: warp instructions per second of the
- * functional SIMT executor, single-threaded, on an FFMA-heavy SGEMM, a
- * memory-bound SAXPY and the tensor-core GEMM. Only ws_device_launch is
- * timed (inputs are uploaded before, nothing is checked after: the tests do
- * that). Each case runs REPEATS times and keeps the best time, the one least
- * disturbed by the rest of the machine. */
+/* bench_sim.c - simulator speed: simulated warp instructions per second,
+ * single-threaded, on an FFMA-heavy SGEMM 512^3, a memory-bound SAXPY and
+ * the tensor-core GEMM, either with the cycle model (timing) or values only
+ * (functional). Only ws_device_launch is timed (inputs are uploaded before,
+ * nothing is checked after: the tests do that); each case runs REPEATS times
+ * and keeps the best wall time, the one least disturbed by the rest of the
+ * machine. The simulated cycles and the engine's work counters are printed
+ * too, so a speed change can be told apart from a change in what was
+ * simulated.
+ *
+ *   bench_sim [timing|functional] [CASE] [SMS]
+ * CASE runs only the cases whose label starts with it; SMS simulates a GPU
+ * with that many SMs (how the cost per instruction depends on the state the
+ * host must keep in cache). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "isa/asm.h"
 #include "models/examples.h"
 
+#ifndef REPEATS
 #define REPEATS 3
+#endif
 
 typedef struct bench_case {
   const char *label;
@@ -43,6 +55,15 @@ static ws_status bind_inputs(ws_device *dev, const bench_case *bc, ws_args *args
   return st;
 }
 
+static void print_result(ws_device *dev, const bench_case *bc, const ws_launch_stats *ls, double best) {
+  uint64_t events = 0, visits = 0;
+  ws_stats_get(ws_device_stats(dev), "gpu.events", &events);
+  ws_stats_get(ws_device_stats(dev), "gpu.sm_visits", &visits);
+  printf("%-26s %11" PRIu64 " warp insns %10" PRIu64 " cycles  %7.3f s  %6.2f M warp insns/s"
+         "  (%" PRIu64 " events, %" PRIu64 " SM visits)\n",
+         bc->label, ls->warp_insns, ls->cycles, best, (double)ls->warp_insns / best / 1e6, events, visits);
+}
+
 static int run_case(ws_device *dev, const bench_case *bc) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_program *prog = NULL;
@@ -65,19 +86,15 @@ static int run_case(ws_device *dev, const bench_case *bc) {
     double t = now_seconds() - t0;
     if (t < best) best = t;
   }
-  if (st == WS_OK)
-    printf("%-28s %12" PRIu64 " warp insns  %8.3f s  %6.2f M warp insns/s  %7.1f M thread insns/s\n",
-           bc->label, stats.warp_insns, best, (double)stats.warp_insns / best / 1e6,
-           (double)stats.thread_insns / best / 1e6);
-  else
-    fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
+  if (st == WS_OK) print_result(dev, bc, &stats, best);
+  else fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
   for (int i = 0; i < 3; i++)
     if (dptrs[i]) ws_device_free(dev, dptrs[i]);
   ws_program_destroy(prog);
   return st == WS_OK ? 0 : 1;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   enum { N = 512, SAXPY_N = 1 << 22 };
   const bench_case cases[] = {
       {"sgemm 512^3 (16x16 tiles)", "models/examples/sgemm.wsa", {N / 16, N / 16, 1}, {16, 16, 1},
@@ -87,17 +104,26 @@ int main(void) {
       {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", {N / 8, N / 16, 1}, {32, 1, 1},
        {"A", "Bt", "C"}, {N * N * 2, N * N * 2, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
   };
+  bool functional = argc > 1 && strcmp(argv[1], "functional") == 0;
+  if (argc > 1 && !functional && strcmp(argv[1], "timing") != 0) {
+    fprintf(stderr, "usage: bench_sim [timing|functional] [CASE] [SMS]\n");
+    return 2;
+  }
+  const char *only = argc > 2 ? argv[2] : NULL;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  if (argc > 3) cfg.gpu.num_sms = (uint32_t)strtoul(argv[3], NULL, 10);
   ws_device *dev = NULL;
   if (ws_device_create(ctx, &cfg, &dev) != WS_OK) {
     fprintf(stderr, "%s\n", ws_errmsg(ctx));
     return 1;
   }
-  ws_device_set_mode(dev, WS_MODE_FUNCTIONAL);
-  printf("functional executor, single thread, launch only, best of %d\n", REPEATS);
+  ws_device_set_mode(dev, functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
+  printf("%s (%s preset, %u SMs), single thread, launch only, best of %d\n",
+         functional ? "functional executor" : "timing model", cfg.gpu.name, cfg.gpu.num_sms, REPEATS);
   int rc = 0;
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) rc |= run_case(dev, &cases[i]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (!only || strncmp(cases[i].label, only, strlen(only)) == 0) rc |= run_case(dev, &cases[i]);
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);
   return rc;

@@ -294,7 +294,7 @@ static ws_status parse_sum(parser *p, bool syms, int64_t *acc) {
 
 /* ---- floats ---------------------------------------------------------------------- */
 
-/* 0fXXXXXXXX: an exact f32 bit pattern (PTX spelling). */
+/* 0fHHHHHHHH: an exact f32 bit pattern (PTX spelling). */
 static ws_status float_bits_literal(parser *p, uint32_t *bits) {
   const ws_token *t = &p->tok;
   uint32_t v = 0;

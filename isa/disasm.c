@@ -5,7 +5,7 @@
  * modifier group an opcode accepts is printed, including defaults
  * (LDG.32, ISETP.LT.S32), float immediates use %.9g (nine significant
  * digits identify every binary32 value, so strtof gives the same bits back),
- * NaNs use the exact 0fXXXXXXXX form so payloads survive, and labels are
+ * NaNs use the exact 0fHHHHHHHH form so payloads survive, and labels are
  * re-emitted from the kernel's label table so names are kept. A branch
  * target with no label (a kernel built in code) gets a synthetic "pcN"
  * label so the text still assembles. */

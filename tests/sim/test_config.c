@@ -97,8 +97,8 @@ static ws_status load(ws_ctx *ctx, const char *text, ws_gpu_cfg *cfg) {
 Test(config, base_text_is_valid) {
   ws_ctx *ctx = ws_ctx_create();
   char *text = build(35, "   assoc = 4   ; indented, with a comment", "; a comment longer than inih's 200-byte line buffer is fine, because the reader "
-                              "drops comments before inih sees the line: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                              "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n");
+                              "drops comments before inih sees the line: wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+                              "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwx\n");
   ws_gpu_cfg cfg;
   cr_assert_eq(load(ctx, text, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_str_eq(cfg.gpu.name, "t");
@@ -156,12 +156,12 @@ static const bad_case bad_cases[] = {
     {0, NULL, "[sm]\nmax_threads_per_block = 4096\n",
      "t.ini:59: error: key 'sm.max_threads_per_block': 4096 threads exceed max_warps_per_sm (64) x 32"},
     {3,
-     "full_name = xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     "full_name = wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwww",
      NULL, "t.ini:3: error: key 'gpu.full_name' expects 1 to 127 characters, found 128"},
     {3,
-     "full_name = xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     "full_name = wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwx",
      NULL, "t.ini:3: error: line longer than 198 characters (comments excluded)"},
 };
 

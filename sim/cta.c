@@ -48,6 +48,7 @@ static void settle(ws_cta *cta, ws_warp *w, ws_warp_event *ev);
 void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   const ws_dim3 g = cta->launch->grid;
   cta->linear_id = linear_id;
+  cta->sm_id = cta->launch->num_sms ? (uint32_t)(linear_id % cta->launch->num_sms) : 0u;
   cta->ctaid.x = (uint32_t)(linear_id % g.x);
   cta->ctaid.y = (uint32_t)(linear_id / g.x % g.y);
   cta->ctaid.z = (uint32_t)(linear_id / ((uint64_t)g.x * g.y));

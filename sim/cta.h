@@ -27,6 +27,7 @@ typedef struct ws_cta {
   const ws_exec_launch *launch;
   ws_dim3 ctaid;
   uint64_t linear_id;
+  uint32_t sm_id;      /* what SR_SMID reads: the SM running this CTA */
   uint32_t nthreads;
   uint32_t nwarps;
   ws_warp *warps;
@@ -39,7 +40,8 @@ typedef struct ws_cta {
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out);
 void ws_cta_destroy(ws_cta *cta);
 /* Starts CTA number `linear_id` of the grid: fresh registers, shared memory
- * zeroed, every warp at pc 0. */
+ * zeroed, every warp at pc 0, sm_id = linear_id % num_sms (the functional
+ * launcher's placement; the timing model sets the SM that really runs it). */
 void ws_cta_reset(ws_cta *cta, uint64_t linear_id);
 static inline bool ws_cta_done(const ws_cta *cta) { return cta->warps_done == cta->nwarps; }
 static inline ws_warp_state ws_cta_warp_state(const ws_cta *cta, uint32_t warp) {

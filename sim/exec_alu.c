@@ -373,7 +373,7 @@ static uint32_t sreg_uniform(const ws_exec_site *s, ws_sreg sr) {
   case WS_SR_NCTAID_Y: return L->grid.y;
   case WS_SR_NCTAID_Z: return L->grid.z;
   case WS_SR_WARPID: return s->warp_idx;
-  case WS_SR_SMID: return L->num_sms ? (uint32_t)(s->cta->linear_id % L->num_sms) : 0u;
+  case WS_SR_SMID: return s->cta->sm_id;
   case WS_SR_CLOCK: return (uint32_t)s->clock;
   default: return 0;
   }

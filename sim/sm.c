@@ -235,6 +235,7 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
   }
   ws_sm_flush(sm, cycle);
   ws_cta_reset(slot->cta, linear_id);
+  slot->cta->sm_id = sm->id;
   slot->busy = true;
   slot->mem_outstanding = 0;
   slot->done_cycle = cycle;

@@ -225,6 +225,41 @@ Test(timing, ctas_refill_the_sm_that_freed_a_slot) {
   st_fini(&t);
 }
 
+/* CTA 0 spins 200 iterations, the others store at once: with one CTA per SM
+ * on 2 SMs, CTA 0 holds SM 0 while CTAs 1-5 run one after the other on SM 1,
+ * and SR_SMID must say so (the functional launcher's placement would have
+ * been 0,1,0,1,0,1). */
+static const char smid_kernel[] = ".kernel t\n.param .ptr buf\n"
+                                  "S2R R0, SR_CTAID.X\nS2R R1, SR_SMID\n"
+                                  "ISETP.NE.U32 P0, R0, 0\nMOV R2, 200\n@P0 MOV R2, 0\n"
+                                  "loop: ISETP.EQ.U32 P1, R2, 0\n@P1 BRA done\n"
+                                  "IADD R2, R2, -1\nBRA loop\n"
+                                  "done: LDP.64 R4, [buf]\nIMAD.WIDE.U32 R6, R0, 4, R4\n"
+                                  "STG.32 [R6], R1\nEXIT\n";
+
+static void smid_case(ws_exec_mode mode, uint32_t got[6]) {
+  ws_gpu_cfg c = tcfg();
+  c.sm.max_ctas_per_sm = 1;
+  simtest t;
+  st_init_cfg(&t, smid_kernel, "t", &c);
+  uint64_t out = st_buf(&t, "buf", 6 * 4, NULL);
+  ws_device_set_mode(t.dev, mode);
+  st_run(&t, 6, 32);
+  st_read(&t, got, out, 6 * 4);
+  st_fini(&t);
+}
+
+Test(timing, sr_smid_names_the_sm_that_runs_the_cta) {
+  uint32_t timed[6], functional[6];
+  smid_case(WS_MODE_TIMING, timed);
+  smid_case(WS_MODE_FUNCTIONAL, functional);
+  static const uint32_t want_timed[6] = {0, 1, 1, 1, 1, 1}, want_functional[6] = {0, 1, 0, 1, 0, 1};
+  for (int i = 0; i < 6; i++) {
+    cr_expect_eq(timed[i], want_timed[i], "timed CTA %d ran on SM %u", i, timed[i]);
+    cr_expect_eq(functional[i], want_functional[i], "functional CTA %d: SM %u", i, functional[i]);
+  }
+}
+
 Test(timing, a_cta_that_cannot_fit_fails_to_launch) {
   simtest t;
   ws_gpu_cfg c = tcfg();

@@ -12,6 +12,7 @@
 
 #include "isa/analysis.h"
 #include "isa/asm.h"
+#include "isatest.h"
 
 static ws_ctx *ctx;
 
@@ -20,12 +21,7 @@ static void teardown(void) { ws_ctx_destroy(ctx); }
 
 TestSuite(analysis, .init = setup, .fini = teardown);
 
-static ws_program *assemble(const char *src) {
-  ws_program *prog = NULL;
-  ws_status st = ws_asm_parse(ctx, src, strlen(src), "k.wsa", &prog);
-  cr_assert_eq(st, WS_OK, "%s", ws_errmsg(ctx));
-  return prog;
-}
+static ws_program *assemble(const char *src) { return it_assemble(ctx, src, "k.wsa"); }
 
 static uint32_t regs_of(const char *body) {
   char src[256];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "isa/asm.h"
+#include "isatest.h"
 #include "isa/modifiers.h"
 #include "isa/text.h"
 
@@ -22,12 +23,7 @@ static void teardown(void) { ws_ctx_destroy(ctx); }
 
 TestSuite(disasm, .init = setup, .fini = teardown);
 
-static ws_program *assemble(const char *src, const char *name) {
-  ws_program *prog = NULL;
-  ws_status st = ws_asm_parse(ctx, src, strlen(src), name, &prog);
-  cr_assert_eq(st, WS_OK, "%s", ws_errmsg(ctx));
-  return prog;
-}
+static ws_program *assemble(const char *src, const char *name) { return it_assemble(ctx, src, name); }
 
 /* asm -> disasm -> asm: the programs are equal and the second disassembly
  * is byte-identical to the first (the text is a fixed point). */

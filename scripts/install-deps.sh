@@ -9,6 +9,8 @@ packages=(
   libcriterion-dev                       # unit tests
   libopenblas-dev                        # reference math (cblas_sgemm)
   libinih-dev                            # GPU preset INI files
+  libcjson-dev                           # safetensors headers (JSON)
+  libsdl2-dev libsdl2-image-dev          # images (PNG/PPM) and the window
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
 )
 

@@ -27,6 +27,7 @@ extern const size_t ws_embedded_presets_count;
 
 #define CUDA_GUIDE "CUDA C++ Programming Guide, Technical Specifications per Compute Capability"
 #define MODEL "modelling choice"
+#define PCIE_SPEC "PCI-SIG PCI Express Base Specification"
 
 static const char *const sched_names[] = {"lrr", "gto", NULL};
 static const char *const write_names[] = {"write-through", "write-back", NULL};
@@ -186,11 +187,47 @@ static const ws_cfg_key keys[] = {
         "requests per channel controller", MODEL ": not published by NVIDIA"),
     REQ("hbm", "ctrl_lat_cycles", hbm.ctrl_lat_cycles, 0, 2000, "cycles",
         "memory controller + PHY, each way"),
+
+    DEF("pcie", "gen", pcie.gen, 1, 5, 4, "", "PCIe generation (sets lane rate and line encoding)",
+        PCIE_SPEC ": gen1/2/3/4/5 run 2.5/5/8/16/32 GT/s per lane, 8b/10b through gen2 and "
+                  "128b/130b from gen3; per GPU: NVIDIA Tesla V100 datasheet (PCIe gen3, 32 GB/s "
+                  "both ways; the SXM2 module's host link too), A100 datasheet (PCIe gen4, "
+                  "64 GB/s), H100 datasheet (PCIe gen5, 128 GB/s), RTX A6000 datasheet (PCI "
+                  "Express Gen 4 x16)"),
+    DEF("pcie", "lanes", pcie.lanes, 1, 32, 16, "lanes", "link width",
+        "NVIDIA V100, A100, H100 and RTX A6000 datasheets: x16 host interface"),
+    DEF("pcie", "max_payload_bytes", pcie.max_payload_bytes, 128, 4096, 256, "B",
+        "maximum payload per TLP (MPS)",
+        MODEL ": 256 B, what x86 server root ports commonly grant; " PCIE_SPEC
+              " allows 128 B to 4 KiB"),
+    DEF("pcie", "tlp_overhead_bytes", pcie.tlp_overhead_bytes, 0, 256, 24, "B",
+        "per-TLP framing, sequence number, header and LCRC",
+        "Intel AN 855 (PCI Express High Performance Reference Design), Protocol Overhead: 6 "
+        "dwords per TLP without ECRC (start/end framing, sequence number, 4-dword header, LCRC); "
+        "ACK and flow-control DLLPs travel the other way"),
+    DEF("pcie", "setup_lat_ns", pcie.setup_lat_ns, 0, 100000000, 10000, "ns",
+        "per transfer: driver call and DMA descriptor",
+        "M. Boyer, CUDA memory transfer overhead (U. Virginia, GTX 280 on PCIe 2.0): cudaMemcpy "
+        "has a constant overhead of about 10 us below 8 KB"),
+    DEF("pcie", "host_memcpy_mbps", pcie.host_memcpy_mbps, 1, 10000000, 8000, "MB/s",
+        "host CPU copy to or from the pinned staging buffer (pageable transfers)",
+        MODEL ": between the 5.6 GB/s (Broadwell-E) and 11.4 GB/s (Skylake) single-threaded "
+              "memcpy measured in Stack Overflow question 39260020; one core's bandwidth is "
+              "concurrency-limited (J. McCalpin)"),
+    DEF("pcie", "staging_chunk_bytes", pcie.staging_chunk_bytes, 4096, 1u << 30, 65536, "B",
+        "pageable transfers: staging chunk, host copy of one chunk overlaps the DMA of the "
+        "previous",
+        MODEL ": the CUDA driver's staging-buffer size is not published"),
+    DEF("pcie", "launch_overhead_ns", pcie.launch_overhead_ns, 0, 100000000, 4000, "ns",
+        "host time of one kernel launch call",
+        MODEL ": NVIDIA's Getting Started with CUDA Graphs (2019) shows launch overheads of a "
+              "few microseconds dominating kernels of similar length"),
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"gpu", "sm", "regfile", "smem", "l1", "l2", "noc", "hbm", NULL};
+static const char *const sections[] = {"gpu", "sm", "regfile", "smem", "l1",
+                                       "l2", "noc", "hbm", "pcie", NULL};
 static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
 
 size_t ws_gpu_cfg_key_count(void) { return KEY_COUNT; }
@@ -401,10 +438,25 @@ static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* Link widths the PCIe base specification defines. */
+static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
+  static const uint32_t widths[] = {1, 2, 4, 8, 12, 16, 32};
+  bool width_ok = false;
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    width_ok |= g->pcie.lanes == widths[i];
+  if (!width_ok)
+    return bad(c, "pcie.lanes", "x%u is not a PCIe link width (x1, x2, x4, x8, x12, x16, x32)",
+               g->pcie.lanes);
+  uint32_t mps = g->pcie.max_payload_bytes;
+  if (!pow2(mps)) return bad(c, "pcie.max_payload_bytes", "%u B is not a power of two", mps);
+  return WS_OK;
+}
+
 static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin, const uint32_t *lines) {
   checker c = {ctx, origin, lines};
   ws_status st = check_limits(&c, cfg);
-  return st == WS_OK ? check_memory(&c, cfg) : st;
+  if (st == WS_OK) st = check_memory(&c, cfg);
+  return st == WS_OK ? check_pcie(&c, cfg) : st;
 }
 
 ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
@@ -479,11 +531,14 @@ static int on_value(void *user, const char *section, const char *name, const cha
   if (!*section)
     return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: key '%s' is outside any [section]",
                                        where, name));
-  if (!known_section(section))
+  if (!known_section(section)) {
+    char list[128] = "";
+    for (size_t i = 0; sections[i]; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sections[i]);
     return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
-                                       "%s: error: unknown section [%s] (sections: gpu, sm, regfile, smem, "
-                                       "l1, l2, noc, hbm)",
-                                       where, section));
+                                       "%s: error: unknown section [%s] (sections: %s)", where,
+                                       section, list));
+  }
   const ws_cfg_key *k = find_key(section, name);
   if (!k)
     return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: unknown key '%s' in section [%s]",

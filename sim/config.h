@@ -118,6 +118,19 @@ typedef struct ws_cfg_hbm {
   uint32_t ctrl_lat_cycles;        /* controller + PHY, each way */
 } ws_cfg_hbm;
 
+/* The host link (sim/pcie.c) and the host-side costs the runtime
+ * (sim/runtime.c) charges around it. */
+typedef struct ws_cfg_pcie {
+  uint32_t gen;                    /* PCIe generation: sets the lane rate and the line encoding */
+  uint32_t lanes;
+  uint32_t max_payload_bytes;      /* data bytes per TLP (MPS) */
+  uint32_t tlp_overhead_bytes;     /* framing + sequence number + header + LCRC per TLP */
+  uint32_t setup_lat_ns;           /* per transfer: driver call + DMA descriptor */
+  uint32_t host_memcpy_mbps;       /* CPU copy into or out of the pinned staging buffer, MB/s */
+  uint32_t staging_chunk_bytes;    /* pageable copies are staged in chunks of this size */
+  uint32_t launch_overhead_ns;     /* host time of one kernel launch call */
+} ws_cfg_pcie;
+
 typedef struct ws_gpu_cfg {
   ws_cfg_gpu gpu;
   ws_cfg_sm sm;
@@ -127,6 +140,7 @@ typedef struct ws_gpu_cfg {
   ws_cfg_l2 l2;
   ws_cfg_noc noc;
   ws_cfg_hbm hbm;
+  ws_cfg_pcie pcie;
 } ws_gpu_cfg;
 
 /* ---- the key table -------------------------------------------------------- */
@@ -171,7 +185,7 @@ const char *ws_gpu_cfg_preset_text(const char *name);
 /* Applies one "section.key=value" override; does not validate (several
  * overrides may only be consistent together). */
 ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);
-/* Cross-field consistency (cache geometry, partitions, limits); messages
+/* Cross-field consistency (cache geometry, partitions, limits, link width); messages
  * read "ORIGIN: error: key '...': ...". */
 ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin);
 

@@ -50,6 +50,8 @@ typedef struct slice {
   slice_stats st;
 } slice;
 
+#define WS_L2_HASH_MEMO 1024
+
 struct ws_l2 {
   ws_cfg_l2 cfg;
   uint32_t fifo_cap, max_ids;
@@ -58,6 +60,11 @@ struct ws_l2 {
   uint8_t *wkind; /* per id: access kind of the waiter */
   uint8_t *wneed; /* per id: sectors it still waits for */
   uint8_t *wmask; /* per id: every sector it accesses (an atomic dirties them) */
+  /* direct-mapped memo of the slice hash: the digit sum costs a division per
+   * base-`slices` digit, and the lines in use repeat far more often than the
+   * memo's size turns over */
+  uint64_t hash_key[WS_L2_HASH_MEMO]; /* line index + 1; 0: empty */
+  uint16_t hash_slice[WS_L2_HASH_MEMO];
 };
 
 static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
@@ -177,12 +184,21 @@ void ws_l2_reset(ws_l2 *l2) {
   }
 }
 
-uint32_t ws_l2_slice_of(const ws_l2 *l2, uint64_t line_addr) {
-  if (l2->cfg.slices < 2) return 0; /* base-1 digits would never end */
+static uint32_t digit_sum_hash(uint64_t line_index, uint32_t slices) {
   uint64_t sum = 0;
-  for (uint64_t x = line_addr / l2->cfg.line_bytes; x; x /= l2->cfg.slices)
-    sum += x % l2->cfg.slices;
-  return (uint32_t)(sum % l2->cfg.slices);
+  for (uint64_t x = line_index; x; x /= slices) sum += x % slices;
+  return (uint32_t)(sum % slices);
+}
+
+uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr) {
+  if (l2->cfg.slices < 2) return 0; /* base-1 digits would never end */
+  uint64_t x = line_addr / l2->cfg.line_bytes;
+  uint32_t i = (uint32_t)(x % WS_L2_HASH_MEMO);
+  if (l2->hash_key[i] != x + 1) {
+    l2->hash_key[i] = x + 1;
+    l2->hash_slice[i] = (uint16_t)digit_sum_hash(x, l2->cfg.slices);
+  }
+  return l2->hash_slice[i];
 }
 
 void ws_l2_push(ws_l2 *l2, uint32_t s, uint32_t id) {

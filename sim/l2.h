@@ -52,7 +52,7 @@ void ws_l2_destroy(ws_l2 *l2);
 void ws_l2_reset(ws_l2 *l2);
 
 /* The slice owning an L1/L2 line (see l2.c for the hash). */
-uint32_t ws_l2_slice_of(const ws_l2 *l2, uint64_t line_addr);
+uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr);
 
 /* The slice's input FIFO (bounded by the crossbar credits). */
 void ws_l2_push(ws_l2 *l2, uint32_t slice, uint32_t id);

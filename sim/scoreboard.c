@@ -113,6 +113,8 @@ ws_status ws_sb_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uin
   return WS_OK;
 }
 
+_Static_assert(256 + 8 <= WS_SB_PENDING_WORDS * 64, "one pending bit per slot");
+
 bool ws_sb_init(ws_scoreboard *sb, uint32_t nrows) {
   memset(sb, 0, sizeof *sb);
   sb->nslots = nrows + 8;
@@ -128,14 +130,19 @@ void ws_sb_free(ws_scoreboard *sb) {
 void ws_sb_reset(ws_scoreboard *sb) {
   memset(sb->long_mask, 0, sizeof sb->long_mask);
   sb->long_count = 0;
+  memset(sb->pending, 0, sizeof sb->pending);
   memset(sb->slots, 0, sb->nslots * sizeof *sb->slots);
 }
 
-ws_sb_slot ws_sb_latest(const ws_scoreboard *sb, const ws_sb_insn *si) {
+ws_sb_slot ws_sb_latest(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t now) {
   ws_sb_slot best = {0, 0, WS_SB_FIXED};
   for (uint32_t i = 0; i < si->ndeps; i++) {
-    const ws_sb_slot *s = &sb->slots[si->deps[i]];
-    if (s->ready_cycle > best.ready_cycle) best = *s;
+    uint32_t d = si->deps[i];
+    uint64_t bit = 1ull << (d % 64);
+    if (!(sb->pending[d / 64] & bit)) continue;
+    const ws_sb_slot *s = &sb->slots[d];
+    if (s->ready_cycle <= now) sb->pending[d / 64] &= ~bit; /* in the past for good */
+    else if (s->ready_cycle > best.ready_cycle) best = *s;
   }
   return best;
 }
@@ -143,7 +150,9 @@ ws_sb_slot ws_sb_latest(const ws_scoreboard *sb, const ws_sb_insn *si) {
 void ws_sb_set_short(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t ready_cycle, ws_sb_kind kind,
                      uint16_t conflict_cycles) {
   for (uint32_t i = 0; i < si->nwrites; i++) {
-    ws_sb_slot *s = &sb->slots[si->writes[i]];
+    uint32_t d = si->writes[i];
+    ws_sb_slot *s = &sb->slots[d];
+    sb->pending[d / 64] |= 1ull << (d % 64);
     s->ready_cycle = ready_cycle;
     s->kind = (uint8_t)kind;
     s->conflict_cycles = conflict_cycles;

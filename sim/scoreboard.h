@@ -70,10 +70,18 @@ typedef struct ws_sb_slot {
   uint8_t kind;             /* ws_sb_kind */
 } ws_sb_slot;
 
+/* Bits in ws_scoreboard.pending: one per slot (at most 256 register rows
+ * and 8 predicates). */
+#define WS_SB_PENDING_WORDS 5
+
 typedef struct ws_scoreboard {
   uint32_t long_count;      /* registers with a pending long result (first: the issue check reads it alone) */
   uint32_t nslots;
   uint64_t long_mask[4];
+  /* slots whose short result may still be outstanding: the lookup reads a
+   * slot (a cache line of its own, often) only when its bit is set, and
+   * drops the bit once the result is known to be in the past */
+  uint64_t pending[WS_SB_PENDING_WORDS];
   ws_sb_slot *slots;        /* nslots = nrows + 8 predicates */
 } ws_scoreboard;
 
@@ -90,8 +98,11 @@ static inline bool ws_sb_long_blocked(const ws_scoreboard *sb, const ws_sb_insn 
   return sb->long_count && ((sb->long_mask[0] & si->dep_mask[0]) | (sb->long_mask[1] & si->dep_mask[1]) |
                             (sb->long_mask[2] & si->dep_mask[2]) | (sb->long_mask[3] & si->dep_mask[3]));
 }
-/* The latest pending short result among si's slots (ready_cycle 0 when none). */
-ws_sb_slot ws_sb_latest(const ws_scoreboard *sb, const ws_sb_insn *si);
+/* The latest pending short result among si's slots (ready_cycle 0 when
+ * none). Results ready at or before `now` may be reported as none: the
+ * answer is exact for every question asked at a cycle >= now (pass 0 to
+ * keep every result). */
+ws_sb_slot ws_sb_latest(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t now);
 /* Marks si's written slots ready at `ready_cycle`. */
 void ws_sb_set_short(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t ready_cycle, ws_sb_kind kind,
                      uint16_t conflict_cycles);

@@ -36,6 +36,10 @@ static const char *const stall_descs[WS_STALL_COUNT] = {
     "warp-cycles waiting at DEPBAR for LDGSTS groups",
     "warp-cycles waiting for the target of a taken branch"};
 
+/* the issue check's one-cache-line promise (sm_int.h) */
+_Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
+               "the fields the issue scan reads must stay in a warp's first cache line");
+
 const char *ws_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
 
 static void fill_unit_timing(ws_sm *sm) {

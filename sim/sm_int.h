@@ -21,51 +21,61 @@ typedef struct ws_smem_memo {
 
 /* Timing state of one warp slot (its architectural state is in the CTA). */
 typedef struct ws_twarp {
-  /* the fields the issue check reads come first, in the first 64 bytes (the
-   * array is 64-byte aligned), so classifying a warp costs one cache line */
+  /* everything the issue check and the stall accounting touch comes first,
+   * in the first 64 bytes (the array is 64-byte aligned), so classifying a
+   * warp and recharging its stall reason cost one cache line */
   _Alignas(64) const ws_sb_insn *next; /* dependency sets of the instruction it issues next */
   uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
   /* the latest short-scoreboard result `next` depends on: fixed from the
    * moment `next` becomes current (only the warp's own issues set short
    * entries), so it is looked up once per instruction, not once per cycle */
   ws_sb_slot next_dep;
-  uint32_t groups_incomplete;   /* committed LDGSTS groups with requests in flight */
+  /* stall accounting: `reason` since `since`, turning into `reason2` at `split` */
+  uint64_t since, split;
+  uint16_t groups_incomplete;   /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
   bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
   bool resident;                /* holds a warp of a resident CTA */
   bool finished;                /* every lane exited */
-  ws_scoreboard sb;             /* long_count lands in the first line too */
+  uint8_t reason, reason2;
+  ws_scoreboard sb;             /* long_count, its first field, still lands in the first line */
   uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
   uint32_t sp, sp_slot;
   uint64_t last_result_cycle;   /* latest short-scoreboard result it is owed */
   /* LDGSTS groups: requests per group (ring) and groups committed */
   uint32_t group_reqs[WS_ASYNC_GROUPS_MAX];
   uint64_t groups_committed;
-  /* stall accounting: `reason` since `since`, turning into `reason2` at `split` */
-  uint8_t reason, reason2;
-  uint64_t since, split;
 } ws_twarp;
 
+#define WS_SLOT_REASON_UNKNOWN 0xFF
+
 typedef struct ws_subpart {
-  ws_sched sched;
-  uint32_t nslots;
-  uint32_t slot_warp[WS_SCHED_MAX_SLOTS]; /* SM warp slot of each scheduler slot */
+  /* what every visit reads first, together: the scan's masks and the unit
+   * and issue timing an eligible warp is re-checked against */
+  uint64_t next_cycle;                    /* next cycle worth scanning */
+  uint64_t issue_free;                    /* first cycle the issue stage is free */
   uint32_t live_mask;                     /* slots holding an unfinished resident warp */
-  /* per slot, the cycle until which its last classification holds (0:
-   * reclassify): set by the scan, cleared by whatever ends a wait early
-   * (events). Kept here, contiguous, so a scan of mostly-waiting warps
-   * touches one cache line per few warps instead of every warp's state. */
-  uint64_t verdict_until[WS_SCHED_MAX_SLOTS];
   /* slots found eligible and not issued since: nothing but this
    * sub-partition's unit/issue timing and the LSU's fullness can make them
    * ineligible (their own scoreboard changes only when they issue), so they
    * are re-checked against those alone, from these arrays */
   uint32_t ready_mask;
   uint32_t not_selected_mask;             /* slots whose charged reason is not_selected */
+  uint32_t nslots;
+  uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
+  /* per slot, the cycle until which its last classification holds (0:
+   * reclassify): set by the scan, cleared by whatever ends a wait early
+   * (events). Kept here, contiguous, so a scan of mostly-waiting warps
+   * touches one cache line per few warps instead of every warp's state. */
+  uint64_t verdict_until[WS_SCHED_MAX_SLOTS];
+  uint32_t slot_warp[WS_SCHED_MAX_SLOTS]; /* SM warp slot of each scheduler slot */
   uint8_t slot_unit[WS_SCHED_MAX_SLOTS];
   uint8_t slot_memc[WS_SCHED_MAX_SLOTS];
-  uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
-  uint64_t issue_free;                    /* first cycle the issue stage is free */
-  uint64_t next_cycle;                    /* next cycle worth scanning */
+  /* for a ready slot: the stall reason this stage last charged it
+   * (WS_SLOT_REASON_UNKNOWN: none yet), so a ready warp kept waiting for the
+   * same unit cycle after cycle is not touched again to charge what it
+   * already is charged */
+  uint8_t slot_reason[WS_SCHED_MAX_SLOTS];
+  ws_sched sched;
 } ws_subpart;
 
 typedef struct ws_cta_slot {

@@ -95,7 +95,7 @@ void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w) {
 
 void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w) {
   ws_twarp_refresh_pc(sm, w);
-  w->next_dep = ws_sb_latest(&w->sb, w->next);
+  w->next_dep = ws_sb_latest(&w->sb, w->next, 0);
 }
 
 static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
@@ -259,16 +259,36 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t wslot, uint64_t t) {
   ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->ev.active_mask);
   st = book(sm, sp, w, si, wslot, sm->ev.pc, t);
-  w->next_dep = ws_sb_latest(&w->sb, w->next); /* book set this instruction's results */
+  w->next_dep = ws_sb_latest(&w->sb, w->next, t); /* book set this instruction's results */
   return st;
 }
 
-/* Can a slot that was eligible (and has not issued since) still issue? */
-static bool still_ready(const ws_sm *sm, const ws_subpart *sp, uint32_t i, uint64_t t) {
-  if (sp->issue_free > t || sp->unit_free[sp->slot_unit[i]] > t) return false;
-  if (sp->slot_memc[i] == WS_MEMC_GLOBAL) return !ws_lsu_full(&sm->lsu);
-  if (sp->slot_memc[i] == WS_MEMC_SHARED) return ws_lsu_smem_accept_cycle(&sm->lsu) <= t;
-  return true;
+/* The verdict on a slot that was eligible and has not issued since: only
+ * the issue stage, its unit and the LSU can hold it now (its own scoreboard,
+ * barrier and fetch state change only when it issues), checked in the order
+ * classify_deps checks them, so the verdict is the one a full
+ * classification would give. */
+static verdict ready_verdict(const ws_sm *sm, const ws_subpart *sp, uint32_t i, uint64_t t) {
+  if (sp->issue_free > t) return blocked(WS_STALL_DISPATCH, sp->issue_free);
+  uint8_t unit = sp->slot_unit[i];
+  if (sp->unit_free[unit] > t)
+    return blocked(unit == WS_UNIT_LSU ? WS_STALL_LSU_THROTTLE : WS_STALL_MATH_PIPE, sp->unit_free[unit]);
+  if (sp->slot_memc[i] == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return blocked(WS_STALL_LSU_THROTTLE, NEVER);
+  if (sp->slot_memc[i] == WS_MEMC_SHARED && ws_lsu_smem_accept_cycle(&sm->lsu) > t)
+    return blocked(WS_STALL_LSU_THROTTLE, ws_lsu_smem_accept_cycle(&sm->lsu));
+  return blocked(WS_STALL_SELECTED, t);
+}
+
+/* A ready slot held by the issue stage, its unit or the LSU stays ready; its
+ * warp is charged only when the reason changes. */
+static void hold_ready(ws_sm *sm, ws_subpart *sp, uint32_t i, verdict v, uint64_t t, uint64_t *next) {
+  if (sp->slot_reason[i] != v.reason) {
+    ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[i]], v.reason, t);
+    sp->slot_reason[i] = (uint8_t)v.reason;
+  }
+  sp->not_selected_mask &= ~(1u << i);
+  sp->verdict_until[i] = v.until;
+  if (v.until < *next) *next = v.until;
 }
 
 /* Classifies slot i from scratch; returns true when it is eligible. */
@@ -280,6 +300,7 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
     sp->ready_mask |= bit;
     sp->slot_unit[i] = w->next->unit;
     sp->slot_memc[i] = w->next->mem_class;
+    sp->slot_reason[i] = WS_SLOT_REASON_UNKNOWN;
     return true;
   }
   set_reason_split(sm, w, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
@@ -298,11 +319,10 @@ static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *n
       continue;
     }
     if (sp->ready_mask >> i & 1u) {
-      if (still_ready(sm, sp, i, t)) {
-        eligible |= 1u << i;
-        continue;
-      }
-      sp->ready_mask &= ~(1u << i);
+      verdict v = ready_verdict(sm, sp, i, t);
+      if (v.reason == WS_STALL_SELECTED) eligible |= 1u << i;
+      else hold_ready(sm, sp, i, v, t, next);
+      continue;
     }
     if (reclassify(sm, sp, i, t, next)) eligible |= 1u << i;
   }
@@ -316,8 +336,11 @@ ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
   if (eligible) {
     uint32_t pick = ws_sched_pick(&sp->sched, eligible);
     /* the waiting eligible warps are charged lazily: only a change of reason touches them */
-    for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1)
-      ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[__builtin_ctz(m)]], WS_STALL_NOT_SELECTED, t);
+    for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1) {
+      uint32_t i = (uint32_t)__builtin_ctz(m);
+      ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[i]], WS_STALL_NOT_SELECTED, t);
+      sp->slot_reason[i] = WS_STALL_NOT_SELECTED;
+    }
     sp->not_selected_mask |= eligible & ~(1u << pick);
     sp->not_selected_mask &= ~(1u << pick);
     sp->ready_mask &= ~(1u << pick);

@@ -122,7 +122,7 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     {35, "asoc = 4", NULL, "t.ini:35: error: unknown key 'asoc' in section [l1]"},
     {45, "[network]", NULL,
-     "t.ini:46: error: unknown section [network] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm)"},
+     "t.ini:46: error: unknown section [network] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, pcie)"},
     {34, "size_kib = 16k", NULL, "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16k'"},
     {34, "size_kib = -16", NULL, "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '-16'"},
     {40, "partitions = 3", NULL, "t.ini:40: error: key 'l2.partitions' = 3 is out of range [1, 2]"},
@@ -320,7 +320,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_gpu_cfg_key_count();
-  cr_assert_eq(n, 80, "update this count when adding a key");
+  cr_assert_eq(n, 88, "update this count when adding a key");
   cr_assert_null(ws_gpu_cfg_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_gpu_cfg_key(i);

@@ -161,11 +161,18 @@ Test(scoreboard, short_and_long_entries) {
   ws_sb_clear_long(&sb, &t[0]);
   cr_expect_not(ws_sb_long_blocked(&sb, &t[1]));
   ws_sb_set_short(&sb, &t[2], 40, WS_SB_MIO, 3);
-  ws_sb_slot s = ws_sb_latest(&sb, &t[2]);
+  ws_sb_slot s = ws_sb_latest(&sb, &t[2], 0);
   cr_expect_eq(s.ready_cycle, 40, "WAW on R7");
   cr_expect_eq(s.kind, WS_SB_MIO);
   cr_expect_eq(s.conflict_cycles, 3);
-  cr_expect_eq(ws_sb_latest(&sb, &t[1]).ready_cycle, 0);
+  cr_expect_eq(ws_sb_latest(&sb, &t[1], 0).ready_cycle, 0);
+  /* asked at cycle 39 the result is still pending; at 40 it is in the past
+   * and stays reported as none, even to a later question with now = 0 */
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 39).ready_cycle, 40);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 0);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 0).ready_cycle, 0);
+  ws_sb_set_short(&sb, &t[2], 90, WS_SB_FIXED, 0);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
   ws_sb_free(&sb);
   free(t);
   ws_program_destroy(prog);

@@ -171,7 +171,7 @@ static const ws_cfg_key keys[] = {
     DEF("noc", "queue_depth", noc.queue_depth, 1, 4096, 64, "packets", "buffered packets per port",
         MODEL ": not published by NVIDIA; a credit is held for the whole crossbar flight, so a "
               "port needs about bandwidth x flight time of credits (one packet per cycle over a "
-              "45-130 cycle flight) to stay busy"),
+              "45-200 cycle flight) to stay busy"),
 
     REQ("hbm", "channels", hbm.channels, 1, 1024, "channels",
         "independent DRAM channels (HBM or GDDR: the section models the GPU's DRAM)"),

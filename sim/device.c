@@ -27,6 +27,8 @@ struct ws_device {
   ws_exec_mode mode;
   ws_stats *stats;
   ws_engine *engine; /* created on the first timed launch */
+  ws_device_observer observer;
+  void *observer_user;
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -159,10 +161,27 @@ static ws_status check_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, 
                               k->shared_size_bytes + dyn_shared_bytes, occ);
 }
 
+void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
+  dev->observer = fn;
+  dev->observer_user = user;
+}
+
+static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                            uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats);
+
 ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                            uint32_t dyn_shared_bytes, const ws_args *args,
                            ws_launch_stats *stats) {
-  if (stats) memset(stats, 0, sizeof *stats);
+  ws_launch_stats local;
+  if (!stats) stats = &local;
+  ws_status st = run_launch(dev, k, grid, block, dyn_shared_bytes, args, stats);
+  if (st == WS_OK && dev->observer) st = dev->observer(dev->observer_user, k, grid, block, stats);
+  return st;
+}
+
+static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                            uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats) {
+  memset(stats, 0, sizeof *stats);
   if (!k) return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch without a kernel");
   ws_status st = check_dims(dev, "grid", grid, dev->cfg.sm.max_grid_dim);
   if (st == WS_OK) st = check_block(dev, block);
@@ -175,8 +194,6 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
       .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
       .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
       .const_bank_bytes = dev->cfg.gpu.const_bank_bytes, .num_sms = dev->cfg.gpu.num_sms};
-  ws_launch_stats local;
-  if (!stats) stats = &local;
   if (dev->mode == WS_MODE_FUNCTIONAL) {
     st = ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
     stats->occupancy = occ;

@@ -66,4 +66,13 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
                            uint32_t dyn_shared_bytes, const ws_args *args,
                            ws_launch_stats *stats);
 
+/* Called after every successful launch, with the launch's statistics (the
+ * device's stats registry still describes it): how the host runtime puts
+ * kernels that library helpers launch on its timeline. A failure it
+ * returns becomes the launch's result. One observer at a time; NULL
+ * removes it. */
+typedef ws_status (*ws_device_observer)(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                                        const ws_launch_stats *stats);
+void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user);
+
 #endif

@@ -142,6 +142,22 @@ static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats 
   else fprintf(out, "  %-34s %8s\n", "arithmetic intensity (DRAM)", "n/a");
 }
 
+static double rate_pct(sum hits, sum misses) {
+  if (!hits.present && !misses.present) return -1.0;
+  uint64_t all = hits.value + misses.value;
+  return all ? 100.0 * (double)hits.value / (double)all : -1.0;
+}
+
+void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *s, ws_report_summary *out) {
+  out->l1_hit_pct = rate_pct(get_sum(s, "sm*.l1.sector_hits"), get_sum(s, "sm*.l1.sector_misses"));
+  out->l2_hit_pct = rate_pct(get_sum(s, "l2.*.sector_hits"), get_sum(s, "l2.*.sector_misses"));
+  sum warps = get_sum(s, "sm*.warps_active_sum"), active = get_sum(s, "sm*.cycles_active");
+  double den = (double)active.value * cfg->sm.max_warps_per_sm;
+  out->achieved_occupancy_pct = den > 0 ? 100.0 * (double)warps.value / den : -1.0;
+  out->dram_read_bytes = get_sum(s, "hbm.*.bytes_read").value;
+  out->dram_write_bytes = get_sum(s, "hbm.*.bytes_written").value;
+}
+
 void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid,
                      ws_dim3 block, const ws_launch_stats *ls, const ws_stats *stats) {
   print_header(out, cfg, kernel_name, grid, block, ls);

@@ -48,7 +48,15 @@ struct ws_runtime {
   size_t nevents, cap_events;
   ws_runtime_record *recs;
   size_t nrecs, cap_recs;
+  /* where the next observed kernel goes: set by ws_runtime_launch for its
+   * own call, or for a whole capture */
+  bool placing;
+  ws_runtime_stream place_stream;
+  char place_name[WS_RUNTIME_NAME_MAX];
 };
+
+static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                         const ws_launch_stats *stats);
 
 static const char *const op_names[] = {"h2d", "d2h", "kernel", "host", "event"};
 
@@ -86,12 +94,14 @@ ws_status ws_runtime_create(ws_device *dev, ws_runtime **out) {
   }
   rt->stream_ready_ns[0] = 0; /* the default stream */
   rt->nstreams = 1;
+  ws_device_set_observer(dev, observe, rt);
   *out = rt;
   return WS_OK;
 }
 
 void ws_runtime_destroy(ws_runtime *rt) {
   if (!rt) return;
+  ws_device_set_observer(rt->dev, NULL, NULL);
   for (size_t i = 0; i < rt->nhosts; i++) free(rt->hosts[i].data);
   free(rt->recs);
   free(rt->events);
@@ -321,23 +331,53 @@ static uint64_t cycles_to_ns(uint64_t cycles, uint32_t mhz) {
   return (cycles / mhz) * 1000u + ((cycles % mhz) * 1000u + mhz - 1) / mhz;
 }
 
+/* The device's launch observer: puts the kernel just run on the timeline
+ * when a ws_runtime_launch call or a capture is placing kernels. */
+static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                         const ws_launch_stats *stats) {
+  ws_runtime *rt = user;
+  if (!rt->placing) return WS_OK;
+  rt->host_ns += rt->pcie.launch_overhead_ns; /* the launch call itself keeps the host busy */
+  uint64_t dur = cycles_to_ns(stats->cycles, rt->core_clock_mhz);
+  uint64_t start = place(rt, rt->place_stream, ENGINE_COMPUTE, dur);
+  ws_runtime_record *r = push(rt, WS_RUNTIME_OP_KERNEL, rt->place_stream,
+                              rt->place_name[0] ? rt->place_name : k->name, start, start + dur);
+  if (!r) return WS_ERR_NOMEM;
+  r->grid = grid;
+  r->block = block;
+  r->stats = *stats;
+  snprintf(r->kernel, sizeof r->kernel, "%s", k->name);
+  ws_report_summarize(ws_device_cfg(rt->dev), ws_device_stats(rt->dev), &r->summary);
+  return WS_OK;
+}
+
+static void set_placing(ws_runtime *rt, ws_runtime_stream s, const char *name) {
+  rt->placing = true;
+  rt->place_stream = s;
+  snprintf(rt->place_name, sizeof rt->place_name, "%s", name ? name : "");
+}
+
+ws_status ws_runtime_capture_begin(ws_runtime *rt, ws_runtime_stream s, const char *name) {
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  if (rt->placing)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "capture '%s' begins inside capture '%s'",
+                       name ? name : "", rt->place_name);
+  set_placing(rt, s, name);
+  return WS_OK;
+}
+
+void ws_runtime_capture_end(ws_runtime *rt) { rt->placing = false; }
+
 ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel *k, ws_dim3 grid,
                             ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args,
                             const char *name) {
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
-  ws_launch_stats stats;
-  ws_status st = ws_device_launch(rt->dev, k, grid, block, dyn_shared_bytes, args, &stats);
-  if (st != WS_OK) return st;
-  rt->host_ns += rt->pcie.launch_overhead_ns; /* the launch call itself keeps the host busy */
-  uint64_t dur = cycles_to_ns(stats.cycles, rt->core_clock_mhz);
-  uint64_t start = place(rt, s, ENGINE_COMPUTE, dur);
-  ws_runtime_record *r =
-      push(rt, WS_RUNTIME_OP_KERNEL, s, name ? name : k->name, start, start + dur);
-  if (!r) return WS_ERR_NOMEM;
-  r->grid = grid;
-  r->block = block;
-  r->stats = stats;
-  return WS_OK;
+  if (rt->placing)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "launch inside capture '%s'", rt->place_name);
+  set_placing(rt, s, name);
+  ws_status st = ws_device_launch(rt->dev, k, grid, block, dyn_shared_bytes, args, NULL);
+  rt->placing = false;
+  return st;
 }
 
 ws_status ws_runtime_host_work(ws_runtime *rt, const char *name, uint64_t duration_ns) {

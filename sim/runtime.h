@@ -20,6 +20,7 @@
 #include "base/ctx.h"
 #include "sim/device.h"
 #include "sim/pcie.h"
+#include "sim/report.h"
 
 typedef struct ws_runtime ws_runtime;
 
@@ -51,6 +52,8 @@ typedef struct ws_runtime_record {
   ws_dim3 grid, block;       /* kernels */
   uint64_t start_ns, end_ns; /* simulated time; events have start == end */
   ws_launch_stats stats;     /* kernels */
+  char kernel[WS_RUNTIME_NAME_MAX]; /* kernels: the kernel's own name */
+  ws_report_summary summary; /* kernels: hit rates, occupancy, DRAM bytes */
 } ws_runtime_record;
 
 /* ---- create / destroy --------------------------------------------------------- */
@@ -99,6 +102,14 @@ ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel
                             const char *name);
 /* Host-side work of duration_ns (measured by the caller): the host issues
  * nothing else meanwhile. */
+/* Between begin and end, every kernel that any code launches on the
+ * runtime's device (a library helper calling ws_device_launch) joins stream
+ * s under `name`, placed exactly as ws_runtime_launch places it, launch
+ * overhead included. Kernels launched on the device outside a capture and
+ * outside ws_runtime_launch stay off the timeline. Captures do not nest. */
+ws_status ws_runtime_capture_begin(ws_runtime *rt, ws_runtime_stream s, const char *name);
+void ws_runtime_capture_end(ws_runtime *rt);
+
 ws_status ws_runtime_host_work(ws_runtime *rt, const char *name, uint64_t duration_ns);
 
 /* ---- time ---------------------------------------------------------------------- */

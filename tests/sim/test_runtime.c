@@ -373,3 +373,38 @@ Test(runtime, timeline_prints_as_a_table) {
       "       60854         10854\n");
   teardown(&f);
 }
+
+/* Kernels a helper launches straight on the device join the timeline only
+ * inside a capture, under the capture's name, placed as ws_runtime_launch
+ * places them: each launch call keeps the host LAUNCH_NS, longer than this
+ * kernel runs, so the second starts when the host has issued it. */
+Test(runtime, capture_puts_device_launches_on_a_stream) {
+  fixture f;
+  setup(&f);
+  ws_launch_stats ls;
+  const ws_dim3 g = {1, 1, 1}, b = {64, 1, 1};
+  cr_assert_eq(ws_device_launch(f.dev, f.k, g, b, 0, &f.args, &ls), WS_OK);
+  cr_expect_eq(rec_count(&f), 0, "outside a capture: not on the timeline");
+  ws_runtime_stream s = stream(&f);
+  cr_assert_eq(ws_runtime_capture_begin(f.rt, s, "layer"), WS_OK);
+  cr_expect_neq(ws_runtime_capture_begin(f.rt, s, "inner"), WS_OK);
+  cr_expect(strstr(ws_errmsg(f.ctx), "inside capture 'layer'") != NULL, "%s", ws_errmsg(f.ctx));
+  cr_expect_neq(ws_runtime_launch(f.rt, s, f.k, g, b, 0, &f.args, "x"), WS_OK);
+  cr_assert_eq(ws_device_launch(f.dev, f.k, g, b, 0, &f.args, NULL), WS_OK);
+  cr_assert_eq(ws_device_launch(f.dev, f.k, g, b, 0, &f.args, NULL), WS_OK);
+  ws_runtime_capture_end(f.rt);
+  cr_assert_eq(ws_device_launch(f.dev, f.k, g, b, 0, &f.args, NULL), WS_OK);
+  cr_assert_eq(rec_count(&f), 2);
+  uint64_t kn = kernel_ns(rec(&f, 0));
+  cr_expect_eq(kn, ls.cycles, "1000 MHz: one cycle is one ns");
+  expect_span(rec(&f, 0), LAUNCH_NS, LAUNCH_NS + kn);
+  cr_assert_lt(kn, LAUNCH_NS);
+  expect_span(rec(&f, 1), 2 * LAUNCH_NS, 2 * LAUNCH_NS + kn);
+  cr_expect_str_eq(rec(&f, 1)->name, "layer");
+  cr_expect_str_eq(rec(&f, 1)->kernel, "triple");
+  cr_expect_eq(rec(&f, 1)->stream, s);
+  cr_expect_eq(rec(&f, 1)->summary.dram_write_bytes + rec(&f, 1)->summary.dram_read_bytes > 0 ||
+                   rec(&f, 1)->summary.l2_hit_pct >= 0,
+               true, "the memory summary describes the launch");
+  teardown(&f);
+}

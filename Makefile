@@ -40,7 +40,7 @@ test-asan: deps
 
 test-fuzz: build
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_FUZZ=ON -DWS_TESTS=OFF -DWS_WERROR=$(WERROR)
-	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile fuzz_safetensors
 	mkdir -p $(FUZZ)/corpus
 	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
 	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus \
@@ -51,6 +51,11 @@ test-fuzz: build
 	./$(FUZZ)/fuzz_objfile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $(FUZZ)/corpus-obj \
 	  2> $(FUZZ)/fuzz_objfile.log || { tail -n 60 $(FUZZ)/fuzz_objfile.log; exit 1; }
 	@echo "fuzz_objfile: $(FUZZ_SECONDS) s without a finding"
+	mkdir -p $(FUZZ)/corpus-st
+	cp tests/data/*.safetensors $(FUZZ)/corpus-st/
+	./$(FUZZ)/fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 $(FUZZ)/corpus-st \
+	  2> $(FUZZ)/fuzz_safetensors.log || { tail -n 60 $(FUZZ)/fuzz_safetensors.log; exit 1; }
+	@echo "fuzz_safetensors: $(FUZZ_SECONDS) s without a finding"
 
 bench: build
 	./$(BUILD)/bench_sim functional

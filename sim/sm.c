@@ -215,9 +215,10 @@ static void start_warp(ws_sm *sm, ws_twarp *w, const ws_cta *cta, uint64_t cycle
   memset(w->group_reqs, 0, sizeof w->group_reqs);
   w->groups_committed = 0;
   w->groups_incomplete = 0;
-  w->reason = w->reason2 = WS_STALL_NO_INSTRUCTION;
-  w->since = cycle;
-  w->split = NEVER;
+  ws_subpart *sp = &sm->sp[w->sp];
+  sp->acct_reason[w->sp_slot] = sp->acct_reason2[w->sp_slot] = WS_STALL_NO_INSTRUCTION;
+  sp->acct_since[w->sp_slot] = cycle;
+  sp->acct_split[w->sp_slot] = NEVER;
   ws_sched_arrive(&sm->sp[w->sp].sched, w->sp_slot, sm->age_counter++);
 }
 

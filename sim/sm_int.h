@@ -21,7 +21,7 @@ typedef struct ws_smem_memo {
 
 /* Timing state of one warp slot (its architectural state is in the CTA). */
 typedef struct ws_twarp {
-  /* everything the issue check and the stall accounting touch comes first,
+  /* everything the issue check touches comes first,
    * in the first 64 bytes (the array is 64-byte aligned), so classifying a
    * warp and recharging its stall reason cost one cache line */
   _Alignas(64) const ws_sb_insn *next; /* dependency sets of the instruction it issues next */
@@ -30,13 +30,10 @@ typedef struct ws_twarp {
    * moment `next` becomes current (only the warp's own issues set short
    * entries), so it is looked up once per instruction, not once per cycle */
   ws_sb_slot next_dep;
-  /* stall accounting: `reason` since `since`, turning into `reason2` at `split` */
-  uint64_t since, split;
   uint16_t groups_incomplete;   /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
   bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
   bool resident;                /* holds a warp of a resident CTA */
   bool finished;                /* every lane exited */
-  uint8_t reason, reason2;
   ws_scoreboard sb;             /* long_count, its first field, still lands in the first line */
   uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
   uint32_t sp, sp_slot;
@@ -75,6 +72,13 @@ typedef struct ws_subpart {
    * same unit cycle after cycle is not touched again to charge what it
    * already is charged */
   uint8_t slot_reason[WS_SCHED_MAX_SLOTS];
+  /* stall accounting per slot: `reason` since `since`, turning into
+   * `reason2` at `split`. Here, beside the scan's state, rather than in
+   * each warp: the reason of a waiting warp changes nearly every cycle
+   * (not selected, then its unit busy, then not selected again), and
+   * charging it must not cost a cache line of the warp's each time. */
+  uint64_t acct_since[WS_SCHED_MAX_SLOTS], acct_split[WS_SCHED_MAX_SLOTS];
+  uint8_t acct_reason[WS_SCHED_MAX_SLOTS], acct_reason2[WS_SCHED_MAX_SLOTS];
   ws_sched sched;
 } ws_subpart;
 
@@ -118,8 +122,10 @@ struct ws_sm {
 /* subpart.c */
 void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
 ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t cycle);
+/* Stall accounting of scheduler slot i (the warp in it). */
+void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle);
+void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle);
 void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
-void ws_twarp_set_reason(ws_sm *sm, ws_twarp *w, ws_stall r, uint64_t cycle);
 
 /* sm.c, for subpart.c */
 void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle);

@@ -23,28 +23,33 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
   sp->next_cycle = NEVER;
 }
 
-void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
-  if (cycle <= w->since) return;
-  if (w->split < cycle) {
-    if (w->split > w->since) sm->stall[w->reason] += w->split - w->since;
-    w->reason = w->reason2;
-    w->since = w->split > w->since ? w->split : w->since;
-    w->split = NEVER;
+void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle) {
+  uint64_t since = sp->acct_since[i], split = sp->acct_split[i];
+  if (cycle <= since) return;
+  if (split < cycle) {
+    if (split > since) sm->stall[sp->acct_reason[i]] += split - since;
+    sp->acct_reason[i] = sp->acct_reason2[i];
+    since = split > since ? split : since;
+    sp->acct_split[i] = NEVER;
   }
-  sm->stall[w->reason] += cycle - w->since;
-  w->since = cycle;
+  sm->stall[sp->acct_reason[i]] += cycle - since;
+  sp->acct_since[i] = cycle;
 }
 
-static void set_reason_split(ws_sm *sm, ws_twarp *w, ws_stall r, uint64_t cycle, uint64_t split,
-                             ws_stall r2) {
-  ws_twarp_charge(sm, w, cycle);
-  w->reason = (uint8_t)r;
-  w->reason2 = (uint8_t)r2;
-  w->split = split;
+void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+  ws_subpart_charge(sm, &sm->sp[w->sp], w->sp_slot, cycle);
 }
 
-void ws_twarp_set_reason(ws_sm *sm, ws_twarp *w, ws_stall r, uint64_t cycle) {
-  set_reason_split(sm, w, r, cycle, NEVER, r);
+static void set_reason_split(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle,
+                             uint64_t split, ws_stall r2) {
+  ws_subpart_charge(sm, sp, i, cycle);
+  sp->acct_reason[i] = (uint8_t)r;
+  sp->acct_reason2[i] = (uint8_t)r2;
+  sp->acct_split[i] = split;
+}
+
+void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle) {
+  set_reason_split(sm, sp, i, r, cycle, NEVER, r);
 }
 
 typedef struct verdict {
@@ -248,12 +253,13 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
   return st;
 }
 
-static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t wslot, uint64_t t) {
+static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t) {
+  uint32_t wslot = sp->slot_warp[pick];
   ws_twarp *w = &sm->warps[wslot];
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_sb_insn *si = w->next;
-  ws_twarp_set_reason(sm, w, WS_STALL_SELECTED, t);
+  ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->ev, sm->env->ls);
   if (st != WS_OK) return st;
   ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
@@ -283,7 +289,7 @@ static verdict ready_verdict(const ws_sm *sm, const ws_subpart *sp, uint32_t i, 
  * warp is charged only when the reason changes. */
 static void hold_ready(ws_sm *sm, ws_subpart *sp, uint32_t i, verdict v, uint64_t t, uint64_t *next) {
   if (sp->slot_reason[i] != v.reason) {
-    ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[i]], v.reason, t);
+    ws_subpart_set_reason(sm, sp, i, v.reason, t);
     sp->slot_reason[i] = (uint8_t)v.reason;
   }
   sp->not_selected_mask &= ~(1u << i);
@@ -303,7 +309,7 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
     sp->slot_reason[i] = WS_SLOT_REASON_UNKNOWN;
     return true;
   }
-  set_reason_split(sm, w, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
+  set_reason_split(sm, sp, i, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
   sp->not_selected_mask &= ~bit;
   sp->verdict_until[i] = v.until;
   if (v.until < *next) *next = v.until;
@@ -338,14 +344,14 @@ ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
     /* the waiting eligible warps are charged lazily: only a change of reason touches them */
     for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1) {
       uint32_t i = (uint32_t)__builtin_ctz(m);
-      ws_twarp_set_reason(sm, &sm->warps[sp->slot_warp[i]], WS_STALL_NOT_SELECTED, t);
+      ws_subpart_set_reason(sm, sp, i, WS_STALL_NOT_SELECTED, t);
       sp->slot_reason[i] = WS_STALL_NOT_SELECTED;
     }
     sp->not_selected_mask |= eligible & ~(1u << pick);
     sp->not_selected_mask &= ~(1u << pick);
     sp->ready_mask &= ~(1u << pick);
     next = t + 1;
-    ws_status st = issue(sm, sp, sp->slot_warp[pick], t);
+    ws_status st = issue(sm, sp, pick, t);
     if (st != WS_OK) return st;
   }
   /* a wake posted while issuing (barrier release) may already have lowered it */

@@ -39,6 +39,7 @@ static const char *const stall_descs[WS_STALL_COUNT] = {
 /* the issue check's one-cache-line promise (sm_int.h) */
 _Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
                "the fields the issue scan reads must stay in a warp's first cache line");
+_Static_assert(sizeof(ws_slot) == 32, "a slot record is half a cache line");
 
 const char *ws_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
 
@@ -96,8 +97,11 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
 
 ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem,
                        ws_stats *stats, ws_sm **out) {
-  ws_sm *sm = calloc(1, sizeof *sm);
+  /* 64-byte aligned: the slot records are laid out by cache line */
+  size_t bytes = (sizeof(ws_sm) + 63) / 64 * 64;
+  ws_sm *sm = aligned_alloc(64, bytes);
   if (!sm) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating an SM");
+  memset(sm, 0, bytes);
   sm->cfg = cfg;
   sm->ctx = ctx;
   sm->id = id;
@@ -130,7 +134,7 @@ static void layout_warps(ws_sm *sm) {
     w->cta_warp = s % sm->env->warps_per_cta;
     w->sp = s % sm->nsp;
     w->sp_slot = sp->nslots;
-    sp->slot_warp[sp->nslots++] = s;
+    sp->slot[sp->nslots++].warp = (uint16_t)s;
   }
 }
 
@@ -190,13 +194,13 @@ void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
 
 /* Wakes one warp whose wait ended by an event. */
 static void wake_warp(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
-  sm->sp[w->sp].verdict_until[w->sp_slot] = 0;
+  sm->sp[w->sp].slot[w->sp_slot].until = 0;
   ws_sm_wake_sp(sm, w->sp, cycle);
 }
 
 void ws_sm_wake_all(ws_sm *sm, uint64_t cycle) {
   for (uint32_t p = 0; p < sm->nsp; p++) {
-    memset(sm->sp[p].verdict_until, 0, sizeof sm->sp[p].verdict_until);
+    for (uint32_t i = 0; i < sm->sp[p].nslots; i++) sm->sp[p].slot[i].until = 0;
     ws_sm_wake_sp(sm, p, cycle);
   }
 }
@@ -216,9 +220,9 @@ static void start_warp(ws_sm *sm, ws_twarp *w, const ws_cta *cta, uint64_t cycle
   w->groups_committed = 0;
   w->groups_incomplete = 0;
   ws_subpart *sp = &sm->sp[w->sp];
-  sp->acct_reason[w->sp_slot] = sp->acct_reason2[w->sp_slot] = WS_STALL_NO_INSTRUCTION;
-  sp->acct_since[w->sp_slot] = cycle;
-  sp->acct_split[w->sp_slot] = NEVER;
+  sp->slot[w->sp_slot].reason = sp->slot[w->sp_slot].reason2 = WS_STALL_NO_INSTRUCTION;
+  sp->slot[w->sp_slot].since = cycle;
+  sp->slot[w->sp_slot].split = NEVER;
   ws_sched_arrive(&sm->sp[w->sp].sched, w->sp_slot, sm->age_counter++);
 }
 

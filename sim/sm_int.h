@@ -45,6 +45,28 @@ typedef struct ws_twarp {
 
 #define WS_SLOT_REASON_UNKNOWN 0xFF
 
+/* What the issue stage keeps per scheduler slot, in one 32-byte record: a
+ * visit to a slot touches half a cache line, however many of these it
+ * reads. */
+typedef struct ws_slot {
+  /* the cycle until which its last classification holds (0: reclassify):
+   * set by the scan, cleared by whatever ends a wait early (events) */
+  uint64_t until;
+  /* stall accounting: `reason` since `since`, turning into `reason2` at
+   * `split`. Kept here rather than in the warp: the reason of a waiting
+   * warp changes nearly every cycle (not selected, then its unit busy,
+   * then not selected again), and charging it must not cost a cache line
+   * of the warp's each time. */
+  uint64_t since, split;
+  uint16_t warp;       /* SM warp slot */
+  /* for a ready slot (see ready_mask): its next instruction's unit and
+   * memory class, and the stall reason the issue stage last charged it
+   * (WS_SLOT_REASON_UNKNOWN: none yet), so a ready warp kept waiting for
+   * the same unit cycle after cycle is not charged again */
+  uint8_t unit, memc, held_reason;
+  uint8_t reason, reason2;
+} ws_slot;
+
 typedef struct ws_subpart {
   /* what every visit reads first, together: the scan's masks and the unit
    * and issue timing an eligible warp is re-checked against */
@@ -59,26 +81,7 @@ typedef struct ws_subpart {
   uint32_t not_selected_mask;             /* slots whose charged reason is not_selected */
   uint32_t nslots;
   uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
-  /* per slot, the cycle until which its last classification holds (0:
-   * reclassify): set by the scan, cleared by whatever ends a wait early
-   * (events). Kept here, contiguous, so a scan of mostly-waiting warps
-   * touches one cache line per few warps instead of every warp's state. */
-  uint64_t verdict_until[WS_SCHED_MAX_SLOTS];
-  uint32_t slot_warp[WS_SCHED_MAX_SLOTS]; /* SM warp slot of each scheduler slot */
-  uint8_t slot_unit[WS_SCHED_MAX_SLOTS];
-  uint8_t slot_memc[WS_SCHED_MAX_SLOTS];
-  /* for a ready slot: the stall reason this stage last charged it
-   * (WS_SLOT_REASON_UNKNOWN: none yet), so a ready warp kept waiting for the
-   * same unit cycle after cycle is not touched again to charge what it
-   * already is charged */
-  uint8_t slot_reason[WS_SCHED_MAX_SLOTS];
-  /* stall accounting per slot: `reason` since `since`, turning into
-   * `reason2` at `split`. Here, beside the scan's state, rather than in
-   * each warp: the reason of a waiting warp changes nearly every cycle
-   * (not selected, then its unit busy, then not selected again), and
-   * charging it must not cost a cache line of the warp's each time. */
-  uint64_t acct_since[WS_SCHED_MAX_SLOTS], acct_split[WS_SCHED_MAX_SLOTS];
-  uint8_t acct_reason[WS_SCHED_MAX_SLOTS], acct_reason2[WS_SCHED_MAX_SLOTS];
+  _Alignas(64) ws_slot slot[WS_SCHED_MAX_SLOTS];
   ws_sched sched;
 } ws_subpart;
 

@@ -24,16 +24,16 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
 }
 
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle) {
-  uint64_t since = sp->acct_since[i], split = sp->acct_split[i];
+  uint64_t since = sp->slot[i].since, split = sp->slot[i].split;
   if (cycle <= since) return;
   if (split < cycle) {
-    if (split > since) sm->stall[sp->acct_reason[i]] += split - since;
-    sp->acct_reason[i] = sp->acct_reason2[i];
+    if (split > since) sm->stall[sp->slot[i].reason] += split - since;
+    sp->slot[i].reason = sp->slot[i].reason2;
     since = split > since ? split : since;
-    sp->acct_split[i] = NEVER;
+    sp->slot[i].split = NEVER;
   }
-  sm->stall[sp->acct_reason[i]] += cycle - since;
-  sp->acct_since[i] = cycle;
+  sm->stall[sp->slot[i].reason] += cycle - since;
+  sp->slot[i].since = cycle;
 }
 
 void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
@@ -43,9 +43,9 @@ void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
 static void set_reason_split(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle,
                              uint64_t split, ws_stall r2) {
   ws_subpart_charge(sm, sp, i, cycle);
-  sp->acct_reason[i] = (uint8_t)r;
-  sp->acct_reason2[i] = (uint8_t)r2;
-  sp->acct_split[i] = split;
+  sp->slot[i].reason = (uint8_t)r;
+  sp->slot[i].reason2 = (uint8_t)r2;
+  sp->slot[i].split = split;
 }
 
 void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle) {
@@ -254,7 +254,7 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
 }
 
 static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t) {
-  uint32_t wslot = sp->slot_warp[pick];
+  uint32_t wslot = sp->slot[pick].warp;
   ws_twarp *w = &sm->warps[wslot];
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
@@ -276,11 +276,11 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t) {
  * classification would give. */
 static verdict ready_verdict(const ws_sm *sm, const ws_subpart *sp, uint32_t i, uint64_t t) {
   if (sp->issue_free > t) return blocked(WS_STALL_DISPATCH, sp->issue_free);
-  uint8_t unit = sp->slot_unit[i];
+  uint8_t unit = sp->slot[i].unit;
   if (sp->unit_free[unit] > t)
     return blocked(unit == WS_UNIT_LSU ? WS_STALL_LSU_THROTTLE : WS_STALL_MATH_PIPE, sp->unit_free[unit]);
-  if (sp->slot_memc[i] == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return blocked(WS_STALL_LSU_THROTTLE, NEVER);
-  if (sp->slot_memc[i] == WS_MEMC_SHARED && ws_lsu_smem_accept_cycle(&sm->lsu) > t)
+  if (sp->slot[i].memc == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return blocked(WS_STALL_LSU_THROTTLE, NEVER);
+  if (sp->slot[i].memc == WS_MEMC_SHARED && ws_lsu_smem_accept_cycle(&sm->lsu) > t)
     return blocked(WS_STALL_LSU_THROTTLE, ws_lsu_smem_accept_cycle(&sm->lsu));
   return blocked(WS_STALL_SELECTED, t);
 }
@@ -288,30 +288,30 @@ static verdict ready_verdict(const ws_sm *sm, const ws_subpart *sp, uint32_t i, 
 /* A ready slot held by the issue stage, its unit or the LSU stays ready; its
  * warp is charged only when the reason changes. */
 static void hold_ready(ws_sm *sm, ws_subpart *sp, uint32_t i, verdict v, uint64_t t, uint64_t *next) {
-  if (sp->slot_reason[i] != v.reason) {
+  if (sp->slot[i].held_reason != v.reason) {
     ws_subpart_set_reason(sm, sp, i, v.reason, t);
-    sp->slot_reason[i] = (uint8_t)v.reason;
+    sp->slot[i].held_reason = (uint8_t)v.reason;
   }
   sp->not_selected_mask &= ~(1u << i);
-  sp->verdict_until[i] = v.until;
+  sp->slot[i].until = v.until;
   if (v.until < *next) *next = v.until;
 }
 
 /* Classifies slot i from scratch; returns true when it is eligible. */
 static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64_t *next) {
-  ws_twarp *w = &sm->warps[sp->slot_warp[i]];
+  ws_twarp *w = &sm->warps[sp->slot[i].warp];
   verdict v = classify(sm, sp, w, t);
   uint32_t bit = 1u << i;
   if (v.reason == WS_STALL_SELECTED) {
     sp->ready_mask |= bit;
-    sp->slot_unit[i] = w->next->unit;
-    sp->slot_memc[i] = w->next->mem_class;
-    sp->slot_reason[i] = WS_SLOT_REASON_UNKNOWN;
+    sp->slot[i].unit = w->next->unit;
+    sp->slot[i].memc = w->next->mem_class;
+    sp->slot[i].held_reason = WS_SLOT_REASON_UNKNOWN;
     return true;
   }
   set_reason_split(sm, sp, i, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
   sp->not_selected_mask &= ~bit;
-  sp->verdict_until[i] = v.until;
+  sp->slot[i].until = v.until;
   if (v.until < *next) *next = v.until;
   return false;
 }
@@ -320,8 +320,8 @@ static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *n
   uint32_t eligible = 0;
   for (uint32_t m = sp->live_mask; m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
-    if (sp->verdict_until[i] > t) { /* still blocked for the same reason */
-      if (sp->verdict_until[i] < *next) *next = sp->verdict_until[i];
+    if (sp->slot[i].until > t) { /* still blocked for the same reason */
+      if (sp->slot[i].until < *next) *next = sp->slot[i].until;
       continue;
     }
     if (sp->ready_mask >> i & 1u) {
@@ -345,7 +345,7 @@ ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
     for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1) {
       uint32_t i = (uint32_t)__builtin_ctz(m);
       ws_subpart_set_reason(sm, sp, i, WS_STALL_NOT_SELECTED, t);
-      sp->slot_reason[i] = WS_STALL_NOT_SELECTED;
+      sp->slot[i].held_reason = WS_STALL_NOT_SELECTED;
     }
     sp->not_selected_mask |= eligible & ~(1u << pick);
     sp->not_selected_mask &= ~(1u << pick);

@@ -27,6 +27,7 @@ struct ws_device {
   ws_exec_mode mode;
   ws_stats *stats;
   ws_engine *engine; /* created on the first timed launch */
+  bool keep_l2;
   ws_device_observer observer;
   void *observer_user;
 };
@@ -161,6 +162,11 @@ static ws_status check_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, 
                               k->shared_size_bytes + dyn_shared_bytes, occ);
 }
 
+void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
+  dev->keep_l2 = keep_l2;
+  if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
+}
+
 void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
   dev->observer = fn;
   dev->observer_user = user;
@@ -199,7 +205,9 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
     stats->occupancy = occ;
     return st;
   }
-  if (!dev->engine && (st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK)
-    return st;
+  if (!dev->engine) {
+    if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
+    ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
+  }
   return ws_engine_run(dev->engine, &launch, &occ, dev->cfg.gpu.insn_budget_warp_insns, stats);
 }

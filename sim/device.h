@@ -45,6 +45,12 @@ const ws_gpu_cfg *ws_device_cfg(const ws_device *dev);
 ws_ctx *ws_device_ctx(const ws_device *dev);
 
 void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
+/* By default every timed launch starts with empty caches, so a kernel's
+ * statistics do not depend on what ran before (what benchmarks and the
+ * tests want). With keep_l2 a launch finds the L2 as the previous launch
+ * left it, valid and dirty lines included, as kernels in one process do on
+ * a real GPU; the L1s are emptied at every launch either way. */
+void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
 ws_exec_mode ws_device_mode(const ws_device *dev);
 /* Every timing component's counters, by hierarchical name (docs/stats.md);
  * zeroed at the start of each timed launch, so after a launch they describe

@@ -37,6 +37,7 @@ struct ws_engine {
   uint8_t *sm_blocked;
   ws_dispatch dispatch;
   uint64_t cycle;
+  bool keep_l2; /* a launch finds the previous launch's L2 contents */
   /* counters */
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
@@ -92,6 +93,8 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   *out = e;
   return WS_OK;
 }
+
+void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
 
 void ws_engine_destroy(ws_engine *e) {
   if (!e) return;
@@ -226,7 +229,8 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   memset(ls, 0, sizeof *ls);
   ls->occupancy = *occ;
   ws_stats_reset(e->stats);
-  ws_memsys_reset(e->mem);
+  if (e->keep_l2) ws_memsys_reset_keep_l2(e->mem);
+  else ws_memsys_reset(e->mem);
   ws_eventq_free(&e->q);
   ws_eventq_init(&e->q);
   ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_exec_regs_needed(launch->kernel),

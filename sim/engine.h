@@ -22,6 +22,9 @@ typedef struct ws_engine ws_engine;
 /* cfg and stats must outlive the engine. */
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out);
 void ws_engine_destroy(ws_engine *e);
+/* Whether each launch keeps the L2 contents the previous one left
+ * (default: no, every launch starts with empty caches). */
+void ws_engine_set_keep_l2(ws_engine *e, bool keep);
 
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
  * > 0) from ws_occupancy_compute. Zeroes every registered counter first.

@@ -172,9 +172,13 @@ void ws_l2_destroy(ws_l2 *l2) {
 }
 
 void ws_l2_reset(ws_l2 *l2) {
+  for (uint32_t i = 0; i < l2->cfg.slices; i++) ws_cache_clear(&l2->s[i].tags);
+  ws_l2_reset_timing(l2);
+}
+
+void ws_l2_reset_timing(ws_l2 *l2) {
   for (uint32_t i = 0; i < l2->cfg.slices; i++) {
     slice *sl = &l2->s[i];
-    ws_cache_clear(&sl->tags);
     sl->nfree = l2->cfg.mshr_entries_per_slice;
     for (uint32_t k = 0; k < sl->nfree; k++) sl->free_stack[k] = sl->nfree - 1 - k;
     sl->fifo_head = sl->fifo_count = 0;

@@ -50,6 +50,10 @@ ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint
                        ws_l2 **out);
 void ws_l2_destroy(ws_l2 *l2);
 void ws_l2_reset(ws_l2 *l2);
+/* Frees every MSHR, queue and timing stamp but keeps the tags (valid and
+ * dirty sectors, LRU order): the L2 as the next kernel finds it. Only
+ * between launches, when nothing is in flight. */
+void ws_l2_reset_timing(ws_l2 *l2);
 
 /* The slice owning an L1/L2 line (see l2.c for the hash). */
 uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr);

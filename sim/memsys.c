@@ -393,11 +393,12 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
 
 bool ws_memsys_idle(const ws_memsys *m) { return m->free_n == m->pool_n; }
 
-void ws_memsys_reset(ws_memsys *m) {
+static void reset(ws_memsys *m, bool keep_l2) {
   m->epoch++;
   for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) ws_l1_reset(m->l1[i]);
   ws_xbar_reset(m->xbar);
-  ws_l2_reset(m->l2);
+  if (keep_l2) ws_l2_reset_timing(m->l2);
+  else ws_l2_reset(m->l2);
   ws_dram_reset(m->dram);
   m->free_head = NO_ID;
   for (uint32_t i = m->pool_n; i-- > 0;) {
@@ -415,6 +416,10 @@ void ws_memsys_reset(ws_memsys *m) {
     m->dram_wake[i] = UINT64_MAX;
   }
 }
+
+void ws_memsys_reset(ws_memsys *m) { reset(m, false); }
+
+void ws_memsys_reset_keep_l2(ws_memsys *m) { reset(m, true); }
 
 /* Every place a record can be held, at its capacity (see the file header). */
 static uint64_t pool_size(const ws_gpu_cfg *c) {
@@ -485,7 +490,7 @@ ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
     ws_memsys_destroy(m);
     return st;
   }
-  ws_memsys_reset(m);
+  reset(m, false);
   *out = m;
   return WS_OK;
 }

@@ -64,6 +64,10 @@ void ws_memsys_destroy(ws_memsys *m);
 /* Empties every cache, queue and row buffer (a fresh launch on a cold GPU),
  * without touching the counters. */
 void ws_memsys_reset(ws_memsys *m);
+/* The same, except that the L2 keeps its contents (the L1s are emptied, as
+ * NVIDIA GPUs invalidate them at kernel boundaries): how a kernel finds the
+ * hierarchy after the previous one in a real process. */
+void ws_memsys_reset_keep_l2(ws_memsys *m);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
                       uint64_t cookie);

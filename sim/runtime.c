@@ -95,6 +95,7 @@ ws_status ws_runtime_create(ws_device *dev, ws_runtime **out) {
   rt->stream_ready_ns[0] = 0; /* the default stream */
   rt->nstreams = 1;
   ws_device_set_observer(dev, observe, rt);
+  ws_device_set_keep_l2(dev, true); /* kernels of one process share the L2 */
   *out = rt;
   return WS_OK;
 }
@@ -109,6 +110,8 @@ void ws_runtime_destroy(ws_runtime *rt) {
   free(rt->stream_ready_ns);
   free(rt);
 }
+
+ws_device *ws_runtime_device(const ws_runtime *rt) { return rt->dev; }
 
 /* ---- memory ------------------------------------------------------------------ */
 

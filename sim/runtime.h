@@ -62,6 +62,8 @@ typedef struct ws_runtime_record {
  * device's context. */
 ws_status ws_runtime_create(ws_device *dev, ws_runtime **out);
 void ws_runtime_destroy(ws_runtime *rt);
+/* The device the runtime drives (what library helpers launch on). */
+ws_device *ws_runtime_device(const ws_runtime *rt);
 
 /* ---- memory ---------------------------------------------------------------- */
 

@@ -395,11 +395,11 @@ Test(runtime, capture_puts_device_launches_on_a_stream) {
   ws_runtime_capture_end(f.rt);
   cr_assert_eq(ws_device_launch(f.dev, f.k, g, b, 0, &f.args, NULL), WS_OK);
   cr_assert_eq(rec_count(&f), 2);
-  uint64_t kn = kernel_ns(rec(&f, 0));
-  cr_expect_eq(kn, ls.cycles, "1000 MHz: one cycle is one ns");
+  uint64_t kn = kernel_ns(rec(&f, 0)), kn1 = kernel_ns(rec(&f, 1));
+  cr_expect_lt(kn, ls.cycles, "the runtime keeps the L2 warm: the uncaptured launch left the data there");
   expect_span(rec(&f, 0), LAUNCH_NS, LAUNCH_NS + kn);
   cr_assert_lt(kn, LAUNCH_NS);
-  expect_span(rec(&f, 1), 2 * LAUNCH_NS, 2 * LAUNCH_NS + kn);
+  expect_span(rec(&f, 1), 2 * LAUNCH_NS, 2 * LAUNCH_NS + kn1);
   cr_expect_str_eq(rec(&f, 1)->name, "layer");
   cr_expect_str_eq(rec(&f, 1)->kernel, "triple");
   cr_expect_eq(rec(&f, 1)->stream, s);

@@ -53,9 +53,13 @@ static uint64_t stat(const simtest *t, const char *name) {
 
 /* Assembles `body` as kernel t and runs grid x block threads on tcfg (or c). */
 static void run_cfg(simtest *t, const char *body, uint32_t grid, uint32_t block, const ws_gpu_cfg *c) {
-  char src[8192];
-  snprintf(src, sizeof src, ".kernel t\n.param .ptr buf\n.shared sh 8192 16\n%s", body);
+  static const char head[] = ".kernel t\n.param .ptr buf\n.shared sh 8192 16\n";
+  size_t n = sizeof head + strlen(body);
+  char *src = malloc(n);
+  cr_assert_not_null(src);
+  snprintf(src, n, "%s%s", head, body);
   st_init_cfg(t, src, "t", c);
+  free(src);
   st_buf(t, "buf", 1 << 16, NULL);
   st_run(t, grid, block);
 }
@@ -208,6 +212,39 @@ Test(timing, depbar_waits_for_its_group) {
   cr_expect_geq(stat(&t, "sm0.stall.depbar"), ws_memsys_idle_latency(&c, WS_LEVEL_L2_HIT_NEAR));
   cr_expect_eq(stat(&t, "sm0.stall.long_scoreboard"), 0);
   st_fini(&t);
+}
+
+/* 32 lanes load 32 consecutive words: one line, four sectors. Launched
+ * twice, the second launch misses in the L2 again unless the device keeps
+ * the L2 between launches; then all four sectors hit and DRAM is not read.
+ * The L1 is emptied at every launch either way. */
+static void twice(bool keep_l2, uint64_t hits[2], uint64_t dram[2], uint64_t l1_hits[2]) {
+  simtest t;
+  ws_gpu_cfg c = tcfg();
+  st_init_cfg(&t, ".kernel t\n.param .ptr buf\nS2R R0, SR_TID.X\nLDP.64 R2, [buf]\n"
+                  "IMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\nEXIT\n", "t", &c);
+  st_buf(&t, "buf", 4096, NULL);
+  ws_device_set_keep_l2(t.dev, keep_l2);
+  for (int i = 0; i < 2; i++) {
+    st_run(&t, 1, 32);
+    hits[i] = ws_stats_sum(ws_device_stats(t.dev), "l2.*.sector_hits");
+    dram[i] = ws_stats_sum(ws_device_stats(t.dev), "hbm.*.bytes_read");
+    l1_hits[i] = ws_stats_sum(ws_device_stats(t.dev), "sm*.l1.sector_hits");
+  }
+  st_fini(&t);
+}
+
+Test(timing, keep_l2_lets_the_next_launch_hit) {
+  uint64_t hits[2], dram[2], l1[2];
+  twice(false, hits, dram, l1);
+  cr_expect_eq(hits[0], 0);
+  cr_expect_eq(hits[1], 0, "a cold L2 at every launch");
+  cr_expect_eq(dram[1], 4 * 32, "the four sectors come from DRAM again");
+  twice(true, hits, dram, l1);
+  cr_expect_eq(hits[0], 0);
+  cr_expect_eq(hits[1], 4, "the line stayed in the L2");
+  cr_expect_eq(dram[1], 0);
+  cr_expect_eq(l1[1], 0, "the L1 is emptied at every launch");
 }
 
 Test(timing, ctas_refill_the_sm_that_freed_a_slot) {

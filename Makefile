@@ -1,5 +1,5 @@
 # warpscope - two commands on a fresh Debian 12 machine:
-#   make run    install missing packages, build, run the main job
+#   make run    install missing packages, build, run the main job (TinyViT32)
 #   make test   install missing packages, build, run every test (plain, then
 #               under ASan+UBSan, then a short fuzz run of the assembler)
 # make bench runs the simulator-speed benchmarks.
@@ -25,7 +25,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	./$(BUILD)/warpscope example sgemm
+	./$(BUILD)/warpscope run
 
 test: test-plain test-asan test-fuzz
 

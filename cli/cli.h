@@ -14,6 +14,7 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
+#include "models/gemmgen.h"
 #include "sim/device.h"
 
 enum { WS_EXIT_OK = 0, WS_EXIT_FAIL = 1, WS_EXIT_USAGE = 2 };
@@ -24,6 +25,8 @@ int ws_cli_exec(int argc, char **argv);
 int ws_cli_example(int argc, char **argv);
 int ws_cli_gpus(int argc, char **argv);
 int ws_cli_bench_gpu(int argc, char **argv);
+int ws_cli_run(int argc, char **argv);
+int ws_cli_kernel(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -83,5 +86,25 @@ ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_dev
                                const char *kernel_name, ws_dim3 grid, ws_dim3 block,
                                const ws_launch_stats *ls);
 extern const char ws_cli_runopt_help[];
+
+/* ---- GEMM tiles: --bm --bn --bk --tm --tn --wm --wn --threads (gemmopt.c) ---- */
+#define WS_CLI_GEMM_TILES 8
+#define WS_CLI_GEMMOPT_FIRST 0x100 /* getopt codes 0x100..0x107, in the order above */
+typedef struct ws_cli_gemmopt {
+  const char *variant;                 /* NULL: default_variant */
+  ws_gemmgen_variant default_variant;
+  bool has_default_cfg;                /* without --variant, start from default_cfg */
+  ws_gemmgen_cfg default_cfg;
+  uint32_t tiles[WS_CLI_GEMM_TILES];   /* 0: not given */
+} ws_cli_gemmopt;
+#define WS_CLI_GEMMOPT_LONGS                                                                   \
+  {"bm", required_argument, NULL, 0x100}, {"bn", required_argument, NULL, 0x101},              \
+      {"bk", required_argument, NULL, 0x102}, {"tm", required_argument, NULL, 0x103},          \
+      {"tn", required_argument, NULL, 0x104}, {"wm", required_argument, NULL, 0x105},          \
+      {"wn", required_argument, NULL, 0x106}, {"threads", required_argument, NULL, 0x107}
+int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *arg);
+/* The variant's defaults (or default_cfg), then each tile flag given. */
+ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmgen_cfg *out);
+extern const char ws_cli_gemmopt_help[];
 
 #endif

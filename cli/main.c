@@ -14,9 +14,11 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"run", ws_cli_run, "the main job: TinyViT32 pixel-to-logit on the simulated GPU, timed and checked"},
     {"asm", ws_cli_asm, "assemble a .wsa file; report its kernels or write a .wso object"},
     {"disasm", ws_cli_disasm, "print the canonical assembly of a .wso object or .wsa file"},
     {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
+    {"kernel", ws_cli_kernel, "print a generated kernel (GEMM ladder, attention, LayerNorm...) as .wsa"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
     {"bench-gpu", ws_cli_bench_gpu, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},

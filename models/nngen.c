@@ -464,6 +464,20 @@ ws_status ws_nngen_meanpool_source(ws_ctx *ctx, uint32_t threads_per_cta, char *
                         "    IMAD.WIDE.U32 R8, R2, 4, R6      // &x[0][d]\n"
                         "    MOV R10, 0                       // sum\n"
                         "    MOV R11, 0                       // t\n"
+                        "// eight rows at a time: their loads are in flight together, so the\n"
+                        "// loop waits one memory latency per eight rows, not per row\n"
+                        "oct_loop:\n"
+                        "    IADD R19, R11, 8\n"
+                        "    ISETP.GT.U32 P1, R19, R4         // fewer than eight rows left\n"
+                        "@P1 BRA tok_loop\n");
+  for (int i = 0; i < 8; i++)
+    ws_nngen_text_add(&t, "    LDG.32 R%d, [R8]\n"
+                          "    IMAD.WIDE.U32 R8, R3, 4, R8      // next row: += dim * 4 bytes\n", 20 + i);
+  ws_nngen_text_add(&t, "// added in row order: the same sum as one row at a time\n");
+  for (int i = 0; i < 8; i++) ws_nngen_text_add(&t, "    FADD R10, R10, R%d\n", 20 + i);
+  ws_nngen_text_add(&t, "    MOV R11, R19\n"
+                        "    BRA oct_loop\n"
+                        "// the rows left over, one at a time\n"
                         "tok_loop:\n"
                         "    ISETP.GE.U32 P1, R11, R4\n"
                         "@P1 BRA tok_done\n"

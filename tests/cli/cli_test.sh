@@ -123,5 +123,34 @@ check exec-functional 0 "thread instructions" -- "$ws" exec "$saxpy" --grid 1 --
   --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --functional
 check functional-report 2 "--report and --stats-json need the timing model" -- "$ws" example saxpy --functional --report
 
+# the main job and the kernel printer
+for cmd in run kernel; do
+  check "$cmd-help" 0 "usage: warpscope $cmd" -- "$ws" "$cmd" --help
+  check "$cmd-unknown-flag" 2 "unknown option '--bogus'" -- "$ws" "$cmd" --bogus
+done
+check run-default 0 "0 outside -> PASS" -- "$ws" run --gpu classroom
+check run-naive-batch 0 "images/s" -- "$ws" run --gpu classroom --attn naive --batch 2 --gemm smem --bm 16 --bn 16
+check run-bad-attn 2 "--attn expects flash or naive, found 'fast'" -- "$ws" run --attn fast
+check run-bad-batch 2 "--batch expects an integer >= 1, found '0'" -- "$ws" run --batch 0
+check run-bad-variant 1 "unknown GEMM variant" -- "$ws" run --gemm turbo
+check run-bad-tiles 1 "must be a power of two" -- "$ws" run --bm 3
+check run-bad-flash 1 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
+check run-bad-heads 1 "heads" -- "$ws" run --dim 64 --heads 5
+check run-missing-image 1 "$tmp/none.png" -- "$ws" run --image "$tmp/none.png"
+printf 'not an image' > "$tmp/text.png"
+check run-bad-image 1 "text.png" -- "$ws" run --image "$tmp/text.png"
+check run-save-weights 0 "PASS" -- "$ws" run --gpu classroom --save-weights "$tmp/w.safetensors"
+check run-load-weights 0 "weights from $tmp/w.safetensors" -- "$ws" run --gpu classroom --weights "$tmp/w.safetensors"
+check run-wrong-weights 1 "tensor 'patch_embed.weight' has shape [64, 48], expected [32, 48]" -- "$ws" run --weights "$tmp/w.safetensors" --dim 32
+head -c 20 "$tmp/w.safetensors" > "$tmp/cut.safetensors"
+check run-truncated-weights 1 "cut.safetensors" -- "$ws" run --weights "$tmp/cut.safetensors"
+check kernel-gemm 0 ".kernel gemm_smem" -- "$ws" kernel gemm --variant smem --bm 16 --bn 16 --epilogue bias,gelu
+check kernel-gemm-refused 1 "must be a power of two" -- "$ws" kernel gemm --variant mma --bm 3
+check kernel-flash 0 ".kernel flash_attention" -- "$ws" kernel flash --head-dim 16
+check kernel-unknown 2 "unknown kernel kind 'nope'" -- "$ws" kernel nope
+check kernel-bad-epilogue 2 "--epilogue expects bias, gelu or residual, found 'relu'" -- "$ws" kernel gemm --epilogue relu
+"$ws" kernel gemm --variant warptile -o "$tmp/g.wsa" >/dev/null 2>&1
+check kernel-out-assembles 0 "kernel gemm_warptile" -- "$ws" asm "$tmp/g.wsa"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,82 @@
+/* vitrun.h - TinyViT32 pixel-to-logit on the simulated GPU: the image and
+ * the weights cross PCIe into HBM through the host runtime, every layer
+ * runs as a generated kernel (models/gemmgen.h, attngen.h, nngen.h), the
+ * probability comes back, and every layer's output is checked against the
+ * OpenBLAS reference forward pass (models/tinyvit.h).
+ *
+ * Design: the runtime's captures put each layer's kernels on one stream's
+ * timeline under the layer's name, so the caller prints one timeline with
+ * copies and kernels in order, and each check names the timeline records of
+ * its layer. Checking reads device memory directly, outside the simulated
+ * timeline: verification is not part of the pipeline being timed. */
+#ifndef WS_VITRUN_H
+#define WS_VITRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "models/attngen.h"
+#include "models/gemmgen.h"
+#include "models/tinyvit.h"
+#include "sim/runtime.h"
+
+typedef enum ws_vitrun_attn {
+  WS_VITRUN_ATTN_FLASH, /* one fused kernel per image (FlashAttention-style) */
+  WS_VITRUN_ATTN_NAIVE, /* scores to HBM, a softmax kernel, then P V */
+  WS_VITRUN_ATTN_COUNT
+} ws_vitrun_attn;
+
+typedef struct ws_vitrun_cfg {
+  uint32_t batch;              /* images per run */
+  ws_vitrun_attn attn;
+  ws_attngen_flash_cfg flash;  /* Br, Bc of the fused attention */
+  ws_gemmgen_cfg gemm;         /* variant and tiles of every linear layer; epilogues set per layer */
+} ws_vitrun_cfg;
+
+/* batch 1, flash attention Br = Bc = 64, blocktile2d GEMMs with 32 x 32
+ * tiles (bk 16, 2 x 2 per thread). */
+ws_vitrun_cfg ws_vitrun_defaults(void);
+/* "flash" / "naive"; WS_ERR_INVALID naming both for anything else. */
+const char *ws_vitrun_attn_name(ws_vitrun_attn a);
+ws_status ws_vitrun_attn_parse(ws_ctx *ctx, const char *name, ws_vitrun_attn *out);
+
+/* Tolerances, relative to the layer's largest |reference| (at least 1):
+ * fp32 kernels differ from OpenBLAS only in summation order and in the
+ * MUFU approximations (a few units of 2^-24 per operation, growing with the
+ * depth of the network), so 1e-4 leaves two orders of margin; a GEMM on
+ * tensor cores rounds its inputs to binary16 (2^-11 each), so the layers
+ * after it may differ by about 1e-3 of their scale, and 2e-2 bounds that
+ * with the same margin. */
+#define WS_VITRUN_TOL_FP32 1e-4
+#define WS_VITRUN_TOL_FP16 2e-2
+
+typedef struct ws_vitrun_check {
+  char layer[WS_RUNTIME_NAME_MAX]; /* "blocks.0.qkv"; also the name of its timeline records */
+  size_t first_record, nrecords;   /* its kernels in ws_runtime_timeline */
+  uint64_t nvalues;
+  double max_abs_err, scale, tol;  /* pass: max_abs_err <= tol * scale */
+  bool pass;
+} ws_vitrun_check;
+
+typedef struct ws_vitrun_result {
+  ws_vitrun_check *checks;  /* one per layer, in pipeline order */
+  size_t nchecks;
+  float *logit, *prob;      /* per image, read back from the device */
+  float *ref_logit, *ref_prob;
+  uint64_t image_start_ns;  /* the image's H2D begins */
+  uint64_t end_ns;          /* the probabilities' D2H ends */
+  bool pass;                /* every check passed */
+} ws_vitrun_result;
+
+/* Runs cfg->batch images (each 3 x 32 x 32 fp32 CHW, normalized) through
+ * the network on rt's device. The weights are uploaded first (their own
+ * H2D), then the images, the kernels and the readback follow on stream 0.
+ * *out is filled even when a check fails (out->pass false); free it with
+ * ws_vitrun_result_free. */
+ws_status ws_vitrun_run(ws_runtime *rt, const ws_tinyvit_weights *w, const float *images,
+                        const ws_vitrun_cfg *cfg, ws_vitrun_result *out);
+void ws_vitrun_result_free(ws_vitrun_result *r);
+
+#endif

@@ -1,0 +1,194 @@
+/* test_vitrun.c - TinyViT32 end to end on the simulated GPU: every layer of
+ * every configuration matches the OpenBLAS reference forward pass, the
+ * timeline has the shape of the pipeline, runs are deterministic, and bad
+ * configurations are refused with their reason.
+ *
+ * Design: the reference is models/tinyvit.c's forward pass (tested on its
+ * own against a double-precision triple loop in test_tinyvit.c); the
+ * expected structure of the timeline follows from the model's definition
+ * (one capture per layer, in order). Runs use the small classroom preset
+ * so the whole ladder stays fast. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "models/image.h"
+#include "models/vitrun.h"
+
+typedef struct fixture {
+  ws_ctx *ctx;
+  ws_device *dev;
+  ws_runtime *rt;
+  ws_tinyvit_weights *w;
+  float *images;
+  ws_vitrun_result res;
+} fixture;
+
+static void setup(fixture *f, const char *preset, ws_tinyvit_cfg mc, uint32_t batch) {
+  memset(f, 0, sizeof *f);
+  f->ctx = ws_ctx_create();
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_gpu_cfg_load_preset(f->ctx, preset, &cfg), WS_OK, "%s", ws_errmsg(f->ctx));
+  cr_assert_eq(ws_device_create(f->ctx, &cfg, &f->dev), WS_OK);
+  cr_assert_eq(ws_runtime_create(f->dev, &f->rt), WS_OK);
+  cr_assert_eq(ws_tinyvit_weights_create(f->ctx, &mc, &f->w), WS_OK, "%s", ws_errmsg(f->ctx));
+  ws_tinyvit_weights_init_seeded(f->w, 7);
+  f->images = calloc((size_t)batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *f->images);
+  const char *const *names = ws_image_sample_names();
+  for (uint32_t i = 0; i < batch; i++) {
+    ws_image *img = NULL;
+    cr_assert_eq(ws_image_sample(f->ctx, names[i % 4], &img), WS_OK);
+    cr_assert_eq(ws_image_to_input(f->ctx, img, f->images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS), WS_OK);
+    ws_image_destroy(img);
+  }
+}
+
+static void teardown(fixture *f) {
+  ws_vitrun_result_free(&f->res);
+  ws_tinyvit_weights_destroy(f->w);
+  ws_runtime_destroy(f->rt);
+  ws_device_destroy(f->dev);
+  free(f->images);
+  ws_ctx_destroy(f->ctx);
+}
+
+static ws_status run(fixture *f, const ws_vitrun_cfg *c) {
+  ws_vitrun_result_free(&f->res);
+  return ws_vitrun_run(f->rt, f->w, f->images, c, &f->res);
+}
+
+static void expect_pass(fixture *f, const ws_vitrun_cfg *c, const char *what) {
+  cr_assert_eq(run(f, c), WS_OK, "%s: %s", what, ws_errmsg(f->ctx));
+  for (size_t i = 0; i < f->res.nchecks; i++) {
+    const ws_vitrun_check *k = &f->res.checks[i];
+    cr_expect(k->pass, "%s: layer %s: max |err| %g > %g x %g", what, k->layer, k->max_abs_err, k->tol, k->scale);
+    cr_expect_gt(k->nvalues, 0, "%s: layer %s compared nothing", what, k->layer);
+  }
+  cr_expect(f->res.pass, "%s", what);
+  for (uint32_t i = 0; i < c->batch; i++) {
+    double tol = c->gemm.variant == WS_GEMMGEN_MMA ? 2e-2 : 1e-5;
+    cr_expect_leq(fabs((double)f->res.prob[i] - f->res.ref_prob[i]), tol, "%s: image %u probability", what, i);
+  }
+}
+
+static const ws_tinyvit_cfg tiny = {64, 4, 1};
+
+Test(vitrun, default_pipeline_matches_openblas_layer_by_layer) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  expect_pass(&f, &c, "defaults");
+  /* patch, patch_embed, 6 per block, pool, head */
+  cr_expect_eq(f.res.nchecks, 2 + 6 + 2);
+  const char *layers[] = {"patch", "patch_embed", "blocks.0.qkv", "blocks.0.attn", "blocks.0.proj",
+                          "blocks.0.norm1", "blocks.0.fc1", "blocks.0.fc2", "pool", "head"};
+  for (size_t i = 0; i < 10 && i < f.res.nchecks; i++) cr_expect_str_eq(f.res.checks[i].layer, layers[i]);
+  teardown(&f);
+}
+
+/* weights H2D, image H2D, the kernels (patch_embed is a GEMM and the
+ * position add), the probability D2H; the end-to-end span runs from the
+ * image copy's start to the readback's end. */
+Test(vitrun, timeline_has_the_pipeline_shape) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  cr_assert_eq(run(&f, &c), WS_OK, "%s", ws_errmsg(f.ctx));
+  size_t n;
+  const ws_runtime_record *r = ws_runtime_timeline(f.rt, &n);
+  cr_assert_eq(n, 2 + 11 + 1, "2 copies in, 11 kernels, 1 copy out");
+  cr_expect_eq(r[0].kind, WS_RUNTIME_OP_H2D);
+  cr_expect_str_eq(r[0].name, "weights");
+  cr_expect_eq(r[0].size_bytes % 256, 0, "tensors at 256-byte offsets");
+  cr_expect_eq(r[1].size_bytes, WS_TINYVIT_IMAGE_FLOATS * 4);
+  for (size_t i = 2; i < n - 1; i++) {
+    cr_expect_eq(r[i].kind, WS_RUNTIME_OP_KERNEL, "record %zu", i);
+    cr_expect_gt(r[i].stats.cycles, 0);
+    cr_expect_geq(r[i].start_ns, r[i - 1].end_ns, "one stream: in order");
+  }
+  cr_expect_str_eq(r[3].kernel, "gemm_blocktile2d");
+  cr_expect_str_eq(r[4].kernel, "add_positions");
+  cr_expect_eq(r[n - 1].kind, WS_RUNTIME_OP_D2H);
+  cr_expect_eq(r[n - 1].size_bytes, 4);
+  cr_expect_eq(f.res.image_start_ns, r[1].start_ns);
+  cr_expect_eq(f.res.end_ns, r[n - 1].end_ns);
+  cr_expect_eq(f.res.checks[1].first_record, 3);
+  cr_expect_eq(f.res.checks[1].nrecords, 2);
+  teardown(&f);
+}
+
+Test(vitrun, every_gemm_variant_and_both_attentions) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  for (int v = 0; v < WS_GEMMGEN_VARIANT_COUNT; v++)
+    for (int a = 0; a < WS_VITRUN_ATTN_COUNT; a++) {
+      ws_vitrun_cfg c = ws_vitrun_defaults();
+      c.gemm = ws_gemmgen_defaults((ws_gemmgen_variant)v);
+      c.attn = (ws_vitrun_attn)a;
+      char what[64];
+      snprintf(what, sizeof what, "%s + %s", ws_gemmgen_variant_name(c.gemm.variant), ws_vitrun_attn_name(c.attn));
+      expect_pass(&f, &c, what);
+    }
+  teardown(&f);
+}
+
+Test(vitrun, deeper_narrower_model_and_a_batch) {
+  fixture f;
+  const ws_tinyvit_cfg mc = {32, 2, 2};
+  setup(&f, "classroom", mc, 3);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = 3;
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  expect_pass(&f, &c, "D=32 H=2 depth 2, batch 3");
+  cr_expect_eq(f.res.nchecks, 2 + 6 * 2 + 2);
+  /* different images give different probabilities, each its own reference */
+  cr_expect_neq(f.res.ref_prob[0], f.res.ref_prob[1]);
+  teardown(&f);
+}
+
+Test(vitrun, runs_are_deterministic) {
+  uint64_t ends[2][16];
+  for (int k = 0; k < 2; k++) {
+    fixture f;
+    setup(&f, "a100", tiny, 1);
+    ws_vitrun_cfg c = ws_vitrun_defaults();
+    cr_assert_eq(run(&f, &c), WS_OK);
+    size_t n;
+    const ws_runtime_record *r = ws_runtime_timeline(f.rt, &n);
+    cr_assert_eq(n, 14);
+    for (size_t i = 0; i < n; i++) ends[k][i] = r[i].end_ns;
+    teardown(&f);
+  }
+  cr_expect_eq(memcmp(ends[0], ends[1], 14 * sizeof ends[0][0]), 0);
+}
+
+Test(vitrun, bad_configurations_are_refused_with_the_reason) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = 0;
+  cr_expect_eq(run(&f, &c), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "batch must be 1..4096") != NULL, "%s", ws_errmsg(f.ctx));
+  c = ws_vitrun_defaults();
+  c.flash.br = 48;
+  cr_expect_neq(run(&f, &c), WS_OK);
+  cr_expect(strstr(ws_errmsg(f.ctx), "Br") != NULL, "%s", ws_errmsg(f.ctx));
+  c = ws_vitrun_defaults();
+  c.gemm.bm = 3;
+  cr_expect_neq(run(&f, &c), WS_OK);
+  cr_expect(strstr(ws_errmsg(f.ctx), "power of two") != NULL, "%s", ws_errmsg(f.ctx));
+  size_t n;
+  ws_runtime_timeline(f.rt, &n);
+  cr_expect_eq(n, 0, "a refused configuration puts nothing on the timeline");
+  teardown(&f);
+}
+
+Test(vitrun, attention_names_parse) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_vitrun_attn a;
+  cr_expect_eq(ws_vitrun_attn_parse(ctx, "naive", &a), WS_OK);
+  cr_expect_eq(a, WS_VITRUN_ATTN_NAIVE);
+  cr_expect_eq(ws_vitrun_attn_parse(ctx, "fast", &a), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "unknown attention variant 'fast' (expected flash or naive)");
+  ws_ctx_destroy(ctx);
+}

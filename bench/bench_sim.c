@@ -1,6 +1,8 @@
 /* bench_sim.c - simulator speed: simulated warp instructions per second,
- * single-threaded, on an FFMA-heavy SGEMM 512^3, a memory-bound SAXPY and
- * the tensor-core GEMM, either with the cycle model (timing) or values only
+ * single-threaded, on two SGEMMs 512^3 (the FFMA-heavy register-blocked
+ * one of the GEMM ladder, and the shared-memory tiled example, which issues
+ * as many shared loads as FFMAs), a memory-bound SAXPY and the tensor-core
+ * GEMM, either with the cycle model (timing) or values only
  * (functional). Only ws_device_launch is timed (inputs are uploaded before,
  * nothing is checked after: the tests do that); each case runs REPEATS times
  * and keeps the best wall time, the one least disturbed by the rest of the
@@ -21,6 +23,7 @@
 
 #include "isa/asm.h"
 #include "models/examples.h"
+#include "models/gemmgen.h"
 
 #ifndef REPEATS
 #define REPEATS 3
@@ -28,7 +31,8 @@
 
 typedef struct bench_case {
   const char *label;
-  const char *path;
+  const char *path;           /* a shipped kernel, or NULL: ... */
+  const ws_gemmgen_cfg *gemm; /* ... a generated GEMM */
   ws_dim3 grid, block;
   const char *ptrs[3];
   uint64_t ptr_bytes[3];
@@ -67,7 +71,8 @@ static void print_result(ws_device *dev, const bench_case *bc, const ws_launch_s
 static int run_case(ws_device *dev, const bench_case *bc) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_program *prog = NULL;
-  if (ws_example_program(ctx, bc->path, &prog) != WS_OK) {
+  ws_status built = bc->path ? ws_example_program(ctx, bc->path, &prog) : ws_gemmgen_build(ctx, bc->gemm, &prog);
+  if (built != WS_OK) {
     fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
     return 1;
   }
@@ -96,12 +101,17 @@ static int run_case(ws_device *dev, const bench_case *bc) {
 
 int main(int argc, char **argv) {
   enum { N = 512, SAXPY_N = 1 << 22 };
+  /* the FFMA-heavy SGEMM: 128x128 CTA tiles, 8x8 outputs per thread, 64
+   * FFMAs per 16 shared loads (models/gemmgen.c, blocktile2d) */
+  const ws_gemmgen_cfg rb = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
   const bench_case cases[] = {
-      {"sgemm 512^3 (16x16 tiles)", "models/examples/sgemm.wsa", {N / 16, N / 16, 1}, {16, 16, 1},
+      {"sgemm-ffma 512^3 (8x8/thread)", NULL, &rb, {N / 128, N / 128, 1}, {256, 1, 1},
        {"A", "B", "C"}, {N * N * 4, N * N * 4, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
-      {"saxpy", "models/examples/saxpy.wsa", {SAXPY_N / 256, 1, 1}, {256, 1, 1},
+      {"sgemm 512^3 (16x16 tiles)", "models/examples/sgemm.wsa", NULL, {N / 16, N / 16, 1}, {16, 16, 1},
+       {"A", "B", "C"}, {N * N * 4, N * N * 4, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
+      {"saxpy", "models/examples/saxpy.wsa", NULL, {SAXPY_N / 256, 1, 1}, {256, 1, 1},
        {"x", "y", NULL}, {SAXPY_N * 4ull, SAXPY_N * 4ull, 0}, {"n", NULL, NULL}, {SAXPY_N, 0, 0}},
-      {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", {N / 8, N / 16, 1}, {32, 1, 1},
+      {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", NULL, {N / 8, N / 16, 1}, {32, 1, 1},
        {"A", "Bt", "C"}, {N * N * 2, N * N * 2, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
   };
   bool functional = argc > 1 && strcmp(argv[1], "functional") == 0;

@@ -35,6 +35,11 @@ struct ws_engine {
    * structs (which do not stay in the host's cache) */
   uint64_t *sm_next;
   uint8_t *sm_blocked;
+  /* bit i: SM i has a next cycle (sm_next[i] != NEVER). The loop visits
+   * the set bits in index order, so SMs with nothing to do (a small grid on
+   * a large GPU, or every warp waiting on memory) cost nothing per cycle */
+  uint64_t *sm_awake;
+  uint32_t nwords;
   ws_dispatch dispatch;
   uint64_t cycle;
   bool keep_l2; /* a launch finds the previous launch's L2 contents */
@@ -80,7 +85,9 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->sms = calloc(e->nsms, sizeof *e->sms);
   e->sm_next = calloc(e->nsms, sizeof *e->sm_next);
   e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
-  st = e->sms && e->sm_next && e->sm_blocked
+  e->nwords = (e->nsms + 63) / 64;
+  e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
+  st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
            ? register_stats(e)
            : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
@@ -102,6 +109,7 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->sms);
   free(e->sm_next);
   free(e->sm_blocked);
+  free(e->sm_awake);
   ws_memsys_destroy(e->mem);
   ws_eventq_free(&e->q);
   free(e);
@@ -111,6 +119,9 @@ void ws_engine_destroy(ws_engine *e) {
 static void sync_sm(ws_engine *e, uint32_t i) {
   e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
   e->sm_blocked[i] = ws_sm_lsu_blocked(e->sms[i]);
+  uint64_t bit = 1ull << (i % 64);
+  if (e->sm_next[i] != NEVER) e->sm_awake[i / 64] |= bit;
+  else e->sm_awake[i / 64] &= ~bit;
 }
 
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
@@ -163,24 +174,29 @@ static ws_status place_initial(ws_engine *e) {
 
 static uint64_t next_cycle(const ws_engine *e) {
   uint64_t t = ws_eventq_next_cycle(&e->q);
-  for (uint32_t i = 0; i < e->nsms; i++)
-    if (e->sm_next[i] < t) t = e->sm_next[i];
+  for (uint32_t w = 0; w < e->nwords; w++)
+    for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
+      if (e->sm_next[i] < t) t = e->sm_next[i];
+    }
   return t;
 }
 
-/* Visits the SMs due at t; places CTAs into slots freed. */
+/* Visits the SMs due at t, in index order; places CTAs into slots freed. */
 static ws_status run_sms(ws_engine *e, uint64_t t) {
   bool freed = false;
-  for (uint32_t i = 0; i < e->nsms; i++) {
-    if (e->sm_next[i] > t) continue;
-    uint32_t retired = 0;
-    e->gpu_visits++;
-    ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
-    sync_sm(e, i);
-    if (st != WS_OK) return st;
-    e->dispatch.retired += retired;
-    freed |= retired != 0;
-  }
+  for (uint32_t w = 0; w < e->nwords; w++)
+    for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
+      if (e->sm_next[i] > t) continue;
+      uint32_t retired = 0;
+      e->gpu_visits++;
+      ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
+      sync_sm(e, i);
+      if (st != WS_OK) return st;
+      e->dispatch.retired += retired;
+      freed |= retired != 0;
+    }
   return freed ? place(e, t + 1) : WS_OK;
 }
 

@@ -60,6 +60,8 @@ test-fuzz: build
 bench: build
 	./$(BUILD)/bench_sim functional
 	./$(BUILD)/bench_sim timing
+	./$(BUILD)/bench_vit a100 1
+	./$(BUILD)/bench_vit a100 8
 
 docs: build
 	./$(BUILD)/ws-docgen --update

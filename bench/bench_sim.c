@@ -63,9 +63,10 @@ static void print_result(ws_device *dev, const bench_case *bc, const ws_launch_s
   uint64_t events = 0, visits = 0;
   ws_stats_get(ws_device_stats(dev), "gpu.events", &events);
   ws_stats_get(ws_device_stats(dev), "gpu.sm_visits", &visits);
-  printf("%-26s %11" PRIu64 " warp insns %10" PRIu64 " cycles  %7.3f s  %6.2f M warp insns/s"
+  printf("%-30s %9" PRIu64 " warp insns %8" PRIu64 " cycles %7.3f s %6.2f M warp insns/s %7.3f M cycles/s"
          "  (%" PRIu64 " events, %" PRIu64 " SM visits)\n",
-         bc->label, ls->warp_insns, ls->cycles, best, (double)ls->warp_insns / best / 1e6, events, visits);
+         bc->label, ls->warp_insns, ls->cycles, best, (double)ls->warp_insns / best / 1e6,
+         (double)ls->cycles / best / 1e6, events, visits);
 }
 
 static int run_case(ws_device *dev, const bench_case *bc) {

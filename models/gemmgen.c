@@ -203,7 +203,6 @@ static void plan_common_regs(const ws_gemmgen_cfg *c, plan *p, uint32_t *nx) {
   p->t1 = ralloc(nx, 1, 1);
   p->t2 = ralloc(nx, 1, 1);
   p->addr = ralloc(nx, 2, 2);
-  p->addr2 = ralloc(nx, 2, 2);
   p->pat = ralloc(nx, 2, 2);
   p->pbt = ralloc(nx, 2, 2);
 }
@@ -217,8 +216,8 @@ static void plan_epilogue_regs(const ws_gemmgen_cfg *c, plan *p, uint32_t *nx) {
 static void plan_simple(const ws_gemmgen_cfg *c, plan *p) {
   uint32_t nx = 0;
   plan_common_regs(c, p, &nx);
-  p->inca = ralloc(&nx, 2, 2);
-  p->incb = ralloc(&nx, 2, 2);
+  p->inca = ralloc(&nx, 1, 1);
+  p->incb = ralloc(&nx, 1, 1);
   p->fa = ralloc(&nx, 1, 1);
   p->fb = ralloc(&nx, 1, 1);
   p->acc = ralloc(&nx, 1, 1);
@@ -249,9 +248,11 @@ static void plan_tiled_geometry(const ws_gemmgen_cfg *c, plan *p) {
   p->cpr_b = c->bn / p->vw;
   p->rpp_b = c->threads / p->cpr_b;
   p->passes_b = c->bk / p->rpp_b;
-  p->lda_s = (p->a_trans ? c->bm : c->bk) * 4;
+  /* async rows are padded by 4 floats: the 4 rows a warp reads at once
+   * (4*tm apart) then fall in different banks */
+  p->lda_s = (p->a_trans ? c->bm : p->async ? c->bk + 4 : c->bk) * 4;
   p->ldb_s = c->bn * 4;
-  p->stage_a_bytes = c->bm * c->bk * 4;
+  p->stage_a_bytes = (p->a_trans ? c->bk : c->bm) * p->lda_s;
   p->stage_b_bytes = c->bk * c->bn * 4;
   p->smem_bytes = (p->async ? 2 : 1) * (p->stage_a_bytes + p->stage_b_bytes);
   p->cw = p->vec ? 4 : 1;
@@ -261,8 +262,8 @@ static void plan_tiled(const ws_gemmgen_cfg *c, plan *p) {
   plan_tiled_geometry(c, p);
   uint32_t nx = 0;
   plan_common_regs(c, p, &nx);
-  p->inca = ralloc(&nx, 2, 2);
-  p->incb = ralloc(&nx, 2, 2);
+  p->inca = ralloc(&nx, 1, 1);
+  p->incb = ralloc(&nx, 1, 1);
   p->stra = ralloc(&nx, 1, 1);
   p->strb = ralloc(&nx, 1, 1);
   p->colsb = p->vec ? ralloc(&nx, 1, 1) : 0;
@@ -271,16 +272,17 @@ static void plan_tiled(const ws_gemmgen_cfg *c, plan *p) {
   p->rda = ralloc(&nx, 1, 1);
   p->rdb = ralloc(&nx, 1, 1);
   if (p->async) {
-    p->kn = ralloc(&nx, 1, 1);
-    p->da = ralloc(&nx, 1, 1);
-    p->db = ralloc(&nx, 1, 1);
+    /* registers dead inside the k loop: t1, and the A pointer once pat is set */
+    p->kn = p->t1;
+    p->da = p->pa;
+    p->db = p->pa + 1;
   }
   p->lima = ralloc(&nx, p->passes_a, 1);
   p->limb = ralloc(&nx, p->passes_b, 1);
   if (!p->async) p->stage = ralloc(&nx, (p->passes_a + p->passes_b) * p->vw, 4);
   p->nacc = p->rg * c->tm * p->cg * c->tn;
   p->acc = ralloc(&nx, p->nacc, 4);
-  p->fa = ralloc(&nx, p->rg * c->tm * (p->async ? 4 : 1), 4);
+  p->fa = ralloc(&nx, p->rg * c->tm * (p->async ? 2 : 1), 4);
   p->fb = ralloc(&nx, p->cg * c->tn, 4);
   plan_epilogue_regs(c, p, &nx);
   p->regs = nx;
@@ -309,9 +311,10 @@ static void plan_mma(const ws_gemmgen_cfg *c, plan *p) {
   p->cw = 2;
   uint32_t nx = 0;
   plan_common_regs(c, p, &nx);
-  p->inca = ralloc(&nx, 2, 2);
-  p->incb = ralloc(&nx, 2, 2);
+  p->inca = ralloc(&nx, 1, 1);
+  p->incb = ralloc(&nx, 1, 1);
   p->nrow = ralloc(&nx, 2, 2);
+  p->addr2 = ralloc(&nx, 2, 2);
   p->stra = ralloc(&nx, 1, 1);
   p->gcolb = ralloc(&nx, 1, 1);
   p->sta = ralloc(&nx, p->passes_a, 1); /* one shared address per pass */
@@ -442,18 +445,21 @@ static ws_status check_structure(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
   return check_loads(ctx, c, "B", c->bk, c->bn, vw);
 }
 
-void ws_gemmgen_resources(const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread, uint32_t *smem_bytes) {
+ws_status ws_gemmgen_resources(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread,
+                               uint32_t *smem_bytes) {
+  ws_status st = check_structure(ctx, cfg);
+  if (st != WS_OK) return st;
   plan p;
   make_plan(cfg, &p);
   *regs_per_thread = p.regs;
   *smem_bytes = p.smem_bytes;
+  return WS_OK;
 }
 
 ws_status ws_gemmgen_check(ws_ctx *ctx, const ws_gemmgen_cfg *c, const ws_gpu_cfg *gpu) {
-  ws_status st = check_structure(ctx, c);
-  if (st != WS_OK) return st;
   uint32_t regs, smem;
-  ws_gemmgen_resources(c, &regs, &smem);
+  ws_status st = ws_gemmgen_resources(ctx, c, &regs, &smem);
+  if (st != WS_OK) return st;
   uint32_t reg_max = gpu->regfile.max_regs_per_thread < REG_LIMIT ? gpu->regfile.max_regs_per_thread : REG_LIMIT;
   if (regs > reg_max)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s needs %u registers per thread, more than the %u allowed",
@@ -651,7 +657,7 @@ static void emit_epi_path(emitter *e, const epi_layout *L, bool checked, uint32_
   const plan *p = e->p;
   uint32_t epi = e->c->epilogue;
   const char *w = width_mod(cw);
-  if (epi & WS_GEMMGEN_EPI_BIAS) ins(e, "&bias[first column]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->addr2, p->colb, p->pbias);
+  if (epi & WS_GEMMGEN_EPI_BIAS) ins(e, "&bias[first column]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->addr, p->colb, p->pbias);
   for (uint32_t a = 0; a < L->nr; a++) {
     uint32_t row = p->rowb;
     if (L->row_off[a]) {
@@ -672,7 +678,7 @@ static void emit_epi_path(emitter *e, const epi_layout *L, bool checked, uint32_
           ins(e, "P2 &= P1", "@!P1 ISETP.NE.U32 P2, RZ, RZ");
           g = "@P2 ";
         }
-        if (epi & WS_GEMMGEN_EPI_BIAS) ins(e, NULL, "%sLDG.%s R%u, [R%u+%u]", g, w, p->eb, p->addr2, off * 4);
+        if (epi & WS_GEMMGEN_EPI_BIAS) ins(e, NULL, "%sLDG.%s R%u, [R%u+%u]", g, w, p->eb, p->addr, off * 4);
         if (epi & WS_GEMMGEN_EPI_RESIDUAL) ins(e, NULL, "%sLDG.%s R%u, [R%u+%u]", g, w, p->er, p->pbt, off * 4);
         emit_epi_values(e, accr, cw);
         ins(e, NULL, "%sSTG.%s [R%u+%u], R%u", g, w, p->pat, off * 4, accr);
@@ -733,8 +739,7 @@ static void emit_simple(emitter *e) {
   ins(e, "&A[row][0]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->pat, p->t0, p->pa);
   ins(e, "&B[0][col]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->pbt, p->colb, p->pb);
   ins(e, "step along a row of A: 4 bytes", "MOV R%u, 4", p->inca);
-  ins(e, NULL, "MOV R%u, 0", p->inca + 1);
-  ins(e, "step down a column of B: N*4 bytes", "IMAD.WIDE.U32 R%u, R%u, 4, RZ", p->incb, p->n);
+  ins(e, "step down a column of B: N*4 bytes", "SHL R%u, R%u, 2", p->incb, p->n);
   emit_zero_acc(e);
   ins(e, "k", "MOV R%u, 0", p->k0);
   line(e, "k_loop:");
@@ -743,8 +748,8 @@ static void emit_simple(emitter *e) {
   ins(e, "A[row][k]", "LDG.32 R%u, [R%u]", p->fa, p->pat);
   ins(e, "B[k][col]", "LDG.32 R%u, [R%u]", p->fb, p->pbt);
   ins(e, NULL, "FFMA R%u, R%u, R%u, R%u", p->acc, p->fa, p->fb, p->acc);
-  ins(e, NULL, "IADD.64 R%u, R%u, R%u", p->pat, p->pat, p->inca);
-  ins(e, NULL, "IADD.64 R%u, R%u, R%u", p->pbt, p->pbt, p->incb);
+  ins(e, NULL, "IMAD.WIDE.U32 R%u, R%u, 1, R%u", p->pat, p->inca, p->pat);
+  ins(e, NULL, "IMAD.WIDE.U32 R%u, R%u, 1, R%u", p->pbt, p->incb, p->pbt);
   ins(e, NULL, "IADD R%u, R%u, 1", p->k0, p->k0);
   ins(e, NULL, "BRA k_loop");
   line(e, "epilogue:");
@@ -800,25 +805,11 @@ static void emit_tiled_coords(emitter *e) {
   ins(e, "first output column in C", "IMAD R%u, R%u, %u, R%u", p->colb, p->bx, c->bn, p->t1);
 }
 
-/* A loads: thread t copies chunk t % cpr of tile row t / cpr, then rows
- * rpp, 2*rpp, ... further. lim[q] = (row q inside M ? K : 0) - chunk's k,
- * so "k0 < lim[q]" says the chunk exists. elem_bytes: 4, or 2 when A is
- * stored as binary16 (mma). */
-static void emit_a_setup(emitter *e, uint32_t elem_bytes, bool trans) {
+/* The global side of the A loads, from t0 = row and t1 = k in the tile:
+ * the thread's pointer into A, the per-pass limits, the pass stride. */
+static void emit_a_global(emitter *e) {
   const plan *p = e->p;
   const ws_gemmgen_cfg *c = e->c;
-  line(e, "// ---- loading A: each pass copies %u rows of the %ux%u tile, %u float%s per thread",
-       p->rpp_a, c->bm, c->bk, p->vw, p->vw > 1 ? "s" : "");
-  ins(e, "row in the A tile", "SHR.U32 R%u, R%u, %u", p->t0, p->tid, ilog2(p->cpr_a));
-  ins(e, "k in the A tile", "AND R%u, R%u, %u", p->t1, p->tid, p->cpr_a - 1);
-  if (p->vw > 1) ins(e, NULL, "SHL R%u, R%u, %u", p->t1, p->t1, ilog2(p->vw));
-  if (trans) {
-    ins(e, NULL, "SHL R%u, R%u, 2", p->t2, p->t0);
-    ins(e, "stores As[k][row]", "IMAD R%u, R%u, %u, R%u", p->sta, p->t1, p->lda_s, p->t2);
-  } else {
-    ins(e, NULL, "SHL R%u, R%u, %u", p->t2, p->t1, ilog2(elem_bytes));
-    ins(e, "stores As[row][k]", "IMAD R%u, R%u, %u, R%u", p->sta, p->t0, p->lda_s, p->t2);
-  }
   ins(e, "row of A", "IMAD R%u, R%u, %u, R%u", p->t0, p->by, c->bm, p->t0);
   ins(e, NULL, "IMAD R%u, R%u, R%u, R%u", p->t2, p->t0, p->k, p->t1);
   ins(e, "&A[row][k]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->pat, p->t2, p->pa);
@@ -830,7 +821,27 @@ static void emit_a_setup(emitter *e, uint32_t elem_bytes, bool trans) {
   }
   ins(e, "bytes between passes", "IMUL R%u, R%u, %u", p->stra, p->k, p->rpp_a * 4);
   ins(e, "next tile: bk floats to the right", "MOV R%u, %u", p->inca, c->bk * 4);
-  ins(e, NULL, "MOV R%u, 0", p->inca + 1);
+}
+
+/* A loads: thread t copies chunk t % cpr of tile row t / cpr, then rows
+ * rpp, 2*rpp, ... further. lim[q] = (row q inside M ? K : 0) - chunk's k,
+ * so "k0 < lim[q]" says the chunk exists. */
+static void emit_a_setup(emitter *e, bool trans) {
+  const plan *p = e->p;
+  const ws_gemmgen_cfg *c = e->c;
+  line(e, "// ---- loading A: each pass copies %u rows of the %ux%u tile, %u float%s per thread",
+       p->rpp_a, c->bm, c->bk, p->vw, p->vw > 1 ? "s" : "");
+  ins(e, "row in the A tile", "SHR.U32 R%u, R%u, %u", p->t0, p->tid, ilog2(p->cpr_a));
+  ins(e, "k in the A tile", "AND R%u, R%u, %u", p->t1, p->tid, p->cpr_a - 1);
+  if (p->vw > 1) ins(e, NULL, "SHL R%u, R%u, %u", p->t1, p->t1, ilog2(p->vw));
+  if (trans) {
+    ins(e, NULL, "SHL R%u, R%u, 2", p->t2, p->t0);
+    ins(e, "stores As[k][row]", "IMAD R%u, R%u, %u, R%u", p->sta, p->t1, p->lda_s, p->t2);
+  } else {
+    ins(e, NULL, "SHL R%u, R%u, 2", p->t2, p->t1);
+    ins(e, "stores As[row][k]", "IMAD R%u, R%u, %u, R%u", p->sta, p->t0, p->lda_s, p->t2);
+  }
+  emit_a_global(e);
 }
 
 static void emit_b_setup(emitter *e) {
@@ -854,7 +865,7 @@ static void emit_b_setup(emitter *e) {
         -(int)(q * p->rpp_b));
   if (p->vw > 1) ins(e, "columns left in the row", "ISUB R%u, R%u, R%u", p->colsb, p->n, p->t1);
   ins(e, "bytes between passes", "IMUL R%u, R%u, %u", p->strb, p->n, p->rpp_b * 4);
-  ins(e, "next tile: bk rows down", "IMAD.WIDE.U32 R%u, R%u, %u, RZ", p->incb, p->n, c->bk * 4);
+  ins(e, "next tile: bk rows down", "IMUL R%u, R%u, %u", p->incb, p->n, c->bk * 4);
 }
 
 /* Global address of pass q: base + q * stride. */
@@ -1029,15 +1040,15 @@ static void emit_compute(emitter *e) {
   uint32_t na = p->rg * c->tm;
   line(e, "    // multiply the staged tiles: for each k, an outer product of a column of As");
   line(e, "    // and a row of Bs into the thread's %u accumulators", p->nacc);
-  for (uint32_t k = 0; k < c->bk; k += p->async ? 4 : 1) {
-    if (p->async) {
+  for (uint32_t k = 0; k < c->bk; k += p->async ? 2 : 1) {
+    if (p->async) { /* LDGSTS cannot transpose: A is read along k, two k at a time */
       for (uint32_t a = 0; a < na; a++)
-        ins(e, a ? NULL : "As[row][k..k+3] for each of the thread's rows", "LDS.128 R%u, [R%u+As+%u]",
-            p->fa + a * 4, p->rda, row_off(p, c->tm, a) * p->lda_s + k * 4);
-      for (uint32_t kk = 0; kk < 4; kk++) {
+        ins(e, a ? NULL : "As[row][k..k+1] for each of the thread's rows", "LDS.64 R%u, [R%u+As+%u]",
+            p->fa + a * 2, p->rda, row_off(p, c->tm, a) * p->lda_s + k * 4);
+      for (uint32_t kk = 0; kk < 2; kk++) {
         line(e, "    // k = %u", k + kk);
         emit_fragment_b(e, k + kk);
-        emit_outer_product(e, 4, kk);
+        emit_outer_product(e, 2, kk);
       }
       continue;
     }
@@ -1057,8 +1068,8 @@ static void emit_compute(emitter *e) {
 
 static void emit_advance(emitter *e) {
   const plan *p = e->p;
-  ins(e, "next tile of A", "IADD.64 R%u, R%u, R%u", p->pat, p->pat, p->inca);
-  ins(e, "next tile of B", "IADD.64 R%u, R%u, R%u", p->pbt, p->pbt, p->incb);
+  ins(e, "next tile of A", "IMAD.WIDE.U32 R%u, R%u, 1, R%u", p->pat, p->inca, p->pat);
+  ins(e, "next tile of B", "IMAD.WIDE.U32 R%u, R%u, 1, R%u", p->pbt, p->incb, p->pbt);
 }
 
 static void tiled_layout(const emitter *e, epi_layout *L) {
@@ -1109,7 +1120,7 @@ static void emit_async_loop(emitter *e) {
   const ws_gemmgen_cfg *c = e->c;
   line(e, "// ---- two stages: copy tile 0 into stage 0, then each step copies tile k+1 into");
   line(e, "// the other stage while tile k is multiplied");
-  ins(e, "stage size of As, bytes", "MOV R%u, %u", p->da, p->stage_a_bytes);
+  ins(e, "stage size of As, bytes (in the A pointer's registers, free now)", "MOV R%u, %u", p->da, p->stage_a_bytes);
   ins(e, "stage size of Bs", "MOV R%u, %u", p->db, p->stage_b_bytes);
   emit_copies(e, p->k0);
   ins(e, "group 0: tile 0", "LDGDEPBAR");
@@ -1132,9 +1143,9 @@ static void emit_async_loop(emitter *e) {
   ins(e, "the stage just read is the next copy's target", "BAR.SYNC");
   ins(e, "swap stages: reads move one way ...", "IADD R%u, R%u, R%u", p->rda, p->rda, p->da);
   ins(e, "... copies the other", "ISUB R%u, R%u, R%u", p->sta, p->sta, p->da);
-  ins(e, NULL, "ISUB R%u, RZ, R%u", p->da, p->da);
   ins(e, NULL, "IADD R%u, R%u, R%u", p->rdb, p->rdb, p->db);
   ins(e, NULL, "ISUB R%u, R%u, R%u", p->stb, p->stb, p->db);
+  ins(e, NULL, "ISUB R%u, RZ, R%u", p->da, p->da);
   ins(e, NULL, "ISUB R%u, RZ, R%u", p->db, p->db);
   ins(e, NULL, "IADD R%u, R%u, %u", p->k0, p->k0, c->bk);
   ins(e, NULL, "BRA k_tile");
@@ -1151,7 +1162,7 @@ static void emit_tiled(emitter *e) {
   emit_setup(e);
   if (p->vec) emit_alignment_preds(e);
   emit_tiled_coords(e);
-  emit_a_setup(e, 4, p->a_trans);
+  emit_a_setup(e, p->a_trans);
   emit_b_setup(e);
   emit_zero_acc(e);
   ins(e, "k0: first k of the current tile", "MOV R%u, 0", p->k0);
@@ -1230,18 +1241,7 @@ static void emit_mma_a_setup(emitter *e) {
     emit_bits_madd(e, sq, sq, m, 0, 7, 64); /* lane += 4*(m%8) */
     emit_bits_madd(e, sq, sq, m, 3, 1, 4);  /* register += (m/8)%2 */
   }
-  ins(e, "row of A", "IMAD R%u, R%u, %u, R%u", p->t0, p->by, c->bm, p->t0);
-  ins(e, NULL, "IMAD R%u, R%u, R%u, R%u", p->t2, p->t0, p->k, p->t1);
-  ins(e, "&A[row][k]", "IMAD.WIDE.U32 R%u, R%u, 4, R%u", p->pat, p->t2, p->pa);
-  for (uint32_t q = 0; q < p->passes_a; q++) {
-    ins(e, NULL, "IADD R%u, R%u, %u", p->t2, p->t0, q * p->rpp_a);
-    ins(e, NULL, "ISETP.LT.U32 P0, R%u, R%u", p->t2, p->m);
-    ins(e, NULL, "SEL R%u, R%u, RZ, P0", p->t2, p->k);
-    ins(e, q ? NULL : "lim: chunk exists iff k0 < lim", "ISUB R%u, R%u, R%u", p->lima + q, p->t2, p->t1);
-  }
-  ins(e, "bytes between passes", "IMUL R%u, R%u, %u", p->stra, p->k, p->rpp_a * 4);
-  ins(e, "next tile: bk floats to the right", "MOV R%u, %u", p->inca, c->bk * 4);
-  ins(e, NULL, "MOV R%u, 0", p->inca + 1);
+  emit_a_global(e);
 }
 
 /* Bs holds B in fragment order: 8x16 blocks (block row n/8, block column
@@ -1277,7 +1277,7 @@ static void emit_mma_b_setup(emitter *e) {
     ins(e, q ? NULL : "lim: row 2p exists iff k0 < lim", "ISUB R%u, R%u, R%u", p->limb + q, p->t2, p->t1);
   }
   ins(e, "one row of B, bytes", "IMAD.WIDE.U32 R%u, R%u, 4, RZ", p->nrow, p->n);
-  ins(e, "next tile: bk rows down", "IMAD.WIDE.U32 R%u, R%u, %u, RZ", p->incb, p->n, c->bk * 4);
+  ins(e, "next tile: bk rows down", "IMUL R%u, R%u, %u", p->incb, p->n, c->bk * 4);
 }
 
 static uint32_t mma_stage_b(const plan *p, uint32_t q) { return p->stage + p->passes_a * 4 + q * 8; }
@@ -1558,6 +1558,7 @@ ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t 
                                const float *res, float *ref, double *bound) {
   if (m == 0 || n == 0 || k == 0 || m > DIM_MAX || n > DIM_MAX || k > DIM_MAX)
     REFUSE("gemm reference: M, N and K must be 1..%u, got %ux%ux%u", DIM_MAX, m, n, k);
+  if (!a || !b || !ref || !bound) REFUSE("gemm reference: A, B, ref and bound must not be NULL");
   if (((cfg->epilogue & WS_GEMMGEN_EPI_BIAS) && !bias) || ((cfg->epilogue & WS_GEMMGEN_EPI_RESIDUAL) && !res))
     REFUSE("gemm reference: the epilogue needs its bias / residual inputs");
   bool f16 = cfg->variant == WS_GEMMGEN_MMA;

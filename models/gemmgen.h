@@ -75,9 +75,11 @@ void ws_gemmgen_describe(const ws_gemmgen_cfg *cfg, char *buf, size_t buf_bytes)
 /* WS_OK when cfg yields a correct kernel that launches on `gpu`; otherwise
  * WS_ERR_INVALID (or WS_ERR_LIMIT for a device limit) with the reason. */
 ws_status ws_gemmgen_check(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, const ws_gpu_cfg *gpu);
-/* Registers per thread and static shared memory of the kernel cfg yields
- * (cfg must be structurally valid; used by ws_gemmgen_check). */
-void ws_gemmgen_resources(const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread, uint32_t *smem_bytes);
+/* Registers per thread and static shared memory of the kernel cfg yields;
+ * WS_ERR_INVALID when cfg breaks a structural rule (device limits are not
+ * looked at). */
+ws_status ws_gemmgen_resources(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread,
+                               uint32_t *smem_bytes);
 
 /* Emits the kernel as .wsa text (*wsa_text is malloc'd, the caller frees).
  * The kernel is named "gemm_<variant>" and takes params A, B, C, [bias],

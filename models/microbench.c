@@ -98,7 +98,7 @@ static bool line_is_far(const mapper *m, uint64_t line) {
 /* ---- latency: pointer chases ------------------------------------------------ */
 
 #define CHASE_ELEMS_L1 32u   /* 4 KiB of lines: fits every preset's L1 */
-#define CHASE_ELEMS_L2 64u   /* lines in one L1 set: far more than its ways */
+#define CHASE_ELEMS_L2 128u  /* lines in one L1 set: twice the most ways a preset has (64) */
 #define CHASE_ELEMS_DRAM 32u /* fresh (channel, bank) pairs: classroom has exactly 32 */
 #define CHASE_SMEM_STEPS 128u
 #define CHASE_CANDIDATES 4096u

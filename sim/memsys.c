@@ -29,6 +29,7 @@ enum {
   EV_DRAM_SCHED,                       /* unit channel: a bank with queued work is ready */
   EV_L2_FILL,                          /* unit slice: DRAM data reached the slice */
   EV_RESP_ARRIVE,                      /* unit sm: a response packet reached the SM */
+  EV_DRAM_WRITTEN,                     /* unit channel: a write's data has crossed the bus */
 };
 
 #define NO_ID UINT32_MAX
@@ -213,8 +214,8 @@ static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
   uint32_t n = ws_dram_schedule(m->dram, ch, now, m->issues, m->cfg.hbm.queue_depth, &wake);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t id = m->issues[i].id;
-    if (m->issues[i].is_write)
-      pool_free(m, id);
+    if (m->issues[i].is_write) /* held until its burst is on the bus: a kernel ends after it */
+      post(m, m->issues[i].done_cycle, EV_DRAM_WRITTEN, ch, id);
     else
       post(m, m->issues[i].done_cycle + m->cfg.hbm.ctrl_lat_cycles, EV_L2_FILL, m->pool[id].slice,
            id);
@@ -385,6 +386,9 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
     break;
   case EV_RESP_ARRIVE:
     on_resp_arrive(m, unit, id, ev->cycle);
+    break;
+  case EV_DRAM_WRITTEN:
+    pool_free(m, id);
     break;
   default:
     break;

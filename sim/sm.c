@@ -189,6 +189,7 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm) { return sm->next_cycle; }
 
 void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
   if (cycle < sm->sp[sp].next_cycle) sm->sp[sp].next_cycle = cycle;
+  if (cycle < sm->sp[sp].woken) sm->sp[sp].woken = cycle;
   if (cycle < sm->next_cycle) sm->next_cycle = cycle;
 }
 
@@ -291,6 +292,10 @@ void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
     ws_twarp_refresh(sm, w); /* the release moved it past BAR.SYNC */
     if (w->ready_cycle < cycle + 1) w->ready_cycle = cycle + 1;
     wake_warp(sm, w, cycle + 1);
+    /* looked at again exactly when it can restart, whether or not its
+     * sub-partition is still to be visited this cycle: the cycle between
+     * the release and the restart always counts as barrier */
+    sm->sp[w->sp].slot[w->sp_slot].until = cycle + 1;
   }
 }
 

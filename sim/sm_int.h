@@ -71,6 +71,7 @@ typedef struct ws_subpart {
   /* what every visit reads first, together: the scan's masks and the unit
    * and issue timing an eligible warp is re-checked against */
   uint64_t next_cycle;                    /* next cycle worth scanning */
+  uint64_t woken;                         /* earliest wake posted during the current visit */
   uint64_t issue_free;                    /* first cycle the issue stage is free */
   uint32_t live_mask;                     /* slots holding an unfinished resident warp */
   /* slots found eligible and not issued since: nothing but this

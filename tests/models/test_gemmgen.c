@@ -112,7 +112,7 @@ Test(gemmgen, names_round_trip_and_unknown_is_refused) {
   for (int v = 0; v < WS_GEMMGEN_VARIANT_COUNT; v++) {
     ws_gemmgen_variant got;
     cr_expect_eq(ws_gemmgen_variant_parse(ctx, ws_gemmgen_variant_name((ws_gemmgen_variant)v), &got), WS_OK);
-    cr_expect_eq(got, v);
+    cr_expect_eq((int)got, v);
   }
   ws_gemmgen_variant got;
   cr_expect_eq(ws_gemmgen_variant_parse(ctx, "tiled", &got), WS_ERR_INVALID);
@@ -181,7 +181,7 @@ Test(gemmgen, emitted_kernels_assemble_with_the_planned_resources) {
       cr_expect_str_eq(k->name, name);
       cr_expect_eq(k->nparams, epi ? 8u : 6u);
       uint32_t regs, smem;
-      ws_gemmgen_resources(&c, &regs, &smem);
+      cr_assert_eq(ws_gemmgen_resources(ctx, &c, &regs, &smem), WS_OK);
       cr_expect_leq(k->regs_per_thread, regs, "%s", name);
       cr_expect_eq(k->shared_size_bytes, smem, "%s", name);
       ws_program_destroy(prog);
@@ -250,7 +250,7 @@ Test(gemmgen, full_epilogue_on_every_step) {
 }
 
 /* The bound is tight enough to see a wrong answer: fp32 results sit far
- * inside it, and an error of one part in 10^4 is far outside. */
+ * inside it, and it is narrower than one part in 10^4 of the result. */
 Test(gemmgen, the_bound_catches_small_errors) {
   ws_gemmgen_cfg c = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
   result r = run_case(&c, 64, 64, 64);
@@ -259,6 +259,8 @@ Test(gemmgen, the_bound_catches_small_errors) {
   float a[4] = {1, 2, 3, 4}, b[4] = {1, 1, 1, 1}, ref[4];
   double bound[4];
   cr_assert_eq(ws_gemmgen_reference(ctx, &c, 2, 2, 2, a, b, NULL, NULL, ref, bound), WS_OK);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &c, 2, 2, 2, NULL, b, NULL, NULL, ref, bound), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: A, B, ref and bound must not be NULL");
   cr_expect_eq(ref[0], 3.0f); /* 1 + 2 */
   cr_expect_eq(ref[3], 7.0f); /* 3 + 4 */
   /* 2 K u sum|a b| = 2 * 2 * 2^-24 * 3 */
@@ -278,8 +280,8 @@ Test(gemmgen, gelu_reference_is_the_tanh_form) {
   cr_expect_lt(bound[0], 1e-6);
 }
 
-/* The mma bound comes from rounding A and B to binary16: the kernel is
- * inside it, and it is about 2^-10 sum|ab| wide, not more. */
+/* The mma error comes from rounding A and B to binary16: the kernel is
+ * inside the derived bound, and its error is visibly larger than fp32's. */
 Test(gemmgen, mma_error_is_the_binary16_rounding) {
   ws_gemmgen_cfg c = ws_gemmgen_defaults(WS_GEMMGEN_MMA);
   result r = run_case(&c, 128, 128, 128);
@@ -388,10 +390,10 @@ Test(gemmgen, invalid_configs_are_refused_with_the_reason) {
       {{WS_GEMMGEN_WARPTILE, 256, 256, 8, 16, 16, 64, 128, 256, 0}, WS_ERR_LIMIT,
        "warptile needs # registers per thread, more than the 255 allowed", 256 + 16 + 16},
       {{WS_GEMMGEN_ASYNC, 128, 128, 128, 4, 4, 32, 64, 256, 0}, WS_ERR_LIMIT,
-       "async needs 262144 bytes of shared memory per CTA, more than a100's 166912 per block", 0},
+       "async needs # bytes of shared memory per CTA, more than a100's 166912 per block", 262144},
       /* 1024 threads leave 65536 / 1024 = 64 registers each: too few for 16 accumulators
        * plus the addresses, bounds and staging registers of a tiled kernel */
-      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 4, 4, 0, 0, 1024, 0}, WS_ERR_LIMIT,
+      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 2, 0, 0, 1024, 0}, WS_ERR_LIMIT,
        "too many resources requested for launch: a CTA of 1024 threads, # registers/thread and "
        "8192 B shared memory does not fit on an SM of a100; limiter: registers ...", 65},
   };
@@ -402,9 +404,11 @@ Test(gemmgen, invalid_configs_are_refused_with_the_reason) {
     cr_expect(message_matches(ws_errmsg(ctx), bad[i].msg, bad[i].min_number), "case %zu: '%s'", i,
               ws_errmsg(ctx));
     char *text = (char *)"unchanged";
-    if (bad[i].st == WS_ERR_INVALID) { /* structural: the emitter refuses it too */
+    uint32_t regs, smem;
+    if (bad[i].st == WS_ERR_INVALID) { /* structural: the emitter and the resource count refuse it too */
       cr_expect_eq(ws_gemmgen_emit(ctx, &bad[i].cfg, &text), WS_ERR_INVALID, "case %zu", i);
       cr_expect_null(text);
+      cr_expect_eq(ws_gemmgen_resources(ctx, &bad[i].cfg, &regs, &smem), WS_ERR_INVALID, "case %zu", i);
     }
   }
 }

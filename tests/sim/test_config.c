@@ -311,10 +311,10 @@ Test(config, set_then_validate_names_the_origin) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
   cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "classroom", &cfg), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.size_kib=24"), WS_OK); /* 24 KiB / (4 x 128 B) = 48 sets */
+  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.size_kib=24"), WS_OK); /* 24 KiB / (32 x 128 B) = 6 sets */
   cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "classroom (after --set)"), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx), "classroom (after --set): error: key 'l1.size_kib': 24 KiB / (1 slice x 4 "
-                                   "ways x 128 B lines) = 48 sets, not a power of two");
+  cr_assert_str_eq(ws_errmsg(ctx), "classroom (after --set): error: key 'l1.size_kib': 24 KiB / (1 slice x 32 "
+                                   "ways x 128 B lines) = 6 sets, not a power of two");
   ws_ctx_destroy(ctx);
 }
 

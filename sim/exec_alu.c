@@ -269,6 +269,10 @@ static void ffma_lanes(const uint32_t *a, const uint32_t *b, const uint32_t *c, 
 static void exec_ffma(const ws_exec_site *s) {
   uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb), *c = src(s, 3, tc);
+  if (s->exec == UINT32_MAX) { /* a full warp writes its row in place: lane l reads only lane l */
+    ffma_lanes(a, b, c, ws_warp_dst(s->warp, s->insn->opnd[0].reg));
+    return;
+  }
   ffma_lanes(a, b, c, r);
   put_d(s, r);
 }

@@ -228,7 +228,7 @@ static void print_timeline(const ws_runtime *rt, const ws_vitrun_result *res) {
     printf("%3zu %-6s %-15s %9.3f %9.3f ", i, ws_runtime_op_name(r->kind), r->name, r->start_ns / 1e3,
            (r->end_ns - r->start_ns) / 1e3);
     if (r->kind == WS_RUNTIME_OP_KERNEL) print_kernel(r);
-    else printf(" %-18s", r->kind == WS_RUNTIME_OP_HOST ? "" : "");
+    else printf(" %-18s", "");
     if (r->kind == WS_RUNTIME_OP_H2D || r->kind == WS_RUNTIME_OP_D2H)
       printf(" %" PRIu64 " B %s", r->size_bytes, r->host_mem == WS_PCIE_PINNED ? "pinned" : "pageable");
     const ws_vitrun_check *c = check_ending_at(res, i);

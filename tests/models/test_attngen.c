@@ -382,7 +382,7 @@ static void timing_add(timing *sum, timing t) {
 
 /* T=64, D=64, H=4: naive (three launches, summed) and flash Br=64, Bc=64,
  * both checked against the reference; the figures are logged and quoted in
- * docs/kernels-attention.md. */
+ * docs/kernels.md. */
 static void compare_naive_flash(const char *preset, timing *naive, timing *flash) {
   problem pr = problem_make(64, 4, 16, 77);
   size_t no = 64 * 64;
@@ -458,7 +458,7 @@ Test(attngen, timing_classroom_other_tiles_and_odd_tokens, .init = setup_classro
 
 /* Several tilings of the T=64, D=64, H=4 problem on both presets: each is
  * correct and reads QKV from DRAM exactly once; cycles are logged for
- * docs/kernels-attention.md. */
+ * docs/kernels.md. */
 Test(attngen, timing_flash_tile_sweep, .init = setup_classroom, .fini = teardown) {
   static const uint32_t tiles[][2] = {{32, 16}, {32, 32}, {32, 64}, {64, 16},
                                       {64, 32}, {64, 64}, {128, 64}};

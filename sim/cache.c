@@ -72,7 +72,7 @@ static ws_cache_way *set_of(ws_cache *c, uint64_t set_key) {
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   ws_cache_way *set = set_of(c, set_key);
   for (uint32_t i = 0; i < c->assoc; i++)
-    if ((set[i].valid || set[i].pending) && set[i].tag == tag) return &set[i];
+    if (set[i].tag == tag && (set[i].valid || set[i].pending)) return &set[i]; /* the tag test fails first */
   return NULL;
 }
 

@@ -56,9 +56,12 @@ typedef struct verdict {
   ws_stall reason;   /* WS_STALL_SELECTED here means eligible */
   uint64_t until;    /* when the reason ends by itself; NEVER: needs an event */
   uint64_t split;    /* shared-conflict part of a short-scoreboard wait */
+  bool resource;     /* the warp itself is ready: only the issue stage, its unit or the LSU hold it */
 } verdict;
 
-static verdict blocked(ws_stall r, uint64_t until) { return (verdict){r, until, NEVER}; }
+static verdict blocked(ws_stall r, uint64_t until) { return (verdict){r, until, NEVER, false}; }
+
+static verdict held(ws_stall r, uint64_t until) { return (verdict){r, until, NEVER, true}; }
 
 static verdict classify_deps(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w,
                              const ws_sb_insn *si, uint64_t t) {
@@ -69,14 +72,14 @@ static verdict classify_deps(const ws_sm *sm, const ws_subpart *sp, const ws_twa
     if (dep.conflict_cycles) v.split = dep.ready_cycle - dep.conflict_cycles;
     return v;
   }
-  if (sp->issue_free > t) return blocked(WS_STALL_DISPATCH, sp->issue_free);
+  if (sp->issue_free > t) return held(WS_STALL_DISPATCH, sp->issue_free);
   if (sp->unit_free[si->unit] > t)
-    return blocked(si->unit == WS_UNIT_LSU ? WS_STALL_LSU_THROTTLE : WS_STALL_MATH_PIPE,
-                   sp->unit_free[si->unit]);
-  if (si->mem_class == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return blocked(WS_STALL_LSU_THROTTLE, NEVER);
+    return held(si->unit == WS_UNIT_LSU ? WS_STALL_LSU_THROTTLE : WS_STALL_MATH_PIPE,
+                sp->unit_free[si->unit]);
+  if (si->mem_class == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return held(WS_STALL_LSU_THROTTLE, NEVER);
   if (si->mem_class == WS_MEMC_SHARED && ws_lsu_smem_accept_cycle(&sm->lsu) > t)
-    return blocked(WS_STALL_LSU_THROTTLE, ws_lsu_smem_accept_cycle(&sm->lsu));
-  return blocked(WS_STALL_SELECTED, t);
+    return held(WS_STALL_LSU_THROTTLE, ws_lsu_smem_accept_cycle(&sm->lsu));
+  return held(WS_STALL_SELECTED, t);
 }
 
 static verdict classify(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w, uint64_t t) {
@@ -302,12 +305,14 @@ static bool reclassify(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t t, uint64
   ws_twarp *w = &sm->warps[sp->slot[i].warp];
   verdict v = classify(sm, sp, w, t);
   uint32_t bit = 1u << i;
-  if (v.reason == WS_STALL_SELECTED) {
+  if (v.resource) { /* ready: from now on only re-checked against the resources */
     sp->ready_mask |= bit;
     sp->slot[i].unit = w->next->unit;
     sp->slot[i].memc = w->next->mem_class;
     sp->slot[i].held_reason = WS_SLOT_REASON_UNKNOWN;
-    return true;
+    if (v.reason == WS_STALL_SELECTED) return true;
+    hold_ready(sm, sp, i, v, t, next);
+    return false;
   }
   set_reason_split(sm, sp, i, v.reason, t, v.split, WS_STALL_BANK_CONFLICT);
   sp->not_selected_mask &= ~bit;

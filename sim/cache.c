@@ -1,9 +1,9 @@
 /* cache.c - the sectored tag array: lookup, LRU replacement, install.
  *
  * Design: one flat array of ways, set-major, so a lookup scans `assoc`
- * adjacent small structs (one or two host cache lines for 16 ways). Invalid
- * ways are preferred victims before the policy is asked, which keeps every
- * policy simple. */
+ * adjacent small structs. A policy's victim scan also prefers the first
+ * invalid way: the L1s have four sets of up to 64 ways, and one pass over a
+ * set costs half of two. */
 #include "sim/cache.h"
 
 #include <stdlib.h>
@@ -16,6 +16,7 @@ static ws_cache_way *lru_victim(ws_cache *c, ws_cache_way *set) {
   for (uint32_t i = 0; i < c->assoc; i++) {
     ws_cache_way *w = &set[i];
     if (w->pending) continue;
+    if (!w->valid) return w; /* the first free way, in one pass over a wide set */
     if (!best || w->stamp < best->stamp) best = w;
   }
   return best;
@@ -79,10 +80,7 @@ ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
 void ws_cache_touch(ws_cache *c, ws_cache_way *w) { c->repl->touch(c, w); }
 
 ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
-  ws_cache_way *set = set_of(c, set_key);
-  for (uint32_t i = 0; i < c->assoc; i++)
-    if (!set[i].valid && !set[i].pending) return &set[i];
-  return c->repl->victim(c, set);
+  return c->repl->victim(c, set_of(c, set_key));
 }
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {

@@ -27,7 +27,8 @@ typedef struct ws_cache_way {
 typedef struct ws_cache ws_cache;
 
 /* A replacement policy: `touch` on every use, `victim` picks the way to
- * replace among the set's non-pending ways (NULL when all are pending). */
+ * replace among the set's non-pending ways (NULL when all are pending),
+ * the first invalid one if there is one. */
 typedef struct ws_cache_repl_ops {
   const char *name;
   void (*touch)(ws_cache *c, ws_cache_way *w);

@@ -122,6 +122,16 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
     bad |= ((addr[l] & (width - 1)) | (uint64_t)(addr[l] + width > size_bytes)) & lane;
   }
   if (bad) return false;
+  if (exec == UINT32_MAX && width == 16) { /* LDS.128 of a full warp: one 16-byte read per lane */
+    uint32_t *d[4];
+    for (uint32_t r = 0; r < 4; r++) d[r] = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    for (uint32_t l = 0; l < LANES; l++) {
+      uint32_t v[4];
+      memcpy(v, base + addr[l], sizeof v);
+      d[0][l] = v[0], d[1][l] = v[1], d[2][l] = v[2], d[3][l] = v[3];
+    }
+    return true;
+  }
   for (uint32_t r = 0; r < width / 4; r++) {
     uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
     if (exec == UINT32_MAX)

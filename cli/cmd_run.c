@@ -207,27 +207,46 @@ static void print_pct(double v) {
   else printf(" %5.1f", v);
 }
 
-static void print_kernel(const ws_runtime_record *r) {
-  char geo[40];
+/* The tile config a kernel row shows: the GEMM's tiles ("bm=32 bn=32 bk=16
+ * tm=2 tn=2", the generator's description without the variant and the
+ * thread count, which the grid column shows), flash attention's Br and Bc,
+ * nothing for the fixed-shape kernels. */
+static void tile_config(const ws_vitrun_cfg *vc, const char *kernel, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (strncmp(kernel, "gemm_", 5) == 0) {
+    char d[128];
+    ws_gemmgen_cfg g = vc->gemm;
+    g.epilogue = 0;
+    ws_gemmgen_describe(&g, d, sizeof d);
+    const char *from = strchr(d, ' '), *to = strstr(d, " threads=");
+    if (from && to && to > from) snprintf(buf, n, "%.*s", (int)(to - from - 1), from + 1);
+  } else if (strcmp(kernel, "flash_attention") == 0) {
+    snprintf(buf, n, "Br=%u Bc=%u", vc->flash.br, vc->flash.bc);
+  }
+}
+
+static void print_kernel(const ws_vitrun_cfg *vc, const ws_runtime_record *r) {
+  char geo[40], tiles[64];
   snprintf(geo, sizeof geo, "%ux%u %u", r->grid.x, r->grid.y, r->block.x * r->block.y * r->block.z);
-  printf(" %-18s %-13s %9" PRIu64 " %5.1f %-9s", r->kernel, geo, r->stats.cycles,
+  tile_config(vc, r->kernel, tiles, sizeof tiles);
+  printf(" %-18s %-27s %-13s %9" PRIu64 " %5.1f %-9s", r->kernel, tiles, geo, r->stats.cycles,
          100.0 * r->stats.occupancy.occupancy, ws_occupancy_limiter_name(r->stats.occupancy.limiter));
   print_pct(r->summary.l1_hit_pct);
   print_pct(r->summary.l2_hit_pct);
   printf(" %9" PRIu64 " %9" PRIu64, r->summary.dram_read_bytes, r->summary.dram_write_bytes);
 }
 
-static void print_timeline(const ws_runtime *rt, const ws_vitrun_result *res) {
+static void print_timeline(const ws_runtime *rt, const ws_vitrun_cfg *vc, const ws_vitrun_result *res) {
   size_t n;
   const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
-  printf("%3s %-6s %-15s %9s %9s  %-18s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "#", "op", "name",
-         "start_us", "dur_us", "kernel / bytes", "grid threads", "cycles", "occ%", "limiter", "L1%",
-         "L2%", "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
+  printf("%3s %-6s %-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "#", "op",
+         "name", "start_us", "dur_us", "kernel / bytes", "tile config", "grid threads", "cycles", "occ%",
+         "limiter", "L1%", "L2%", "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
   for (size_t i = 0; i < n; i++) {
     const ws_runtime_record *r = &recs[i];
     printf("%3zu %-6s %-15s %9.3f %9.3f ", i, ws_runtime_op_name(r->kind), r->name, r->start_ns / 1e3,
            (r->end_ns - r->start_ns) / 1e3);
-    if (r->kind == WS_RUNTIME_OP_KERNEL) print_kernel(r);
+    if (r->kind == WS_RUNTIME_OP_KERNEL) print_kernel(vc, r);
     else printf(" %-18s", "");
     if (r->kind == WS_RUNTIME_OP_H2D || r->kind == WS_RUNTIME_OP_D2H)
       printf(" %" PRIu64 " B %s", r->size_bytes, r->host_mem == WS_PCIE_PINNED ? "pinned" : "pageable");
@@ -277,7 +296,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, int *exit_code) {
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {
     print_header(o, &cfg, w, host_s);
-    print_timeline(rt, &res);
+    print_timeline(rt, &o->vit, &res);
     print_summary(o, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }

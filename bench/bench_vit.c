@@ -35,12 +35,8 @@ static ws_status one_run(ws_ctx *ctx, const char *preset, uint32_t batch, uint64
   ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
   float *images = calloc((size_t)batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *images);
   ws_status st = images ? ws_gpu_cfg_load_preset(ctx, preset, &cfg) : WS_ERR_NOMEM;
-  for (uint32_t i = 0; i < batch && st == WS_OK; i++) {
-    ws_image *img = NULL;
-    st = ws_image_sample(ctx, ws_image_sample_names()[i % 4], &img);
-    if (st == WS_OK) st = ws_image_to_input(ctx, img, images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS);
-    ws_image_destroy(img);
-  }
+  for (uint32_t i = 0; i < batch && st == WS_OK; i++)
+    st = ws_image_input(ctx, ws_image_sample_names()[i % 4], images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS);
   if (st == WS_OK) st = ws_tinyvit_weights_create(ctx, &mc, &w);
   if (st == WS_OK) ws_tinyvit_weights_init_seeded(w, 1);
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);

@@ -138,19 +138,10 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static bool is_sample(const char *name) {
-  for (const char *const *s = ws_image_sample_names(); *s; s++)
-    if (strcmp(*s, name) == 0) return true;
-  return false;
-}
-
 /* Decodes, resizes and normalizes image i of the batch; adds the host time. */
 static ws_status prepare_image(ws_ctx *ctx, const char *name, float *chw, double *host_s) {
   double t0 = seconds_now();
-  ws_image *img = NULL;
-  ws_status st = is_sample(name) ? ws_image_sample(ctx, name, &img) : ws_image_load(ctx, name, &img);
-  if (st == WS_OK) st = ws_image_to_input(ctx, img, chw);
-  ws_image_destroy(img);
+  ws_status st = ws_image_input(ctx, name, chw);
   *host_s += seconds_now() - t0;
   return st;
 }

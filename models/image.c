@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -311,4 +312,18 @@ ws_status ws_image_sample(ws_ctx *ctx, const char *name, ws_image **out) {
   }
   return ws_ctx_fail(ctx, WS_ERR_INVALID,
                      "unknown sample image '%s' (samples: checker, gradient, disc, noise)", name);
+}
+
+static bool is_sample(const char *name) {
+  for (const char *const *s = ws_image_sample_names(); *s; s++)
+    if (strcmp(*s, name) == 0) return true;
+  return false;
+}
+
+ws_status ws_image_input(ws_ctx *ctx, const char *name, float *chw) {
+  ws_image *img = NULL;
+  ws_status st = is_sample(name) ? ws_image_sample(ctx, name, &img) : ws_image_load(ctx, name, &img);
+  if (st == WS_OK) st = ws_image_to_input(ctx, img, chw);
+  ws_image_destroy(img);
+  return st;
 }

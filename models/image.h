@@ -56,4 +56,8 @@ ws_status ws_image_to_input(ws_ctx *ctx, const ws_image *img, float *chw);
 const char *const *ws_image_sample_names(void); /* NULL-terminated */
 ws_status ws_image_sample(ws_ctx *ctx, const char *name, ws_image **out);
 
+/* The TinyViT32 input [3, 32, 32] of `name`: a built-in sample's name, or
+ * else the path of an image file (decode, resize, normalize). */
+ws_status ws_image_input(ws_ctx *ctx, const char *name, float *chw);
+
 #endif

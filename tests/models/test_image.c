@@ -211,3 +211,19 @@ Test(image, png_round_trip_of_every_sample) {
   cr_expect(strstr(ws_errmsg(ctx), "/nonexistent/dir/x.png"), "%s", ws_errmsg(ctx));
   ws_image_destroy(img);
 }
+
+/* A sample's name gives the sample; anything else is a path, and a missing
+ * one is an error naming it. */
+Test(image, input_takes_a_sample_name_or_a_path) {
+  ws_ctx *c = ws_ctx_create();
+  float a[3 * 32 * 32], b[3 * 32 * 32];
+  ws_image *img = NULL;
+  cr_assert_eq(ws_image_input(c, "disc", a), WS_OK, "%s", ws_errmsg(c));
+  cr_assert_eq(ws_image_sample(c, "disc", &img), WS_OK);
+  cr_assert_eq(ws_image_to_input(c, img, b), WS_OK);
+  cr_expect_eq(memcmp(a, b, sizeof a), 0);
+  ws_image_destroy(img);
+  cr_expect_eq(ws_image_input(c, "no-such-image.png", a), WS_ERR_IO);
+  cr_expect(strstr(ws_errmsg(c), "no-such-image.png") != NULL, "%s", ws_errmsg(c));
+  ws_ctx_destroy(c);
+}

@@ -15,7 +15,7 @@
 #include "base/ctx.h"
 #include "isa/program.h"
 #include "models/gemmgen.h"
-#include "sim/device.h"
+#include "sim/host/device.h"
 
 enum { WS_EXIT_OK = 0, WS_EXIT_FAIL = 1, WS_EXIT_USAGE = 2 };
 

@@ -12,7 +12,7 @@
 
 #include "base/file.h"
 #include "cli/cli.h"
-#include "sim/presetdoc.h"
+#include "tools/docgen/presetdoc.h"
 
 static const char gpus_help[] =
     "usage: warpscope gpus\n"

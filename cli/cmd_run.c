@@ -16,7 +16,7 @@
 #include "cli/cli.h"
 #include "models/image.h"
 #include "models/vitrun.h"
-#include "sim/pcie.h"
+#include "sim/host/pcie.h"
 
 #define MAX_IMAGES 64
 

@@ -10,7 +10,7 @@
 
 #include "base/file.h"
 #include "cli/cli.h"
-#include "sim/report.h"
+#include "sim/host/report.h"
 
 const char ws_cli_runopt_help[] =
     "  --report             print the performance report of the launch (cycles, IPC, occupancy,\n"

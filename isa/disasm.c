@@ -19,7 +19,7 @@
 
 #include "base/f16.h"
 #include "isa/modifiers.h"
-#include "isa/text.h"
+#include "base/text.h"
 
 #define INSN_TEXT_MAX 512
 /* Integers with a smaller magnitude print in decimal, others in hex. */

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/config.h"
-#include "sim/device.h"
+#include "sim/core/config.h"
+#include "sim/host/device.h"
 
 typedef struct ws_attngen_shape {
   uint32_t tokens;   /* T */

@@ -18,7 +18,7 @@
 
 #include "base/f16.h"
 #include "isa/asm.h"
-#include "models/embedded.h"
+#include "models/wsa.h"
 
 const char *const ws_example_names[] = {"saxpy", "reduce", "sgemm", "mma", NULL};
 
@@ -35,7 +35,7 @@ typedef struct run_env {
 } run_env;
 
 ws_status ws_example_program(ws_ctx *ctx, const char *path, ws_program **out) {
-  const ws_embedded_file *f = ws_embedded_find(path);
+  const ws_embedded_file *f = ws_wsa_find(path);
   if (!f) return ws_ctx_fail(ctx, WS_ERR_INVALID, "no embedded kernel '%s'", path);
   return ws_asm_parse(ctx, f->text, f->size_bytes, path, out);
 }

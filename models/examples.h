@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/device.h"
+#include "sim/host/device.h"
 
 typedef struct ws_example_check {
   char title[160];        /* what ran, e.g. "SGEMM 33x65x17 (shared-memory tiled)" */

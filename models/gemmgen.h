@@ -21,8 +21,8 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "sim/config.h"
-#include "sim/device.h"
+#include "sim/core/config.h"
+#include "sim/host/device.h"
 
 typedef enum ws_gemmgen_variant {
   WS_GEMMGEN_NAIVE,       /* one thread per output, consecutive threads walk rows (uncoalesced) */

@@ -16,11 +16,7 @@
 #include <string.h>
 
 #include "models/examples.h"
-#include "sim/dram.h"
-#include "sim/exec.h"
-#include "sim/l2.h"
-#include "sim/memsys.h"
-#include "sim/xbar.h"
+#include "sim/memsys/latency.h"
 
 /* ---- kernels ---------------------------------------------------------------- */
 
@@ -55,44 +51,16 @@ static ws_status kern_launch(kern *kn, uint32_t ctas, uint32_t threads, ws_launc
 /* CTAs of `threads` one SM holds for kernel k (at least 1 when it fits). */
 static ws_status ctas_per_sm(kern *kn, uint32_t threads, uint32_t *out) {
   ws_occupancy occ;
-  const ws_gpu_cfg *cfg = ws_device_cfg(kn->dev);
-  ws_status st = ws_occupancy_compute(kn->ctx, cfg, threads, ws_exec_regs_needed(kn->k),
-                                      kn->k->shared_size_bytes, &occ);
+  ws_status st = ws_device_occupancy(kn->dev, kn->k, (ws_dim3){threads, 1, 1}, 0, &occ);
   *out = occ.ctas_per_sm;
   return st;
 }
 
-/* ---- the memory system's mapping, instantiated from the preset ------------- */
-
-typedef struct mapper {
-  ws_stats *stats;
-  ws_l2 *l2;
-  ws_xbar *xbar;
-  ws_dram *dram;
-} mapper;
-
-static void mapper_close(mapper *m) {
-  ws_dram_destroy(m->dram);
-  ws_xbar_destroy(m->xbar);
-  ws_l2_destroy(m->l2);
-  ws_stats_destroy(m->stats);
-}
-
-static ws_status mapper_open(mapper *m, ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  memset(m, 0, sizeof *m);
-  m->stats = ws_stats_create();
-  if (!m->stats) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench mapper)");
-  ws_status st = ws_l2_create(ctx, cfg, m->stats, 1, &m->l2);
-  if (st == WS_OK) st = ws_xbar_create(ctx, cfg, m->stats, &m->xbar);
-  if (st == WS_OK) st = ws_dram_create(ctx, cfg, m->stats, &m->dram);
-  if (st != WS_OK) mapper_close(m);
-  return st;
-}
-
 /* Whether line's L2 slice is in the partition far from SM 0 (where CTA 0 runs). */
-static bool line_is_far(const mapper *m, uint64_t line) {
-  uint32_t slice = ws_l2_slice_of(m->l2, line);
-  return ws_xbar_slice_partition(m->xbar, slice) != ws_xbar_sm_partition(m->xbar, 0);
+static bool line_is_far(const ws_device *dev, uint64_t line) {
+  ws_location loc;
+  ws_device_locate(dev, 0, line, &loc);
+  return loc.far;
 }
 
 /* ---- latency: pointer chases ------------------------------------------------ */
@@ -151,7 +119,7 @@ static uint32_t pick_l1(const ws_gpu_cfg *cfg, uint64_t base, uint64_t *addrs) {
 /* L2: lines that all fall into one L1 set (a cyclic walk over more lines
  * than the set has ways misses every time under LRU) and whose slice is in
  * the wanted partition. */
-static uint32_t pick_l2(const ws_gpu_cfg *cfg, const mapper *m, uint64_t base, uint64_t region,
+static uint32_t pick_l2(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
                         bool far, uint64_t *addrs) {
   uint64_t sets =
       (uint64_t)cfg->l1.size_kib * 1024u / ((uint64_t)cfg->l1.assoc * cfg->l1.line_bytes);
@@ -159,7 +127,7 @@ static uint32_t pick_l2(const ws_gpu_cfg *cfg, const mapper *m, uint64_t base, u
   uint32_t n = 0;
   for (uint64_t j = 0; (j + 1) * set_stride <= region && n < CHASE_ELEMS_L2; j++) {
     uint64_t line = base + j * set_stride;
-    if (line_is_far(m, line) == far) addrs[n++] = line;
+    if (line_is_far(dev, line) == far) addrs[n++] = line;
   }
   return n;
 }
@@ -177,18 +145,17 @@ static uint64_t mix64(uint64_t x) {
  * step misses L1 and L2 (caches start cold and no line repeats) and finds
  * its bank closed: the idle closed-bank latency, with no row hit or
  * conflict. */
-static uint32_t pick_dram(const ws_gpu_cfg *cfg, const mapper *m, uint64_t base, uint64_t region,
+static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
                           uint8_t *used, uint64_t *addrs) {
   uint64_t lines = region / cfg->l2.line_bytes;
   memset(used, 0, (size_t)cfg->hbm.channels * cfg->hbm.banks_per_channel);
   uint32_t n = 0;
   for (uint32_t j = 0; j < CHASE_CANDIDATES * 16u && n < CHASE_ELEMS_DRAM; j++) {
     uint64_t line = base + (mix64(j) % lines) * cfg->l2.line_bytes;
-    uint32_t bank;
-    uint64_t row;
-    ws_dram_locate(m->dram, line, &bank, &row);
-    uint32_t key = ws_dram_channel(m->dram, line) * cfg->hbm.banks_per_channel + bank;
-    if (line_is_far(m, line) || used[key]) continue;
+    ws_location loc;
+    ws_device_locate(dev, 0, line, &loc);
+    uint32_t key = loc.channel * cfg->hbm.banks_per_channel + loc.bank;
+    if (loc.far || used[key]) continue;
     used[key] = 1;
     addrs[n++] = line;
   }
@@ -203,14 +170,13 @@ static void set_expected(const ws_gpu_cfg *cfg, ws_microbench_level lv, ws_micro
     r->path_cycles = r->expected_cycles = cfg->smem.lat_cycles;
     return;
   }
-  r->path_cycles = ws_memsys_idle_latency(cfg, mem_level[lv]);
+  r->path_cycles = ws_latency_idle_cycles(cfg, mem_level[lv]);
   r->expected_cycles = r->path_cycles + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES;
 }
 
 typedef struct chase_env {
   ws_device *dev;
   const ws_gpu_cfg *cfg;
-  mapper map;
   kern kn;
   uint64_t out, region, region_bytes;
   uint64_t *addrs;
@@ -223,9 +189,9 @@ static ws_status chase_global(chase_env *e, ws_microbench_level lv, ws_microbenc
   if (lv == WS_MICROBENCH_L1)
     n = pick_l1(e->cfg, base, e->addrs);
   else if (lv == WS_MICROBENCH_DRAM)
-    n = pick_dram(e->cfg, &e->map, base, e->region_bytes, e->bank_used, e->addrs);
+    n = pick_dram(e->cfg, e->dev, base, e->region_bytes, e->bank_used, e->addrs);
   else
-    n = pick_l2(e->cfg, &e->map, base, e->region_bytes, lv == WS_MICROBENCH_L2_FAR, e->addrs);
+    n = pick_l2(e->cfg, e->dev, base, e->region_bytes, lv == WS_MICROBENCH_L2_FAR, e->addrs);
   if (n < 2)
     return ws_ctx_fail(ws_device_ctx(e->dev), WS_ERR_INVALID,
                        "microbench: found only %u suitable lines for the %s chase", n,
@@ -262,8 +228,7 @@ static ws_status chase_open(chase_env *e, ws_device *dev) {
   e->bank_used = calloc((size_t)e->cfg->hbm.channels * e->cfg->hbm.banks_per_channel, 1);
   if (!e->addrs || !e->bank_used)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench chase)");
-  ws_status st = mapper_open(&e->map, ctx, e->cfg);
-  if (st == WS_OK) st = ws_device_malloc(dev, 256, &e->out);
+  ws_status st = ws_device_malloc(dev, 256, &e->out);
   if (st == WS_OK) st = ws_device_malloc(dev, e->region_bytes, &e->region);
   if (st == WS_OK) st = kern_open(&e->kn, dev, "models/microbench/pchase.wsa");
   if (st == WS_OK) st = ws_args_set_ptr(ctx, &e->kn.args, "out", e->out);
@@ -274,7 +239,6 @@ static void chase_close(chase_env *e) {
   kern_close(&e->kn);
   if (e->region) ws_device_free(e->dev, e->region);
   if (e->out) ws_device_free(e->dev, e->out);
-  if (e->map.stats) mapper_close(&e->map);
   free(e->bank_used);
   free(e->addrs);
 }

@@ -5,7 +5,7 @@
  * Design: every benchmark is the kind of kernel published GPU
  * microbenchmarks use (the .wsa files in models/microbench), run through the public
  * device API; every result carries, next to the measurement, what the
- * preset predicts (a path latency from ws_memsys_idle_latency, a peak
+ * preset predicts (a path latency from ws_latency_idle_cycles, a peak
  * bandwidth, a conflict degree, a sector count), so the simulator can be
  * checked against its own configuration and the configuration against
  * published measurements (docs/validation.md). Timed quantities are
@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/device.h"
+#include "sim/host/device.h"
 
 /* A global load issued at cycle t is offered to the memory system at t + 1:
  * the LSU queue is served at the start of each SM cycle, before the
@@ -51,7 +51,7 @@ typedef struct ws_microbench_latency {
   uint64_t cycles_n;        /* SR_CLOCK cycles of a run of N timed steps */
   uint64_t cycles_2n;       /* the same with 2N steps */
   double measured_cycles;   /* (cycles_2n - cycles_n) / N */
-  uint64_t path_cycles;     /* from the preset: ws_memsys_idle_latency or smem.lat_cycles */
+  uint64_t path_cycles;     /* from the preset: ws_latency_idle_cycles or smem.lat_cycles */
   uint64_t expected_cycles; /* path_cycles + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES for global levels */
 } ws_microbench_latency;
 

@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/args.h"
-#include "sim/device.h"
+#include "sim/exec/args.h"
+#include "sim/host/device.h"
 
 /* ---- shared machinery ------------------------------------------------------ */
 

@@ -20,7 +20,7 @@
 #include "models/attngen.h"
 #include "models/gemmgen.h"
 #include "models/tinyvit.h"
-#include "sim/runtime.h"
+#include "sim/host/runtime.h"
 
 typedef enum ws_vitrun_attn {
   WS_VITRUN_ATTN_FLASH, /* one fused kernel per image (FlashAttention-style) */

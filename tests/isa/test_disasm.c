@@ -14,7 +14,7 @@
 #include "isa/asm.h"
 #include "isatest.h"
 #include "isa/modifiers.h"
-#include "isa/text.h"
+#include "base/text.h"
 
 static ws_ctx *ctx;
 

@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "sim/device.h"
+#include "sim/host/device.h"
 
 static ws_ctx *ctx;
 static ws_device *dev;

@@ -18,7 +18,8 @@
 #include <sys/wait.h>
 
 #include "models/microbench.h"
-#include "sim/memsys.h"
+#include "sim/memsys/latency.h"
+#include "sim/memsys/memsys.h"
 
 static ws_ctx *ctx;
 static ws_device *dev;
@@ -59,9 +60,9 @@ static void check_latencies(const char *preset) {
   /* the expectations themselves come from the preset, not from the run */
   cr_expect_eq(r[WS_MICROBENCH_SMEM].expected_cycles, cfg->smem.lat_cycles);
   cr_expect_eq(r[WS_MICROBENCH_L1].expected_cycles,
-               ws_memsys_idle_latency(cfg, WS_LEVEL_L1_HIT) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+               ws_latency_idle_cycles(cfg, WS_LEVEL_L1_HIT) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
   cr_expect_eq(r[WS_MICROBENCH_DRAM].expected_cycles,
-               ws_memsys_idle_latency(cfg, WS_LEVEL_DRAM_ROW_MISS) +
+               ws_latency_idle_cycles(cfg, WS_LEVEL_DRAM_ROW_MISS) +
                    WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
 }
 

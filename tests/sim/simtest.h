@@ -13,7 +13,7 @@
 
 #include "base/ctx.h"
 #include "isa/asm.h"
-#include "sim/device.h"
+#include "sim/host/device.h"
 
 typedef struct simtest {
   ws_ctx *ctx;

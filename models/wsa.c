@@ -1,0 +1,6 @@
+/* wsa.c - lookup in the table of embedded .wsa files. */
+#include "models/wsa.h"
+
+const ws_embedded_file *ws_wsa_find(const char *path) {
+  return ws_embedded_find(ws_models_wsa, ws_models_wsa_count, path);
+}

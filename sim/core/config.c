@@ -1,0 +1,646 @@
+/* config.c - the GPU preset key table, the INI loader (inih), `--set`
+ * overrides and the cross-field consistency checks.
+ *
+ * Design: one const table describes every field of ws_gpu_cfg (where it
+ * lives, its type, range, unit, meaning and the public source of its value
+ * or default), and every consumer walks that table: the INI handler, --set,
+ * `warpscope gpus show` and the generated docs/presets.md. inih does the
+ * lexing; our reader feeds it the text line by line, counting lines and
+ * stripping comments first, because Debian's libinih is built without
+ * INI_HANDLER_LINENO (the handler cannot learn the line) and with a
+ * 200-byte line limit that long source citations would overflow. */
+#include "sim/core/config.h"
+
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/embedded.h"
+
+/* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
+ * only this file reads it, through ws_gpu_cfg_preset_text. */
+extern const ws_embedded_file ws_embedded_presets[];
+extern const size_t ws_embedded_presets_count;
+
+#define CUDA_GUIDE "CUDA C++ Programming Guide, Technical Specifications per Compute Capability"
+#define MODEL "modelling choice"
+#define PCIE_SPEC "PCI-SIG PCI Express Base Specification"
+
+static const char *const sched_names[] = {"lrr", "gto", NULL};
+static const char *const write_names[] = {"write-through", "write-back", NULL};
+
+#define OFF(f) offsetof(ws_gpu_cfg, f), sizeof(((ws_gpu_cfg *)0)->f)
+/* required keys: each preset gives the value and cites it on its line */
+#define REQ(sec, key, field, lo, hi, unit, desc)                                                   \
+  {sec, key, WS_CFG_U32, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)"}
+#define REQ64(sec, key, field, lo, hi, unit, desc)                                                 \
+  {sec, key, WS_CFG_U64, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)"}
+/* keys with one value on every modelled GPU; a preset may still override */
+#define DEF(sec, key, field, lo, hi, def, unit, desc, src)                                         \
+  {sec, key, WS_CFG_U32, OFF(field), lo, hi, false, def, NULL, unit, desc, src}
+#define STR(sec, key, field, desc)                                                                 \
+  {sec, key, WS_CFG_STRING, OFF(field), 0, 0, true, 0, NULL, "", desc, "per preset"}
+#define ENUM(sec, key, field, names, def, desc, src)                                               \
+  {sec, key, WS_CFG_ENUM, OFF(field), 0, 0, false, def, names, "", desc, src}
+
+static const ws_cfg_key keys[] = {
+    STR("gpu", "name", gpu.name, "preset name (what --gpu takes)"),
+    STR("gpu", "full_name", gpu.full_name, "the product this preset models"),
+    REQ("gpu", "cc_major", gpu.cc_major, 1, 20, "", "compute capability, major (occupancy rules)"),
+    REQ("gpu", "cc_minor", gpu.cc_minor, 0, 9, "", "compute capability, minor"),
+    REQ("gpu", "num_sms", gpu.num_sms, 1, 1024, "SMs", "streaming multiprocessors enabled"),
+    REQ("gpu", "core_clock_mhz", gpu.core_clock_mhz, 1, 10000, "MHz",
+        "SM clock that converts cycles to time"),
+    REQ64("gpu", "dram_size_bytes", gpu.dram_size_bytes, 1u << 20, 1ull << 40, "B", "device memory"),
+    DEF("gpu", "const_bank_bytes", gpu.const_bank_bytes, 4, 1u << 20, 64u * 1024u, "B",
+        "constant bank (kernel constants)", CUDA_GUIDE ": 64 KB constant memory"),
+    {"gpu", "insn_budget_warp_insns", WS_CFG_U64, OFF(gpu.insn_budget_warp_insns), 1, UINT64_MAX,
+     false, 1ull << 32, NULL, "warp insns", "per-launch instruction budget (stops runaway loops)",
+     MODEL ": large enough for every shipped example, small enough to stop an endless loop"},
+
+    DEF("sm", "subpartitions", sm.subpartitions, 1, 8, 4, "",
+        "warp schedulers (processing blocks) per SM",
+        "NVIDIA Volta/GA100/GA102/H100 whitepapers: 4 processing blocks per SM"),
+    REQ("sm", "max_warps_per_sm", sm.max_warps_per_sm, 1, 128, "warps", "resident warps per SM"),
+    DEF("sm", "max_threads_per_block", sm.max_threads_per_block, 32, 4096, 1024, "threads",
+        "threads per CTA", CUDA_GUIDE ": 1024"),
+    DEF("sm", "max_block_dim_x", sm.max_block_dim[0], 1, 4096, 1024, "threads", "CTA x extent",
+        CUDA_GUIDE ": 1024"),
+    DEF("sm", "max_block_dim_y", sm.max_block_dim[1], 1, 4096, 1024, "threads", "CTA y extent",
+        CUDA_GUIDE ": 1024"),
+    DEF("sm", "max_block_dim_z", sm.max_block_dim[2], 1, 4096, 64, "threads", "CTA z extent",
+        CUDA_GUIDE ": 64"),
+    DEF("sm", "max_grid_dim_x", sm.max_grid_dim[0], 1, 2147483647u, 2147483647u, "CTAs",
+        "grid x extent", CUDA_GUIDE ": 2^31-1"),
+    DEF("sm", "max_grid_dim_y", sm.max_grid_dim[1], 1, 65535, 65535, "CTAs", "grid y extent",
+        CUDA_GUIDE ": 65535"),
+    DEF("sm", "max_grid_dim_z", sm.max_grid_dim[2], 1, 65535, 65535, "CTAs", "grid z extent",
+        CUDA_GUIDE ": 65535"),
+    REQ("sm", "max_ctas_per_sm", sm.max_ctas_per_sm, 1, 64, "CTAs", "resident CTAs per SM"),
+    ENUM("sm", "scheduler", sm.scheduler, sched_names, WS_SCHED_GTO,
+         "warp scheduling policy: gto (greedy-then-oldest) or lrr (loose round robin)",
+         MODEL ": GPGPU-Sim's default (gto); NVIDIA does not publish its policy"),
+    REQ("sm", "int_lat_cycles", sm.int_lat_cycles, 1, 1000, "cycles", "INT32 dependent-issue latency"),
+    REQ("sm", "int_ii_cycles", sm.int_ii_cycles, 1, 1000, "cycles",
+        "INT32 initiation interval per sub-partition"),
+    REQ("sm", "fp32_lat_cycles", sm.fp32_lat_cycles, 1, 1000, "cycles", "FP32 dependent-issue latency"),
+    REQ("sm", "fp32_ii_cycles", sm.fp32_ii_cycles, 1, 1000, "cycles",
+        "FP32 initiation interval per sub-partition"),
+    REQ("sm", "sfu_lat_cycles", sm.sfu_lat_cycles, 1, 1000, "cycles", "SFU (MUFU) latency"),
+    REQ("sm", "sfu_ii_cycles", sm.sfu_ii_cycles, 1, 1000, "cycles", "SFU initiation interval"),
+    REQ("sm", "shfl_lat_cycles", sm.shfl_lat_cycles, 1, 1000, "cycles", "warp shuffle latency"),
+    REQ("sm", "shfl_ii_cycles", sm.shfl_ii_cycles, 1, 1000, "cycles", "warp shuffle initiation interval"),
+    REQ("sm", "tensor_lat_cycles", sm.tensor_lat_cycles, 1, 1000, "cycles", "HMMA latency"),
+    REQ("sm", "tensor_ii_cycles", sm.tensor_ii_cycles, 1, 1000, "cycles",
+        "HMMA m16n8k16 initiation interval per sub-partition"),
+    REQ("sm", "branch_lat_cycles", sm.branch_lat_cycles, 1, 1000, "cycles", "branch resolution latency"),
+    REQ("sm", "const_lat_cycles", sm.const_lat_cycles, 1, 1000, "cycles", "constant-cache hit latency"),
+    REQ("sm", "lsu_ii_cycles", sm.lsu_ii_cycles, 1, 1000, "cycles",
+        "memory instructions: initiation interval per sub-partition"),
+    REQ("sm", "fp32_lanes_per_subpartition", sm.fp32_lanes_per_subpartition, 1, 64, "lanes",
+        "FP32 FMA lanes per sub-partition"),
+    REQ("sm", "tensor_flops_per_cycle_per_sm", sm.tensor_flops_per_cycle_per_sm, 1, 1u << 20,
+        "FLOP/cycle", "dense FP16 tensor FLOP per cycle per SM (FP32 accumulate)"),
+
+    DEF("regfile", "regs_per_sm", regfile.regs_per_sm, 1024, 1u << 20, 65536, "regs",
+        "32-bit registers per SM", CUDA_GUIDE ": 64K"),
+    DEF("regfile", "max_regs_per_thread", regfile.max_regs_per_thread, 16, 255, 255, "regs",
+        "registers per thread", CUDA_GUIDE ": 255"),
+    DEF("regfile", "alloc_unit_regs", regfile.alloc_unit_regs, 1, 4096, 256, "regs",
+        "per-warp register allocation unit", "CUDA Occupancy Calculator (cuda_occupancy.h): 256"),
+    DEF("regfile", "banks_per_subpartition", regfile.banks_per_subpartition, 1, 16, 2, "banks",
+        "register-file banks per sub-partition",
+        "Jia et al., Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking (2018): 2 banks"),
+
+    REQ("smem", "per_sm_bytes", smem.per_sm_bytes, 1024, 1u << 20, "B",
+        "shared memory per SM (the occupancy carve-out)"),
+    REQ("smem", "max_per_block_bytes", smem.max_per_block_bytes, 1024, 1u << 20, "B",
+        "shared memory per CTA (opt-in maximum)"),
+    REQ("smem", "reserved_per_block_bytes", smem.reserved_per_block_bytes, 0, 65536, "B",
+        "driver reserve per CTA"),
+    REQ("smem", "alloc_unit_bytes", smem.alloc_unit_bytes, 1, 65536, "B",
+        "shared memory allocation granularity"),
+    DEF("smem", "banks", smem.banks, 1, 256, 32, "banks", "shared memory banks",
+        "CUDA C++ Programming Guide, Shared Memory (cc 5.x and later): 32 banks"),
+    DEF("smem", "bank_width_bytes", smem.bank_width_bytes, 1, 64, 4, "B", "bank width",
+        "CUDA C++ Programming Guide, Shared Memory: successive 32-bit words map to successive banks"),
+    REQ("smem", "lat_cycles", smem.lat_cycles, 1, 1000, "cycles", "conflict-free load-to-use latency"),
+
+    REQ("l1", "size_kib", l1.size_kib, 1, 1024, "KiB", "L1 data cache capacity"),
+    DEF("l1", "line_bytes", l1.line_bytes, 16, 1024, 128, "B", "line size",
+        "CUDA C++ Best Practices Guide: 128-byte cache lines of 32-byte sectors"),
+    DEF("l1", "sector_bytes", l1.sector_bytes, 4, 1024, 32, "B", "sector size (fill unit)",
+        "CUDA C++ Best Practices Guide: 32-byte sectors"),
+    REQ("l1", "assoc", l1.assoc, 1, 64, "ways", "associativity"),
+    REQ("l1", "hit_lat_cycles", l1.hit_lat_cycles, 1, 1000, "cycles", "load-to-use latency of a hit"),
+    DEF("l1", "mshr_entries", l1.mshr_entries, 1, 4096, 256, "lines", "outstanding missed lines",
+        MODEL ": GPGPU-Sim's Volta L1 MSHR count; not published by NVIDIA"),
+    DEF("l1", "mshr_max_merge", l1.mshr_max_merge, 1, 256, 8, "requests",
+        "requests one MSHR entry can hold", MODEL ": GPGPU-Sim's default merge limit"),
+    DEF("l1", "port_bytes_per_cycle", l1.port_bytes_per_cycle, 1, 4096, 128, "B/cycle",
+        "L1 data returned to the SM per cycle",
+        "NVIDIA A100 whitepaper: 128 bytes/clock per SM for L1/shared memory"),
+    ENUM("l1", "write_policy", l1.write_policy, write_names, WS_WRITE_THROUGH_NOALLOC,
+         "write-through (no allocate) or write-back (allocate)",
+         "Jia et al. 2018: the Volta L1 is write-through for global stores"),
+
+    REQ("l2", "size_kib", l2.size_kib, 1, 1u << 20, "KiB", "L2 capacity over all slices"),
+    REQ("l2", "slices", l2.slices, 1, 1024, "slices", "L2 slices (banks)"),
+    REQ("l2", "partitions", l2.partitions, 1, 2, "", "1, or 2 near/far halves"),
+    DEF("l2", "line_bytes", l2.line_bytes, 16, 1024, 128, "B", "line size",
+        "CUDA C++ Best Practices Guide: 128-byte lines"),
+    DEF("l2", "sector_bytes", l2.sector_bytes, 4, 1024, 32, "B", "sector size (DRAM access unit)",
+        "CUDA C++ Best Practices Guide: 32-byte L2 transactions"),
+    REQ("l2", "assoc", l2.assoc, 1, 64, "ways", "associativity"),
+    REQ("l2", "hit_lat_cycles", l2.hit_lat_cycles, 1, 2000, "cycles", "slice tag + data access"),
+    REQ("l2", "far_extra_lat_cycles", l2.far_extra_lat_cycles, 0, 2000, "cycles",
+        "added when the slice is in the other partition"),
+    DEF("l2", "mshr_entries_per_slice", l2.mshr_entries_per_slice, 1, 4096, 64, "lines",
+        "outstanding misses per slice", MODEL ": not published by NVIDIA"),
+    REQ("l2", "slice_bytes_per_cycle", l2.slice_bytes_per_cycle, 1, 1024, "B/cycle",
+        "data one slice returns per cycle"),
+
+    REQ("noc", "lat_cycles", noc.lat_cycles, 0, 1000, "cycles", "one way, SM <-> L2 slice"),
+    DEF("noc", "sm_port_bytes_per_cycle", noc.sm_port_bytes_per_cycle, 1, 1024, 64, "B/cycle",
+        "crossbar port of one SM", MODEL ": two sectors per cycle; not published by NVIDIA"),
+    DEF("noc", "slice_port_bytes_per_cycle", noc.slice_port_bytes_per_cycle, 1, 1024, 64, "B/cycle",
+        "crossbar port of one L2 slice", MODEL ": matches the slice data path"),
+    DEF("noc", "queue_depth", noc.queue_depth, 1, 4096, 64, "packets", "buffered packets per port",
+        MODEL ": not published by NVIDIA; a credit is held for the whole crossbar flight, so a "
+              "port needs about bandwidth x flight time of credits (one packet per cycle over a "
+              "45-200 cycle flight) to stay busy"),
+
+    REQ("hbm", "channels", hbm.channels, 1, 1024, "channels",
+        "independent DRAM channels (HBM or GDDR: the section models the GPU's DRAM)"),
+    REQ("hbm", "banks_per_channel", hbm.banks_per_channel, 1, 256, "banks", "banks per channel"),
+    REQ("hbm", "row_bytes", hbm.row_bytes, 32, 65536, "B", "row (page) size"),
+    REQ("hbm", "burst_bytes", hbm.burst_bytes, 4, 4096, "B", "bytes per column access"),
+    REQ("hbm", "channel_mbps", hbm.channel_mbps, 1, 1000000, "MB/s", "peak bandwidth per channel"),
+    REQ("hbm", "t_rcd_ps", hbm.t_rcd_ps, 1, 1000000, "ps", "activate to read"),
+    REQ("hbm", "t_cl_ps", hbm.t_cl_ps, 1, 1000000, "ps", "read to data (CAS latency)"),
+    REQ("hbm", "t_rp_ps", hbm.t_rp_ps, 1, 1000000, "ps", "precharge"),
+    REQ("hbm", "t_ras_ps", hbm.t_ras_ps, 1, 1000000, "ps", "activate to precharge"),
+    DEF("hbm", "queue_depth", hbm.queue_depth, 1, 4096, 32, "requests",
+        "requests per channel controller", MODEL ": not published by NVIDIA"),
+    REQ("hbm", "ctrl_lat_cycles", hbm.ctrl_lat_cycles, 0, 2000, "cycles",
+        "memory controller + PHY, each way"),
+
+    DEF("pcie", "gen", pcie.gen, 1, 5, 4, "", "PCIe generation (sets lane rate and line encoding)",
+        PCIE_SPEC ": gen1/2/3/4/5 run 2.5/5/8/16/32 GT/s per lane, 8b/10b through gen2 and "
+                  "128b/130b from gen3; per GPU: NVIDIA Tesla V100 datasheet (PCIe gen3, 32 GB/s "
+                  "both ways; the SXM2 module's host link too), A100 datasheet (PCIe gen4, "
+                  "64 GB/s), H100 datasheet (PCIe gen5, 128 GB/s), RTX A6000 datasheet (PCI "
+                  "Express Gen 4 x16)"),
+    DEF("pcie", "lanes", pcie.lanes, 1, 32, 16, "lanes", "link width",
+        "NVIDIA V100, A100, H100 and RTX A6000 datasheets: x16 host interface"),
+    DEF("pcie", "max_payload_bytes", pcie.max_payload_bytes, 128, 4096, 256, "B",
+        "maximum payload per TLP (MPS)",
+        MODEL ": 256 B, what x86 server root ports commonly grant; " PCIE_SPEC
+              " allows 128 B to 4 KiB"),
+    DEF("pcie", "tlp_overhead_bytes", pcie.tlp_overhead_bytes, 0, 256, 24, "B",
+        "per-TLP framing, sequence number, header and LCRC",
+        "Intel AN 855 (PCI Express High Performance Reference Design), Protocol Overhead: 6 "
+        "dwords per TLP without ECRC (start/end framing, sequence number, 4-dword header, LCRC); "
+        "ACK and flow-control DLLPs travel the other way"),
+    DEF("pcie", "setup_lat_ns", pcie.setup_lat_ns, 0, 100000000, 10000, "ns",
+        "per transfer: driver call and DMA descriptor",
+        "M. Boyer, CUDA memory transfer overhead (U. Virginia, GTX 280 on PCIe 2.0): cudaMemcpy "
+        "has a constant overhead of about 10 us below 8 KB"),
+    DEF("pcie", "host_memcpy_mbps", pcie.host_memcpy_mbps, 1, 10000000, 8000, "MB/s",
+        "host CPU copy to or from the pinned staging buffer (pageable transfers)",
+        MODEL ": between the 5.6 GB/s (Broadwell-E) and 11.4 GB/s (Skylake) single-threaded "
+              "memcpy measured in Stack Overflow question 39260020; one core's bandwidth is "
+              "concurrency-limited (J. McCalpin)"),
+    DEF("pcie", "staging_chunk_bytes", pcie.staging_chunk_bytes, 4096, 1u << 30, 65536, "B",
+        "pageable transfers: staging chunk, host copy of one chunk overlaps the DMA of the "
+        "previous",
+        MODEL ": the CUDA driver's staging-buffer size is not published"),
+    DEF("pcie", "launch_overhead_ns", pcie.launch_overhead_ns, 0, 100000000, 4000, "ns",
+        "host time of one kernel launch call",
+        MODEL ": NVIDIA's Getting Started with CUDA Graphs (2019) shows launch overheads of a "
+              "few microseconds dominating kernels of similar length"),
+};
+
+#define KEY_COUNT (sizeof keys / sizeof keys[0])
+
+static const char *const sections[] = {"gpu", "sm", "regfile", "smem", "l1",
+                                       "l2", "noc", "hbm", "pcie", NULL};
+static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
+
+size_t ws_gpu_cfg_key_count(void) { return KEY_COUNT; }
+
+const ws_cfg_key *ws_gpu_cfg_key(size_t i) { return i < KEY_COUNT ? &keys[i] : NULL; }
+
+const char *const *ws_gpu_cfg_preset_names(void) { return preset_names; }
+
+static const ws_cfg_key *find_key(const char *section, const char *key) {
+  for (size_t i = 0; i < KEY_COUNT; i++)
+    if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0) return &keys[i];
+  return NULL;
+}
+
+const ws_cfg_key *ws_gpu_cfg_find_key(const char *section_dot_key) {
+  const char *dot = strchr(section_dot_key, '.');
+  char section[32];
+  if (!dot || (size_t)(dot - section_dot_key) >= sizeof section) return NULL;
+  memcpy(section, section_dot_key, (size_t)(dot - section_dot_key));
+  section[dot - section_dot_key] = '\0';
+  return find_key(section, dot + 1);
+}
+
+static bool known_section(const char *section) {
+  for (size_t i = 0; sections[i]; i++)
+    if (strcmp(sections[i], section) == 0) return true;
+  return false;
+}
+
+/* ---- field access ---------------------------------------------------------------- */
+
+static uint64_t get_number(const ws_gpu_cfg *cfg, const ws_cfg_key *k) {
+  const char *p = (const char *)cfg + k->offset;
+  if (k->type == WS_CFG_U64) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  uint32_t v; /* u32 fields and enums (which are int-sized) */
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static void put_number(ws_gpu_cfg *cfg, const ws_cfg_key *k, uint64_t v) {
+  char *p = (char *)cfg + k->offset;
+  if (k->type == WS_CFG_U64) {
+    memcpy(p, &v, sizeof v);
+  } else if (k->type == WS_CFG_ENUM) {
+    int e = (int)v;
+    memcpy(p, &e, sizeof e);
+  } else {
+    uint32_t w = (uint32_t)v;
+    memcpy(p, &w, sizeof w);
+  }
+}
+
+void ws_gpu_cfg_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes) {
+  if (k->type == WS_CFG_STRING) {
+    snprintf(buf, buf_bytes, "%s", (const char *)cfg + k->offset);
+  } else if (k->type == WS_CFG_ENUM) {
+    int e;
+    memcpy(&e, (const char *)cfg + k->offset, sizeof e);
+    int n = 0;
+    while (k->enum_names[n]) n++;
+    snprintf(buf, buf_bytes, "%s", e >= 0 && e < n ? k->enum_names[e] : "?");
+  } else {
+    snprintf(buf, buf_bytes, "%llu", (unsigned long long)get_number(cfg, k));
+  }
+}
+
+static void apply_defaults(ws_gpu_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  for (size_t i = 0; i < KEY_COUNT; i++)
+    if (!keys[i].required && keys[i].type != WS_CFG_STRING) put_number(cfg, &keys[i], keys[i].def);
+}
+
+/* Strict unsigned decimal: digits only, no sign, no trailing text. */
+static bool parse_uint(const char *text, uint64_t *out, bool *overflow) {
+  *overflow = false;
+  if (!*text) return false;
+  uint64_t v = 0;
+  for (const char *p = text; *p; p++) {
+    if (*p < '0' || *p > '9') return false;
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (UINT64_MAX - d) / 10) *overflow = true;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
+                          const char *where) {
+  char list[128] = "";
+  for (size_t i = 0; k->enum_names[i]; i++) {
+    if (strcmp(k->enum_names[i], value) == 0) {
+      put_number(cfg, k, i);
+      return WS_OK;
+    }
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->enum_names[i]);
+  }
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects one of %s, found '%s'", where,
+                     k->section, k->key, list, value);
+}
+
+/* Parses `value` by the key's type and range into cfg; `where` prefixes the
+ * message ("FILE:LINE" or "--set ..."). */
+static ws_status set_field(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
+                           const char *where) {
+  if (k->type == WS_CFG_ENUM) return set_enum(ctx, cfg, k, value, where);
+  if (k->type == WS_CFG_STRING) {
+    size_t len = strlen(value);
+    if (len == 0 || len >= k->size_bytes)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects 1 to %zu characters, found %zu",
+                         where, k->section, k->key, k->size_bytes - 1, len);
+    memcpy((char *)cfg + k->offset, value, len + 1);
+    return WS_OK;
+  }
+  uint64_t v = 0;
+  bool overflow;
+  if (!parse_uint(value, &v, &overflow))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects an unsigned integer, found '%s'",
+                       where, k->section, k->key, value);
+  if (overflow || v < k->min || v > k->max)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %s is out of range [%llu, %llu]%s%s",
+                       where, k->section, k->key, value, (unsigned long long)k->min,
+                       (unsigned long long)k->max, *k->unit ? " " : "", k->unit);
+  put_number(cfg, k, v);
+  return WS_OK;
+}
+
+/* ---- validation --------------------------------------------------------------------- */
+
+static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+typedef struct checker {
+  ws_ctx *ctx;
+  const char *origin;
+  const uint32_t *lines; /* per key, the line that set it (0: unknown), or NULL */
+} checker;
+
+static ws_status bad(const checker *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "ORIGIN[:LINE]: error: key 'KEY': MESSAGE" */
+static ws_status bad(const checker *c, const char *key, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const ws_cfg_key *k = ws_gpu_cfg_find_key(key);
+  uint32_t line = c->lines && k ? c->lines[k - keys] : 0;
+  if (line)
+    return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s:%u: error: key '%s': %s", c->origin, line, key, msg);
+  return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s: error: key '%s': %s", c->origin, key, msg);
+}
+
+/* Sector, line and set geometry of one cache (the L2 per slice). */
+static ws_status check_cache(const checker *c, const char *sec, uint32_t size_kib, uint32_t per,
+                             uint32_t line, uint32_t sector, uint32_t assoc) {
+  char key[32];
+  snprintf(key, sizeof key, "%s.sector_bytes", sec);
+  if (!pow2(sector)) return bad(c, key, "%u B is not a power of two", sector);
+  snprintf(key, sizeof key, "%s.line_bytes", sec);
+  if (line % sector || !pow2(line))
+    return bad(c, key, "%u B is not a power-of-two multiple of the %u B sector", line, sector);
+  snprintf(key, sizeof key, "%s.size_kib", sec);
+  uint64_t bytes = (uint64_t)size_kib * 1024u, way_bytes = (uint64_t)assoc * line * per;
+  if (bytes % way_bytes || !pow2(bytes / way_bytes))
+    return bad(c, key, "%u KiB / (%u slice%s x %u ways x %u B lines) = %.4g sets, not a power of two",
+               size_kib, per, per == 1 ? "" : "s", assoc, line, (double)bytes / (double)way_bytes);
+  return WS_OK;
+}
+
+static ws_status check_limits(const checker *c, const ws_gpu_cfg *g) {
+  if (g->sm.max_threads_per_block > g->sm.max_warps_per_sm * 32u)
+    return bad(c, "sm.max_threads_per_block", "%u threads exceed max_warps_per_sm (%u) x 32",
+               g->sm.max_threads_per_block, g->sm.max_warps_per_sm);
+  for (int d = 0; d < 3; d++)
+    if (g->sm.max_block_dim[d] > g->sm.max_threads_per_block)
+      return bad(c, d == 0 ? "sm.max_block_dim_x" : d == 1 ? "sm.max_block_dim_y" : "sm.max_block_dim_z",
+                 "%u exceeds max_threads_per_block (%u)", g->sm.max_block_dim[d], g->sm.max_threads_per_block);
+  if (g->regfile.regs_per_sm % (g->sm.subpartitions * g->regfile.alloc_unit_regs))
+    return bad(c, "regfile.regs_per_sm", "%u is not a multiple of subpartitions (%u) x alloc_unit_regs (%u)",
+               g->regfile.regs_per_sm, g->sm.subpartitions, g->regfile.alloc_unit_regs);
+  if (!pow2(g->smem.alloc_unit_bytes))
+    return bad(c, "smem.alloc_unit_bytes", "%u B is not a power of two", g->smem.alloc_unit_bytes);
+  if ((uint64_t)g->smem.max_per_block_bytes + g->smem.reserved_per_block_bytes > g->smem.per_sm_bytes)
+    return bad(c, "smem.max_per_block_bytes", "%u B + the %u B reserve exceed per_sm_bytes (%u B)",
+               g->smem.max_per_block_bytes, g->smem.reserved_per_block_bytes, g->smem.per_sm_bytes);
+  return WS_OK;
+}
+
+static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
+  ws_status st = check_cache(c, "l1", g->l1.size_kib, 1, g->l1.line_bytes, g->l1.sector_bytes, g->l1.assoc);
+  if (st == WS_OK)
+    st = check_cache(c, "l2", g->l2.size_kib, g->l2.slices, g->l2.line_bytes, g->l2.sector_bytes, g->l2.assoc);
+  if (st != WS_OK) return st;
+  if (g->l2.slices % g->l2.partitions)
+    return bad(c, "l2.slices", "%u slices do not divide evenly into %u partitions", g->l2.slices,
+               g->l2.partitions);
+  if (g->l2.partitions == 1 && g->l2.far_extra_lat_cycles)
+    return bad(c, "l2.far_extra_lat_cycles", "%u cycles, but there is only one partition",
+               g->l2.far_extra_lat_cycles);
+  if (g->hbm.burst_bytes > g->hbm.row_bytes || g->hbm.row_bytes % g->hbm.burst_bytes)
+    return bad(c, "hbm.burst_bytes", "%u B does not divide the %u B row", g->hbm.burst_bytes, g->hbm.row_bytes);
+  return WS_OK;
+}
+
+/* Link widths the PCIe base specification defines. */
+static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
+  static const uint32_t widths[] = {1, 2, 4, 8, 12, 16, 32};
+  bool width_ok = false;
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    width_ok |= g->pcie.lanes == widths[i];
+  if (!width_ok)
+    return bad(c, "pcie.lanes", "x%u is not a PCIe link width (x1, x2, x4, x8, x12, x16, x32)",
+               g->pcie.lanes);
+  uint32_t mps = g->pcie.max_payload_bytes;
+  if (!pow2(mps)) return bad(c, "pcie.max_payload_bytes", "%u B is not a power of two", mps);
+  return WS_OK;
+}
+
+static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin, const uint32_t *lines) {
+  checker c = {ctx, origin, lines};
+  ws_status st = check_limits(&c, cfg);
+  if (st == WS_OK) st = check_memory(&c, cfg);
+  return st == WS_OK ? check_pcie(&c, cfg) : st;
+}
+
+ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
+  return validate(ctx, cfg, origin, NULL);
+}
+
+/* ---- INI loading ---------------------------------------------------------------------- */
+
+typedef struct loader {
+  ws_ctx *ctx;
+  ws_gpu_cfg *cfg;
+  const char *filename;
+  const char *text, *end, *pos; /* the reader's cursor */
+  uint32_t line;                /* lines handed to inih so far */
+  uint32_t long_line;           /* first line too long for inih, 0 when none */
+  ws_status status;             /* WS_OK until the handler records a message */
+  uint32_t seen[KEY_COUNT];     /* line of each key's assignment, 0 when absent */
+} loader;
+
+/* Cuts a ';' or '#' comment that starts the line or follows whitespace. */
+static void strip_comment(char *s) {
+  for (char *p = s; *p; p++)
+    if ((*p == ';' || *p == '#') && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+      *p = '\0';
+      return;
+    }
+}
+
+/* inih's ini_reader: the next line (comment removed), or NULL at the end. */
+static char *read_line(char *str, int num, void *stream) {
+  loader *L = stream;
+  if (L->pos >= L->end) return NULL;
+  const char *nl = memchr(L->pos, '\n', (size_t)(L->end - L->pos));
+  const char *stop = nl ? nl : L->end;
+  char buf[4096];
+  size_t len = (size_t)(stop - L->pos);
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  memcpy(buf, L->pos, len);
+  buf[len] = '\0';
+  L->pos = nl ? nl + 1 : L->end;
+  L->line++;
+  strip_comment(buf);
+  /* no leading blanks: inih would read an indented line as a continuation of the previous value */
+  const char *start = buf + strspn(buf, " \t");
+  size_t keep = strlen(start);
+  if (keep + 2 > (size_t)num) { /* room for "\n" and the NUL */
+    if (!L->long_line) L->long_line = L->line;
+    keep = (size_t)num - 2;
+  }
+  memcpy(str, start, keep);
+  str[keep] = '\n';
+  str[keep + 1] = '\0';
+  return str;
+}
+
+/* Records that the handler failed (its message is on the context) and tells
+ * inih so; later lines are still read but leave the first message alone. */
+static int fail_handler(loader *L, ws_status st) {
+  L->status = st;
+  return 0;
+}
+
+static int on_value(void *user, const char *section, const char *name, const char *value) {
+  loader *L = user;
+  if (L->status != WS_OK) return 0; /* keep the first message */
+  char where[512];
+  snprintf(where, sizeof where, "%s:%u", L->filename, L->line);
+  if (L->long_line == L->line) /* inih saw a truncated line: its value is not the file's */
+    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
+                                       "%s: error: line longer than %d characters (comments excluded)", where,
+                                       INI_MAX_LINE - 2));
+  if (!*section)
+    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: key '%s' is outside any [section]",
+                                       where, name));
+  if (!known_section(section)) {
+    char list[128] = "";
+    for (size_t i = 0; sections[i]; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sections[i]);
+    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
+                                       "%s: error: unknown section [%s] (sections: %s)", where,
+                                       section, list));
+  }
+  const ws_cfg_key *k = find_key(section, name);
+  if (!k)
+    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: unknown key '%s' in section [%s]",
+                                       where, name, section));
+  uint32_t *seen = &L->seen[k - keys];
+  if (*seen)
+    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
+                                       "%s: error: duplicate key '%s.%s' (first set on line %u)", where,
+                                       section, name, *seen));
+  *seen = L->line;
+  if (set_field(L->ctx, L->cfg, k, value, where) != WS_OK) return fail_handler(L, WS_ERR_INVALID);
+  return 1;
+}
+
+static ws_status check_required(const loader *L) {
+  for (size_t i = 0; i < KEY_COUNT; i++)
+    if (keys[i].required && !L->seen[i])
+      return ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: missing required key '%s.%s'", L->filename,
+                         keys[i].section, keys[i].key);
+  return WS_OK;
+}
+
+ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
+                               ws_gpu_cfg *out) {
+  loader *L = calloc(1, sizeof *L);
+  if (!L) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory loading %s", filename);
+  ws_gpu_cfg cfg;
+  apply_defaults(&cfg);
+  *L = (loader){.ctx = ctx, .cfg = &cfg, .filename = filename, .text = text, .end = text + len, .pos = text};
+  int rc = ini_parse_stream(read_line, L, on_value, L);
+  ws_status st = WS_OK;
+  if (L->status != WS_OK)
+    st = L->status;
+  else if (L->long_line && (rc == 0 || (uint32_t)rc >= L->long_line))
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%u: error: line longer than %d characters (comments excluded)",
+                     filename, L->long_line, INI_MAX_LINE - 2);
+  else if (rc > 0)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%d: error: expected '[section]' or 'key = value'", filename, rc);
+  else if (rc < 0)
+    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory parsing %s", filename);
+  if (st == WS_OK) st = check_required(L);
+  if (st == WS_OK) st = validate(ctx, &cfg, filename, L->seen);
+  free(L);
+  if (st == WS_OK) *out = cfg;
+  return st;
+}
+
+ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out) {
+  char *text = NULL;
+  size_t size = 0;
+  ws_status st = ws_file_read(ctx, path, &text, &size);
+  if (st == WS_OK) st = ws_gpu_cfg_load_text(ctx, text, size, path, out);
+  free(text);
+  return st;
+}
+
+/* Only the listed names are looked up, so a name cannot reach another file. */
+static const ws_embedded_file *find_preset(const char *name) {
+  char path[128];
+  snprintf(path, sizeof path, "sim/presets/%s.ini", name);
+  for (size_t i = 0; preset_names[i]; i++)
+    if (strcmp(preset_names[i], name) == 0)
+      return ws_embedded_find(ws_embedded_presets, ws_embedded_presets_count, path);
+  return NULL;
+}
+
+const char *ws_gpu_cfg_preset_text(const char *name) {
+  const ws_embedded_file *f = find_preset(name);
+  return f ? f->text : NULL;
+}
+
+ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
+  const ws_embedded_file *f = find_preset(name);
+  if (!f) {
+    char list[256] = "";
+    for (size_t i = 0; preset_names[i]; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", preset_names[i]);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown GPU preset '%s' (presets: %s)", name, list);
+  }
+  return ws_gpu_cfg_load_text(ctx, f->text, f->size_bytes, f->path, out);
+}
+
+ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
+  char where[256];
+  snprintf(where, sizeof where, "--set %s", assignment);
+  const char *eq = strchr(assignment, '=');
+  char name[96];
+  size_t len = eq ? (size_t)(eq - assignment) : 0;
+  if (!eq || len == 0 || len >= sizeof name || !memchr(assignment, '.', len))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: expected SECTION.KEY=VALUE", where);
+  memcpy(name, assignment, len);
+  name[len] = '\0';
+  const ws_cfg_key *k = ws_gpu_cfg_find_key(name);
+  if (!k) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: unknown key '%s'", where, name);
+  return set_field(ctx, cfg, k, eq + 1, where);
+}
+
+/* The a100 preset is embedded and loaded by the test suite
+ * (tests/sim/test_config.c), so a failure here is a build defect, not an
+ * input error: there is nothing a caller could do about it. */
+ws_gpu_cfg ws_gpu_cfg_default(void) {
+  ws_gpu_cfg cfg;
+  if (ws_gpu_cfg_load_preset(NULL, "a100", &cfg) != WS_OK) apply_defaults(&cfg);
+  return cfg;
+}

@@ -1,0 +1,59 @@
+/* cta.h - one CTA (thread block): its warps, its shared memory and its
+ * barrier, and the executor's core primitive ws_cta_step.
+ *
+ * Design: a CTA object is created once per launch (or once per resident slot
+ * in a timing model) and reset for each CTA it runs, so no memory is
+ * allocated per CTA or per instruction. Threads are linearised x fastest;
+ * warp w holds threads [32w, 32w+32); lanes past the block size in the last
+ * warp never exist (never active, never live).
+ *
+ * Barrier: a warp whose executing lanes reach BAR.SYNC must have all its live
+ * lanes there (else a divergent-barrier fault); it then waits. Exited warps
+ * count as arrived, as on hardware, so `if (tid >= n) return; BAR.SYNC`
+ * works. When every warp that has not finished is waiting, all are released
+ * at once; the check runs on every arrival and every warp exit, so a CTA can
+ * never hang on a barrier. The fields are public for drivers to read; only
+ * the functions here change them. */
+#ifndef WS_CTA_H
+#define WS_CTA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/exec/exec.h"
+#include "sim/exec/warp.h"
+
+typedef struct ws_cta {
+  const ws_exec_launch *launch;
+  ws_dim3 ctaid;
+  uint64_t linear_id;
+  uint32_t sm_id;      /* what SR_SMID reads: the SM running this CTA */
+  uint32_t nthreads;
+  uint32_t nwarps;
+  ws_warp *warps;
+  uint8_t *smem;       /* static + dynamic shared memory, zeroed per CTA */
+  uint32_t smem_bytes;
+  uint32_t warps_waiting; /* at the barrier */
+  uint32_t warps_done;
+} ws_cta;
+
+ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out);
+void ws_cta_destroy(ws_cta *cta);
+/* Starts CTA number `linear_id` of the grid: fresh registers, shared memory
+ * zeroed, every warp at pc 0, sm_id = linear_id % num_sms (the functional
+ * launcher's placement; the timing model sets the SM that really runs it). */
+void ws_cta_reset(ws_cta *cta, uint64_t linear_id);
+static inline bool ws_cta_done(const ws_cta *cta) { return cta->warps_done == cta->nwarps; }
+static inline ws_warp_state ws_cta_warp_state(const ws_cta *cta, uint32_t warp) {
+  return cta->warps[warp].state;
+}
+/* The pc warp `warp` issues next (meaningful while it is READY). */
+uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp);
+
+/* Executes one instruction of READY warp `warp` and describes it in *ev.
+ * clock is what SR_CLOCK reads. stats (may be NULL) is incremented. Returns
+ * WS_ERR_FAULT with the report on ctx when the instruction faults. */
+ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
+                      ws_warp_event *ev, ws_launch_stats *stats);
+
+#endif

@@ -1,0 +1,476 @@
+/* exec_alu.c - semantics of the arithmetic, conversion, shuffle, vote and
+ * tensor-core instructions (each matches its line in isa/opcodes.def).
+ *
+ * Design: every instruction computes all 32 lanes into a local result array
+ * and then merges the executing lanes into the destination, so the lane loops
+ * have no branches and vectorise, and a destination that aliases a source is
+ * never read after being written. Integer arithmetic is done on uint32_t
+ * (wrapping, no signed-overflow UB); signed views use the sign-bit-flip trick
+ * for comparisons and explicit range checks before any float->int cast. FP32
+ * uses the host's IEEE binary32 arithmetic (x86-64 SSE: round to nearest
+ * even); FFMA uses fmaf for its single rounding. Lanes that do not execute
+ * may compute garbage in the temporaries; it is discarded by the merge. */
+#include <math.h>
+#include <string.h>
+
+#include "base/f16.h"
+#include "sim/exec/exec_int.h"
+
+#define LANES WS_WARP_LANES
+#define CANONICAL_NAN 0x7FFFFFFFu
+#define SIGN_BIT 0x80000000u
+
+
+static inline int is_nan_bits(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+
+/* Source operand i as 32 lanes: a register row, or tmp filled with the
+ * immediate. Float modifiers (|x| first, then -x) are applied on the bit
+ * pattern, into tmp. */
+static const uint32_t *src(const ws_exec_site *s, unsigned i, uint32_t *tmp) {
+  const ws_operand *o = &s->insn->opnd[i];
+  const uint32_t *row;
+  if (o->kind == WS_OPND_REG) {
+    row = ws_warp_src(s->warp, o->reg);
+  } else {
+    for (unsigned l = 0; l < LANES; l++) tmp[l] = (uint32_t)o->imm;
+    row = tmp;
+  }
+  if (!(o->flags & (WS_OPND_NEG | WS_OPND_ABS))) return row;
+  uint32_t clear = (o->flags & WS_OPND_ABS) ? SIGN_BIT : 0u;
+  uint32_t flip = (o->flags & WS_OPND_NEG) ? SIGN_BIT : 0u;
+  for (unsigned l = 0; l < LANES; l++) tmp[l] = (row[l] & ~clear) ^ flip;
+  return tmp;
+}
+
+/* Register k of a multi-register source operand i. */
+static const uint32_t *src_k(const ws_exec_site *s, unsigned i, unsigned k) {
+  return ws_warp_src(s->warp, (uint32_t)s->insn->opnd[i].reg + k);
+}
+
+/* Merges res into register reg for the executing lanes. */
+static void put(const ws_exec_site *s, uint32_t reg, const uint32_t *res) {
+  uint32_t *d = ws_warp_dst(s->warp, reg);
+  uint32_t exec = s->exec;
+  if (exec == UINT32_MAX) { /* the common full warp: a plain copy */
+    memcpy(d, res, LANES * sizeof *d);
+    return;
+  }
+  for (unsigned l = 0; l < LANES; l++) {
+    uint32_t m = 0u - ((exec >> l) & 1u);
+    d[l] = (d[l] & ~m) | (res[l] & m);
+  }
+}
+
+static void put_d(const ws_exec_site *s, const uint32_t *res) { put(s, s->insn->opnd[0].reg, res); }
+
+static uint32_t pred_src(const ws_exec_site *s, unsigned i) {
+  const ws_operand *o = &s->insn->opnd[i];
+  uint32_t v = s->warp->preds[o->reg & 7u];
+  return (o->flags & WS_OPND_NOT) ? ~v : v;
+}
+
+static void put_pred(const ws_exec_site *s, uint32_t bits) {
+  uint32_t p = s->insn->opnd[0].reg;
+  if (p >= WS_PRED_PT) return;
+  s->warp->preds[p] = (s->warp->preds[p] & ~s->exec) | (bits & s->exec);
+}
+
+/* ---- integer ----------------------------------------------------------- */
+
+static inline uint64_t sext64(uint32_t a) {
+  return (uint64_t)a | ((a & SIGN_BIT) ? 0xFFFFFFFF00000000ull : 0u);
+}
+
+/* High word of the 64-bit product: the sign-extended product modulo 2^64 is
+ * the two's-complement product, which always fits in 64 bits. */
+static inline uint32_t mulhi(uint32_t a, uint32_t b, int is_signed) {
+  uint64_t p = is_signed ? sext64(a) * sext64(b) : (uint64_t)a * b;
+  return (uint32_t)(p >> 32);
+}
+
+static inline uint32_t shr(uint32_t a, uint32_t b, int is_signed) {
+  uint32_t fill = (is_signed && (a & SIGN_BIT)) ? UINT32_MAX : 0u;
+  if (b >= 32) return fill;
+  return (a >> b) | (b ? fill << (32 - b) : 0u);
+}
+
+/* a < b, signed compares flip the sign bits and compare unsigned. */
+static inline int ilt(uint32_t a, uint32_t b, uint32_t bias) { return (a ^ bias) < (b ^ bias); }
+
+static int icmp(ws_cmp cmp, uint32_t a, uint32_t b, uint32_t bias) {
+  switch (cmp) {
+  case WS_CMP_EQ: return a == b;
+  case WS_CMP_NE: return a != b;
+  case WS_CMP_LT: return ilt(a, b, bias);
+  case WS_CMP_LE: return !ilt(b, a, bias);
+  case WS_CMP_GT: return ilt(b, a, bias);
+  case WS_CMP_GE: return !ilt(a, b, bias);
+  default: return 0;
+  }
+}
+
+static void int_binary(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  const int sgn = s->insn->dtype != WS_DT_U32;
+  const uint32_t bias = sgn ? SIGN_BIT : 0u;
+  unsigned l;
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_IADD: for (l = 0; l < LANES; l++) r[l] = a[l] + b[l]; break;
+  case WS_OP_ISUB: for (l = 0; l < LANES; l++) r[l] = a[l] - b[l]; break;
+  case WS_OP_IMUL: for (l = 0; l < LANES; l++) r[l] = a[l] * b[l]; break;
+  case WS_OP_IMULHI: for (l = 0; l < LANES; l++) r[l] = mulhi(a[l], b[l], sgn); break;
+  case WS_OP_SHL: for (l = 0; l < LANES; l++) r[l] = b[l] >= 32 ? 0u : a[l] << b[l]; break;
+  case WS_OP_SHR: for (l = 0; l < LANES; l++) r[l] = shr(a[l], b[l], sgn); break;
+  case WS_OP_AND: for (l = 0; l < LANES; l++) r[l] = a[l] & b[l]; break;
+  case WS_OP_OR: for (l = 0; l < LANES; l++) r[l] = a[l] | b[l]; break;
+  case WS_OP_XOR: for (l = 0; l < LANES; l++) r[l] = a[l] ^ b[l]; break;
+  case WS_OP_IMIN: for (l = 0; l < LANES; l++) r[l] = ilt(b[l], a[l], bias) ? b[l] : a[l]; break;
+  case WS_OP_IMAX: for (l = 0; l < LANES; l++) r[l] = ilt(a[l], b[l], bias) ? b[l] : a[l]; break;
+  default: return;
+  }
+  put_d(s, r);
+}
+
+static void int_unary(const ws_exec_site *s) {
+  uint32_t ta[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta);
+  unsigned l;
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_NOT: for (l = 0; l < LANES; l++) r[l] = ~a[l]; break;
+  case WS_OP_IABS: for (l = 0; l < LANES; l++) r[l] = (a[l] & SIGN_BIT) ? 0u - a[l] : a[l]; break;
+  case WS_OP_POPC: for (l = 0; l < LANES; l++) r[l] = (uint32_t)__builtin_popcount(a[l]); break;
+  case WS_OP_MOV: memcpy(r, a, sizeof r); break;
+  default: return;
+  }
+  put_d(s, r);
+}
+
+static void exec_imad(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb), *c = src(s, 3, tc);
+  for (unsigned l = 0; l < LANES; l++) r[l] = a[l] * b[l] + c[l];
+  put_d(s, r);
+}
+
+static void put_pair(const ws_exec_site *s, const uint64_t *v) {
+  uint32_t lo[LANES], hi[LANES];
+  for (unsigned l = 0; l < LANES; l++) {
+    lo[l] = (uint32_t)v[l];
+    hi[l] = (uint32_t)(v[l] >> 32);
+  }
+  put(s, s->insn->opnd[0].reg, lo);
+  put(s, (uint32_t)s->insn->opnd[0].reg + 1, hi);
+}
+
+static void exec_imad_wide(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES];
+  uint64_t r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  const uint32_t *clo = src_k(s, 3, 0), *chi = src_k(s, 3, 1);
+  const int sgn = s->insn->dtype != WS_DT_U32;
+  for (unsigned l = 0; l < LANES; l++) {
+    uint64_t p = sgn ? sext64(a[l]) * sext64(b[l]) : (uint64_t)a[l] * b[l];
+    r[l] = p + ((uint64_t)chi[l] << 32 | clo[l]);
+  }
+  put_pair(s, r);
+}
+
+static void exec_iadd64(const ws_exec_site *s) {
+  const uint32_t *alo = src_k(s, 1, 0), *ahi = src_k(s, 1, 1);
+  const uint32_t *blo = src_k(s, 2, 0), *bhi = src_k(s, 2, 1);
+  uint64_t r[LANES];
+  for (unsigned l = 0; l < LANES; l++)
+    r[l] = ((uint64_t)ahi[l] << 32 | alo[l]) + ((uint64_t)bhi[l] << 32 | blo[l]);
+  put_pair(s, r);
+}
+
+static void exec_isetp(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], bits = 0;
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  const uint32_t bias = s->insn->dtype != WS_DT_U32 ? SIGN_BIT : 0u;
+  const ws_cmp cmp = (ws_cmp)s->insn->cmp;
+  for (unsigned l = 0; l < LANES; l++) bits |= (uint32_t)icmp(cmp, a[l], b[l], bias) << l;
+  put_pred(s, bits);
+}
+
+static void exec_sel(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  uint32_t c = pred_src(s, 3);
+  for (unsigned l = 0; l < LANES; l++) r[l] = (c >> l & 1u) ? a[l] : b[l];
+  put_d(s, r);
+}
+
+/* ---- fp32 --------------------------------------------------------------- */
+
+/* min/max per opcodes.def: a NaN operand yields the other (both NaN: the
+ * canonical NaN); -0 orders below +0 (resolved on the sign bits). */
+static inline uint32_t fminmax(uint32_t a, uint32_t b, int is_max) {
+  int na = is_nan_bits(a), nb = is_nan_bits(b);
+  if (na || nb) return na && nb ? CANONICAL_NAN : (na ? b : a);
+  float fa = ws_f32_from_bits(a), fb = ws_f32_from_bits(b);
+  if (fa == fb) return is_max ? (a & b) : (a | b); /* only differs for -0/+0 */
+  return (fa < fb) == !is_max ? a : b;
+}
+
+static int fcmp(ws_cmp cmp, float a, float b) {
+  int un = isnan(a) || isnan(b);
+  switch (cmp) {
+  case WS_CMP_EQ: return !un && a == b;
+  case WS_CMP_NE: return !un && a != b;
+  case WS_CMP_LT: return !un && a < b;
+  case WS_CMP_LE: return !un && a <= b;
+  case WS_CMP_GT: return !un && a > b;
+  case WS_CMP_GE: return !un && a >= b;
+  case WS_CMP_EQU: return un || a == b;
+  case WS_CMP_NEU: return un || a != b;
+  case WS_CMP_LTU: return un || a < b;
+  case WS_CMP_LEU: return un || a <= b;
+  case WS_CMP_GTU: return un || a > b;
+  case WS_CMP_GEU: return un || a >= b;
+  case WS_CMP_NUM: return !un;
+  case WS_CMP_NAN: return un;
+  default: return 0;
+  }
+}
+
+static void fp_binary(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  unsigned l;
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_FADD: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) + ws_f32_from_bits(b[l])); break;
+  case WS_OP_FMUL: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) * ws_f32_from_bits(b[l])); break;
+  case WS_OP_FMIN: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 0); break;
+  case WS_OP_FMAX: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 1); break;
+  case WS_OP_F2FP:
+    for (l = 0; l < LANES; l++)
+      r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])) | (uint32_t)ws_f16_from_f32(ws_f32_from_bits(b[l])) << 16;
+    break;
+  default: return;
+  }
+  put_d(s, r);
+}
+
+/* fmaf is correctly rounded with or without a host FMA instruction, so a
+ * clone built for hosts that have one (chosen once, at load time) gives the
+ * same bits while running the 32 lanes as a few vector instructions instead
+ * of 32 calls into libm. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("fma", "default")))
+#endif
+#endif
+static void ffma_lanes(const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *r) {
+  for (unsigned l = 0; l < LANES; l++) r[l] = ws_f32_bits(fmaf(ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l]), ws_f32_from_bits(c[l])));
+}
+
+static void exec_ffma(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb), *c = src(s, 3, tc);
+  if (s->exec == UINT32_MAX) { /* a full warp writes its row in place: lane l reads only lane l */
+    ffma_lanes(a, b, c, ws_warp_dst(s->warp, s->insn->opnd[0].reg));
+    return;
+  }
+  ffma_lanes(a, b, c, r);
+  put_d(s, r);
+}
+
+static void exec_fsetp(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], bits = 0;
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
+  const ws_cmp cmp = (ws_cmp)s->insn->cmp;
+  for (unsigned l = 0; l < LANES; l++) bits |= (uint32_t)fcmp(cmp, ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l])) << l;
+  put_pred(s, bits);
+}
+
+/* ---- SFU and conversions ------------------------------------------------- */
+
+/* Truncation toward zero with saturation; the range is checked before the
+ * cast, which would be undefined behaviour out of range. */
+static inline uint32_t f2i(float f, int is_signed) {
+  if (isnan(f)) return 0;
+  if (is_signed) {
+    if (f >= 2147483648.0f) return 0x7FFFFFFFu;
+    if (f <= -2147483648.0f) return SIGN_BIT;
+    int32_t v = (int32_t)f;
+    return (uint32_t)v;
+  }
+  if (!(f >= 1.0f)) return 0;
+  if (f >= 4294967296.0f) return UINT32_MAX;
+  return (uint32_t)f;
+}
+
+static inline float i2f_signed(uint32_t a) {
+  int32_t v = (a & SIGN_BIT) ? -(int32_t)(~a) - 1 : (int32_t)a;
+  return (float)v;
+}
+
+static void sfu(const ws_exec_site *s) {
+  uint32_t ta[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta);
+  const int sgn = s->insn->dtype != WS_DT_U32;
+  const unsigned sh = s->insn->hsel ? 16u : 0u;
+  unsigned l;
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_EX2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(exp2f(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_LG2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(log2f(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_RCP: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / ws_f32_from_bits(a[l])); break;
+  case WS_OP_RSQ: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / sqrtf(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_SQRT: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sqrtf(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_I2F:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sgn ? i2f_signed(a[l]) : (float)a[l]);
+    break;
+  case WS_OP_F2I: for (l = 0; l < LANES; l++) r[l] = f2i(ws_f32_from_bits(a[l]), sgn); break;
+  case WS_OP_F2H: for (l = 0; l < LANES; l++) r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])); break;
+  case WS_OP_H2F:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f16_to_f32((uint16_t)(a[l] >> sh)));
+    break;
+  default: return;
+  }
+  put_d(s, r);
+}
+
+/* ---- warp-wide ------------------------------------------------------------ */
+
+/* Source lane of a shuffle, or the lane itself when out of range. The value
+ * read is the source lane's register even if that lane is inactive or
+ * guarded off (deterministic; on hardware it is undefined). */
+static inline unsigned shfl_src(ws_shfl_mode mode, unsigned lane, uint32_t b) {
+  switch (mode) {
+  case WS_SHFL_IDX: return b & 31u;
+  case WS_SHFL_UP: return b > lane ? lane : lane - b;
+  case WS_SHFL_DOWN: return b > 31u - lane ? lane : lane + b;
+  case WS_SHFL_BFLY: return lane ^ (b & 31u);
+  default: return lane;
+  }
+}
+
+static void exec_shfl(const ws_exec_site *s) {
+  uint32_t tb[LANES], r[LANES];
+  const uint32_t *a = src_k(s, 1, 0), *b = src(s, 2, tb);
+  const ws_shfl_mode mode = (ws_shfl_mode)s->insn->cmp;
+  for (unsigned l = 0; l < LANES; l++) r[l] = a[shfl_src(mode, l, b[l])];
+  put_d(s, r);
+}
+
+static void exec_vote(const ws_exec_site *s) {
+  uint32_t c = pred_src(s, 1) & s->exec, r[LANES];
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_VOTEALL: put_pred(s, c == s->exec ? UINT32_MAX : 0u); break;
+  case WS_OP_VOTEANY: put_pred(s, c ? UINT32_MAX : 0u); break;
+  case WS_OP_BALLOT:
+    for (unsigned l = 0; l < LANES; l++) r[l] = c;
+    put_d(s, r);
+    break;
+  default: break;
+  }
+}
+
+/* Thread index component of lane l along x, y or z. */
+static uint32_t tid_of(const ws_exec_site *s, unsigned l, unsigned dim) {
+  const ws_dim3 b = s->cta->launch->block;
+  uint32_t lin = s->warp_idx * LANES + l;
+  if (dim == 0) return lin % b.x;
+  if (dim == 1) return lin / b.x % b.y;
+  return lin / (b.x * b.y);
+}
+
+static uint32_t sreg_uniform(const ws_exec_site *s, ws_sreg sr) {
+  const ws_exec_launch *L = s->cta->launch;
+  switch (sr) {
+  case WS_SR_NTID_X: return L->block.x;
+  case WS_SR_NTID_Y: return L->block.y;
+  case WS_SR_NTID_Z: return L->block.z;
+  case WS_SR_CTAID_X: return s->cta->ctaid.x;
+  case WS_SR_CTAID_Y: return s->cta->ctaid.y;
+  case WS_SR_CTAID_Z: return s->cta->ctaid.z;
+  case WS_SR_NCTAID_X: return L->grid.x;
+  case WS_SR_NCTAID_Y: return L->grid.y;
+  case WS_SR_NCTAID_Z: return L->grid.z;
+  case WS_SR_WARPID: return s->warp_idx;
+  case WS_SR_SMID: return s->cta->sm_id;
+  case WS_SR_CLOCK: return (uint32_t)s->clock;
+  default: return 0;
+  }
+}
+
+static void exec_s2r(const ws_exec_site *s) {
+  const ws_sreg sr = (ws_sreg)s->insn->opnd[1].reg;
+  uint32_t r[LANES];
+  for (unsigned l = 0; l < LANES; l++) {
+    if (sr <= WS_SR_TID_Z) r[l] = tid_of(s, l, (unsigned)sr);
+    else if (sr == WS_SR_LANEID) r[l] = l;
+    else r[l] = sreg_uniform(s, sr);
+  }
+  put_d(s, r);
+}
+
+void ws_exec_alu(const ws_exec_site *s) {
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_IMAD: exec_imad(s); break;
+  case WS_OP_IMADWIDE: exec_imad_wide(s); break;
+  case WS_OP_IADD64: exec_iadd64(s); break;
+  case WS_OP_ISETP: exec_isetp(s); break;
+  case WS_OP_SEL: exec_sel(s); break;
+  case WS_OP_NOT: case WS_OP_IABS: case WS_OP_POPC: case WS_OP_MOV: int_unary(s); break;
+  case WS_OP_FFMA: exec_ffma(s); break;
+  case WS_OP_FSETP: exec_fsetp(s); break;
+  case WS_OP_FADD: case WS_OP_FMUL: case WS_OP_FMIN: case WS_OP_FMAX: case WS_OP_F2FP:
+    fp_binary(s);
+    break;
+  case WS_OP_EX2: case WS_OP_LG2: case WS_OP_RCP: case WS_OP_RSQ: case WS_OP_SQRT:
+  case WS_OP_I2F: case WS_OP_F2I: case WS_OP_F2H: case WS_OP_H2F:
+    sfu(s);
+    break;
+  case WS_OP_SHFL: exec_shfl(s); break;
+  case WS_OP_VOTEALL: case WS_OP_VOTEANY: case WS_OP_BALLOT: exec_vote(s); break;
+  case WS_OP_S2R: exec_s2r(s); break;
+  default: int_binary(s); break;
+  }
+}
+
+/* ---- tensor core ------------------------------------------------------------ */
+
+/* HMMA.16816.F32 with the PTX mma.m16n8k16 row.col fragment layout
+ * (groupID = lane>>2, tig = lane&3): the whole warp's A, B and C are
+ * gathered first (D may alias C), then each D[i][j] = C[i][j] + sum over
+ * k = 0..15, in k order, of A[i][k]*B[k][j], accumulated in fp32 with one
+ * fmaf per k. Products of two halves are exact in fp32, so only the
+ * accumulation order matters; it is fixed here for determinism. */
+static void hmma_gather(const ws_exec_site *s, float A[16][16], float B[16][8], float C[16][8]) {
+  for (unsigned l = 0; l < LANES; l++) {
+    unsigned g = l >> 2, t = l & 3u;
+    for (unsigned r = 0; r < 4; r++) {
+      uint32_t v = src_k(s, 1, r)[l];
+      unsigned row = g + (r & 1u) * 8u, col = t * 2u + (r >> 1) * 8u;
+      A[row][col] = ws_f16_to_f32((uint16_t)v);
+      A[row][col + 1] = ws_f16_to_f32((uint16_t)(v >> 16));
+    }
+    for (unsigned r = 0; r < 2; r++) {
+      uint32_t v = src_k(s, 2, r)[l];
+      B[t * 2u + r * 8u][g] = ws_f16_to_f32((uint16_t)v);
+      B[t * 2u + r * 8u + 1][g] = ws_f16_to_f32((uint16_t)(v >> 16));
+    }
+    for (unsigned r = 0; r < 4; r++)
+      C[g + (r >> 1) * 8u][t * 2u + (r & 1u)] = ws_f32_from_bits(src_k(s, 3, r)[l]);
+  }
+}
+
+ws_status ws_exec_hmma(const ws_exec_site *s) {
+  if (s->exec != UINT32_MAX)
+    return ws_exec_fault(s, WS_ERR_FAULT, WS_EXEC_NO_LANE,
+                         "HMMA requires all 32 lanes of the warp to be active "
+                         "(active and guard-true lanes: 0x%08x)", s->exec);
+  float A[16][16], B[16][8], C[16][8];
+  hmma_gather(s, A, B, C);
+  for (unsigned i = 0; i < 16; i++)
+    for (unsigned j = 0; j < 8; j++)
+      for (unsigned k = 0; k < 16; k++) C[i][j] = fmaf(A[i][k], B[k][j], C[i][j]);
+  uint32_t d[4][LANES];
+  for (unsigned l = 0; l < LANES; l++)
+    for (unsigned r = 0; r < 4; r++) d[r][l] = ws_f32_bits(C[(l >> 2) + (r >> 1) * 8u][(l & 3u) * 2u + (r & 1u)]);
+  for (unsigned r = 0; r < 4; r++) put(s, (uint32_t)s->insn->opnd[0].reg + r, d[r]);
+  return WS_OK;
+}

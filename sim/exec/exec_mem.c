@@ -1,0 +1,264 @@
+/* exec_mem.c - loads, stores, atomics and async copies, with fault reports.
+ *
+ * Design: every memory instruction first computes its per-lane addresses
+ * into the event record (so a timing model sees exactly what was accessed),
+ * then performs the accesses lane by lane in ascending lane order through one
+ * accessor that knows the four spaces. That order is the documented rule for
+ * conflicts: for stores to the same address the highest lane's value wins,
+ * and atomics are serviced lane 0 first. Loads gather every lane's data
+ * before writing any register, so `LDG R4, [R4]` is safe. The first failing
+ * lane (the lowest, since lanes go in order) is reported and stops the
+ * launch. Registers are little-endian words: register d holds the lowest
+ * address (the host is little-endian x86-64, so memcpy keeps that order). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/f16.h"
+#include "sim/exec/exec_int.h"
+
+#define LANES WS_WARP_LANES
+
+typedef enum access_kind { ACC_READ, ACC_WRITE, ACC_ATOMIC } access_kind;
+
+static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant",
+                                                        "param"};
+static const char *const access_names[] = {"read", "write", "atomic"};
+
+static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr,
+                              uint32_t width, access_kind kind, ws_mem_fault f) {
+  if (f == WS_MEM_MISALIGNED)
+    return ws_exec_fault(s, WS_ERR_FAULT, lane, "misaligned global %s of size %u at 0x%016" PRIx64,
+                         access_names[kind], width, addr);
+  char why[256];
+  ws_mem_explain(s->cta->launch->mem, addr, f, why, sizeof why);
+  return ws_exec_fault(s, f == WS_MEM_NOMEM ? WS_ERR_NOMEM : WS_ERR_FAULT, lane,
+                       "invalid global %s of size %u at 0x%016" PRIx64 ": %s", access_names[kind],
+                       width, addr, why);
+}
+
+/* Base pointer and size of a flat space (shared, constant, param). */
+static uint8_t *window(const ws_exec_site *s, ws_space sp, uint64_t *size_bytes) {
+  const ws_exec_launch *L = s->cta->launch;
+  if (sp == WS_SPACE_SHARED) {
+    *size_bytes = s->cta->smem_bytes;
+    return s->cta->smem;
+  }
+  if (sp == WS_SPACE_CONST) {
+    *size_bytes = L->const_bank_bytes;
+    return (uint8_t *)(uintptr_t)L->const_bank;
+  }
+  *size_bytes = L->kernel->param_size_bytes;
+  return (uint8_t *)(uintptr_t)L->params;
+}
+
+static ws_status window_fault(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr,
+                              uint32_t width, access_kind kind, uint64_t size_bytes) {
+  static const char *const what[WS_SPACE_COUNT] = {"", "", "shared window", "constant bank",
+                                                   "parameter buffer"};
+  if (addr & (width - 1))
+    return ws_exec_fault(s, WS_ERR_FAULT, lane, "misaligned %s %s of size %u at 0x%" PRIx64,
+                         space_names[sp], access_names[kind], width, addr);
+  return ws_exec_fault(s, WS_ERR_FAULT, lane,
+                       "invalid %s %s of size %u at 0x%" PRIx64
+                       ": address is past the end of the %s (%s is %" PRIu64 " bytes)",
+                       space_names[sp], access_names[kind], width, addr, what[sp], what[sp],
+                       size_bytes);
+}
+
+/* One lane's access of `width` bytes; atomics read here and write later. */
+static ws_status access(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr,
+                        void *data, uint32_t width, access_kind kind) {
+  if (sp == WS_SPACE_GLOBAL) {
+    ws_mem *mem = s->cta->launch->mem;
+    ws_mem_fault f = kind == ACC_WRITE ? ws_mem_write(mem, addr, data, width)
+                                       : ws_mem_read(mem, addr, data, width);
+    return f == WS_MEM_OK ? WS_OK : global_fault(s, lane, addr, width, kind, f);
+  }
+  uint64_t size_bytes = 0;
+  uint8_t *base = window(s, sp, &size_bytes);
+  if ((addr & (width - 1)) || addr + width > size_bytes)
+    return window_fault(s, sp, lane, addr, width, kind, size_bytes);
+  if (kind == ACC_WRITE) memcpy(base + addr, data, width);
+  else memcpy(data, base + addr, width);
+  return WS_OK;
+}
+
+/* Per-lane addresses of memory operand i into out. */
+static void addresses(const ws_exec_site *s, unsigned i, ws_space sp, uint64_t *out) {
+  const ws_operand *o = &s->insn->opnd[i];
+  const uint32_t *lo = ws_warp_src(s->warp, o->reg);
+  if (sp == WS_SPACE_PARAM) {
+    for (unsigned l = 0; l < LANES; l++) out[l] = (uint32_t)o->imm;
+  } else if (sp == WS_SPACE_GLOBAL) {
+    const uint32_t *hi = ws_warp_src(s->warp, (uint32_t)o->reg + 1);
+    uint64_t off = (uint64_t)(int64_t)o->imm;
+    for (unsigned l = 0; l < LANES; l++) out[l] = ((uint64_t)hi[l] << 32 | lo[l]) + off;
+  } else {
+    for (unsigned l = 0; l < LANES; l++) out[l] = (uint32_t)(lo[l] + (uint32_t)o->imm);
+  }
+}
+
+static void note(const ws_exec_site *s, ws_space sp, uint16_t flags, uint32_t width) {
+  s->ev->space = (uint8_t)sp;
+  s->ev->flags |= flags;
+  s->ev->width_bytes = (uint8_t)width;
+}
+
+/* The common case of a flat-space load (shared, constant, param): every
+ * active lane aligned and inside the window. Copies straight into the
+ * registers (the addresses are already in the event, so a destination that
+ * is also the address register changes nothing) and returns true; false,
+ * having touched nothing, when some lane faults, for the lane-by-lane path
+ * to report the lowest such lane. */
+static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width) {
+  uint64_t size_bytes = 0;
+  const uint8_t *base = window(s, sp, &size_bytes);
+  const uint64_t *addr = s->ev->addr;
+  const uint32_t exec = s->exec;
+  uint64_t bad = 0;
+  for (uint32_t l = 0; l < LANES; l++) {
+    uint64_t lane = 0u - (uint64_t)(exec >> l & 1u);
+    bad |= ((addr[l] & (width - 1)) | (uint64_t)(addr[l] + width > size_bytes)) & lane;
+  }
+  if (bad) return false;
+  if (exec == UINT32_MAX && width == 16) { /* LDS.128 of a full warp: one 16-byte read per lane */
+    uint32_t *d[4];
+    for (uint32_t r = 0; r < 4; r++) d[r] = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    for (uint32_t l = 0; l < LANES; l++) {
+      uint32_t v[4];
+      memcpy(v, base + addr[l], sizeof v);
+      d[0][l] = v[0], d[1][l] = v[1], d[2][l] = v[2], d[3][l] = v[3];
+    }
+    return true;
+  }
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    if (exec == UINT32_MAX)
+      for (uint32_t l = 0; l < LANES; l++) memcpy(&d[l], base + addr[l] + 4u * r, 4);
+    else
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) memcpy(&d[l], base + addr[l] + 4u * r, 4);
+  }
+  return true;
+}
+
+/* d..d+n-1 = space[a]: gathers every lane, then writes the registers. */
+static ws_status load(const ws_exec_site *s, ws_space sp) {
+  const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  uint32_t data[LANES][4];
+  note(s, sp, WS_EV_LOAD, width);
+  addresses(s, 1, sp, s->ev->addr);
+  if (sp != WS_SPACE_GLOBAL && load_window_fast(s, sp, width)) return WS_OK;
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    ws_status st = access(s, sp, l, s->ev->addr[l], data[l], width, ACC_READ);
+    if (st != WS_OK) return st;
+  }
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    for (uint32_t l = 0; l < LANES; l++)
+      if (s->exec >> l & 1u) d[l] = data[l][r];
+  }
+  return WS_OK;
+}
+
+/* space[a] = b..b+n-1, lane 0 first. */
+static ws_status store(const ws_exec_site *s, ws_space sp) {
+  const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  note(s, sp, WS_EV_STORE, width);
+  addresses(s, 0, sp, s->ev->addr);
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    uint32_t data[4];
+    for (uint32_t r = 0; r < width / 4; r++)
+      data[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r)[l];
+    ws_status st = access(s, sp, l, s->ev->addr[l], data, width, ACC_WRITE);
+    if (st != WS_OK) return st;
+  }
+  return WS_OK;
+}
+
+
+/* The new memory value of one atomic given the old one. */
+static uint32_t atomic_value(const ws_insn *insn, uint32_t old, uint32_t b, uint32_t c) {
+  const uint32_t bias = insn->dtype == WS_DT_U32 ? 0u : 0x80000000u;
+  switch ((ws_op)insn->op) {
+  case WS_OP_ATOMGADD:
+  case WS_OP_ATOMSADD: return insn->dtype == WS_DT_F32 ? ws_f32_bits(ws_f32_from_bits(old) + ws_f32_from_bits(c)) : old + c;
+  case WS_OP_ATOMGMAX:
+  case WS_OP_ATOMSMAX: return (old ^ bias) < (c ^ bias) ? c : old;
+  default: return old == b ? c : old; /* CAS */
+  }
+}
+
+/* d = space[a]; space[a] = f(d, b, c), lanes in ascending order. */
+static ws_status atomic(const ws_exec_site *s, ws_space sp) {
+  const ws_insn *insn = s->insn;
+  const int cas = insn->op == WS_OP_ATOMGCAS || insn->op == WS_OP_ATOMSCAS;
+  const uint32_t *b = ws_warp_src(s->warp, insn->opnd[2].reg);
+  const uint32_t *c = ws_warp_src(s->warp, insn->opnd[cas ? 3 : 2].reg);
+  uint32_t old[LANES];
+  note(s, sp, WS_EV_ATOMIC, 4);
+  addresses(s, 1, sp, s->ev->addr);
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    ws_status st = access(s, sp, l, s->ev->addr[l], &old[l], 4, ACC_ATOMIC);
+    uint32_t v = atomic_value(insn, old[l], b[l], c[l]);
+    if (st == WS_OK) st = access(s, sp, l, s->ev->addr[l], &v, 4, ACC_WRITE);
+    if (st != WS_OK) return st;
+  }
+  uint32_t *d = ws_warp_dst(s->warp, insn->opnd[0].reg);
+  for (uint32_t l = 0; l < LANES; l++)
+    if (s->exec >> l & 1u) d[l] = old[l];
+  return WS_OK;
+}
+
+/* LDGSTS: the copy global -> shared happens at issue (all loads, then all
+ * stores); the warp counts it towards its next committed group. */
+static ws_status async_copy(const ws_exec_site *s) {
+  const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  uint32_t data[LANES][4];
+  uint64_t dst[LANES];
+  note(s, WS_SPACE_GLOBAL, WS_EV_ASYNC, width);
+  addresses(s, 1, WS_SPACE_GLOBAL, s->ev->addr);
+  addresses(s, 0, WS_SPACE_SHARED, dst);
+  for (uint32_t l = 0; l < LANES; l++) {
+    s->ev->addr2[l] = (uint32_t)dst[l];
+    if (!(s->exec >> l & 1u)) continue;
+    ws_status st = access(s, WS_SPACE_GLOBAL, l, s->ev->addr[l], data[l], width, ACC_READ);
+    if (st != WS_OK) return st;
+  }
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    ws_status st = access(s, WS_SPACE_SHARED, l, dst[l], data[l], width, ACC_WRITE);
+    if (st != WS_OK) return st;
+  }
+  s->warp->async_uncommitted_copies++;
+  return WS_OK;
+}
+
+ws_status ws_exec_mem(const ws_exec_site *s) {
+  if (!s->exec) return WS_OK;
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_LDG: return load(s, WS_SPACE_GLOBAL);
+  case WS_OP_LDS: return load(s, WS_SPACE_SHARED);
+  case WS_OP_LDC: return load(s, WS_SPACE_CONST);
+  case WS_OP_LDP: return load(s, WS_SPACE_PARAM);
+  case WS_OP_STG: return store(s, WS_SPACE_GLOBAL);
+  case WS_OP_STS: return store(s, WS_SPACE_SHARED);
+  case WS_OP_ATOMGADD: case WS_OP_ATOMGMAX: case WS_OP_ATOMGCAS: return atomic(s, WS_SPACE_GLOBAL);
+  case WS_OP_ATOMSADD: case WS_OP_ATOMSMAX: case WS_OP_ATOMSCAS: return atomic(s, WS_SPACE_SHARED);
+  case WS_OP_LDGSTS: return async_copy(s);
+  case WS_OP_LDGDEPBAR:
+    s->warp->async_uncommitted_copies = 0;
+    s->warp->async_groups_committed++;
+    s->ev->flags |= WS_EV_COMMIT;
+    return WS_OK;
+  case WS_OP_DEPBAR:
+    s->ev->flags |= WS_EV_WAIT;
+    s->ev->wait_groups = (uint32_t)s->insn->opnd[0].imm;
+    return WS_OK;
+  default: return WS_OK;
+  }
+}

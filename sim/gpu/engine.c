@@ -1,0 +1,264 @@
+/* engine.c - the event-driven main loop and CTA placement.
+ *
+ * Design: see engine.h. The loop's invariant: at a visited cycle t, every
+ * event stamped t is handled before any SM issues at t, so a response at t
+ * can be used by an instruction issued at t (load-to-use latency is exactly
+ * the memory system's), and CTAs freed at t are replaced by new ones that
+ * start issuing at t + 1 (placement is a cycle of work). Kernel time is the
+ * cycle at which the last CTA retires and the memory system has drained
+ * (posted stores included). */
+#include "sim/gpu/engine.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gpu/dispatch.h"
+#include "sim/core/event.h"
+#include "sim/memsys/memsys.h"
+#include "sim/sm/scoreboard.h"
+#include "sim/sm/sm.h"
+
+#define NEVER UINT64_MAX
+
+struct ws_engine {
+  ws_ctx *ctx;
+  const ws_gpu_cfg *cfg;
+  ws_stats *stats;
+  ws_eventq q;
+  ws_memsys *mem;
+  ws_sm **sms;
+  uint32_t nsms;
+  /* copies of each SM's next cycle and of "its LSU waits for the memory
+   * system", refreshed after every call that can change them: the loop scans
+   * these contiguous arrays every visited cycle instead of 2 x num_sms SM
+   * structs (which do not stay in the host's cache) */
+  uint64_t *sm_next;
+  uint8_t *sm_blocked;
+  /* bit i: SM i has a next cycle (sm_next[i] != NEVER). The loop visits
+   * the set bits in index order, so SMs with nothing to do (a small grid on
+   * a large GPU, or every warp waiting on memory) cost nothing per cycle */
+  uint64_t *sm_awake;
+  uint32_t nwords;
+  ws_dispatch dispatch;
+  uint64_t cycle;
+  bool keep_l2; /* a launch finds the previous launch's L2 contents */
+  /* counters */
+  uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
+};
+
+static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
+  if (!cfg->gpu.num_sms || cfg->gpu.num_sms > UINT16_MAX)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs gpu.num_sms in 1..65535 (got %u)",
+                       cfg->gpu.num_sms);
+  if (!cfg->sm.subpartitions || cfg->sm.subpartitions > WS_SM_MAX_SUBPARTS)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs sm.subpartitions in 1..%u (got %u)",
+                       WS_SM_MAX_SUBPARTS, cfg->sm.subpartitions);
+  return WS_OK;
+}
+
+static ws_status register_stats(ws_engine *e) {
+  struct { uint64_t *c; const char *name, *desc; } defs[] = {
+      {&e->gpu_cycles, "gpu.cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
+      {&e->gpu_ctas, "gpu.ctas", "CTAs run"},
+      {&e->gpu_warp_insns, "gpu.warp_insns", "warp instructions issued on all SMs"},
+      {&e->gpu_thread_insns, "gpu.thread_insns", "thread instructions (executing lanes) on all SMs"},
+      {&e->gpu_events, "gpu.events", "events processed by the engine (simulator work, not hardware)"},
+      {&e->gpu_visits, "gpu.sm_visits", "SM visits by the engine (simulator work: cycles not skipped)"},
+  };
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < sizeof defs / sizeof *defs && st == WS_OK; i++)
+    st = ws_stats_register_u64(e->stats, e->ctx, defs[i].c, defs[i].desc, "%s", defs[i].name);
+  return st;
+}
+
+ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out) {
+  ws_status st = check_cfg(ctx, cfg);
+  if (st != WS_OK) return st;
+  ws_engine *e = calloc(1, sizeof *e);
+  if (!e) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating the timing engine");
+  e->ctx = ctx;
+  e->cfg = cfg;
+  e->stats = stats;
+  ws_eventq_init(&e->q);
+  e->nsms = cfg->gpu.num_sms;
+  e->sms = calloc(e->nsms, sizeof *e->sms);
+  e->sm_next = calloc(e->nsms, sizeof *e->sm_next);
+  e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
+  e->nwords = (e->nsms + 63) / 64;
+  e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
+  st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
+           ? register_stats(e)
+           : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
+  if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
+  for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++)
+    st = ws_sm_create(ctx, cfg, i, e->mem, stats, &e->sms[i]);
+  if (st != WS_OK) {
+    ws_engine_destroy(e);
+    return st;
+  }
+  *out = e;
+  return WS_OK;
+}
+
+void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
+
+void ws_engine_destroy(ws_engine *e) {
+  if (!e) return;
+  for (uint32_t i = e->nsms; e->sms && i-- > 0;) ws_sm_destroy(e->sms[i]);
+  free(e->sms);
+  free(e->sm_next);
+  free(e->sm_blocked);
+  free(e->sm_awake);
+  ws_memsys_destroy(e->mem);
+  ws_eventq_free(&e->q);
+  free(e);
+}
+
+/* Re-reads SM i's state after a call that may have changed it. */
+static void sync_sm(ws_engine *e, uint32_t i) {
+  e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
+  e->sm_blocked[i] = ws_sm_lsu_blocked(e->sms[i]);
+  uint64_t bit = 1ull << (i % 64);
+  if (e->sm_next[i] != NEVER) e->sm_awake[i / 64] |= bit;
+  else e->sm_awake[i / 64] &= ~bit;
+}
+
+static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
+  e->gpu_events++;
+  if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_SM_WAKE) {
+    if (ev->kind == WS_EVK_MEM_RESP) ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
+    else ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
+    sync_sm(e, ev->unit);
+  } else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
+    ws_memsys_handle(e->mem, ev);
+    *mem_progress = true;
+  }
+}
+
+static void handle_events(ws_engine *e, uint64_t t) {
+  bool mem_progress = false;
+  ws_event ev;
+  while (ws_eventq_next_cycle(&e->q) == t && ws_eventq_pop(&e->q, &ev)) handle_event(e, &ev, &mem_progress);
+  if (!mem_progress) return;
+  for (uint32_t i = 0; i < e->nsms; i++)
+    if (e->sm_blocked[i]) {
+      ws_sm_mem_progress(e->sms[i], t);
+      sync_sm(e, i);
+    }
+}
+
+static ws_status place(ws_engine *e, uint64_t t) {
+  uint64_t cta;
+  for (uint32_t i = 0; i < e->nsms; i++) {
+    ws_sm *sm = e->sms[i];
+    while (ws_sm_free_slots(sm) && ws_dispatch_next(&e->dispatch, &cta)) {
+      ws_status st = ws_sm_launch_cta(sm, cta, t);
+      if (st != WS_OK) return st;
+    }
+    sync_sm(e, i);
+  }
+  return WS_OK;
+}
+
+static ws_status place_initial(ws_engine *e) {
+  uint32_t sm;
+  uint64_t cta;
+  while (ws_dispatch_initial(&e->dispatch, &sm, &cta)) {
+    ws_status st = ws_sm_launch_cta(e->sms[sm], cta, 0);
+    if (st != WS_OK) return st;
+  }
+  for (uint32_t i = 0; i < e->nsms; i++) sync_sm(e, i);
+  return WS_OK;
+}
+
+static uint64_t next_cycle(const ws_engine *e) {
+  uint64_t t = ws_eventq_next_cycle(&e->q);
+  for (uint32_t w = 0; w < e->nwords; w++)
+    for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
+      if (e->sm_next[i] < t) t = e->sm_next[i];
+    }
+  return t;
+}
+
+/* Visits the SMs due at t, in index order; places CTAs into slots freed. */
+static ws_status run_sms(ws_engine *e, uint64_t t) {
+  bool freed = false;
+  for (uint32_t w = 0; w < e->nwords; w++)
+    for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
+      if (e->sm_next[i] > t) continue;
+      uint32_t retired = 0;
+      e->gpu_visits++;
+      ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
+      sync_sm(e, i);
+      if (st != WS_OK) return st;
+      e->dispatch.retired += retired;
+      freed |= retired != 0;
+    }
+  return freed ? place(e, t + 1) : WS_OK;
+}
+
+static ws_status main_loop(ws_engine *e, uint64_t *end) {
+  uint64_t t = 0;
+  for (;;) {
+    uint64_t n = next_cycle(e);
+    if (n == NEVER) break;
+    t = n;
+    handle_events(e, t);
+    ws_status st = run_sms(e, t);
+    if (st != WS_OK) return st;
+  }
+  *end = t;
+  if (ws_dispatch_all_retired(&e->dispatch) && ws_memsys_idle(e->mem)) return WS_OK;
+  return ws_ctx_fail(e->ctx, WS_ERR_FAULT,
+                     "timing model stalled at cycle %" PRIu64 " with %" PRIu64 " of %" PRIu64
+                     " CTAs retired and nothing left to wake it (a memory request was lost?)",
+                     t, e->dispatch.retired, e->dispatch.total);
+}
+
+static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch, const ws_occupancy *occ) {
+  ws_status st = WS_OK;
+  for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++) st = ws_sm_begin(e->sms[i], env);
+  if (st != WS_OK) return st;
+  const ws_dim3 g = launch->grid;
+  ws_dispatch_init(&e->dispatch, (uint64_t)g.x * g.y * g.z, e->nsms, occ->ctas_per_sm);
+  return place_initial(e);
+}
+
+static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
+  for (uint32_t i = 0; i < e->nsms; i++) {
+    ws_sm_flush(e->sms[i], end);
+    e->gpu_warp_insns += ws_sm_warp_insns(e->sms[i]);
+    ws_sm_end(e->sms[i]);
+  }
+  e->gpu_cycles = end;
+  e->gpu_ctas = e->dispatch.retired;
+  e->gpu_thread_insns = ls->thread_insns;
+  ls->cycles = end;
+  ls->ctas = e->dispatch.retired;
+}
+
+ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
+                        uint64_t budget_warp_insns, ws_launch_stats *ls) {
+  memset(ls, 0, sizeof *ls);
+  ls->occupancy = *occ;
+  ws_stats_reset(e->stats);
+  if (e->keep_l2) ws_memsys_reset_keep_l2(e->mem);
+  else ws_memsys_reset(e->mem);
+  ws_eventq_free(&e->q);
+  ws_eventq_init(&e->q);
+  ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_exec_regs_needed(launch->kernel),
+                   .ctas_per_sm = occ->ctas_per_sm, .warps_per_cta = occ->warps_per_cta,
+                   .budget_warp_insns = budget_warp_insns, .ls = ls};
+  ws_sb_insn *table = NULL;
+  ws_status st = ws_sb_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition, &table);
+  env.table = table;
+  uint64_t end = 0;
+  if (st == WS_OK) st = begin(e, &env, launch, occ);
+  if (st == WS_OK) st = main_loop(e, &end);
+  finish(e, end, ls);
+  free(table);
+  return st;
+}

@@ -1,0 +1,36 @@
+/* engine.h - the timing-mode driver of a launch: the event queue, the
+ * memory system, the SMs and the CTA dispatcher, advanced in simulated time.
+ *
+ * Design: time jumps. The main loop moves to the earliest of (the next
+ * event, the next cycle any SM can do something), processes every event of
+ * that cycle (memory responses to their SM's LSU, memory-system events to
+ * ws_memsys_handle, wake-ups), then lets each SM due at that cycle issue;
+ * an SM that waits only for events is never visited. Idle cycles are
+ * skipped, never ticked. One engine per device: its counters are registered
+ * once in the device's registry and zeroed at the start of every launch. */
+#ifndef WS_ENGINE_H
+#define WS_ENGINE_H
+
+#include "base/ctx.h"
+#include "sim/core/config.h"
+#include "sim/exec/exec.h"
+#include "sim/core/occupancy.h"
+#include "sim/core/stats.h"
+
+typedef struct ws_engine ws_engine;
+
+/* cfg and stats must outlive the engine. */
+ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out);
+void ws_engine_destroy(ws_engine *e);
+/* Whether each launch keeps the L2 contents the previous one left
+ * (default: no, every launch starts with empty caches). */
+void ws_engine_set_keep_l2(ws_engine *e, bool keep);
+
+/* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
+ * > 0) from ws_occupancy_compute. Zeroes every registered counter first.
+ * ls (not NULL) is zeroed and filled, cycles included. Faults, budget
+ * exhaustion and host-memory failures return their status and message. */
+ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
+                        uint64_t budget_warp_insns, ws_launch_stats *ls);
+
+#endif

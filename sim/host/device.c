@@ -1,0 +1,217 @@
+/* device.c - the host API: device memory, constant bank, launch checks,
+ * and the choice between the timing model and the functional executor.
+ *
+ * Design: a launch is validated completely (dimensions, shared memory,
+ * registers, arguments, occupancy) before any CTA runs, with messages that
+ * name the offending value and the limit, so a misconfigured launch never
+ * reaches either driver. Both drivers run the same primitive (ws_cta_step),
+ * so results do not depend on the mode. The timing engine is created on the
+ * first timed launch, not with the device: functional-only users never pay
+ * for the memory system's tables, and its counters are registered once in
+ * the device's registry and reused by every later launch. */
+#include "sim/host/device.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gpu/engine.h"
+#include "sim/exec/exec.h"
+#include "sim/exec/mem.h"
+
+struct ws_device {
+  ws_ctx *ctx;
+  ws_gpu_cfg cfg;
+  ws_mem *mem;
+  uint8_t *const_bank;
+  ws_exec_mode mode;
+  ws_stats *stats;
+  ws_engine *engine; /* created on the first timed launch */
+  bool keep_l2;
+  ws_device_observer observer;
+  void *observer_user;
+};
+
+ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
+  ws_device *dev = calloc(1, sizeof *dev);
+  if (!dev) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
+  dev->ctx = ctx;
+  dev->cfg = *cfg;
+  dev->mem = ws_mem_create(cfg->gpu.dram_size_bytes);
+  dev->const_bank = calloc(cfg->gpu.const_bank_bytes ? cfg->gpu.const_bank_bytes : 1, 1);
+  dev->stats = ws_stats_create();
+  dev->mode = WS_MODE_TIMING;
+  if (!dev->mem || !dev->const_bank || !dev->stats) {
+    ws_device_destroy(dev);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
+  }
+  *out = dev;
+  return WS_OK;
+}
+
+void ws_device_destroy(ws_device *dev) {
+  if (!dev) return;
+  ws_engine_destroy(dev->engine);
+  ws_stats_destroy(dev->stats);
+  free(dev->const_bank);
+  ws_mem_destroy(dev->mem);
+  free(dev);
+}
+
+const ws_gpu_cfg *ws_device_cfg(const ws_device *dev) { return &dev->cfg; }
+
+ws_ctx *ws_device_ctx(const ws_device *dev) { return dev->ctx; }
+
+void ws_device_set_mode(ws_device *dev, ws_exec_mode mode) {
+  if (mode < WS_MODE_COUNT) dev->mode = mode;
+}
+
+ws_exec_mode ws_device_mode(const ws_device *dev) { return dev->mode; }
+
+const ws_stats *ws_device_stats(const ws_device *dev) { return dev->stats; }
+
+ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
+  return ws_mem_alloc(dev->mem, dev->ctx, size_bytes, dptr);
+}
+
+ws_status ws_device_free(ws_device *dev, uint64_t dptr) {
+  return ws_mem_free(dev->mem, dev->ctx, dptr);
+}
+
+ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
+  return ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes);
+}
+
+ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes) {
+  return ws_mem_copy_out(dev->mem, dev->ctx, dst, src, size_bytes);
+}
+
+ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes) {
+  return ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes);
+}
+
+ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src,
+                                uint32_t size_bytes) {
+  if ((uint64_t)offset_bytes + size_bytes > dev->cfg.gpu.const_bank_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "constant write of %u bytes at offset %u runs past the end of the "
+                       "%u-byte constant bank",
+                       size_bytes, offset_bytes, dev->cfg.gpu.const_bank_bytes);
+  if (size_bytes) memcpy(dev->const_bank + offset_bytes, src, size_bytes);
+  return WS_OK;
+}
+
+static ws_status check_dims(ws_device *dev, const char *what, ws_dim3 d, const uint32_t *max) {
+  const uint32_t v[3] = {d.x, d.y, d.z};
+  static const char axis[3] = {'x', 'y', 'z'};
+  if (!d.x || !d.y || !d.z)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "%s (%u,%u,%u) has a zero dimension", what, d.x,
+                       d.y, d.z);
+  for (int i = 0; i < 3; i++)
+    if (v[i] > max[i])
+      return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT, "%s.%c = %u exceeds the device limit %u", what,
+                         axis[i], v[i], max[i]);
+  return WS_OK;
+}
+
+static ws_status check_block(ws_device *dev, ws_dim3 b) {
+  if (!b.x || !b.y || !b.z) return check_dims(dev, "block", b, dev->cfg.sm.max_block_dim);
+  uint64_t threads = (uint64_t)b.x * b.y * b.z;
+  if (threads > dev->cfg.sm.max_threads_per_block)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "block (%u,%u,%u) has %" PRIu64 " threads; this device allows at most %u per block",
+                       b.x, b.y, b.z, threads, dev->cfg.sm.max_threads_per_block);
+  return check_dims(dev, "block", b, dev->cfg.sm.max_block_dim);
+}
+
+static ws_status check_kernel(ws_device *dev, const ws_kernel *k, uint32_t dyn_shared_bytes) {
+  uint64_t shared = (uint64_t)k->shared_size_bytes + dyn_shared_bytes;
+  if (shared > dev->cfg.smem.max_per_block_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "kernel '%s' needs %" PRIu64 " bytes of shared memory per block (%u static + %u "
+                       "dynamic); this device allows at most %u",
+                       k->name, shared, k->shared_size_bytes, dyn_shared_bytes,
+                       dev->cfg.smem.max_per_block_bytes);
+  uint32_t regs = ws_exec_regs_needed(k);
+  if (regs > dev->cfg.regfile.max_regs_per_thread)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "kernel '%s' needs %u registers per thread; this device allows at most %u",
+                       k->name, regs, dev->cfg.regfile.max_regs_per_thread);
+  return WS_OK;
+}
+
+static ws_status check_args(ws_device *dev, const ws_kernel *k, const ws_args *args) {
+  if (!args)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch of kernel '%s' without args", k->name);
+  if (args->kernel != k)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "the args were prepared for kernel '%s', not for kernel '%s'",
+                       args->kernel ? args->kernel->name : "(none)", k->name);
+  if (k->param_size_bytes > WS_PARAM_MAX_BYTES)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "kernel '%s' has %u bytes of params; at most %u",
+                       k->name, k->param_size_bytes, WS_PARAM_MAX_BYTES);
+  return ws_args_check_complete(dev->ctx, args);
+}
+
+ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, uint32_t dyn_shared_bytes,
+                              ws_occupancy *occ) {
+  uint32_t threads = b.x * b.y * b.z;
+  return ws_occupancy_compute(dev->ctx, &dev->cfg, threads, ws_exec_regs_needed(k),
+                              k->shared_size_bytes + dyn_shared_bytes, occ);
+}
+
+void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
+  dev->keep_l2 = keep_l2;
+  if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
+}
+
+void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
+  dev->observer = fn;
+  dev->observer_user = user;
+}
+
+static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                            uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats);
+
+ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                           uint32_t dyn_shared_bytes, const ws_args *args,
+                           ws_launch_stats *stats) {
+  ws_launch_stats local;
+  if (!stats) stats = &local;
+  ws_status st = run_launch(dev, k, grid, block, dyn_shared_bytes, args, stats);
+  if (st == WS_OK && dev->observer) st = dev->observer(dev->observer_user, k, grid, block, stats);
+  return st;
+}
+
+static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                            uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats) {
+  memset(stats, 0, sizeof *stats);
+  if (!k) return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch without a kernel");
+  ws_status st = check_dims(dev, "grid", grid, dev->cfg.sm.max_grid_dim);
+  if (st == WS_OK) st = check_block(dev, block);
+  if (st == WS_OK) st = check_kernel(dev, k, dyn_shared_bytes);
+  if (st == WS_OK) st = check_args(dev, k, args);
+  ws_occupancy occ;
+  if (st == WS_OK) st = ws_device_occupancy(dev, k, block, dyn_shared_bytes, &occ);
+  if (st != WS_OK) return st;
+  const ws_exec_launch launch = {
+      .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
+      .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
+      .const_bank_bytes = dev->cfg.gpu.const_bank_bytes, .num_sms = dev->cfg.gpu.num_sms};
+  if (dev->mode == WS_MODE_FUNCTIONAL) {
+    st = ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
+    stats->occupancy = occ;
+    return st;
+  }
+  if (!dev->engine) {
+    if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
+    ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
+  }
+  return ws_engine_run(dev->engine, &launch, &occ, dev->cfg.gpu.insn_budget_warp_insns, stats);
+}
+
+void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out) {
+  ws_addrmap map;
+  ws_addrmap_init(&map, &dev->cfg);
+  ws_addrmap_locate(&map, sm, addr, out);
+}

@@ -1,0 +1,85 @@
+/* device.h - the host API: a simulated GPU you allocate on, copy to and from,
+ * and launch kernels on.
+ *
+ * Design: callers (tests, models, the CLI) see only this interface, CUDA
+ * runtime-shaped. What happens underneath a launch (today the functional
+ * SIMT executor; the cycle model plugs in below the same call) is invisible
+ * to them; results come back in ws_launch_stats. */
+#ifndef WS_DEVICE_H
+#define WS_DEVICE_H
+
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "isa/program.h"
+#include "sim/exec/args.h"
+#include "sim/core/config.h"
+#include "sim/core/occupancy.h"
+#include "sim/core/stats.h"
+#include "sim/exec/launch.h"
+#include "sim/memsys/addrmap.h"
+
+typedef struct ws_device ws_device;
+
+typedef enum ws_exec_mode {
+  WS_MODE_TIMING,     /* the cycle model runs under the functional executor (default) */
+  WS_MODE_FUNCTIONAL, /* values only: fastest, no cycles */
+  WS_MODE_COUNT
+} ws_exec_mode;
+
+/* The device keeps `ctx` (not owned) for its messages. */
+ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out);
+void ws_device_destroy(ws_device *dev);
+const ws_gpu_cfg *ws_device_cfg(const ws_device *dev);
+ws_ctx *ws_device_ctx(const ws_device *dev);
+
+void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
+/* By default every timed launch starts with empty caches, so a kernel's
+ * statistics do not depend on what ran before (what benchmarks and the
+ * tests want). With keep_l2 a launch finds the L2 as the previous launch
+ * left it, valid and dirty lines included, as kernels in one process do on
+ * a real GPU; the L1s are emptied at every launch either way. */
+void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
+ws_exec_mode ws_device_mode(const ws_device *dev);
+/* Every timing component's counters, by hierarchical name (docs/stats.md);
+ * zeroed at the start of each timed launch, so after a launch they describe
+ * that launch. */
+const ws_stats *ws_device_stats(const ws_device *dev);
+
+ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
+ws_status ws_device_free(ws_device *dev, uint64_t dptr);
+ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes);
+ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes);
+ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes);
+/* Writes the device's constant bank (read by LDC). */
+ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes);
+
+/* Checks grid/block/shared/register limits, then runs the kernel to
+ * completion. A kernel fault returns WS_ERR_FAULT with a report naming CTA,
+ * warp, lane, PC, instruction and address. stats may be NULL. */
+ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                           uint32_t dyn_shared_bytes, const ws_args *args,
+                           ws_launch_stats *stats);
+
+/* The theoretical occupancy of kernel k launched with `block` threads and
+ * dyn_shared_bytes of dynamic shared memory, with the registers the
+ * executor holds for it. A CTA that cannot be resident on an SM can never
+ * run: WS_ERR_LIMIT naming the limiter, as cudaLaunchKernel fails. */
+ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 block, uint32_t dyn_shared_bytes,
+                              ws_occupancy *out);
+
+/* Where `addr` lives in the memory hierarchy (L2 slice and partition, HBM
+ * channel, bank and row), and whether its slice is on the far side of the L2
+ * from SM `sm`: the mapping the L2, crossbar and DRAM use. */
+void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out);
+
+/* Called after every successful launch, with the launch's statistics (the
+ * device's stats registry still describes it): how the host runtime puts
+ * kernels that library helpers launch on its timeline. A failure it
+ * returns becomes the launch's result. One observer at a time; NULL
+ * removes it. */
+typedef ws_status (*ws_device_observer)(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                                        const ws_launch_stats *stats);
+void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user);
+
+#endif

@@ -1,0 +1,445 @@
+/* runtime.c - host buffers, streams, events and the simulated timeline of
+ * copies, kernels and host work.
+ *
+ * Design: list scheduling in issue order. Each operation starts at the
+ * latest of three times: when the host issues it, when its stream's
+ * previous operation ends (or a waited-on event fires), and when its engine
+ * (H2D copy, D2H copy, compute) frees up; it then holds its stream and its
+ * engine until it ends. That is how the hardware's per-engine queues
+ * behave, it overlaps copies with kernels across streams, and it needs no
+ * event queue: one pass, deterministic. The host clock advances only by
+ * what keeps the host thread busy: launch calls, pageable copies (CUDA
+ * returns from those only once the staging is done), host work the caller
+ * measured, and synchronization. */
+#include "sim/host/runtime.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ENGINE_H2D, ENGINE_D2H, ENGINE_COMPUTE, ENGINE_COUNT };
+
+typedef struct host_buf {
+  uint8_t *data;
+  uint64_t size_bytes;
+  ws_pcie_host_mem mem;
+  bool live;
+} host_buf;
+
+typedef struct event {
+  bool recorded;
+  uint64_t time_ns;
+} event;
+
+struct ws_runtime {
+  ws_device *dev;
+  ws_ctx *ctx;
+  ws_cfg_pcie pcie;
+  uint32_t core_clock_mhz;
+  uint64_t host_ns;
+  uint64_t engine_free_ns[ENGINE_COUNT];
+  uint64_t *stream_ready_ns; /* indexed by stream handle */
+  size_t nstreams, cap_streams;
+  host_buf *hosts; /* handle h is hosts[h - 1] */
+  size_t nhosts, cap_hosts;
+  event *events; /* handle e is events[e - 1] */
+  size_t nevents, cap_events;
+  ws_runtime_record *recs;
+  size_t nrecs, cap_recs;
+  /* where the next observed kernel goes: set by ws_runtime_launch for its
+   * own call, or for a whole capture */
+  bool placing;
+  ws_runtime_stream place_stream;
+  char place_name[WS_RUNTIME_NAME_MAX];
+};
+
+static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                         const ws_launch_stats *stats);
+
+static const char *const op_names[] = {"h2d", "d2h", "kernel", "host", "event"};
+
+const char *ws_runtime_op_name(ws_runtime_op op) {
+  return op < WS_RUNTIME_OP_COUNT ? op_names[op] : "?";
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Makes room for one more element; false when memory runs out. */
+static bool grow(void **items, size_t *cap, size_t count, size_t elem_bytes) {
+  if (count < *cap) return true;
+  size_t ncap = *cap ? *cap * 2 : 8;
+  void *p = realloc(*items, ncap * elem_bytes);
+  if (!p) return false;
+  *items = p;
+  *cap = ncap;
+  return true;
+}
+
+static ws_status nomem(ws_runtime *rt, const char *what) {
+  return ws_ctx_fail(rt->ctx, WS_ERR_NOMEM, "host memory exhausted %s", what);
+}
+
+ws_status ws_runtime_create(ws_device *dev, ws_runtime **out) {
+  ws_ctx *ctx = ws_device_ctx(dev);
+  ws_runtime *rt = calloc(1, sizeof *rt);
+  if (!rt) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a runtime");
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  *rt = (ws_runtime){
+      .dev = dev, .ctx = ctx, .pcie = cfg->pcie, .core_clock_mhz = cfg->gpu.core_clock_mhz};
+  if (!grow((void **)&rt->stream_ready_ns, &rt->cap_streams, 0, sizeof *rt->stream_ready_ns)) {
+    free(rt);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a runtime");
+  }
+  rt->stream_ready_ns[0] = 0; /* the default stream */
+  rt->nstreams = 1;
+  ws_device_set_observer(dev, observe, rt);
+  ws_device_set_keep_l2(dev, true); /* kernels of one process share the L2 */
+  *out = rt;
+  return WS_OK;
+}
+
+void ws_runtime_destroy(ws_runtime *rt) {
+  if (!rt) return;
+  ws_device_set_observer(rt->dev, NULL, NULL);
+  for (size_t i = 0; i < rt->nhosts; i++) free(rt->hosts[i].data);
+  free(rt->recs);
+  free(rt->events);
+  free(rt->hosts);
+  free(rt->stream_ready_ns);
+  free(rt);
+}
+
+ws_device *ws_runtime_device(const ws_runtime *rt) { return rt->dev; }
+
+/* ---- memory ------------------------------------------------------------------ */
+
+ws_status ws_runtime_host_alloc(ws_runtime *rt, uint64_t size_bytes, ws_pcie_host_mem mem,
+                                ws_runtime_host *out) {
+  if (mem >= WS_PCIE_HOST_MEM_COUNT)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "host memory kind %d is neither pinned nor pageable", (int)mem);
+  if (size_bytes == 0 || size_bytes > SIZE_MAX)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "cannot allocate a host buffer of %llu bytes",
+                       (unsigned long long)size_bytes);
+  if (!grow((void **)&rt->hosts, &rt->cap_hosts, rt->nhosts, sizeof *rt->hosts))
+    return nomem(rt, "allocating a host buffer");
+  uint8_t *data = calloc((size_t)size_bytes, 1);
+  if (!data)
+    return ws_ctx_fail(rt->ctx, WS_ERR_NOMEM,
+                       "host memory exhausted allocating a %llu-byte host buffer",
+                       (unsigned long long)size_bytes);
+  rt->hosts[rt->nhosts++] = (host_buf){data, size_bytes, mem, true};
+  *out = (ws_runtime_host)rt->nhosts;
+  return WS_OK;
+}
+
+/* The live buffer behind `h`, or NULL with a message on the context. */
+static host_buf *find_host(ws_runtime *rt, ws_runtime_host h) {
+  if (h == 0 || h > rt->nhosts) {
+    ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "unknown host buffer %u", h);
+    return NULL;
+  }
+  host_buf *b = &rt->hosts[h - 1];
+  if (!b->live) {
+    ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "host buffer %u is used after it was freed", h);
+    return NULL;
+  }
+  return b;
+}
+
+ws_status ws_runtime_host_free(ws_runtime *rt, ws_runtime_host h) {
+  host_buf *b = find_host(rt, h);
+  if (!b) return WS_ERR_INVALID;
+  free(b->data);
+  b->data = NULL;
+  b->live = false;
+  return WS_OK;
+}
+
+void *ws_runtime_host_data(ws_runtime *rt, ws_runtime_host h) {
+  if (h == 0 || h > rt->nhosts || !rt->hosts[h - 1].live) return NULL;
+  return rt->hosts[h - 1].data;
+}
+
+ws_status ws_runtime_malloc(ws_runtime *rt, uint64_t size_bytes, uint64_t *dptr) {
+  return ws_device_malloc(rt->dev, size_bytes, dptr);
+}
+
+ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr) { return ws_device_free(rt->dev, dptr); }
+
+/* ---- streams and events ------------------------------------------------------- */
+
+ws_status ws_runtime_stream_create(ws_runtime *rt, ws_runtime_stream *out) {
+  if (rt->nstreams >= UINT32_MAX - 1) return ws_ctx_fail(rt->ctx, WS_ERR_LIMIT, "too many streams");
+  if (!grow((void **)&rt->stream_ready_ns, &rt->cap_streams, rt->nstreams,
+            sizeof *rt->stream_ready_ns))
+    return nomem(rt, "creating a stream");
+  rt->stream_ready_ns[rt->nstreams] = 0;
+  *out = (ws_runtime_stream)rt->nstreams++;
+  return WS_OK;
+}
+
+static ws_status check_stream(ws_runtime *rt, ws_runtime_stream s) {
+  if (s < rt->nstreams) return WS_OK;
+  if (rt->nstreams == 1)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "unknown stream %u (only the default stream 0 exists)", s);
+  return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "unknown stream %u (streams 0 to %zu exist)", s,
+                     rt->nstreams - 1);
+}
+
+ws_status ws_runtime_event_create(ws_runtime *rt, ws_runtime_event *out) {
+  if (rt->nevents >= UINT32_MAX - 1) return ws_ctx_fail(rt->ctx, WS_ERR_LIMIT, "too many events");
+  if (!grow((void **)&rt->events, &rt->cap_events, rt->nevents, sizeof *rt->events))
+    return nomem(rt, "creating an event");
+  rt->events[rt->nevents++] = (event){false, 0};
+  *out = (ws_runtime_event)rt->nevents;
+  return WS_OK;
+}
+
+static event *find_event(ws_runtime *rt, ws_runtime_event ev) {
+  if (ev == 0 || ev > rt->nevents) {
+    ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "unknown event %u", ev);
+    return NULL;
+  }
+  return &rt->events[ev - 1];
+}
+
+/* Checks a caller's operation name before anything is done. */
+static ws_status check_name(ws_runtime *rt, const char *name) {
+  if (!name || strlen(name) < WS_RUNTIME_NAME_MAX) return WS_OK;
+  return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                     "operation name '%.20s...' is longer than %d characters", name,
+                     WS_RUNTIME_NAME_MAX - 1);
+}
+
+/* Appends a record (kind, stream, name, times); the caller fills the rest. */
+static ws_runtime_record *push(ws_runtime *rt, ws_runtime_op kind, uint32_t stream,
+                               const char *name, uint64_t start_ns, uint64_t end_ns) {
+  if (!grow((void **)&rt->recs, &rt->cap_recs, rt->nrecs, sizeof *rt->recs)) {
+    nomem(rt, "recording the timeline");
+    return NULL;
+  }
+  ws_runtime_record *r = &rt->recs[rt->nrecs++];
+  memset(r, 0, sizeof *r);
+  r->kind = kind;
+  r->stream = stream;
+  if (name) snprintf(r->name, sizeof r->name, "%s", name); /* a long kernel name is cut */
+  r->start_ns = start_ns;
+  r->end_ns = end_ns;
+  return r;
+}
+
+ws_status ws_runtime_event_record(ws_runtime *rt, ws_runtime_event ev, ws_runtime_stream s,
+                                  const char *name) {
+  event *e = find_event(rt, ev);
+  if (!e) return WS_ERR_INVALID;
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  uint64_t t = max_u64(rt->host_ns, rt->stream_ready_ns[s]);
+  if (!push(rt, WS_RUNTIME_OP_EVENT, s, name, t, t)) return WS_ERR_NOMEM;
+  *e = (event){true, t};
+  return WS_OK;
+}
+
+ws_status ws_runtime_stream_wait_event(ws_runtime *rt, ws_runtime_stream s, ws_runtime_event ev) {
+  event *e = find_event(rt, ev);
+  if (!e) return WS_ERR_INVALID;
+  if (check_stream(rt, s) != WS_OK) return WS_ERR_INVALID;
+  if (!e->recorded)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "stream %u waits on event %u, which was never recorded", s, ev);
+  rt->stream_ready_ns[s] = max_u64(rt->stream_ready_ns[s], e->time_ns);
+  return WS_OK;
+}
+
+ws_status ws_runtime_event_elapsed_ns(ws_runtime *rt, ws_runtime_event start, ws_runtime_event end,
+                                      uint64_t *elapsed_ns) {
+  event *a = find_event(rt, start);
+  event *b = a ? find_event(rt, end) : NULL;
+  if (!b) return WS_ERR_INVALID;
+  if (!a->recorded || !b->recorded)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "elapsed time between events %u and %u: event %u was never recorded", start,
+                       end, a->recorded ? end : start);
+  if (b->time_ns < a->time_ns)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "event %u (%llu ns) precedes event %u (%llu ns)",
+                       end, (unsigned long long)b->time_ns, start, (unsigned long long)a->time_ns);
+  *elapsed_ns = b->time_ns - a->time_ns;
+  return WS_OK;
+}
+
+/* ---- operations ------------------------------------------------------------------ */
+
+/* Places an operation of duration_ns on stream s and engine `engine`;
+ * returns its start. */
+static uint64_t place(ws_runtime *rt, ws_runtime_stream s, int engine, uint64_t duration_ns) {
+  uint64_t start =
+      max_u64(rt->host_ns, max_u64(rt->stream_ready_ns[s], rt->engine_free_ns[engine]));
+  rt->stream_ready_ns[s] = rt->engine_free_ns[engine] = start + duration_ns;
+  return start;
+}
+
+/* The host buffer and range a copy names, checked. */
+static host_buf *copy_host_side(ws_runtime *rt, ws_runtime_host h, uint64_t offset,
+                                uint64_t size_bytes) {
+  host_buf *b = find_host(rt, h);
+  if (b && (offset > b->size_bytes || size_bytes > b->size_bytes - offset)) {
+    ws_ctx_fail(
+        rt->ctx, WS_ERR_INVALID,
+        "copy of %llu bytes at offset %llu runs past the end of the %llu-byte host buffer %u",
+        (unsigned long long)size_bytes, (unsigned long long)offset,
+        (unsigned long long)b->size_bytes, h);
+    return NULL;
+  }
+  return b;
+}
+
+static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_runtime_host h,
+                      uint64_t host_offset, uint64_t dptr, uint64_t size_bytes, const char *name) {
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  host_buf *b = copy_host_side(rt, h, host_offset, size_bytes);
+  if (!b) return WS_ERR_INVALID;
+  ws_status st = dir == WS_PCIE_H2D
+                     ? ws_device_memcpy_htod(rt->dev, dptr, b->data + host_offset, size_bytes)
+                     : ws_device_memcpy_dtoh(rt->dev, b->data + host_offset, dptr, size_bytes);
+  if (st != WS_OK) return st;
+  uint64_t dur = ws_pcie_transfer_ns(&rt->pcie, size_bytes, dir, b->mem);
+  uint64_t start = place(rt, s, dir == WS_PCIE_H2D ? ENGINE_H2D : ENGINE_D2H, dur);
+  ws_runtime_record *r = push(rt, dir == WS_PCIE_H2D ? WS_RUNTIME_OP_H2D : WS_RUNTIME_OP_D2H, s,
+                              name, start, start + dur);
+  if (!r) return WS_ERR_NOMEM;
+  r->size_bytes = size_bytes;
+  r->host_mem = b->mem;
+  /* the call returns only once the CPU has finished staging a pageable copy */
+  if (b->mem == WS_PCIE_PAGEABLE) rt->host_ns = max_u64(rt->host_ns, start + dur);
+  return WS_OK;
+}
+
+ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst,
+                                 ws_runtime_host h, uint64_t host_offset, uint64_t size_bytes,
+                                 const char *name) {
+  return copy(rt, s, WS_PCIE_H2D, h, host_offset, dst, size_bytes, name);
+}
+
+ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime_host h,
+                                 uint64_t host_offset, uint64_t src, uint64_t size_bytes,
+                                 const char *name) {
+  return copy(rt, s, WS_PCIE_D2H, h, host_offset, src, size_bytes, name);
+}
+
+/* Core cycles to ns at the preset's clock, rounded up. */
+static uint64_t cycles_to_ns(uint64_t cycles, uint32_t mhz) {
+  return (cycles / mhz) * 1000u + ((cycles % mhz) * 1000u + mhz - 1) / mhz;
+}
+
+/* The device's launch observer: puts the kernel just run on the timeline
+ * when a ws_runtime_launch call or a capture is placing kernels. */
+static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                         const ws_launch_stats *stats) {
+  ws_runtime *rt = user;
+  if (!rt->placing) return WS_OK;
+  rt->host_ns += rt->pcie.launch_overhead_ns; /* the launch call itself keeps the host busy */
+  uint64_t dur = cycles_to_ns(stats->cycles, rt->core_clock_mhz);
+  uint64_t start = place(rt, rt->place_stream, ENGINE_COMPUTE, dur);
+  ws_runtime_record *r = push(rt, WS_RUNTIME_OP_KERNEL, rt->place_stream,
+                              rt->place_name[0] ? rt->place_name : k->name, start, start + dur);
+  if (!r) return WS_ERR_NOMEM;
+  r->grid = grid;
+  r->block = block;
+  r->stats = *stats;
+  snprintf(r->kernel, sizeof r->kernel, "%s", k->name);
+  ws_report_summarize(ws_device_cfg(rt->dev), ws_device_stats(rt->dev), &r->summary);
+  return WS_OK;
+}
+
+static void set_placing(ws_runtime *rt, ws_runtime_stream s, const char *name) {
+  rt->placing = true;
+  rt->place_stream = s;
+  snprintf(rt->place_name, sizeof rt->place_name, "%s", name ? name : "");
+}
+
+ws_status ws_runtime_capture_begin(ws_runtime *rt, ws_runtime_stream s, const char *name) {
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  if (rt->placing)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "capture '%s' begins inside capture '%s'",
+                       name ? name : "", rt->place_name);
+  set_placing(rt, s, name);
+  return WS_OK;
+}
+
+void ws_runtime_capture_end(ws_runtime *rt) { rt->placing = false; }
+
+ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel *k, ws_dim3 grid,
+                            ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args,
+                            const char *name) {
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  if (rt->placing)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "launch inside capture '%s'", rt->place_name);
+  set_placing(rt, s, name);
+  ws_status st = ws_device_launch(rt->dev, k, grid, block, dyn_shared_bytes, args, NULL);
+  rt->placing = false;
+  return st;
+}
+
+ws_status ws_runtime_host_work(ws_runtime *rt, const char *name, uint64_t duration_ns) {
+  if (check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  if (!push(rt, WS_RUNTIME_OP_HOST, WS_RUNTIME_STREAM_HOST, name, rt->host_ns,
+            rt->host_ns + duration_ns))
+    return WS_ERR_NOMEM;
+  rt->host_ns += duration_ns;
+  return WS_OK;
+}
+
+/* ---- time ------------------------------------------------------------------------- */
+
+ws_status ws_runtime_stream_synchronize(ws_runtime *rt, ws_runtime_stream s, uint64_t *now_ns) {
+  if (check_stream(rt, s) != WS_OK) return WS_ERR_INVALID;
+  rt->host_ns = max_u64(rt->host_ns, rt->stream_ready_ns[s]);
+  if (now_ns) *now_ns = rt->host_ns;
+  return WS_OK;
+}
+
+uint64_t ws_runtime_synchronize(ws_runtime *rt) {
+  for (size_t i = 0; i < rt->nstreams; i++)
+    rt->host_ns = max_u64(rt->host_ns, rt->stream_ready_ns[i]);
+  for (int e = 0; e < ENGINE_COUNT; e++) rt->host_ns = max_u64(rt->host_ns, rt->engine_free_ns[e]);
+  return rt->host_ns;
+}
+
+uint64_t ws_runtime_now_ns(const ws_runtime *rt) { return rt->host_ns; }
+
+const ws_runtime_record *ws_runtime_timeline(const ws_runtime *rt, size_t *count) {
+  *count = rt->nrecs;
+  return rt->recs;
+}
+
+/* The "what" column: the bytes of a copy, the shape of a launch. */
+static void describe(const ws_runtime_record *r, char *buf, size_t buf_bytes) {
+  if (r->kind == WS_RUNTIME_OP_H2D || r->kind == WS_RUNTIME_OP_D2H)
+    snprintf(buf, buf_bytes, "%" PRIu64 " B %s", r->size_bytes,
+             r->host_mem == WS_PCIE_PAGEABLE ? "pageable" : "pinned");
+  else if (r->kind == WS_RUNTIME_OP_KERNEL)
+    snprintf(buf, buf_bytes, "grid %ux%ux%u block %ux%ux%u", r->grid.x, r->grid.y, r->grid.z,
+             r->block.x, r->block.y, r->block.z);
+  else
+    buf[0] = '\0';
+}
+
+void ws_runtime_print_timeline(FILE *out, const ws_runtime *rt) {
+  fprintf(out, "%4s  %-6s  %6s  %-20s  %-28s  %12s  %12s  %12s\n", "#", "op", "stream", "name",
+          "what", "start_ns", "end_ns", "dur_ns");
+  for (size_t i = 0; i < rt->nrecs; i++) {
+    const ws_runtime_record *r = &rt->recs[i];
+    char stream[16], what[64];
+    if (r->stream == WS_RUNTIME_STREAM_HOST)
+      snprintf(stream, sizeof stream, "host");
+    else
+      snprintf(stream, sizeof stream, "%u", r->stream);
+    describe(r, what, sizeof what);
+    fprintf(out, "%4zu  %-6s  %6s  %-20s  %-28s  %12" PRIu64 "  %12" PRIu64 "  %12" PRIu64 "\n", i,
+            ws_runtime_op_name(r->kind), stream, r->name, what, r->start_ns, r->end_ns,
+            r->end_ns - r->start_ns);
+  }
+}

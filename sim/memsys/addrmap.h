@@ -1,0 +1,48 @@
+/* addrmap.h - where an address lives: its L2 slice and that slice's
+ * partition, the partition of an SM, its HBM channel, bank and row.
+ *
+ * Design: the mapping is a pure function of the preset, shared by the L2,
+ * the crossbar and the DRAM model and exported to callers (microbenchmarks
+ * place their pointer chains with it; ws_device_locate offers it on the host
+ * API), so no caller builds a component to learn where a line goes. The
+ * hashes skew consecutive lines over slices and channels so that power-of-two
+ * strides do not camp on one of them (digit-sum interleaving). */
+#ifndef WS_ADDRMAP_H
+#define WS_ADDRMAP_H
+
+#include <stdint.h>
+
+#include "sim/core/config.h"
+
+typedef struct ws_addrmap {
+  uint32_t line_bytes;    /* l2.line_bytes: the unit of slice and channel interleave */
+  uint32_t slices;        /* l2.slices */
+  uint32_t partitions;    /* l2.partitions (at least 1) */
+  uint32_t num_sms;       /* gpu.num_sms */
+  uint32_t channels;      /* hbm.channels */
+  uint32_t banks;         /* hbm.banks_per_channel */
+  uint32_t lines_per_row; /* hbm.row_bytes / line_bytes (at least 1) */
+} ws_addrmap;
+
+/* Where one address lives, and whether its slice is in another partition
+ * than the SM asked about (the far side of a two-partition L2). */
+typedef struct ws_location {
+  uint32_t slice;
+  uint32_t partition;
+  uint32_t channel;
+  uint32_t bank;
+  uint64_t row;
+  bool far;
+} ws_location;
+
+void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg);
+uint32_t ws_addrmap_slice(const ws_addrmap *m, uint64_t addr);
+uint32_t ws_addrmap_slice_partition(const ws_addrmap *m, uint32_t slice);
+uint32_t ws_addrmap_sm_partition(const ws_addrmap *m, uint32_t sm);
+uint32_t ws_addrmap_channel(const ws_addrmap *m, uint64_t addr);
+/* Bank and row within the address's channel. */
+void ws_addrmap_bank_row(const ws_addrmap *m, uint64_t addr, uint32_t *bank, uint64_t *row);
+/* Everything above for one address, seen from SM `sm`. */
+void ws_addrmap_locate(const ws_addrmap *m, uint32_t sm, uint64_t addr, ws_location *out);
+
+#endif

@@ -1,0 +1,92 @@
+/* cache.c - the sectored tag array: lookup, LRU replacement, install.
+ *
+ * Design: one flat array of ways, set-major, so a lookup scans `assoc`
+ * adjacent small structs. A policy's victim scan also prefers the first
+ * invalid way: the L1s have four sets of up to 64 ways, and one pass over a
+ * set costs half of two. */
+#include "sim/memsys/cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void lru_touch(ws_cache *c, ws_cache_way *w) { w->stamp = ++c->clock; }
+
+static ws_cache_way *lru_victim(ws_cache *c, ws_cache_way *set) {
+  ws_cache_way *best = NULL;
+  for (uint32_t i = 0; i < c->assoc; i++) {
+    ws_cache_way *w = &set[i];
+    if (w->pending) continue;
+    if (!w->valid) return w; /* the first free way, in one pass over a wide set */
+    if (!best || w->stamp < best->stamp) best = w;
+  }
+  return best;
+}
+
+static const ws_cache_repl_ops repl_table[] = {
+    {"lru", lru_touch, lru_victim},
+};
+
+static const ws_cache_repl_ops *find_repl(const char *name) {
+  if (!name) return &repl_table[0];
+  for (size_t i = 0; i < sizeof repl_table / sizeof repl_table[0]; i++)
+    if (strcmp(repl_table[i].name, name) == 0) return &repl_table[i];
+  return NULL;
+}
+
+ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint64_t size_bytes, uint32_t line_bytes,
+                        uint32_t assoc, const char *repl_name, const char *what) {
+  memset(c, 0, sizeof *c);
+  c->repl = find_repl(repl_name);
+  if (!c->repl)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: unknown replacement policy '%s'", what, repl_name);
+  if (line_bytes == 0 || assoc == 0 || size_bytes < (uint64_t)line_bytes * assoc)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s: %llu bytes cannot hold one set of %u ways of %u-byte lines", what,
+                       (unsigned long long)size_bytes, assoc, line_bytes);
+  uint64_t sets = size_bytes / ((uint64_t)line_bytes * assoc);
+  if (sets > UINT32_MAX) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: too many sets", what);
+  c->sets = (uint32_t)sets;
+  c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
+  c->assoc = assoc;
+  c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
+  if (!c->ways)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %llu sets", what,
+                       (unsigned long long)sets);
+  return WS_OK;
+}
+
+void ws_cache_fini(ws_cache *c) {
+  free(c->ways);
+  c->ways = NULL;
+}
+
+void ws_cache_clear(ws_cache *c) {
+  memset(c->ways, 0, (size_t)c->sets * c->assoc * sizeof *c->ways);
+  c->clock = 0;
+}
+
+static ws_cache_way *set_of(ws_cache *c, uint64_t set_key) {
+  uint64_t set = c->set_mask || c->sets == 1 ? set_key & c->set_mask : set_key % c->sets;
+  return &c->ways[(size_t)set * c->assoc];
+}
+
+ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
+  ws_cache_way *set = set_of(c, set_key);
+  for (uint32_t i = 0; i < c->assoc; i++)
+    if (set[i].tag == tag && (set[i].valid || set[i].pending)) return &set[i]; /* the tag test fails first */
+  return NULL;
+}
+
+void ws_cache_touch(ws_cache *c, ws_cache_way *w) { c->repl->touch(c, w); }
+
+ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
+  return c->repl->victim(c, set_of(c, set_key));
+}
+
+void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
+  w->tag = tag;
+  w->valid = 0;
+  w->dirty = 0;
+  w->pending = 0;
+  ws_cache_touch(c, w);
+}

@@ -1,0 +1,314 @@
+/* l1.c - per-SM L1: tag lookup, MSHR allocation and merging, sector fills,
+ * store policies, the return port.
+ *
+ * Design: every decision is computed before anything is changed, so a
+ * rejected access leaves no trace but its stall counter (the LSU will offer
+ * it again). MSHRs are a fixed table with a free stack; an in-flight line's
+ * MSHR is found through its pinned way in O(assoc). Store policy (preset
+ * l1.write_policy): write-through/no-allocate forwards the store to L2 and
+ * invalidates the sectors it writes in L1 (the copy would be stale in a real
+ * GPU until the L2 write completes; invalidating is the conservative
+ * choice); write-back/allocate writes the sectors into L1 (allocating
+ * without a fetch, sector granularity) and marks them dirty; a dirty victim
+ * is written to L2 through the write buffer. */
+#include "sim/memsys/l1.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/memsys/cache.h"
+#include "sim/memsys/xbar.h"
+
+typedef struct waiter {
+  uint32_t id;
+  uint8_t need; /* sectors still to arrive for this request */
+  uint8_t mask; /* every sector it reads: all of them cross the return port */
+} waiter;
+
+typedef struct mshr {
+  uint64_t line;
+  uint8_t requested, arrived;
+  uint32_t nwait;
+  waiter *w; /* mshr_max_merge slots */
+} mshr;
+
+typedef struct l1_stats {
+  uint64_t by_kind[WS_ACCESS_KIND_COUNT];
+  uint64_t sector_hits, sector_misses, line_hits, line_misses;
+  uint64_t mshr_merges, mshr_full_stalls, merge_limit_stalls, reserve_stalls, wbuf_stalls;
+  uint64_t evictions, writebacks;
+} l1_stats;
+
+struct ws_l1 {
+  ws_cfg_l1 cfg;
+  uint32_t line_shift;
+  ws_cache tags;
+  mshr *mshrs;
+  waiter *waiters;
+  uint32_t *free_stack, nfree;
+  uint32_t wbuf_used, wbuf_cap;
+  uint64_t port_free_cycle;
+  l1_stats st;
+};
+
+static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
+
+static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm) {
+  static const char *kind_names[WS_ACCESS_KIND_COUNT] = {"loads", "stores", "atomics", "asyncs"};
+  static const char *kind_descs[WS_ACCESS_KIND_COUNT] = {
+      "load line accesses accepted (one per 128-byte line a warp load touches)",
+      "store line accesses accepted (forwarded to L2, or written in L1 under write-back)",
+      "atomic line accesses accepted (passed through to the L2 slice)",
+      "LDGSTS line accesses accepted (loads whose data goes to shared memory)"};
+  ws_status st = WS_OK;
+  for (int k = 0; k < WS_ACCESS_KIND_COUNT && st == WS_OK; k++)
+    st = ws_stats_register_u64(s, ctx, &l1->st.by_kind[k], kind_descs[k], "sm%u.l1.%s", sm,
+                               kind_names[k]);
+  l1_stats *t = &l1->st;
+  struct {
+    uint64_t *v;
+    const char *name, *desc;
+  } c[] = {
+      {&t->sector_hits, "sector_hits", "load/async sectors found valid"},
+      {&t->sector_misses, "sector_misses", "load/async sectors read from L2"},
+      {&t->line_hits, "line_hits", "load/async line accesses with every sector valid"},
+      {&t->line_misses, "line_misses", "load/async line accesses missing a sector"},
+      {&t->mshr_merges, "mshr_merges", "misses merged into an in-flight MSHR"},
+      {&t->mshr_full_stalls, "mshr_full_stalls", "accesses refused: every MSHR busy"},
+      {&t->merge_limit_stalls, "merge_limit_stalls",
+       "accesses refused: the line's MSHR is at mshr_max_merge"},
+      {&t->reserve_stalls, "reserve_stalls",
+       "accesses refused: every way of the set awaits a fill"},
+      {&t->wbuf_stalls, "wbuf_stalls", "accesses refused: the write buffer is full"},
+      {&t->evictions, "evictions", "valid lines replaced"},
+      {&t->writebacks, "writebacks", "dirty victims written to L2"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0] && st == WS_OK; i++)
+    st = ws_stats_register_u64(s, ctx, c[i].v, c[i].desc, "sm%u.l1.%s", sm, c[i].name);
+  return st;
+}
+
+static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
+  uint32_t n = l1->cfg.mshr_entries, merge = l1->cfg.mshr_max_merge;
+  l1->mshrs = calloc(n, sizeof *l1->mshrs);
+  l1->waiters = calloc((size_t)n * merge, sizeof *l1->waiters);
+  l1->free_stack = calloc(n, sizeof *l1->free_stack);
+  if (!l1->mshrs || !l1->waiters || !l1->free_stack)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory for %u MSHRs", n);
+  for (uint32_t i = 0; i < n; i++) l1->mshrs[i].w = &l1->waiters[(size_t)i * merge];
+  return WS_OK;
+}
+
+ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats,
+                       ws_l1 **out) {
+  *out = NULL;
+  const ws_cfg_l1 *c = &cfg->l1;
+  if (!c->mshr_entries || !c->mshr_max_merge || !c->port_bytes_per_cycle)
+    return ws_ctx_fail(
+        ctx, WS_ERR_INVALID,
+        "l1: mshr_entries, mshr_max_merge and port_bytes_per_cycle must be positive");
+  ws_l1 *l1 = calloc(1, sizeof *l1);
+  if (!l1) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory");
+  l1->cfg = *c;
+  l1->wbuf_cap = c->mshr_entries;
+  ws_status st = ws_cache_init(&l1->tags, ctx, (uint64_t)c->size_kib * 1024u, c->line_bytes,
+                               c->assoc, NULL, "l1");
+  if (st == WS_OK) st = alloc_mshrs(l1, ctx);
+  if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
+  if (st != WS_OK) {
+    ws_l1_destroy(l1);
+    return st;
+  }
+  ws_l1_reset(l1);
+  *out = l1;
+  return WS_OK;
+}
+
+void ws_l1_destroy(ws_l1 *l1) {
+  if (!l1) return;
+  free(l1->free_stack);
+  free(l1->waiters);
+  free(l1->mshrs);
+  ws_cache_fini(&l1->tags);
+  free(l1);
+}
+
+void ws_l1_reset(ws_l1 *l1) {
+  ws_cache_clear(&l1->tags);
+  l1->nfree = l1->cfg.mshr_entries;
+  for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
+  l1->wbuf_used = 0;
+  l1->port_free_cycle = 0;
+}
+
+uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle) {
+  uint64_t beats =
+      ws_xbar_beats((uint64_t)popcount8(mask) * l1->cfg.sector_bytes, l1->cfg.port_bytes_per_cycle);
+  uint64_t start = ready_cycle > l1->port_free_cycle ? ready_cycle : l1->port_free_cycle;
+  l1->port_free_cycle = start + beats;
+  return start + beats - 1;
+}
+
+void ws_l1_wbuf_release(ws_l1 *l1) {
+  if (l1->wbuf_used) l1->wbuf_used--;
+}
+
+uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
+
+static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line / l1->cfg.line_bytes; }
+
+static ws_cache_way *find(ws_l1 *l1, uint64_t line) {
+  uint64_t n = line_no(l1, line);
+  return ws_cache_find(&l1->tags, n, n);
+}
+
+/* A way for `line`, evicting the victim (its dirty sectors go to r's
+ * writeback). NULL when the set is fully pinned or a needed write-buffer
+ * slot is missing; then nothing has changed. */
+static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_t wbuf_extra) {
+  uint64_t n = line_no(l1, line);
+  ws_cache_way *v = ws_cache_victim(&l1->tags, n);
+  if (!v) {
+    l1->st.reserve_stalls++;
+    return NULL;
+  }
+  bool dirty = v->valid && (v->dirty & v->valid);
+  if (dirty && l1->wbuf_used + wbuf_extra + 1 > l1->wbuf_cap) {
+    l1->st.wbuf_stalls++;
+    return NULL;
+  }
+  if (v->valid) l1->st.evictions++;
+  if (dirty) {
+    r->writeback = true;
+    r->wb_line = v->tag * l1->cfg.line_bytes;
+    r->wb_mask = v->dirty & v->valid;
+    l1->wbuf_used++;
+    l1->st.writebacks++;
+  }
+  ws_cache_install(&l1->tags, v, n);
+  return v;
+}
+
+static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
+  l1->st.sector_hits += popcount8(mask & (uint8_t)~miss);
+  l1->st.sector_misses += popcount8(miss);
+  if (miss)
+    l1->st.line_misses++;
+  else
+    l1->st.line_hits++;
+}
+
+static void merge_read(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint8_t miss, uint32_t id,
+                       ws_l1_result *r) {
+  mshr *m = &l1->mshrs[w->mshr];
+  m->w[m->nwait++] = (waiter){id, miss, mask};
+  r->send_mask = miss & (uint8_t)~m->requested;
+  m->requested |= r->send_mask;
+  r->outcome = r->send_mask ? WS_L1_MISS : WS_L1_MERGED;
+  l1->st.mshr_merges++;
+}
+
+static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, uint8_t miss,
+                     uint32_t id, ws_l1_result *r) {
+  uint32_t idx = l1->free_stack[--l1->nfree];
+  mshr *m = &l1->mshrs[idx];
+  m->line = line;
+  m->requested = miss;
+  m->arrived = 0;
+  m->nwait = 1;
+  m->w[0] = (waiter){id, miss, mask};
+  w->pending = 1;
+  w->mshr = idx;
+  r->outcome = WS_L1_MISS;
+  r->send_mask = miss;
+}
+
+static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
+                        ws_l1_result *r) {
+  ws_cache_way *w = find(l1, a->line_addr);
+  uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
+  if (!miss) {
+    ws_cache_touch(&l1->tags, w);
+    r->outcome = WS_L1_HIT;
+    r->resp_cycle = ws_l1_deliver(l1, a->sector_mask, now + l1->cfg.hit_lat_cycles);
+  } else if (w && w->pending) {
+    if (l1->mshrs[w->mshr].nwait >= l1->cfg.mshr_max_merge) {
+      l1->st.merge_limit_stalls++;
+      return;
+    }
+    ws_cache_touch(&l1->tags, w);
+    merge_read(l1, w, a->sector_mask, miss, id, r);
+  } else {
+    if (l1->nfree == 0) {
+      l1->st.mshr_full_stalls++;
+      return;
+    }
+    if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
+    ws_cache_touch(&l1->tags, w);
+    new_mshr(l1, w, a->line_addr, a->sector_mask, miss, id, r);
+  }
+  count_read(l1, a->sector_mask, miss);
+}
+
+static void access_store_wb(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {
+  ws_cache_way *w = find(l1, a->line_addr);
+  if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
+  ws_cache_touch(&l1->tags, w);
+  w->valid |= a->sector_mask;
+  w->dirty |= a->sector_mask;
+  r->outcome = WS_L1_HIT;
+}
+
+/* Write-through stores and atomics: forwarded to L2, the L1 copy of the
+ * sectors they modify is dropped. */
+static void access_forward(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {
+  if (l1->wbuf_used >= l1->wbuf_cap) {
+    l1->st.wbuf_stalls++;
+    return;
+  }
+  ws_cache_way *w = find(l1, a->line_addr);
+  if (w) {
+    w->valid &= (uint8_t)~a->sector_mask;
+    w->dirty &= (uint8_t)~a->sector_mask;
+  }
+  l1->wbuf_used++;
+  r->outcome = WS_L1_FORWARD;
+}
+
+void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
+  memset(r, 0, sizeof *r);
+  r->outcome = WS_L1_REJECT;
+  ws_access_kind kind = (ws_access_kind)a->kind;
+  if (kind == WS_ACCESS_LOAD || kind == WS_ACCESS_ASYNC)
+    access_read(l1, a, id, now, r);
+  else if (kind == WS_ACCESS_STORE && l1->cfg.write_policy == WS_WRITE_BACK_ALLOC)
+    access_store_wb(l1, a, r);
+  else
+    access_forward(l1, a, r);
+  if (r->outcome != WS_L1_REJECT) l1->st.by_kind[kind]++;
+}
+
+uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_done *out) {
+  ws_cache_way *w = find(l1, line);
+  if (!w || !w->pending) return 0;
+  mshr *m = &l1->mshrs[w->mshr];
+  w->valid |= mask;
+  m->arrived |= mask;
+  uint32_t n = 0, keep = 0;
+  for (uint32_t i = 0; i < m->nwait; i++) {
+    waiter wt = m->w[i];
+    wt.need &= (uint8_t)~mask;
+    if (wt.need) {
+      m->w[keep++] = wt;
+      continue;
+    }
+    /* all of the request's sectors cross the port once its last one is in */
+    out[n++] = (ws_l1_done){wt.id, ws_l1_deliver(l1, wt.mask, now)};
+  }
+  m->nwait = keep;
+  if ((m->arrived & m->requested) == m->requested) {
+    w->pending = 0;
+    l1->free_stack[l1->nfree++] = w->mshr;
+  }
+  return n;
+}

@@ -1,0 +1,390 @@
+/* l2.c - L2 slices: hashing, lookup, MSHRs, write-back, atomics.
+ *
+ * Design choices, each documented in docs/memory.md:
+ *  - Slice hash: the digit sum of the line number in base `slices`, mod
+ *    slices. Consecutive lines go to consecutive slices, and any stride that
+ *    is a power of the slice count (the strides that camp on one slice under
+ *    plain modulo) rotates over all slices. It is a bijection together with
+ *    line / slices, which is therefore the set key inside the slice.
+ *  - Write-back, write-allocate without fetch: a store marks its sectors
+ *    valid and dirty. Partial-sector stores are treated as byte-masked
+ *    writes whose merge with DRAM data at eviction is not timed (no fetch).
+ *  - A miss reserves (pins) its way at once; the victim's dirty sectors go
+ *    to DRAM through a write-back buffer of mshr_entries_per_slice slots.
+ *  - Atomics are performed at the slice: a hit takes a second pipeline pass
+ *    (2 x hit_lat_cycles, and twice the slice occupancy); a missing atomic
+ *    fetches its sectors like a load and takes its one extra pass
+ *    (hit_lat_cycles) when they arrive. Atomic sectors become dirty.
+ *  - Read misses forward the data to their waiters as it arrives. */
+#include "sim/memsys/l2.h"
+#include "sim/memsys/addrmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/memsys/cache.h"
+#include "sim/memsys/xbar.h"
+
+#define NO_ID UINT32_MAX
+
+typedef struct mshr {
+  uint64_t line;
+  uint8_t requested, arrived;
+  uint32_t head, tail; /* waiter ids chained through ws_l2.next */
+} mshr;
+
+typedef struct slice_stats {
+  uint64_t reads, writes, atomics;
+  uint64_t sector_hits, sector_misses, line_hits, line_misses;
+  uint64_t mshr_merges, mshr_stalls, wb_stalls, dram_queue_stalls;
+  uint64_t evictions, writebacks, busy_cycles;
+} slice_stats;
+
+typedef struct slice {
+  ws_cache tags;
+  mshr *mshrs;
+  uint32_t *free_stack, nfree;
+  uint32_t *fifo, fifo_head, fifo_count; /* ring of queue_depth ids */
+  uint64_t free_cycle;
+  uint32_t wb_used;
+  bool stalled;
+  slice_stats st;
+} slice;
+
+#define WS_L2_HASH_MEMO 1024
+
+struct ws_l2 {
+  ws_cfg_l2 cfg;
+  ws_addrmap map;
+  uint32_t fifo_cap, max_ids;
+  slice *s;
+  uint32_t *next; /* per id: next waiter on the same MSHR */
+  uint8_t *wkind; /* per id: access kind of the waiter */
+  uint8_t *wneed; /* per id: sectors it still waits for */
+  uint8_t *wmask; /* per id: every sector it accesses (an atomic dirties them) */
+  /* direct-mapped memo of the slice hash: the digit sum costs a division per
+   * base-`slices` digit, and the lines in use repeat far more often than the
+   * memo's size turns over */
+  uint64_t hash_key[WS_L2_HASH_MEMO]; /* line index + 1; 0: empty */
+  uint16_t hash_slice[WS_L2_HASH_MEMO];
+};
+
+static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
+
+static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
+  slice_stats *t = &l2->s[i].st;
+  struct {
+    uint64_t *v;
+    const char *name, *desc;
+  } c[] = {
+      {&t->reads, "reads", "read requests (loads and async copies) looked up"},
+      {&t->writes, "writes", "write requests (stores, L1 write-backs) absorbed"},
+      {&t->atomics, "atomics", "atomic requests performed"},
+      {&t->sector_hits, "sector_hits", "read/atomic sectors found valid"},
+      {&t->sector_misses, "sector_misses", "read/atomic sectors missing"},
+      {&t->line_hits, "line_hits", "read/atomic requests with every sector valid"},
+      {&t->line_misses, "line_misses", "read/atomic requests missing a sector"},
+      {&t->mshr_merges, "mshr_merges", "misses merged into an in-flight MSHR"},
+      {&t->mshr_stalls, "mshr_stalls", "lookups stalled: every MSHR busy or set pinned"},
+      {&t->wb_stalls, "wb_stalls", "lookups stalled: write-back buffer full"},
+      {&t->dram_queue_stalls, "dram_queue_stalls",
+       "DRAM requests that waited for a controller slot"},
+      {&t->evictions, "evictions", "valid lines replaced"},
+      {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
+      {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
+  };
+  ws_status st = WS_OK;
+  for (size_t k = 0; k < sizeof c / sizeof c[0] && st == WS_OK; k++)
+    st = ws_stats_register_u64(s, ctx, c[k].v, c[k].desc, "l2.slice%u.%s", i, c[k].name);
+  return st;
+}
+
+static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl) {
+  uint64_t bytes = (uint64_t)l2->cfg.size_kib * 1024u / l2->cfg.slices;
+  ws_status st =
+      ws_cache_init(&sl->tags, ctx, bytes, l2->cfg.line_bytes, l2->cfg.assoc, NULL, "l2 slice");
+  if (st != WS_OK) return st;
+  uint32_t n = l2->cfg.mshr_entries_per_slice;
+  sl->mshrs = calloc(n, sizeof *sl->mshrs);
+  sl->free_stack = calloc(n, sizeof *sl->free_stack);
+  sl->fifo = calloc(l2->fifo_cap, sizeof *sl->fifo);
+  if (!sl->mshrs || !sl->free_stack || !sl->fifo)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
+  return WS_OK;
+}
+
+static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
+  const ws_cfg_l2 *c = &cfg->l2;
+  if (!c->slices || !c->mshr_entries_per_slice || !c->slice_bytes_per_cycle || !c->sector_bytes ||
+      !cfg->noc.queue_depth)
+    return ws_ctx_fail(
+        ctx, WS_ERR_INVALID,
+        "l2: slices, mshr_entries_per_slice, slice_bytes_per_cycle, sector_bytes and "
+        "noc.queue_depth must be positive");
+  if (c->partitions < 1 || c->partitions > 2)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "l2: partitions must be 1 or 2, not %u", c->partitions);
+  if (c->line_bytes != cfg->l1.line_bytes || c->sector_bytes != cfg->l1.sector_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "l2: line and sector sizes must match the L1's");
+  return WS_OK;
+}
+
+ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids,
+                       ws_l2 **out) {
+  *out = NULL;
+  ws_status st = check_cfg(ctx, cfg);
+  if (st != WS_OK) return st;
+  ws_l2 *l2 = calloc(1, sizeof *l2);
+  if (!l2) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
+  l2->cfg = cfg->l2;
+  ws_addrmap_init(&l2->map, cfg);
+  l2->fifo_cap = cfg->noc.queue_depth;
+  l2->max_ids = max_ids;
+  l2->s = calloc(l2->cfg.slices, sizeof *l2->s);
+  l2->next = calloc(max_ids, sizeof *l2->next);
+  l2->wkind = calloc(max_ids, 1);
+  l2->wneed = calloc(max_ids, 1);
+  l2->wmask = calloc(max_ids, 1);
+  if (!l2->s || !l2->next || !l2->wkind || !l2->wneed || !l2->wmask)
+    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
+  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++) st = init_slice(l2, ctx, &l2->s[i]);
+  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++)
+    st = register_slice(l2, ctx, stats, i);
+  if (st != WS_OK) {
+    ws_l2_destroy(l2);
+    return st;
+  }
+  ws_l2_reset(l2);
+  *out = l2;
+  return WS_OK;
+}
+
+void ws_l2_destroy(ws_l2 *l2) {
+  if (!l2) return;
+  for (uint32_t i = 0; l2->s && i < l2->cfg.slices; i++) {
+    free(l2->s[i].fifo);
+    free(l2->s[i].free_stack);
+    free(l2->s[i].mshrs);
+    ws_cache_fini(&l2->s[i].tags);
+  }
+  free(l2->wmask);
+  free(l2->wneed);
+  free(l2->wkind);
+  free(l2->next);
+  free(l2->s);
+  free(l2);
+}
+
+void ws_l2_reset(ws_l2 *l2) {
+  for (uint32_t i = 0; i < l2->cfg.slices; i++) ws_cache_clear(&l2->s[i].tags);
+  ws_l2_reset_timing(l2);
+}
+
+void ws_l2_reset_timing(ws_l2 *l2) {
+  for (uint32_t i = 0; i < l2->cfg.slices; i++) {
+    slice *sl = &l2->s[i];
+    sl->nfree = l2->cfg.mshr_entries_per_slice;
+    for (uint32_t k = 0; k < sl->nfree; k++) sl->free_stack[k] = sl->nfree - 1 - k;
+    sl->fifo_head = sl->fifo_count = 0;
+    sl->free_cycle = 0;
+    sl->wb_used = 0;
+    sl->stalled = false;
+  }
+}
+
+uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr) {
+  if (l2->cfg.slices < 2) return 0;
+  uint64_t x = line_addr / l2->cfg.line_bytes;
+  uint32_t i = (uint32_t)(x % WS_L2_HASH_MEMO);
+  if (l2->hash_key[i] != x + 1) {
+    l2->hash_key[i] = x + 1;
+    l2->hash_slice[i] = (uint16_t)ws_addrmap_slice(&l2->map, line_addr);
+  }
+  return l2->hash_slice[i];
+}
+
+void ws_l2_push(ws_l2 *l2, uint32_t s, uint32_t id) {
+  slice *sl = &l2->s[s];
+  sl->fifo[(sl->fifo_head + sl->fifo_count++) % l2->fifo_cap] = id;
+}
+
+bool ws_l2_head(const ws_l2 *l2, uint32_t s, uint32_t *id) {
+  const slice *sl = &l2->s[s];
+  if (!sl->fifo_count) return false;
+  *id = sl->fifo[sl->fifo_head];
+  return true;
+}
+
+void ws_l2_pop(ws_l2 *l2, uint32_t s) {
+  slice *sl = &l2->s[s];
+  sl->fifo_head = (sl->fifo_head + 1) % l2->fifo_cap;
+  sl->fifo_count--;
+}
+
+uint64_t ws_l2_free_cycle(const ws_l2 *l2, uint32_t s) { return l2->s[s].free_cycle; }
+
+void ws_l2_occupy(ws_l2 *l2, uint32_t s, uint32_t bytes, bool atomic, uint64_t now) {
+  uint64_t beats = ws_xbar_beats(bytes, l2->cfg.slice_bytes_per_cycle) * (atomic ? 2u : 1u);
+  l2->s[s].free_cycle = now + beats;
+  l2->s[s].st.busy_cycles += beats;
+}
+
+void ws_l2_wb_release(ws_l2 *l2, uint32_t s) {
+  if (l2->s[s].wb_used) l2->s[s].wb_used--;
+  l2->s[s].stalled = false;
+}
+
+void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t s) { l2->s[s].st.dram_queue_stalls++; }
+
+bool ws_l2_stalled(const ws_l2 *l2, uint32_t s) { return l2->s[s].stalled; }
+
+static uint64_t set_key(const ws_l2 *l2, uint64_t line) {
+  return line / l2->cfg.line_bytes / l2->cfg.slices;
+}
+
+static ws_cache_way *find(ws_l2 *l2, slice *sl, uint64_t line) {
+  return ws_cache_find(&sl->tags, set_key(l2, line), line / l2->cfg.line_bytes);
+}
+
+/* A way for `line` with its victim evicted; NULL (and a stall) when the set
+ * is fully pinned or the victim is dirty and the write-back buffer full. */
+static ws_cache_way *allocate(ws_l2 *l2, slice *sl, uint64_t line, ws_l2_result *r) {
+  ws_cache_way *v = ws_cache_victim(&sl->tags, set_key(l2, line));
+  if (!v) {
+    sl->st.mshr_stalls++;
+    return NULL;
+  }
+  uint8_t dirty = v->valid & v->dirty;
+  if (dirty && sl->wb_used >= l2->cfg.mshr_entries_per_slice) {
+    sl->st.wb_stalls++;
+    return NULL;
+  }
+  if (v->valid) sl->st.evictions++;
+  if (dirty) {
+    r->writeback = true;
+    r->wb_line = v->tag * l2->cfg.line_bytes;
+    r->wb_mask = dirty;
+    sl->wb_used++;
+    sl->st.writebacks++;
+  }
+  ws_cache_install(&sl->tags, v, line / l2->cfg.line_bytes);
+  return v;
+}
+
+static void add_waiter(ws_l2 *l2, mshr *m, uint32_t id, ws_access_kind kind, uint8_t mask,
+                       uint8_t need) {
+  l2->next[id] = NO_ID;
+  l2->wmask[id] = mask;
+  l2->wkind[id] = (uint8_t)kind;
+  l2->wneed[id] = need;
+  if (m->head == NO_ID)
+    m->head = id;
+  else
+    l2->next[m->tail] = id;
+  m->tail = id;
+}
+
+static void lookup_write(ws_l2 *l2, slice *sl, uint64_t line, uint8_t mask, ws_l2_result *r) {
+  ws_cache_way *w = find(l2, sl, line);
+  if (!w && !(w = allocate(l2, sl, line, r))) return;
+  ws_cache_touch(&sl->tags, w);
+  w->valid |= mask;
+  w->dirty |= mask;
+  sl->st.writes++;
+  r->outcome = WS_L2_WRITTEN;
+}
+
+static void count_read(slice *sl, ws_access_kind kind, uint8_t mask, uint8_t miss) {
+  if (kind == WS_ACCESS_ATOMIC)
+    sl->st.atomics++;
+  else
+    sl->st.reads++;
+  sl->st.sector_hits += popcount8(mask & (uint8_t)~miss);
+  sl->st.sector_misses += popcount8(miss);
+  if (miss)
+    sl->st.line_misses++;
+  else
+    sl->st.line_hits++;
+}
+
+static void new_mshr(slice *sl, ws_cache_way *w, uint64_t line, uint8_t miss) {
+  uint32_t idx = sl->free_stack[--sl->nfree];
+  sl->mshrs[idx] = (mshr){line, miss, 0, NO_ID, NO_ID};
+  w->pending = 1;
+  w->mshr = idx;
+}
+
+static void lookup_read(ws_l2 *l2, slice *sl, uint32_t id, uint64_t line, uint8_t mask,
+                        ws_access_kind kind, uint64_t now, ws_l2_result *r) {
+  ws_cache_way *w = find(l2, sl, line);
+  uint8_t miss = mask & (uint8_t) ~(w ? w->valid : 0);
+  bool atomic = kind == WS_ACCESS_ATOMIC;
+  if (!miss) {
+    r->outcome = WS_L2_HIT;
+    r->ready_cycle = now + l2->cfg.hit_lat_cycles * (atomic ? 2u : 1u);
+    if (atomic) w->dirty |= mask;
+  } else if (w && w->pending) {
+    mshr *m = &sl->mshrs[w->mshr];
+    r->outcome = WS_L2_MISS;
+    r->fetch_mask = miss & (uint8_t)~m->requested;
+    m->requested |= r->fetch_mask;
+    add_waiter(l2, m, id, kind, mask, miss);
+    sl->st.mshr_merges++;
+  } else {
+    if (sl->nfree == 0) {
+      sl->st.mshr_stalls++;
+      return;
+    }
+    if (!w && !(w = allocate(l2, sl, line, r))) return;
+    new_mshr(sl, w, line, miss);
+    add_waiter(l2, &sl->mshrs[w->mshr], id, kind, mask, miss);
+    r->outcome = WS_L2_MISS;
+    r->fetch_mask = miss;
+  }
+  ws_cache_touch(&sl->tags, w);
+  count_read(sl, kind, mask, miss);
+}
+
+void ws_l2_lookup(ws_l2 *l2, uint32_t s, uint32_t id, uint64_t line, uint8_t mask,
+                  ws_access_kind kind, uint64_t now, ws_l2_result *r) {
+  slice *sl = &l2->s[s];
+  memset(r, 0, sizeof *r);
+  r->outcome = WS_L2_STALL;
+  if (kind == WS_ACCESS_STORE)
+    lookup_write(l2, sl, line, mask, r);
+  else
+    lookup_read(l2, sl, id, line, mask, kind, now, r);
+  sl->stalled = r->outcome == WS_L2_STALL;
+}
+
+uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t now,
+                    ws_l2_done *out) {
+  slice *sl = &l2->s[s];
+  ws_cache_way *w = find(l2, sl, line);
+  if (!w || !w->pending) return 0;
+  mshr *m = &sl->mshrs[w->mshr];
+  w->valid |= mask;
+  m->arrived |= mask;
+  uint32_t n = 0, prev = NO_ID;
+  for (uint32_t id = m->head, nx; id != NO_ID; id = nx) {
+    nx = l2->next[id];
+    l2->wneed[id] &= (uint8_t)~mask;
+    if (l2->wneed[id]) {
+      prev = id;
+      continue;
+    }
+    bool atomic = l2->wkind[id] == WS_ACCESS_ATOMIC;
+    if (atomic) w->dirty |= l2->wmask[id];
+    out[n++] = (ws_l2_done){id, now + (atomic ? l2->cfg.hit_lat_cycles : 0)};
+    if (prev == NO_ID)
+      m->head = nx;
+    else
+      l2->next[prev] = nx;
+    if (m->tail == id) m->tail = prev;
+  }
+  if ((m->arrived & m->requested) == m->requested) {
+    w->pending = 0;
+    sl->free_stack[sl->nfree++] = w->mshr;
+    sl->stalled = false;
+  }
+  return n;
+}

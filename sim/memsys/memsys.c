@@ -1,0 +1,519 @@
+/* memsys.c - wires the L1s, the crossbar, the L2 slices and the HBM
+ * channels into the memory hierarchy of memsys.h.
+ *
+ * Design: every request in flight below the LSU is one record from a pool
+ * sized once from the preset (the sum of every capacity that can hold one:
+ * L1 MSHR waiters, write buffers, slice input queues, L2 fetches and
+ * write-backs, DRAM queues), so the hot path never allocates. A record is
+ * in at most one waiting list at a time (a crossbar virtual output queue or
+ * a DRAM wait list), chained through its `next` field. Components never
+ * tick: each stage computes when its work completes and posts one event for
+ * that cycle; a blocked stage is retried by the event that frees what it
+ * waits for (a credit coming back, an MSHR or DRAM slot freeing), never by
+ * polling. Events carry the reset epoch in `arg`, so events of a previous
+ * launch that are still queued after ws_memsys_reset are ignored. */
+#include "sim/memsys/memsys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/memsys/dram.h"
+#include "sim/memsys/l1.h"
+#include "sim/memsys/l2.h"
+#include "sim/memsys/xbar.h"
+
+enum {
+  EV_REQ_ARRIVE = WS_EVK_MEMSYS_FIRST, /* unit slice: a request packet reached the slice */
+  EV_SLICE_PUMP,                       /* unit slice: its pipeline can take the next request */
+  EV_DRAM_ARRIVE,                      /* unit channel: a request reached the controller */
+  EV_DRAM_SCHED,                       /* unit channel: a bank with queued work is ready */
+  EV_L2_FILL,                          /* unit slice: DRAM data reached the slice */
+  EV_RESP_ARRIVE,                      /* unit sm: a response packet reached the SM */
+  EV_DRAM_WRITTEN,                     /* unit channel: a write's data has crossed the bus */
+};
+
+#define NO_ID UINT32_MAX
+
+typedef enum role { ROLE_ACCESS, ROLE_DRAM_READ, ROLE_DRAM_WRITE } role;
+
+typedef struct req {
+  uint64_t line;
+  uint64_t cookie;
+  uint64_t ready_cycle; /* earliest send while it waits in a list */
+  uint32_t next;        /* free list or waiting list */
+  uint32_t sm, slice;
+  uint8_t mask; /* the sectors this packet carries or asks for */
+  uint8_t kind; /* ws_access_kind */
+  uint8_t role;
+} req;
+
+typedef struct fifo {
+  uint32_t head, tail;
+} fifo;
+
+struct ws_memsys {
+  ws_gpu_cfg cfg;
+  ws_eventq *q;
+  uint32_t epoch;
+  ws_l1 **l1;
+  ws_xbar *xbar;
+  ws_l2 *l2;
+  ws_dram *dram;
+  req *pool;
+  uint32_t pool_n, free_head, free_n;
+  fifo *req_voq;       /* per slice: requests waiting for a slice input slot */
+  fifo *resp_voq;      /* per SM: responses waiting for an SM input slot */
+  fifo *dram_wait;     /* per channel: requests waiting for a controller slot */
+  uint64_t *pump_at;   /* per slice: cycle of its posted pump event (UINT64_MAX: none) */
+  uint64_t *dram_wake; /* per channel: cycle of its posted scheduler event */
+  ws_l1_done *l1_done; /* scratch for fills */
+  ws_l2_done *l2_done;
+  ws_dram_issue *issues;
+};
+
+/* ---- pool and lists -------------------------------------------------------- */
+
+static uint32_t pool_alloc(ws_memsys *m) {
+  uint32_t id = m->free_head;
+  m->free_head = m->pool[id].next;
+  m->free_n--;
+  m->pool[id].next = NO_ID;
+  return id;
+}
+
+static void pool_free(ws_memsys *m, uint32_t id) {
+  m->pool[id].next = m->free_head;
+  m->free_head = id;
+  m->free_n++;
+}
+
+static void fifo_push(ws_memsys *m, fifo *f, uint32_t id) {
+  m->pool[id].next = NO_ID;
+  if (f->head == NO_ID)
+    f->head = id;
+  else
+    m->pool[f->tail].next = id;
+  f->tail = id;
+}
+
+static uint32_t fifo_pop(ws_memsys *m, fifo *f) {
+  uint32_t id = f->head;
+  f->head = m->pool[id].next;
+  if (f->head == NO_ID) f->tail = NO_ID;
+  return id;
+}
+
+static void post(ws_memsys *m, uint64_t cycle, uint16_t kind, uint32_t unit, uint64_t payload) {
+  /* out of host memory here would lose a request; the heap grows geometrically
+   * and is preallocated by the engine, so this is treated as unreachable */
+  (void)ws_eventq_push(m->q, cycle, kind, (uint16_t)unit, m->epoch, payload);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
+  return (uint32_t)__builtin_popcount(mask) * m->cfg.l1.sector_bytes;
+}
+
+/* ---- SM -> slice ------------------------------------------------------------- */
+
+static void transmit_req(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  bool carries_data = r->kind == WS_ACCESS_STORE || r->kind == WS_ACCESS_ATOMIC;
+  uint32_t bytes = WS_XBAR_HEADER_BYTES + (carries_data ? sector_bytes(m, r->mask) : 0);
+  uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_REQ, r->sm, r->slice, bytes, ready);
+  post(m, arrive, EV_REQ_ARRIVE, r->slice, id);
+  /* a store's write-buffer slot frees as it leaves; an atomic's on its response */
+  if (r->kind == WS_ACCESS_STORE) ws_l1_wbuf_release(m->l1[r->sm]);
+}
+
+static void send_req(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  fifo *f = &m->req_voq[r->slice];
+  if (f->head == NO_ID && ws_xbar_can_send(m->xbar, WS_XBAR_REQ, r->sm, r->slice)) {
+    transmit_req(m, id, ready);
+    return;
+  }
+  ws_xbar_count_stall(m->xbar, WS_XBAR_REQ, r->slice);
+  r->ready_cycle = ready;
+  fifo_push(m, f, id);
+}
+
+/* ---- slice -> SM --------------------------------------------------------------- */
+
+static void transmit_resp(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  uint64_t arrive =
+      ws_xbar_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm, sector_bytes(m, r->mask), ready);
+  post(m, arrive, EV_RESP_ARRIVE, r->sm, id);
+}
+
+static void send_resp(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  fifo *f = &m->resp_voq[r->sm];
+  if (f->head == NO_ID && ws_xbar_can_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm)) {
+    transmit_resp(m, id, ready);
+    return;
+  }
+  ws_xbar_count_stall(m->xbar, WS_XBAR_RESP, r->sm);
+  r->ready_cycle = ready;
+  fifo_push(m, f, id);
+}
+
+/* ---- slice -> DRAM --------------------------------------------------------------- */
+
+static void pump(ws_memsys *m, uint32_t slice, uint64_t now);
+
+static void enter_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  post(m, ready + m->cfg.hbm.ctrl_lat_cycles, EV_DRAM_ARRIVE, ws_dram_channel(m->dram, r->line),
+       id);
+  if (r->role == ROLE_DRAM_WRITE) ws_l2_wb_release(m->l2, r->slice);
+}
+
+static void send_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  uint32_t ch = ws_dram_channel(m->dram, r->line);
+  fifo *f = &m->dram_wait[ch];
+  if (f->head == NO_ID && ws_dram_reserve(m->dram, ch)) {
+    enter_dram(m, id, ready);
+    return;
+  }
+  ws_l2_count_dram_stall(m->l2, r->slice);
+  r->ready_cycle = ready;
+  fifo_push(m, f, id);
+}
+
+static uint32_t new_dram_req(ws_memsys *m, role ro, uint64_t line, uint8_t mask, uint32_t slice) {
+  uint32_t id = pool_alloc(m);
+  req *r = &m->pool[id];
+  r->line = line;
+  r->mask = mask;
+  r->slice = slice;
+  r->role = (uint8_t)ro;
+  r->kind = ro == ROLE_DRAM_WRITE ? WS_ACCESS_STORE : WS_ACCESS_LOAD;
+  return id;
+}
+
+/* Controller slots freed: admit waiting requests in order. A write-back
+ * admitted frees its slice's write-back slot, which may unblock the slice. */
+static void dram_admit(ws_memsys *m, uint32_t ch, uint64_t now) {
+  fifo *f = &m->dram_wait[ch];
+  while (f->head != NO_ID && ws_dram_reserve(m->dram, ch)) {
+    uint32_t id = fifo_pop(m, f);
+    req *r = &m->pool[id];
+    uint32_t slice = r->slice;
+    bool wb = r->role == ROLE_DRAM_WRITE;
+    enter_dram(m, id, max_u64(now, r->ready_cycle));
+    if (wb) pump(m, slice, now);
+  }
+}
+
+static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
+  uint64_t wake;
+  uint32_t n = ws_dram_schedule(m->dram, ch, now, m->issues, m->cfg.hbm.queue_depth, &wake);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t id = m->issues[i].id;
+    if (m->issues[i].is_write) /* held until its burst is on the bus: a kernel ends after it */
+      post(m, m->issues[i].done_cycle, EV_DRAM_WRITTEN, ch, id);
+    else
+      post(m, m->issues[i].done_cycle + m->cfg.hbm.ctrl_lat_cycles, EV_L2_FILL, m->pool[id].slice,
+           id);
+  }
+  if (n) dram_admit(m, ch, now);
+  if (wake != UINT64_MAX && wake < m->dram_wake[ch]) {
+    m->dram_wake[ch] = wake;
+    post(m, wake, EV_DRAM_SCHED, ch, 0);
+  }
+}
+
+/* ---- the slice pipeline --------------------------------------------------------- */
+
+static void slice_outcome(ws_memsys *m, uint32_t slice, uint32_t id, const ws_l2_result *res,
+                          uint64_t now) {
+  req *r = &m->pool[id];
+  if (res->writeback)
+    send_dram(m, new_dram_req(m, ROLE_DRAM_WRITE, res->wb_line, res->wb_mask, slice), now);
+  if (res->outcome == WS_L2_HIT) {
+    send_resp(m, id, res->ready_cycle);
+  } else if (res->outcome == WS_L2_MISS && res->fetch_mask) {
+    /* the miss is known after the slice's tag pass */
+    uint32_t d = new_dram_req(m, ROLE_DRAM_READ, r->line, res->fetch_mask, slice);
+    send_dram(m, d, now + m->cfg.l2.hit_lat_cycles);
+  } else if (res->outcome == WS_L2_WRITTEN) {
+    pool_free(m, id);
+  }
+}
+
+/* Feeds the slice's input FIFO into its pipeline, one request per
+ * occupancy period, until it is empty, busy (then one pump event) or
+ * stalled on an MSHR / write-back slot (then the freeing event re-pumps). */
+static void pump(ws_memsys *m, uint32_t slice, uint64_t now) {
+  uint32_t id;
+  while (!ws_l2_stalled(m->l2, slice) && ws_l2_head(m->l2, slice, &id)) {
+    uint64_t free_at = ws_l2_free_cycle(m->l2, slice);
+    if (free_at > now) {
+      if (m->pump_at[slice] != free_at) {
+        m->pump_at[slice] = free_at;
+        post(m, free_at, EV_SLICE_PUMP, slice, 0);
+      }
+      return;
+    }
+    req *r = &m->pool[id];
+    ws_l2_result res;
+    ws_l2_lookup(m->l2, slice, id, r->line, r->mask, (ws_access_kind)r->kind, now, &res);
+    if (res.outcome == WS_L2_STALL) return;
+    ws_l2_pop(m->l2, slice);
+    ws_l2_occupy(m->l2, slice, sector_bytes(m, r->mask), r->kind == WS_ACCESS_ATOMIC, now);
+    ws_xbar_release(m->xbar, WS_XBAR_REQ, slice);
+    slice_outcome(m, slice, id, &res, now);
+    fifo *f = &m->req_voq[slice];
+    if (f->head != NO_ID && ws_xbar_can_send(m->xbar, WS_XBAR_REQ, m->pool[f->head].sm, slice)) {
+      uint32_t w = fifo_pop(m, f);
+      transmit_req(m, w, max_u64(now, m->pool[w].ready_cycle));
+    }
+  }
+}
+
+static void on_l2_fill(ws_memsys *m, uint32_t slice, uint32_t id, uint64_t now) {
+  req *r = &m->pool[id];
+  uint32_t n = ws_l2_fill(m->l2, slice, r->line, r->mask, now, m->l2_done);
+  pool_free(m, id);
+  for (uint32_t i = 0; i < n; i++) send_resp(m, m->l2_done[i].id, m->l2_done[i].ready_cycle);
+  pump(m, slice, now);
+}
+
+/* ---- responses at the SM ----------------------------------------------------------- */
+
+static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now) {
+  ws_xbar_release(m->xbar, WS_XBAR_RESP, sm);
+  fifo *f = &m->resp_voq[sm];
+  if (f->head != NO_ID && ws_xbar_can_send(m->xbar, WS_XBAR_RESP, m->pool[f->head].slice, sm)) {
+    uint32_t w = fifo_pop(m, f);
+    transmit_resp(m, w, max_u64(now, m->pool[w].ready_cycle));
+  }
+  req *r = &m->pool[id];
+  ws_l1 *l1 = m->l1[sm];
+  if (r->kind == WS_ACCESS_ATOMIC) {
+    post(m, ws_l1_deliver(l1, r->mask, now), WS_EVK_MEM_RESP, sm, r->cookie);
+    ws_l1_wbuf_release(l1);
+    pool_free(m, id);
+    return;
+  }
+  uint32_t n = ws_l1_fill(l1, r->line, r->mask, now, m->l1_done);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t done = m->l1_done[i].id;
+    post(m, m->l1_done[i].resp_cycle, WS_EVK_MEM_RESP, sm, m->pool[done].cookie);
+    pool_free(m, done);
+  }
+}
+
+/* ---- public ------------------------------------------------------------------------ */
+
+bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
+                      uint64_t cookie) {
+  /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
+  if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT || m->free_n < 2) return false;
+  uint32_t id = pool_alloc(m);
+  req *r = &m->pool[id];
+  *r = (req){a->line_addr,   cookie,  0,          NO_ID, sm, ws_l2_slice_of(m->l2, a->line_addr),
+             a->sector_mask, a->kind, ROLE_ACCESS};
+  ws_l1_result res;
+  ws_l1_access(m->l1[sm], a, id, cycle, &res);
+  /* whatever leaves the L1 has gone through its pipeline (tag check) first */
+  uint64_t leave = cycle + m->cfg.l1.hit_lat_cycles;
+  if (res.outcome == WS_L1_REJECT) {
+    pool_free(m, id);
+    return false;
+  }
+  if (res.writeback) {
+    ws_line_access wb = {res.wb_line, res.wb_mask, WS_ACCESS_STORE, 0};
+    uint32_t w = pool_alloc(m);
+    m->pool[w] = (req){wb.line_addr,
+                       0,
+                       0,
+                       NO_ID,
+                       sm,
+                       ws_l2_slice_of(m->l2, wb.line_addr),
+                       wb.sector_mask,
+                       WS_ACCESS_STORE,
+                       ROLE_ACCESS};
+    send_req(m, w, leave);
+  }
+  switch (res.outcome) {
+  case WS_L1_HIT:
+    if (a->kind != WS_ACCESS_STORE) post(m, res.resp_cycle, WS_EVK_MEM_RESP, sm, cookie);
+    pool_free(m, id);
+    break;
+  case WS_L1_MISS:
+    r->mask = res.send_mask;
+    send_req(m, id, leave);
+    break;
+  case WS_L1_FORWARD:
+    send_req(m, id, leave);
+    break;
+  default: /* MERGED: the record waits on the MSHR */
+    break;
+  }
+  return true;
+}
+
+void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
+  if (ev->arg != m->epoch) return;
+  uint32_t unit = ev->unit, id = (uint32_t)ev->payload;
+  switch (ev->kind) {
+  case EV_REQ_ARRIVE:
+    ws_l2_push(m->l2, unit, id);
+    pump(m, unit, ev->cycle);
+    break;
+  case EV_SLICE_PUMP:
+    if (m->pump_at[unit] == ev->cycle) m->pump_at[unit] = UINT64_MAX;
+    pump(m, unit, ev->cycle);
+    break;
+  case EV_DRAM_ARRIVE: {
+    req *r = &m->pool[id];
+    ws_dram_enqueue(m->dram, unit, id, r->line, sector_bytes(m, r->mask),
+                    r->role == ROLE_DRAM_WRITE);
+    dram_kick(m, unit, ev->cycle);
+    break;
+  }
+  case EV_DRAM_SCHED:
+    if (m->dram_wake[unit] == ev->cycle) m->dram_wake[unit] = UINT64_MAX;
+    dram_kick(m, unit, ev->cycle);
+    break;
+  case EV_L2_FILL:
+    on_l2_fill(m, unit, id, ev->cycle);
+    break;
+  case EV_RESP_ARRIVE:
+    on_resp_arrive(m, unit, id, ev->cycle);
+    break;
+  case EV_DRAM_WRITTEN:
+    pool_free(m, id);
+    break;
+  default:
+    break;
+  }
+}
+
+bool ws_memsys_idle(const ws_memsys *m) { return m->free_n == m->pool_n; }
+
+static void reset(ws_memsys *m, bool keep_l2) {
+  m->epoch++;
+  for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) ws_l1_reset(m->l1[i]);
+  ws_xbar_reset(m->xbar);
+  if (keep_l2) ws_l2_reset_timing(m->l2);
+  else ws_l2_reset(m->l2);
+  ws_dram_reset(m->dram);
+  m->free_head = NO_ID;
+  for (uint32_t i = m->pool_n; i-- > 0;) {
+    m->pool[i].next = m->free_head;
+    m->free_head = i;
+  }
+  m->free_n = m->pool_n;
+  for (uint32_t i = 0; i < m->cfg.l2.slices; i++) {
+    m->req_voq[i] = (fifo){NO_ID, NO_ID};
+    m->pump_at[i] = UINT64_MAX;
+  }
+  for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) m->resp_voq[i] = (fifo){NO_ID, NO_ID};
+  for (uint32_t i = 0; i < m->cfg.hbm.channels; i++) {
+    m->dram_wait[i] = (fifo){NO_ID, NO_ID};
+    m->dram_wake[i] = UINT64_MAX;
+  }
+}
+
+void ws_memsys_reset(ws_memsys *m) { reset(m, false); }
+
+void ws_memsys_reset_keep_l2(ws_memsys *m) { reset(m, true); }
+
+/* Every place a record can be held, at its capacity (see the file header). */
+static uint64_t pool_size(const ws_gpu_cfg *c) {
+  uint64_t spl = c->l2.line_bytes / c->l2.sector_bytes;
+  uint64_t per_sm = (uint64_t)c->l1.mshr_entries * (c->l1.mshr_max_merge + 1u);
+  uint64_t per_slice = c->noc.queue_depth + (uint64_t)c->l2.mshr_entries_per_slice * (spl + 1u);
+  return per_sm * c->gpu.num_sms + per_slice * c->l2.slices +
+         (uint64_t)c->hbm.queue_depth * c->hbm.channels + 2u;
+}
+
+static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *c) {
+  uint32_t lb = c->l1.line_bytes, sb = c->l1.sector_bytes;
+  if (!c->gpu.num_sms || c->gpu.num_sms > 65535 || !sb || !lb || lb % sb || lb / sb > 8 ||
+      (lb & (lb - 1)) || (sb & (sb - 1)))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "memsys: need 1..65535 SMs and power-of-two lines of at most 8 sectors "
+                       "(line %u B, sector %u B)",
+                       lb, sb);
+  if (!c->noc.sm_port_bytes_per_cycle || !c->noc.slice_port_bytes_per_cycle || !c->noc.queue_depth)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "noc: port bandwidths and queue_depth must be positive");
+  if (c->l2.slices > 65535 || pool_size(c) >= UINT32_MAX)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "memsys: too many slices or in-flight requests");
+  return WS_OK;
+}
+
+static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
+  const ws_gpu_cfg *c = &m->cfg;
+  m->pool_n = (uint32_t)pool_size(c);
+  m->pool = calloc(m->pool_n, sizeof *m->pool);
+  m->l1 = calloc(c->gpu.num_sms, sizeof *m->l1);
+  m->req_voq = calloc(c->l2.slices, sizeof *m->req_voq);
+  m->pump_at = calloc(c->l2.slices, sizeof *m->pump_at);
+  m->resp_voq = calloc(c->gpu.num_sms, sizeof *m->resp_voq);
+  m->dram_wait = calloc(c->hbm.channels, sizeof *m->dram_wait);
+  m->dram_wake = calloc(c->hbm.channels, sizeof *m->dram_wake);
+  m->l1_done = calloc(c->l1.mshr_max_merge, sizeof *m->l1_done);
+  m->l2_done = calloc(m->pool_n, sizeof *m->l2_done);
+  m->issues = calloc(c->hbm.queue_depth, sizeof *m->issues);
+  if (!m->pool || !m->l1 || !m->req_voq || !m->pump_at || !m->resp_voq || !m->dram_wait ||
+      !m->dram_wake || !m->l1_done || !m->l2_done || !m->issues)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory for %u requests", m->pool_n);
+  return WS_OK;
+}
+
+static ws_status create_parts(ws_memsys *m, ws_ctx *ctx, ws_stats *stats) {
+  ws_status st = WS_OK;
+  for (uint32_t i = 0; i < m->cfg.gpu.num_sms && st == WS_OK; i++)
+    st = ws_l1_create(ctx, &m->cfg, i, stats, &m->l1[i]);
+  if (st == WS_OK) st = ws_xbar_create(ctx, &m->cfg, stats, &m->xbar);
+  if (st == WS_OK) st = ws_l2_create(ctx, &m->cfg, stats, m->pool_n, &m->l2);
+  if (st == WS_OK) st = ws_dram_create(ctx, &m->cfg, stats, &m->dram);
+  return st;
+}
+
+ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_eventq *q,
+                           ws_memsys **out) {
+  *out = NULL;
+  ws_status st = check_cfg(ctx, cfg);
+  if (st != WS_OK) return st;
+  ws_memsys *m = calloc(1, sizeof *m);
+  if (!m) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory");
+  m->cfg = *cfg;
+  m->q = q;
+  st = alloc_tables(m, ctx);
+  if (st == WS_OK) st = create_parts(m, ctx, stats);
+  if (st != WS_OK) {
+    ws_memsys_destroy(m);
+    return st;
+  }
+  reset(m, false);
+  *out = m;
+  return WS_OK;
+}
+
+void ws_memsys_destroy(ws_memsys *m) {
+  if (!m) return;
+  ws_dram_destroy(m->dram);
+  ws_l2_destroy(m->l2);
+  ws_xbar_destroy(m->xbar);
+  for (uint32_t i = 0; m->l1 && i < m->cfg.gpu.num_sms; i++) ws_l1_destroy(m->l1[i]);
+  free(m->issues);
+  free(m->l2_done);
+  free(m->l1_done);
+  free(m->dram_wake);
+  free(m->dram_wait);
+  free(m->resp_voq);
+  free(m->pump_at);
+  free(m->req_voq);
+  free(m->l1);
+  free(m->pool);
+  free(m);
+}

@@ -1,0 +1,79 @@
+/* memsys.h - the memory hierarchy below the SMs' load/store units: per-SM
+ * sectored L1s, the crossbar, the sliced L2 and the HBM channels.
+ *
+ * Contract with the SM model (sm.c):
+ *  - The LSU coalesces a warp's global access into line accesses (one per
+ *    128-byte line touched, with the mask of 32-byte sectors used) and offers
+ *    them to ws_memsys_access one at a time, at most one per SM per cycle.
+ *  - false means "not this cycle" (a full MSHR table, a full miss queue, an
+ *    MSHR that cannot merge more): back-pressure, not an error. The LSU keeps
+ *    the access and tries again on a later cycle; resources only free up when
+ *    a memsys event is processed, so the SM may sleep until the next event.
+ *  - For loads, atomics and async copies, exactly one response per accepted
+ *    access arrives as an event {kind WS_EVK_MEM_RESP, unit = sm, payload =
+ *    cookie} at the cycle the data is back at the SM (the cookie is the SM's
+ *    own tag). Stores are posted: they consume bandwidth and MSHR/queue space
+ *    but produce no response.
+ *  - Every event with kind in [WS_EVK_MEMSYS_FIRST, WS_EVK_MEMSYS_LAST] is
+ *    handed back by the engine to ws_memsys_handle.
+ * Timing is event driven: a request costs a handful of events, never one per
+ * idle cycle. Nothing is unbounded: MSHRs, crossbar ports and DRAM queues
+ * have the preset's capacities and stall their requesters when full. */
+#ifndef WS_MEMSYS_H
+#define WS_MEMSYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "sim/core/config.h"
+#include "sim/core/event.h"
+#include "sim/core/stats.h"
+
+/* Event kinds: the engine owns the numbering so components cannot collide. */
+enum {
+  WS_EVK_NONE = 0,
+  WS_EVK_SM_WAKE = 1,      /* unit = sm: re-evaluate the SM at this cycle */
+  WS_EVK_MEM_RESP = 2,     /* unit = sm, payload = cookie: a load/atomic/async access is back */
+  WS_EVK_MEMSYS_FIRST = 16,
+  WS_EVK_MEMSYS_LAST = 63
+};
+
+typedef enum ws_access_kind {
+  WS_ACCESS_LOAD,
+  WS_ACCESS_STORE,
+  WS_ACCESS_ATOMIC, /* performed at the L2 slice; never cached in L1 */
+  WS_ACCESS_ASYNC,  /* LDGSTS global -> shared: a load whose data goes to shared memory */
+  WS_ACCESS_KIND_COUNT
+} ws_access_kind;
+
+typedef struct ws_line_access {
+  uint64_t line_addr;  /* aligned to the L1 line size */
+  uint8_t sector_mask; /* bit i: sector i of the line is touched */
+  uint8_t kind;        /* ws_access_kind */
+  uint16_t bytes;      /* bytes the warp actually uses in this line (for efficiency stats) */
+} ws_line_access;
+
+typedef struct ws_memsys ws_memsys;
+
+/* Registers its counters in `stats` and posts its events on `q`; both must
+ * outlive it. */
+ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_eventq *q,
+                           ws_memsys **out);
+void ws_memsys_destroy(ws_memsys *m);
+/* Empties every cache, queue and row buffer (a fresh launch on a cold GPU),
+ * without touching the counters. */
+void ws_memsys_reset(ws_memsys *m);
+/* The same, except that the L2 keeps its contents (the L1s are emptied, as
+ * NVIDIA GPUs invalidate them at kernel boundaries): how a kernel finds the
+ * hierarchy after the previous one in a real process. */
+void ws_memsys_reset_keep_l2(ws_memsys *m);
+
+bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
+                      uint64_t cookie);
+void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
+/* True when no request is anywhere in the hierarchy (all responses sent). */
+bool ws_memsys_idle(const ws_memsys *m);
+
+
+#endif

@@ -1,0 +1,133 @@
+/* coalesce.c - global-memory coalescing and shared-memory bank conflicts.
+ *
+ * Design: both functions reduce the warp to a small sorted list (byte
+ * intervals per line, or words per bank) and count runs in it. Sorting at
+ * most 64 (or 128) small records is cheaper than hashing at this size and
+ * makes the output order, and therefore the simulation, deterministic. */
+#include "sim/sm/coalesce.h"
+
+#include <stdbool.h>
+
+/* A lane's bytes inside one line: [lo, hi) offsets within the line. */
+typedef struct span {
+  uint64_t line;
+  uint32_t lo, hi;
+} span;
+
+static bool span_less(const span *a, const span *b) {
+  return a->line != b->line ? a->line < b->line : a->lo < b->lo;
+}
+
+static void sort_spans(span *s, uint32_t n) {
+  for (uint32_t i = 1; i < n; i++) {
+    span key = s[i];
+    uint32_t j = i;
+    while (j > 0 && span_less(&key, &s[j - 1])) {
+      s[j] = s[j - 1];
+      j--;
+    }
+    s[j] = key;
+  }
+}
+
+/* Splits each active lane's access at line boundaries. A lane is at most
+ * 16 bytes wide and lines are at least that, so it touches <= 2 lines. */
+static uint32_t collect_spans(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask,
+                              uint32_t width_bytes, uint32_t line_bytes, span *out) {
+  uint32_t n = 0;
+  for (uint32_t lane = 0; lane < WS_WARP_LANES; lane++) {
+    if (!(active_mask >> lane & 1u)) continue;
+    uint64_t a = addr[lane], end = addr[lane] + width_bytes;
+    while (a < end) {
+      uint64_t line = a & ~(uint64_t)(line_bytes - 1);
+      uint64_t stop = end < line + line_bytes ? end : line + line_bytes;
+      out[n++] = (span){line, (uint32_t)(a - line), (uint32_t)(stop - line)};
+      a = stop;
+    }
+  }
+  return n;
+}
+
+static uint8_t sectors_of(uint32_t lo, uint32_t hi, uint32_t sector_bytes) {
+  uint8_t mask = 0;
+  for (uint32_t s = lo / sector_bytes; s <= (hi - 1) / sector_bytes; s++)
+    mask |= (uint8_t)(1u << s);
+  return mask;
+}
+
+uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask,
+                            uint32_t width_bytes, uint32_t line_bytes, uint32_t sector_bytes,
+                            ws_access_kind kind, ws_line_access *out, uint32_t max_out) {
+  span spans[2 * WS_WARP_LANES];
+  uint32_t n = collect_spans(addr, active_mask, width_bytes, line_bytes, spans);
+  sort_spans(spans, n);
+  uint32_t lines = 0, covered_hi = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const span *s = &spans[i];
+    bool new_line = i == 0 || s->line != spans[i - 1].line;
+    if (new_line) {
+      if (lines < max_out) out[lines] = (ws_line_access){s->line, 0, (uint8_t)kind, 0};
+      lines++;
+      covered_hi = 0;
+    }
+    if (lines > max_out) continue;
+    ws_line_access *la = &out[lines - 1];
+    la->sector_mask |= sectors_of(s->lo, s->hi, sector_bytes);
+    /* spans are sorted by start, so bytes not yet counted begin at covered_hi */
+    uint32_t from = s->lo > covered_hi ? s->lo : covered_hi;
+    if (s->hi > from) la->bytes = (uint16_t)(la->bytes + (s->hi - from));
+    if (s->hi > covered_hi) covered_hi = s->hi;
+  }
+  return lines;
+}
+
+static void sort_u64(uint64_t *v, uint32_t n) {
+  for (uint32_t i = 1; i < n; i++) {
+    uint64_t key = v[i];
+    uint32_t j = i;
+    while (j > 0 && key < v[j - 1]) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = key;
+  }
+}
+
+/* Wavefronts of one phase: distinct words, keyed (bank, word) so that a
+ * sort groups each bank's words; the longest group is the conflict degree. */
+static uint32_t phase_wavefronts(const uint64_t *offsets, uint32_t active_mask, uint32_t first,
+                                 uint32_t count, uint32_t width_bytes, uint32_t banks,
+                                 uint32_t bank_width_bytes) {
+  uint64_t keys[4 * WS_WARP_LANES];
+  uint32_t n = 0;
+  for (uint32_t lane = first; lane < first + count; lane++) {
+    if (!(active_mask >> lane & 1u)) continue;
+    uint64_t w0 = offsets[lane] / bank_width_bytes;
+    uint64_t w1 = (offsets[lane] + width_bytes - 1) / bank_width_bytes;
+    for (uint64_t w = w0; w <= w1 && n < 4 * WS_WARP_LANES; w++)
+      keys[n++] = (w % banks) << 40 | (w & ((1ull << 40) - 1));
+  }
+  sort_u64(keys, n);
+  uint32_t worst = 0, run = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (i > 0 && keys[i] == keys[i - 1]) continue; /* same word: broadcast */
+    bool same_bank = i > 0 && keys[i] >> 40 == keys[i - 1] >> 40;
+    run = same_bank ? run + 1 : 1;
+    if (run > worst) worst = run;
+  }
+  return worst;
+}
+
+uint32_t ws_coalesce_smem_wavefronts(const uint64_t offsets[WS_WARP_LANES], uint32_t active_mask,
+                                     uint32_t width_bytes, uint32_t banks,
+                                     uint32_t bank_width_bytes) {
+  if (banks == 0 || bank_width_bytes == 0 || width_bytes == 0) return 0;
+  /* one phase moves at most 128 bytes: 32 lanes of <= 4 B, 16 of 8 B, 8 of 16 B */
+  uint32_t lanes_per_phase = width_bytes <= 4 ? WS_WARP_LANES : 128u / width_bytes;
+  if (lanes_per_phase == 0) lanes_per_phase = 1;
+  uint32_t total = 0;
+  for (uint32_t first = 0; first < WS_WARP_LANES; first += lanes_per_phase)
+    total += phase_wavefronts(offsets, active_mask, first, lanes_per_phase, width_bytes, banks,
+                              bank_width_bytes);
+  return total;
+}

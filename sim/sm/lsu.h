@@ -1,0 +1,100 @@
+/* lsu.h - an SM's load/store path: the bounded MIO/LSU queue of global
+ * memory instructions, the requests in flight to the memory system, and the
+ * shared-memory pipe.
+ *
+ * Design: a global access is coalesced at issue (ws_coalesce_global) into
+ * line accesses that wait in a per-SM queue of WS_LSU_QUEUE_INSNS
+ * instructions; the queue offers ONE line access per cycle to
+ * ws_memsys_access and keeps it on back-pressure (false), so the SM sleeps
+ * until the next memory event instead of polling. Each load-like
+ * instruction (LDG, ATOMG, LDGSTS) owns a request record whose index is the
+ * cookie the memory system returns; the record completes when its last line
+ * is back. Shared memory needs no events: its completion time is known at
+ * issue (the pipe serves one wavefront per cycle, in order), so it returns a
+ * ready cycle for the short scoreboard. Named states: EMPTY, SENDING,
+ * BLOCKED (refused; waits for a memory event). */
+#ifndef WS_LSU_H
+#define WS_LSU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "sim/sm/coalesce.h"
+#include "sim/core/config.h"
+#include "sim/memsys/memsys.h"
+#include "sim/exec/warp.h"
+
+/* MIO queue depth in warp instructions. NVIDIA does not publish it; 16 is
+ * the order GPGPU-Sim's ldst unit and Accel-Sim's Ampere configs use. */
+#define WS_LSU_QUEUE_INSNS 16
+/* Shared-memory wavefronts that may wait for the pipe before issue throttles
+ * ("MIO throttle"): the same 16-deep queue, one wavefront per entry. */
+#define WS_LSU_SMEM_BACKLOG_CYCLES 16
+#define WS_LSU_MAX_LINES 64
+
+typedef enum ws_lsu_state { WS_LSU_EMPTY, WS_LSU_SENDING, WS_LSU_BLOCKED, WS_LSU_STATE_COUNT } ws_lsu_state;
+
+/* A load-like instruction waiting for its lines. */
+typedef struct ws_lsu_req {
+  uint32_t warp;        /* SM warp slot */
+  uint32_t pc;          /* the instruction (its write set is released) */
+  uint32_t lines_left;
+  uint32_t next_free;   /* free-list link */
+  uint64_t group;       /* LDGSTS commit group */
+  uint8_t kind;         /* ws_access_kind */
+} ws_lsu_req;
+
+typedef struct ws_lsu_entry {
+  uint32_t warp;
+  uint32_t nlines, next_line;
+  ws_line_access lines[WS_LSU_MAX_LINES];
+  uint32_t req;         /* index into reqs; UINT32_MAX for stores */
+} ws_lsu_entry;
+
+/* What one ws_lsu_send call did. */
+typedef struct ws_lsu_sent {
+  bool entry_done;      /* the head instruction has sent its last line (a queue slot freed) */
+  uint32_t store_warp;  /* warp whose store finished sending; UINT32_MAX if none */
+} ws_lsu_sent;
+
+typedef struct ws_lsu {
+  const ws_gpu_cfg *cfg;
+  ws_memsys *mem;
+  uint32_t sm;
+  ws_lsu_state state;
+  ws_lsu_entry queue[WS_LSU_QUEUE_INSNS];
+  uint32_t head, count;
+  ws_lsu_req *reqs;
+  uint32_t nreqs, cap_reqs, free_req;
+  uint64_t smem_free_cycle;   /* first cycle the shared-memory pipe is free */
+  uint64_t last_send_cycle;
+  /* counters (registered by the SM) */
+  uint64_t line_accesses, sectors, refusals, smem_wavefronts, smem_conflicts, smem_insns;
+} ws_lsu;
+
+ws_status ws_lsu_init(ws_ctx *ctx, ws_lsu *l, const ws_gpu_cfg *cfg, ws_memsys *mem, uint32_t sm);
+void ws_lsu_free(ws_lsu *l);
+/* Clears queue, requests and pipe (not counters). */
+void ws_lsu_reset(ws_lsu *l);
+
+static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == WS_LSU_QUEUE_INSNS; }
+/* Queues a global access of warp slot `warp` (ev: the executed instruction).
+ * Returns false on NOMEM. *has_req: a response record was made (loads). */
+bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_event *ev, uint64_t group,
+                        bool *has_req);
+/* Offers the head line at `cycle` (at most once per cycle). */
+ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle);
+/* One response arrived; returns the record when it was the last line, else NULL.
+ * The record stays valid until the next push. */
+const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie);
+/* A shared-memory access of `wavefronts` arriving at `cycle`, of which
+ * `ideal` would suffice without bank conflicts: returns the cycle its result
+ * is ready. */
+uint64_t ws_lsu_smem(ws_lsu *l, uint64_t cycle, uint32_t wavefronts, uint32_t ideal);
+/* Cycle from which a shared access can enter without exceeding the backlog. */
+static inline uint64_t ws_lsu_smem_accept_cycle(const ws_lsu *l) {
+  return l->smem_free_cycle > WS_LSU_SMEM_BACKLOG_CYCLES ? l->smem_free_cycle - WS_LSU_SMEM_BACKLOG_CYCLES : 0;
+}
+
+#endif

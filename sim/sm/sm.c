@@ -1,0 +1,386 @@
+/* sm.c - an SM's lifecycle, CTA slots, memory completions and counters.
+ *
+ * Design: CTA objects (registers, shared memory) are created the first time
+ * a slot is used and reset for every later CTA, so a launch allocates per
+ * slot, never per CTA or instruction. A CTA retires when all its warps have
+ * exited, every memory instruction it issued has completed (stores sent,
+ * loads answered) and every register result it is owed has landed: a warp
+ * slot cannot be handed to a new CTA while writes to it are in flight.
+ * Residency counters (active cycles, resident warps) are integrated lazily
+ * at each change, not per cycle. */
+#include "sim/sm/sm_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEVER UINT64_MAX
+
+static const char *const stall_names[WS_STALL_COUNT] = {
+    "selected",   "not_selected",     "long_scoreboard", "short_scoreboard",
+    "wait",       "bank_conflict",    "math_pipe_throttle", "lsu_throttle",
+    "dispatch_stall", "barrier",      "depbar",          "no_instruction"};
+
+static const char *const stall_descs[WS_STALL_COUNT] = {
+    "warp-cycles a warp issued",
+    "warp-cycles a warp was eligible but another warp of its sub-partition issued",
+    "warp-cycles waiting for a global-memory result (LDG, ATOMG)",
+    "warp-cycles waiting for an MIO result (shared memory, LDC/LDP)",
+    "warp-cycles waiting for a fixed-latency result (ALU, FMA, SFU, tensor)",
+    "warp-cycles waiting for the extra wavefronts of a bank-conflicted shared access",
+    "warp-cycles the warp's functional unit was busy (initiation interval)",
+    "warp-cycles the LSU queue, the LSU issue interval or the shared-memory backlog blocked issue",
+    "warp-cycles the sub-partition's issue was held by register-bank conflicts",
+    "warp-cycles waiting at BAR.SYNC",
+    "warp-cycles waiting at DEPBAR for LDGSTS groups",
+    "warp-cycles waiting for the target of a taken branch"};
+
+/* the issue check's one-cache-line promise (sm_int.h) */
+_Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
+               "the fields the issue scan reads must stay in a warp's first cache line");
+_Static_assert(sizeof(ws_slot) == 32, "a slot record is half a cache line");
+
+const char *ws_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
+
+static void fill_unit_timing(ws_sm *sm) {
+  const ws_cfg_sm *c = &sm->cfg->sm;
+  sm->lat_cycles[WS_UNIT_INT] = c->int_lat_cycles, sm->ii_cycles[WS_UNIT_INT] = c->int_ii_cycles;
+  sm->lat_cycles[WS_UNIT_FP32] = c->fp32_lat_cycles, sm->ii_cycles[WS_UNIT_FP32] = c->fp32_ii_cycles;
+  sm->lat_cycles[WS_UNIT_SFU] = c->sfu_lat_cycles, sm->ii_cycles[WS_UNIT_SFU] = c->sfu_ii_cycles;
+  sm->lat_cycles[WS_UNIT_SHFL] = c->shfl_lat_cycles, sm->ii_cycles[WS_UNIT_SHFL] = c->shfl_ii_cycles;
+  sm->lat_cycles[WS_UNIT_TENSOR] = c->tensor_lat_cycles, sm->ii_cycles[WS_UNIT_TENSOR] = c->tensor_ii_cycles;
+}
+
+typedef struct counter_def {
+  size_t offset;
+  const char *name, *desc;
+} counter_def;
+
+#define C(field, name, desc) {offsetof(ws_sm, field), name, desc}
+static const counter_def counters[] = {
+    C(cycles_active, "cycles_active", "cycles with at least one resident CTA"),
+    C(warps_active_sum, "warps_active_sum", "sum over cycles of unfinished resident warps (achieved occupancy = this / cycles_active / max warps)"),
+    C(warp_insns, "warp_insns", "warp instructions issued (guard-false included)"),
+    C(thread_insns, "thread_insns", "sum over issued warp instructions of executing lanes"),
+    C(flops_fp32, "flops.fp32", "fp32 FLOPs: FFMA 2, FADD/FMUL 1 per executing lane"),
+    C(flops_tensor, "flops.tensor", "tensor FLOPs: 2*16*8*16 per executing HMMA.16816"),
+    C(rf_bank_conflict_cycles, "rf.bank_conflict_cycles", "extra operand-read cycles from register-bank conflicts"),
+    C(ctas_done, "ctas", "CTAs retired"),
+    C(branch_taken, "branches_taken", "warp branches that redirected the warp (taken or divergent)"),
+    C(lsu.line_accesses, "lsu.line_accesses", "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
+    C(lsu.sectors, "lsu.sectors", "32-byte sectors in those line accesses"),
+    C(lsu.refusals, "lsu.refusals", "line accesses memsys refused (back-pressure), retried later"),
+    C(lsu.smem_insns, "smem.insns", "shared-memory warp instructions with at least one lane"),
+    C(lsu.smem_wavefronts, "smem.wavefronts", "shared-memory wavefronts (pipe cycles)"),
+    C(lsu.smem_conflicts, "smem.bank_conflicts", "wavefronts beyond the conflict-free minimum"),
+};
+#undef C
+
+static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < sizeof counters / sizeof *counters && st == WS_OK; i++)
+    st = ws_stats_register_u64(stats, ctx, (uint64_t *)((char *)sm + counters[i].offset),
+                               counters[i].desc, "sm%u.%s", sm->id, counters[i].name);
+  for (int u = 0; u < WS_UNIT_COUNT && st == WS_OK; u++) {
+    char unit[16]; /* counter names are lower case: "sm3.inst_by_unit.fp32" */
+    snprintf(unit, sizeof unit, "%s", ws_isa_unit_name((ws_unit)u));
+    for (char *c = unit; *c; c++) *c = (char)tolower((unsigned char)*c);
+    st = ws_stats_register_u64(stats, ctx, &sm->inst_by_unit[u], "warp instructions issued on this unit",
+                               "sm%u.inst_by_unit.%s", sm->id, unit);
+  }
+  for (int s = 0; s < WS_STALL_COUNT && st == WS_OK; s++)
+    st = ws_stats_register_u64(stats, ctx, &sm->stall[s], stall_descs[s], "sm%u.stall.%s", sm->id,
+                               stall_names[s]);
+  return st;
+}
+
+ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem,
+                       ws_stats *stats, ws_sm **out) {
+  /* 64-byte aligned: the slot records are laid out by cache line */
+  size_t bytes = (sizeof(ws_sm) + 63) / 64 * 64;
+  ws_sm *sm = aligned_alloc(64, bytes);
+  if (!sm) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating an SM");
+  memset(sm, 0, bytes);
+  sm->cfg = cfg;
+  sm->ctx = ctx;
+  sm->id = id;
+  sm->nsp = cfg->sm.subpartitions;
+  sm->next_cycle = NEVER;
+  fill_unit_timing(sm);
+  ws_status st = ws_lsu_init(ctx, &sm->lsu, cfg, mem, id);
+  if (st == WS_OK) st = register_stats(sm, ctx, stats);
+  if (st != WS_OK) {
+    ws_sm_destroy(sm);
+    return st;
+  }
+  *out = sm;
+  return WS_OK;
+}
+
+void ws_sm_destroy(ws_sm *sm) {
+  if (!sm) return;
+  ws_sm_end(sm);
+  ws_lsu_free(&sm->lsu);
+  free(sm);
+}
+
+static void layout_warps(ws_sm *sm) {
+  for (uint32_t p = 0; p < sm->nsp; p++) ws_subpart_init(&sm->sp[p], sm->cfg->sm.scheduler);
+  for (uint32_t s = 0; s < sm->nwarps; s++) {
+    ws_twarp *w = &sm->warps[s];
+    ws_subpart *sp = &sm->sp[s % sm->nsp];
+    w->cta_slot = s / sm->env->warps_per_cta;
+    w->cta_warp = s % sm->env->warps_per_cta;
+    w->sp = s % sm->nsp;
+    w->sp_slot = sp->nslots;
+    sp->slot[sp->nslots++].warp = (uint16_t)s;
+  }
+}
+
+ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
+  ws_sm_end(sm);
+  sm->env = env;
+  sm->nslots = env->ctas_per_sm;
+  sm->nwarps = env->ctas_per_sm * env->warps_per_cta;
+  if (sm->nwarps > sm->nsp * WS_SCHED_MAX_SLOTS)
+    return ws_ctx_fail(sm->ctx, WS_ERR_LIMIT, "%u resident warps exceed the model's %u warp slots per SM",
+                       sm->nwarps, sm->nsp * WS_SCHED_MAX_SLOTS);
+  sm->slots = calloc(sm->nslots, sizeof *sm->slots);
+  size_t warps_bytes = (sm->nwarps ? sm->nwarps : 1) * sizeof *sm->warps; /* a multiple of 64 */
+  sm->warps = aligned_alloc(_Alignof(ws_twarp), warps_bytes);
+  if (sm->warps) memset(sm->warps, 0, warps_bytes);
+  bool ok = sm->slots && sm->warps;
+  for (uint32_t i = 0; ok && i < sm->nwarps; i++) ok = ws_sb_init(&sm->warps[i].sb, env->nrows);
+  if (!ok) return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted preparing an SM");
+  layout_warps(sm);
+  ws_lsu_reset(&sm->lsu);
+  for (uint32_t i = 0; i < WS_SMEM_MEMO_ENTRIES; i++) sm->memo[i].pc = UINT32_MAX;
+  sm->next_cycle = NEVER;
+  sm->next_retire_cycle = NEVER;
+  sm->age_counter = 0;
+  sm->live_warps = sm->busy_ctas = 0;
+  sm->acc_cycle = 0;
+  return WS_OK;
+}
+
+void ws_sm_end(ws_sm *sm) {
+  for (uint32_t i = 0; sm->slots && i < sm->nslots; i++) ws_cta_destroy(sm->slots[i].cta);
+  for (uint32_t i = 0; sm->warps && i < sm->nwarps; i++) ws_sb_free(&sm->warps[i].sb);
+  free(sm->slots);
+  free(sm->warps);
+  sm->slots = NULL;
+  sm->warps = NULL;
+  sm->nslots = sm->nwarps = 0;
+}
+
+void ws_sm_flush(ws_sm *sm, uint64_t cycle) {
+  if (cycle <= sm->acc_cycle) return;
+  if (sm->busy_ctas) sm->cycles_active += cycle - sm->acc_cycle;
+  sm->warps_active_sum += (uint64_t)sm->live_warps * (cycle - sm->acc_cycle);
+  sm->acc_cycle = cycle;
+}
+
+uint32_t ws_sm_free_slots(const ws_sm *sm) { return sm->nslots - sm->busy_ctas; }
+
+uint64_t ws_sm_warp_insns(const ws_sm *sm) { return sm->warp_insns; }
+
+uint64_t ws_sm_next_cycle(const ws_sm *sm) { return sm->next_cycle; }
+
+void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
+  if (cycle < sm->sp[sp].next_cycle) sm->sp[sp].next_cycle = cycle;
+  if (cycle < sm->sp[sp].woken) sm->sp[sp].woken = cycle;
+  if (cycle < sm->next_cycle) sm->next_cycle = cycle;
+}
+
+/* Wakes one warp whose wait ended by an event. */
+static void wake_warp(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+  sm->sp[w->sp].slot[w->sp_slot].until = 0;
+  ws_sm_wake_sp(sm, w->sp, cycle);
+}
+
+void ws_sm_wake_all(ws_sm *sm, uint64_t cycle) {
+  for (uint32_t p = 0; p < sm->nsp; p++) {
+    for (uint32_t i = 0; i < sm->sp[p].nslots; i++) sm->sp[p].slot[i].until = 0;
+    ws_sm_wake_sp(sm, p, cycle);
+  }
+}
+
+static void start_warp(ws_sm *sm, ws_twarp *w, const ws_cta *cta, uint64_t cycle) {
+  ws_sb_reset(&w->sb);
+  w->resident = true;
+  w->finished = ws_cta_warp_state(cta, w->cta_warp) == WS_WARP_DONE;
+  ws_twarp_refresh(sm, w);
+  w->ready_cycle = cycle;
+  w->at_barrier = false;
+  sm->sp[w->sp].ready_mask &= ~(1u << w->sp_slot);
+  sm->sp[w->sp].not_selected_mask &= ~(1u << w->sp_slot);
+  if (!w->finished) sm->sp[w->sp].live_mask |= 1u << w->sp_slot;
+  w->last_result_cycle = 0;
+  memset(w->group_reqs, 0, sizeof w->group_reqs);
+  w->groups_committed = 0;
+  w->groups_incomplete = 0;
+  ws_subpart *sp = &sm->sp[w->sp];
+  sp->slot[w->sp_slot].reason = sp->slot[w->sp_slot].reason2 = WS_STALL_NO_INSTRUCTION;
+  sp->slot[w->sp_slot].since = cycle;
+  sp->slot[w->sp_slot].split = NEVER;
+  ws_sched_arrive(&sm->sp[w->sp].sched, w->sp_slot, sm->age_counter++);
+}
+
+static uint32_t find_free_slot(const ws_sm *sm) {
+  for (uint32_t i = 0; i < sm->nslots; i++)
+    if (!sm->slots[i].busy) return i;
+  return UINT32_MAX;
+}
+
+static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle);
+
+ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
+  uint32_t s = find_free_slot(sm);
+  if (s == UINT32_MAX) return ws_ctx_fail(sm->ctx, WS_ERR_INVALID, "SM %u has no free CTA slot", sm->id);
+  ws_cta_slot *slot = &sm->slots[s];
+  if (!slot->cta) {
+    ws_status st = ws_cta_create(sm->ctx, sm->env->launch, &slot->cta);
+    if (st != WS_OK) return st;
+  }
+  ws_sm_flush(sm, cycle);
+  ws_cta_reset(slot->cta, linear_id);
+  slot->cta->sm_id = sm->id;
+  slot->busy = true;
+  slot->mem_outstanding = 0;
+  slot->done_cycle = cycle;
+  slot->retire_cycle = NEVER;
+  slot->warps_left = 0;
+  for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
+    ws_twarp *w = &sm->warps[s * sm->env->warps_per_cta + i];
+    start_warp(sm, w, slot->cta, cycle);
+    slot->warps_left += !w->finished;
+  }
+  sm->busy_ctas++;
+  sm->live_warps += slot->warps_left;
+  if (!slot->warps_left) check_retire(sm, s, cycle);
+  ws_sm_wake_all(sm, cycle);
+  return WS_OK;
+}
+
+static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
+  ws_cta_slot *slot = &sm->slots[s];
+  if (slot->warps_left || slot->mem_outstanding) return;
+  slot->retire_cycle = slot->done_cycle > cycle ? slot->done_cycle : cycle;
+  if (slot->retire_cycle < sm->next_retire_cycle) sm->next_retire_cycle = slot->retire_cycle;
+  if (slot->retire_cycle < sm->next_cycle) sm->next_cycle = slot->retire_cycle;
+}
+
+void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+  ws_cta_slot *slot = &sm->slots[w->cta_slot];
+  ws_twarp_charge(sm, w, cycle + 1); /* its final issue cycle */
+  w->finished = true;
+  sm->sp[w->sp].live_mask &= ~(1u << w->sp_slot);
+  ws_sm_flush(sm, cycle + 1);
+  sm->live_warps--;
+  uint64_t done = w->last_result_cycle > cycle + 1 ? w->last_result_cycle : cycle + 1;
+  if (done > slot->done_cycle) slot->done_cycle = done;
+  slot->warps_left--;
+  check_retire(sm, w->cta_slot, cycle);
+}
+
+void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
+  for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
+    ws_twarp *w = &sm->warps[cta_slot * sm->env->warps_per_cta + i];
+    if (w->finished) continue;
+    w->at_barrier = false;
+    ws_twarp_refresh(sm, w); /* the release moved it past BAR.SYNC */
+    if (w->ready_cycle < cycle + 1) w->ready_cycle = cycle + 1;
+    wake_warp(sm, w, cycle + 1);
+    /* looked at again exactly when it can restart, whether or not its
+     * sub-partition is still to be visited this cycle: the cycle between
+     * the release and the restart always counts as barrier */
+    sm->sp[w->sp].slot[w->sp_slot].until = cycle + 1;
+  }
+}
+
+void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot) { sm->slots[cta_slot].mem_outstanding++; }
+
+void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
+  sm->slots[cta_slot].mem_outstanding--;
+  check_retire(sm, cta_slot, cycle);
+}
+
+static void async_done(ws_sm *sm, ws_twarp *w, uint64_t group, uint64_t cycle) {
+  uint32_t *reqs = &w->group_reqs[group % WS_ASYNC_GROUPS_MAX];
+  if (--*reqs == 0 && group < w->groups_committed) {
+    w->groups_incomplete--;
+    wake_warp(sm, w, cycle);
+  }
+}
+
+void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
+  const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
+  if (!r) return;
+  ws_twarp *w = &sm->warps[r->warp];
+  if (r->kind == WS_ACCESS_ASYNC) async_done(sm, w, r->group, cycle);
+  else {
+    ws_sb_clear_long(&w->sb, &sm->env->table[r->pc]);
+    if (!w->finished) wake_warp(sm, w, cycle);
+  }
+  ws_sm_mem_done(sm, w->cta_slot, cycle);
+}
+
+bool ws_sm_lsu_blocked(const ws_sm *sm) { return sm->lsu.state == WS_LSU_BLOCKED; }
+
+void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle) {
+  if (sm->lsu.state != WS_LSU_BLOCKED) return;
+  sm->lsu.state = WS_LSU_SENDING;
+  if (cycle < sm->next_cycle) sm->next_cycle = cycle;
+}
+
+static void retire_ctas(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
+  if (sm->next_retire_cycle > cycle) return;
+  sm->next_retire_cycle = NEVER;
+  for (uint32_t s = 0; s < sm->nslots; s++) {
+    ws_cta_slot *slot = &sm->slots[s];
+    if (!slot->busy) continue;
+    if (slot->retire_cycle > cycle) {
+      if (slot->retire_cycle < sm->next_retire_cycle) sm->next_retire_cycle = slot->retire_cycle;
+      continue;
+    }
+    ws_sm_flush(sm, cycle);
+    slot->busy = false;
+    slot->retire_cycle = NEVER;
+    sm->busy_ctas--;
+    sm->ctas_done++;
+    for (uint32_t i = 0; i < sm->env->warps_per_cta; i++)
+      sm->warps[s * sm->env->warps_per_cta + i].resident = false;
+    (*retired)++;
+  }
+}
+
+static void lsu_cycle(ws_sm *sm, uint64_t cycle) {
+  if (sm->lsu.state != WS_LSU_SENDING) return;
+  bool was_full = ws_lsu_full(&sm->lsu);
+  ws_lsu_sent sent = ws_lsu_send(&sm->lsu, cycle);
+  if (sent.entry_done && was_full) ws_sm_wake_all(sm, cycle);
+  if (sent.store_warp != UINT32_MAX) ws_sm_mem_done(sm, sm->warps[sent.store_warp].cta_slot, cycle);
+}
+
+static uint64_t compute_next(const ws_sm *sm, uint64_t cycle) {
+  uint64_t next = sm->lsu.state == WS_LSU_SENDING ? cycle + 1 : NEVER;
+  for (uint32_t p = 0; p < sm->nsp; p++)
+    if (sm->sp[p].next_cycle < next) next = sm->sp[p].next_cycle;
+  if (sm->next_retire_cycle < next) next = sm->next_retire_cycle;
+  return next > cycle ? next : cycle + 1;
+}
+
+ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
+  *retired = 0;
+  retire_ctas(sm, cycle, retired);
+  lsu_cycle(sm, cycle);
+  for (uint32_t p = 0; p < sm->nsp; p++) {
+    if (sm->sp[p].next_cycle > cycle) continue; /* asleep: skip the call */
+    ws_status st = ws_subpart_cycle(sm, &sm->sp[p], cycle);
+    if (st != WS_OK) return st;
+  }
+  retire_ctas(sm, cycle, retired);
+  sm->next_cycle = sm->busy_ctas || sm->lsu.count ? compute_next(sm, cycle) : NEVER;
+  return WS_OK;
+}

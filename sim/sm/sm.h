@@ -1,0 +1,99 @@
+/* sm.h - one streaming multiprocessor of the timing model: resident CTA
+ * slots, warp slots, four sub-partitions (scheduler, functional units,
+ * register-bank operand collection), the scoreboards and the LSU.
+ *
+ * Design: the SM never ticks. It is called at the cycles where something can
+ * happen (ws_sm_next_cycle) and otherwise sleeps; every warp remembers its
+ * current stall reason and since when, and the elapsed warp-cycles are
+ * charged when the reason changes (Nsight Compute's warp-state sampling, made
+ * exact). Values are computed at issue by ws_cta_step (functional at issue,
+ * timed afterward); the SM decides only WHEN each warp instruction issues and
+ * when its results are ready.
+ *
+ * Warp slot s belongs to sub-partition s % subpartitions; each sub-partition
+ * issues at most one instruction per cycle, chosen by its scheduler among
+ * the eligible warps. Named warp states are the stall reasons below. */
+#ifndef WS_SM_H
+#define WS_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "sim/core/config.h"
+#include "sim/exec/cta.h"
+#include "sim/sm/lsu.h"
+#include "sim/memsys/memsys.h"
+#include "sim/sm/scoreboard.h"
+#include "sim/sm/sched.h"
+#include "sim/core/stats.h"
+
+#define WS_SM_MAX_SUBPARTS 8
+#define WS_ASYNC_GROUPS_MAX 8 /* LDGSTS commit groups in flight per warp */
+
+/* Why a warp did not issue on a cycle (or that it did): Nsight Compute's
+ * warp-state vocabulary; see docs/stats.md for the exact mapping. */
+typedef enum ws_stall {
+  WS_STALL_SELECTED,        /* issued */
+  WS_STALL_NOT_SELECTED,    /* eligible; another warp of the sub-partition issued */
+  WS_STALL_LONG_SCOREBOARD, /* waits for a global-memory result (LDG, ATOMG) */
+  WS_STALL_SHORT_SCOREBOARD,/* waits for an MIO result (shared memory, LDC/LDP) */
+  WS_STALL_WAIT,            /* waits for a fixed-latency result (ALU, FMA, SFU, tensor) */
+  WS_STALL_BANK_CONFLICT,   /* waits for the extra wavefronts of a conflicting shared access */
+  WS_STALL_MATH_PIPE,       /* its unit is busy (initiation interval) */
+  WS_STALL_LSU_THROTTLE,    /* the LSU/MIO queue or the shared pipe backlog is full */
+  WS_STALL_DISPATCH,        /* the sub-partition's issue is held by a register-bank conflict */
+  WS_STALL_BARRIER,         /* at BAR.SYNC */
+  WS_STALL_DEPBAR,          /* at DEPBAR (or LDGDEPBAR with too many groups in flight) */
+  WS_STALL_NO_INSTRUCTION,  /* after a taken branch: fetch of the target */
+  WS_STALL_COUNT
+} ws_stall;
+
+const char *ws_stall_name(ws_stall s);
+
+/* Per-launch environment the engine shares with every SM. */
+typedef struct ws_sm_env {
+  ws_ctx *ctx;
+  const ws_exec_launch *launch;
+  const ws_sb_insn *table;     /* per instruction of the kernel */
+  uint32_t nrows;              /* registers per thread the warps hold */
+  uint32_t ctas_per_sm;
+  uint32_t warps_per_cta;
+  uint64_t budget_warp_insns;
+  ws_launch_stats *ls;         /* functional counters (ws_cta_step fills them) */
+} ws_sm_env;
+
+typedef struct ws_sm ws_sm;
+
+/* Registers the SM's counters as "sm<id>.*" in stats. */
+ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem,
+                       ws_stats *stats, ws_sm **out);
+void ws_sm_destroy(ws_sm *sm);
+
+/* Sizes warp and CTA slots for a launch; ws_sm_end frees them. */
+ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env);
+void ws_sm_end(ws_sm *sm);
+
+/* Free CTA slots now. */
+uint32_t ws_sm_free_slots(const ws_sm *sm);
+/* Places CTA `linear_id` in a free slot; its warps may issue from `cycle`. */
+ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle);
+/* Earliest cycle at which the SM has anything to do without an event;
+ * UINT64_MAX when it waits only for events (or is empty). */
+uint64_t ws_sm_next_cycle(const ws_sm *sm);
+/* Does the SM's work at `cycle`: retires finished CTAs, sends one line
+ * access, issues up to one instruction per sub-partition. *retired counts
+ * the CTAs retired. Faults and budget exhaustion return their status. */
+ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired);
+/* A memory response (cookie from ws_memsys_access) arrived at `cycle`. */
+void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle);
+/* True while the LSU holds an access the memory system refused. */
+bool ws_sm_lsu_blocked(const ws_sm *sm);
+/* The memory system processed an event: a refused access may now fit. */
+void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle);
+/* Folds lazily accumulated counters (active cycles, resident warps) up to `cycle`. */
+void ws_sm_flush(ws_sm *sm, uint64_t cycle);
+/* Instructions issued by this SM in the current launch. */
+uint64_t ws_sm_warp_insns(const ws_sm *sm);
+
+#endif

@@ -1,0 +1,146 @@
+/* sm_int.h - the SM's internals shared by sm.c (lifecycle, CTA slots,
+ * responses, counters) and subpart.c (the sub-partitions' issue stage); not
+ * part of the public interface. */
+#ifndef WS_SM_INT_H
+#define WS_SM_INT_H
+
+#include "sim/sm/sm.h"
+
+/* A remembered shared-access bank analysis: the wavefront count depends
+ * only on the active mask, the lanes' offsets from lane 0 and lane 0's
+ * position in a bank row, and a loop body repeats those exactly. */
+#define WS_SMEM_MEMO_ENTRIES 64
+typedef struct ws_smem_memo {
+  uint32_t pc;                  /* UINT32_MAX: empty */
+  uint32_t mask;
+  uint32_t row_offset;          /* lane 0's address mod the bank row */
+  uint32_t width_bytes;
+  uint32_t wavefronts;
+  int32_t delta[WS_WARP_LANES]; /* addr[l] - addr[0] */
+} ws_smem_memo;
+
+/* Timing state of one warp slot (its architectural state is in the CTA). */
+typedef struct ws_twarp {
+  /* everything the issue check touches comes first,
+   * in the first 64 bytes (the array is 64-byte aligned), so classifying a
+   * warp and recharging its stall reason cost one cache line */
+  _Alignas(64) const ws_sb_insn *next; /* dependency sets of the instruction it issues next */
+  uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
+  /* the latest short-scoreboard result `next` depends on: fixed from the
+   * moment `next` becomes current (only the warp's own issues set short
+   * entries), so it is looked up once per instruction, not once per cycle */
+  ws_sb_slot next_dep;
+  uint16_t groups_incomplete;   /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
+  bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
+  bool resident;                /* holds a warp of a resident CTA */
+  bool finished;                /* every lane exited */
+  ws_scoreboard sb;             /* long_count, its first field, still lands in the first line */
+  uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
+  uint32_t sp, sp_slot;
+  uint64_t last_result_cycle;   /* latest short-scoreboard result it is owed */
+  /* LDGSTS groups: requests per group (ring) and groups committed */
+  uint32_t group_reqs[WS_ASYNC_GROUPS_MAX];
+  uint64_t groups_committed;
+} ws_twarp;
+
+#define WS_SLOT_REASON_UNKNOWN 0xFF
+
+/* What the issue stage keeps per scheduler slot, in one 32-byte record: a
+ * visit to a slot touches half a cache line, however many of these it
+ * reads. */
+typedef struct ws_slot {
+  /* the cycle until which its last classification holds (0: reclassify):
+   * set by the scan, cleared by whatever ends a wait early (events) */
+  uint64_t until;
+  /* stall accounting: `reason` since `since`, turning into `reason2` at
+   * `split`. Kept here rather than in the warp: the reason of a waiting
+   * warp changes nearly every cycle (not selected, then its unit busy,
+   * then not selected again), and charging it must not cost a cache line
+   * of the warp's each time. */
+  uint64_t since, split;
+  uint16_t warp;       /* SM warp slot */
+  /* for a ready slot (see ready_mask): its next instruction's unit and
+   * memory class, and the stall reason the issue stage last charged it
+   * (WS_SLOT_REASON_UNKNOWN: none yet), so a ready warp kept waiting for
+   * the same unit cycle after cycle is not charged again */
+  uint8_t unit, memc, held_reason;
+  uint8_t reason, reason2;
+} ws_slot;
+
+typedef struct ws_subpart {
+  /* what every visit reads first, together: the scan's masks and the unit
+   * and issue timing an eligible warp is re-checked against */
+  uint64_t next_cycle;                    /* next cycle worth scanning */
+  uint64_t woken;                         /* earliest wake posted during the current visit */
+  uint64_t issue_free;                    /* first cycle the issue stage is free */
+  uint32_t live_mask;                     /* slots holding an unfinished resident warp */
+  /* slots found eligible and not issued since: nothing but this
+   * sub-partition's unit/issue timing and the LSU's fullness can make them
+   * ineligible (their own scoreboard changes only when they issue), so they
+   * are re-checked against those alone, from these arrays */
+  uint32_t ready_mask;
+  uint32_t not_selected_mask;             /* slots whose charged reason is not_selected */
+  uint32_t nslots;
+  uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
+  _Alignas(64) ws_slot slot[WS_SCHED_MAX_SLOTS];
+  ws_sched sched;
+} ws_subpart;
+
+typedef struct ws_cta_slot {
+  ws_cta *cta;                 /* created on first use, reused */
+  bool busy;
+  uint32_t warps_left;         /* warps not finished */
+  uint32_t mem_outstanding;    /* queued or in-flight memory instructions */
+  uint64_t done_cycle;         /* latest warp completion (incl. owed results) */
+  uint64_t retire_cycle;       /* UINT64_MAX until retirement is due */
+} ws_cta_slot;
+
+struct ws_sm {
+  const ws_gpu_cfg *cfg;
+  ws_ctx *ctx;
+  uint32_t id;
+  uint32_t nsp;
+  uint32_t lat_cycles[WS_UNIT_COUNT], ii_cycles[WS_UNIT_COUNT];
+  const ws_sm_env *env;
+  ws_cta_slot *slots;
+  uint32_t nslots;
+  ws_twarp *warps;
+  uint32_t nwarps;
+  ws_subpart sp[WS_SM_MAX_SUBPARTS];
+  ws_lsu lsu;
+  uint64_t next_cycle;
+  uint64_t next_retire_cycle;  /* earliest retire_cycle of any slot */
+  uint64_t age_counter;
+  ws_warp_event ev;            /* scratch for ws_cta_step (no per-issue allocation) */
+  ws_smem_memo memo[WS_SMEM_MEMO_ENTRIES];
+  /* lazily integrated residency */
+  uint32_t live_warps, busy_ctas;
+  uint64_t acc_cycle;
+  /* counters */
+  uint64_t cycles_active, warps_active_sum, warp_insns, thread_insns;
+  uint64_t inst_by_unit[WS_UNIT_COUNT];
+  uint64_t stall[WS_STALL_COUNT];
+  uint64_t flops_fp32, flops_tensor, rf_bank_conflict_cycles, ctas_done, branch_taken;
+};
+
+/* subpart.c */
+void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
+ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t cycle);
+/* Stall accounting of scheduler slot i (the warp in it). */
+void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle);
+void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle);
+void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
+
+/* sm.c, for subpart.c */
+void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle);
+void ws_sm_wake_all(ws_sm *sm, uint64_t cycle);
+void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle);
+void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
+void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot);
+void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
+/* Re-reads the warp's next instruction after its pc changed; _refresh also
+ * looks up the latest pending result that instruction depends on. */
+void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w);
+void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w);
+
+#endif

@@ -1,0 +1,231 @@
+/* test_exec_mem.c - memory instructions: widths and word order, the
+ * constant bank and params, same-address stores, atomics under contention,
+ * async copies and the tensor-core HMMA (against a plain C reference with
+ * exactly representable values). */
+#include "tests/sim/simtest.h"
+
+#include "base/f16.h"
+
+Test(mem_ops, widths_and_word_order) {
+  const char *src = ".kernel t\n.param .ptr in\n.param .ptr out\n.shared buf 64 16\n"
+                    "LDP.64 R2, [in]\nLDP.64 R4, [out]\n"
+                    "LDG.128 R8, [R2]\nLDG.64 R12, [R2+16]\nLDG.32 R14, [R2+24]\n"
+                    "STS.128 [RZ+buf], R8\nSTS.64 [RZ+buf+16], R12\nMOV R1, 8\nLDS.64 R16, [R1+buf]\n"
+                    "LDS.128 R20, [RZ+buf]\n"
+                    "STG.128 [R4], R20\nSTG.64 [R4+16], R16\nSTG.32 [R4+24], R14\nSTG.64 [R4+32], R12\nEXIT\n";
+  simtest t;
+  st_init(&t, src, "t");
+  uint32_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[10];
+  st_buf(&t, "in", sizeof in, in);
+  uint64_t o = st_buf(&t, "out", sizeof out, NULL);
+  st_run(&t, 1, 1);
+  st_read(&t, out, o, sizeof out);
+  uint32_t want[10] = {1, 2, 3, 4, 3, 4, 7, 0, 5, 6};
+  for (int i = 0; i < 10; i++) cr_expect_eq(out[i], want[i], "word %d", i);
+  st_fini(&t);
+}
+
+Test(mem_ops, constant_bank_and_params) {
+  const char *src = ".kernel t\n.param .u32 n\n.param .u64 big\n.param .ptr out\n"
+                    "LDP.64 R4, [out]\nS2R R0, SR_TID.X\nSHL R1, R0, 2\nLDC.32 R2, [R1+16]\n"
+                    "IMAD.WIDE.U32 R6, R0, 16, R4\nLDP.32 R8, [n]\nLDP.64 R10, [big]\n"
+                    "STG.32 [R6], R2\nSTG.32 [R6+4], R8\nSTG.64 [R6+8], R10\nEXIT\n";
+  simtest t;
+  st_init(&t, src, "t");
+  uint32_t consts[8] = {10, 20, 30, 40, 50, 60, 70, 80};
+  cr_assert_eq(ws_device_const_write(t.dev, 12, consts, sizeof consts), WS_OK);
+  st_u32(&t, "n", 77);
+  cr_assert_eq(ws_args_set_u64(t.ctx, &t.args, "big", 0x123456789ABCDEF0ull), WS_OK);
+  uint64_t o = st_buf(&t, "out", 4 * 16, NULL);
+  st_run(&t, 1, 4);
+  uint32_t out[16];
+  st_read(&t, out, o, sizeof out);
+  for (int i = 0; i < 4; i++) {
+    cr_expect_eq(out[i * 4], consts[i + 1], "bank offset 16 + 4i is consts[1 + i]");
+    cr_expect_eq(out[i * 4 + 1], 77);
+    cr_expect_eq(out[i * 4 + 2], 0x9ABCDEF0u);
+    cr_expect_eq(out[i * 4 + 3], 0x12345678u);
+  }
+  cr_expect_eq(ws_device_const_write(t.dev, 65530, consts, 8), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(t.ctx), "constant write of 8 bytes at offset 65530 runs past the end of the 65536-byte constant bank");
+  st_fini(&t);
+}
+
+Test(mem_ops, same_address_stores_highest_lane_wins) {
+  const char *src = ".kernel t\n.param .ptr out\n"
+                    "LDP.64 R4, [out]\nS2R R0, SR_TID.X\nSTG.32 [R4], R0\nEXIT\n";
+  simtest t;
+  st_init(&t, src, "t");
+  uint64_t o = st_buf(&t, "out", 4, NULL);
+  st_run(&t, 1, 32);
+  uint32_t v;
+  st_read(&t, &v, o, 4);
+  cr_expect_eq(v, 31);
+  st_fini(&t);
+}
+
+/* Runs an atomic kernel over n threads: word[0] starts at init, each thread
+ * contributes operand c = vals[tid] (and b = cmp[tid] for CAS); returns the
+ * final word and each thread's old value. */
+static uint32_t run_atomic(const char *atom, uint32_t n, uint32_t init, const uint32_t *vals,
+                           const uint32_t *cmp, uint32_t *olds) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           ".kernel t\n.param .ptr word\n.param .ptr vals\n.param .ptr cmps\n.param .ptr olds\n.shared s 16\n"
+           "S2R R0, SR_TID.X\nLDP.64 R2, [vals]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R6, [R2]\n"
+           "LDP.64 R2, [cmps]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R7, [R2]\nLDP.64 R4, [word]\n"
+           "%s\n"
+           "LDP.64 R2, [olds]\nIMAD.WIDE.U32 R2, R0, 4, R2\nSTG.32 [R2], R8\nEXIT\n",
+           atom);
+  simtest t;
+  st_init(&t, src, "t");
+  uint64_t w = st_buf(&t, "word", 4, &init);
+  st_buf(&t, "vals", n * 4, vals);
+  st_buf(&t, "cmps", n * 4, cmp ? cmp : vals);
+  uint64_t o = st_buf(&t, "olds", n * 4, NULL);
+  st_run(&t, 1, n);
+  uint32_t final;
+  st_read(&t, &final, w, 4);
+  st_read(&t, olds, o, n * 4);
+  st_fini(&t);
+  return final;
+}
+
+Test(mem_ops, atomic_add_contention_exact) {
+  uint32_t vals[64], olds[64];
+  for (uint32_t i = 0; i < 64; i++) vals[i] = i + 1;
+  /* 64 threads (two warps) add 1..64 to one word: sum 2080; served warp 0
+   * lanes 0..31 then warp 1, so thread t sees the prefix sum t(t+1)/2 */
+  uint32_t final = run_atomic("ATOMG.ADD.U32 R8, [R4], R6", 64, 0, vals, NULL, olds);
+  cr_expect_eq(final, 2080);
+  for (uint32_t i = 0; i < 64; i++) cr_expect_eq(olds[i], i * (i + 1) / 2, "thread %u", i);
+  uint32_t ones[32];
+  for (int i = 0; i < 32; i++) ones[i] = 1;
+  cr_expect_eq(run_atomic("ATOMG.ADD.S32 R8, [R4], R6", 32, 0xFFFFFFF0u, ones, NULL, olds), 0x10, "wraps");
+  cr_expect_eq(olds[16], 0);
+  uint32_t halves[32];
+  for (int i = 0; i < 32; i++) halves[i] = 0x3F000000u; /* 0.5f */
+  cr_expect_eq(run_atomic("ATOMG.ADD.F32 R8, [R4], R6", 32, 0, halves, NULL, olds), 0x41800000u, "16.0f");
+  cr_expect_eq(olds[3], 0x3FC00000u, "1.5f before lane 3");
+  cr_expect_eq(run_atomic("ATOMS.ADD.U32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 64, 0, vals, NULL, olds), 2080);
+  cr_expect_eq(olds[63], 2016);
+}
+
+Test(mem_ops, atomic_max_and_cas) {
+  uint32_t vals[32], cmp[32], olds[32];
+  for (uint32_t i = 0; i < 32; i++) vals[i] = i - 16u; /* -16 .. 15 */
+  cr_expect_eq(run_atomic("ATOMG.MAX.S32 R8, [R4], R6", 32, 0x80000000u, vals, NULL, olds), 15);
+  cr_expect_eq(olds[0], 0x80000000u);
+  cr_expect_eq(olds[1], 0xFFFFFFF0u);
+  cr_expect_eq(run_atomic("ATOMG.MAX.U32 R8, [R4], R6", 32, 0, vals, NULL, olds), 0xFFFFFFFFu);
+  cr_expect_eq(run_atomic("ATOMS.MAX.S32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals, NULL, olds), 15);
+  /* CAS(compare = lane, swap = lane + 1) from 0: every lane succeeds in turn */
+  for (uint32_t i = 0; i < 32; i++) {
+    cmp[i] = i;
+    vals[i] = i + 1;
+  }
+  cr_expect_eq(run_atomic("ATOMG.CAS R8, [R4], R7, R6", 32, 0, vals, cmp, olds), 32);
+  for (uint32_t i = 0; i < 32; i++) cr_expect_eq(olds[i], i);
+  /* compare always 5 from 0: nobody succeeds */
+  for (uint32_t i = 0; i < 32; i++) cmp[i] = 5;
+  cr_expect_eq(run_atomic("ATOMG.CAS R8, [R4], R7, R6", 32, 0, vals, cmp, olds), 0);
+  for (uint32_t i = 0; i < 32; i++) cmp[i] = i;
+  cr_expect_eq(run_atomic("ATOMS.CAS R8, [RZ], R7, R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals, cmp, olds), 32);
+}
+
+Test(mem_ops, ldgsts_async_copy) {
+  const char *src = ".kernel t\n.param .ptr in\n.param .ptr out\n.shared tile 512 16\n"
+                    "S2R R0, SR_TID.X\nLDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSHL R1, R0, 4\n"
+                    "LDGSTS.128 [R1+tile], [R2]\nLDGDEPBAR\nDEPBAR 0\nBAR.SYNC\n"
+                    "XOR R5, R1, 0x1F0\nLDS.128 R8, [R5+tile]\n"  /* read the mirrored thread's slot */
+                    "LDP.64 R6, [out]\nIMAD.WIDE.U32 R6, R0, 16, R6\nSTG.128 [R6], R8\nEXIT\n";
+  simtest t;
+  st_init(&t, src, "t");
+  uint32_t in[128], out[128];
+  for (uint32_t i = 0; i < 128; i++) in[i] = 0xA0000000u + i;
+  st_buf(&t, "in", sizeof in, in);
+  uint64_t o = st_buf(&t, "out", sizeof out, NULL);
+  st_run(&t, 1, 32);
+  st_read(&t, out, o, sizeof out);
+  for (uint32_t th = 0; th < 32; th++)
+    for (uint32_t w = 0; w < 4; w++) cr_expect_eq(out[th * 4 + w], in[(th ^ 31) * 4 + w]);
+  st_fini(&t);
+}
+
+/* A, B, C with small dyadic values: every product and partial sum is exact
+ * in fp32, so the reference below is exact whatever the order. */
+static float a_val(int i, int k) { return (float)((i * 3 + k * 5) % 13 - 6) * 0.25f; }
+static float b_val(int k, int j) { return (float)((k * 7 + j * 3) % 11 - 5) * 0.5f; }
+static float c_val(int i, int j) { return (float)(i * 8 + j) - 40.0f; }
+
+static uint32_t pack(float lo, float hi) {
+  return ws_f16_from_f32(lo) | (uint32_t)ws_f16_from_f32(hi) << 16;
+}
+
+Test(mem_ops, hmma_16816_f32) {
+  const char *src = ".kernel t\n.param .ptr fa\n.param .ptr fb\n.param .ptr fc\n.param .ptr out\n"
+                    "S2R R0, SR_LANEID\n"
+                    "LDP.64 R2, [fa]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R4, [R2]\n"
+                    "LDP.64 R2, [fb]\nIMAD.WIDE.U32 R2, R0, 8, R2\nLDG.64 R8, [R2]\n"
+                    "LDP.64 R2, [fc]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R12, [R2]\n"
+                    "HMMA.16816.F32 R12, R4, R8, R12\n" /* D aliases C */
+                    "LDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSTG.128 [R2], R12\nEXIT\n";
+  uint32_t fa[32][4], fb[32][2], fc[32][4], fd[32][4];
+  for (int l = 0; l < 32; l++) {
+    int g = l >> 2, t = l & 3;
+    fa[l][0] = pack(a_val(g, t * 2), a_val(g, t * 2 + 1));
+    fa[l][1] = pack(a_val(g + 8, t * 2), a_val(g + 8, t * 2 + 1));
+    fa[l][2] = pack(a_val(g, t * 2 + 8), a_val(g, t * 2 + 9));
+    fa[l][3] = pack(a_val(g + 8, t * 2 + 8), a_val(g + 8, t * 2 + 9));
+    fb[l][0] = pack(b_val(t * 2, g), b_val(t * 2 + 1, g));
+    fb[l][1] = pack(b_val(t * 2 + 8, g), b_val(t * 2 + 9, g));
+    float cv[4] = {c_val(g, t * 2), c_val(g, t * 2 + 1), c_val(g + 8, t * 2), c_val(g + 8, t * 2 + 1)};
+    memcpy(fc[l], cv, sizeof cv);
+  }
+  simtest t;
+  st_init(&t, src, "t");
+  st_buf(&t, "fa", sizeof fa, fa);
+  st_buf(&t, "fb", sizeof fb, fb);
+  st_buf(&t, "fc", sizeof fc, fc);
+  uint64_t o = st_buf(&t, "out", sizeof fd, NULL);
+  st_run(&t, 1, 32);
+  st_read(&t, fd, o, sizeof fd);
+  for (int l = 0; l < 32; l++) {
+    int g = l >> 2, tg = l & 3;
+    for (int r = 0; r < 4; r++) {
+      int i = g + (r >> 1) * 8, j = tg * 2 + (r & 1);
+      double want = c_val(i, j);
+      for (int k = 0; k < 16; k++) want += (double)a_val(i, k) * b_val(k, j);
+      float got;
+      memcpy(&got, &fd[l][r], 4);
+      cr_expect_eq((double)got, want, "D[%d][%d] (lane %d reg %d)", i, j, l, r);
+    }
+  }
+  cr_expect_eq(t.stats.warp_insns_by_unit[WS_UNIT_TENSOR], 1);
+  st_fini(&t);
+}
+
+Test(mem_ops, hmma_rounds_once_per_k_in_order) {
+  /* C = 2^24 and a single nonzero product 1*1: 2^24 + 1 is a tie between
+   * 2^24 and 2^24 + 2 and must round to even (2^24), as an fp32 fmaf does. */
+  const char *src = ".kernel t\n.param .ptr fa\n.param .ptr fb\n.param .ptr out\n"
+                    "S2R R0, SR_LANEID\nLDP.64 R2, [fa]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R4, [R2]\n"
+                    "LDP.64 R2, [fb]\nIMAD.WIDE.U32 R2, R0, 8, R2\nLDG.64 R8, [R2]\n"
+                    "MOV R12, 0f4B800000\nMOV R13, R12\nMOV R14, R12\nMOV R15, R12\n"
+                    "HMMA.16816.F32 R16, R4, R8, R12\n"
+                    "LDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSTG.128 [R2], R16\nEXIT\n";
+  uint32_t fa[32][4] = {{0}}, fb[32][2], fd[32][4];
+  /* row 0: A[0][0] = 1 (lane 0 reg 0 low half), everything else 0 */
+  fa[0][0] = 0x3C00;
+  for (int l = 0; l < 32; l++) fb[l][0] = fb[l][1] = 0x3C003C00; /* B = all ones */
+  simtest t;
+  st_init(&t, src, "t");
+  st_buf(&t, "fa", sizeof fa, fa);
+  st_buf(&t, "fb", sizeof fb, fb);
+  uint64_t o = st_buf(&t, "out", sizeof fd, NULL);
+  st_run(&t, 1, 32);
+  st_read(&t, fd, o, sizeof fd);
+  cr_expect_eq(fd[0][0], 0x4B800000u, "2^24 + 1 rounds to 2^24 (ties to even)");
+  cr_expect_eq(fd[4][0], 0x4B800000u, "row 1 is C unchanged");
+  st_fini(&t);
+}

@@ -1,0 +1,138 @@
+/* test_coalesce.c - the LSU coalescer and the shared-memory bank model,
+ * against hand-counted lines, sectors and wavefronts. */
+#include <criterion/criterion.h>
+
+#include "sim/sm/coalesce.h"
+
+#define ALL 0xFFFFFFFFu
+
+static uint32_t run(uint64_t base, uint64_t stride, uint32_t mask, uint32_t width,
+                    ws_line_access *out) {
+  uint64_t a[32];
+  for (int i = 0; i < 32; i++) a[i] = base + (uint64_t)i * stride;
+  return ws_coalesce_global(a, mask, width, 128, 32, WS_ACCESS_LOAD, out, 64);
+}
+
+Test(coalesce, stride1_words_one_line_four_sectors) {
+  ws_line_access out[64];
+  cr_assert_eq(run(0x1000, 4, ALL, 4, out), 1);
+  cr_expect_eq(out[0].line_addr, 0x1000);
+  cr_expect_eq(out[0].sector_mask, 0xF);
+  cr_expect_eq(out[0].bytes, 128);
+  cr_expect_eq(out[0].kind, WS_ACCESS_LOAD);
+}
+
+Test(coalesce, stride2_words_two_lines_eight_sectors) {
+  ws_line_access out[64];
+  cr_assert_eq(run(0x1000, 8, ALL, 4, out), 2);
+  cr_expect_eq(out[0].line_addr, 0x1000);
+  cr_expect_eq(out[1].line_addr, 0x1080);
+  cr_expect_eq(out[0].sector_mask, 0xF);
+  cr_expect_eq(out[1].sector_mask, 0xF);
+  cr_expect_eq(out[0].bytes + out[1].bytes, 128, "only the bytes used count");
+}
+
+Test(coalesce, stride32_words_one_sector_per_line) {
+  ws_line_access out[64];
+  cr_assert_eq(run(0x1000, 128, ALL, 4, out), 32);
+  for (int i = 0; i < 32; i++) {
+    cr_expect_eq(out[i].line_addr, 0x1000 + 128u * (unsigned)i);
+    cr_expect_eq(out[i].sector_mask, 0x1);
+    cr_expect_eq(out[i].bytes, 4);
+  }
+}
+
+Test(coalesce, wide_accesses) {
+  ws_line_access out[64];
+  cr_assert_eq(run(0x2000, 8, ALL, 8, out), 2, "32 x 8 B = 256 B = 2 lines");
+  cr_expect_eq(out[0].sector_mask, 0xF);
+  cr_expect_eq(out[1].bytes, 128);
+  cr_assert_eq(run(0x2000, 16, ALL, 16, out), 4, "32 x 16 B = 512 B = 4 lines");
+  for (int i = 0; i < 4; i++) cr_expect_eq(out[i].sector_mask, 0xF);
+  cr_assert_eq(run(0x2000, 32, ALL, 8, out), 8, "8 B every 32 B: 8 lines, 4 sectors each");
+  cr_expect_eq(out[0].sector_mask, 0xF);
+  cr_expect_eq(out[0].bytes, 32);
+}
+
+Test(coalesce, scattered_sorted_and_deduplicated) {
+  uint64_t a[32];
+  for (int i = 0; i < 32; i++) a[i] = (uint64_t)(31 - i % 4) * 0x10000 + (uint64_t)(i % 2) * 96;
+  ws_line_access out[8];
+  cr_assert_eq(ws_coalesce_global(a, ALL, 4, 128, 32, WS_ACCESS_STORE, out, 8), 4);
+  for (int i = 0; i < 4; i++) {
+    cr_expect_eq(out[i].line_addr, (28u + (unsigned)i) * 0x10000, "ascending line order");
+    cr_expect_eq(out[i].kind, WS_ACCESS_STORE);
+  }
+  /* lines 31 and 29 get lanes with i%2 == 0 (offset 0): sector 0, 4 bytes;
+   * lines 30 and 28 get odd lanes (offset 96): sector 3 */
+  cr_expect_eq(out[3].sector_mask, 0x1);
+  cr_expect_eq(out[2].sector_mask, 0x8);
+  cr_expect_eq(out[3].bytes, 4, "a word read by several lanes counts once");
+}
+
+Test(coalesce, inactive_lanes_ignored) {
+  ws_line_access out[64];
+  cr_expect_eq(run(0x1000, 128, 0, 4, out), 0);
+  cr_assert_eq(run(0x1000, 128, 0x80000001u, 4, out), 2);
+  cr_expect_eq(out[0].line_addr, 0x1000);
+  cr_expect_eq(out[1].line_addr, 0x1000 + 31 * 128);
+  cr_assert_eq(run(0x1000, 4, 0x0000FF00u, 4, out), 1);
+  cr_expect_eq(out[0].sector_mask, 0x2, "lanes 8-15 are bytes 32-63: sector 1");
+  cr_expect_eq(out[0].bytes, 32);
+}
+
+Test(coalesce, broadcast_and_straddle) {
+  ws_line_access out[4];
+  cr_assert_eq(run(0x1004, 0, ALL, 4, out), 1);
+  cr_expect_eq(out[0].sector_mask, 0x1);
+  cr_expect_eq(out[0].bytes, 4);
+  cr_assert_eq(run(0x107E, 0, 1, 4, out), 2, "a misaligned word straddles two lines");
+  cr_expect_eq(out[0].sector_mask, 0x8);
+  cr_expect_eq(out[1].sector_mask, 0x1);
+  cr_expect_eq(out[0].bytes + out[1].bytes, 4);
+}
+
+Test(coalesce, truncates_but_counts) {
+  ws_line_access out[4];
+  uint64_t a[32];
+  for (int i = 0; i < 32; i++) a[i] = (uint64_t)i * 4096;
+  cr_expect_eq(ws_coalesce_global(a, ALL, 4, 128, 32, WS_ACCESS_LOAD, out, 4), 32);
+  cr_expect_eq(out[3].line_addr, 3 * 4096);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b) { return b ? gcd(b, a % b) : a; }
+
+Test(smem, stride_sweep_gcd_conflicts) {
+  for (uint64_t s = 1; s <= 64; s++) {
+    uint64_t off[32];
+    for (int i = 0; i < 32; i++) off[i] = (uint64_t)i * s * 4;
+    uint32_t expect = (uint32_t)gcd(s, 32);
+    cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 4, 32, 4), expect, "stride %llu words",
+                 (unsigned long long)s);
+  }
+}
+
+Test(smem, broadcast_and_inactive) {
+  uint64_t off[32] = {0};
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 4, 32, 4), 1, "one word to all lanes");
+  for (int i = 0; i < 32; i++) off[i] = (uint64_t)(i % 2) * 128; /* two words of bank 0 */
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 4, 32, 4), 2);
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, 0x55555555u, 4, 32, 4), 1, "only even lanes");
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, 0, 4, 32, 4), 0);
+  for (int i = 0; i < 32; i++) off[i] = (uint64_t)i; /* bytes of 8 words, 1-byte loads */
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 1, 32, 4), 1);
+}
+
+Test(smem, wide_accesses_use_phases) {
+  uint64_t off[32];
+  for (int i = 0; i < 32; i++) off[i] = (uint64_t)i * 8;
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 8, 32, 4), 2,
+               "64-bit: 2 conflict-free half-warps");
+  for (int i = 0; i < 32; i++) off[i] = (uint64_t)i * 16;
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 16, 32, 4), 4, "128-bit: 4 quarter-warps");
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 8, 32, 4), 4,
+               "64-bit at a 16 B stride: each half-warp spans 256 B, 2 words per bank");
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, 0x0000FFFFu, 8, 32, 4), 2, "one active half-warp");
+  for (int i = 0; i < 32; i++) off[i] = 0;
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 16, 32, 4), 4, "broadcast within each phase");
+}

@@ -14,6 +14,22 @@
 
 #include "sim/exec/exec_int.h"
 
+uint32_t ws_cta_regs_needed(const ws_kernel *k) {
+  uint32_t need = k->regs_per_thread;
+  for (uint32_t i = 0; i < k->ninsns; i++) {
+    const ws_insn *insn = &k->insns[i];
+    unsigned n = ws_isa_nopnds((ws_op)insn->op);
+    for (unsigned j = 0; j < n && j < WS_MAX_OPERANDS; j++) {
+      const ws_operand *o = &insn->opnd[j];
+      if ((o->kind != WS_OPND_REG && o->kind != WS_OPND_MEM) || o->reg >= WS_REG_RZ) continue;
+      unsigned cnt = o->kind == WS_OPND_MEM ? 2u : ws_isa_opnd_nregs(insn, j);
+      uint32_t top = o->reg + cnt < WS_REG_RZ ? o->reg + cnt : WS_REG_RZ;
+      if (top > need) need = top;
+    }
+  }
+  return need ? need : 1;
+}
+
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out) {
   ws_cta *cta = calloc(1, sizeof *cta);
   if (!cta) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a CTA");
@@ -25,7 +41,7 @@ ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out)
   cta->smem = calloc(cta->smem_bytes ? cta->smem_bytes : 1, 1);
   cta->warps = calloc(cta->nwarps ? cta->nwarps : 1, sizeof *cta->warps);
   bool ok = cta->smem && cta->warps;
-  uint32_t rows = ws_exec_regs_needed(launch->kernel);
+  uint32_t rows = ws_cta_regs_needed(launch->kernel);
   for (uint32_t i = 0; ok && i < cta->nwarps; i++) ok = ws_warp_init(&cta->warps[i], rows);
   if (!ok) {
     ws_cta_destroy(cta);
@@ -132,7 +148,7 @@ static ws_status exec_bar(ws_cta *cta, ws_warp *w, const ws_exec_site *s) {
   if (s->exec != w->live) {
     char lanes[160];
     lane_list(s->exec, lanes, sizeof lanes);
-    return ws_exec_fault(s, WS_ERR_FAULT,  WS_EXEC_NO_LANE,
+    return ws_fault_report(s, WS_ERR_FAULT,  WS_FAULT_NO_LANE,
                          "divergent barrier: reached by %d of %d live threads of warp %u (%s)",
                          __builtin_popcount(s->exec), __builtin_popcount(w->live), s->warp_idx,
                          lanes);
@@ -189,7 +205,7 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
   ev->space = WS_SPACE_NONE;
   ev->width_bytes = 0;
   const ws_opinfo *info = ws_isa_opinfo((ws_op)insn->op);
-  if (!info) return ws_exec_fault(&s, WS_ERR_FAULT, WS_EXEC_NO_LANE, "invalid opcode %u", insn->op);
+  if (!info) return ws_fault_report(&s, WS_ERR_FAULT, WS_FAULT_NO_LANE, "invalid opcode %u", insn->op);
   w->insns_issued++;
   if (stats) count(stats, info, s.exec);
   ws_status st = dispatch(cta, w, &s, info);

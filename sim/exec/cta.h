@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/exec/exec.h"
+#include "sim/exec/launch.h"
 #include "sim/exec/warp.h"
 
 typedef struct ws_cta {
@@ -36,6 +36,11 @@ typedef struct ws_cta {
   uint32_t warps_waiting; /* at the barrier */
   uint32_t warps_done;
 } ws_cta;
+
+/* Registers per thread the executor must hold for k: the larger of the
+ * kernel's declared count and the highest register any operand touches + 1
+ * (so a hand-built kernel with a wrong count cannot index out of bounds). */
+uint32_t ws_cta_regs_needed(const ws_kernel *k);
 
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out);
 void ws_cta_destroy(ws_cta *cta);

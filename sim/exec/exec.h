@@ -17,11 +17,6 @@
 #include "sim/exec/mem.h"
 
 
-/* Registers per thread the executor must hold for k: the larger of the
- * kernel's declared count and the highest register any operand touches + 1
- * (so a hand-built kernel with a wrong count cannot index out of bounds). */
-uint32_t ws_exec_regs_needed(const ws_kernel *k);
-
 /* Runs every CTA in linear order (x fastest, then y, then z); within a CTA
  * the warps are visited round-robin, each running until it waits at a
  * barrier or finishes. SR_SMID = CTA linear id % num_sms; SR_CLOCK = the

@@ -28,11 +28,11 @@ static const char *const access_names[] = {"read", "write", "atomic"};
 static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr,
                               uint32_t width, access_kind kind, ws_mem_fault f) {
   if (f == WS_MEM_MISALIGNED)
-    return ws_exec_fault(s, WS_ERR_FAULT, lane, "misaligned global %s of size %u at 0x%016" PRIx64,
+    return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned global %s of size %u at 0x%016" PRIx64,
                          access_names[kind], width, addr);
   char why[256];
   ws_mem_explain(s->cta->launch->mem, addr, f, why, sizeof why);
-  return ws_exec_fault(s, f == WS_MEM_NOMEM ? WS_ERR_NOMEM : WS_ERR_FAULT, lane,
+  return ws_fault_report(s, f == WS_MEM_NOMEM ? WS_ERR_NOMEM : WS_ERR_FAULT, lane,
                        "invalid global %s of size %u at 0x%016" PRIx64 ": %s", access_names[kind],
                        width, addr, why);
 }
@@ -57,9 +57,9 @@ static ws_status window_fault(const ws_exec_site *s, ws_space sp, uint32_t lane,
   static const char *const what[WS_SPACE_COUNT] = {"", "", "shared window", "constant bank",
                                                    "parameter buffer"};
   if (addr & (width - 1))
-    return ws_exec_fault(s, WS_ERR_FAULT, lane, "misaligned %s %s of size %u at 0x%" PRIx64,
+    return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned %s %s of size %u at 0x%" PRIx64,
                          space_names[sp], access_names[kind], width, addr);
-  return ws_exec_fault(s, WS_ERR_FAULT, lane,
+  return ws_fault_report(s, WS_ERR_FAULT, lane,
                        "invalid %s %s of size %u at 0x%" PRIx64
                        ": address is past the end of the %s (%s is %" PRIu64 " bytes)",
                        space_names[sp], access_names[kind], width, addr, what[sp], what[sp],

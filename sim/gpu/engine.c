@@ -249,7 +249,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   else ws_memsys_reset(e->mem);
   ws_eventq_free(&e->q);
   ws_eventq_init(&e->q);
-  ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_exec_regs_needed(launch->kernel),
+  ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_cta_regs_needed(launch->kernel),
                    .ctas_per_sm = occ->ctas_per_sm, .warps_per_cta = occ->warps_per_cta,
                    .budget_warp_insns = budget_warp_insns, .ls = ls};
   ws_sb_insn *table = NULL;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sim/gpu/engine.h"
+#include "sim/exec/cta.h"
 #include "sim/exec/exec.h"
 #include "sim/exec/mem.h"
 
@@ -132,7 +133,7 @@ static ws_status check_kernel(ws_device *dev, const ws_kernel *k, uint32_t dyn_s
                        "dynamic); this device allows at most %u",
                        k->name, shared, k->shared_size_bytes, dyn_shared_bytes,
                        dev->cfg.smem.max_per_block_bytes);
-  uint32_t regs = ws_exec_regs_needed(k);
+  uint32_t regs = ws_cta_regs_needed(k);
   if (regs > dev->cfg.regfile.max_regs_per_thread)
     return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
                        "kernel '%s' needs %u registers per thread; this device allows at most %u",
@@ -156,7 +157,7 @@ static ws_status check_args(ws_device *dev, const ws_kernel *k, const ws_args *a
 ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, uint32_t dyn_shared_bytes,
                               ws_occupancy *occ) {
   uint32_t threads = b.x * b.y * b.z;
-  return ws_occupancy_compute(dev->ctx, &dev->cfg, threads, ws_exec_regs_needed(k),
+  return ws_occupancy_compute(dev->ctx, &dev->cfg, threads, ws_cta_regs_needed(k),
                               k->shared_size_bytes + dyn_shared_bytes, occ);
 }
 

@@ -85,7 +85,7 @@ typedef struct ws_scoreboard {
   ws_sb_slot *slots;        /* nslots = nrows + 8 predicates */
 } ws_scoreboard;
 
-/* The table for kernel k (k->ninsns entries); nrows = ws_exec_regs_needed(k),
+/* The table for kernel k (k->ninsns entries); nrows = ws_cta_regs_needed(k),
  * banks = the register banks per sub-partition. */
 ws_status ws_sb_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
                             ws_sb_insn **out);

@@ -187,7 +187,7 @@ uint64_t ws_sm_warp_insns(const ws_sm *sm) { return sm->warp_insns; }
 
 uint64_t ws_sm_next_cycle(const ws_sm *sm) { return sm->next_cycle; }
 
-void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
+static void wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
   if (cycle < sm->sp[sp].next_cycle) sm->sp[sp].next_cycle = cycle;
   if (cycle < sm->sp[sp].woken) sm->sp[sp].woken = cycle;
   if (cycle < sm->next_cycle) sm->next_cycle = cycle;
@@ -196,13 +196,13 @@ void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
 /* Wakes one warp whose wait ended by an event. */
 static void wake_warp(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   sm->sp[w->sp].slot[w->sp_slot].until = 0;
-  ws_sm_wake_sp(sm, w->sp, cycle);
+  wake_sp(sm, w->sp, cycle);
 }
 
-void ws_sm_wake_all(ws_sm *sm, uint64_t cycle) {
+static void wake_all(ws_sm *sm, uint64_t cycle) {
   for (uint32_t p = 0; p < sm->nsp; p++) {
     for (uint32_t i = 0; i < sm->sp[p].nslots; i++) sm->sp[p].slot[i].until = 0;
-    ws_sm_wake_sp(sm, p, cycle);
+    wake_sp(sm, p, cycle);
   }
 }
 
@@ -259,7 +259,7 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
   sm->busy_ctas++;
   sm->live_warps += slot->warps_left;
   if (!slot->warps_left) check_retire(sm, s, cycle);
-  ws_sm_wake_all(sm, cycle);
+  wake_all(sm, cycle);
   return WS_OK;
 }
 
@@ -271,7 +271,7 @@ static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
   if (slot->retire_cycle < sm->next_cycle) sm->next_cycle = slot->retire_cycle;
 }
 
-void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_cta_slot *slot = &sm->slots[w->cta_slot];
   ws_twarp_charge(sm, w, cycle + 1); /* its final issue cycle */
   w->finished = true;
@@ -284,7 +284,7 @@ void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   check_retire(sm, w->cta_slot, cycle);
 }
 
-void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
+static void barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
   for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
     ws_twarp *w = &sm->warps[cta_slot * sm->env->warps_per_cta + i];
     if (w->finished) continue;
@@ -299,9 +299,7 @@ void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
   }
 }
 
-void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot) { sm->slots[cta_slot].mem_outstanding++; }
-
-void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
+static void mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
   sm->slots[cta_slot].mem_outstanding--;
   check_retire(sm, cta_slot, cycle);
 }
@@ -323,7 +321,7 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
     ws_sb_clear_long(&w->sb, &sm->env->table[r->pc]);
     if (!w->finished) wake_warp(sm, w, cycle);
   }
-  ws_sm_mem_done(sm, w->cta_slot, cycle);
+  mem_done(sm, w->cta_slot, cycle);
 }
 
 bool ws_sm_lsu_blocked(const ws_sm *sm) { return sm->lsu.state == WS_LSU_BLOCKED; }
@@ -359,8 +357,26 @@ static void lsu_cycle(ws_sm *sm, uint64_t cycle) {
   if (sm->lsu.state != WS_LSU_SENDING) return;
   bool was_full = ws_lsu_full(&sm->lsu);
   ws_lsu_sent sent = ws_lsu_send(&sm->lsu, cycle);
-  if (sent.entry_done && was_full) ws_sm_wake_all(sm, cycle);
-  if (sent.store_warp != UINT32_MAX) ws_sm_mem_done(sm, sm->warps[sent.store_warp].cta_slot, cycle);
+  if (sent.entry_done && was_full) wake_all(sm, cycle);
+  if (sent.store_warp != UINT32_MAX) mem_done(sm, sm->warps[sent.store_warp].cta_slot, cycle);
+}
+
+/* One visit of a due sub-partition: it issues, the SM acts on what the
+ * issue reported (in the order the hardware's bookkeeping needs: the memory
+ * instruction counts toward its CTA before a finishing warp can retire it),
+ * then the sub-partition settles its next cycle. */
+static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
+  ws_subpart_outcome out;
+  ws_status st = ws_subpart_issue(sm, sp, cycle, &out);
+  if (st != WS_OK) return st;
+  if (out.warp) {
+    uint32_t cta_slot = out.warp->cta_slot;
+    if (out.mem_issued) sm->slots[cta_slot].mem_outstanding++;
+    if (out.bar_released) barrier_released(sm, cta_slot, cycle);
+    if (out.warp_done) warp_finished(sm, out.warp, cycle);
+  }
+  ws_subpart_finish(sm, sp, cycle, &out);
+  return WS_OK;
 }
 
 static uint64_t compute_next(const ws_sm *sm, uint64_t cycle) {
@@ -377,7 +393,7 @@ ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   lsu_cycle(sm, cycle);
   for (uint32_t p = 0; p < sm->nsp; p++) {
     if (sm->sp[p].next_cycle > cycle) continue; /* asleep: skip the call */
-    ws_status st = ws_subpart_cycle(sm, &sm->sp[p], cycle);
+    ws_status st = visit_subpart(sm, &sm->sp[p], cycle);
     if (st != WS_OK) return st;
   }
   retire_ctas(sm, cycle, retired);

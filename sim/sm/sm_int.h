@@ -125,19 +125,32 @@ struct ws_sm {
 
 /* subpart.c */
 void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
-ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t cycle);
+
+/* What one visit of a sub-partition did, for the SM to act on: the
+ * sub-partition never calls back into the SM (as the LSU reports with
+ * ws_lsu_sent). A visit is two calls around the SM's part: issue picks and
+ * executes a warp and books its timing; the SM then counts the memory
+ * instruction, releases the barrier and retires the warp as reported; finish
+ * settles the issuing warp's dependencies and the sub-partition's next
+ * cycle, which see what the SM did. */
+typedef struct ws_subpart_outcome {
+  ws_twarp *warp;     /* the warp that issued; NULL when none did */
+  uint32_t pick;      /* its scheduler slot */
+  uint32_t others;    /* slots that were eligible and not picked */
+  uint64_t next;      /* earliest cycle a blocked slot may become eligible */
+  bool mem_issued;    /* a global memory instruction entered the LSU */
+  bool bar_released;  /* it released its CTA's barrier */
+  bool warp_done;     /* it exited: the warp finished */
+} ws_subpart_outcome;
+
+/* Only for a due sub-partition (next_cycle <= cycle). */
+ws_status ws_subpart_issue(ws_sm *sm, ws_subpart *sp, uint64_t cycle, ws_subpart_outcome *out);
+void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t cycle, const ws_subpart_outcome *out);
 /* Stall accounting of scheduler slot i (the warp in it). */
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle);
 void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle);
 void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
 
-/* sm.c, for subpart.c */
-void ws_sm_wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle);
-void ws_sm_wake_all(ws_sm *sm, uint64_t cycle);
-void ws_sm_warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle);
-void ws_sm_barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
-void ws_sm_mem_issued(ws_sm *sm, uint32_t cta_slot);
-void ws_sm_mem_done(ws_sm *sm, uint32_t cta_slot, uint64_t cycle);
 /* Re-reads the warp's next instruction after its pc changed; _refresh also
  * looks up the latest pending result that instruction depends on. */
 void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w);

@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "isa/asm.h"
+#include "sim/exec/fault.h"
 #include "sim/sm/sm_int.h"
 
 #define NEVER UINT64_MAX
@@ -108,15 +108,8 @@ void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w) {
 
 static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
   const ws_cta *cta = sm->slots[w->cta_slot].cta;
-  const ws_kernel *k = sm->env->launch->kernel;
-  uint32_t pc = ws_cta_warp_pc(cta, w->cta_warp);
-  char text[160] = "";
-  if (pc < k->ninsns) ws_disasm_insn(k, &k->insns[pc], text, sizeof text);
-  const ws_dim3 c = cta->ctaid;
-  return ws_ctx_fail(sm->ctx, WS_ERR_BUDGET,
-                     "instruction budget of %" PRIu64 " warp instructions exhausted in kernel '%s'"
-                     " (runaway loop?) at CTA (%u,%u,%u) warp %u pc %u: %s",
-                     sm->env->budget_warp_insns, k->name, c.x, c.y, c.z, w->cta_warp, pc, text);
+  return ws_fault_budget(sm->ctx, cta, w->cta_warp, ws_cta_warp_pc(cta, w->cta_warp),
+                         sm->env->budget_warp_insns);
 }
 
 static void count_issue(ws_sm *sm, const ws_sb_insn *si, uint32_t active) {
@@ -186,7 +179,8 @@ static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_event *ev, uint32_t ide
   return e->wavefronts;
 }
 
-static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot) {
+static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot,
+                              ws_subpart_outcome *out) {
   const ws_warp_event *ev = &sm->ev;
   if (!ev->active_mask) return WS_OK;
   bool has_req = false;
@@ -195,7 +189,7 @@ static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint
     return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
   if (ev->flags & WS_EV_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
   else if (has_req) ws_sb_set_long(&w->sb, si);
-  ws_sm_mem_issued(sm, w->cta_slot);
+  out->mem_issued = true;
   return WS_OK;
 }
 
@@ -205,12 +199,12 @@ static void commit_group(ws_twarp *w) {
 }
 
 static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *si,
-                           uint32_t wslot, uint64_t start) {
+                           uint32_t wslot, uint64_t start, ws_subpart_outcome *out) {
   const ws_gpu_cfg *cfg = sm->cfg;
   const ws_warp_event *ev = &sm->ev;
   sp->unit_free[WS_UNIT_LSU] = start + (cfg->sm.lsu_ii_cycles ? cfg->sm.lsu_ii_cycles : 1);
   switch ((ws_mem_class)si->mem_class) {
-  case WS_MEMC_GLOBAL: return issue_global(sm, w, si, wslot);
+  case WS_MEMC_GLOBAL: return issue_global(sm, w, si, wslot, out);
   case WS_MEMC_SHARED: {
     uint32_t ideal = ideal_wavefronts(ev->active_mask, ev->width_bytes);
     uint32_t wf = smem_wavefronts(sm, ev, ideal);
@@ -239,26 +233,27 @@ static void issue_ctrl(ws_sm *sm, ws_twarp *w, uint32_t pc, uint64_t t) {
  * blocked on a unit or on the issue stage until cycle U cannot be overtaken
  * by an issue that needed that same resource free before U. */
 static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot,
-                      uint32_t pc, uint64_t t) {
+                      uint32_t pc, uint64_t t, ws_subpart_outcome *out) {
   uint64_t start = t + si->bank_extra_cycles;
   sp->issue_free = start + 1;
   sm->rf_bank_conflict_cycles += si->bank_extra_cycles;
   ws_status st = WS_OK;
   if (si->unit == WS_UNIT_CTRL) issue_ctrl(sm, w, pc, t);
-  else if (si->unit == WS_UNIT_LSU) st = issue_lsu(sm, sp, w, si, wslot, start);
+  else if (si->unit == WS_UNIT_LSU) st = issue_lsu(sm, sp, w, si, wslot, start, out);
   else {
     sp->unit_free[si->unit] = start + (sm->ii_cycles[si->unit] ? sm->ii_cycles[si->unit] : 1);
     set_short(w, si, start + sm->lat_cycles[si->unit], WS_SB_FIXED, 0);
   }
   if ((sm->ev.flags & (WS_EV_BAR_ARRIVED | WS_EV_BAR_RELEASED)) == WS_EV_BAR_ARRIVED) w->at_barrier = true;
-  if (sm->ev.flags & WS_EV_BAR_RELEASED) ws_sm_barrier_released(sm, w->cta_slot, t);
-  if (sm->ev.flags & WS_EV_DONE) ws_sm_warp_finished(sm, w, t);
+  out->bar_released = (sm->ev.flags & WS_EV_BAR_RELEASED) != 0;
+  out->warp_done = (sm->ev.flags & WS_EV_DONE) != 0;
   return st;
 }
 
-static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t) {
+static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_subpart_outcome *out) {
   uint32_t wslot = sp->slot[pick].warp;
   ws_twarp *w = &sm->warps[wslot];
+  out->warp = w;
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_sb_insn *si = w->next;
@@ -267,9 +262,7 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t) {
   if (st != WS_OK) return st;
   ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->ev.active_mask);
-  st = book(sm, sp, w, si, wslot, sm->ev.pc, t);
-  w->next_dep = ws_sb_latest(&w->sb, w->next, t); /* book set this instruction's results */
-  return st;
+  return book(sm, sp, w, si, wslot, sm->ev.pc, t, out);
 }
 
 /* The verdict on a slot that was eligible and has not issued since: only
@@ -366,11 +359,12 @@ static uint64_t after_issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint32_t p
   return next;
 }
 
-ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
-  if (sp->next_cycle > t) return WS_OK;
+ws_status ws_subpart_issue(ws_sm *sm, ws_subpart *sp, uint64_t t, ws_subpart_outcome *out) {
+  *out = (ws_subpart_outcome){.warp = NULL, .next = NEVER};
   uint64_t next = NEVER;
   sp->woken = NEVER;
   uint32_t eligible = find_eligible(sm, sp, t, &next);
+  out->next = next;
   if (eligible) {
     uint32_t pick = ws_sched_pick(&sp->sched, eligible);
     /* the waiting eligible warps are charged lazily: only a change of reason touches them */
@@ -382,12 +376,21 @@ ws_status ws_subpart_cycle(ws_sm *sm, ws_subpart *sp, uint64_t t) {
     sp->not_selected_mask |= eligible & ~(1u << pick);
     sp->not_selected_mask &= ~(1u << pick);
     sp->ready_mask &= ~(1u << pick);
-    ws_status st = issue(sm, sp, pick, t);
-    if (st != WS_OK) return st;
-    next = after_issue(sm, sp, pick, eligible & ~(1u << pick), t, next);
+    out->pick = pick;
+    out->others = eligible & ~(1u << pick);
+    return issue(sm, sp, pick, t, out);
+  }
+  return WS_OK;
+}
+
+void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t t, const ws_subpart_outcome *out) {
+  uint64_t next = out->next;
+  if (out->warp) {
+    ws_twarp *w = out->warp;
+    w->next_dep = ws_sb_latest(&w->sb, w->next, t); /* the issue set this instruction's results */
+    next = after_issue(sm, sp, out->pick, out->others, t, next);
   }
   /* a wake posted while issuing (a barrier release) counts too */
   if (sp->woken < next) next = sp->woken;
   sp->next_cycle = next < sp->next_cycle || sp->next_cycle <= t ? next : sp->next_cycle;
-  return WS_OK;
 }

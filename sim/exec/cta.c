@@ -59,7 +59,7 @@ void ws_cta_destroy(ws_cta *cta) {
   free(cta);
 }
 
-static void settle(ws_cta *cta, ws_warp *w, ws_warp_event *ev);
+static void settle(ws_cta *cta, ws_warp *w, ws_warp_step *step);
 
 void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   const ws_dim3 g = cta->launch->grid;
@@ -86,10 +86,10 @@ uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp) {
 }
 
 /* Releases the barrier once every unfinished warp waits at it. */
-static void try_release(ws_cta *cta, ws_warp_event *ev) {
+static void try_release(ws_cta *cta, ws_warp_step *step) {
   if (!cta->warps_waiting || cta->warps_waiting + cta->warps_done != cta->nwarps) return;
   cta->warps_waiting = 0;
-  if (ev) ev->flags |= WS_EV_BAR_RELEASED;
+  if (step) step->flags |= WS_STEP_BAR_RELEASED;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     ws_warp *w = &cta->warps[i];
     if (w->state != WS_WARP_AT_BARRIER) continue;
@@ -99,31 +99,31 @@ static void try_release(ws_cta *cta, ws_warp_event *ev) {
 }
 
 /* `lanes` finish: they leave the SIMT stack; the warp is done when none live. */
-static void finish_lanes(ws_cta *cta, ws_warp *w, uint32_t lanes, ws_warp_event *ev) {
+static void finish_lanes(ws_cta *cta, ws_warp *w, uint32_t lanes, ws_warp_step *step) {
   ws_simt_exit(&w->simt, lanes);
   w->live &= ~lanes;
   if (w->live || w->state == WS_WARP_DONE) return;
   w->state = WS_WARP_DONE;
   cta->warps_done++;
-  if (ev) ev->flags |= WS_EV_DONE;
-  try_release(cta, ev);
+  if (step) step->flags |= WS_STEP_DONE;
+  try_release(cta, step);
 }
 
 /* Pops reconverged entries; an entry past the last instruction exits. */
-static void settle(ws_cta *cta, ws_warp *w, ws_warp_event *ev) {
+static void settle(ws_cta *cta, ws_warp *w, ws_warp_step *step) {
   const uint32_t ninsns = cta->launch->kernel->ninsns;
   for (;;) {
     ws_simt_settle(&w->simt);
     ws_simt_entry *top = ws_simt_top(&w->simt);
     if (!top || top->pc < ninsns) break;
-    finish_lanes(cta, w, top->mask, ev);
+    finish_lanes(cta, w, top->mask, step);
   }
 }
 
 static void exec_exit(ws_cta *cta, ws_warp *w, const ws_exec_site *s) {
   ws_simt_entry *top = ws_simt_top(&w->simt);
   if (top->mask & ~s->exec) top->pc = s->pc + 1;
-  if (s->exec) finish_lanes(cta, w, s->exec, s->ev);
+  if (s->exec) finish_lanes(cta, w, s->exec, s->step);
 }
 
 /* Writes "lanes 0-15,20" style text for a lane mask. */
@@ -155,8 +155,8 @@ static ws_status exec_bar(ws_cta *cta, ws_warp *w, const ws_exec_site *s) {
   }
   w->state = WS_WARP_AT_BARRIER;
   cta->warps_waiting++;
-  s->ev->flags |= WS_EV_BAR_ARRIVED;
-  try_release(cta, s->ev);
+  s->step->flags |= WS_STEP_BAR_ARRIVED;
+  try_release(cta, s->step);
   return WS_OK;
 }
 
@@ -192,24 +192,24 @@ static ws_status dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const 
 }
 
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
-                      ws_warp_event *ev, ws_launch_stats *stats) {
+                      ws_warp_step *step, ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
   const ws_simt_entry *top = ws_simt_top(&w->simt);
   const ws_insn *insn = &cta->launch->kernel->insns[top->pc];
   uint32_t guard = w->preds[insn->guard & 7u] ^ (insn->guard_neg ? UINT32_MAX : 0u);
-  ws_exec_site s = {ctx, cta, w, warp, top->pc, insn, top->mask & guard, clock, ev};
-  ev->pc = s.pc;
-  ev->op = insn->op;
-  ev->flags = 0;
-  ev->active_mask = s.exec;
-  ev->space = WS_SPACE_NONE;
-  ev->width_bytes = 0;
+  ws_exec_site s = {ctx, cta, w, warp, top->pc, insn, top->mask & guard, clock, step};
+  step->pc = s.pc;
+  step->op = insn->op;
+  step->flags = 0;
+  step->active_mask = s.exec;
+  step->space = WS_SPACE_NONE;
+  step->width_bytes = 0;
   const ws_opinfo *info = ws_isa_opinfo((ws_op)insn->op);
   if (!info) return ws_fault_report(&s, WS_ERR_FAULT, WS_FAULT_NO_LANE, "invalid opcode %u", insn->op);
   w->insns_issued++;
   if (stats) count(stats, info, s.exec);
   ws_status st = dispatch(cta, w, &s, info);
   if (st != WS_OK) return st;
-  if (w->state == WS_WARP_READY) settle(cta, w, ev);
+  if (w->state == WS_WARP_READY) settle(cta, w, step);
   return WS_OK;
 }

@@ -55,10 +55,10 @@ static inline ws_warp_state ws_cta_warp_state(const ws_cta *cta, uint32_t warp) 
 /* The pc warp `warp` issues next (meaningful while it is READY). */
 uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp);
 
-/* Executes one instruction of READY warp `warp` and describes it in *ev.
+/* Executes one instruction of READY warp `warp` and describes it in *step.
  * clock is what SR_CLOCK reads. stats (may be NULL) is incremented. Returns
  * WS_ERR_FAULT with the report on ctx when the instruction faults. */
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
-                      ws_warp_event *ev, ws_launch_stats *stats);
+                      ws_warp_step *step, ws_launch_stats *stats);
 
 #endif

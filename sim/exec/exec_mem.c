@@ -1,7 +1,7 @@
 /* exec_mem.c - loads, stores, atomics and async copies, with fault reports.
  *
  * Design: every memory instruction first computes its per-lane addresses
- * into the event record (so a timing model sees exactly what was accessed),
+ * into the step record (so a timing model sees exactly what was accessed),
  * then performs the accesses lane by lane in ascending lane order through one
  * accessor that knows the four spaces. That order is the documented rule for
  * conflicts: for stores to the same address the highest lane's value wins,
@@ -100,21 +100,21 @@ static void addresses(const ws_exec_site *s, unsigned i, ws_space sp, uint64_t *
 }
 
 static void note(const ws_exec_site *s, ws_space sp, uint16_t flags, uint32_t width) {
-  s->ev->space = (uint8_t)sp;
-  s->ev->flags |= flags;
-  s->ev->width_bytes = (uint8_t)width;
+  s->step->space = (uint8_t)sp;
+  s->step->flags |= flags;
+  s->step->width_bytes = (uint8_t)width;
 }
 
 /* The common case of a flat-space load (shared, constant, param): every
  * active lane aligned and inside the window. Copies straight into the
- * registers (the addresses are already in the event, so a destination that
+ * registers (the addresses are already in the step record, so a destination that
  * is also the address register changes nothing) and returns true; false,
  * having touched nothing, when some lane faults, for the lane-by-lane path
  * to report the lowest such lane. */
 static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width) {
   uint64_t size_bytes = 0;
   const uint8_t *base = window(s, sp, &size_bytes);
-  const uint64_t *addr = s->ev->addr;
+  const uint64_t *addr = s->step->addr;
   const uint32_t exec = s->exec;
   uint64_t bad = 0;
   for (uint32_t l = 0; l < LANES; l++) {
@@ -147,12 +147,12 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
 static ws_status load(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
-  note(s, sp, WS_EV_LOAD, width);
-  addresses(s, 1, sp, s->ev->addr);
+  note(s, sp, WS_STEP_LOAD, width);
+  addresses(s, 1, sp, s->step->addr);
   if (sp != WS_SPACE_GLOBAL && load_window_fast(s, sp, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
-    ws_status st = access(s, sp, l, s->ev->addr[l], data[l], width, ACC_READ);
+    ws_status st = access(s, sp, l, s->step->addr[l], data[l], width, ACC_READ);
     if (st != WS_OK) return st;
   }
   for (uint32_t r = 0; r < width / 4; r++) {
@@ -166,14 +166,14 @@ static ws_status load(const ws_exec_site *s, ws_space sp) {
 /* space[a] = b..b+n-1, lane 0 first. */
 static ws_status store(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
-  note(s, sp, WS_EV_STORE, width);
-  addresses(s, 0, sp, s->ev->addr);
+  note(s, sp, WS_STEP_STORE, width);
+  addresses(s, 0, sp, s->step->addr);
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     uint32_t data[4];
     for (uint32_t r = 0; r < width / 4; r++)
       data[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r)[l];
-    ws_status st = access(s, sp, l, s->ev->addr[l], data, width, ACC_WRITE);
+    ws_status st = access(s, sp, l, s->step->addr[l], data, width, ACC_WRITE);
     if (st != WS_OK) return st;
   }
   return WS_OK;
@@ -199,13 +199,13 @@ static ws_status atomic(const ws_exec_site *s, ws_space sp) {
   const uint32_t *b = ws_warp_src(s->warp, insn->opnd[2].reg);
   const uint32_t *c = ws_warp_src(s->warp, insn->opnd[cas ? 3 : 2].reg);
   uint32_t old[LANES];
-  note(s, sp, WS_EV_ATOMIC, 4);
-  addresses(s, 1, sp, s->ev->addr);
+  note(s, sp, WS_STEP_ATOMIC, 4);
+  addresses(s, 1, sp, s->step->addr);
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
-    ws_status st = access(s, sp, l, s->ev->addr[l], &old[l], 4, ACC_ATOMIC);
+    ws_status st = access(s, sp, l, s->step->addr[l], &old[l], 4, ACC_ATOMIC);
     uint32_t v = atomic_value(insn, old[l], b[l], c[l]);
-    if (st == WS_OK) st = access(s, sp, l, s->ev->addr[l], &v, 4, ACC_WRITE);
+    if (st == WS_OK) st = access(s, sp, l, s->step->addr[l], &v, 4, ACC_WRITE);
     if (st != WS_OK) return st;
   }
   uint32_t *d = ws_warp_dst(s->warp, insn->opnd[0].reg);
@@ -220,13 +220,13 @@ static ws_status async_copy(const ws_exec_site *s) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
   uint64_t dst[LANES];
-  note(s, WS_SPACE_GLOBAL, WS_EV_ASYNC, width);
-  addresses(s, 1, WS_SPACE_GLOBAL, s->ev->addr);
+  note(s, WS_SPACE_GLOBAL, WS_STEP_ASYNC, width);
+  addresses(s, 1, WS_SPACE_GLOBAL, s->step->addr);
   addresses(s, 0, WS_SPACE_SHARED, dst);
   for (uint32_t l = 0; l < LANES; l++) {
-    s->ev->addr2[l] = (uint32_t)dst[l];
+    s->step->addr2[l] = (uint32_t)dst[l];
     if (!(s->exec >> l & 1u)) continue;
-    ws_status st = access(s, WS_SPACE_GLOBAL, l, s->ev->addr[l], data[l], width, ACC_READ);
+    ws_status st = access(s, WS_SPACE_GLOBAL, l, s->step->addr[l], data[l], width, ACC_READ);
     if (st != WS_OK) return st;
   }
   for (uint32_t l = 0; l < LANES; l++) {
@@ -253,11 +253,11 @@ ws_status ws_exec_mem(const ws_exec_site *s) {
   case WS_OP_LDGDEPBAR:
     s->warp->async_uncommitted_copies = 0;
     s->warp->async_groups_committed++;
-    s->ev->flags |= WS_EV_COMMIT;
+    s->step->flags |= WS_STEP_COMMIT;
     return WS_OK;
   case WS_OP_DEPBAR:
-    s->ev->flags |= WS_EV_WAIT;
-    s->ev->wait_groups = (uint32_t)s->insn->opnd[0].imm;
+    s->step->flags |= WS_STEP_WAIT;
+    s->step->wait_groups = (uint32_t)s->insn->opnd[0].imm;
     return WS_OK;
   default: return WS_OK;
   }

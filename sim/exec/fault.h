@@ -14,7 +14,7 @@
 #include "sim/exec/cta.h"
 
 /* The instruction being executed: which warp, which lanes, where to record
- * the event, so the unit files take a single argument and a fault report can
+ * the step record, so the unit files take a single argument and a fault report can
  * name CTA, warp, lane, pc and instruction from it. */
 typedef struct ws_exec_site {
   ws_ctx *ctx;
@@ -25,7 +25,7 @@ typedef struct ws_exec_site {
   const ws_insn *insn;
   uint32_t exec;  /* lanes executing: active and guard true */
   uint64_t clock; /* SR_CLOCK */
-  ws_warp_event *ev;
+  ws_warp_step *step;
 } ws_exec_site;
 
 #define WS_FAULT_NO_LANE UINT32_MAX

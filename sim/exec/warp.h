@@ -1,5 +1,5 @@
 /* warp.h - the architectural state of one warp, and the record of one
- * executed warp instruction (ws_warp_event).
+ * executed warp instruction (ws_warp_step).
  *
  * Design: registers are a flat array [reg][lane], lane-contiguous, so every
  * warp operation is a tight loop over 32 consecutive words that compilers
@@ -72,27 +72,27 @@ typedef enum ws_space {
 } ws_space;
 
 enum {
-  WS_EV_LOAD = 1u << 0,
-  WS_EV_STORE = 1u << 1,
-  WS_EV_ATOMIC = 1u << 2,
-  WS_EV_ASYNC = 1u << 3,       /* LDGSTS: addr = global source, addr2 = shared dest */
-  WS_EV_BAR_ARRIVED = 1u << 4, /* the warp now waits at a barrier */
-  WS_EV_BAR_RELEASED = 1u << 5,/* this arrival (or exit) released the CTA's barrier */
-  WS_EV_DONE = 1u << 6,        /* the warp finished (EXIT or running off the end) */
-  WS_EV_COMMIT = 1u << 7,      /* LDGDEPBAR committed a group */
-  WS_EV_WAIT = 1u << 8         /* DEPBAR: wait_groups holds its operand */
+  WS_STEP_LOAD = 1u << 0,
+  WS_STEP_STORE = 1u << 1,
+  WS_STEP_ATOMIC = 1u << 2,
+  WS_STEP_ASYNC = 1u << 3,       /* LDGSTS: addr = global source, addr2 = shared dest */
+  WS_STEP_BAR_ARRIVED = 1u << 4, /* the warp now waits at a barrier */
+  WS_STEP_BAR_RELEASED = 1u << 5,/* this arrival (or exit) released the CTA's barrier */
+  WS_STEP_DONE = 1u << 6,        /* the warp finished (EXIT or running off the end) */
+  WS_STEP_COMMIT = 1u << 7,      /* LDGDEPBAR committed a group */
+  WS_STEP_WAIT = 1u << 8         /* DEPBAR: wait_groups holds its operand */
 };
 
-typedef struct ws_warp_event {
+typedef struct ws_warp_step {
   uint32_t pc;
   uint16_t op;          /* ws_op */
-  uint16_t flags;       /* WS_EV_* */
+  uint16_t flags;       /* WS_STEP_* */
   uint32_t active_mask; /* lanes that executed (active and guard true) */
   uint8_t space;        /* ws_space, for memory instructions */
   uint8_t width_bytes;  /* per-lane access size */
   uint32_t wait_groups; /* DEPBAR's operand */
   uint64_t addr[WS_WARP_LANES];  /* per-lane address (shared/const/param: offset) */
   uint32_t addr2[WS_WARP_LANES]; /* LDGSTS shared destination offsets */
-} ws_warp_event;
+} ws_warp_step;
 
 #endif

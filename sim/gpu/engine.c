@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sim/gpu/dispatch.h"
-#include "sim/core/event.h"
+#include "sim/core/eventq.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/scoreboard.h"
 #include "sim/sm/sm.h"

@@ -27,7 +27,7 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
-#include "sim/core/event.h"
+#include "sim/core/eventq.h"
 #include "sim/core/stats.h"
 
 /* Event kinds: the engine owns the numbering so components cannot collide. */

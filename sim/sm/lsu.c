@@ -52,20 +52,20 @@ static uint32_t alloc_req(ws_lsu *l) {
   return l->nreqs++;
 }
 
-static ws_access_kind access_kind_of(const ws_warp_event *ev) {
-  if (ev->flags & WS_EV_ASYNC) return WS_ACCESS_ASYNC;
-  if (ev->flags & WS_EV_ATOMIC) return WS_ACCESS_ATOMIC;
-  if (ev->flags & WS_EV_STORE) return WS_ACCESS_STORE;
+static ws_access_kind access_kind_of(const ws_warp_step *step) {
+  if (step->flags & WS_STEP_ASYNC) return WS_ACCESS_ASYNC;
+  if (step->flags & WS_STEP_ATOMIC) return WS_ACCESS_ATOMIC;
+  if (step->flags & WS_STEP_STORE) return WS_ACCESS_STORE;
   return WS_ACCESS_LOAD;
 }
 
-bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_event *ev, uint64_t group,
+bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group,
                         bool *has_req) {
   ws_lsu_entry *e = &l->queue[(l->head + l->count) % WS_LSU_QUEUE_INSNS];
-  ws_access_kind kind = access_kind_of(ev);
+  ws_access_kind kind = access_kind_of(step);
   e->warp = warp;
   e->next_line = 0;
-  uint32_t n = ws_coalesce_global(ev->addr, ev->active_mask, ev->width_bytes, l->cfg->l1.line_bytes,
+  uint32_t n = ws_coalesce_global(step->addr, step->active_mask, step->width_bytes, l->cfg->l1.line_bytes,
                                   l->cfg->l1.sector_bytes, kind, e->lines, WS_LSU_MAX_LINES);
   e->nlines = n < WS_LSU_MAX_LINES ? n : WS_LSU_MAX_LINES; /* 32 lanes x 16 B straddling: <= 64 */
   e->req = UINT32_MAX;
@@ -73,7 +73,7 @@ bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_event *ev, uint6
   if (*has_req) {
     e->req = alloc_req(l);
     if (e->req == UINT32_MAX) return false;
-    l->reqs[e->req] = (ws_lsu_req){.warp = warp, .pc = ev->pc, .lines_left = e->nlines,
+    l->reqs[e->req] = (ws_lsu_req){.warp = warp, .pc = step->pc, .lines_left = e->nlines,
                                    .next_free = UINT32_MAX, .group = group, .kind = (uint8_t)kind};
   }
   l->count++;

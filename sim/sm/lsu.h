@@ -79,9 +79,9 @@ void ws_lsu_free(ws_lsu *l);
 void ws_lsu_reset(ws_lsu *l);
 
 static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == WS_LSU_QUEUE_INSNS; }
-/* Queues a global access of warp slot `warp` (ev: the executed instruction).
+/* Queues a global access of warp slot `warp` (step: the executed instruction).
  * Returns false on NOMEM. *has_req: a response record was made (loads). */
-bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_event *ev, uint64_t group,
+bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group,
                         bool *has_req);
 /* Offers the head line at `cycle` (at most once per cycle). */
 ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle);

@@ -111,7 +111,7 @@ struct ws_sm {
   uint64_t next_cycle;
   uint64_t next_retire_cycle;  /* earliest retire_cycle of any slot */
   uint64_t age_counter;
-  ws_warp_event ev;            /* scratch for ws_cta_step (no per-issue allocation) */
+  ws_warp_step step;            /* scratch for ws_cta_step (no per-issue allocation) */
   ws_smem_memo memo[WS_SMEM_MEMO_ENTRIES];
   /* lazily integrated residency */
   uint32_t live_warps, busy_ctas;

@@ -142,52 +142,52 @@ static uint32_t ideal_wavefronts(uint32_t active, uint32_t width_bytes) {
 /* A full warp reading consecutive words touches each bank once per phase,
  * as does a full warp reading one word (broadcast): skip the bank model for
  * these, the commonest shared accesses. */
-static bool trivially_conflict_free(const ws_warp_event *ev, uint32_t bank_width_bytes) {
-  if (ev->active_mask != UINT32_MAX || ev->width_bytes < bank_width_bytes) return false;
-  uint64_t step = ev->addr[1] - ev->addr[0];
-  if ((step != ev->width_bytes && step != 0) || ev->addr[0] % bank_width_bytes) return false;
+static bool trivially_conflict_free(const ws_warp_step *step, uint32_t bank_width_bytes) {
+  if (step->active_mask != UINT32_MAX || step->width_bytes < bank_width_bytes) return false;
+  uint64_t stride = step->addr[1] - step->addr[0];
+  if ((stride != step->width_bytes && stride != 0) || step->addr[0] % bank_width_bytes) return false;
   uint64_t off = 0; /* accumulated without an early exit: a branch-free loop */
-  for (uint32_t l = 2; l < WS_WARP_LANES; l++) off |= (ev->addr[l] - ev->addr[l - 1]) ^ step;
+  for (uint32_t l = 2; l < WS_WARP_LANES; l++) off |= (step->addr[l] - step->addr[l - 1]) ^ stride;
   return off == 0;
 }
 
-static bool memo_matches(const ws_smem_memo *e, const ws_warp_event *ev, uint32_t row_offset) {
-  if (e->pc != ev->pc || e->mask != ev->active_mask || e->row_offset != row_offset ||
-      e->width_bytes != ev->width_bytes)
+static bool memo_matches(const ws_smem_memo *e, const ws_warp_step *step, uint32_t row_offset) {
+  if (e->pc != step->pc || e->mask != step->active_mask || e->row_offset != row_offset ||
+      e->width_bytes != step->width_bytes)
     return false;
   uint32_t off = 0; /* accumulated without an early exit: a branch-free loop */
   for (uint32_t l = 0; l < WS_WARP_LANES; l++)
-    off |= (uint32_t)(e->delta[l] ^ (int32_t)(ev->addr[l] - ev->addr[0]));
+    off |= (uint32_t)(e->delta[l] ^ (int32_t)(step->addr[l] - step->addr[0]));
   return off == 0;
 }
 
-static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_event *ev, uint32_t ideal) {
+static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_step *step, uint32_t ideal) {
   const ws_gpu_cfg *cfg = sm->cfg;
-  if (!ev->active_mask) return 0;
-  if (trivially_conflict_free(ev, cfg->smem.bank_width_bytes)) return ideal;
+  if (!step->active_mask) return 0;
+  if (trivially_conflict_free(step, cfg->smem.bank_width_bytes)) return ideal;
   uint32_t row = cfg->smem.banks * cfg->smem.bank_width_bytes;
-  uint32_t row_offset = row ? (uint32_t)(ev->addr[0] % row) : 0;
-  ws_smem_memo *e = &sm->memo[ev->pc % WS_SMEM_MEMO_ENTRIES];
-  if (memo_matches(e, ev, row_offset)) return e->wavefronts;
-  e->pc = ev->pc;
-  e->mask = ev->active_mask;
+  uint32_t row_offset = row ? (uint32_t)(step->addr[0] % row) : 0;
+  ws_smem_memo *e = &sm->memo[step->pc % WS_SMEM_MEMO_ENTRIES];
+  if (memo_matches(e, step, row_offset)) return e->wavefronts;
+  e->pc = step->pc;
+  e->mask = step->active_mask;
   e->row_offset = row_offset;
-  e->width_bytes = ev->width_bytes;
-  for (uint32_t l = 0; l < WS_WARP_LANES; l++) e->delta[l] = (int32_t)(ev->addr[l] - ev->addr[0]);
-  e->wavefronts = ws_coalesce_smem_wavefronts(ev->addr, ev->active_mask, ev->width_bytes,
+  e->width_bytes = step->width_bytes;
+  for (uint32_t l = 0; l < WS_WARP_LANES; l++) e->delta[l] = (int32_t)(step->addr[l] - step->addr[0]);
+  e->wavefronts = ws_coalesce_smem_wavefronts(step->addr, step->active_mask, step->width_bytes,
                                               cfg->smem.banks, cfg->smem.bank_width_bytes);
   return e->wavefronts;
 }
 
 static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot,
                               ws_subpart_outcome *out) {
-  const ws_warp_event *ev = &sm->ev;
-  if (!ev->active_mask) return WS_OK;
+  const ws_warp_step *step = &sm->step;
+  if (!step->active_mask) return WS_OK;
   bool has_req = false;
   uint64_t group = w->groups_committed;
-  if (!ws_lsu_push_global(&sm->lsu, wslot, ev, group, &has_req))
+  if (!ws_lsu_push_global(&sm->lsu, wslot, step, group, &has_req))
     return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
-  if (ev->flags & WS_EV_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
+  if (step->flags & WS_STEP_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
   else if (has_req) ws_sb_set_long(&w->sb, si);
   out->mem_issued = true;
   return WS_OK;
@@ -201,13 +201,13 @@ static void commit_group(ws_twarp *w) {
 static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *si,
                            uint32_t wslot, uint64_t start, ws_subpart_outcome *out) {
   const ws_gpu_cfg *cfg = sm->cfg;
-  const ws_warp_event *ev = &sm->ev;
+  const ws_warp_step *step = &sm->step;
   sp->unit_free[WS_UNIT_LSU] = start + (cfg->sm.lsu_ii_cycles ? cfg->sm.lsu_ii_cycles : 1);
   switch ((ws_mem_class)si->mem_class) {
   case WS_MEMC_GLOBAL: return issue_global(sm, w, si, wslot, out);
   case WS_MEMC_SHARED: {
-    uint32_t ideal = ideal_wavefronts(ev->active_mask, ev->width_bytes);
-    uint32_t wf = smem_wavefronts(sm, ev, ideal);
+    uint32_t ideal = ideal_wavefronts(step->active_mask, step->width_bytes);
+    uint32_t wf = smem_wavefronts(sm, step, ideal);
     uint64_t ready = ws_lsu_smem(&sm->lsu, start, wf, ideal);
     set_short(w, si, ready, WS_SB_MIO, wf > ideal ? wf - ideal : 0);
     return WS_OK;
@@ -219,7 +219,7 @@ static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_i
 }
 
 static void issue_ctrl(ws_sm *sm, ws_twarp *w, uint32_t pc, uint64_t t) {
-  if (sm->ev.op != WS_OP_BRA) return;
+  if (sm->step.op != WS_OP_BRA) return;
   const ws_cta *cta = sm->slots[w->cta_slot].cta;
   if (ws_cta_warp_state(cta, w->cta_warp) == WS_WARP_READY && ws_cta_warp_pc(cta, w->cta_warp) == pc + 1)
     return;
@@ -244,9 +244,9 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
     sp->unit_free[si->unit] = start + (sm->ii_cycles[si->unit] ? sm->ii_cycles[si->unit] : 1);
     set_short(w, si, start + sm->lat_cycles[si->unit], WS_SB_FIXED, 0);
   }
-  if ((sm->ev.flags & (WS_EV_BAR_ARRIVED | WS_EV_BAR_RELEASED)) == WS_EV_BAR_ARRIVED) w->at_barrier = true;
-  out->bar_released = (sm->ev.flags & WS_EV_BAR_RELEASED) != 0;
-  out->warp_done = (sm->ev.flags & WS_EV_DONE) != 0;
+  if ((sm->step.flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) == WS_STEP_BAR_ARRIVED) w->at_barrier = true;
+  out->bar_released = (sm->step.flags & WS_STEP_BAR_RELEASED) != 0;
+  out->warp_done = (sm->step.flags & WS_STEP_DONE) != 0;
   return st;
 }
 
@@ -258,11 +258,11 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_sb_insn *si = w->next;
   ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
-  ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->ev, sm->env->ls);
+  ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->step, sm->env->ls);
   if (st != WS_OK) return st;
   ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
-  count_issue(sm, si, sm->ev.active_mask);
-  return book(sm, sp, w, si, wslot, sm->ev.pc, t, out);
+  count_issue(sm, si, sm->step.active_mask);
+  return book(sm, sp, w, si, wslot, sm->step.pc, t, out);
 }
 
 /* The verdict on a slot that was eligible and has not issued since: only

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sim/core/config.h"
-#include "sim/core/event.h"
+#include "sim/core/eventq.h"
 #include "sim/memsys/memsys.h"
 #include "sim/core/stats.h"
 

@@ -1,5 +1,5 @@
-/* event.c - binary min-heap of timing events keyed by (cycle, seq). */
-#include "sim/core/event.h"
+/* eventq.c - binary min-heap of timing events keyed by (cycle, seq). */
+#include "sim/core/eventq.h"
 
 #include <stdlib.h>
 #include <string.h>

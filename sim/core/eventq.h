@@ -1,4 +1,4 @@
-/* event.h - the timing model's event queue: a binary min-heap ordered by
+/* eventq.h - the timing model's event queue: a binary min-heap ordered by
  * (cycle, insertion sequence).
  *
  * Design: idle time is skipped, not ticked: a component that knows when it
@@ -7,8 +7,8 @@
  * broken by insertion order, so the same inputs always produce the same
  * sequence of events (determinism). Events are small values, no allocation
  * per event beyond the heap's amortised growth. */
-#ifndef WS_EVENT_H
-#define WS_EVENT_H
+#ifndef WS_EVENTQ_H
+#define WS_EVENTQ_H
 
 #include <stdbool.h>
 #include <stdint.h>

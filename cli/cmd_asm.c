@@ -56,7 +56,7 @@ static void print_kernel_summary(const ws_kernel *k) {
          k->param_size_bytes);
   for (uint32_t i = 0; i < k->nparams; i++)
     printf("  param %-12s .%s at offset %u\n", k->params[i].name,
-           ws_ptype_name((ws_ptype)k->params[i].type), k->params[i].offset_bytes);
+           ws_program_ptype_name((ws_ptype)k->params[i].type), k->params[i].offset_bytes);
 }
 
 int ws_cli_asm(int argc, char **argv) {

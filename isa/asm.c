@@ -79,7 +79,7 @@ static ws_status fail_at(parser *p, const ws_token *t, const char *fmt, ...) {
  * such whatever was expected, since that is the real problem. */
 static ws_status fail_expected(parser *p, const ws_token *t, const char *what) {
   char found[FOUND_MAX];
-  ws_token_describe(t, found, sizeof found);
+  ws_lexer_describe(t, found, sizeof found);
   if (t->kind == WS_TOK_BAD) return fail_at(p, t, "unexpected character %s", found);
   return fail_at(p, t, "expected %s, found %s", what, found);
 }
@@ -97,7 +97,7 @@ static void advance(parser *p) {
 }
 
 static bool at_statement_end(const parser *p) {
-  return p->tok.kind == WS_TOK_EOL || p->tok.kind == WS_TOK_EOF || ws_token_is(&p->tok, ';');
+  return p->tok.kind == WS_TOK_EOL || p->tok.kind == WS_TOK_EOF || ws_lexer_token_is(&p->tok, ';');
 }
 
 static bool word_is(const ws_token *t, const char *s) {
@@ -213,7 +213,7 @@ static ws_status check_name(parser *p, const ws_token *t, const char *what) {
   if (!is_identifier(t)) return fail_expected(p, t, expect);
   if (t->len >= WS_NAME_MAX) {
     char found[FOUND_MAX];
-    ws_token_describe(t, found, sizeof found);
+    ws_lexer_describe(t, found, sizeof found);
     return fail_at(p, t, "%s name %s is longer than %d characters", what, found,
                    WS_NAME_MAX - 1);
   }
@@ -254,7 +254,7 @@ static ws_status shared_term(parser *p, int64_t *v) {
  * in 32 bits on its own. */
 static ws_status parse_term(parser *p, bool syms, int64_t *v) {
   ws_token start = p->tok;
-  bool neg = ws_token_is(&p->tok, '-');
+  bool neg = ws_lexer_token_is(&p->tok, '-');
   if (neg) advance(p);
   uint64_t u;
   if (!int_token(&p->tok, &u)) {
@@ -273,7 +273,7 @@ static ws_status parse_term(parser *p, bool syms, int64_t *v) {
 
 /* Adds any following "+ term" / "- term" to *acc. */
 static ws_status parse_more_terms(parser *p, bool syms, const ws_token *start, int64_t *acc) {
-  while (ws_token_is(&p->tok, '+') || ws_token_is(&p->tok, '-')) {
+  while (ws_lexer_token_is(&p->tok, '+') || ws_lexer_token_is(&p->tok, '-')) {
     bool minus = p->tok.text[0] == '-';
     advance(p);
     int64_t v;
@@ -343,7 +343,7 @@ static ws_status parse_float_literal(parser *p, uint32_t *bits) {
 }
 
 static ws_status parse_signed_float(parser *p, ws_operand *o) {
-  bool neg = ws_token_is(&p->tok, '-');
+  bool neg = ws_lexer_token_is(&p->tok, '-');
   if (neg) advance(p);
   uint32_t bits = 0;
   ws_status st = parse_float_literal(p, &bits);
@@ -356,7 +356,7 @@ static ws_status parse_signed_float(parser *p, ws_operand *o) {
 /* MOV takes float literals: a number that is not an integer, or inf/nan
  * when no shared symbol has that name. */
 static bool float_ahead(parser *p) {
-  const ws_token *t = ws_token_is(&p->tok, '-') ? &p->next : &p->tok;
+  const ws_token *t = ws_lexer_token_is(&p->tok, '-') ? &p->next : &p->tok;
   uint64_t u;
   if (t->kind == WS_TOK_NUMBER) return !int_token(t, &u);
   if (!word_is(t, "inf") && !word_is(t, "nan")) return false;
@@ -391,7 +391,7 @@ static ws_status parse_regs(parser *p, unsigned n, ws_operand *o) {
 }
 
 static ws_status parse_pred(parser *p, bool allow_not, ws_operand *o) {
-  if (allow_not && ws_token_is(&p->tok, '!')) {
+  if (allow_not && ws_lexer_token_is(&p->tok, '!')) {
     o->flags = WS_OPND_NOT;
     advance(p);
   }
@@ -420,15 +420,15 @@ static ws_status parse_int_operand(parser *p, const ws_insn *in, ws_operand *o) 
 
 /* 'f': R, -R, |R|, -|R| or a float literal. */
 static ws_status parse_float_operand(parser *p, ws_operand *o) {
-  bool neg = ws_token_is(&p->tok, '-');
-  bool abs = ws_token_is(neg ? &p->next : &p->tok, '|');
+  bool neg = ws_lexer_token_is(&p->tok, '-');
+  bool abs = ws_lexer_token_is(neg ? &p->next : &p->tok, '|');
   bool reg = looks_like_reg(neg ? &p->next : &p->tok);
   if (!abs && !reg) return parse_signed_float(p, o);
   if (neg) advance(p);
   if (abs) advance(p);
   ws_status st = parse_regs(p, 1, o);
   if (st) return st;
-  if (abs && !ws_token_is(&p->tok, '|')) return fail_expected(p, &p->tok, "'|' to close |R|");
+  if (abs && !ws_lexer_token_is(&p->tok, '|')) return fail_expected(p, &p->tok, "'|' to close |R|");
   if (abs) advance(p);
   o->flags = (uint8_t)((neg ? WS_OPND_NEG : 0) | (abs ? WS_OPND_ABS : 0));
   return WS_OK;
@@ -446,7 +446,7 @@ static ws_status parse_sreg(parser *p, ws_operand *o) {
 }
 
 static ws_status expect_punct(parser *p, char c, const char *what) {
-  if (!ws_token_is(&p->tok, c)) return fail_expected(p, &p->tok, what);
+  if (!ws_lexer_token_is(&p->tok, c)) return fail_expected(p, &p->tok, what);
   advance(p);
   return WS_OK;
 }
@@ -605,7 +605,7 @@ static ws_status apply_modifier(parser *p, ws_insn *in, const ws_token *seg,
   }
   char allowed[160], found[FOUND_MAX];
   list_modifiers(info->mods, allowed, sizeof allowed);
-  ws_token_describe(seg, found, sizeof found);
+  ws_lexer_describe(seg, found, sizeof found);
   return fail_at(p, seg, "unexpected modifier %s on %s (allowed: %s)", found, info->mnemonic,
                  allowed);
 }
@@ -637,7 +637,7 @@ static ws_status parse_mnemonic(parser *p, const ws_token *mn, ws_insn *in) {
   int op = match_opcode(mn, &n);
   if (op < 0) {
     char found[FOUND_MAX];
-    ws_token_describe(mn, found, sizeof found);
+    ws_lexer_describe(mn, found, sizeof found);
     return fail_at(p, mn, "unknown mnemonic %s", found);
   }
   in->op = (uint16_t)op;
@@ -658,7 +658,7 @@ static ws_status parse_mnemonic(parser *p, const ws_token *mn, ws_insn *in) {
 
 static ws_status parse_guard(parser *p, ws_insn *in) {
   advance(p); /* '@' */
-  if (ws_token_is(&p->tok, '!')) {
+  if (ws_lexer_token_is(&p->tok, '!')) {
     in->guard_neg = 1;
     advance(p);
   }
@@ -673,7 +673,7 @@ static ws_status parse_operands(parser *p, ws_insn *in) {
   unsigned n = ws_isa_nopnds((ws_op)in->op);
   char what[64];
   for (unsigned i = 0; i < n; i++) {
-    if (i > 0 && !ws_token_is(&p->tok, ',')) {
+    if (i > 0 && !ws_lexer_token_is(&p->tok, ',')) {
       snprintf(what, sizeof what, "',' after operand %u", i);
       return fail_expected(p, &p->tok, what);
     }
@@ -710,7 +710,7 @@ static ws_status parse_insn(parser *p) {
   memset(&in, 0, sizeof in);
   in.guard = WS_PRED_PT;
   ws_status st = WS_OK;
-  if (ws_token_is(&p->tok, '@')) st = parse_guard(p, &in);
+  if (ws_lexer_token_is(&p->tok, '@')) st = parse_guard(p, &in);
   if (st) return st;
   ws_token mn = p->tok;
   if (mn.kind != WS_TOK_WORD) return fail_expected(p, &mn, "a mnemonic");
@@ -813,7 +813,7 @@ static ws_status parse_kernel(parser *p) {
 
 static int param_type(const ws_token *t) {
   for (unsigned i = 0; i < WS_PT_COUNT; i++) {
-    const char *name = ws_ptype_name((ws_ptype)i);
+    const char *name = ws_program_ptype_name((ws_ptype)i);
     if (t->kind == WS_TOK_WORD && t->len == strlen(name) + 1 && t->text[0] == '.' &&
         memcmp(t->text + 1, name, t->len - 1) == 0)
       return (int)i;
@@ -905,14 +905,14 @@ static ws_status parse_directive(parser *p) {
 /* line := { label ':' } [ directive | instruction ] [ ';' ] end-of-line */
 static ws_status parse_line(parser *p) {
   ws_status st = WS_OK;
-  while (p->tok.kind == WS_TOK_WORD && ws_token_is(&p->next, ':') && !st) st = define_label(p);
+  while (p->tok.kind == WS_TOK_WORD && ws_lexer_token_is(&p->next, ':') && !st) st = define_label(p);
   if (st) return st;
   if (p->tok.kind == WS_TOK_WORD && p->tok.text[0] == '.') st = parse_directive(p);
-  else if (p->tok.kind == WS_TOK_WORD || ws_token_is(&p->tok, '@')) st = parse_insn(p);
+  else if (p->tok.kind == WS_TOK_WORD || ws_lexer_token_is(&p->tok, '@')) st = parse_insn(p);
   else if (!at_statement_end(p))
     st = fail_expected(p, &p->tok, "an instruction, label or directive");
   if (st) return st;
-  if (ws_token_is(&p->tok, ';')) advance(p);
+  if (ws_lexer_token_is(&p->tok, ';')) advance(p);
   if (p->tok.kind == WS_TOK_EOF) return WS_OK;
   if (p->tok.kind != WS_TOK_EOL) return fail_expected(p, &p->tok, "end of line");
   advance(p);

@@ -187,7 +187,7 @@ static bool *unlabelled_targets(const ws_kernel *k) {
 static void kernel_header(ws_text *t, const ws_kernel *k) {
   ws_text_printf(t, ".kernel %s\n", k->name);
   for (uint32_t i = 0; i < k->nparams; i++)
-    ws_text_printf(t, ".param .%s %s\n", ws_ptype_name((ws_ptype)k->params[i].type),
+    ws_text_printf(t, ".param .%s %s\n", ws_program_ptype_name((ws_ptype)k->params[i].type),
                    k->params[i].name);
   for (uint32_t i = 0; i < k->nshared; i++)
     ws_text_printf(t, ".shared %s %u %u\n", k->shared[i].name, k->shared[i].size_bytes,

@@ -94,11 +94,11 @@ ws_token ws_lexer_next(ws_lexer *lx) {
   return make(lx, WS_TOK_BAD, 1);
 }
 
-bool ws_token_is(const ws_token *t, char c) {
+bool ws_lexer_token_is(const ws_token *t, char c) {
   return t->kind == WS_TOK_PUNCT && t->text[0] == c;
 }
 
-void ws_token_describe(const ws_token *t, char *buf, size_t size) {
+void ws_lexer_describe(const ws_token *t, char *buf, size_t size) {
   unsigned char b = t->len ? (unsigned char)t->text[0] : 0;
   if (t->kind == WS_TOK_EOF) {
     snprintf(buf, size, "end of file");

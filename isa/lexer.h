@@ -41,9 +41,9 @@ void ws_lexer_init(ws_lexer *lx, const char *src, size_t len);
 ws_token ws_lexer_next(ws_lexer *lx);
 
 /* True when the token is the punctuation character c. */
-bool ws_token_is(const ws_token *t, char c);
+bool ws_lexer_token_is(const ws_token *t, char c);
 /* Writes how a message shows the token: 'R3' (quoted, long text shortened),
  * '\x80' for a bad byte, "end of line", "end of file". */
-void ws_token_describe(const ws_token *t, char *buf, size_t size);
+void ws_lexer_describe(const ws_token *t, char *buf, size_t size);
 
 #endif

@@ -91,7 +91,7 @@ bool ws_program_equal(const ws_program *a, const ws_program *b) {
   return true;
 }
 
-const char *ws_ptype_name(ws_ptype t) {
+const char *ws_program_ptype_name(ws_ptype t) {
   static const char *const names[WS_PT_COUNT] = {"u32", "s32", "f32", "u64", "ptr"};
   return (unsigned)t < WS_PT_COUNT ? names[t] : "?";
 }

@@ -65,6 +65,6 @@ const ws_kernel *ws_program_find_kernel(const ws_program *prog, const char *name
 /* Same kernels, params, shared symbols, labels and instructions (source
  * lines are not compared). */
 bool ws_program_equal(const ws_program *a, const ws_program *b);
-const char *ws_ptype_name(ws_ptype t); /* "u32", "s32", "f32", "u64", "ptr" */
+const char *ws_program_ptype_name(ws_ptype t); /* "u32", "s32", "f32", "u64", "ptr" */
 
 #endif

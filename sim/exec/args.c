@@ -52,7 +52,7 @@ static ws_status store(ws_ctx *ctx, ws_args *args, const char *name, ws_ptype ty
   const ws_param *p = &args->kernel->params[i];
   if (p->type != type)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' is .%s, cannot take a .%s value", name,
-                       ws_ptype_name((ws_ptype)p->type), ws_ptype_name(type));
+                       ws_program_ptype_name((ws_ptype)p->type), ws_program_ptype_name(type));
   if (p->size_bytes != size_bytes || p->offset_bytes + size_bytes > WS_PARAM_MAX_BYTES ||
       i >= WS_PARAM_MAX_BYTES / 4)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' has an invalid layout (%u bytes at %u)",
@@ -114,12 +114,12 @@ static int parse_signed(const char *text, int64_t *out) {
 
 static ws_status bad_text(ws_ctx *ctx, const ws_param *p, const char *expected, const char *text) {
   return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' (.%s): expected %s, found '%s'", p->name,
-                     ws_ptype_name((ws_ptype)p->type), expected, text);
+                     ws_program_ptype_name((ws_ptype)p->type), expected, text);
 }
 
 static ws_status out_of_range(ws_ctx *ctx, const ws_param *p, const char *text) {
   return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' (.%s): value %s is out of range", p->name,
-                     ws_ptype_name((ws_ptype)p->type), text);
+                     ws_program_ptype_name((ws_ptype)p->type), text);
 }
 
 static ws_status set_text_unsigned(ws_ctx *ctx, ws_args *args, const ws_param *p,

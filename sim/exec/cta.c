@@ -181,7 +181,7 @@ static ws_status dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const 
   case WS_OP_EXIT: exec_exit(cta, w, s); return WS_OK;
   case WS_OP_BAR: return exec_bar(cta, w, s);
   case WS_OP_NOP: break;
-  case WS_OP_HMMA: st = s->exec ? ws_exec_hmma(s) : WS_OK; break;
+  case WS_OP_HMMA: st = s->exec ? ws_exec_alu_hmma(s) : WS_OK; break;
   default:
     if (info->unit == WS_UNIT_LSU) st = ws_exec_mem(s);
     else if (s->exec) ws_exec_alu(s);

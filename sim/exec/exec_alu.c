@@ -458,7 +458,7 @@ static void hmma_gather(const ws_exec_site *s, float A[16][16], float B[16][8], 
   }
 }
 
-ws_status ws_exec_hmma(const ws_exec_site *s) {
+ws_status ws_exec_alu_hmma(const ws_exec_site *s) {
   if (s->exec != UINT32_MAX)
     return ws_fault_report(s, WS_ERR_FAULT, WS_FAULT_NO_LANE,
                          "HMMA requires all 32 lanes of the warp to be active "

@@ -14,7 +14,7 @@
 /* Integer, fp32, SFU, conversion, shuffle and vote instructions. */
 void ws_exec_alu(const ws_exec_site *s);
 /* HMMA.16816.F32 (faults unless all 32 lanes execute). */
-ws_status ws_exec_hmma(const ws_exec_site *s);
+ws_status ws_exec_alu_hmma(const ws_exec_site *s);
 /* Loads, stores, atomics and async copies. */
 ws_status ws_exec_mem(const ws_exec_site *s);
 

@@ -252,8 +252,8 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_cta_regs_needed(launch->kernel),
                    .ctas_per_sm = occ->ctas_per_sm, .warps_per_cta = occ->warps_per_cta,
                    .budget_warp_insns = budget_warp_insns, .ls = ls};
-  ws_sb_insn *table = NULL;
-  ws_status st = ws_sb_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition, &table);
+  ws_scoreboard_insn *table = NULL;
+  ws_status st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition, &table);
   env.table = table;
   uint64_t end = 0;
   if (st == WS_OK) st = begin(e, &env, launch, occ);

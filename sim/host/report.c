@@ -91,14 +91,14 @@ static void print_stalls(FILE *out, const ws_stats *s) {
   char pattern[64];
   uint64_t v[WS_STALL_COUNT], total = 0;
   for (int i = 0; i < WS_STALL_COUNT; i++) {
-    snprintf(pattern, sizeof pattern, "sm*.stall.%s", ws_stall_name((ws_stall)i));
+    snprintf(pattern, sizeof pattern, "sm*.stall.%s", ws_sm_stall_name((ws_stall)i));
     v[i] = ws_stats_sum(s, pattern);
     total += v[i];
   }
   fprintf(out, "  warp states (%% of %" PRIu64 " warp-cycles):\n", total);
   for (int i = 0; i < WS_STALL_COUNT; i++)
     if (v[i]) {
-      snprintf(pattern, sizeof pattern, "  %s", ws_stall_name((ws_stall)i));
+      snprintf(pattern, sizeof pattern, "  %s", ws_sm_stall_name((ws_stall)i));
       print_pct(out, pattern, (double)v[i], (double)total);
     }
 }

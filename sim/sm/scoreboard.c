@@ -13,18 +13,18 @@
 #include <string.h>
 
 typedef struct dep_builder {
-  ws_sb_insn *si;
+  ws_scoreboard_insn *si;
   uint32_t nrows;
-  uint8_t src_regs[WS_SB_MAX_DEPS];
+  uint8_t src_regs[WS_SCOREBOARD_MAX_DEPS];
   uint32_t nsrc;
 } dep_builder;
 
 static void add_slot(dep_builder *b, uint16_t slot, bool write) {
-  ws_sb_insn *si = b->si;
+  ws_scoreboard_insn *si = b->si;
   bool seen = false;
   for (uint32_t i = 0; i < si->ndeps; i++) seen |= si->deps[i] == slot;
-  if (!seen && si->ndeps < WS_SB_MAX_DEPS) si->deps[si->ndeps++] = slot;
-  if (write && si->nwrites <= WS_SB_MAX_WRITES) si->writes[si->nwrites++] = slot;
+  if (!seen && si->ndeps < WS_SCOREBOARD_MAX_DEPS) si->deps[si->ndeps++] = slot;
+  if (write && si->nwrites <= WS_SCOREBOARD_MAX_WRITES) si->writes[si->nwrites++] = slot;
 }
 
 static void add_reg(dep_builder *b, uint32_t reg, bool write) {
@@ -35,7 +35,7 @@ static void add_reg(dep_builder *b, uint32_t reg, bool write) {
   if (write) return;
   for (uint32_t i = 0; i < b->nsrc; i++)
     if (b->src_regs[i] == reg) return;
-  if (b->nsrc < WS_SB_MAX_DEPS) b->src_regs[b->nsrc++] = (uint8_t)reg;
+  if (b->nsrc < WS_SCOREBOARD_MAX_DEPS) b->src_regs[b->nsrc++] = (uint8_t)reg;
 }
 
 static void add_pred(dep_builder *b, uint32_t p, bool write) {
@@ -90,7 +90,7 @@ static ws_flop_kind flop_kind_of(ws_op op) {
   }
 }
 
-static void build_one(ws_sb_insn *si, const ws_insn *insn, uint32_t nrows, uint32_t banks) {
+static void build_one(ws_scoreboard_insn *si, const ws_insn *insn, uint32_t nrows, uint32_t banks) {
   dep_builder b = {.si = si, .nrows = nrows};
   memset(si, 0, sizeof *si);
   const ws_opinfo *info = ws_isa_opinfo((ws_op)insn->op);
@@ -104,54 +104,54 @@ static void build_one(ws_sb_insn *si, const ws_insn *insn, uint32_t nrows, uint3
   if (insn->op == WS_OP_DEPBAR) si->wait_groups = (uint32_t)insn->opnd[0].imm;
 }
 
-ws_status ws_sb_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
-                            ws_sb_insn **out) {
-  ws_sb_insn *t = calloc(k->ninsns ? k->ninsns : 1, sizeof *t);
+ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
+                            ws_scoreboard_insn **out) {
+  ws_scoreboard_insn *t = calloc(k->ninsns ? k->ninsns : 1, sizeof *t);
   if (!t) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted building the scoreboard table");
   for (uint32_t i = 0; i < k->ninsns; i++) build_one(&t[i], &k->insns[i], nrows, banks);
   *out = t;
   return WS_OK;
 }
 
-_Static_assert(256 + 8 <= WS_SB_PENDING_WORDS * 64, "one pending bit per slot");
+_Static_assert(256 + 8 <= WS_SCOREBOARD_PENDING_WORDS * 64, "one pending bit per slot");
 
-bool ws_sb_init(ws_scoreboard *sb, uint32_t nrows) {
+bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows) {
   memset(sb, 0, sizeof *sb);
   sb->nslots = nrows + 8;
   sb->slots = calloc(sb->nslots, sizeof *sb->slots);
   return sb->slots != NULL;
 }
 
-void ws_sb_free(ws_scoreboard *sb) {
+void ws_scoreboard_free(ws_scoreboard *sb) {
   free(sb->slots);
   sb->slots = NULL;
 }
 
-void ws_sb_reset(ws_scoreboard *sb) {
+void ws_scoreboard_reset(ws_scoreboard *sb) {
   memset(sb->long_mask, 0, sizeof sb->long_mask);
   sb->long_count = 0;
   memset(sb->pending, 0, sizeof sb->pending);
   memset(sb->slots, 0, sb->nslots * sizeof *sb->slots);
 }
 
-ws_sb_slot ws_sb_latest(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t now) {
-  ws_sb_slot best = {0, 0, WS_SB_FIXED};
+ws_scoreboard_slot ws_scoreboard_latest(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t now) {
+  ws_scoreboard_slot best = {0, 0, WS_SCOREBOARD_FIXED};
   for (uint32_t i = 0; i < si->ndeps; i++) {
     uint32_t d = si->deps[i];
     uint64_t bit = 1ull << (d % 64);
     if (!(sb->pending[d / 64] & bit)) continue;
-    const ws_sb_slot *s = &sb->slots[d];
+    const ws_scoreboard_slot *s = &sb->slots[d];
     if (s->ready_cycle <= now) sb->pending[d / 64] &= ~bit; /* in the past for good */
     else if (s->ready_cycle > best.ready_cycle) best = *s;
   }
   return best;
 }
 
-void ws_sb_set_short(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t ready_cycle, ws_sb_kind kind,
+void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle, ws_scoreboard_kind kind,
                      uint16_t conflict_cycles) {
   for (uint32_t i = 0; i < si->nwrites; i++) {
     uint32_t d = si->writes[i];
-    ws_sb_slot *s = &sb->slots[d];
+    ws_scoreboard_slot *s = &sb->slots[d];
     sb->pending[d / 64] |= 1ull << (d % 64);
     s->ready_cycle = ready_cycle;
     s->kind = (uint8_t)kind;
@@ -159,14 +159,14 @@ void ws_sb_set_short(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t ready_cyc
   }
 }
 
-void ws_sb_set_long(ws_scoreboard *sb, const ws_sb_insn *si) {
+void ws_scoreboard_set_long(ws_scoreboard *sb, const ws_scoreboard_insn *si) {
   for (int i = 0; i < 4; i++) {
     sb->long_count += (uint32_t)__builtin_popcountll(si->wr_mask[i] & ~sb->long_mask[i]);
     sb->long_mask[i] |= si->wr_mask[i];
   }
 }
 
-void ws_sb_clear_long(ws_scoreboard *sb, const ws_sb_insn *si) {
+void ws_scoreboard_clear_long(ws_scoreboard *sb, const ws_scoreboard_insn *si) {
   for (int i = 0; i < 4; i++) {
     sb->long_count -= (uint32_t)__builtin_popcountll(si->wr_mask[i] & sb->long_mask[i]);
     sb->long_mask[i] &= ~si->wr_mask[i];

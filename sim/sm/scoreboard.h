@@ -2,7 +2,7 @@
  * the per-warp scoreboard that the issue check tests them against.
  *
  * Design: everything the issue stage needs to know about an instruction's
- * registers is precomputed per kernel into a ws_sb_insn (read and write
+ * registers is precomputed per kernel into a ws_scoreboard_insn (read and write
  * masks over R0..R254, predicate masks, a deduplicated list of the
  * register/predicate "slots" it touches, its register-bank conflict cost),
  * so the check made on every cycle a warp is considered is a few mask tests
@@ -26,15 +26,15 @@
 #include "isa/program.h"
 #include "sim/core/config.h"
 
-#define WS_SB_MAX_DEPS 24  /* HMMA: 4 + 4 + 2 + 4 registers, a guard, with room */
-#define WS_SB_MAX_WRITES 4
+#define WS_SCOREBOARD_MAX_DEPS 24  /* HMMA: 4 + 4 + 2 + 4 registers, a guard, with room */
+#define WS_SCOREBOARD_MAX_WRITES 4
 
 /* What a pending short-scoreboard result is, which names the stall reason. */
-typedef enum ws_sb_kind {
-  WS_SB_FIXED, /* ALU/FMA/SFU/tensor pipeline latency: "wait" */
-  WS_SB_MIO,   /* shared memory, constant/param load: "short_scoreboard" */
-  WS_SB_KIND_COUNT
-} ws_sb_kind;
+typedef enum ws_scoreboard_kind {
+  WS_SCOREBOARD_FIXED, /* ALU/FMA/SFU/tensor pipeline latency: "wait" */
+  WS_SCOREBOARD_MIO,   /* shared memory, constant/param load: "short_scoreboard" */
+  WS_SCOREBOARD_KIND_COUNT
+} ws_scoreboard_kind;
 
 /* How the LSU path treats an instruction (decided by opcode, before issue). */
 typedef enum ws_mem_class {
@@ -50,29 +50,29 @@ typedef enum ws_mem_class {
 /* FLOPs an instruction contributes (FMA counts 2, HMMA 2*16*8*16). */
 typedef enum ws_flop_kind { WS_FLOP_NONE, WS_FLOP_LANE1, WS_FLOP_LANE2, WS_FLOP_MMA } ws_flop_kind;
 
-typedef struct ws_sb_insn {
+typedef struct ws_scoreboard_insn {
   uint64_t dep_mask[4];     /* registers read or written */
   uint64_t wr_mask[4];      /* registers written */
-  uint16_t deps[WS_SB_MAX_DEPS];   /* slots read or written (registers, then nrows + predicate) */
-  uint16_t writes[WS_SB_MAX_WRITES + 1]; /* slots written */
+  uint16_t deps[WS_SCOREBOARD_MAX_DEPS];   /* slots read or written (registers, then nrows + predicate) */
+  uint16_t writes[WS_SCOREBOARD_MAX_WRITES + 1]; /* slots written */
   uint8_t ndeps, nwrites;
   uint8_t unit;             /* ws_unit */
   uint8_t mem_class;        /* ws_mem_class */
   uint8_t flop_kind;        /* ws_flop_kind */
   uint8_t bank_extra_cycles;/* operand reads beyond one per bank, on the worst bank */
   uint32_t wait_groups;     /* DEPBAR's operand */
-} ws_sb_insn;
+} ws_scoreboard_insn;
 
 /* One pending short-scoreboard result. */
-typedef struct ws_sb_slot {
+typedef struct ws_scoreboard_slot {
   uint64_t ready_cycle;
   uint16_t conflict_cycles; /* trailing part of the wait due to extra shared wavefronts */
-  uint8_t kind;             /* ws_sb_kind */
-} ws_sb_slot;
+  uint8_t kind;             /* ws_scoreboard_kind */
+} ws_scoreboard_slot;
 
 /* Bits in ws_scoreboard.pending: one per slot (at most 256 register rows
  * and 8 predicates). */
-#define WS_SB_PENDING_WORDS 5
+#define WS_SCOREBOARD_PENDING_WORDS 5
 
 typedef struct ws_scoreboard {
   uint32_t long_count;      /* registers with a pending long result (first: the issue check reads it alone) */
@@ -81,20 +81,20 @@ typedef struct ws_scoreboard {
   /* slots whose short result may still be outstanding: the lookup reads a
    * slot (a cache line of its own, often) only when its bit is set, and
    * drops the bit once the result is known to be in the past */
-  uint64_t pending[WS_SB_PENDING_WORDS];
-  ws_sb_slot *slots;        /* nslots = nrows + 8 predicates */
+  uint64_t pending[WS_SCOREBOARD_PENDING_WORDS];
+  ws_scoreboard_slot *slots;        /* nslots = nrows + 8 predicates */
 } ws_scoreboard;
 
 /* The table for kernel k (k->ninsns entries); nrows = ws_cta_regs_needed(k),
  * banks = the register banks per sub-partition. */
-ws_status ws_sb_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
-                            ws_sb_insn **out);
+ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
+                            ws_scoreboard_insn **out);
 
-bool ws_sb_init(ws_scoreboard *sb, uint32_t nrows);
-void ws_sb_free(ws_scoreboard *sb);
-void ws_sb_reset(ws_scoreboard *sb);
+bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows);
+void ws_scoreboard_free(ws_scoreboard *sb);
+void ws_scoreboard_reset(ws_scoreboard *sb);
 
-static inline bool ws_sb_long_blocked(const ws_scoreboard *sb, const ws_sb_insn *si) {
+static inline bool ws_scoreboard_long_blocked(const ws_scoreboard *sb, const ws_scoreboard_insn *si) {
   return sb->long_count && ((sb->long_mask[0] & si->dep_mask[0]) | (sb->long_mask[1] & si->dep_mask[1]) |
                             (sb->long_mask[2] & si->dep_mask[2]) | (sb->long_mask[3] & si->dep_mask[3]));
 }
@@ -102,12 +102,12 @@ static inline bool ws_sb_long_blocked(const ws_scoreboard *sb, const ws_sb_insn 
  * none). Results ready at or before `now` may be reported as none: the
  * answer is exact for every question asked at a cycle >= now (pass 0 to
  * keep every result). */
-ws_sb_slot ws_sb_latest(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t now);
+ws_scoreboard_slot ws_scoreboard_latest(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t now);
 /* Marks si's written slots ready at `ready_cycle`. */
-void ws_sb_set_short(ws_scoreboard *sb, const ws_sb_insn *si, uint64_t ready_cycle, ws_sb_kind kind,
+void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle, ws_scoreboard_kind kind,
                      uint16_t conflict_cycles);
 /* Sets / clears the long bits of si's written registers. */
-void ws_sb_set_long(ws_scoreboard *sb, const ws_sb_insn *si);
-void ws_sb_clear_long(ws_scoreboard *sb, const ws_sb_insn *si);
+void ws_scoreboard_set_long(ws_scoreboard *sb, const ws_scoreboard_insn *si);
+void ws_scoreboard_clear_long(ws_scoreboard *sb, const ws_scoreboard_insn *si);
 
 #endif

@@ -41,7 +41,7 @@ _Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
                "the fields the issue scan reads must stay in a warp's first cache line");
 _Static_assert(sizeof(ws_slot) == 32, "a slot record is half a cache line");
 
-const char *ws_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
+const char *ws_sm_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
 
 static void fill_unit_timing(ws_sm *sm) {
   const ws_cfg_sm *c = &sm->cfg->sm;
@@ -151,7 +151,7 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   sm->warps = aligned_alloc(_Alignof(ws_twarp), warps_bytes);
   if (sm->warps) memset(sm->warps, 0, warps_bytes);
   bool ok = sm->slots && sm->warps;
-  for (uint32_t i = 0; ok && i < sm->nwarps; i++) ok = ws_sb_init(&sm->warps[i].sb, env->nrows);
+  for (uint32_t i = 0; ok && i < sm->nwarps; i++) ok = ws_scoreboard_init(&sm->warps[i].sb, env->nrows);
   if (!ok) return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted preparing an SM");
   layout_warps(sm);
   ws_lsu_reset(&sm->lsu);
@@ -166,7 +166,7 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
 
 void ws_sm_end(ws_sm *sm) {
   for (uint32_t i = 0; sm->slots && i < sm->nslots; i++) ws_cta_destroy(sm->slots[i].cta);
-  for (uint32_t i = 0; sm->warps && i < sm->nwarps; i++) ws_sb_free(&sm->warps[i].sb);
+  for (uint32_t i = 0; sm->warps && i < sm->nwarps; i++) ws_scoreboard_free(&sm->warps[i].sb);
   free(sm->slots);
   free(sm->warps);
   sm->slots = NULL;
@@ -207,10 +207,10 @@ static void wake_all(ws_sm *sm, uint64_t cycle) {
 }
 
 static void start_warp(ws_sm *sm, ws_twarp *w, const ws_cta *cta, uint64_t cycle) {
-  ws_sb_reset(&w->sb);
+  ws_scoreboard_reset(&w->sb);
   w->resident = true;
   w->finished = ws_cta_warp_state(cta, w->cta_warp) == WS_WARP_DONE;
-  ws_twarp_refresh(sm, w);
+  ws_subpart_refresh_warp(sm, w);
   w->ready_cycle = cycle;
   w->at_barrier = false;
   sm->sp[w->sp].ready_mask &= ~(1u << w->sp_slot);
@@ -273,7 +273,7 @@ static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
 
 static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_cta_slot *slot = &sm->slots[w->cta_slot];
-  ws_twarp_charge(sm, w, cycle + 1); /* its final issue cycle */
+  ws_subpart_charge_warp(sm, w, cycle + 1); /* its final issue cycle */
   w->finished = true;
   sm->sp[w->sp].live_mask &= ~(1u << w->sp_slot);
   ws_sm_flush(sm, cycle + 1);
@@ -289,7 +289,7 @@ static void barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
     ws_twarp *w = &sm->warps[cta_slot * sm->env->warps_per_cta + i];
     if (w->finished) continue;
     w->at_barrier = false;
-    ws_twarp_refresh(sm, w); /* the release moved it past BAR.SYNC */
+    ws_subpart_refresh_warp(sm, w); /* the release moved it past BAR.SYNC */
     if (w->ready_cycle < cycle + 1) w->ready_cycle = cycle + 1;
     wake_warp(sm, w, cycle + 1);
     /* looked at again exactly when it can restart, whether or not its
@@ -318,7 +318,7 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   ws_twarp *w = &sm->warps[r->warp];
   if (r->kind == WS_ACCESS_ASYNC) async_done(sm, w, r->group, cycle);
   else {
-    ws_sb_clear_long(&w->sb, &sm->env->table[r->pc]);
+    ws_scoreboard_clear_long(&w->sb, &sm->env->table[r->pc]);
     if (!w->finished) wake_warp(sm, w, cycle);
   }
   mem_done(sm, w->cta_slot, cycle);

@@ -49,13 +49,13 @@ typedef enum ws_stall {
   WS_STALL_COUNT
 } ws_stall;
 
-const char *ws_stall_name(ws_stall s);
+const char *ws_sm_stall_name(ws_stall s);
 
 /* Per-launch environment the engine shares with every SM. */
 typedef struct ws_sm_env {
   ws_ctx *ctx;
   const ws_exec_launch *launch;
-  const ws_sb_insn *table;     /* per instruction of the kernel */
+  const ws_scoreboard_insn *table;     /* per instruction of the kernel */
   uint32_t nrows;              /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;

@@ -24,12 +24,12 @@ typedef struct ws_twarp {
   /* everything the issue check touches comes first,
    * in the first 64 bytes (the array is 64-byte aligned), so classifying a
    * warp and recharging its stall reason cost one cache line */
-  _Alignas(64) const ws_sb_insn *next; /* dependency sets of the instruction it issues next */
+  _Alignas(64) const ws_scoreboard_insn *next; /* dependency sets of the instruction it issues next */
   uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
   /* the latest short-scoreboard result `next` depends on: fixed from the
    * moment `next` becomes current (only the warp's own issues set short
    * entries), so it is looked up once per instruction, not once per cycle */
-  ws_sb_slot next_dep;
+  ws_scoreboard_slot next_dep;
   uint16_t groups_incomplete;   /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
   bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
   bool resident;                /* holds a warp of a resident CTA */
@@ -149,11 +149,11 @@ void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t cycle, const ws_subpa
 /* Stall accounting of scheduler slot i (the warp in it). */
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle);
 void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle);
-void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle);
+void ws_subpart_charge_warp(ws_sm *sm, ws_twarp *w, uint64_t cycle);
 
 /* Re-reads the warp's next instruction after its pc changed; _refresh also
  * looks up the latest pending result that instruction depends on. */
-void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w);
-void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w);
+void ws_subpart_refresh_pc(const ws_sm *sm, ws_twarp *w);
+void ws_subpart_refresh_warp(const ws_sm *sm, ws_twarp *w);
 
 #endif

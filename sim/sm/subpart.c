@@ -36,7 +36,7 @@ void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle) {
   sp->slot[i].since = cycle;
 }
 
-void ws_twarp_charge(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+void ws_subpart_charge_warp(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_subpart_charge(sm, &sm->sp[w->sp], w->sp_slot, cycle);
 }
 
@@ -64,10 +64,10 @@ static verdict blocked(ws_stall r, uint64_t until) { return (verdict){r, until, 
 static verdict held(ws_stall r, uint64_t until) { return (verdict){r, until, NEVER, true}; }
 
 static verdict classify_deps(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w,
-                             const ws_sb_insn *si, uint64_t t) {
-  ws_sb_slot dep = w->next_dep;
+                             const ws_scoreboard_insn *si, uint64_t t) {
+  ws_scoreboard_slot dep = w->next_dep;
   if (dep.ready_cycle > t) {
-    if (dep.kind == WS_SB_FIXED) return blocked(WS_STALL_WAIT, dep.ready_cycle);
+    if (dep.kind == WS_SCOREBOARD_FIXED) return blocked(WS_STALL_WAIT, dep.ready_cycle);
     verdict v = blocked(WS_STALL_SHORT_SCOREBOARD, dep.ready_cycle);
     if (dep.conflict_cycles) v.split = dep.ready_cycle - dep.conflict_cycles;
     return v;
@@ -85,8 +85,8 @@ static verdict classify_deps(const ws_sm *sm, const ws_subpart *sp, const ws_twa
 static verdict classify(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w, uint64_t t) {
   if (w->at_barrier) return blocked(WS_STALL_BARRIER, NEVER);
   if (w->ready_cycle > t) return blocked(WS_STALL_NO_INSTRUCTION, w->ready_cycle);
-  const ws_sb_insn *si = w->next;
-  if (ws_sb_long_blocked(&w->sb, si)) return blocked(WS_STALL_LONG_SCOREBOARD, NEVER);
+  const ws_scoreboard_insn *si = w->next;
+  if (ws_scoreboard_long_blocked(&w->sb, si)) return blocked(WS_STALL_LONG_SCOREBOARD, NEVER);
   if (si->mem_class == WS_MEMC_WAIT && w->groups_incomplete > si->wait_groups)
     return blocked(WS_STALL_DEPBAR, NEVER);
   if (si->mem_class == WS_MEMC_COMMIT && w->groups_incomplete >= WS_ASYNC_GROUPS_MAX)
@@ -94,16 +94,16 @@ static verdict classify(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w
   return classify_deps(sm, sp, w, si, t);
 }
 
-void ws_twarp_refresh_pc(const ws_sm *sm, ws_twarp *w) {
+void ws_subpart_refresh_pc(const ws_sm *sm, ws_twarp *w) {
   const ws_cta *cta = sm->slots[w->cta_slot].cta;
   uint32_t pc = ws_cta_warp_pc(cta, w->cta_warp);
   /* a finished warp points at a harmless row: it is never classified again */
   w->next = &sm->env->table[pc < sm->env->launch->kernel->ninsns ? pc : 0];
 }
 
-void ws_twarp_refresh(const ws_sm *sm, ws_twarp *w) {
-  ws_twarp_refresh_pc(sm, w);
-  w->next_dep = ws_sb_latest(&w->sb, w->next, 0);
+void ws_subpart_refresh_warp(const ws_sm *sm, ws_twarp *w) {
+  ws_subpart_refresh_pc(sm, w);
+  w->next_dep = ws_scoreboard_latest(&w->sb, w->next, 0);
 }
 
 static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
@@ -112,7 +112,7 @@ static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
                          sm->env->budget_warp_insns);
 }
 
-static void count_issue(ws_sm *sm, const ws_sb_insn *si, uint32_t active) {
+static void count_issue(ws_sm *sm, const ws_scoreboard_insn *si, uint32_t active) {
   uint32_t lanes = ws_lane_count(active);
   sm->warp_insns++;
   sm->thread_insns += lanes;
@@ -122,10 +122,10 @@ static void count_issue(ws_sm *sm, const ws_sb_insn *si, uint32_t active) {
   else if (si->flop_kind == WS_FLOP_MMA && active) sm->flops_tensor += 2ull * 16 * 8 * 16;
 }
 
-static void set_short(ws_twarp *w, const ws_sb_insn *si, uint64_t ready, ws_sb_kind kind,
+static void set_short(ws_twarp *w, const ws_scoreboard_insn *si, uint64_t ready, ws_scoreboard_kind kind,
                       uint32_t conflict) {
   if (!si->nwrites) return;
-  ws_sb_set_short(&w->sb, si, ready, kind, (uint16_t)(conflict < UINT16_MAX ? conflict : UINT16_MAX));
+  ws_scoreboard_set_short(&w->sb, si, ready, kind, (uint16_t)(conflict < UINT16_MAX ? conflict : UINT16_MAX));
   if (ready > w->last_result_cycle) w->last_result_cycle = ready;
 }
 
@@ -179,7 +179,7 @@ static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_step *step, uint32_t id
   return e->wavefronts;
 }
 
-static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot,
+static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_scoreboard_insn *si, uint32_t wslot,
                               ws_subpart_outcome *out) {
   const ws_warp_step *step = &sm->step;
   if (!step->active_mask) return WS_OK;
@@ -188,7 +188,7 @@ static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_sb_insn *si, uint
   if (!ws_lsu_push_global(&sm->lsu, wslot, step, group, &has_req))
     return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
   if (step->flags & WS_STEP_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
-  else if (has_req) ws_sb_set_long(&w->sb, si);
+  else if (has_req) ws_scoreboard_set_long(&w->sb, si);
   out->mem_issued = true;
   return WS_OK;
 }
@@ -198,7 +198,7 @@ static void commit_group(ws_twarp *w) {
   if (w->group_reqs[g % WS_ASYNC_GROUPS_MAX]) w->groups_incomplete++;
 }
 
-static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *si,
+static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scoreboard_insn *si,
                            uint32_t wslot, uint64_t start, ws_subpart_outcome *out) {
   const ws_gpu_cfg *cfg = sm->cfg;
   const ws_warp_step *step = &sm->step;
@@ -209,10 +209,10 @@ static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_i
     uint32_t ideal = ideal_wavefronts(step->active_mask, step->width_bytes);
     uint32_t wf = smem_wavefronts(sm, step, ideal);
     uint64_t ready = ws_lsu_smem(&sm->lsu, start, wf, ideal);
-    set_short(w, si, ready, WS_SB_MIO, wf > ideal ? wf - ideal : 0);
+    set_short(w, si, ready, WS_SCOREBOARD_MIO, wf > ideal ? wf - ideal : 0);
     return WS_OK;
   }
-  case WS_MEMC_CONST: set_short(w, si, start + cfg->sm.const_lat_cycles, WS_SB_MIO, 0); return WS_OK;
+  case WS_MEMC_CONST: set_short(w, si, start + cfg->sm.const_lat_cycles, WS_SCOREBOARD_MIO, 0); return WS_OK;
   case WS_MEMC_COMMIT: commit_group(w); return WS_OK;
   default: return WS_OK;
   }
@@ -232,7 +232,7 @@ static void issue_ctrl(ws_sm *sm, ws_twarp *w, uint32_t pc, uint64_t t) {
  * Cached verdicts of the sub-partition's other warps stay true: a warp
  * blocked on a unit or on the issue stage until cycle U cannot be overtaken
  * by an issue that needed that same resource free before U. */
-static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *si, uint32_t wslot,
+static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scoreboard_insn *si, uint32_t wslot,
                       uint32_t pc, uint64_t t, ws_subpart_outcome *out) {
   uint64_t start = t + si->bank_extra_cycles;
   sp->issue_free = start + 1;
@@ -242,7 +242,7 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_sb_insn *
   else if (si->unit == WS_UNIT_LSU) st = issue_lsu(sm, sp, w, si, wslot, start, out);
   else {
     sp->unit_free[si->unit] = start + (sm->ii_cycles[si->unit] ? sm->ii_cycles[si->unit] : 1);
-    set_short(w, si, start + sm->lat_cycles[si->unit], WS_SB_FIXED, 0);
+    set_short(w, si, start + sm->lat_cycles[si->unit], WS_SCOREBOARD_FIXED, 0);
   }
   if ((sm->step.flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) == WS_STEP_BAR_ARRIVED) w->at_barrier = true;
   out->bar_released = (sm->step.flags & WS_STEP_BAR_RELEASED) != 0;
@@ -256,11 +256,11 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   out->warp = w;
   if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
-  const ws_sb_insn *si = w->next;
+  const ws_scoreboard_insn *si = w->next;
   ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->step, sm->env->ls);
   if (st != WS_OK) return st;
-  ws_twarp_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
+  ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
   return book(sm, sp, w, si, wslot, sm->step.pc, t, out);
 }
@@ -387,7 +387,7 @@ void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t t, const ws_subpart_o
   uint64_t next = out->next;
   if (out->warp) {
     ws_twarp *w = out->warp;
-    w->next_dep = ws_sb_latest(&w->sb, w->next, t); /* the issue set this instruction's results */
+    w->next_dep = ws_scoreboard_latest(&w->sb, w->next, t); /* the issue set this instruction's results */
     next = after_issue(sm, sp, out->pick, out->others, t, next);
   }
   /* a wake posted while issuing (a barrier release) counts too */

@@ -94,12 +94,12 @@ Test(dispatch, small_grid_uses_the_first_sms) {
   cr_expect_not(ws_dispatch_initial(&d, &sm, &cta));
 }
 
-static ws_sb_insn *table_of(const char *body, uint32_t banks, ws_program **prog, ws_ctx *ctx) {
+static ws_scoreboard_insn *table_of(const char *body, uint32_t banks, ws_program **prog, ws_ctx *ctx) {
   char src[1024];
   snprintf(src, sizeof src, ".kernel t\n.param .ptr p\n.shared sh 256 16\n%s", body);
   cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "t.wsa", prog), WS_OK, "%s", ws_errmsg(ctx));
-  ws_sb_insn *t = NULL;
-  cr_assert_eq(ws_sb_table_build(ctx, &(*prog)->kernels[0], 64, banks, &t), WS_OK);
+  ws_scoreboard_insn *t = NULL;
+  cr_assert_eq(ws_scoreboard_table_build(ctx, &(*prog)->kernels[0], 64, banks, &t), WS_OK);
   return t;
 }
 
@@ -108,7 +108,7 @@ static bool has_bit(const uint64_t *m, unsigned r) { return m[r / 64] >> (r % 64
 Test(scoreboard, read_and_write_sets_follow_the_signature) {
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
-  ws_sb_insn *t = table_of("@P1 IMAD.WIDE.U32 R4, R1, 8, R6\nSTG.64 [R8], R10\nISETP.LT P2, R3, 5\n"
+  ws_scoreboard_insn *t = table_of("@P1 IMAD.WIDE.U32 R4, R1, 8, R6\nSTG.64 [R8], R10\nISETP.LT P2, R3, 5\n"
                            "HMMA.16816.F32 R12, R16, R20, R24\nLDS.32 R0, [R2+sh]\nEXIT\n", 4, &prog, ctx);
   /* IMAD.WIDE: writes R4:R5, reads R1, R6:R7 and guard P1 */
   cr_expect(has_bit(t[0].wr_mask, 4) && has_bit(t[0].wr_mask, 5) && !has_bit(t[0].wr_mask, 1));
@@ -136,7 +136,7 @@ Test(scoreboard, read_and_write_sets_follow_the_signature) {
 Test(scoreboard, bank_conflicts_count_distinct_sources_per_bank) {
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
-  ws_sb_insn *t = table_of("FFMA R0, R1, R2, R3\nFFMA R0, R1, R5, R9\nFFMA R0, R1, R1, R1\n"
+  ws_scoreboard_insn *t = table_of("FFMA R0, R1, R2, R3\nFFMA R0, R1, R5, R9\nFFMA R0, R1, R1, R1\n"
                            "FFMA R0, R4, R8, R12\nFFMA R0, RZ, R4, RZ\n", 4, &prog, ctx);
   cr_expect_eq(t[0].bank_extra_cycles, 0, "banks 1, 2, 3");
   cr_expect_eq(t[1].bank_extra_cycles, 2, "R1, R5, R9 all in bank 1");
@@ -151,29 +151,29 @@ Test(scoreboard, bank_conflicts_count_distinct_sources_per_bank) {
 Test(scoreboard, short_and_long_entries) {
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
-  ws_sb_insn *t = table_of("LDG.64 R4, [R2]\nIADD R6, R5, 1\nIADD R7, R8, 1\n", 4, &prog, ctx);
+  ws_scoreboard_insn *t = table_of("LDG.64 R4, [R2]\nIADD R6, R5, 1\nIADD R7, R8, 1\n", 4, &prog, ctx);
   ws_scoreboard sb;
-  cr_assert(ws_sb_init(&sb, 64));
-  ws_sb_set_long(&sb, &t[0]);
+  cr_assert(ws_scoreboard_init(&sb, 64));
+  ws_scoreboard_set_long(&sb, &t[0]);
   cr_expect_eq(sb.long_count, 2);
-  cr_expect(ws_sb_long_blocked(&sb, &t[1]), "reads R5");
-  cr_expect_not(ws_sb_long_blocked(&sb, &t[2]));
-  ws_sb_clear_long(&sb, &t[0]);
-  cr_expect_not(ws_sb_long_blocked(&sb, &t[1]));
-  ws_sb_set_short(&sb, &t[2], 40, WS_SB_MIO, 3);
-  ws_sb_slot s = ws_sb_latest(&sb, &t[2], 0);
+  cr_expect(ws_scoreboard_long_blocked(&sb, &t[1]), "reads R5");
+  cr_expect_not(ws_scoreboard_long_blocked(&sb, &t[2]));
+  ws_scoreboard_clear_long(&sb, &t[0]);
+  cr_expect_not(ws_scoreboard_long_blocked(&sb, &t[1]));
+  ws_scoreboard_set_short(&sb, &t[2], 40, WS_SCOREBOARD_MIO, 3);
+  ws_scoreboard_slot s = ws_scoreboard_latest(&sb, &t[2], 0);
   cr_expect_eq(s.ready_cycle, 40, "WAW on R7");
-  cr_expect_eq(s.kind, WS_SB_MIO);
+  cr_expect_eq(s.kind, WS_SCOREBOARD_MIO);
   cr_expect_eq(s.conflict_cycles, 3);
-  cr_expect_eq(ws_sb_latest(&sb, &t[1], 0).ready_cycle, 0);
+  cr_expect_eq(ws_scoreboard_latest(&sb, &t[1], 0).ready_cycle, 0);
   /* asked at cycle 39 the result is still pending; at 40 it is in the past
    * and stays reported as none, even to a later question with now = 0 */
-  cr_expect_eq(ws_sb_latest(&sb, &t[2], 39).ready_cycle, 40);
-  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 0);
-  cr_expect_eq(ws_sb_latest(&sb, &t[2], 0).ready_cycle, 0);
-  ws_sb_set_short(&sb, &t[2], 90, WS_SB_FIXED, 0);
-  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
-  ws_sb_free(&sb);
+  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 39).ready_cycle, 40);
+  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 40).ready_cycle, 0);
+  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 0).ready_cycle, 0);
+  ws_scoreboard_set_short(&sb, &t[2], 90, WS_SCOREBOARD_FIXED, 0);
+  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
+  ws_scoreboard_free(&sb);
   free(t);
   ws_program_destroy(prog);
   ws_ctx_destroy(ctx);

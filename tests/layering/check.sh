@@ -2,9 +2,11 @@
 # check.sh - the layering rule of docs/architecture.md, checked on the code.
 #
 #   check.sh SOURCE_DIR [LAYER=LIBRARY.a]...
+#   check.sh SOURCE_DIR --diagram     print the stack drawn from the table
 #
 # Reads the LAYERS and PUBLIC API tables of docs/architecture.md, then fails on
 #   - a table whose layer may include a layer drawn after it (an upward edge);
+#   - a LAYER DIAGRAM block that is not the stack the table draws;
 #   - a source file in no layer's folder;
 #   - an #include that is not a path from the source root, that goes up a layer
 #     or across into a layer the table does not list, that reaches a simulator
@@ -59,6 +61,65 @@ for name in "${order[@]}"; do
     fi
   done
 done
+
+# ---- the diagram: the stack drawn from the table --------------------------
+# Layers from the top of the stack down (by height: 1 + the highest layer
+# they use), each with what it stands on directly: the layers it may use
+# minus those it reaches through another of them. api stands for host.
+declare -A height
+height_of() {
+  local name=$1 d h best=0
+  [ -n "${height[$name]+x}" ] && { echo "${height[$name]}"; return; }
+  for d in ${deps_of[$name]}; do
+    [ "$d" = api ] && d=host
+    h=$(height_of "$d")
+    [ $((h + 1)) -gt $best ] && best=$((h + 1))
+  done
+  height[$name]=$best
+  echo $best
+}
+reaches() { # reaches FROM TO: TO is among FROM's layers, at any depth
+  local d
+  for d in ${deps_of[$1]}; do
+    [ "$d" = api ] && d=host
+    [ "$d" = "$2" ] && return 0
+    reaches "$d" "$2" && return 0
+  done
+  return 1
+}
+diagram() {
+  local name d e direct line
+  for name in "${order[@]}"; do printf '%s %s\n' "$(height_of "$name")" "$name"; done |
+    sort -k1,1nr -s | while read -r _ name; do
+      direct=""
+      for d in ${deps_of[$name]}; do
+        local via=0 dd=$d
+        [ "$d" = api ] && dd=host
+        for e in ${deps_of[$name]}; do
+          [ "$e" = "$d" ] && continue
+          [ "$e" = api ] && e=host
+          reaches "$e" "$dd" && via=1
+        done
+        [ $via = 0 ] && direct+=" $d"
+      done
+      if [ "$name" = host ]; then
+        echo " ---------------- api: the public headers of sim/ (table below) ----------------"
+      fi
+      line=" $name "
+      [ -n "$direct" ] && line=$(printf ' %-10s ─► %s' "$name" "${direct# }")
+      echo "$line" | sed 's/ *$//'
+    done
+}
+if [ "${1:-}" = --diagram ]; then
+  diagram
+  exit 0
+fi
+drawn=$(awk '/<!-- BEGIN LAYER DIAGRAM -->/ { inside = 1; next } /<!-- END LAYER DIAGRAM -->/ { inside = 0 }
+             inside && !/^```/' "$doc")
+if [ "$drawn" != "$(diagram)" ]; then
+  fail "the LAYER DIAGRAM block of docs/architecture.md does not match its LAYERS table; draw it with:"
+  echo "    bash tests/layering/check.sh . --diagram" >&2
+fi
 
 # The layer a path (file or header, relative to the root) belongs to.
 layer_of() {

@@ -24,14 +24,6 @@ uint32_t ws_addrmap_slice(const ws_addrmap *m, uint64_t addr) {
   return digit_fold(addr / m->line_bytes, m->slices);
 }
 
-uint32_t ws_addrmap_slice_partition(const ws_addrmap *m, uint32_t slice) {
-  return (uint32_t)((uint64_t)slice * m->partitions / m->slices);
-}
-
-uint32_t ws_addrmap_sm_partition(const ws_addrmap *m, uint32_t sm) {
-  return (uint32_t)((uint64_t)sm * m->partitions / m->num_sms);
-}
-
 uint32_t ws_addrmap_channel(const ws_addrmap *m, uint64_t addr) {
   return digit_fold(addr / m->line_bytes, m->channels);
 }

@@ -10,6 +10,7 @@
 #ifndef WS_ADDRMAP_H
 #define WS_ADDRMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/core/config.h"
@@ -37,8 +38,13 @@ typedef struct ws_location {
 
 void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg);
 uint32_t ws_addrmap_slice(const ws_addrmap *m, uint64_t addr);
-uint32_t ws_addrmap_slice_partition(const ws_addrmap *m, uint32_t slice);
-uint32_t ws_addrmap_sm_partition(const ws_addrmap *m, uint32_t sm);
+/* Inline: the crossbar asks both on every request it sends. */
+static inline uint32_t ws_addrmap_slice_partition(const ws_addrmap *m, uint32_t slice) {
+  return (uint32_t)((uint64_t)slice * m->partitions / m->slices);
+}
+static inline uint32_t ws_addrmap_sm_partition(const ws_addrmap *m, uint32_t sm) {
+  return (uint32_t)((uint64_t)sm * m->partitions / m->num_sms);
+}
 uint32_t ws_addrmap_channel(const ws_addrmap *m, uint64_t addr);
 /* Bank and row within the address's channel. */
 void ws_addrmap_bank_row(const ws_addrmap *m, uint64_t addr, uint32_t *bank, uint64_t *row);

@@ -271,7 +271,8 @@ static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
   if (slot->retire_cycle < sm->next_cycle) sm->next_cycle = slot->retire_cycle;
 }
 
-static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+/* out of line, like barrier_released: rare next to the visits, and kept out of ws_sm_cycle's loop */
+__attribute__((noinline)) static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_cta_slot *slot = &sm->slots[w->cta_slot];
   ws_subpart_charge_warp(sm, w, cycle + 1); /* its final issue cycle */
   w->finished = true;
@@ -284,7 +285,7 @@ static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   check_retire(sm, w->cta_slot, cycle);
 }
 
-static void barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
+__attribute__((noinline)) static void barrier_released(ws_sm *sm, uint32_t cta_slot, uint64_t cycle) {
   for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
     ws_twarp *w = &sm->warps[cta_slot * sm->env->warps_per_cta + i];
     if (w->finished) continue;
@@ -369,13 +370,12 @@ static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
   ws_subpart_outcome out;
   ws_status st = ws_subpart_issue(sm, sp, cycle, &out);
   if (st != WS_OK) return st;
-  if (out.warp) {
-    uint32_t cta_slot = out.warp->cta_slot;
-    if (out.mem_issued) sm->slots[cta_slot].mem_outstanding++;
-    if (out.bar_released) barrier_released(sm, cta_slot, cycle);
-    if (out.warp_done) warp_finished(sm, out.warp, cycle);
-  }
-  ws_subpart_finish(sm, sp, cycle, &out);
+  if (!out.actions) return WS_OK;
+  uint32_t cta_slot = out.warp->cta_slot;
+  if (out.actions & WS_SUBPART_MEM_ISSUED) sm->slots[cta_slot].mem_outstanding++;
+  if (out.actions & WS_SUBPART_BAR_RELEASED) barrier_released(sm, cta_slot, cycle);
+  if (out.actions & WS_SUBPART_WARP_DONE) warp_finished(sm, out.warp, cycle);
+  if (out.actions & WS_SUBPART_FINISH) ws_subpart_finish(sm, sp, cycle, &out);
   return WS_OK;
 }
 

@@ -128,22 +128,31 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
 
 /* What one visit of a sub-partition did, for the SM to act on: the
  * sub-partition never calls back into the SM (as the LSU reports with
- * ws_lsu_sent). A visit is two calls around the SM's part: issue picks and
- * executes a warp and books its timing; the SM then counts the memory
- * instruction, releases the barrier and retires the warp as reported; finish
- * settles the issuing warp's dependencies and the sub-partition's next
- * cycle, which see what the SM did. */
+ * ws_lsu_sent). ws_subpart_issue picks and executes a warp and books its
+ * timing; the SM then counts the memory instruction, releases the barrier
+ * and retires the warp as reported. Settling the issuing warp's
+ * dependencies and the sub-partition's next cycle must see a released
+ * barrier or a finished warp, so when one happened (WS_SUBPART_FINISH) the SM
+ * calls ws_subpart_finish after acting; otherwise the issue settled the
+ * visit itself, the common case costing one call. */
 typedef struct ws_subpart_outcome {
-  ws_twarp *warp;     /* the warp that issued; NULL when none did */
+  ws_twarp *warp;     /* the warp that issued */
   uint32_t pick;      /* its scheduler slot */
   uint32_t others;    /* slots that were eligible and not picked */
   uint64_t next;      /* earliest cycle a blocked slot may become eligible */
-  bool mem_issued;    /* a global memory instruction entered the LSU */
-  bool bar_released;  /* it released its CTA's barrier */
-  bool warp_done;     /* it exited: the warp finished */
+  uint32_t actions;   /* WS_SUBPART_*: what the SM must do; 0 when nothing */
 } ws_subpart_outcome;
 
-/* Only for a due sub-partition (next_cycle <= cycle). */
+enum {
+  WS_SUBPART_MEM_ISSUED = 1u << 0,   /* a global memory instruction entered the LSU */
+  WS_SUBPART_BAR_RELEASED = 1u << 1, /* it released its CTA's barrier */
+  WS_SUBPART_WARP_DONE = 1u << 2,    /* it exited: the warp finished */
+  WS_SUBPART_FINISH = 1u << 3        /* ws_subpart_finish is still to be called */
+};
+
+/* Only for a due sub-partition (next_cycle <= cycle). out->actions is 0
+ * when there is nothing for the SM to do (no warp issued, or one issued
+ * without memory, barrier or exit); the other fields are set otherwise. */
 ws_status ws_subpart_issue(ws_sm *sm, ws_subpart *sp, uint64_t cycle, ws_subpart_outcome *out);
 void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t cycle, const ws_subpart_outcome *out);
 /* Stall accounting of scheduler slot i (the warp in it). */

@@ -189,7 +189,7 @@ static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_scoreboard_insn *
     return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
   if (step->flags & WS_STEP_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
   else if (has_req) ws_scoreboard_set_long(&w->sb, si);
-  out->mem_issued = true;
+  out->actions |= WS_SUBPART_MEM_ISSUED;
   return WS_OK;
 }
 
@@ -245,8 +245,8 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scoreboar
     set_short(w, si, start + sm->lat_cycles[si->unit], WS_SCOREBOARD_FIXED, 0);
   }
   if ((sm->step.flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) == WS_STEP_BAR_ARRIVED) w->at_barrier = true;
-  out->bar_released = (sm->step.flags & WS_STEP_BAR_RELEASED) != 0;
-  out->warp_done = (sm->step.flags & WS_STEP_DONE) != 0;
+  if (sm->step.flags & WS_STEP_BAR_RELEASED) out->actions |= WS_SUBPART_BAR_RELEASED | WS_SUBPART_FINISH;
+  if (sm->step.flags & WS_STEP_DONE) out->actions |= WS_SUBPART_WARP_DONE | WS_SUBPART_FINISH;
   return st;
 }
 
@@ -359,38 +359,51 @@ static uint64_t after_issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint32_t p
   return next;
 }
 
+/* The sub-partition's next visit: the earliest of its slots' own next
+ * cycles and any wake posted during this one (a barrier release). */
+static void settle(ws_subpart *sp, uint64_t t, uint64_t next) {
+  if (sp->woken < next) next = sp->woken;
+  sp->next_cycle = next < sp->next_cycle || sp->next_cycle <= t ? next : sp->next_cycle;
+}
+
+/* The end of a visit that issued: the issuing warp's next dependency (the
+ * issue set this instruction's results) and the slots to look at again. */
+static inline void settle_issue(ws_sm *sm, ws_subpart *sp, uint64_t t, const ws_subpart_outcome *out) {
+  ws_twarp *w = out->warp;
+  w->next_dep = ws_scoreboard_latest(&w->sb, w->next, t);
+  settle(sp, t, after_issue(sm, sp, out->pick, out->others, t, out->next));
+}
+
 ws_status ws_subpart_issue(ws_sm *sm, ws_subpart *sp, uint64_t t, ws_subpart_outcome *out) {
-  *out = (ws_subpart_outcome){.warp = NULL, .next = NEVER};
   uint64_t next = NEVER;
   sp->woken = NEVER;
   uint32_t eligible = find_eligible(sm, sp, t, &next);
-  out->next = next;
-  if (eligible) {
-    uint32_t pick = ws_sched_pick(&sp->sched, eligible);
-    /* the waiting eligible warps are charged lazily: only a change of reason touches them */
-    for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1) {
-      uint32_t i = (uint32_t)__builtin_ctz(m);
-      ws_subpart_set_reason(sm, sp, i, WS_STALL_NOT_SELECTED, t);
-      sp->slot[i].held_reason = WS_STALL_NOT_SELECTED;
-    }
-    sp->not_selected_mask |= eligible & ~(1u << pick);
-    sp->not_selected_mask &= ~(1u << pick);
-    sp->ready_mask &= ~(1u << pick);
-    out->pick = pick;
-    out->others = eligible & ~(1u << pick);
-    return issue(sm, sp, pick, t, out);
+  out->actions = 0;
+  if (!eligible) {
+    settle(sp, t, next);
+    return WS_OK;
   }
-  return WS_OK;
+  out->next = next;
+  uint32_t pick = ws_sched_pick(&sp->sched, eligible);
+  /* the waiting eligible warps are charged lazily: only a change of reason touches them */
+  for (uint32_t m = eligible & ~(1u << pick) & ~sp->not_selected_mask; m; m &= m - 1) {
+    uint32_t i = (uint32_t)__builtin_ctz(m);
+    ws_subpart_set_reason(sm, sp, i, WS_STALL_NOT_SELECTED, t);
+    sp->slot[i].held_reason = WS_STALL_NOT_SELECTED;
+  }
+  sp->not_selected_mask |= eligible & ~(1u << pick);
+  sp->not_selected_mask &= ~(1u << pick);
+  sp->ready_mask &= ~(1u << pick);
+  out->pick = pick;
+  out->others = eligible & ~(1u << pick);
+  ws_status st = issue(sm, sp, pick, t, out);
+  /* Only a barrier release or a warp's exit changes what the settling
+   * reads, so only then must the SM act first; otherwise the visit ends here
+   * (the SM's count of memory instructions is not read by the settling). */
+  if (st == WS_OK && !(out->actions & WS_SUBPART_FINISH)) settle_issue(sm, sp, t, out);
+  return st;
 }
 
 void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t t, const ws_subpart_outcome *out) {
-  uint64_t next = out->next;
-  if (out->warp) {
-    ws_twarp *w = out->warp;
-    w->next_dep = ws_scoreboard_latest(&w->sb, w->next, t); /* the issue set this instruction's results */
-    next = after_issue(sm, sp, out->pick, out->others, t, next);
-  }
-  /* a wake posted while issuing (a barrier release) counts too */
-  if (sp->woken < next) next = sp->woken;
-  sp->next_cycle = next < sp->next_cycle || sp->next_cycle <= t ? next : sp->next_cycle;
+  settle_issue(sm, sp, t, out);
 }

@@ -1,7 +1,163 @@
-/* test_divergence.c - SIMT divergence and reconvergence. Each kernel makes
- * every thread write a trace (values, and ballots of which lanes are active
- * at that point), so reconvergence shows up as full ballots after joins. */
+/* test_simt.c - the SIMT reconvergence stack: first its operations one by
+ * one on hand-built masks (reset, uniform and divergent branches, the two
+ * refinements that keep the stack bounded, settling, exits, growth), then
+ * divergence and reconvergence end to end. Each kernel makes every thread
+ * write a trace (values, and ballots of which lanes are active at that
+ * point), so reconvergence shows up as full ballots after joins.
+ *
+ * Why: every branch of every kernel goes through ws_simt_branch; a wrong
+ * mask or reconvergence pc changes results, not just timing. */
 #include "tests/sim/simtest.h"
+
+#include "sim/exec/simt.h"
+
+static void expect_entry(const ws_simt *s, uint32_t i, uint32_t pc, uint32_t rpc, uint32_t mask) {
+  cr_assert_lt(i, s->depth, "entry %u of %u", i, s->depth);
+  const ws_simt_entry *e = &s->entries[i];
+  cr_expect_eq(e->pc, pc, "entry %u pc %u, want %u", i, e->pc, pc);
+  cr_expect_eq(e->rpc, rpc, "entry %u rpc %u, want %u", i, e->rpc, rpc);
+  cr_expect_eq(e->mask, mask, "entry %u mask 0x%x, want 0x%x", i, e->mask, mask);
+}
+
+Test(simt, reset_and_uniform_branches) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0);
+  cr_expect_null(ws_simt_top(&s), "no lanes: nothing to run");
+  ws_simt_reset(&s, 0xFF);
+  cr_expect_eq(s.depth, 1);
+  expect_entry(&s, 0, 0, WS_SIMT_NO_RPC, 0xFF);
+  cr_assert(ws_simt_branch(&s, 0, 9, 4, 0xFF)); /* all active lanes taken */
+  cr_expect_eq(s.depth, 1);
+  expect_entry(&s, 0, 9, WS_SIMT_NO_RPC, 0xFF);
+  cr_assert(ws_simt_branch(&s, 9, 2, 12, 0)); /* none taken: fall through */
+  expect_entry(&s, 0, 10, WS_SIMT_NO_RPC, 0xFF);
+  ws_simt_settle(&s);
+  cr_expect_eq(s.depth, 1, "the base entry never reconverges");
+  ws_simt_free(&s);
+  ws_simt_free(&s);
+}
+
+/* if/else: BRA at pc 2 to 10, reconverging at 6; lanes 0-3 of 0-7 taken */
+Test(simt, divergent_branch_pushes_both_sides_taken_first) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0xFF);
+  s.entries[0].pc = 2;
+  cr_assert(ws_simt_branch(&s, 2, 10, 6, 0x0F));
+  cr_expect_eq(s.depth, 3);
+  expect_entry(&s, 0, 6, WS_SIMT_NO_RPC, 0xFF); /* waits at the reconvergence pc */
+  expect_entry(&s, 1, 3, 6, 0xF0);              /* fall-through side */
+  expect_entry(&s, 2, 10, 6, 0x0F);             /* taken side runs first */
+  cr_expect_eq(ws_simt_top(&s), &s.entries[2]);
+  ws_simt_settle(&s);
+  cr_expect_eq(s.depth, 3, "nobody at 6 yet");
+  ws_simt_top(&s)->pc = 6; /* the taken side ran into the join */
+  ws_simt_settle(&s);
+  cr_expect_eq(s.depth, 2);
+  expect_entry(&s, 1, 3, 6, 0xF0);
+  ws_simt_top(&s)->pc = 6;
+  ws_simt_settle(&s);
+  cr_expect_eq(s.depth, 1, "both sides done: all 8 lanes run on from 6");
+  expect_entry(&s, 0, 6, WS_SIMT_NO_RPC, 0xFF);
+  ws_simt_free(&s);
+}
+
+/* if without else: BRA at pc 4 to 7, which is also the join: the taken
+ * side would start at the join, so it is not pushed; its lanes wait in the
+ * entry below. */
+Test(simt, a_side_starting_at_the_join_is_not_pushed) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0xF);
+  s.entries[0].pc = 4;
+  cr_assert(ws_simt_branch(&s, 4, 7, 7, 0x3)); /* taken lanes 0-1 jump straight to 7 */
+  cr_expect_eq(s.depth, 2);
+  expect_entry(&s, 0, 7, WS_SIMT_NO_RPC, 0xF);
+  expect_entry(&s, 1, 5, 7, 0xC);
+  ws_simt_top(&s)->pc = 7;
+  ws_simt_settle(&s);
+  expect_entry(&s, 0, 7, WS_SIMT_NO_RPC, 0xF);
+  cr_expect_eq(s.depth, 1);
+  ws_simt_free(&s);
+}
+
+/* A loop whose back-edge at pc 8 jumps to 3 and reconverges at 9 (the loop
+ * exit). Lanes leave one per trip. The first divergence makes the base
+ * entry wait at 9 and pushes only the loop side (the exit side would start
+ * at the join); each later trip diverges again inside a side that already
+ * reconverges at 9, so the top entry is replaced and the stack stays at
+ * depth 2 however many trips there are. */
+Test(simt, rediverging_on_the_same_join_replaces_the_top) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0xFF);
+  s.entries[0].pc = 8;
+  uint32_t mask = 0xFF;
+  for (int trip = 0; trip < 7; trip++) {
+    mask >>= 1; /* the highest remaining lane leaves */
+    cr_assert(ws_simt_branch(&s, 8, 3, 9, mask));
+    cr_expect_eq(s.depth, 2, "trip %d", trip);
+    expect_entry(&s, 0, 9, WS_SIMT_NO_RPC, 0xFF);
+    expect_entry(&s, 1, 3, 9, mask);
+    ws_simt_top(&s)->pc = 8; /* the body runs back to the branch */
+  }
+  cr_assert(ws_simt_branch(&s, 8, 3, 9, 0)); /* the last lane leaves: falls through */
+  ws_simt_settle(&s);
+  cr_expect_eq(s.depth, 1);
+  expect_entry(&s, 0, 9, WS_SIMT_NO_RPC, 0xFF);
+  /* an if/else inside a side that joins at the same pc: the side's entry is
+   * replaced by the two halves */
+  ws_simt_reset(&s, 0xFF);
+  s.entries[0].pc = 2;
+  cr_assert(ws_simt_branch(&s, 2, 5, 9, 0x0F)); /* {9,-,FF} {3,9,F0} {5,9,0F} */
+  cr_assert(ws_simt_branch(&s, 5, 7, 9, 0x03));
+  cr_expect_eq(s.depth, 4);
+  expect_entry(&s, 1, 3, 9, 0xF0);
+  expect_entry(&s, 2, 6, 9, 0x0C);
+  expect_entry(&s, 3, 7, 9, 0x03);
+  ws_simt_free(&s);
+}
+
+Test(simt, exit_removes_lanes_everywhere) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0xFF);
+  s.entries[0].pc = 2;
+  cr_assert(ws_simt_branch(&s, 2, 10, 6, 0x0F));
+  ws_simt_exit(&s, 0x03); /* lanes 0-1 of the taken side exit */
+  cr_expect_eq(s.depth, 3);
+  expect_entry(&s, 0, 6, WS_SIMT_NO_RPC, 0xFC);
+  expect_entry(&s, 2, 10, 6, 0x0C);
+  ws_simt_exit(&s, 0xF0); /* the whole fall-through side exits: its entry goes */
+  cr_expect_eq(s.depth, 2);
+  expect_entry(&s, 0, 6, WS_SIMT_NO_RPC, 0x0C);
+  expect_entry(&s, 1, 10, 6, 0x0C);
+  ws_simt_exit(&s, 0x0C);
+  cr_expect_eq(s.depth, 0);
+  cr_expect_null(ws_simt_top(&s));
+  ws_simt_free(&s);
+}
+
+/* Ten nested divergent branches with distinct joins add two entries each:
+ * 21 entries, past the initial 8, with every mask kept. */
+Test(simt, nesting_grows_the_stack) {
+  ws_simt s;
+  cr_assert(ws_simt_init(&s));
+  ws_simt_reset(&s, 0xFFFFFFFFu);
+  uint32_t mask = 0xFFFFFFFFu;
+  for (uint32_t d = 0; d < 10; d++) {
+    uint32_t pc = ws_simt_top(&s)->pc, taken = mask >> 1 & mask; /* drops the highest lane */
+    cr_assert(ws_simt_branch(&s, pc, 100 + d, 1000 - d, taken));
+    mask = taken;
+  }
+  cr_expect_eq(s.depth, 21);
+  cr_expect_geq(s.cap, 21);
+  expect_entry(&s, 20, 109, 991, 0xFFFFFFFFu >> 10);
+  expect_entry(&s, 19, 109, 991, (0xFFFFFFFFu >> 9) & ~(0xFFFFFFFFu >> 10));
+  expect_entry(&s, 0, 1000, WS_SIMT_NO_RPC, 0xFFFFFFFFu);
+  ws_simt_free(&s);
+}
 
 #define TRACE_WORDS 16
 #define PROLOGUE ".kernel t\n.param .ptr out\nS2R R0, SR_TID.X\nLDP.64 R20, [out]\nIMAD.WIDE.U32 R20, R0, 64, R20\n"

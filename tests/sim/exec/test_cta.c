@@ -1,6 +1,216 @@
-/* test_barrier.c - BAR.SYNC: cross-warp communication through shared
- * memory, divergent-barrier faults, and barriers with exited threads. */
+/* test_cta.c - one CTA: its shape (warps, lanes of the last warp, shared
+ * memory), reset (CTA ids from the linear id, SM placement, zeroed state),
+ * ws_cta_step's description of each instruction (pc, lanes, guard, flags,
+ * counts), exits and running off the end; then BAR.SYNC: arrival and
+ * release flags step by step, cross-warp communication through shared
+ * memory, divergent-barrier faults, and barriers with exited threads.
+ *
+ * Why: ws_cta_step is the primitive both launchers drive; the timing model
+ * relies on its event flags (DONE, BAR_ARRIVED, BAR_RELEASED) to wake warps,
+ * so they are pinned instruction by instruction. */
 #include "tests/sim/simtest.h"
+
+#include "sim/exec/cta.h"
+#include "sim/exec/mem.h"
+
+/* A CTA of kernel t driven directly, without a device. */
+typedef struct ct {
+  ws_ctx *ctx;
+  ws_program *prog;
+  ws_mem *mem;
+  uint8_t params[64];
+  ws_exec_launch launch;
+  ws_cta *cta;
+  ws_warp_event ev;
+  ws_launch_stats stats;
+} ct;
+
+static void ct_init(ct *t, const char *src, ws_dim3 grid, ws_dim3 block, uint32_t dyn, uint32_t num_sms) {
+  memset(t, 0, sizeof *t);
+  t->ctx = ws_ctx_create();
+  cr_assert_eq(ws_asm_parse(t->ctx, src, strlen(src), "cta.wsa", &t->prog), WS_OK, "%s", ws_errmsg(t->ctx));
+  t->mem = ws_mem_create(1 << 20);
+  t->launch = (ws_exec_launch){.kernel = ws_program_find_kernel(t->prog, "t"), .grid = grid, .block = block,
+                               .dyn_shared_bytes = dyn, .params = t->params, .mem = t->mem,
+                               .num_sms = num_sms};
+  cr_assert(t->launch.kernel);
+  cr_assert_eq(ws_cta_create(t->ctx, &t->launch, &t->cta), WS_OK, "%s", ws_errmsg(t->ctx));
+}
+
+static void ct_fini(ct *t) {
+  ws_cta_destroy(t->cta);
+  ws_mem_destroy(t->mem);
+  ws_program_destroy(t->prog);
+  ws_ctx_destroy(t->ctx);
+}
+
+/* Steps warp w once and requires success; returns the event flags. */
+static uint16_t ct_step(ct *t, uint32_t w) {
+  cr_assert_eq(ws_cta_warp_state(t->cta, w), WS_WARP_READY, "warp %u not ready", w);
+  cr_assert_eq(ws_cta_step(t->ctx, t->cta, w, 0, &t->ev, &t->stats), WS_OK, "%s", ws_errmsg(t->ctx));
+  return t->ev.flags;
+}
+
+static uint32_t lane_reg(const ct *t, uint32_t w, uint32_t reg, uint32_t lane) {
+  return ws_warp_src(&t->cta->warps[w], reg)[lane];
+}
+
+Test(cta, shape_and_reset) {
+  ct t;
+  /* 20 x 2 = 40 threads: warp 0 full, warp 1 lanes 0-7; 100 + 28 bytes of shared memory */
+  ct_init(&t, ".kernel t\n.shared s 100\nEXIT\n", (ws_dim3){3, 2, 2}, (ws_dim3){20, 2, 1}, 28, 4);
+  ws_cta *c = t.cta;
+  cr_expect_eq(c->nthreads, 40);
+  cr_expect_eq(c->nwarps, 2);
+  cr_expect_eq(c->smem_bytes, 128);
+  /* linear id 7 in a 3 x 2 x 2 grid: x = 7 % 3 = 1, y = 7 / 3 % 2 = 0, z = 7 / 6 = 1 */
+  ws_cta_reset(c, 7);
+  cr_expect_eq(c->linear_id, 7);
+  cr_expect_eq(c->ctaid.x, 1);
+  cr_expect_eq(c->ctaid.y, 0);
+  cr_expect_eq(c->ctaid.z, 1);
+  cr_expect_eq(c->sm_id, 3, "7 mod 4 SMs");
+  cr_expect_eq(c->warps[0].live, 0xFFFFFFFFu);
+  cr_expect_eq(c->warps[1].live, 0xFFu, "lanes past the block never exist");
+  cr_expect_eq(ws_cta_warp_state(c, 1), WS_WARP_READY);
+  cr_expect_eq(ws_cta_warp_pc(c, 1), 0);
+  cr_expect_eq(c->warps_done, 0);
+  cr_expect_not(ws_cta_done(c));
+  /* id 11 = (2, 1, 1) */
+  ws_cta_reset(c, 11);
+  cr_expect_eq(c->ctaid.x, 2);
+  cr_expect_eq(c->ctaid.y, 1);
+  cr_expect_eq(c->ctaid.z, 1);
+  ct_fini(&t);
+  /* no SM count: everything on SM 0 */
+  ct_init(&t, ".kernel t\nEXIT\n", (ws_dim3){8, 1, 1}, (ws_dim3){32, 1, 1}, 0, 0);
+  ws_cta_reset(t.cta, 5);
+  cr_expect_eq(t.cta->sm_id, 0);
+  cr_expect_eq(t.cta->nwarps, 1);
+  ct_fini(&t);
+}
+
+Test(cta, reset_zeroes_shared_memory_and_registers) {
+  ct t;
+  ct_init(&t, ".kernel t\n.shared s 64\nIADD R3, R3, 5\nEXIT\n", (ws_dim3){2, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  memset(t.cta->smem, 0xAB, 64);
+  ct_step(&t, 0);
+  cr_expect_eq(lane_reg(&t, 0, 3, 17), 5);
+  ws_cta_reset(t.cta, 1);
+  for (int i = 0; i < 64; i++) cr_expect_eq(t.cta->smem[i], 0);
+  cr_expect_eq(lane_reg(&t, 0, 3, 17), 0);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 0), 0);
+  ct_fini(&t);
+}
+
+/* 40 threads; P0 = tid < 5. Warp 1 (tids 32-39, lanes 0-7) never has P0. */
+Test(cta, step_describes_each_instruction) {
+  ct t;
+  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 5\n@P0 IADD R1, R0, 1\nEXIT\n",
+          (ws_dim3){1, 1, 1}, (ws_dim3){40, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  cr_expect_eq(ct_step(&t, 1), 0);
+  cr_expect_eq(t.ev.pc, 0);
+  cr_expect_eq(t.ev.op, WS_OP_S2R);
+  cr_expect_eq(t.ev.active_mask, 0xFF);
+  cr_expect_eq(lane_reg(&t, 1, 0, 7), 39);
+  ct_step(&t, 1);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 1), 2);
+  ct_step(&t, 1);
+  cr_expect_eq(t.ev.op, WS_OP_IADD);
+  cr_expect_eq(t.ev.active_mask, 0, "guard false in every lane: issued, nothing executed");
+  cr_expect_eq(lane_reg(&t, 1, 1, 0), 0);
+  cr_expect_eq(ct_step(&t, 1), WS_EV_DONE);
+  cr_expect_eq(t.ev.op, WS_OP_EXIT);
+  cr_expect_eq(ws_cta_warp_state(t.cta, 1), WS_WARP_DONE);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 1), 4, "a finished warp's pc is ninsns");
+  cr_expect_eq(t.cta->warps_done, 1);
+  for (int i = 0; i < 3; i++) ct_step(&t, 0);
+  cr_expect_eq(t.ev.active_mask, 0x1F, "lanes 0-4 have P0");
+  for (uint32_t l = 0; l < 32; l++) cr_expect_eq(lane_reg(&t, 0, 1, l), l < 5 ? l + 1 : 0, "lane %u", l);
+  cr_expect_eq(ct_step(&t, 0), WS_EV_DONE);
+  cr_expect(ws_cta_done(t.cta));
+  /* 8 warp instructions; threads: warp 1 8 + 8 + 0 + 8, warp 0 32 + 32 + 5 + 32 */
+  cr_expect_eq(t.stats.warp_insns, 8);
+  cr_expect_eq(t.stats.thread_insns, 24 + 101);
+  cr_expect_eq(t.stats.warp_insns_by_unit[WS_UNIT_INT], 6);
+  cr_expect_eq(t.stats.warp_insns_by_unit[WS_UNIT_CTRL], 2);
+  cr_expect_eq(t.cta->warps[0].insns_issued, 4);
+  ct_fini(&t);
+}
+
+Test(cta, sr_clock_reads_the_clock_argument) {
+  ct t;
+  ct_init(&t, ".kernel t\nS2R R1, SR_CLOCK\nEXIT\n", (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  cr_assert_eq(ws_cta_step(t.ctx, t.cta, 0, 0x100000123ull, &t.ev, NULL), WS_OK, "stats may be NULL");
+  cr_expect_eq(lane_reg(&t, 0, 1, 31), 0x123, "the low 32 bits");
+  ct_fini(&t);
+}
+
+Test(cta, partial_exit_and_running_off_the_end) {
+  ct t;
+  /* lanes 16-31 exit; the rest run off the end after the IADD */
+  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 16\n@P0 EXIT\nIADD R1, R0, 1\n",
+          (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  ct_step(&t, 0);
+  ct_step(&t, 0);
+  cr_expect_eq(ct_step(&t, 0), 0, "some lanes remain: not done");
+  cr_expect_eq(t.ev.active_mask, 0xFFFF0000u);
+  cr_expect_eq(t.cta->warps[0].live, 0xFFFFu);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 0), 3);
+  cr_expect_eq(ct_step(&t, 0), WS_EV_DONE, "past the last instruction is an exit");
+  cr_expect_eq(t.ev.active_mask, 0xFFFFu);
+  cr_expect_eq(t.cta->warps[0].live, 0);
+  cr_expect(ws_cta_done(t.cta));
+  ct_fini(&t);
+}
+
+Test(cta, barrier_flags_step_by_step) {
+  ct t;
+  ct_init(&t, ".kernel t\nBAR.SYNC\nEXIT\n", (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  cr_expect_eq(ct_step(&t, 0), WS_EV_BAR_ARRIVED);
+  cr_expect_eq(ws_cta_warp_state(t.cta, 0), WS_WARP_AT_BARRIER);
+  cr_expect_eq(t.cta->warps_waiting, 1);
+  cr_expect_eq(ct_step(&t, 1), WS_EV_BAR_ARRIVED | WS_EV_BAR_RELEASED, "the last arrival releases");
+  cr_expect_eq(t.cta->warps_waiting, 0);
+  cr_expect_eq(ws_cta_warp_state(t.cta, 0), WS_WARP_READY);
+  cr_expect_eq(ws_cta_warp_state(t.cta, 1), WS_WARP_READY);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 0), 1);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 1), 1);
+  ct_fini(&t);
+}
+
+Test(cta, an_exit_releases_the_waiting_warps) {
+  ct t;
+  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 32\n@P0 EXIT\nBAR.SYNC\nEXIT\n",
+          (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  for (int i = 0; i < 3; i++) ct_step(&t, 0);
+  cr_expect_eq(t.ev.active_mask, 0, "warp 0 has no lane with P0");
+  cr_expect_eq(ct_step(&t, 0), WS_EV_BAR_ARRIVED);
+  ct_step(&t, 1);
+  ct_step(&t, 1);
+  cr_expect_eq(ct_step(&t, 1), WS_EV_DONE | WS_EV_BAR_RELEASED, "exited warps count as arrived");
+  cr_expect_eq(ws_cta_warp_state(t.cta, 0), WS_WARP_READY);
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 0), 4);
+  ct_fini(&t);
+}
+
+Test(cta, divergent_barrier_is_a_fault) {
+  ct t;
+  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\n@P0 BAR.SYNC\nEXIT\n",
+          (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ws_cta_reset(t.cta, 0);
+  ct_step(&t, 0);
+  ct_step(&t, 0);
+  cr_expect_eq(ws_cta_step(t.ctx, t.cta, 0, 0, &t.ev, NULL), WS_ERR_FAULT, "8 of 32 live lanes");
+  cr_expect_eq(t.cta->warps_waiting, 0, "the warp did not arrive");
+  ct_fini(&t);
+}
 
 Test(barrier, shared_reversal_across_warps) {
   const char *k = ".kernel t\n.param .ptr out\n.shared buf 512\n"

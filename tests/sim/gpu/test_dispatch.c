@@ -104,3 +104,37 @@ Test(dispatch, refill_goes_to_the_sm_that_freed_a_slot) {
   static const uint32_t skewed[6] = {0, 1, 2, 1, 2, 1};
   for (int i = 0; i < 6; i++) cr_expect_eq(got[i], skewed[i], "skewed: CTA %d on SM %u", i, got[i]);
 }
+
+Test(dispatch, first_wave_round_robin_then_refill) {
+  ws_dispatch d;
+  ws_dispatch_init(&d, 10, 3, 2);
+  uint32_t sm;
+  uint64_t cta;
+  static const uint32_t want_sm[6] = {0, 1, 2, 0, 1, 2};
+  for (uint64_t i = 0; i < 6; i++) {
+    cr_assert(ws_dispatch_initial(&d, &sm, &cta));
+    cr_expect_eq(cta, i);
+    cr_expect_eq(sm, want_sm[i]);
+  }
+  cr_expect_not(ws_dispatch_initial(&d, &sm, &cta), "the first wave fills ctas_per_sm per SM");
+  for (uint64_t i = 6; i < 10; i++) {
+    cr_assert(ws_dispatch_next(&d, &cta));
+    cr_expect_eq(cta, i, "linear order");
+  }
+  cr_expect_not(ws_dispatch_next(&d, &cta));
+  cr_expect_not(ws_dispatch_all_retired(&d));
+  d.retired = 10;
+  cr_expect(ws_dispatch_all_retired(&d));
+}
+
+Test(dispatch, small_grid_uses_the_first_sms) {
+  ws_dispatch d;
+  ws_dispatch_init(&d, 2, 108, 4);
+  uint32_t sm;
+  uint64_t cta;
+  cr_assert(ws_dispatch_initial(&d, &sm, &cta));
+  cr_expect_eq(sm, 0);
+  cr_assert(ws_dispatch_initial(&d, &sm, &cta));
+  cr_expect_eq(sm, 1);
+  cr_expect_not(ws_dispatch_initial(&d, &sm, &cta));
+}

@@ -74,6 +74,52 @@ Test(sched, gto_equal_ages_take_the_lowest_slot) {
   cr_expect_eq(ws_sched_pick(&s, B(5) | B(6)), 5);
 }
 
+Test(sched, lrr_rotates_past_the_last_issuer) {
+  ws_sched s;
+  ws_sched_init(&s, WS_SCHED_LRR);
+  cr_expect_str_eq(ws_sched_name(WS_SCHED_LRR), "lrr");
+  cr_expect_eq(ws_sched_pick(&s, 0xF), 0);
+  cr_expect_eq(ws_sched_pick(&s, 0xF), 1);
+  cr_expect_eq(ws_sched_pick(&s, 0xF), 2);
+  cr_expect_eq(ws_sched_pick(&s, 0xB), 3);
+  cr_expect_eq(ws_sched_pick(&s, 0xB), 0, "wraps around");
+  cr_expect_eq(ws_sched_pick(&s, 0x8), 3);
+  cr_expect_eq(ws_sched_pick(&s, 1u << 31 | 1u), 31);
+  cr_expect_eq(ws_sched_pick(&s, 1u << 31 | 1u), 0);
+}
+
+Test(sched, gto_keeps_the_greedy_warp_then_takes_the_oldest) {
+  ws_sched s;
+  ws_sched_init(&s, WS_SCHED_GTO);
+  cr_expect_str_eq(ws_sched_name(WS_SCHED_GTO), "gto");
+  /* slot 2 arrived first, then 0, then 1 */
+  ws_sched_arrive(&s, 2, 10);
+  ws_sched_arrive(&s, 0, 11);
+  ws_sched_arrive(&s, 1, 12);
+  cr_expect_eq(ws_sched_pick(&s, 0x7), 2, "oldest first");
+  cr_expect_eq(ws_sched_pick(&s, 0x7), 2, "greedy: stays while eligible");
+  cr_expect_eq(ws_sched_pick(&s, 0x3), 0, "then the oldest of the rest");
+  cr_expect_eq(ws_sched_pick(&s, 0x7), 0, "greedy beats older slot 2");
+  cr_expect_eq(ws_sched_pick(&s, 0x6), 2);
+}
+
+Test(sched, the_two_policies_differ_on_the_same_masks) {
+  ws_sched lrr, gto;
+  ws_sched_init(&lrr, WS_SCHED_LRR);
+  ws_sched_init(&gto, WS_SCHED_GTO);
+  for (uint32_t i = 0; i < 4; i++) {
+    ws_sched_arrive(&lrr, i, i);
+    ws_sched_arrive(&gto, i, i);
+  }
+  uint32_t a[4], b[4];
+  for (int i = 0; i < 4; i++) {
+    a[i] = ws_sched_pick(&lrr, 0xF);
+    b[i] = ws_sched_pick(&gto, 0xF);
+  }
+  cr_expect(a[0] == 0 && a[1] == 1 && a[2] == 2 && a[3] == 3);
+  cr_expect(b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 0);
+}
+
 /* Disabled: a fresh GTO scheduler starts with last = 31 (LRR's starting
  * point), so when slot 31 is eligible it is picked "greedily" before any
  * warp has issued, whatever the ages. Only a sub-partition with 32 warp

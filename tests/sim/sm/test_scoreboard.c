@@ -9,6 +9,7 @@
  * let a warp issue before its operand lands and change nothing visible but
  * the cycle counts. Every expectation is read off the instruction text. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@
 #include "sim/exec/exec.h"
 #include "sim/sm/scoreboard.h"
 
-static const char src[] =
+static const char table_src[] =
     ".kernel t\n.param .ptr p\n.shared buf 64\n"
     "FFMA R4, R1, R2, R3\n"                 /* 0 */
     "IADD R5, RZ, 7\n"                      /* 1 */
@@ -46,7 +47,7 @@ typedef struct sbt {
 
 static void sbt_init(sbt *t, uint32_t banks) {
   t->ctx = ws_ctx_create();
-  cr_assert_eq(ws_asm_parse(t->ctx, src, strlen(src), "sb.wsa", &t->prog), WS_OK, "%s",
+  cr_assert_eq(ws_asm_parse(t->ctx, table_src, strlen(table_src), "sb.wsa", &t->prog), WS_OK, "%s",
                ws_errmsg(t->ctx));
   t->k = ws_program_find_kernel(t->prog, "t");
   cr_assert_eq(ws_exec_regs_needed(t->k), NROWS, "R31 is the highest register");
@@ -256,4 +257,87 @@ Test(scoreboard, long_bits_and_count) {
   cr_expect_not(ws_sb_long_blocked(&sb, &t.tab[6]));
   ws_sb_free(&sb);
   sbt_fini(&t);
+}
+
+static ws_sb_insn *table_of(const char *body, uint32_t banks, ws_program **prog, ws_ctx *ctx) {
+  char src[1024];
+  snprintf(src, sizeof src, ".kernel t\n.param .ptr p\n.shared sh 256 16\n%s", body);
+  cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "t.wsa", prog), WS_OK, "%s", ws_errmsg(ctx));
+  ws_sb_insn *t = NULL;
+  cr_assert_eq(ws_sb_table_build(ctx, &(*prog)->kernels[0], 64, banks, &t), WS_OK);
+  return t;
+}
+
+Test(scoreboard, read_and_write_sets_follow_the_signature) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_program *prog = NULL;
+  ws_sb_insn *t = table_of("@P1 IMAD.WIDE.U32 R4, R1, 8, R6\nSTG.64 [R8], R10\nISETP.LT P2, R3, 5\n"
+                           "HMMA.16816.F32 R12, R16, R20, R24\nLDS.32 R0, [R2+sh]\nEXIT\n", 4, &prog, ctx);
+  /* IMAD.WIDE: writes R4:R5, reads R1, R6:R7 and guard P1 */
+  cr_expect(has_bit(t[0].wr_mask, 4) && has_bit(t[0].wr_mask, 5) && !has_bit(t[0].wr_mask, 1));
+  cr_expect(has_bit(t[0].dep_mask, 1) && has_bit(t[0].dep_mask, 6) && has_bit(t[0].dep_mask, 7));
+  cr_expect_eq(t[0].ndeps, 6, "R4 R5 R1 R6 R7 and P1");
+  cr_expect_eq(t[0].unit, WS_UNIT_INT);
+  /* STG.64: reads the address pair R8:R9 and the data pair R10:R11, writes nothing */
+  cr_expect_eq(t[1].nwrites, 0);
+  cr_expect(has_bit(t[1].dep_mask, 9) && has_bit(t[1].dep_mask, 11));
+  cr_expect_eq(t[1].mem_class, WS_MEMC_GLOBAL);
+  /* ISETP writes a predicate slot (64 + 2) */
+  cr_expect_eq(t[2].nwrites, 1);
+  cr_expect_eq(t[2].writes[0], 64 + 2);
+  /* HMMA: writes 4, reads 4 + 2 + 4 */
+  cr_expect_eq(t[3].nwrites, 4);
+  cr_expect_eq(t[3].ndeps, 14);
+  cr_expect_eq(t[3].flop_kind, WS_FLOP_MMA);
+  cr_expect_eq(t[4].mem_class, WS_MEMC_SHARED);
+  cr_expect_eq(t[5].unit, WS_UNIT_CTRL);
+  free(t);
+  ws_program_destroy(prog);
+  ws_ctx_destroy(ctx);
+}
+
+Test(scoreboard, bank_conflicts_count_distinct_sources_per_bank) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_program *prog = NULL;
+  ws_sb_insn *t = table_of("FFMA R0, R1, R2, R3\nFFMA R0, R1, R5, R9\nFFMA R0, R1, R1, R1\n"
+                           "FFMA R0, R4, R8, R12\nFFMA R0, RZ, R4, RZ\n", 4, &prog, ctx);
+  cr_expect_eq(t[0].bank_extra_cycles, 0, "banks 1, 2, 3");
+  cr_expect_eq(t[1].bank_extra_cycles, 2, "R1, R5, R9 all in bank 1");
+  cr_expect_eq(t[2].bank_extra_cycles, 0, "one register read once");
+  cr_expect_eq(t[3].bank_extra_cycles, 2);
+  cr_expect_eq(t[4].bank_extra_cycles, 0, "RZ is not read from a bank");
+  free(t);
+  ws_program_destroy(prog);
+  ws_ctx_destroy(ctx);
+}
+
+Test(scoreboard, short_and_long_entries) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_program *prog = NULL;
+  ws_sb_insn *t = table_of("LDG.64 R4, [R2]\nIADD R6, R5, 1\nIADD R7, R8, 1\n", 4, &prog, ctx);
+  ws_scoreboard sb;
+  cr_assert(ws_sb_init(&sb, 64));
+  ws_sb_set_long(&sb, &t[0]);
+  cr_expect_eq(sb.long_count, 2);
+  cr_expect(ws_sb_long_blocked(&sb, &t[1]), "reads R5");
+  cr_expect_not(ws_sb_long_blocked(&sb, &t[2]));
+  ws_sb_clear_long(&sb, &t[0]);
+  cr_expect_not(ws_sb_long_blocked(&sb, &t[1]));
+  ws_sb_set_short(&sb, &t[2], 40, WS_SB_MIO, 3);
+  ws_sb_slot s = ws_sb_latest(&sb, &t[2], 0);
+  cr_expect_eq(s.ready_cycle, 40, "WAW on R7");
+  cr_expect_eq(s.kind, WS_SB_MIO);
+  cr_expect_eq(s.conflict_cycles, 3);
+  cr_expect_eq(ws_sb_latest(&sb, &t[1], 0).ready_cycle, 0);
+  /* asked at cycle 39 the result is still pending; at 40 it is in the past
+   * and stays reported as none, even to a later question with now = 0 */
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 39).ready_cycle, 40);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 0);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 0).ready_cycle, 0);
+  ws_sb_set_short(&sb, &t[2], 90, WS_SB_FIXED, 0);
+  cr_expect_eq(ws_sb_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
+  ws_sb_free(&sb);
+  free(t);
+  ws_program_destroy(prog);
+  ws_ctx_destroy(ctx);
 }

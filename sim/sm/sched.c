@@ -13,7 +13,8 @@ static uint32_t pick_lrr(const ws_sched *s, uint32_t eligible) {
 }
 
 static uint32_t pick_gto(const ws_sched *s, uint32_t eligible) {
-  if (eligible >> s->last & 1u) return s->last;
+  /* 64-bit: before the first issue last is WS_SCHED_MAX_SLOTS, no slot */
+  if ((uint64_t)eligible >> s->last & 1u) return s->last;
   uint32_t best = (uint32_t)__builtin_ctz(eligible);
   for (uint32_t m = eligible & (eligible - 1); m; m &= m - 1) {
     uint32_t i = (uint32_t)__builtin_ctz(m);
@@ -29,7 +30,9 @@ static const ws_sched_ops policies[WS_SCHED_COUNT] = {
 
 void ws_sched_init(ws_sched *s, ws_sched_policy policy) {
   s->ops = &policies[policy < WS_SCHED_COUNT ? policy : WS_SCHED_LRR];
-  s->last = WS_SCHED_MAX_SLOTS - 1;
+  /* LRR's first pick is slot 0, the one after 31; GTO's is the oldest,
+   * so it has no greedy slot until something issued */
+  s->last = s->ops->pick == pick_gto ? WS_SCHED_MAX_SLOTS : WS_SCHED_MAX_SLOTS - 1;
   for (uint32_t i = 0; i < WS_SCHED_MAX_SLOTS; i++) s->age[i] = UINT64_MAX;
 }
 

@@ -1,180 +1,148 @@
-/* test_sm.c - the SM's parts in isolation: scheduling policies, the CTA
- * dispatch rule, the scoreboard's dependency sets and bank-conflict cost.
+/* test_sm.c - an SM's counters and CTA residency, through the device API
+ * only (the SM's internal interface with its sub-partitions is being
+ * reworked): the names each SM registers, instruction, lane, unit, FLOP,
+ * branch and LSU counts worked out from the kernel text, the residency
+ * integrals (every unfinished warp is in exactly one warp state each cycle,
+ * and a resident CTA makes its SM active), and CTAs counted where they ran.
  *
- * Design: each part is a pure data structure with a tiny interface, so the
- * cases are hand-built (eligibility masks, ages, kernels of one line) and
- * the expected answers follow from the documented rules. */
+ * Why: the report's IPC, occupancy and FLOP figures are these counters;
+ * each one is pinned to what the kernel text says it must be. */
 #include <criterion/criterion.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "isa/asm.h"
-#include "sim/gpu/dispatch.h"
-#include "sim/sm/sched.h"
-#include "sim/sm/scoreboard.h"
+#include "sim/sm/sm.h"
+#include "tests/sim/simtest.h"
 
-Test(sched, lrr_rotates_past_the_last_issuer) {
-  ws_sched s;
-  ws_sched_init(&s, WS_SCHED_LRR);
-  cr_expect_str_eq(ws_sched_name(WS_SCHED_LRR), "lrr");
-  cr_expect_eq(ws_sched_pick(&s, 0xF), 0);
-  cr_expect_eq(ws_sched_pick(&s, 0xF), 1);
-  cr_expect_eq(ws_sched_pick(&s, 0xF), 2);
-  cr_expect_eq(ws_sched_pick(&s, 0xB), 3);
-  cr_expect_eq(ws_sched_pick(&s, 0xB), 0, "wraps around");
-  cr_expect_eq(ws_sched_pick(&s, 0x8), 3);
-  cr_expect_eq(ws_sched_pick(&s, 1u << 31 | 1u), 31);
-  cr_expect_eq(ws_sched_pick(&s, 1u << 31 | 1u), 0);
+static uint64_t stat(const simtest *t, const char *name) {
+  uint64_t v = 0;
+  cr_assert(ws_stats_get(ws_device_stats(t->dev), name, &v), "no counter %s", name);
+  return v;
 }
 
-Test(sched, gto_keeps_the_greedy_warp_then_takes_the_oldest) {
-  ws_sched s;
-  ws_sched_init(&s, WS_SCHED_GTO);
-  cr_expect_str_eq(ws_sched_name(WS_SCHED_GTO), "gto");
-  /* slot 2 arrived first, then 0, then 1 */
-  ws_sched_arrive(&s, 2, 10);
-  ws_sched_arrive(&s, 0, 11);
-  ws_sched_arrive(&s, 1, 12);
-  cr_expect_eq(ws_sched_pick(&s, 0x7), 2, "oldest first");
-  cr_expect_eq(ws_sched_pick(&s, 0x7), 2, "greedy: stays while eligible");
-  cr_expect_eq(ws_sched_pick(&s, 0x3), 0, "then the oldest of the rest");
-  cr_expect_eq(ws_sched_pick(&s, 0x7), 0, "greedy beats older slot 2");
-  cr_expect_eq(ws_sched_pick(&s, 0x6), 2);
+static void run_on(simtest *t, const char *src, uint32_t num_sms, uint32_t grid, uint32_t block) {
+  ws_gpu_cfg c = ws_gpu_cfg_default();
+  c.gpu.num_sms = num_sms;
+  st_init_cfg(t, src, "t", &c);
+  st_run(t, grid, block);
 }
 
-Test(sched, the_two_policies_differ_on_the_same_masks) {
-  ws_sched lrr, gto;
-  ws_sched_init(&lrr, WS_SCHED_LRR);
-  ws_sched_init(&gto, WS_SCHED_GTO);
-  for (uint32_t i = 0; i < 4; i++) {
-    ws_sched_arrive(&lrr, i, i);
-    ws_sched_arrive(&gto, i, i);
+Test(sm, every_sm_registers_its_counters) {
+  simtest t;
+  run_on(&t, ".kernel t\nEXIT\n", 3, 1, 32);
+  static const char *const names[] = {"cycles_active", "warps_active_sum", "warp_insns", "thread_insns",
+                                      "flops.fp32", "flops.tensor", "rf.bank_conflict_cycles", "ctas",
+                                      "branches_taken", "lsu.line_accesses", "lsu.sectors", "lsu.refusals",
+                                      "smem.insns", "smem.wavefronts", "smem.bank_conflicts",
+                                      "inst_by_unit.int", "inst_by_unit.fp32", "inst_by_unit.lsu",
+                                      "inst_by_unit.tensor", "inst_by_unit.ctrl"};
+  char name[64];
+  uint64_t v;
+  for (unsigned sm = 0; sm < 3; sm++)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      snprintf(name, sizeof name, "sm%u.%s", sm, names[i]);
+      cr_expect(ws_stats_get(ws_device_stats(t.dev), name, &v), "%s", name);
+    }
+  for (int s = 0; s < WS_STALL_COUNT; s++) {
+    snprintf(name, sizeof name, "sm2.stall.%s", ws_sm_stall_name((ws_stall)s));
+    cr_expect(ws_stats_get(ws_device_stats(t.dev), name, &v), "%s", name);
   }
-  uint32_t a[4], b[4];
-  for (int i = 0; i < 4; i++) {
-    a[i] = ws_sched_pick(&lrr, 0xF);
-    b[i] = ws_sched_pick(&gto, 0xF);
+  cr_expect_not(ws_stats_get(ws_device_stats(t.dev), "sm3.ctas", &v), "only 3 SMs");
+  cr_expect_str_eq(ws_sm_stall_name(WS_STALL_COUNT), "?");
+  st_fini(&t);
+}
+
+/* 40 threads (2 warps: 32 + 8 lanes); tid < 36 runs the FFMA and FADD:
+ * warp 0 all 32 lanes, warp 1 lanes 0-3. Per warp 6 instructions
+ * (S2R, ISETP, FFMA, FADD, MOV, EXIT); the MOV is guarded by !P0. */
+Test(sm, instruction_lane_unit_and_flop_counts) {
+  simtest t;
+  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 36\n@P0 FFMA R1, R0, R0, R0\n"
+             "@P0 FADD R2, R1, R1\n@!P0 MOV R3, 1\nEXIT\n", 1, 1, 40);
+  cr_expect_eq(stat(&t, "sm0.warp_insns"), 12);
+  /* lanes: S2R 40, ISETP 40, FFMA 36, FADD 36, MOV 4 (warp 1 lanes 4-7), EXIT 40 */
+  cr_expect_eq(stat(&t, "sm0.thread_insns"), 40 + 40 + 36 + 36 + 4 + 40);
+  cr_expect_eq(stat(&t, "sm0.thread_insns"), t.stats.thread_insns);
+  cr_expect_eq(stat(&t, "sm0.flops.fp32"), 36 * 2 + 36 * 1, "FFMA 2, FADD 1 per executing lane");
+  cr_expect_eq(stat(&t, "sm0.flops.tensor"), 0);
+  cr_expect_eq(stat(&t, "sm0.inst_by_unit.int"), 6, "S2R, ISETP, MOV per warp");
+  cr_expect_eq(stat(&t, "sm0.inst_by_unit.fp32"), 4);
+  cr_expect_eq(stat(&t, "sm0.inst_by_unit.ctrl"), 2);
+  for (int u = 0; u < WS_UNIT_COUNT; u++) {
+    char name[64], unit[16];
+    snprintf(unit, sizeof unit, "%s", ws_isa_unit_name((ws_unit)u));
+    for (char *c = unit; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    snprintf(name, sizeof name, "sm0.inst_by_unit.%s", unit);
+    cr_expect_eq(stat(&t, name), t.stats.warp_insns_by_unit[u], "%s matches the launch stats", name);
   }
-  cr_expect(a[0] == 0 && a[1] == 1 && a[2] == 2 && a[3] == 3);
-  cr_expect(b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 0);
+  cr_expect_eq(stat(&t, "sm0.ctas"), 1);
+  st_fini(&t);
 }
 
-Test(dispatch, first_wave_round_robin_then_refill) {
-  ws_dispatch d;
-  ws_dispatch_init(&d, 10, 3, 2);
-  uint32_t sm;
-  uint64_t cta;
-  static const uint32_t want_sm[6] = {0, 1, 2, 0, 1, 2};
-  for (uint64_t i = 0; i < 6; i++) {
-    cr_assert(ws_dispatch_initial(&d, &sm, &cta));
-    cr_expect_eq(cta, i);
-    cr_expect_eq(sm, want_sm[i]);
+/* A branch counts when the warp's next pc is not pc + 1: a uniform taken
+ * BRA (3), the divergent if/else at 7 (taken side first, at 10) and the
+ * not-taken side's jump over the else (9) do; a branch no lane takes (5)
+ * and a divergent "if" whose taken side starts at the join (11: the lanes
+ * that fall through run first, from 12) do not. */
+Test(sm, branches_taken) {
+  simtest t;
+  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\nISETP.LT.U32 P1, R0, 0\n"
+             "BRA a\nNOP\na: @P1 BRA b\nNOP\nb: @P0 BRA c\nNOP\nBRA d\nc: NOP\n"
+             "d: @P0 BRA e\nNOP\ne: EXIT\n", 1, 1, 32);
+  cr_expect_eq(stat(&t, "sm0.branches_taken"), 3);
+  st_fini(&t);
+}
+
+/* One warp loads 32 consecutive words (one 128-byte line, four sectors) and
+ * stores them (the same line); shared memory: a 2-way conflicted store
+ * (stride 2 words over 32 banks) and a conflict-free load. */
+Test(sm, lsu_and_shared_counts) {
+  simtest t;
+  ws_gpu_cfg c = ws_gpu_cfg_default();
+  c.gpu.num_sms = 1;
+  c.smem.banks = 32;
+  c.smem.bank_width_bytes = 4;
+  st_init_cfg(&t, ".kernel t\n.param .ptr p\n.shared sh 256\n"
+                  "S2R R0, SR_TID.X\nLDP.64 R2, [p]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\n"
+                  "STG.32 [R2], R4\nSHL R5, R0, 3\nSTS.32 [R5+sh], R4\nSHL R6, R0, 2\nLDS.32 R7, [R6+sh]\nEXIT\n",
+              "t", &c);
+  st_buf(&t, "p", 128, NULL);
+  st_run(&t, 1, 32);
+  cr_expect_eq(stat(&t, "sm0.lsu.line_accesses"), 2);
+  cr_expect_eq(stat(&t, "sm0.lsu.sectors"), 8);
+  cr_expect_eq(stat(&t, "sm0.smem.insns"), 2);
+  cr_expect_eq(stat(&t, "sm0.smem.wavefronts"), 2 + 1);
+  cr_expect_eq(stat(&t, "sm0.smem.bank_conflicts"), 1);
+  st_fini(&t);
+}
+
+/* Every cycle each unfinished resident warp is in exactly one warp state,
+ * so the states' warp-cycles add up to warps_active_sum; and an SM holding
+ * a CTA is active. Three CTAs of 3 warps on 2 SMs. */
+Test(sm, residency_integrals_agree_with_the_warp_states) {
+  simtest t;
+  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nFFMA R1, R0, R0, R0\nFFMA R1, R1, R1, R1\n"
+             "ISETP.GE.U32 P0, R0, 64\n@P0 EXIT\nBAR.SYNC\nFFMA R1, R1, R1, R1\nEXIT\n", 2, 3, 96);
+  for (unsigned sm = 0; sm < 2; sm++) {
+    char pat[64], name[64];
+    snprintf(pat, sizeof pat, "sm%u.stall.*", sm);
+    snprintf(name, sizeof name, "sm%u.warps_active_sum", sm);
+    uint64_t states = ws_stats_sum(ws_device_stats(t.dev), pat);
+    cr_expect_gt(states, 0);
+    cr_expect_eq(stat(&t, name), states, "SM %u", sm);
+    snprintf(name, sizeof name, "sm%u.cycles_active", sm);
+    cr_expect_gt(stat(&t, name), 0);
+    cr_expect_leq(stat(&t, name), t.stats.cycles);
   }
-  cr_expect_not(ws_dispatch_initial(&d, &sm, &cta), "the first wave fills ctas_per_sm per SM");
-  for (uint64_t i = 6; i < 10; i++) {
-    cr_assert(ws_dispatch_next(&d, &cta));
-    cr_expect_eq(cta, i, "linear order");
-  }
-  cr_expect_not(ws_dispatch_next(&d, &cta));
-  cr_expect_not(ws_dispatch_all_retired(&d));
-  d.retired = 10;
-  cr_expect(ws_dispatch_all_retired(&d));
+  cr_expect_eq(stat(&t, "sm0.ctas") + stat(&t, "sm1.ctas"), 3);
+  cr_expect_eq(stat(&t, "sm0.ctas"), 2, "CTAs 0 and 2");
+  st_fini(&t);
 }
 
-Test(dispatch, small_grid_uses_the_first_sms) {
-  ws_dispatch d;
-  ws_dispatch_init(&d, 2, 108, 4);
-  uint32_t sm;
-  uint64_t cta;
-  cr_assert(ws_dispatch_initial(&d, &sm, &cta));
-  cr_expect_eq(sm, 0);
-  cr_assert(ws_dispatch_initial(&d, &sm, &cta));
-  cr_expect_eq(sm, 1);
-  cr_expect_not(ws_dispatch_initial(&d, &sm, &cta));
-}
-
-static ws_scoreboard_insn *table_of(const char *body, uint32_t banks, ws_program **prog, ws_ctx *ctx) {
-  char src[1024];
-  snprintf(src, sizeof src, ".kernel t\n.param .ptr p\n.shared sh 256 16\n%s", body);
-  cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "t.wsa", prog), WS_OK, "%s", ws_errmsg(ctx));
-  ws_scoreboard_insn *t = NULL;
-  cr_assert_eq(ws_scoreboard_table_build(ctx, &(*prog)->kernels[0], 64, banks, &t), WS_OK);
-  return t;
-}
-
-static bool has_bit(const uint64_t *m, unsigned r) { return m[r / 64] >> (r % 64) & 1u; }
-
-Test(scoreboard, read_and_write_sets_follow_the_signature) {
-  ws_ctx *ctx = ws_ctx_create();
-  ws_program *prog = NULL;
-  ws_scoreboard_insn *t = table_of("@P1 IMAD.WIDE.U32 R4, R1, 8, R6\nSTG.64 [R8], R10\nISETP.LT P2, R3, 5\n"
-                           "HMMA.16816.F32 R12, R16, R20, R24\nLDS.32 R0, [R2+sh]\nEXIT\n", 4, &prog, ctx);
-  /* IMAD.WIDE: writes R4:R5, reads R1, R6:R7 and guard P1 */
-  cr_expect(has_bit(t[0].wr_mask, 4) && has_bit(t[0].wr_mask, 5) && !has_bit(t[0].wr_mask, 1));
-  cr_expect(has_bit(t[0].dep_mask, 1) && has_bit(t[0].dep_mask, 6) && has_bit(t[0].dep_mask, 7));
-  cr_expect_eq(t[0].ndeps, 6, "R4 R5 R1 R6 R7 and P1");
-  cr_expect_eq(t[0].unit, WS_UNIT_INT);
-  /* STG.64: reads the address pair R8:R9 and the data pair R10:R11, writes nothing */
-  cr_expect_eq(t[1].nwrites, 0);
-  cr_expect(has_bit(t[1].dep_mask, 9) && has_bit(t[1].dep_mask, 11));
-  cr_expect_eq(t[1].mem_class, WS_MEMC_GLOBAL);
-  /* ISETP writes a predicate slot (64 + 2) */
-  cr_expect_eq(t[2].nwrites, 1);
-  cr_expect_eq(t[2].writes[0], 64 + 2);
-  /* HMMA: writes 4, reads 4 + 2 + 4 */
-  cr_expect_eq(t[3].nwrites, 4);
-  cr_expect_eq(t[3].ndeps, 14);
-  cr_expect_eq(t[3].flop_kind, WS_FLOP_MMA);
-  cr_expect_eq(t[4].mem_class, WS_MEMC_SHARED);
-  cr_expect_eq(t[5].unit, WS_UNIT_CTRL);
-  free(t);
-  ws_program_destroy(prog);
-  ws_ctx_destroy(ctx);
-}
-
-Test(scoreboard, bank_conflicts_count_distinct_sources_per_bank) {
-  ws_ctx *ctx = ws_ctx_create();
-  ws_program *prog = NULL;
-  ws_scoreboard_insn *t = table_of("FFMA R0, R1, R2, R3\nFFMA R0, R1, R5, R9\nFFMA R0, R1, R1, R1\n"
-                           "FFMA R0, R4, R8, R12\nFFMA R0, RZ, R4, RZ\n", 4, &prog, ctx);
-  cr_expect_eq(t[0].bank_extra_cycles, 0, "banks 1, 2, 3");
-  cr_expect_eq(t[1].bank_extra_cycles, 2, "R1, R5, R9 all in bank 1");
-  cr_expect_eq(t[2].bank_extra_cycles, 0, "one register read once");
-  cr_expect_eq(t[3].bank_extra_cycles, 2);
-  cr_expect_eq(t[4].bank_extra_cycles, 0, "RZ is not read from a bank");
-  free(t);
-  ws_program_destroy(prog);
-  ws_ctx_destroy(ctx);
-}
-
-Test(scoreboard, short_and_long_entries) {
-  ws_ctx *ctx = ws_ctx_create();
-  ws_program *prog = NULL;
-  ws_scoreboard_insn *t = table_of("LDG.64 R4, [R2]\nIADD R6, R5, 1\nIADD R7, R8, 1\n", 4, &prog, ctx);
-  ws_scoreboard sb;
-  cr_assert(ws_scoreboard_init(&sb, 64));
-  ws_scoreboard_set_long(&sb, &t[0]);
-  cr_expect_eq(sb.long_count, 2);
-  cr_expect(ws_scoreboard_long_blocked(&sb, &t[1]), "reads R5");
-  cr_expect_not(ws_scoreboard_long_blocked(&sb, &t[2]));
-  ws_scoreboard_clear_long(&sb, &t[0]);
-  cr_expect_not(ws_scoreboard_long_blocked(&sb, &t[1]));
-  ws_scoreboard_set_short(&sb, &t[2], 40, WS_SCOREBOARD_MIO, 3);
-  ws_scoreboard_slot s = ws_scoreboard_latest(&sb, &t[2], 0);
-  cr_expect_eq(s.ready_cycle, 40, "WAW on R7");
-  cr_expect_eq(s.kind, WS_SCOREBOARD_MIO);
-  cr_expect_eq(s.conflict_cycles, 3);
-  cr_expect_eq(ws_scoreboard_latest(&sb, &t[1], 0).ready_cycle, 0);
-  /* asked at cycle 39 the result is still pending; at 40 it is in the past
-   * and stays reported as none, even to a later question with now = 0 */
-  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 39).ready_cycle, 40);
-  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 40).ready_cycle, 0);
-  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 0).ready_cycle, 0);
-  ws_scoreboard_set_short(&sb, &t[2], 90, WS_SCOREBOARD_FIXED, 0);
-  cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
-  ws_scoreboard_free(&sb);
-  free(t);
-  ws_program_destroy(prog);
-  ws_ctx_destroy(ctx);
+/* One SM, one CTA from cycle 0 to the end: active for the whole launch. */
+Test(sm, one_cta_keeps_its_sm_active_for_the_whole_launch) {
+  simtest t;
+  run_on(&t, ".kernel t\nFFMA R1, R0, R0, R0\nFFMA R1, R1, R1, R1\nEXIT\n", 1, 1, 64);
+  cr_expect_eq(stat(&t, "sm0.cycles_active"), t.stats.cycles);
+  st_fini(&t);
 }

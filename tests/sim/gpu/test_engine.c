@@ -1,4 +1,4 @@
-/* test_timing.c - the SM timing model end to end through ws_device_launch:
+/* test_engine.c - the timing engine end to end through ws_device_launch:
  * dependent and independent issue, initiation intervals, register-bank and
  * shared-bank conflicts, barriers, the long scoreboard, DEPBAR, CTA
  * dispatch, launch failure, determinism and the shipped examples.
@@ -76,7 +76,7 @@ static char *repeat(const char *line, int n, char *buf, size_t size) {
   return buf;
 }
 
-Test(timing, dependent_ffma_chain_takes_n_latencies) {
+Test(engine, dependent_ffma_chain_takes_n_latencies) {
   /* issue k at (k-1)*lat, the last result lands at n*lat; EXIT issues
    * before that but the warp retires only when its results have landed */
   for (int n = 1; n <= 16; n *= 4) {
@@ -92,7 +92,7 @@ Test(timing, dependent_ffma_chain_takes_n_latencies) {
   }
 }
 
-Test(timing, four_warps_issue_one_per_cycle_each) {
+Test(engine, four_warps_issue_one_per_cycle_each) {
   /* independent FFMAs (sources R20, R21: different banks) on 4 sub-partitions */
   enum { M = 12 };
   char body[4096] = "";
@@ -111,7 +111,7 @@ Test(timing, four_warps_issue_one_per_cycle_each) {
   st_fini(&t);
 }
 
-Test(timing, initiation_interval_spaces_issues) {
+Test(engine, initiation_interval_spaces_issues) {
   enum { M = 10, II = 3 };
   char body[4096] = "";
   for (int i = 0; i < M; i++) {
@@ -129,7 +129,7 @@ Test(timing, initiation_interval_spaces_issues) {
   st_fini(&t);
 }
 
-Test(timing, register_bank_conflict_adds_a_cycle) {
+Test(engine, register_bank_conflict_adds_a_cycle) {
   /* R10 and R12 share bank 0 of 2: two reads there cost one extra cycle */
   simtest a, b;
   run(&a, "FFMA R1, R10, R11, R10\nFFMA R2, R1, R1, R1\nEXIT\n", 1, 32);
@@ -156,7 +156,7 @@ static void smem_case(uint32_t stride_words, uint64_t *cycles, uint64_t *wavefro
   st_fini(&t);
 }
 
-Test(timing, shared_n_way_conflict_costs_n_wavefronts) {
+Test(engine, shared_n_way_conflict_costs_n_wavefronts) {
   uint64_t c1, w1, x1;
   smem_case(1, &c1, &w1, &x1);
   cr_expect_eq(w1, 1);
@@ -172,7 +172,7 @@ Test(timing, shared_n_way_conflict_costs_n_wavefronts) {
   cr_expect_eq(c1, (uint64_t)INT_LAT + INT_LAT + SMEM_LAT + INT_LAT);
 }
 
-Test(timing, barrier_makes_fast_warps_wait) {
+Test(engine, barrier_makes_fast_warps_wait) {
   char chain[4096];
   repeat("FFMA R4, R4, R4, R4\n", 20, chain, sizeof chain);
   char body[8192];
@@ -192,7 +192,7 @@ Test(timing, barrier_makes_fast_warps_wait) {
   st_fini(&t);
 }
 
-Test(timing, load_use_is_a_long_scoreboard_stall) {
+Test(engine, load_use_is_a_long_scoreboard_stall) {
   simtest t;
   run(&t, "LDP.64 R2, [buf]\nLDG.32 R4, [R2]\nIADD R5, R4, 1\nEXIT\n", 1, 32);
   ws_gpu_cfg c = tcfg();
@@ -203,7 +203,7 @@ Test(timing, load_use_is_a_long_scoreboard_stall) {
   st_fini(&t);
 }
 
-Test(timing, depbar_waits_for_its_group) {
+Test(engine, depbar_waits_for_its_group) {
   simtest t;
   run(&t,
       "S2R R0, SR_TID.X\nLDP.64 R2, [buf]\nIMAD.WIDE.U32 R2, R0, 4, R2\nSHL R1, R0, 2\n"
@@ -235,7 +235,7 @@ static void twice(bool keep_l2, uint64_t hits[2], uint64_t dram[2], uint64_t l1_
   st_fini(&t);
 }
 
-Test(timing, keep_l2_lets_the_next_launch_hit) {
+Test(engine, keep_l2_lets_the_next_launch_hit) {
   uint64_t hits[2], dram[2], l1[2];
   twice(false, hits, dram, l1);
   cr_expect_eq(hits[0], 0);
@@ -248,7 +248,7 @@ Test(timing, keep_l2_lets_the_next_launch_hit) {
   cr_expect_eq(l1[1], 0, "the L1 is emptied at every launch");
 }
 
-Test(timing, ctas_refill_the_sm_that_freed_a_slot) {
+Test(engine, ctas_refill_the_sm_that_freed_a_slot) {
   /* one CTA per SM at a time, 5 equal CTAs on 2 SMs: 0,2,4 on SM0; 1,3 on SM1 */
   ws_gpu_cfg c = tcfg();
   c.sm.max_ctas_per_sm = 1;
@@ -287,7 +287,7 @@ static void smid_case(ws_exec_mode mode, uint32_t got[6]) {
   st_fini(&t);
 }
 
-Test(timing, sr_smid_names_the_sm_that_runs_the_cta) {
+Test(engine, sr_smid_names_the_sm_that_runs_the_cta) {
   uint32_t timed[6], functional[6];
   smid_case(WS_MODE_TIMING, timed);
   smid_case(WS_MODE_FUNCTIONAL, functional);
@@ -298,7 +298,7 @@ Test(timing, sr_smid_names_the_sm_that_runs_the_cta) {
   }
 }
 
-Test(timing, a_cta_that_cannot_fit_fails_to_launch) {
+Test(engine, a_cta_that_cannot_fit_fails_to_launch) {
   simtest t;
   ws_gpu_cfg c = tcfg();
   st_init_cfg(&t, ".kernel t\nMOV R254, 1\nEXIT\n", "t", &c);
@@ -332,7 +332,7 @@ static char *stats_json(const char *example) {
   return buf;
 }
 
-Test(timing, two_runs_give_identical_stats) {
+Test(engine, two_runs_give_identical_stats) {
   char *a = stats_json("reduce"), *b = stats_json("reduce");
   cr_expect(strlen(a) > 1000);
   cr_expect_str_eq(a, b);
@@ -340,7 +340,7 @@ Test(timing, two_runs_give_identical_stats) {
   free(b);
 }
 
-Test(timing, shipped_examples_pass_timed_with_a_report) {
+Test(engine, shipped_examples_pass_timed_with_a_report) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = ws_gpu_cfg_default();
   ws_device *dev = NULL;
@@ -383,7 +383,7 @@ static const char *scattered_load =
     "S2R R0, SR_TID.X\nLDP.64 R2, [buf]\nIMAD.WIDE.U32 R2, R0, 128, R2\nLDG.32 R4, [R2]\n"
     "IADD R5, R4, 1\nEXIT\n";
 
-Test(timing, refused_line_accesses_are_retried) {
+Test(engine, refused_line_accesses_are_retried) {
   ws_gpu_cfg c = tcfg();
   simtest roomy;
   run_cfg(&roomy, scattered_load, 1, 32, &c);
@@ -398,7 +398,7 @@ Test(timing, refused_line_accesses_are_retried) {
   st_fini(&tight);
 }
 
-Test(timing, a_full_lsu_queue_throttles_issue) {
+Test(engine, a_full_lsu_queue_throttles_issue) {
   /* 20 scattered stores from one warp: 640 line accesses, one per cycle,
    * behind a 16-instruction queue */
   char body[4096] = "S2R R0, SR_TID.X\nLDP.64 R2, [buf]\nIMAD.WIDE.U32 R2, R0, 128, R2\n";
@@ -412,7 +412,7 @@ Test(timing, a_full_lsu_queue_throttles_issue) {
   st_fini(&t);
 }
 
-Test(timing, the_instruction_budget_stops_a_runaway_loop) {
+Test(engine, the_instruction_budget_stops_a_runaway_loop) {
   ws_gpu_cfg c = tcfg();
   c.gpu.insn_budget_warp_insns = 50;
   simtest t;
@@ -424,7 +424,7 @@ Test(timing, the_instruction_budget_stops_a_runaway_loop) {
   st_fini(&t);
 }
 
-Test(timing, units_and_flops_are_counted) {
+Test(engine, units_and_flops_are_counted) {
   simtest t;
   run(&t, "FFMA R0, R1, R2, R3\nFADD R4, R1, R2\nIADD R5, R1, 1\nEXIT\n", 1, 48);
   cr_expect_eq(stat(&t, "sm0.inst_by_unit.fp32"), 4, "2 instructions x 2 warps");
@@ -435,7 +435,7 @@ Test(timing, units_and_flops_are_counted) {
   st_fini(&t);
 }
 
-Test(timing, functional_mode_has_no_cycles_but_occupancy) {
+Test(engine, functional_mode_has_no_cycles_but_occupancy) {
   ws_gpu_cfg c = tcfg();
   simtest t;
   st_init_cfg(&t, ".kernel t\nFFMA R0, R0, R0, R0\nEXIT\n", "t", &c);

@@ -1,9 +1,14 @@
-/* test_exec_ops.c - every opcode on edge values. Expected results are
- * worked out by hand from IEEE 754 / two's-complement arithmetic and the
- * semantics lines of isa/opcodes.def (comments give the reasoning). */
+/* test_exec_alu.c - the instructions of exec_alu.c (integer, fp32, SFU,
+ * conversions, shuffles, votes, special registers, the tensor-core HMMA) on
+ * edge values. Expected results are worked out by hand from IEEE 754 /
+ * two's-complement arithmetic and the semantics lines of isa/opcodes.def
+ * (comments give the reasoning); HMMA against a plain C reference with
+ * exactly representable values. */
 #include "tests/sim/simtest.h"
 
 #include <math.h>
+
+#include "base/f16.h"
 
 #define ANY_NAN 0x7FC00001u /* sentinel: any NaN is accepted */
 #define PINF 0x7F800000u
@@ -42,7 +47,7 @@ static void check_rows(const char *body, const row *rows, uint32_t n) {
     check_rows(body, rows_, (uint32_t)(sizeof rows_ / sizeof rows_[0])); \
   } while (0)
 
-Test(ops, integer_add_sub_mul_wrap) {
+Test(alu, integer_add_sub_mul_wrap) {
   CHECK("IADD R13, R10, R11", {0x7FFFFFFF, 1, 0, 0x80000000}, {0xFFFFFFFF, 1, 0, 0},
         {0x80000000, 0x80000000, 0, 0});
   CHECK("IADD R13, R10, -1", {0, 0, 0, 0xFFFFFFFF}, {0x80000000, 0, 0, 0x7FFFFFFF});
@@ -60,7 +65,7 @@ Test(ops, integer_add_sub_mul_wrap) {
         {3, 4, 0xFFFFFFFF, 11});
 }
 
-Test(ops, integer_64bit) {
+Test(alu, integer_64bit) {
   /* c pair = (R12, R12). -1*2 + 0x00000001_00000001 = 0x00000000_FFFFFFFF */
   const char *wide_s_lo = "MOV R16, R12\nMOV R17, R12\nIMAD.WIDE.S32 R14, R10, R11, R16\nMOV R13, R14";
   const char *wide_s_hi = "MOV R16, R12\nMOV R17, R12\nIMAD.WIDE.S32 R14, R10, R11, R16\nMOV R13, R15";
@@ -81,7 +86,7 @@ Test(ops, integer_64bit) {
   CHECK(add_hi, {0xFFFFFFFF, 0, 1, 2}, {0xFFFFFFFF, 0xFFFFFFFF, 1, 1}, {5, 6, 7, 13});
 }
 
-Test(ops, shifts_including_large_counts) {
+Test(alu, shifts_including_large_counts) {
   CHECK("SHL R13, R10, R11", {1, 31, 0, 0x80000000}, {1, 32, 0, 0}, {1, 33, 0, 0},
         {1, 0xFFFFFFFF, 0, 0}, {0xFFFFFFFF, 0, 0, 0xFFFFFFFF}, {3, 4, 0, 0x30});
   CHECK("SHR.U32 R13, R10, R11", {0x80000000, 31, 0, 1}, {0x80000000, 32, 0, 0},
@@ -95,7 +100,7 @@ Test(ops, shifts_including_large_counts) {
   CHECK("SHL R13, R10, 32", {0xFFFFFFFF, 0, 0, 0});
 }
 
-Test(ops, logic_minmax_abs_popc) {
+Test(alu, logic_minmax_abs_popc) {
   CHECK("AND R13, R10, R11", {0xF0F0F0F0, 0xFF00FF00, 0, 0xF000F000});
   CHECK("OR R13, R10, R11", {0xF0F0F0F0, 0x0F000000, 0, 0xFFF0F0F0});
   CHECK("XOR R13, R10, R11", {0xFFFFFFFF, 0x0000FFFF, 0, 0xFFFF0000});
@@ -109,7 +114,7 @@ Test(ops, logic_minmax_abs_popc) {
   CHECK("POPC R13, R10", {0, 0, 0, 0}, {0xFFFFFFFF, 0, 0, 32}, {0x80000001, 0, 0, 2});
 }
 
-Test(ops, isetp_all_comparisons) {
+Test(alu, isetp_all_comparisons) {
   /* pairs: (1,2) (2,1) (2,2) (-1,0) (INT_MIN, INT_MAX) */
   static const char *cmps[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
   static const uint32_t pa[] = {1, 2, 2, 0xFFFFFFFF, 0x80000000}, pb[] = {1 + 1, 1, 2, 0, 0x7FFFFFFF};
@@ -128,7 +133,7 @@ Test(ops, isetp_all_comparisons) {
     }
 }
 
-Test(ops, moves_and_select) {
+Test(alu, moves_and_select) {
   CHECK("MOV R13, 0f7FC00000", {0, 0, 0, QNAN});
   CHECK("MOV R13, 1.5", {0, 0, 0, 0x3FC00000});
   CHECK("MOV R13, -1", {0, 0, 0, 0xFFFFFFFF});
@@ -144,7 +149,7 @@ Test(ops, moves_and_select) {
   CHECK("ISETP.EQ.U32 P3, R10, 1\nMOV R13, 5\n@!P3 MOV R13, 6", {1, 0, 0, 5}, {0, 0, 0, 6});
 }
 
-Test(ops, shared_symbol_offset_in_mov) {
+Test(alu, shared_symbol_offset_in_mov) {
   const char *src = ".kernel t\n.param .ptr out\n.shared a 20\n.shared buf 64 16\n"
                     "MOV R1, buf\nMOV R2, a\nLDP.64 R4, [out]\nSTG.32 [R4], R1\nSTG.32 [R4+4], R2\nEXIT\n";
   simtest t;
@@ -158,7 +163,7 @@ Test(ops, shared_symbol_offset_in_mov) {
   st_fini(&t);
 }
 
-Test(ops, special_registers) {
+Test(alu, special_registers) {
   const char *src =
       ".kernel t\n.param .ptr out\n"
       "S2R R1, SR_TID.X\nS2R R2, SR_TID.Y\nS2R R3, SR_TID.Z\nS2R R4, SR_NTID.X\nS2R R5, SR_NTID.Y\n"
@@ -190,7 +195,7 @@ Test(ops, special_registers) {
   st_fini(&t);
 }
 
-Test(ops, fp32_add_mul_fma) {
+Test(alu, fp32_add_mul_fma) {
   /* 1 + 2^-24 is a tie between 1 and 1+2^-23: even -> 1; 1 + 3*2^-24 -> 1 + 2^-22 */
   CHECK("FADD R13, R10, R11", {ONE, 0x33800000, 0, ONE}, {ONE, 0x34400000, 0, 0x3F800002},
         {PINF, NINF, 0, ANY_NAN}, {NZERO, NZERO, 0, NZERO}, {NZERO, 0, 0, 0},
@@ -207,7 +212,7 @@ Test(ops, fp32_add_mul_fma) {
   CHECK("FFMA R13, -R10, R11, -R12", {TWO, 0x40400000, ONE, 0xC0E00000});
 }
 
-Test(ops, fp32_source_modifiers_on_bits) {
+Test(alu, fp32_source_modifiers_on_bits) {
   /* min(x, x) returns x's bits, so these expose the modifier result exactly */
   CHECK("FMIN R13, -|R10|, -|R10|", {TWO, 0, 0, 0xC0000000}, {NZERO, 0, 0, NZERO},
         {0, 0, 0, NZERO}, {NINF, 0, 0, NINF}, {0xC0400000, 0, 0, 0xC0400000});
@@ -215,7 +220,7 @@ Test(ops, fp32_source_modifiers_on_bits) {
   CHECK("FMIN R13, |R10|, |R10|", {0xC0400000, 0, 0, 0x40400000}, {NZERO, 0, 0, 0});
 }
 
-Test(ops, fmin_fmax_nan_and_signed_zero) {
+Test(alu, fmin_fmax_nan_and_signed_zero) {
   CHECK("FMIN R13, R10, R11", {QNAN, ONE, 0, ONE}, {ONE, QNAN, 0, ONE}, {QNAN, QNAN, 0, 0x7FFFFFFF},
         {NZERO, 0, 0, NZERO}, {0, NZERO, 0, NZERO}, {NINF, 0x40A00000, 0, NINF},
         {0x40400000, TWO, 0, TWO}, {QNAN, NINF, 0, NINF}, {0xFFC00000, TWO, 0, TWO});
@@ -224,7 +229,7 @@ Test(ops, fmin_fmax_nan_and_signed_zero) {
         {0x40400000, TWO, 0, 0x40400000}, {QNAN, NINF, 0, NINF}, {NZERO, NZERO, 0, NZERO});
 }
 
-Test(ops, fsetp_ordered_unordered) {
+Test(alu, fsetp_ordered_unordered) {
   static const char *cmps[] = {"EQ", "NE", "LT", "LE", "GT", "GE", "EQU",
                                "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"};
   /* pairs: (1,2) (2,1) (1,1) (NaN,1) (1,NaN) (-0,+0) */
@@ -243,7 +248,7 @@ Test(ops, fsetp_ordered_unordered) {
   }
 }
 
-Test(ops, mufu) {
+Test(alu, mufu) {
   CHECK("MUFU.EX2 R13, R10", {0, 0, 0, ONE}, {0x41200000, 0, 0, 0x44800000}, {NINF, 0, 0, 0},
         {PINF, 0, 0, PINF}, {ONE, 0, 0, TWO}, {0xBF800000, 0, 0, 0x3F000000});
   CHECK("MUFU.LG2 R13, R10", {ONE, 0, 0, 0}, {0x41000000, 0, 0, 0x40400000}, {0, 0, 0, NINF},
@@ -258,7 +263,7 @@ Test(ops, mufu) {
   CHECK("MUFU.RCP R13, -R10", {TWO, 0, 0, 0xBF000000});
 }
 
-Test(ops, int_float_conversions) {
+Test(alu, int_float_conversions) {
   /* 2^24+1 ties to 2^24 (even); 2^24+3 ties to 2^24+4 (even mantissa) */
   CHECK("I2F.S32 R13, R10", {0x80000000, 0, 0, 0xCF000000}, {0xFFFFFFFF, 0, 0, 0xBF800000},
         {16777217, 0, 0, 0x4B800000}, {16777219, 0, 0, 0x4B800002}, {0x7FFFFFFF, 0, 0, 0x4F000000},
@@ -276,7 +281,7 @@ Test(ops, int_float_conversions) {
   CHECK("F2I R13, -R10", {0x40400000, 0, 0, 0xFFFFFFFD});
 }
 
-Test(ops, half_conversions) {
+Test(alu, half_conversions) {
   /* 65520 overflows to inf; 1+2^-11 ties to 1; 2^-25 ties to 0; 3*2^-26 -> 2^-24 */
   CHECK("F2F.F16.F32 R13, R10", {ONE, 0, 0, 0x3C00}, {0x477FF000, 0, 0, 0x7C00},
         {0x3F801000, 0, 0, 0x3C00}, {0x33000000, 0, 0, 0}, {0x33400000, 0, 0, 1},
@@ -293,7 +298,7 @@ static uint32_t shfl_lane(int mode, int lane, uint32_t b) {
   return (src < 0 || src > 31) ? (uint32_t)lane : (uint32_t)src;
 }
 
-Test(ops, shfl_all_modes) {
+Test(alu, shfl_all_modes) {
   static const char *modes[] = {"IDX", "UP", "DOWN", "BFLY"};
   uint32_t a[32], b[32], out[32];
   for (int l = 0; l < 32; l++) {
@@ -322,7 +327,7 @@ Test(ops, shfl_all_modes) {
   cr_expect_eq(out[16], 1016);
 }
 
-Test(ops, shfl_reads_exited_lanes) {
+Test(alu, shfl_reads_exited_lanes) {
   /* lanes 16..31 exit; lanes 0..15 still read their (kept) registers */
   uint32_t a[32], c[32], out[32];
   for (int l = 0; l < 32; l++) {
@@ -335,7 +340,7 @@ Test(ops, shfl_reads_exited_lanes) {
   for (int l = 16; l < 32; l++) cr_expect_eq(out[l], 7);
 }
 
-Test(ops, vote_and_ballot) {
+Test(alu, vote_and_ballot) {
   uint32_t c[32], out[32];
   for (int l = 0; l < 32; l++) c[l] = 1;
   const char *all = "ISETP.NE.U32 P1, R12, 0\nVOTE.ALL P2, P1\nMOV R13, 0\n@P2 MOV R13, 1";
@@ -368,4 +373,82 @@ Test(ops, vote_and_ballot) {
   st_lanes("ISETP.NE.U32 P1, R12, 0\nVOTE.BALLOT R13, P1", 40, NULL, NULL, c40, o40);
   cr_expect_eq(o40[0], 0xFFFFFFFFu);
   cr_expect_eq(o40[39], 0xFFu);
+}
+
+/* A, B, C with small dyadic values: every product and partial sum is exact
+ * in fp32, so the reference below is exact whatever the order. */
+static float a_val(int i, int k) { return (float)((i * 3 + k * 5) % 13 - 6) * 0.25f; }
+static float b_val(int k, int j) { return (float)((k * 7 + j * 3) % 11 - 5) * 0.5f; }
+static float c_val(int i, int j) { return (float)(i * 8 + j) - 40.0f; }
+
+static uint32_t pack(float lo, float hi) {
+  return ws_f16_from_f32(lo) | (uint32_t)ws_f16_from_f32(hi) << 16;
+}
+
+Test(alu, hmma_16816_f32) {
+  const char *src = ".kernel t\n.param .ptr fa\n.param .ptr fb\n.param .ptr fc\n.param .ptr out\n"
+                    "S2R R0, SR_LANEID\n"
+                    "LDP.64 R2, [fa]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R4, [R2]\n"
+                    "LDP.64 R2, [fb]\nIMAD.WIDE.U32 R2, R0, 8, R2\nLDG.64 R8, [R2]\n"
+                    "LDP.64 R2, [fc]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R12, [R2]\n"
+                    "HMMA.16816.F32 R12, R4, R8, R12\n" /* D aliases C */
+                    "LDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSTG.128 [R2], R12\nEXIT\n";
+  uint32_t fa[32][4], fb[32][2], fc[32][4], fd[32][4];
+  for (int l = 0; l < 32; l++) {
+    int g = l >> 2, t = l & 3;
+    fa[l][0] = pack(a_val(g, t * 2), a_val(g, t * 2 + 1));
+    fa[l][1] = pack(a_val(g + 8, t * 2), a_val(g + 8, t * 2 + 1));
+    fa[l][2] = pack(a_val(g, t * 2 + 8), a_val(g, t * 2 + 9));
+    fa[l][3] = pack(a_val(g + 8, t * 2 + 8), a_val(g + 8, t * 2 + 9));
+    fb[l][0] = pack(b_val(t * 2, g), b_val(t * 2 + 1, g));
+    fb[l][1] = pack(b_val(t * 2 + 8, g), b_val(t * 2 + 9, g));
+    float cv[4] = {c_val(g, t * 2), c_val(g, t * 2 + 1), c_val(g + 8, t * 2), c_val(g + 8, t * 2 + 1)};
+    memcpy(fc[l], cv, sizeof cv);
+  }
+  simtest t;
+  st_init(&t, src, "t");
+  st_buf(&t, "fa", sizeof fa, fa);
+  st_buf(&t, "fb", sizeof fb, fb);
+  st_buf(&t, "fc", sizeof fc, fc);
+  uint64_t o = st_buf(&t, "out", sizeof fd, NULL);
+  st_run(&t, 1, 32);
+  st_read(&t, fd, o, sizeof fd);
+  for (int l = 0; l < 32; l++) {
+    int g = l >> 2, tg = l & 3;
+    for (int r = 0; r < 4; r++) {
+      int i = g + (r >> 1) * 8, j = tg * 2 + (r & 1);
+      double want = c_val(i, j);
+      for (int k = 0; k < 16; k++) want += (double)a_val(i, k) * b_val(k, j);
+      float got;
+      memcpy(&got, &fd[l][r], 4);
+      cr_expect_eq((double)got, want, "D[%d][%d] (lane %d reg %d)", i, j, l, r);
+    }
+  }
+  cr_expect_eq(t.stats.warp_insns_by_unit[WS_UNIT_TENSOR], 1);
+  st_fini(&t);
+}
+
+Test(alu, hmma_rounds_once_per_k_in_order) {
+  /* C = 2^24 and a single nonzero product 1*1: 2^24 + 1 is a tie between
+   * 2^24 and 2^24 + 2 and must round to even (2^24), as an fp32 fmaf does. */
+  const char *src = ".kernel t\n.param .ptr fa\n.param .ptr fb\n.param .ptr out\n"
+                    "S2R R0, SR_LANEID\nLDP.64 R2, [fa]\nIMAD.WIDE.U32 R2, R0, 16, R2\nLDG.128 R4, [R2]\n"
+                    "LDP.64 R2, [fb]\nIMAD.WIDE.U32 R2, R0, 8, R2\nLDG.64 R8, [R2]\n"
+                    "MOV R12, 0f4B800000\nMOV R13, R12\nMOV R14, R12\nMOV R15, R12\n"
+                    "HMMA.16816.F32 R16, R4, R8, R12\n"
+                    "LDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSTG.128 [R2], R16\nEXIT\n";
+  uint32_t fa[32][4] = {{0}}, fb[32][2], fd[32][4];
+  /* row 0: A[0][0] = 1 (lane 0 reg 0 low half), everything else 0 */
+  fa[0][0] = 0x3C00;
+  for (int l = 0; l < 32; l++) fb[l][0] = fb[l][1] = 0x3C003C00; /* B = all ones */
+  simtest t;
+  st_init(&t, src, "t");
+  st_buf(&t, "fa", sizeof fa, fa);
+  st_buf(&t, "fb", sizeof fb, fb);
+  uint64_t o = st_buf(&t, "out", sizeof fd, NULL);
+  st_run(&t, 1, 32);
+  st_read(&t, fd, o, sizeof fd);
+  cr_expect_eq(fd[0][0], 0x4B800000u, "2^24 + 1 rounds to 2^24 (ties to even)");
+  cr_expect_eq(fd[4][0], 0x4B800000u, "row 1 is C unchanged");
+  st_fini(&t);
 }

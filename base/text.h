@@ -21,8 +21,7 @@ typedef struct ws_text {
 void ws_text_init(ws_text *t);
 void ws_text_append(ws_text *t, const char *s, size_t n);
 void ws_text_puts(ws_text *t, const char *s);
-void ws_text_printf(ws_text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void ws_text_printf(ws_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ws_text_vprintf(ws_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hands the buffer to the caller ("" when nothing was appended); NULL when an
  * allocation failed. The ws_text is left empty and reusable. */

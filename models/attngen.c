@@ -309,16 +309,18 @@ static uint32_t log2_u32(uint32_t v) {
 }
 
 static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(k, "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for");
-  ws_kbuild_line(k, "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.", p->dh, p->br,
-                 p->bc);
-  ws_kbuild_line(k, "%s",
-                 "// A CTA of Br threads handles one Q tile of one head; thread r owns query row\n"
-                 "// i0 + r. The Q tile is staged through shared memory into registers, then K/V\n"
-                 "// tiles stream through shared memory; per tile each thread computes its Bc\n"
-                 "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
-                 "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
-                 "// once. S never reaches device memory. K or V rows are loaded a group at a time.");
+  ws_kbuild_line(k,
+                 "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for");
+  ws_kbuild_line(k, "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.",
+                 p->dh, p->br, p->bc);
+  ws_kbuild_line(
+      k, "%s",
+      "// A CTA of Br threads handles one Q tile of one head; thread r owns query row\n"
+      "// i0 + r. The Q tile is staged through shared memory into registers, then K/V\n"
+      "// tiles stream through shared memory; per tile each thread computes its Bc\n"
+      "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
+      "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
+      "// once. S never reaches device memory. K or V rows are loaded a group at a time.");
   ws_kbuild_line(k, "// Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, "%s",
@@ -328,8 +330,9 @@ static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
                  ".param .u32 tokens                   // T\n"
                  ".param .u32 dim                      // D = H*dh\n"
                  ".param .f32 scale                    // 1/sqrt(dh)");
-  ws_kbuild_line(k, ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts",
-                 p->br * p->qs_stride_words * 4);
+  ws_kbuild_line(
+      k, ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts",
+      p->br * p->qs_stride_words * 4);
   ws_kbuild_line(k, ".shared Ks %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
   ws_kbuild_line(k, ".shared Vs %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
 }
@@ -405,14 +408,15 @@ static void emit_copy_batch(ws_kbuild *k, const flash_plan *p, const tile_copy *
     emit_quad_index(k, p, tiles[i], pass[i]);
     ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, tiles[i]->stride_words * 4);
     ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
-    ws_kbuild_ins(k, "%sSTS.128 [%r+%s], %r", pass_partial(p, tiles[i], pass[i]) ? "@P2 " : "", p->idx,
-                  tiles[i]->sym, ws_kreg_at(stage, 4 * i));
+    ws_kbuild_ins(k, "%sSTS.128 [%r+%s], %r", pass_partial(p, tiles[i], pass[i]) ? "@P2 " : "",
+                  p->idx, tiles[i]->sym, ws_kreg_at(stage, 4 * i));
   }
 }
 
 /* Copies the tiles, batching as many quads as the free registers from `kv`
  * up can stage (the kv rows and scores are dead while tiles load). */
-static void emit_tile_copy(ws_kbuild *k, const flash_plan *p, const tile_copy *tiles, uint32_t ntiles) {
+static void emit_tile_copy(ws_kbuild *k, const flash_plan *p, const tile_copy *tiles,
+                           uint32_t ntiles) {
   uint32_t cap = (p->regs - p->kv.n) / 4, n = 0;
   const tile_copy *batch_tiles[64];
   uint32_t batch_pass[64];
@@ -447,7 +451,8 @@ static void emit_flash_q(ws_kbuild *k, const flash_plan *p) {
 
 /* Loads rows j .. j+g-1 of a K or V tile into the kv registers: every lane
  * reads the same address, so each LDS.128 is a broadcast. */
-static void emit_kv_rows(ws_kbuild *k, const flash_plan *p, const char *sym, uint32_t j, uint32_t g) {
+static void emit_kv_rows(ws_kbuild *k, const flash_plan *p, const char *sym, uint32_t j,
+                         uint32_t g) {
   for (uint32_t r = 0; r < g; r++)
     for (uint32_t i = 0; i < p->dh / 4; i++)
       ws_kbuild_ins(k, "LDS.128 %r, [RZ+%s+%u]", ws_kreg_at(p->kv, r * p->dh + 4 * i), sym,
@@ -471,7 +476,8 @@ static void emit_score_group(ws_kbuild *k, const flash_plan *p, uint32_t j, uint
 }
 
 static void emit_flash_scores(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(k, "    // ---- scores s_j = q . K[j], %u rows at a time, their FFMAs interleaved", p->group);
+  ws_kbuild_line(k, "    // ---- scores s_j = q . K[j], %u rows at a time, their FFMAs interleaved",
+                 p->group);
   for (uint32_t j = 0; j < p->bc; j += p->group) emit_score_group(k, p, j, group_at(p, j));
   ws_klabel masked = ws_kbuild_label(k, "masked");
   ws_kbuild_line(k, "    // keys past T (only in a last, partial tile) get s = -inf, so p = 0");
@@ -486,21 +492,26 @@ static void emit_flash_scores(ws_kbuild *k, const flash_plan *p) {
 }
 
 static void emit_flash_softmax(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(k, "    // ---- online softmax: new max, rescale l and the accumulator once per tile");
+  ws_kbuild_line(
+      k, "    // ---- online softmax: new max, rescale l and the accumulator once per tile");
   ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->m, p->s);
-  for (uint32_t j = 1; j < p->bc; j++) ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->e, ws_kreg_at(p->s, j));
-  ws_kbuild_ins(k, "FADD %r, %r, -%r // m_old - m_new (-inf on the first tile)", p->trow, p->m, p->e);
+  for (uint32_t j = 1; j < p->bc; j++)
+    ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->e, ws_kreg_at(p->s, j));
+  ws_kbuild_ins(k, "FADD %r, %r, -%r // m_old - m_new (-inf on the first tile)", p->trow, p->m,
+                p->e);
   ws_kbuild_ins(k, "MUFU.EX2 %r, %r // correction 2^(m_old - m_new)", p->trow, p->trow);
   ws_kbuild_ins(k, "MOV %r, %r", p->m, p->e);
   ws_kbuild_ins(k, "FMUL %r, %r, %r", p->l, p->l, p->trow);
   for (uint32_t d = 0; d < p->dh; d++)
     ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->o, d), ws_kreg_at(p->o, d), p->trow);
-  ws_kbuild_line(k, "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last");
+  ws_kbuild_line(
+      k, "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last");
   for (uint32_t j = 0; j < p->bc; j++)
     ws_kbuild_ins(k, "FADD %r, %r, -%r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j), p->m);
   for (uint32_t j = 0; j < p->bc; j++)
     ws_kbuild_ins(k, "MUFU.EX2 %r, %r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j));
-  for (uint32_t j = 0; j < p->bc; j++) ws_kbuild_ins(k, "FADD %r, %r, %r", p->l, p->l, ws_kreg_at(p->s, j));
+  for (uint32_t j = 0; j < p->bc; j++)
+    ws_kbuild_ins(k, "FADD %r, %r, %r", p->l, p->l, ws_kreg_at(p->s, j));
   ws_kbuild_line(k, "    // ---- accumulator += p_j * V[j]");
   for (uint32_t j = 0; j < p->bc; j += p->group) {
     uint32_t g = group_at(p, j);
@@ -515,7 +526,8 @@ static void emit_flash_softmax(ws_kbuild *k, const flash_plan *p) {
 /* One quad of the output: from its Qs row (rows of qs_stride words) to O. */
 static void emit_store_quad(ws_kbuild *k, const flash_plan *p, uint32_t pass) {
   uint32_t qpr = p->dh / 4;
-  ws_kbuild_ins(k, "IADD %r, %r, %u // quad e = tid + %u", p->e, p->tid, pass * p->br, pass * p->br);
+  ws_kbuild_ins(k, "IADD %r, %r, %u // quad e = tid + %u", p->e, p->tid, pass * p->br,
+                pass * p->br);
   ws_kbuild_ins(k, "SHR.U32 %r, %r, %u", p->trow, p->e, log2_u32(qpr));
   ws_kbuild_ins(k, "AND %r, %r, %u", p->quad, p->e, qpr - 1);
   ws_kbuild_ins(k, "IADD %r, %r, %r // the query row", p->mrow, p->trow, p->i0);
@@ -523,14 +535,16 @@ static void emit_store_quad(ws_kbuild *k, const flash_plan *p, uint32_t pass) {
   ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, p->qs_stride_words * 4);
   ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
   ws_kbuild_ins(k, "LDS.128 %r, [%r+Qs]", p->ostage, p->idx);
-  ws_kbuild_ins(k, "IMAD %r, %r, %r, %r // O[row][h*dh + 4*quad]", p->idx, p->mrow, p->dim, p->qcol);
+  ws_kbuild_ins(k, "IMAD %r, %r, %r, %r // O[row][h*dh + 4*quad]", p->idx, p->mrow, p->dim,
+                p->qcol);
   ws_kbuild_ins(k, "IMAD %r, %r, 4, %r", p->idx, p->quad, p->idx);
   ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->addr, p->idx, p->out);
   ws_kbuild_ins(k, "@P1 STG.128 [%r], %r", p->addr, p->ostage);
 }
 
 static void emit_flash_store(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(k, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out");
+  ws_kbuild_line(
+      k, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out");
   for (uint32_t i = 0; i < p->dh / 4; i++)
     ws_kbuild_ins(k, "STS.128 [%r+Qs+%u], %r", p->qsoff, 16 * i, ws_kreg_at(p->o, 4 * i));
   ws_kbuild_ins(k, "BAR.SYNC");
@@ -546,7 +560,8 @@ static void emit_flash_loop(ws_kbuild *k, const flash_plan *p) {
   ws_kbuild_ins(k, "@P3 BRA %l", done);
   ws_kbuild_ins(k, "BAR.SYNC // the previous K/V tile is no longer read");
   ws_kbuild_line(k, "    // ---- stream the K and V tiles into shared memory");
-  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, p->j0, p->kcol}, {"Vs", p->dh, p->bc, p->j0, p->vcol}};
+  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, p->j0, p->kcol},
+                           {"Vs", p->dh, p->bc, p->j0, p->vcol}};
   emit_tile_copy(k, p, kv, 2);
   ws_kbuild_ins(k, "BAR.SYNC");
   emit_flash_scores(k, p);

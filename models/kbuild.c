@@ -101,7 +101,9 @@ const char *ws_kbuild_label_name(const ws_kbuild *b, ws_klabel l) {
   return l.id < b->nlabels ? b->labels[l.id].text : "?";
 }
 
-void ws_kbuild_place(ws_kbuild *b, ws_klabel l) { ws_kbuild_line(b, "%s:", ws_kbuild_label_name(b, l)); }
+void ws_kbuild_place(ws_kbuild *b, ws_klabel l) {
+  ws_kbuild_line(b, "%s:", ws_kbuild_label_name(b, l));
+}
 
 /* ---- text -------------------------------------------------------------------- */
 
@@ -116,13 +118,30 @@ void ws_kbuild_line(ws_kbuild *b, const char *fmt, ...) {
 /* Expands one conversion of ws_kbuild_ins into `out`. */
 static void convert(ws_kbuild *b, ws_text *out, char conv, va_list *ap) {
   switch (conv) {
-  case 'r': ws_text_printf(out, "R%u", va_arg(*ap, ws_kreg).n); break;
-  case 'l': ws_text_puts(out, ws_kbuild_label_name(b, va_arg(*ap, ws_klabel))); break;
-  case 'u': ws_text_printf(out, "%u", va_arg(*ap, unsigned)); break;
-  case 'd': ws_text_printf(out, "%d", va_arg(*ap, int)); break;
-  case 's': ws_text_puts(out, va_arg(*ap, const char *)); break;
-  case 'g': ws_text_printf(out, "%.9g", va_arg(*ap, double)); break;
-  default: ws_text_append(out, &conv, 1); break; /* "%%" and unknown letters print as themselves */
+  case 'r':
+    ws_text_printf(out, "R%u", va_arg(*ap, ws_kreg).n);
+    break;
+  case 'l':
+    ws_text_puts(out, ws_kbuild_label_name(b, va_arg(*ap, ws_klabel)));
+    break;
+  case 'u':
+    ws_text_printf(out, "%u", va_arg(*ap, unsigned));
+    break;
+  case 'd':
+    ws_text_printf(out, "%d", va_arg(*ap, int));
+    break;
+  case 's':
+    ws_text_puts(out, va_arg(*ap, const char *));
+    break;
+  case 'g':
+    ws_text_printf(out, "%.9g", va_arg(*ap, double));
+    break;
+  case '%':
+    ws_text_append(out, "%", 1);
+    break;
+  default:
+    ws_text_append(out, "%", 1), ws_text_append(out, &conv, 1);
+    break; /* "N % 4" stays */
   }
 }
 
@@ -149,19 +168,25 @@ void ws_kbuild_ins(ws_kbuild *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   for (const char *f = fmt; *f; f++) {
-    if (*f != '%' || !f[1]) ws_text_append(&line, f, 1);
-    else convert(b, &line, *++f, &ap);
+    if (*f != '%' || !f[1])
+      ws_text_append(&line, f, 1);
+    else
+      convert(b, &line, *++f, &ap);
   }
   va_end(ap);
-  if (line.failed) b->failed = true;
-  else put_ins(b, line.buf ? line.buf : "");
+  if (line.failed)
+    b->failed = true;
+  else
+    put_ins(b, line.buf ? line.buf : "");
   ws_text_free(&line);
 }
 
 /* One map entry: "R5 cols" or "R32..R51 q". */
 static void map_entry(const ws_kbuild_name *r, char *buf, size_t size) {
-  if (r->count == 1) snprintf(buf, size, "R%u %s", r->first, r->text);
-  else snprintf(buf, size, "R%u..R%u %s", r->first, r->first + r->count - 1, r->text);
+  if (r->count == 1)
+    snprintf(buf, size, "R%u %s", r->first, r->text);
+  else
+    snprintf(buf, size, "R%u..R%u %s", r->first, r->first + r->count - 1, r->text);
 }
 
 void ws_kbuild_reg_map(ws_kbuild *b) {

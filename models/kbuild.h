@@ -38,8 +38,8 @@ typedef struct ws_kbuild_name {
 
 typedef struct ws_kbuild {
   ws_text text;
-  uint32_t next_reg;      /* high-water mark: the registers per thread so far */
-  ws_kbuild_name *regs;   /* what each allocation is for, in order */
+  uint32_t next_reg;    /* high-water mark: the registers per thread so far */
+  ws_kbuild_name *regs; /* what each allocation is for, in order */
   uint32_t nregs, cap_regs;
   ws_kbuild_name *labels; /* the unique names, indexed by ws_klabel.id */
   uint32_t nlabels, cap_labels;

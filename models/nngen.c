@@ -117,8 +117,8 @@ static ws_status check_threads(ws_ctx *ctx, uint32_t threads_per_cta) {
  * aaddr) are allocated in both forms, so the plain kernel keeps the fused
  * one's numbering, and with it the register-bank pairing of every operand. */
 typedef struct ln_regs {
-  ws_kreg ctaid, warp, row, rows, lane, cols, x, rowidx, xrow, a, arow, rcols, acc, col, tmp,
-      addr, v, av, aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
+  ws_kreg ctaid, warp, row, rows, lane, cols, x, rowidx, xrow, a, arow, rcols, acc, col, tmp, addr,
+      v, av, aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
 } ln_regs;
 
 static void ln_alloc(ws_kbuild *k, ln_regs *r) {
@@ -171,7 +171,8 @@ static void emit_row_prologue(ws_kbuild *k, const ln_regs *r, uint32_t warps_per
   ws_kbuild_ins(k, "@P0 EXIT // whole warps past the last row leave");
   ws_kbuild_ins(k, "S2R %r, SR_LANEID", r->lane);
   ws_kbuild_ins(k, "LDP.32 %r, [cols]", r->cols);
-  ws_kbuild_ins(k, "IMUL %r, %r, %r // index of the row's first element", r->rowidx, r->row, r->cols);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // index of the row's first element", r->rowidx, r->row,
+                r->cols);
 }
 
 /* A lane loop over the row's columns col = lane, lane+32, ...; lanes of a
@@ -208,18 +209,21 @@ static void emit_load_input(ws_kbuild *k, const ln_regs *r, bool fused) {
 
 static void emit_ln_header(ws_kbuild *k, bool fused, uint32_t warps) {
   const char *name = fused ? "add_layernorm" : "layernorm";
-  ws_kbuild_line(k, "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.", name,
-                 fused ? "x + a" : "x");
-  ws_kbuild_line(k, "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a", warps);
-  ws_kbuild_line(k, "// butterfly shuffle tree leaves each sum in every lane. Two-pass statistics");
-  ws_kbuild_line(k, "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,");
-  ws_kbuild_line(k, "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).", warps * 32,
+  ws_kbuild_line(k, "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.",
+                 name, fused ? "x + a" : "x");
+  ws_kbuild_line(k, "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a",
                  warps);
+  ws_kbuild_line(k, "// butterfly shuffle tree leaves each sum in every lane. Two-pass statistics");
+  ws_kbuild_line(
+      k, "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,");
+  ws_kbuild_line(k, "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).",
+                 warps * 32, warps);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, ".kernel %s", name);
   ws_kbuild_line(k, ".param .ptr x");
   if (fused) ws_kbuild_line(k, ".param .ptr a");
-  ws_kbuild_line(k, ".param .ptr w\n.param .ptr b\n.param .ptr y\n.param .u32 rows\n.param .u32 cols");
+  ws_kbuild_line(k,
+                 ".param .ptr w\n.param .ptr b\n.param .ptr y\n.param .u32 rows\n.param .u32 cols");
 }
 
 static void emit_ln_bases(ws_kbuild *k, const ln_regs *r, bool fused) {
@@ -236,7 +240,8 @@ static void emit_ln_bases(ws_kbuild *k, const ln_regs *r, bool fused) {
 /* One pass over the row: loop head, the input, `body`, loop tail. */
 typedef void (*pass_body)(ws_kbuild *k, const ln_regs *r);
 
-static void emit_pass(ws_kbuild *k, const ln_regs *r, bool fused, const char *name, pass_body body) {
+static void emit_pass(ws_kbuild *k, const ln_regs *r, bool fused, const char *name,
+                      pass_body body) {
   ws_klabel top = ws_kbuild_label(k, name);
   ws_klabel done = emit_col_loop_head(k, r, top);
   emit_load_input(k, r, fused);
@@ -312,10 +317,13 @@ ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t wa
 /* ---- GELU ---------------------------------------------------------------------------- */
 
 static void emit_gelu_header(ws_kbuild *k, uint32_t threads) {
-  ws_kbuild_line(k, "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).");
+  ws_kbuild_line(
+      k,
+      "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).");
   ws_kbuild_line(k, "// Since 0.5(1 + tanh(u)) = 1/(1 + e^(-2u)), the kernel computes");
   ws_kbuild_line(k, "// y = x * rcp(1 + 2^(-2u*log2e)): one MUFU.EX2 and one MUFU.RCP, and no");
-  ws_kbuild_line(k, "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.");
+  ws_kbuild_line(k,
+                 "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.");
   ws_kbuild_line(k, "// Launch: block %u, grid ceil(n / %u). y may alias x.", threads, threads);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, ".kernel gelu\n.param .ptr x\n.param .ptr y\n.param .u32 n");
@@ -392,8 +400,8 @@ ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **ou
   if (st != WS_OK) return st;
   char imad[40], launch[64];
   snprintf(imad, sizeof imad, "IMAD R2, R0, %u, R1", warps_per_cta);
-  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)", warps_per_cta,
-           warps_per_cta * 32, warps_per_cta);
+  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)",
+           warps_per_cta, warps_per_cta * 32, warps_per_cta);
   const ws_nngen_subst s[] = {{"IMAD R2, R0, 4, R1", imad},
                               {"4 warps per CTA (block 128), grid ceil(rows / 4)", launch}};
   return ws_nngen_fixed_source(ctx, "models/kernels/softmax.wsa", s, 2, out);

@@ -118,8 +118,8 @@ Test(kbuild, built_kernel_assembles_with_the_counted_registers, .init = setup, .
   ws_kbuild_ins(&b, "EXIT");
   char *text = take(&b);
   ws_program *prog = NULL;
-  cr_assert_eq(ws_asm_parse(ctx, text, strlen(text), "k.wsa", &prog), WS_OK, "%s\n%s", ws_errmsg(ctx),
-               text);
+  cr_assert_eq(ws_asm_parse(ctx, text, strlen(text), "k.wsa", &prog), WS_OK, "%s\n%s",
+               ws_errmsg(ctx), text);
   cr_expect_eq(prog->kernels[0].regs_per_thread, regs);
   ws_program_destroy(prog);
   free(text);

@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,38 +177,42 @@ typedef struct flash_plan {
   uint32_t regs;
 } flash_plan;
 
-static void flash_alloc_scalars(ws_kbuild *k, flash_plan *p) {
-  p->tid = ws_kbuild_reg(k, "r: row in the Q tile");
-  p->tile = ws_kbuild_reg(k, "Q tile");
-  p->head = ws_kbuild_reg(k, "h");
-  p->tokens = ws_kbuild_reg(k, "T");
-  p->dim = ws_kbuild_reg(k, "D");
-  p->stride = ws_kbuild_reg(k, "3D");
-  p->qkv = ws_kbuild_reg64(k, "qkv");
-  p->out = ws_kbuild_reg64(k, "out");
-  p->i0 = ws_kbuild_reg(k, "i0");
-  /* aligned to 4 so that every later register keeps the number, and so the
-   * bank (number % 2), it had when the kernel was tuned */
-  p->qcol = ws_kbuild_regs(k, "h*dh", 1, 4);
-  p->scale = ws_kbuild_reg(k, "scale*log2e");
-  p->j0 = ws_kbuild_reg(k, "j0");
-  p->m = ws_kbuild_reg(k, "m");
-  p->l = ws_kbuild_reg(k, "l");
-  p->e = ws_kbuild_reg(k, "quad e");
-  p->trow = ws_kbuild_reg(k, "tile row");
-  p->quad = ws_kbuild_reg(k, "quad in row");
-  p->mrow = ws_kbuild_reg(k, "matrix row");
-  p->idx = ws_kbuild_reg(k, "index");
-  p->addr = ws_kbuild_reg64(k, "address");
-  p->ostage = ws_kbuild_regs(k, "O quad", 4, 4);
-  p->kcol = ws_kbuild_reg(k, "K columns");
-  p->vcol = ws_kbuild_reg(k, "V columns");
-  p->qsoff = ws_kbuild_reg(k, "Qs row offset");
-  p->left = ws_kbuild_reg(k, "keys left");
-}
+/* The scalars, in register order. h*dh is aligned to 4 so that every later
+ * register keeps the number, and so the bank (number % 2), it had when the
+ * kernel was tuned; the O quad is an LDS.128 target. */
+#define FP(field, name, count, align)                                                              \
+  { offsetof(flash_plan, field), name, count, align }
+static const ws_kbuild_regspec flash_scalars[] = {
+    FP(tid, "r: row in the Q tile", 1, 1),
+    FP(tile, "Q tile", 1, 1),
+    FP(head, "h", 1, 1),
+    FP(tokens, "T", 1, 1),
+    FP(dim, "D", 1, 1),
+    FP(stride, "3D", 1, 1),
+    FP(qkv, "qkv", 2, 2),
+    FP(out, "out", 2, 2),
+    FP(i0, "i0", 1, 1),
+    FP(qcol, "h*dh", 1, 4),
+    FP(scale, "scale*log2e", 1, 1),
+    FP(j0, "j0", 1, 1),
+    FP(m, "m", 1, 1),
+    FP(l, "l", 1, 1),
+    FP(e, "quad e", 1, 1),
+    FP(trow, "tile row", 1, 1),
+    FP(quad, "quad in row", 1, 1),
+    FP(mrow, "matrix row", 1, 1),
+    FP(idx, "index", 1, 1),
+    FP(addr, "address", 2, 2),
+    FP(ostage, "O quad", 4, 4),
+    FP(kcol, "K columns", 1, 1),
+    FP(vcol, "V columns", 1, 1),
+    FP(qsoff, "Qs row offset", 1, 1),
+    FP(left, "keys left", 1, 1),
+};
+#undef FP
 
 static void flash_alloc(ws_kbuild *k, flash_plan *p) {
-  flash_alloc_scalars(k, p);
+  ws_kbuild_reg_table(k, p, flash_scalars, sizeof flash_scalars / sizeof flash_scalars[0]);
   p->q = ws_kbuild_regs(k, "q (q_d at +1+d)", p->dh + 4, 1);
   p->o = ws_kbuild_regs(k, "accumulator", p->dh, 4);
   p->kv = ws_kbuild_regs(k, "K/V rows", p->group * p->dh, 4);

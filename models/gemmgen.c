@@ -2,7 +2,9 @@
  *
  * Design: the steps live in their own files (gemmgen_int.h lists them):
  * config, check, plan, emit, and the host reference. This file strings
- * them together and binds a problem's buffers to the kernel's params.
+ * them together, judges device limits on the plan's own register count and
+ * shared-memory size (the numbers the emitted kernel will have), and binds
+ * a problem's buffers to the kernel's params.
  *
  * 128-bit global accesses need 16-byte aligned addresses: a row of A starts
  * aligned when K % 4 == 0, a row of B, C, R when N % 4 == 0 (device buffers
@@ -18,14 +20,60 @@
 
 #define REFUSE(...) return ws_ctx_fail(ctx, WS_ERR_INVALID, __VA_ARGS__)
 
-ws_status ws_gemmgen_emit(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, char **wsa_text) {
-  *wsa_text = NULL;
+/* Checks cfg's structure and plans it into k. */
+static ws_status plan_checked(ws_ctx *ctx, ws_kbuild *k, const ws_gemmgen_cfg *cfg,
+                              ws_gemmgen_plan *p) {
   ws_status st = ws_gemmgen_check_structure(ctx, cfg);
-  if (st != WS_OK) return st;
+  if (st == WS_OK) ws_gemmgen_plan_make(k, cfg, p);
+  return st;
+}
+
+ws_status ws_gemmgen_resources(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread,
+                               uint32_t *smem_bytes) {
   ws_kbuild k;
   ws_kbuild_init(&k);
   ws_gemmgen_plan p;
-  ws_gemmgen_plan_make(&k, cfg, &p);
+  ws_status st = plan_checked(ctx, &k, cfg, &p);
+  ws_kbuild_free(&k);
+  if (st != WS_OK) return st;
+  *regs_per_thread = p.regs;
+  *smem_bytes = p.smem_bytes;
+  return WS_OK;
+}
+
+ws_status ws_gemmgen_check(ws_ctx *ctx, const ws_gemmgen_cfg *c, const ws_gpu_cfg *gpu) {
+  uint32_t regs, smem;
+  ws_status st = ws_gemmgen_resources(ctx, c, &regs, &smem);
+  if (st != WS_OK) return st;
+  uint32_t reg_max = gpu->regfile.max_regs_per_thread < WS_GEMMGEN_REG_LIMIT
+                         ? gpu->regfile.max_regs_per_thread
+                         : WS_GEMMGEN_REG_LIMIT;
+  if (regs > reg_max)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "%s needs %u registers per thread, more than the %u allowed",
+                       ws_gemmgen_variant_name(c->variant), regs, reg_max);
+  if (smem > gpu->smem.max_per_block_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "%s needs %u bytes of shared memory per CTA, more than %s's %u per block",
+                       ws_gemmgen_variant_name(c->variant), smem, gpu->gpu.name,
+                       gpu->smem.max_per_block_bytes);
+  if (c->threads > gpu->sm.max_threads_per_block)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%u threads per CTA, more than %s's %u", c->threads,
+                       gpu->gpu.name, gpu->sm.max_threads_per_block);
+  ws_occupancy occ;
+  return ws_occupancy_compute(ctx, gpu, c->threads, regs, smem, &occ);
+}
+
+ws_status ws_gemmgen_emit(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, char **wsa_text) {
+  *wsa_text = NULL;
+  ws_kbuild k;
+  ws_kbuild_init(&k);
+  ws_gemmgen_plan p;
+  ws_status st = plan_checked(ctx, &k, cfg, &p);
+  if (st != WS_OK) {
+    ws_kbuild_free(&k);
+    return st;
+  }
   ws_gemmgen_emit_kernel(&k, cfg, &p);
   return ws_kbuild_take(ctx, &k, wsa_text);
 }

@@ -1,10 +1,9 @@
-/* gemmgen_check.c - which GEMM configs make a correct kernel, and whether
- * it launches on a given GPU.
+/* gemmgen_check.c - which GEMM configs make a correct kernel.
  *
- * Design: every rule the emitter relies on is checked here and refused with
- * its reason, so the emitter itself never fails on a checked config; the
- * device limits are judged on the plan's own register count and
- * shared-memory size, the numbers the emitted kernel will have. */
+ * Design: every rule the planner and the emitter rely on is checked here
+ * and refused with its reason, so neither ever fails on a checked config.
+ * Device limits are not looked at here: gemmgen.c judges them on the plan's
+ * own register count and shared-memory size. */
 #include "models/gemmgen_int.h"
 
 static bool pow2(uint32_t x) { return x && !(x & (x - 1)); }
@@ -115,41 +114,4 @@ ws_status ws_gemmgen_check_structure(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
   if ((st = check_loads(ctx, c, "A", c->bm, c->bk, vw)) != WS_OK) return st;
   if (c->variant == WS_GEMMGEN_MMA) return check_mma_b_loads(ctx, c);
   return check_loads(ctx, c, "B", c->bk, c->bn, vw);
-}
-
-ws_status ws_gemmgen_resources(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t *regs_per_thread,
-                               uint32_t *smem_bytes) {
-  ws_status st = ws_gemmgen_check_structure(ctx, cfg);
-  if (st != WS_OK) return st;
-  ws_kbuild k;
-  ws_kbuild_init(&k);
-  ws_gemmgen_plan p;
-  ws_gemmgen_plan_make(&k, cfg, &p);
-  ws_kbuild_free(&k);
-  *regs_per_thread = p.regs;
-  *smem_bytes = p.smem_bytes;
-  return WS_OK;
-}
-
-ws_status ws_gemmgen_check(ws_ctx *ctx, const ws_gemmgen_cfg *c, const ws_gpu_cfg *gpu) {
-  uint32_t regs, smem;
-  ws_status st = ws_gemmgen_resources(ctx, c, &regs, &smem);
-  if (st != WS_OK) return st;
-  uint32_t reg_max = gpu->regfile.max_regs_per_thread < WS_GEMMGEN_REG_LIMIT
-                         ? gpu->regfile.max_regs_per_thread
-                         : WS_GEMMGEN_REG_LIMIT;
-  if (regs > reg_max)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "%s needs %u registers per thread, more than the %u allowed",
-                       ws_gemmgen_variant_name(c->variant), regs, reg_max);
-  if (smem > gpu->smem.max_per_block_bytes)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "%s needs %u bytes of shared memory per CTA, more than %s's %u per block",
-                       ws_gemmgen_variant_name(c->variant), smem, gpu->gpu.name,
-                       gpu->smem.max_per_block_bytes);
-  if (c->threads > gpu->sm.max_threads_per_block)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%u threads per CTA, more than %s's %u", c->threads,
-                       gpu->gpu.name, gpu->sm.max_threads_per_block);
-  ws_occupancy occ;
-  return ws_occupancy_compute(ctx, gpu, c->threads, regs, smem, &occ);
 }

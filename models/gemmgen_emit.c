@@ -210,6 +210,19 @@ static void emit_epilogue(emitter *e, const epi_layout *L) {
   ws_kbuild_ins(e->k, "EXIT");
 }
 
+/* The epilogue for the outputs `layout` describes (the layout's arrays are
+ * too large for the stack). */
+static void emit_laid_out_epilogue(emitter *e, void (*layout)(const emitter *, epi_layout *)) {
+  epi_layout *L = malloc(sizeof *L);
+  if (!L) {
+    e->k->failed = true;
+    return;
+  }
+  layout(e, L);
+  emit_epilogue(e, L);
+  free(L);
+}
+
 /* ---- naive and coalesced ------------------------------------------------------------------ */
 
 static void emit_simple(emitter *e) {
@@ -337,19 +350,29 @@ static void emit_a_global(emitter *e) {
   ws_kbuild_ins(e->k, "MOV %r, %u // next tile: bk floats to the right", p->inca, c->bk * 4);
 }
 
+/* Where this thread's first chunk of a rows x cols tile lies, cpr chunks of
+ * vw floats to a row: t0 = its row, t1 = its first column (in floats). */
+static void emit_chunk_coords(emitter *e, const char *tile, uint32_t rows, uint32_t cols,
+                              uint32_t rpp, uint32_t cpr) {
+  uint32_t vw = e->p->vw;
+  ws_kbuild_line(e->k,
+                 "// ---- loading %s: each pass copies %u rows of the %ux%u tile, %u float%s per "
+                 "thread",
+                 tile, rpp, rows, cols, vw, vw > 1 ? "s" : "");
+  ws_kbuild_ins(e->k, "SHR.U32 %r, %r, %u // row in the %s tile", e->p->t0, e->p->tid,
+                ws_gemmgen_ilog2(cpr), tile);
+  ws_kbuild_ins(e->k, "AND %r, %r, %u // column in the %s tile", e->p->t1, e->p->tid, cpr - 1,
+                tile);
+  if (vw > 1) ws_kbuild_ins(e->k, "SHL %r, %r, %u", e->p->t1, e->p->t1, ws_gemmgen_ilog2(vw));
+}
+
 /* A loads: thread t copies chunk t % cpr of tile row t / cpr, then rows
  * rpp, 2*rpp, ... further. lim[q] = (row q inside M ? K : 0) - chunk's k,
  * so "k0 < lim[q]" says the chunk exists. */
 static void emit_a_setup(emitter *e, bool trans) {
   const ws_gemmgen_plan *p = e->p;
   const ws_gemmgen_cfg *c = e->c;
-  ws_kbuild_line(
-      e->k, "// ---- loading A: each pass copies %u rows of the %ux%u tile, %u float%s per thread",
-      p->rpp_a, c->bm, c->bk, p->vw, p->vw > 1 ? "s" : "");
-  ws_kbuild_ins(e->k, "SHR.U32 %r, %r, %u // row in the A tile", p->t0, p->tid,
-                ws_gemmgen_ilog2(p->cpr_a));
-  ws_kbuild_ins(e->k, "AND %r, %r, %u // k in the A tile", p->t1, p->tid, p->cpr_a - 1);
-  if (p->vw > 1) ws_kbuild_ins(e->k, "SHL %r, %r, %u", p->t1, p->t1, ws_gemmgen_ilog2(p->vw));
+  emit_chunk_coords(e, "A", c->bm, c->bk, p->rpp_a, p->cpr_a);
   if (trans) {
     ws_kbuild_ins(e->k, "SHL %r, %r, 2", p->t2, p->t0);
     ws_kbuild_ins(e->k, "IMAD %r, %r, %u, %r // stores As[k][row]", p->sta, p->t1, p->lda_s, p->t2);
@@ -363,13 +386,7 @@ static void emit_a_setup(emitter *e, bool trans) {
 static void emit_b_setup(emitter *e) {
   const ws_gemmgen_plan *p = e->p;
   const ws_gemmgen_cfg *c = e->c;
-  ws_kbuild_line(
-      e->k, "// ---- loading B: each pass copies %u rows of the %ux%u tile, %u float%s per thread",
-      p->rpp_b, c->bk, c->bn, p->vw, p->vw > 1 ? "s" : "");
-  ws_kbuild_ins(e->k, "SHR.U32 %r, %r, %u // k row in the B tile", p->t0, p->tid,
-                ws_gemmgen_ilog2(p->cpr_b));
-  ws_kbuild_ins(e->k, "AND %r, %r, %u // column in the B tile", p->t1, p->tid, p->cpr_b - 1);
-  if (p->vw > 1) ws_kbuild_ins(e->k, "SHL %r, %r, %u", p->t1, p->t1, ws_gemmgen_ilog2(p->vw));
+  emit_chunk_coords(e, "B", c->bk, c->bn, p->rpp_b, p->cpr_b);
   ws_kbuild_ins(e->k, "SHL %r, %r, 2", p->t2, p->t1);
   ws_kbuild_ins(e->k, "IMAD %r, %r, %u, %r // stores Bs[k][col]", p->stb, p->t0, p->ldb_s, p->t2);
   ws_kbuild_ins(e->k, "IMAD %r, %r, %u, %r // column of B", p->t1, p->bx, c->bn, p->t1);
@@ -407,30 +424,19 @@ typedef struct tile_side {
   const char *exists; /* the comment on the chunk test */
 } tile_side;
 
-static tile_side side_a(const ws_gemmgen_plan *p) {
-  return (tile_side){"As",
-                     p->passes_a,
-                     p->rpp_a * p->lda_s,
-                     p->lima,
-                     p->stra,
-                     p->pat,
-                     p->stage,
-                     p->sta,
-                     true,
-                     "// row inside M and k inside K?"};
-}
-
-static tile_side side_b(const ws_gemmgen_plan *p) {
-  return (tile_side){"Bs",
-                     p->passes_b,
-                     p->rpp_b * p->ldb_s,
-                     p->limb,
-                     p->strb,
-                     p->pbt,
-                     ws_kreg_at(p->stage, p->passes_a * p->vw),
-                     p->stb,
-                     false,
-                     "// k inside K and column inside N?"};
+/* The side of A (a = true) or of B; B's staging registers follow A's. */
+static tile_side side_of(const ws_gemmgen_plan *p, bool a) {
+  return (tile_side){.sym = a ? "As" : "Bs",
+                     .passes = a ? p->passes_a : p->passes_b,
+                     .pass_bytes = a ? p->rpp_a * p->lda_s : p->rpp_b * p->ldb_s,
+                     .lim = a ? p->lima : p->limb,
+                     .stride = a ? p->stra : p->strb,
+                     .ptr = a ? p->pat : p->pbt,
+                     .stage = ws_kreg_at(p->stage, a ? 0 : p->passes_a * p->vw),
+                     .store = a ? p->sta : p->stb,
+                     .along_k = a,
+                     .exists = a ? "// row inside M and k inside K?"
+                                 : "// k inside K and column inside N?"};
 }
 
 /* The staging registers of chunk q. */
@@ -523,14 +529,14 @@ static void emit_vec_or_scalar(emitter *e, const char *pred, const char *why, ti
 
 /* Both tiles at k0 = kreg, wide when rows are aligned (P5: A, P6: B). */
 static void emit_both_tiles(emitter *e, ws_kreg kreg, bool to_smem) {
-  tile_side a = side_a(e->p), b = side_b(e->p);
+  tile_side a = side_of(e->p, true), b = side_of(e->p, false);
   emit_vec_or_scalar(e, "P5", "K % 4 != 0?", emit_tile_loads, &a, kreg, to_smem);
   emit_vec_or_scalar(e, "P6", "N % 4 != 0?", emit_tile_loads, &b, kreg, to_smem);
 }
 
 static void emit_store_tiles(emitter *e) {
   const ws_gemmgen_plan *p = e->p;
-  tile_side a = side_a(p), b = side_b(p);
+  tile_side a = side_of(p, true), b = side_of(p, false);
   ws_kbuild_line(e->k, "    // registers -> shared memory");
   for (uint32_t q = 0; q < p->passes_a && p->a_trans; q++)
     for (uint32_t j = 0; j < p->vw; j++)
@@ -633,7 +639,7 @@ static void emit_sync_loop(emitter *e) {
   if (p->vec)
     emit_both_tiles(e, p->k0, false);
   else {
-    tile_side a = side_a(p), b = side_b(p);
+    tile_side a = side_of(p, true), b = side_of(p, false);
     emit_tile_loads(e, &a, p->k0, false, true);
     emit_tile_loads(e, &b, p->k0, false, true);
   }
@@ -708,14 +714,7 @@ static void emit_tiled(emitter *e) {
     emit_async_loop(e);
   else
     emit_sync_loop(e);
-  epi_layout *L = malloc(sizeof *L);
-  if (!L) {
-    e->k->failed = true;
-    return;
-  }
-  tiled_layout(e, L);
-  emit_epilogue(e, L);
-  free(L);
+  emit_laid_out_epilogue(e, tiled_layout);
 }
 
 /* ---- tensor cores --------------------------------------------------------------------- */
@@ -922,7 +921,8 @@ static void emit_mma_compute(emitter *e) {
   }
 }
 
-static void mma_layout(const ws_gemmgen_plan *p, epi_layout *L) {
+static void mma_layout(const emitter *e, epi_layout *L) {
+  const ws_gemmgen_plan *p = e->p;
   L->nr = p->miter * 2;
   L->ns = p->niter;
   L->vw = 2;
@@ -941,7 +941,7 @@ static void emit_mma_loads(emitter *e) {
   const ws_gemmgen_plan *p = e->p;
   ws_kbuild_ins(e->k, "IADD %r, %r, 1 // k0 + 1", p->kn, p->k0);
   ws_kbuild_ins(e->k, "IADD.64 %r, %r, %r // &B[k0 + 2p + 1][col]", p->addr2, p->pbt, p->nrow);
-  tile_side a = side_a(p), b = side_b(p);
+  tile_side a = side_of(p, true), b = side_of(p, false);
   emit_vec_or_scalar(e, "P5", "K % 4 != 0?", emit_tile_loads, &a, p->k0, false);
   emit_vec_or_scalar(e, "P6", "N % 4 != 0?", mma_load_b, &b, p->k0, false);
 }
@@ -976,14 +976,7 @@ static void emit_mma(emitter *e) {
   emit_mma_compute(e);
   ws_kbuild_ins(e->k, "BAR.SYNC // nobody overwrites a tile still being read");
   ws_kbuild_ins(e->k, "BRA %l", tile);
-  epi_layout *L = malloc(sizeof *L);
-  if (!L) {
-    e->k->failed = true;
-    return;
-  }
-  mma_layout(p, L);
-  emit_epilogue(e, L);
-  free(L);
+  emit_laid_out_epilogue(e, mma_layout);
 }
 
 void ws_gemmgen_emit_kernel(ws_kbuild *k, const ws_gemmgen_cfg *c, const ws_gemmgen_plan *p) {

@@ -3,11 +3,12 @@
  *
  * Design: the generator is four steps in four files, each using only the
  * ones before it: gemmgen_cfg.c (names, defaults, description),
- * gemmgen_check.c (which configs make a correct kernel, and what it costs),
+ * gemmgen_check.c (which configs make a correct kernel),
  * gemmgen_plan.c (thread-to-tile maps, load passes, shared-memory strides,
  * and a named register from the kernel builder for every value the kernel
  * keeps), gemmgen_emit.c (the text, from the plan). gemmgen.c is the public
- * entry on top and gemmgen_ref.c the host reference beside them. */
+ * entry on top (resources and device limits too) and gemmgen_ref.c the
+ * host reference beside them. */
 #ifndef WS_GEMMGEN_INT_H
 #define WS_GEMMGEN_INT_H
 

@@ -8,31 +8,35 @@
  * and the assembler later finds. Tile sizes are powers of two: the kernels
  * split thread indices with shifts and masks (the ISA has no integer
  * division). */
+#include <stddef.h>
 #include <string.h>
 
 #include "models/gemmgen_int.h"
 
+#define GP(field, name, count)                                                                     \
+  { offsetof(ws_gemmgen_plan, field), name, count, count }
+/* Every kernel's first registers: ids, sizes and pointers, then (after the
+ * epilogue's pointers) loop state, temporaries and the walking pointers. */
+static const ws_kbuild_regspec common_head[] = {
+    GP(tid, "tid", 1),     GP(bx, "tile column", 1),
+    GP(by, "tile row", 1), GP(m, "M", 1),
+    GP(n, "N", 1),         GP(k, "K", 1),
+    GP(pa, "A", 2),        GP(pb, "B", 2),
+    GP(pc, "C", 2),
+};
+static const ws_kbuild_regspec common_tail[] = {
+    GP(k0, "k0", 1),        GP(rowb, "first row", 1), GP(colb, "first column", 1),
+    GP(t0, "t0", 1),        GP(t1, "t1", 1),          GP(t2, "t2", 1),
+    GP(addr, "address", 2), GP(pat, "A pointer", 2),  GP(pbt, "B pointer", 2),
+    GP(inca, "A step", 1),  GP(incb, "B step", 1),
+};
+#undef GP
+
 static void plan_common_regs(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p, ws_kbuild *k) {
-  p->tid = ws_kbuild_reg(k, "tid");
-  p->bx = ws_kbuild_reg(k, "tile column");
-  p->by = ws_kbuild_reg(k, "tile row");
-  p->m = ws_kbuild_reg(k, "M");
-  p->n = ws_kbuild_reg(k, "N");
-  p->k = ws_kbuild_reg(k, "K");
-  p->pa = ws_kbuild_reg64(k, "A");
-  p->pb = ws_kbuild_reg64(k, "B");
-  p->pc = ws_kbuild_reg64(k, "C");
+  ws_kbuild_reg_table(k, p, common_head, sizeof common_head / sizeof common_head[0]);
   if (c->epilogue & WS_GEMMGEN_EPI_BIAS) p->pbias = ws_kbuild_reg64(k, "bias");
   if (c->epilogue & WS_GEMMGEN_EPI_RESIDUAL) p->pres = ws_kbuild_reg64(k, "R");
-  p->k0 = ws_kbuild_reg(k, "k0");
-  p->rowb = ws_kbuild_reg(k, "first row");
-  p->colb = ws_kbuild_reg(k, "first column");
-  p->t0 = ws_kbuild_reg(k, "t0");
-  p->t1 = ws_kbuild_reg(k, "t1");
-  p->t2 = ws_kbuild_reg(k, "t2");
-  p->addr = ws_kbuild_reg64(k, "address");
-  p->pat = ws_kbuild_reg64(k, "A pointer");
-  p->pbt = ws_kbuild_reg64(k, "B pointer");
+  ws_kbuild_reg_table(k, p, common_tail, sizeof common_tail / sizeof common_tail[0]);
 }
 
 /* Registers the epilogue needs beside the accumulators (bias and residual chunks). */
@@ -44,8 +48,6 @@ static void plan_epilogue_regs(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p, ws_k
 
 static void plan_simple(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
   plan_common_regs(c, p, k);
-  p->inca = ws_kbuild_reg(k, "A step");
-  p->incb = ws_kbuild_reg(k, "B step");
   p->fa = ws_kbuild_reg(k, "A fragment");
   p->fb = ws_kbuild_reg(k, "B fragment");
   p->acc = ws_kbuild_reg(k, "accumulators");
@@ -89,8 +91,6 @@ static void plan_tiled_geometry(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
 static void plan_tiled(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
   plan_tiled_geometry(c, p);
   plan_common_regs(c, p, k);
-  p->inca = ws_kbuild_reg(k, "A step");
-  p->incb = ws_kbuild_reg(k, "B step");
   p->stra = ws_kbuild_reg(k, "A pass stride");
   p->strb = ws_kbuild_reg(k, "B pass stride");
   if (p->vec) p->colsb = ws_kbuild_reg(k, "B columns left");
@@ -137,8 +137,6 @@ static void plan_mma(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) 
   p->smem_bytes = p->stage_a_bytes + p->stage_b_bytes;
   p->cw = 2;
   plan_common_regs(c, p, k);
-  p->inca = ws_kbuild_reg(k, "A step");
-  p->incb = ws_kbuild_reg(k, "B step");
   p->nrow = ws_kbuild_reg64(k, "B row bytes");
   p->addr2 = ws_kbuild_reg64(k, "B row 2p+1");
   p->stra = ws_kbuild_reg(k, "A pass stride");

@@ -33,7 +33,7 @@
 
 #define REFUSE(...) return ws_ctx_fail(ctx, WS_ERR_INVALID, __VA_ARGS__)
 
-    static double f16_err(double x) {
+static double f16_err(double x) {
   double rel = fabs(x) * (1.0 / 2048.0); /* 2^-11 */
   return rel > 0x1p-25 ? rel : 0x1p-25;
 }

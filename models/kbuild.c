@@ -77,6 +77,13 @@ ws_kreg ws_kbuild_reg(ws_kbuild *b, const char *name) { return ws_kbuild_regs(b,
 
 ws_kreg ws_kbuild_reg64(ws_kbuild *b, const char *name) { return ws_kbuild_regs(b, name, 2, 2); }
 
+void ws_kbuild_reg_table(ws_kbuild *b, void *handles, const ws_kbuild_regspec *specs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    ws_kreg r = ws_kbuild_regs(b, specs[i].name, specs[i].count, specs[i].align);
+    memcpy((char *)handles + specs[i].offset, &r, sizeof r);
+  }
+}
+
 uint32_t ws_kbuild_nregs(const ws_kbuild *b) { return b->next_reg ? b->next_reg : 1; }
 
 /* ---- labels ------------------------------------------------------------------ */

@@ -14,6 +14,7 @@
 #define WS_KBUILD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/ctx.h"
@@ -59,6 +60,16 @@ ws_status ws_kbuild_take(ws_ctx *ctx, ws_kbuild *b, char **out);
 ws_kreg ws_kbuild_regs(ws_kbuild *b, const char *name, uint32_t count, uint32_t align);
 ws_kreg ws_kbuild_reg(ws_kbuild *b, const char *name);   /* one 32-bit register */
 ws_kreg ws_kbuild_reg64(ws_kbuild *b, const char *name); /* an aligned pair */
+/* One entry of a register table: a ws_kreg field of some struct (its
+ * offsetof), its name, and the ws_kbuild_regs count and alignment. */
+typedef struct ws_kbuild_regspec {
+  size_t offset;
+  const char *name;
+  uint32_t count, align;
+} ws_kbuild_regspec;
+/* Allocates specs[0..n) in order, each handle stored into `handles` at its
+ * offset: a kernel's register layout as one table instead of a run of calls. */
+void ws_kbuild_reg_table(ws_kbuild *b, void *handles, const ws_kbuild_regspec *specs, size_t n);
 /* Register i of an array (or the high half of a pair, i = 1). */
 static inline ws_kreg ws_kreg_at(ws_kreg r, uint32_t i) { return (ws_kreg){r.n + i}; }
 /* Registers per thread the kernel needs: one past the highest handed out. */

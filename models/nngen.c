@@ -14,6 +14,7 @@
  * x*log2(e), 1/sqrt as MUFU.RSQ, division as MUFU.RCP. */
 #include "models/nngen.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,36 +122,39 @@ typedef struct ln_regs {
       v, av, aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
 } ln_regs;
 
-static void ln_alloc(ws_kbuild *k, ln_regs *r) {
-  r->ctaid = ws_kbuild_reg(k, "ctaid");
-  r->warp = ws_kbuild_reg(k, "warp");
-  r->row = ws_kbuild_reg(k, "row");
-  r->rows = ws_kbuild_reg(k, "rows");
-  r->lane = ws_kbuild_reg(k, "lane");
-  r->cols = ws_kbuild_reg(k, "cols");
-  r->x = ws_kbuild_reg64(k, "x");
-  r->rowidx = ws_kbuild_reg(k, "row*cols");
-  r->xrow = ws_kbuild_reg64(k, "&x[row]");
-  r->a = ws_kbuild_reg64(k, "a");
-  r->arow = ws_kbuild_reg64(k, "&a[row]");
-  r->rcols = ws_kbuild_reg(k, "1/cols");
-  r->acc = ws_kbuild_reg(k, "sum");
-  r->col = ws_kbuild_reg(k, "col");
-  r->tmp = ws_kbuild_reg(k, "shuffled");
-  r->addr = ws_kbuild_reg64(k, "&x[row][col]");
-  r->v = ws_kbuild_reg(k, "v");
-  r->av = ws_kbuild_reg(k, "a[row][col]");
-  r->aaddr = ws_kbuild_reg64(k, "&a[row][col]");
-  r->mean = ws_kbuild_reg(k, "mean");
-  r->rstd = ws_kbuild_reg(k, "rstd");
-  r->w = ws_kbuild_reg64(k, "w");
-  r->b = ws_kbuild_reg64(k, "b");
-  r->y = ws_kbuild_reg64(k, "y");
-  r->yrow = ws_kbuild_reg64(k, "&y[row]");
-  r->oaddr = ws_kbuild_reg64(k, "address");
-  r->wv = ws_kbuild_reg(k, "w[col]");
-  r->bv = ws_kbuild_reg(k, "b[col]");
-}
+#define LN(field, name, count)                                                                     \
+  { offsetof(ln_regs, field), name, count, count }
+static const ws_kbuild_regspec ln_layout[] = {
+    LN(ctaid, "ctaid", 1),
+    LN(warp, "warp", 1),
+    LN(row, "row", 1),
+    LN(rows, "rows", 1),
+    LN(lane, "lane", 1),
+    LN(cols, "cols", 1),
+    LN(x, "x", 2),
+    LN(rowidx, "row*cols", 1),
+    LN(xrow, "&x[row]", 2),
+    LN(a, "a", 2),
+    LN(arow, "&a[row]", 2),
+    LN(rcols, "1/cols", 1),
+    LN(acc, "sum", 1),
+    LN(col, "col", 1),
+    LN(tmp, "shuffled", 1),
+    LN(addr, "&x[row][col]", 2),
+    LN(v, "v", 1),
+    LN(av, "a[row][col]", 1),
+    LN(aaddr, "&a[row][col]", 2),
+    LN(mean, "mean", 1),
+    LN(rstd, "rstd", 1),
+    LN(w, "w", 2),
+    LN(b, "b", 2),
+    LN(y, "y", 2),
+    LN(yrow, "&y[row]", 2),
+    LN(oaddr, "address", 2),
+    LN(wv, "w[col]", 1),
+    LN(bv, "b[col]", 1),
+};
+#undef LN
 
 /* Butterfly tree: after five steps every lane holds op over all 32 lanes. */
 static void emit_warp_allreduce(ws_kbuild *k, const ln_regs *r, const char *op) {
@@ -305,7 +309,7 @@ ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t wa
   ws_kbuild k;
   ws_kbuild_init(&k);
   ln_regs r;
-  ln_alloc(&k, &r);
+  ws_kbuild_reg_table(&k, &r, ln_layout, sizeof ln_layout / sizeof ln_layout[0]);
   emit_ln_header(&k, fused, warps_per_cta);
   emit_row_prologue(&k, &r, warps_per_cta);
   emit_ln_bases(&k, &r, fused);

@@ -2,6 +2,7 @@
  * register high-water mark, unique labels, sticky out-of-memory, and that
  * what it builds assembles with the register count it reports. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ Test(kbuild, instructions_format_registers_labels_and_comments, .init = setup, .
   ws_kbuild_ins(&b, "@P0 BRA %l // back", top);
   ws_kbuild_ins(&b, "LDG.32 %r, [%r+%d]", a, x, -4);
   ws_kbuild_ins(&b, "AND %r, %r, 3 // 100%% sure", a, a);
+  ws_kbuild_ins(&b, "EXIT // N % 4 stays as written");
   char *text = take(&b);
   cr_expect_str_eq(text, ".kernel k1\n"
                          "loop:\n"
@@ -55,8 +57,27 @@ Test(kbuild, instructions_format_registers_labels_and_comments, .init = setup, .
                          "    IADD R0, R0, 3                   // count up\n"
                          "@P0 BRA loop                         // back\n"
                          "    LDG.32 R0, [R2+-4]\n"
-                         "    AND R0, R0, 3                    // 100% sure\n");
+                         "    AND R0, R0, 3                    // 100% sure\n"
+                         "    EXIT                             // N % 4 stays as written\n");
   free(text);
+}
+
+typedef struct pair_regs {
+  ws_kreg i, p, v;
+} pair_regs;
+
+Test(kbuild, a_register_table_fills_a_struct_in_order, .init = setup, .fini = teardown) {
+  static const ws_kbuild_regspec layout[] = {{offsetof(pair_regs, i), "i", 1, 1},
+                                             {offsetof(pair_regs, p), "p", 2, 2},
+                                             {offsetof(pair_regs, v), "v", 4, 4}};
+  ws_kbuild b;
+  ws_kbuild_init(&b);
+  pair_regs r;
+  ws_kbuild_reg_table(&b, &r, layout, 3);
+  uint32_t got[4] = {r.i.n, r.p.n, r.v.n, ws_kbuild_nregs(&b)}, want[4] = {0, 2, 4, 8};
+  cr_expect_arr_eq(got, want, sizeof got, "i, p, v and the count: %u %u %u %u", got[0], got[1],
+                   got[2], got[3]);
+  ws_kbuild_free(&b);
 }
 
 Test(kbuild, labels_never_collide, .init = setup, .fini = teardown) {

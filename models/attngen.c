@@ -325,8 +325,11 @@ static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
       "// tiles stream through shared memory; per tile each thread computes its Bc\n"
       "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
       "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
-      "// once. S never reaches device memory. K or V rows are loaded a group at a time.");
-  ws_kbuild_line(k, "// Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
+      "// once. S never reaches device memory.");
+  ws_kbuild_line(k,
+                 "// K or V rows are read %u at a time; q_d is in q+1+d, odd, so not in K[j][d]'s",
+                 p->group);
+  ws_kbuild_line(k, "// register bank. Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, "%s",
                  ".kernel flash_attention\n"

@@ -143,12 +143,10 @@ static void convert(ws_kbuild *b, ws_text *out, char conv, va_list *ap) {
   case 'g':
     ws_text_printf(out, "%.9g", va_arg(*ap, double));
     break;
-  case '%':
+  default: /* "%%" prints one '%'; any other "%c" as written, so "N % 4" stays */
     ws_text_append(out, "%", 1);
+    if (conv != '%') ws_text_append(out, &conv, 1);
     break;
-  default:
-    ws_text_append(out, "%", 1), ws_text_append(out, &conv, 1);
-    break; /* "N % 4" stays */
   }
 }
 

@@ -84,7 +84,8 @@ void ws_kbuild_place(ws_kbuild *b, ws_klabel l);
 
 /* ---- text ---- */
 /* One instruction. Conversions: %r a ws_kreg ("R12"), %l a ws_klabel, %u
- * unsigned, %d int, %s string, %g double (9 significant digits), %%. A
+ * unsigned, %d int, %s string, %g double (9 significant digits); %% and
+ * any other "%c" print as written and take no argument. A
  * guarded instruction ("@P0 ...") starts in column 0, others are indented;
  * text after "//" is a comment, aligned in one column. */
 void ws_kbuild_ins(ws_kbuild *b, const char *fmt, ...);

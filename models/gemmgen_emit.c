@@ -225,12 +225,11 @@ static void emit_laid_out_epilogue(emitter *e, void (*layout)(const emitter *, e
 
 /* ---- naive and coalesced ------------------------------------------------------------------ */
 
-static void emit_simple(emitter *e) {
+/* The thread's output row and column; threads outside C leave. */
+static void emit_simple_coords(emitter *e) {
   const ws_gemmgen_plan *p = e->p;
   const ws_gemmgen_cfg *c = e->c;
   bool naive = c->variant == WS_GEMMGEN_NAIVE;
-  emit_header(e);
-  emit_setup(e);
   ws_kbuild_line(e->k, "// ---- this thread's output C[row][col]");
   if (naive) {
     ws_kbuild_ins(e->k, "AND %r, %r, %u // consecutive threads take consecutive ROWS", p->t0,
@@ -249,6 +248,13 @@ static void emit_simple(emitter *e) {
   ws_kbuild_ins(e->k, "@P0 EXIT // threads past the edge of C leave");
   ws_kbuild_ins(e->k, "ISETP.GE.U32 P0, %r, %r", p->colb, p->n);
   ws_kbuild_ins(e->k, "@P0 EXIT");
+}
+
+static void emit_simple(emitter *e) {
+  const ws_gemmgen_plan *p = e->p;
+  emit_header(e);
+  emit_setup(e);
+  emit_simple_coords(e);
   ws_kbuild_ins(e->k, "IMUL %r, %r, %r", p->t0, p->rowb, p->k);
   ws_kbuild_ins(e->k, "IMAD.WIDE.U32 %r, %r, 4, %r // &A[row][0]", p->pat, p->t0, p->pa);
   ws_kbuild_ins(e->k, "IMAD.WIDE.U32 %r, %r, 4, %r // &B[0][col]", p->pbt, p->colb, p->pb);

@@ -115,7 +115,7 @@ static void plan_tiled(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p
   p->regs = ws_kbuild_nregs(k);
 }
 
-static void plan_mma(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
+static void plan_mma_geometry(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
   p->warp_layout = true;
   p->vec = true;
   p->vw = 4;
@@ -136,6 +136,10 @@ static void plan_mma(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) 
   p->stage_b_bytes = c->bn * c->bk * 2;
   p->smem_bytes = p->stage_a_bytes + p->stage_b_bytes;
   p->cw = 2;
+}
+
+static void plan_mma(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {
+  plan_mma_geometry(c, p);
   plan_common_regs(c, p, k);
   p->nrow = ws_kbuild_reg64(k, "B row bytes");
   p->addr2 = ws_kbuild_reg64(k, "B row 2p+1");

@@ -46,20 +46,25 @@ void ws_text_append(ws_text *t, const char *s, size_t n) {
 
 void ws_text_puts(ws_text *t, const char *s) { ws_text_append(t, s, strlen(s)); }
 
-void ws_text_printf(ws_text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
+void ws_text_vprintf(ws_text *t, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
   if (n < 0) {
     t->failed = true;
     return;
   }
   if (!reserve(t, (size_t)n)) return;
-  va_start(ap, fmt);
   vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
   t->len += (size_t)n;
+}
+
+void ws_text_printf(ws_text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ws_text_vprintf(t, fmt, ap);
+  va_end(ap);
 }
 
 char *ws_text_take(ws_text *t) {

@@ -1,5 +1,5 @@
 /* text.h - a growable NUL-terminated text buffer (disassembler, doc
- * generator).
+ * generator, kernel builder).
  *
  * Design: running out of memory is sticky: after a failed growth every
  * append is a no-op and ws_text_take returns NULL, so a long generator checks
@@ -7,6 +7,7 @@
 #ifndef WS_TEXT_H
 #define WS_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -20,8 +21,8 @@ typedef struct ws_text {
 void ws_text_init(ws_text *t);
 void ws_text_append(ws_text *t, const char *s, size_t n);
 void ws_text_puts(ws_text *t, const char *s);
-void ws_text_printf(ws_text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void ws_text_printf(ws_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ws_text_vprintf(ws_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hands the buffer to the caller ("" when nothing was appended); NULL when an
  * allocation failed. The ws_text is left empty and reusable. */
 char *ws_text_take(ws_text *t);

@@ -11,21 +11,25 @@
  * accumulator once per tile, not once per key. Tile copies issue all their
  * global loads before the first shared store, so a tile costs one memory
  * latency; the output leaves through shared memory so that its stores are
- * coalesced. The naive kernels are plain loops whose trip counts are kernel
+ * coalesced. The flash kernel is written through models/kbuild.h, which
+ * names its registers; the naive kernels are fixed files
+ * (models/kernels/attn_*.wsa), plain loops whose trip counts are kernel
  * parameters. */
 #include "models/attngen.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/kbuild.h"
 #include "models/nngen.h"
 
 #define NAIVE_TILE 16 /* the naive kernels' CTA is 16 x 16 threads */
 #define SOFTMAX_WARPS 4
-#define FLASH_FIXED_REGS 32 /* R0..R31: indices, pointers, m, l, temporaries */
+#define FLASH_FIXED_REGS 32 /* the scalars flash_alloc_scalars hands out: R0..R31 */
 #define ISA_MAX_REGS 255    /* R0..R254 */
 
 static ws_status check_shape(ws_ctx *ctx, const ws_attngen_shape *s) {
@@ -43,124 +47,11 @@ static ws_status check_shape(ws_ctx *ctx, const ws_attngen_shape *s) {
 /* ---- naive ---------------------------------------------------------------------------- */
 
 ws_status ws_attngen_scores_source(ws_ctx *ctx, char **out) {
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t, "// attn_scores.wsa - naive attention, step 1: S[h][i][j] = scale * Q_h[i] . K_h[j]\n"
-          "// for every head, written to device memory [H, T, T]. One thread per score, the\n"
-          "// dot product straight from global memory. QKV is [T, 3D]: Q columns [0, D),\n"
-          "// K columns [D, 2D); head h owns columns h*dh .. h*dh+dh-1 of each.\n"
-          "// Launch: block (16, 16), grid (ceil(T/16), ceil(T/16), H).\n"
-          ".kernel attn_scores\n"
-          ".param .ptr qkv\n"
-          ".param .ptr scores\n"
-          ".param .u32 tokens\n"
-          ".param .u32 dim\n"
-          ".param .u32 head_dim\n"
-          ".param .f32 scale\n"
-          "    S2R R0, SR_TID.X\n"
-          "    S2R R1, SR_TID.Y\n"
-          "    S2R R2, SR_CTAID.X\n"
-          "    S2R R3, SR_CTAID.Y\n"
-          "    S2R R4, SR_CTAID.Z               // head h\n"
-          "    IMAD R5, R2, 16, R0              // j: the key\n"
-          "    IMAD R6, R3, 16, R1              // i: the query\n"
-          "    LDP.32 R7, [tokens]\n"
-          "    ISETP.GE.U32 P0, R5, R7\n"
-          "@P0 EXIT                             // past the last key\n"
-          "    ISETP.GE.U32 P1, R6, R7\n"
-          "@P1 EXIT                             // past the last query\n"
-          "    LDP.32 R8, [dim]\n"
-          "    LDP.32 R9, [head_dim]\n"
-          "    IMUL R10, R8, 3                  // QKV row stride: 3D floats\n"
-          "    IMUL R11, R4, R9                 // h*dh\n"
-          "    IMAD R12, R6, R10, R11           // index of Q[i][h*dh]\n"
-          "    IMAD R13, R5, R10, R11\n"
-          "    IADD R13, R13, R8                // index of K[j][h*dh]: D columns further\n"
-          "    LDP.64 R14, [qkv]\n"
-          "    MOV R20, 0                       // dot product\n"
-          "    MOV R21, 0                       // d\n"
-          "dot_loop:\n"
-          "    ISETP.GE.U32 P2, R21, R9\n"
-          "@P2 BRA dot_done\n"
-          "    IADD R22, R12, R21\n"
-          "    IMAD.WIDE.U32 R24, R22, 4, R14\n"
-          "    LDG.32 R26, [R24]                // Q[i][h*dh + d]\n"
-          "    IADD R22, R13, R21\n"
-          "    IMAD.WIDE.U32 R24, R22, 4, R14\n"
-          "    LDG.32 R27, [R24]                // K[j][h*dh + d]\n"
-          "    FFMA R20, R26, R27, R20\n"
-          "    IADD R21, R21, 1\n"
-          "    BRA dot_loop\n"
-          "dot_done:\n"
-          "    LDP.32 R28, [scale]\n"
-          "    FMUL R20, R20, R28\n"
-          "    IMAD R29, R4, R7, R6             // (h*T + i)\n"
-          "    IMAD R29, R29, R7, R5            // (h*T + i)*T + j\n"
-          "    LDP.64 R30, [scores]\n"
-          "    IMAD.WIDE.U32 R32, R29, 4, R30\n"
-          "    STG.32 [R32], R20\n"
-          "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/attn_scores.wsa", NULL, 0, out);
 }
 
 ws_status ws_attngen_pv_source(ws_ctx *ctx, char **out) {
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t, "// attn_pv.wsa - naive attention, step 3: O[i][h*dh + c] = sum_j P[h][i][j] V_h[j][c],\n"
-          "// P [H, T, T] the softmaxed scores, V columns [2D, 3D) of QKV [T, 3D]. One thread\n"
-          "// per output, reading P and V from global memory.\n"
-          "// Launch: block (16, 16), grid (ceil(dh/16), ceil(T/16), H).\n"
-          ".kernel attn_pv\n"
-          ".param .ptr probs\n"
-          ".param .ptr qkv\n"
-          ".param .ptr out\n"
-          ".param .u32 tokens\n"
-          ".param .u32 dim\n"
-          ".param .u32 head_dim\n"
-          "    S2R R0, SR_TID.X\n"
-          "    S2R R1, SR_TID.Y\n"
-          "    S2R R2, SR_CTAID.X\n"
-          "    S2R R3, SR_CTAID.Y\n"
-          "    S2R R4, SR_CTAID.Z               // head h\n"
-          "    IMAD R5, R2, 16, R0              // c: column within the head\n"
-          "    IMAD R6, R3, 16, R1              // i: the query row\n"
-          "    LDP.32 R7, [tokens]\n"
-          "    LDP.32 R9, [head_dim]\n"
-          "    ISETP.GE.U32 P0, R5, R9\n"
-          "@P0 EXIT                             // past the head's last column\n"
-          "    ISETP.GE.U32 P1, R6, R7\n"
-          "@P1 EXIT                             // past the last query\n"
-          "    LDP.32 R8, [dim]\n"
-          "    IMUL R10, R8, 3                  // QKV row stride: 3D floats\n"
-          "    IMAD R11, R4, R9, R5             // h*dh + c\n"
-          "    IMAD R12, R8, 2, R11             // column of V: 2D + h*dh + c\n"
-          "    IMAD R13, R4, R7, R6\n"
-          "    IMUL R13, R13, R7                // index of P[h][i][0]\n"
-          "    LDP.64 R14, [probs]\n"
-          "    LDP.64 R16, [qkv]\n"
-          "    MOV R20, 0                       // accumulator\n"
-          "    MOV R21, 0                       // j\n"
-          "pv_loop:\n"
-          "    ISETP.GE.U32 P2, R21, R7\n"
-          "@P2 BRA pv_done\n"
-          "    IADD R22, R13, R21\n"
-          "    IMAD.WIDE.U32 R24, R22, 4, R14\n"
-          "    LDG.32 R26, [R24]                // P[h][i][j]\n"
-          "    IMAD R22, R21, R10, R12\n"
-          "    IMAD.WIDE.U32 R24, R22, 4, R16\n"
-          "    LDG.32 R27, [R24]                // V[j][h*dh + c]\n"
-          "    FFMA R20, R26, R27, R20\n"
-          "    IADD R21, R21, 1\n"
-          "    BRA pv_loop\n"
-          "pv_done:\n"
-          "    IMAD R22, R6, R8, R11            // O[i][h*dh + c]\n"
-          "    LDP.64 R28, [out]\n"
-          "    IMAD.WIDE.U32 R30, R22, 4, R28\n"
-          "    STG.32 [R30], R20\n"
-          "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/attn_pv.wsa", NULL, 0, out);
 }
 
 ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_attngen_stage stage,
@@ -267,36 +158,85 @@ ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64
 
 /* ---- flash: plan and validation ---------------------------------------------------------- */
 
-/* Where everything lives: R0..R31 fixed (see emit_flash_setup); the q row
- * (dh + 4 registers: q_d is in q+1+d, an odd shift that puts q_d and K[j][d]
- * in different register banks, so an FFMA collects its operands in two
- * cycles rather than three); the output accumulator; `group` K or V rows;
- * and the Bc scores. The group is how many K rows have their dot products
- * interleaved (4 when the registers allow, else 2 or 1): a lone dot product
- * is a chain of dh dependent FFMAs, each waiting out the FP32 latency. */
+/* Where everything lives: 32 scalar registers (indices, pointers, m, l,
+ * temporaries: flash_alloc); the q row (dh + 4 registers: q_d is in q+1+d,
+ * an odd shift that puts q_d and K[j][d] in different register banks, so an
+ * FFMA collects its operands in two cycles rather than three); the output
+ * accumulator; `group` K or V rows; and the Bc scores. The group is how many
+ * K rows have their dot products interleaved (4 when the registers allow,
+ * else 2 or 1): a lone dot product is a chain of dh dependent FFMAs, each
+ * waiting out the FP32 latency. */
 typedef struct flash_plan {
   uint32_t dh, br, bc;
   uint32_t qs_stride_words; /* Qs rows padded by 4 words: conflict-free LDS.128 of a row per lane */
   uint32_t group;
-  uint32_t q, o, kv, s; /* first register of each array */
+  /* scalars */
+  ws_kreg tid, tile, head, tokens, dim, stride, qkv, out, i0, qcol, scale, j0, m, l;
+  ws_kreg e, trow, quad, mrow, idx, addr, ostage, kcol, vcol, qsoff, left;
+  ws_kreg q, o, kv, s; /* first register of each array */
   uint32_t regs;
 } flash_plan;
 
-static flash_plan flash_plan_make(uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
+/* The scalars, in register order. h*dh is aligned to 4 so that every later
+ * register keeps the number, and so the bank (number % 2), it had when the
+ * kernel was tuned; the O quad is an LDS.128 target. */
+#define FP(field, name, count, align)                                                              \
+  { offsetof(flash_plan, field), name, count, align }
+static const ws_kbuild_regspec flash_scalars[] = {
+    FP(tid, "r: row in the Q tile", 1, 1),
+    FP(tile, "Q tile", 1, 1),
+    FP(head, "h", 1, 1),
+    FP(tokens, "T", 1, 1),
+    FP(dim, "D", 1, 1),
+    FP(stride, "3D", 1, 1),
+    FP(qkv, "qkv", 2, 2),
+    FP(out, "out", 2, 2),
+    FP(i0, "i0", 1, 1),
+    FP(qcol, "h*dh", 1, 4),
+    FP(scale, "scale*log2e", 1, 1),
+    FP(j0, "j0", 1, 1),
+    FP(m, "m", 1, 1),
+    FP(l, "l", 1, 1),
+    FP(e, "quad e", 1, 1),
+    FP(trow, "tile row", 1, 1),
+    FP(quad, "quad in row", 1, 1),
+    FP(mrow, "matrix row", 1, 1),
+    FP(idx, "index", 1, 1),
+    FP(addr, "address", 2, 2),
+    FP(ostage, "O quad", 4, 4),
+    FP(kcol, "K columns", 1, 1),
+    FP(vcol, "V columns", 1, 1),
+    FP(qsoff, "Qs row offset", 1, 1),
+    FP(left, "keys left", 1, 1),
+};
+#undef FP
+
+static void flash_alloc(ws_kbuild *k, flash_plan *p) {
+  ws_kbuild_reg_table(k, p, flash_scalars, sizeof flash_scalars / sizeof flash_scalars[0]);
+  p->q = ws_kbuild_regs(k, "q (q_d at +1+d)", p->dh + 4, 1);
+  p->o = ws_kbuild_regs(k, "accumulator", p->dh, 4);
+  p->kv = ws_kbuild_regs(k, "K/V rows", p->group * p->dh, 4);
+  p->s = ws_kbuild_regs(k, "scores", p->bc, 1);
+  p->regs = ws_kbuild_nregs(k);
+}
+
+/* The plan's numbers; its registers go into `k` (a scratch builder when
+ * only the count is wanted). */
+static flash_plan flash_plan_make(ws_kbuild *k, uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
   flash_plan p = {
       .dh = head_dim, .br = fc->br, .bc = fc->bc, .qs_stride_words = head_dim + 4, .group = 4};
   while (p.group > 1 && FLASH_FIXED_REGS + 4 + (2 + p.group) * head_dim + fc->bc > ISA_MAX_REGS)
     p.group /= 2;
-  p.q = FLASH_FIXED_REGS;
-  p.o = p.q + head_dim + 4;
-  p.kv = p.o + head_dim;
-  p.s = p.kv + p.group * head_dim;
-  p.regs = p.s + fc->bc;
+  flash_alloc(k, &p);
   return p;
 }
 
 uint32_t ws_attngen_flash_regs(uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
-  return flash_plan_make(head_dim, fc).regs;
+  ws_kbuild k;
+  ws_kbuild_init(&k);
+  uint32_t regs = flash_plan_make(&k, head_dim, fc).regs;
+  ws_kbuild_free(&k);
+  return regs;
 }
 
 uint32_t ws_attngen_flash_smem_bytes(uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
@@ -373,52 +313,55 @@ static uint32_t log2_u32(uint32_t v) {
   return n;
 }
 
-static void emit_flash_header(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t,
-      "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for\n"
-      "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.\n"
+static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_line(k,
+                 "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for");
+  ws_kbuild_line(k, "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.",
+                 p->dh, p->br, p->bc);
+  ws_kbuild_line(
+      k, "%s",
       "// A CTA of Br threads handles one Q tile of one head; thread r owns query row\n"
       "// i0 + r. The Q tile is staged through shared memory into registers, then K/V\n"
       "// tiles stream through shared memory; per tile each thread computes its Bc\n"
       "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
       "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
-      "// once. S never reaches device memory.\n"
-      "// Registers: R%u.. q row (q_d in R%u+d: odd, so not in K[j][d]'s bank), R%u.. "
-      "accumulator,\n"
-      "// R%u.. %u K or V rows at a time, R%u.. scores.\n"
-      "// Launch: block %u, grid (ceil(T/%u), H).\n"
-      ".kernel flash_attention\n"
-      ".param .ptr qkv                      // [T, 3D]\n"
-      ".param .ptr out                      // [T, D]\n"
-      ".param .u32 tokens                   // T\n"
-      ".param .u32 dim                      // D = H*dh\n"
-      ".param .f32 scale                    // 1/sqrt(dh)\n"
-      ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts\n"
-      ".shared Ks %u 16                     // [Bc][dh]\n"
-      ".shared Vs %u 16                     // [Bc][dh]\n",
-      p->dh, p->br, p->bc, p->q, p->q + 1, p->o, p->kv, p->group, p->s, p->br, p->br,
-      p->br * p->qs_stride_words * 4, p->bc * p->dh * 4, p->bc * p->dh * 4);
+      "// once. S never reaches device memory.");
+  ws_kbuild_line(k,
+                 "// K or V rows are read %u at a time; q_d is in q+1+d, odd, so not in K[j][d]'s",
+                 p->group);
+  ws_kbuild_line(k, "// register bank. Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
+  ws_kbuild_reg_map(k);
+  ws_kbuild_line(k, "%s",
+                 ".kernel flash_attention\n"
+                 ".param .ptr qkv                      // [T, 3D]\n"
+                 ".param .ptr out                      // [T, D]\n"
+                 ".param .u32 tokens                   // T\n"
+                 ".param .u32 dim                      // D = H*dh\n"
+                 ".param .f32 scale                    // 1/sqrt(dh)");
+  ws_kbuild_line(
+      k, ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts",
+      p->br * p->qs_stride_words * 4);
+  ws_kbuild_line(k, ".shared Ks %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
+  ws_kbuild_line(k, ".shared Vs %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
 }
 
-static void emit_flash_setup(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(t,
-                    "    S2R R0, SR_TID.X                 // r: this thread's row in the Q tile\n"
-                    "    S2R R1, SR_CTAID.X               // which Q tile\n"
-                    "    S2R R2, SR_CTAID.Y               // head h\n"
-                    "    LDP.32 R3, [tokens]              // T\n"
-                    "    LDP.32 R4, [dim]                 // D\n"
-                    "    IMUL R5, R4, 3                   // QKV row stride: 3D floats\n"
-                    "    LDP.64 R6, [qkv]\n"
-                    "    LDP.64 R8, [out]\n"
-                    "    IMUL R10, R1, %u                 // i0: the tile's first query\n"
-                    "    IMUL R12, R2, %u                 // h*dh: the head's Q columns\n"
-                    "    IADD R28, R12, R4                // its K columns: D + h*dh\n"
-                    "    IADD R29, R28, R4                // its V columns: 2D + h*dh\n"
-                    "    LDP.32 R13, [scale]\n"
-                    "    FMUL R13, R13, 1.44269504        // scale*log2(e)\n"
-                    "    IMUL R30, R0, %u                 // byte offset of this thread's Qs row\n",
-                    p->br, p->dh, p->qs_stride_words * 4);
+static void emit_flash_setup(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_ins(k, "S2R %r, SR_TID.X // r: this thread's row in the Q tile", p->tid);
+  ws_kbuild_ins(k, "S2R %r, SR_CTAID.X // which Q tile", p->tile);
+  ws_kbuild_ins(k, "S2R %r, SR_CTAID.Y // head h", p->head);
+  ws_kbuild_ins(k, "LDP.32 %r, [tokens] // T", p->tokens);
+  ws_kbuild_ins(k, "LDP.32 %r, [dim] // D", p->dim);
+  ws_kbuild_ins(k, "IMUL %r, %r, 3 // QKV row stride: 3D floats", p->stride, p->dim);
+  ws_kbuild_ins(k, "LDP.64 %r, [qkv]", p->qkv);
+  ws_kbuild_ins(k, "LDP.64 %r, [out]", p->out);
+  ws_kbuild_ins(k, "IMUL %r, %r, %u // i0: the tile's first query", p->i0, p->tile, p->br);
+  ws_kbuild_ins(k, "IMUL %r, %r, %u // h*dh: the head's Q columns", p->qcol, p->head, p->dh);
+  ws_kbuild_ins(k, "IADD %r, %r, %r // its K columns: D + h*dh", p->kcol, p->qcol, p->dim);
+  ws_kbuild_ins(k, "IADD %r, %r, %r // its V columns: 2D + h*dh", p->vcol, p->kcol, p->dim);
+  ws_kbuild_ins(k, "LDP.32 %r, [scale]", p->scale);
+  ws_kbuild_ins(k, "FMUL %r, %r, 1.44269504 // scale*log2(e)", p->scale, p->scale);
+  ws_kbuild_ins(k, "IMUL %r, %r, %u // byte offset of this thread's Qs row", p->qsoff, p->tid,
+                p->qs_stride_words * 4);
 }
 
 /* One tile of a cooperative copy from QKV to shared memory: `rows` rows x dh
@@ -426,26 +369,29 @@ static void emit_flash_setup(ws_nngen_text *t, const flash_plan *p) {
 typedef struct tile_copy {
   const char *sym;
   uint32_t stride_words, rows;
-  int row0, col;
+  ws_kreg row0, col;
 } tile_copy;
 
-/* Quad e = tid + k*Br of a tile: R17 = e, R18 = its row in the tile, R19 =
- * its quad within the row, R20 = its row of the matrix; P2 = e exists (only
- * the last pass over a tile can be partial). */
-static void emit_quad_index(ws_nngen_text *t, const flash_plan *p, const tile_copy *c, uint32_t k) {
+/* Quad e = tid + pass*Br of a tile: its row in the tile, its quad within
+ * the row, its row of the matrix; P2 = e exists (only the last pass over a
+ * tile can be partial). */
+static void emit_quad_index(ws_kbuild *k, const flash_plan *p, const tile_copy *c, uint32_t pass) {
   uint32_t qpr = p->dh / 4, total = c->rows * qpr;
-  ws_nngen_text_add(t,
-                    "    IADD R17, R0, %u                 // %s quad e = tid + %u\n"
-                    "    SHR.U32 R18, R17, %u               // row of the tile\n"
-                    "    AND R19, R17, %u                   // quad within the row\n"
-                    "    IADD R20, R18, R%d\n",
-                    k * p->br, c->sym, k * p->br, log2_u32(qpr), qpr - 1, c->row0);
-  if ((k + 1) * p->br > total)
-    ws_nngen_text_add(t, "    ISETP.LT.U32 P2, R17, %u         // a partial last pass\n", total);
+  ws_kbuild_ins(k, "IADD %r, %r, %u // %s quad e = tid + %u", p->e, p->tid, pass * p->br, c->sym,
+                pass * p->br);
+  ws_kbuild_ins(k, "SHR.U32 %r, %r, %u // row of the tile", p->trow, p->e, log2_u32(qpr));
+  ws_kbuild_ins(k, "AND %r, %r, %u // quad within the row", p->quad, p->e, qpr - 1);
+  ws_kbuild_ins(k, "IADD %r, %r, %r", p->mrow, p->trow, c->row0);
+  if ((pass + 1) * p->br > total)
+    ws_kbuild_ins(k, "ISETP.LT.U32 P2, %r, %u // a partial last pass", p->e, total);
 }
 
 static uint32_t tile_passes(const flash_plan *p, const tile_copy *c) {
   return (c->rows * (p->dh / 4) + p->br - 1) / p->br;
+}
+
+static bool pass_partial(const flash_plan *p, const tile_copy *c, uint32_t pass) {
+  return (pass + 1) * p->br > c->rows * (p->dh / 4);
 }
 
 /* Issues the global loads of `n` quads (pass index and tile of each) into
@@ -453,188 +399,189 @@ static uint32_t tile_passes(const flash_plan *p, const tile_copy *c) {
  * memory: every load is in flight before the first store waits for one, so
  * the copy costs one memory latency rather than one per quad. Rows past T
  * load as zeros. */
-static void emit_copy_batch(ws_nngen_text *t, const flash_plan *p, const tile_copy *const *tiles,
-                            const uint32_t *pass, uint32_t n, uint32_t stage) {
+static void emit_copy_batch(ws_kbuild *k, const flash_plan *p, const tile_copy *const *tiles,
+                            const uint32_t *pass, uint32_t n, ws_kreg stage) {
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t r = stage + 4 * i;
-    emit_quad_index(t, p, tiles[i], pass[i]);
-    ws_nngen_text_add(t, "    ISETP.LT.U32 P1, R20, R3         // a row of the matrix (< T)?\n");
-    if ((pass[i] + 1) * p->br > tiles[i]->rows * (p->dh / 4))
-      ws_nngen_text_add(t, "@!P2 ISETP.NE.U32 P1, RZ, RZ\n");
-    ws_nngen_text_add(t,
-                      "    IMAD R21, R20, R5, R%d\n"
-                      "    IMAD R21, R19, 4, R21\n"
-                      "    IMAD.WIDE.U32 R22, R21, 4, R6\n"
-                      "    MOV R%u, 0\n    MOV R%u, 0\n    MOV R%u, 0\n    MOV R%u, 0\n"
-                      "@P1 LDG.128 R%u, [R22]\n",
-                      tiles[i]->col, r, r + 1, r + 2, r + 3, r);
+    ws_kreg r = ws_kreg_at(stage, 4 * i);
+    emit_quad_index(k, p, tiles[i], pass[i]);
+    ws_kbuild_ins(k, "ISETP.LT.U32 P1, %r, %r // a row of the matrix (< T)?", p->mrow, p->tokens);
+    if (pass_partial(p, tiles[i], pass[i])) ws_kbuild_ins(k, "@!P2 ISETP.NE.U32 P1, RZ, RZ");
+    ws_kbuild_ins(k, "IMAD %r, %r, %r, %r", p->idx, p->mrow, p->stride, tiles[i]->col);
+    ws_kbuild_ins(k, "IMAD %r, %r, 4, %r", p->idx, p->quad, p->idx);
+    ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->addr, p->idx, p->qkv);
+    for (uint32_t j = 0; j < 4; j++) ws_kbuild_ins(k, "MOV %r, 0", ws_kreg_at(r, j));
+    ws_kbuild_ins(k, "@P1 LDG.128 %r, [%r]", r, p->addr);
   }
   for (uint32_t i = 0; i < n; i++) {
-    bool partial = (pass[i] + 1) * p->br > tiles[i]->rows * (p->dh / 4);
-    emit_quad_index(t, p, tiles[i], pass[i]);
-    ws_nngen_text_add(t,
-                      "    IMUL R21, R18, %u\n"
-                      "    IMAD R21, R19, 16, R21\n"
-                      "%sSTS.128 [R21+%s], R%u\n",
-                      tiles[i]->stride_words * 4, partial ? "@P2 " : "    ", tiles[i]->sym,
-                      stage + 4 * i);
+    emit_quad_index(k, p, tiles[i], pass[i]);
+    ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, tiles[i]->stride_words * 4);
+    ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
+    ws_kbuild_ins(k, "%sSTS.128 [%r+%s], %r", pass_partial(p, tiles[i], pass[i]) ? "@P2 " : "",
+                  p->idx, tiles[i]->sym, ws_kreg_at(stage, 4 * i));
   }
 }
 
 /* Copies the tiles, batching as many quads as the free registers from `kv`
  * up can stage (the kv rows and scores are dead while tiles load). */
-static void emit_tile_copy(ws_nngen_text *t, const flash_plan *p, const tile_copy *tiles,
+static void emit_tile_copy(ws_kbuild *k, const flash_plan *p, const tile_copy *tiles,
                            uint32_t ntiles) {
-  uint32_t cap = (p->regs - p->kv) / 4, n = 0;
+  uint32_t cap = (p->regs - p->kv.n) / 4, n = 0;
   const tile_copy *batch_tiles[64];
   uint32_t batch_pass[64];
   if (cap > 64) cap = 64;
   for (uint32_t i = 0; i < ntiles; i++)
-    for (uint32_t k = 0; k < tile_passes(p, &tiles[i]); k++) {
+    for (uint32_t q = 0; q < tile_passes(p, &tiles[i]); q++) {
       batch_tiles[n] = &tiles[i];
-      batch_pass[n++] = k;
+      batch_pass[n++] = q;
       if (n == cap) {
-        emit_copy_batch(t, p, batch_tiles, batch_pass, n, p->kv);
+        emit_copy_batch(k, p, batch_tiles, batch_pass, n, p->kv);
         n = 0;
       }
     }
-  if (n) emit_copy_batch(t, p, batch_tiles, batch_pass, n, p->kv);
+  if (n) emit_copy_batch(k, p, batch_tiles, batch_pass, n, p->kv);
 }
 
-static void emit_flash_q(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t, "    // ---- stage the Q tile through shared memory (coalesced 16-byte loads)\n");
-  const tile_copy q = {"Qs", p->qs_stride_words, p->br, 10, 12};
-  emit_tile_copy(t, p, &q, 1);
-  ws_nngen_text_add(t,
-                    "    BAR.SYNC\n    // ---- this thread's q row into registers, pre-scaled\n");
-  for (uint32_t k = 0; k < p->dh / 4; k++)
-    ws_nngen_text_add(t, "    LDS.128 R%u, [R30+Qs+%u]\n", p->kv + 4 * k, 16 * k);
+static void emit_flash_q(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_line(k, "    // ---- stage the Q tile through shared memory (coalesced 16-byte loads)");
+  const tile_copy q = {"Qs", p->qs_stride_words, p->br, p->i0, p->qcol};
+  emit_tile_copy(k, p, &q, 1);
+  ws_kbuild_ins(k, "BAR.SYNC");
+  ws_kbuild_line(k, "    // ---- this thread's q row into registers, pre-scaled");
+  for (uint32_t i = 0; i < p->dh / 4; i++)
+    ws_kbuild_ins(k, "LDS.128 %r, [%r+Qs+%u]", ws_kreg_at(p->kv, 4 * i), p->qsoff, 16 * i);
   for (uint32_t d = 0; d < p->dh; d++)
-    ws_nngen_text_add(t, "    FMUL R%u, R%u, R13\n", p->q + 1 + d, p->kv + d);
-  for (uint32_t d = 0; d < p->dh; d++) ws_nngen_text_add(t, "    MOV R%u, 0\n", p->o + d);
-  ws_nngen_text_add(t, "    MOV R15, 0fFF800000              // m = -inf: running max (base 2)\n"
-                       "    MOV R16, 0                       // l: running sum of 2^(s - m)\n"
-                       "    MOV R14, 0                       // j0: the K/V tile's first row\n");
+    ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->q, 1 + d), ws_kreg_at(p->kv, d), p->scale);
+  for (uint32_t d = 0; d < p->dh; d++) ws_kbuild_ins(k, "MOV %r, 0", ws_kreg_at(p->o, d));
+  ws_kbuild_ins(k, "MOV %r, 0fFF800000 // m = -inf: running max (base 2)", p->m);
+  ws_kbuild_ins(k, "MOV %r, 0 // l: running sum of 2^(s - m)", p->l);
+  ws_kbuild_ins(k, "MOV %r, 0 // j0: the K/V tile's first row", p->j0);
 }
 
 /* Loads rows j .. j+g-1 of a K or V tile into the kv registers: every lane
  * reads the same address, so each LDS.128 is a broadcast. */
-static void emit_kv_rows(ws_nngen_text *t, const flash_plan *p, const char *sym, uint32_t j,
+static void emit_kv_rows(ws_kbuild *k, const flash_plan *p, const char *sym, uint32_t j,
                          uint32_t g) {
   for (uint32_t r = 0; r < g; r++)
-    for (uint32_t k = 0; k < p->dh / 4; k++)
-      ws_nngen_text_add(t, "    LDS.128 R%u, [RZ+%s+%u]\n", p->kv + r * p->dh + 4 * k, sym,
-                        ((j + r) * p->dh + 4 * k) * 4);
+    for (uint32_t i = 0; i < p->dh / 4; i++)
+      ws_kbuild_ins(k, "LDS.128 %r, [RZ+%s+%u]", ws_kreg_at(p->kv, r * p->dh + 4 * i), sym,
+                    ((j + r) * p->dh + 4 * i) * 4);
 }
 
 static uint32_t group_at(const flash_plan *p, uint32_t j) {
   return p->bc - j < p->group ? p->bc - j : p->group;
 }
 
-static void emit_flash_scores(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t, "    // ---- scores s_j = q . K[j], %u rows at a time, their FFMAs interleaved\n",
-      p->group);
-  for (uint32_t j = 0; j < p->bc; j += p->group) {
-    uint32_t g = group_at(p, j);
-    emit_kv_rows(t, p, "Ks", j, g);
+/* s_j .. s_j+g-1 = q . K[j..j+g-1], the g dot products' FFMAs interleaved. */
+static void emit_score_group(ws_kbuild *k, const flash_plan *p, uint32_t j, uint32_t g) {
+  emit_kv_rows(k, p, "Ks", j, g);
+  for (uint32_t r = 0; r < g; r++)
+    ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->s, j + r), ws_kreg_at(p->q, 1),
+                  ws_kreg_at(p->kv, r * p->dh));
+  for (uint32_t d = 1; d < p->dh; d++)
     for (uint32_t r = 0; r < g; r++)
-      ws_nngen_text_add(t, "    FMUL R%u, R%u, R%u\n", p->s + j + r, p->q + 1, p->kv + r * p->dh);
-    for (uint32_t d = 1; d < p->dh; d++)
-      for (uint32_t r = 0; r < g; r++)
-        ws_nngen_text_add(t, "    FFMA R%u, R%u, R%u, R%u\n", p->s + j + r, p->q + 1 + d,
-                          p->kv + r * p->dh + d, p->s + j + r);
-  }
-  ws_nngen_text_add(t,
-                    "    // keys past T (only in a last, partial tile) get s = -inf, so p = 0\n"
-                    "    ISUB R31, R3, R14                // keys left: T - j0\n"
-                    "    ISETP.GE.U32 P4, R31, %u\n"
-                    "@P4 BRA masked\n",
-                    p->bc);
-  for (uint32_t j = 1; j < p->bc; j++)
-    ws_nngen_text_add(t, "    ISETP.LE.U32 P5, R31, %u\n@P5 MOV R%u, 0fFF800000\n", j, p->s + j);
-  ws_nngen_text_add(t, "masked:\n");
+      ws_kbuild_ins(k, "FFMA %r, %r, %r, %r", ws_kreg_at(p->s, j + r), ws_kreg_at(p->q, 1 + d),
+                    ws_kreg_at(p->kv, r * p->dh + d), ws_kreg_at(p->s, j + r));
 }
 
-static void emit_flash_softmax(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t, "    // ---- online softmax: new max, rescale l and the accumulator once per tile\n");
-  ws_nngen_text_add(t, "    FMAX R17, R15, R%u\n", p->s);
-  for (uint32_t j = 1; j < p->bc; j++) ws_nngen_text_add(t, "    FMAX R17, R17, R%u\n", p->s + j);
-  ws_nngen_text_add(
-      t, "    FADD R18, R15, -R17              // m_old - m_new (-inf on the first tile)\n"
-         "    MUFU.EX2 R18, R18                // correction 2^(m_old - m_new)\n"
-         "    MOV R15, R17\n"
-         "    FMUL R16, R16, R18\n");
+static void emit_flash_scores(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_line(k, "    // ---- scores s_j = q . K[j], %u rows at a time, their FFMAs interleaved",
+                 p->group);
+  for (uint32_t j = 0; j < p->bc; j += p->group) emit_score_group(k, p, j, group_at(p, j));
+  ws_klabel masked = ws_kbuild_label(k, "masked");
+  ws_kbuild_line(k, "    // keys past T (only in a last, partial tile) get s = -inf, so p = 0");
+  ws_kbuild_ins(k, "ISUB %r, %r, %r // keys left: T - j0", p->left, p->tokens, p->j0);
+  ws_kbuild_ins(k, "ISETP.GE.U32 P4, %r, %u", p->left, p->bc);
+  ws_kbuild_ins(k, "@P4 BRA %l", masked);
+  for (uint32_t j = 1; j < p->bc; j++) {
+    ws_kbuild_ins(k, "ISETP.LE.U32 P5, %r, %u", p->left, j);
+    ws_kbuild_ins(k, "@P5 MOV %r, 0fFF800000", ws_kreg_at(p->s, j));
+  }
+  ws_kbuild_place(k, masked);
+}
+
+static void emit_flash_softmax(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_line(
+      k, "    // ---- online softmax: new max, rescale l and the accumulator once per tile");
+  ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->m, p->s);
+  for (uint32_t j = 1; j < p->bc; j++)
+    ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->e, ws_kreg_at(p->s, j));
+  ws_kbuild_ins(k, "FADD %r, %r, -%r // m_old - m_new (-inf on the first tile)", p->trow, p->m,
+                p->e);
+  ws_kbuild_ins(k, "MUFU.EX2 %r, %r // correction 2^(m_old - m_new)", p->trow, p->trow);
+  ws_kbuild_ins(k, "MOV %r, %r", p->m, p->e);
+  ws_kbuild_ins(k, "FMUL %r, %r, %r", p->l, p->l, p->trow);
   for (uint32_t d = 0; d < p->dh; d++)
-    ws_nngen_text_add(t, "    FMUL R%u, R%u, R18\n", p->o + d, p->o + d);
-  ws_nngen_text_add(
-      t,
-      "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last\n");
+    ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->o, d), ws_kreg_at(p->o, d), p->trow);
+  ws_kbuild_line(
+      k, "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last");
   for (uint32_t j = 0; j < p->bc; j++)
-    ws_nngen_text_add(t, "    FADD R%u, R%u, -R15\n", p->s + j, p->s + j);
+    ws_kbuild_ins(k, "FADD %r, %r, -%r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j), p->m);
   for (uint32_t j = 0; j < p->bc; j++)
-    ws_nngen_text_add(t, "    MUFU.EX2 R%u, R%u\n", p->s + j, p->s + j);
-  for (uint32_t j = 0; j < p->bc; j++) ws_nngen_text_add(t, "    FADD R16, R16, R%u\n", p->s + j);
-  ws_nngen_text_add(t, "    // ---- accumulator += p_j * V[j]\n");
+    ws_kbuild_ins(k, "MUFU.EX2 %r, %r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j));
+  for (uint32_t j = 0; j < p->bc; j++)
+    ws_kbuild_ins(k, "FADD %r, %r, %r", p->l, p->l, ws_kreg_at(p->s, j));
+  ws_kbuild_line(k, "    // ---- accumulator += p_j * V[j]");
   for (uint32_t j = 0; j < p->bc; j += p->group) {
     uint32_t g = group_at(p, j);
-    emit_kv_rows(t, p, "Vs", j, g);
+    emit_kv_rows(k, p, "Vs", j, g);
     for (uint32_t r = 0; r < g; r++)
       for (uint32_t d = 0; d < p->dh; d++)
-        ws_nngen_text_add(t, "    FFMA R%u, R%u, R%u, R%u\n", p->o + d, p->s + j + r,
-                          p->kv + r * p->dh + d, p->o + d);
+        ws_kbuild_ins(k, "FFMA %r, %r, %r, %r", ws_kreg_at(p->o, d), ws_kreg_at(p->s, j + r),
+                      ws_kreg_at(p->kv, r * p->dh + d), ws_kreg_at(p->o, d));
   }
 }
 
-static void emit_flash_store(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out\n");
-  for (uint32_t k = 0; k < p->dh / 4; k++)
-    ws_nngen_text_add(t, "    STS.128 [R30+Qs+%u], R%u\n", 16 * k, p->o + 4 * k);
-  ws_nngen_text_add(t, "    BAR.SYNC\n");
+/* One quad of the output: from its Qs row (rows of qs_stride words) to O. */
+static void emit_store_quad(ws_kbuild *k, const flash_plan *p, uint32_t pass) {
   uint32_t qpr = p->dh / 4;
-  for (uint32_t k = 0; k < qpr; k++)
-    ws_nngen_text_add(t,
-                      "    IADD R17, R0, %u                 // quad e = tid + %u\n"
-                      "    SHR.U32 R18, R17, %u\n"
-                      "    AND R19, R17, %u\n"
-                      "    IADD R20, R18, R10               // the query row\n"
-                      "    ISETP.LT.U32 P1, R20, R3\n"
-                      "    IMUL R21, R18, %u\n"
-                      "    IMAD R21, R19, 16, R21\n"
-                      "    LDS.128 R24, [R21+Qs]\n"
-                      "    IMAD R21, R20, R4, R12           // O[row][h*dh + 4*quad]\n"
-                      "    IMAD R21, R19, 4, R21\n"
-                      "    IMAD.WIDE.U32 R22, R21, 4, R8\n"
-                      "@P1 STG.128 [R22], R24\n",
-                      k * p->br, k * p->br, log2_u32(qpr), qpr - 1, p->qs_stride_words * 4);
-  ws_nngen_text_add(t, "    EXIT\n");
+  ws_kbuild_ins(k, "IADD %r, %r, %u // quad e = tid + %u", p->e, p->tid, pass * p->br,
+                pass * p->br);
+  ws_kbuild_ins(k, "SHR.U32 %r, %r, %u", p->trow, p->e, log2_u32(qpr));
+  ws_kbuild_ins(k, "AND %r, %r, %u", p->quad, p->e, qpr - 1);
+  ws_kbuild_ins(k, "IADD %r, %r, %r // the query row", p->mrow, p->trow, p->i0);
+  ws_kbuild_ins(k, "ISETP.LT.U32 P1, %r, %r", p->mrow, p->tokens);
+  ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, p->qs_stride_words * 4);
+  ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
+  ws_kbuild_ins(k, "LDS.128 %r, [%r+Qs]", p->ostage, p->idx);
+  ws_kbuild_ins(k, "IMAD %r, %r, %r, %r // O[row][h*dh + 4*quad]", p->idx, p->mrow, p->dim,
+                p->qcol);
+  ws_kbuild_ins(k, "IMAD %r, %r, 4, %r", p->idx, p->quad, p->idx);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->addr, p->idx, p->out);
+  ws_kbuild_ins(k, "@P1 STG.128 [%r], %r", p->addr, p->ostage);
 }
 
-static void emit_flash_loop(ws_nngen_text *t, const flash_plan *p) {
-  ws_nngen_text_add(
-      t, "kv_loop:                             // uniform: every thread runs every tile\n"
-         "    ISETP.GE.U32 P3, R14, R3\n"
-         "@P3 BRA kv_done\n"
-         "    BAR.SYNC                         // the previous K/V tile is no longer read\n"
-         "    // ---- stream the K and V tiles into shared memory\n");
-  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, 14, 28}, {"Vs", p->dh, p->bc, 14, 29}};
-  emit_tile_copy(t, p, kv, 2);
-  ws_nngen_text_add(t, "    BAR.SYNC\n");
-  emit_flash_scores(t, p);
-  emit_flash_softmax(t, p);
-  ws_nngen_text_add(t,
-                    "    IADD R14, R14, %u\n"
-                    "    BRA kv_loop\n"
-                    "kv_done:\n"
-                    "    // ---- O = accumulator / l, written once\n"
-                    "    MUFU.RCP R16, R16\n",
-                    p->bc);
+static void emit_flash_store(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_line(
+      k, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out");
+  for (uint32_t i = 0; i < p->dh / 4; i++)
+    ws_kbuild_ins(k, "STS.128 [%r+Qs+%u], %r", p->qsoff, 16 * i, ws_kreg_at(p->o, 4 * i));
+  ws_kbuild_ins(k, "BAR.SYNC");
+  for (uint32_t i = 0; i < p->dh / 4; i++) emit_store_quad(k, p, i);
+  ws_kbuild_ins(k, "EXIT");
+}
+
+static void emit_flash_loop(ws_kbuild *k, const flash_plan *p) {
+  ws_klabel top = ws_kbuild_label(k, "kv_loop"), done = ws_kbuild_label(k, "kv_done");
+  ws_kbuild_line(k, "    // ---- one K/V tile per trip; uniform: every thread runs every tile");
+  ws_kbuild_place(k, top);
+  ws_kbuild_ins(k, "ISETP.GE.U32 P3, %r, %r", p->j0, p->tokens);
+  ws_kbuild_ins(k, "@P3 BRA %l", done);
+  ws_kbuild_ins(k, "BAR.SYNC // the previous K/V tile is no longer read");
+  ws_kbuild_line(k, "    // ---- stream the K and V tiles into shared memory");
+  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, p->j0, p->kcol},
+                           {"Vs", p->dh, p->bc, p->j0, p->vcol}};
+  emit_tile_copy(k, p, kv, 2);
+  ws_kbuild_ins(k, "BAR.SYNC");
+  emit_flash_scores(k, p);
+  emit_flash_softmax(k, p);
+  ws_kbuild_ins(k, "IADD %r, %r, %u", p->j0, p->j0, p->bc);
+  ws_kbuild_ins(k, "BRA %l", top);
+  ws_kbuild_place(k, done);
+  ws_kbuild_line(k, "    // ---- O = accumulator / l, written once");
+  ws_kbuild_ins(k, "MUFU.RCP %r, %r", p->l, p->l);
   for (uint32_t d = 0; d < p->dh; d++)
-    ws_nngen_text_add(t, "    FMUL R%u, R%u, R16\n", p->o + d, p->o + d);
-  emit_flash_store(t, p);
+    ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->o, d), ws_kreg_at(p->o, d), p->l);
+  emit_flash_store(k, p);
 }
 
 ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
@@ -642,14 +589,14 @@ ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t h
   *out = NULL;
   ws_status st = ws_attngen_flash_validate(ctx, cfg, head_dim, fc);
   if (st != WS_OK) return st;
-  flash_plan p = flash_plan_make(head_dim, fc);
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  emit_flash_header(&t, &p);
-  emit_flash_setup(&t, &p);
-  emit_flash_q(&t, &p);
-  emit_flash_loop(&t, &p);
-  return ws_nngen_text_take(ctx, &t, out);
+  ws_kbuild k;
+  ws_kbuild_init(&k);
+  flash_plan p = flash_plan_make(&k, head_dim, fc);
+  emit_flash_header(&k, &p);
+  emit_flash_setup(&k, &p);
+  emit_flash_q(&k, &p);
+  emit_flash_loop(&k, &p);
+  return ws_kbuild_take(ctx, &k, out);
 }
 
 ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s,

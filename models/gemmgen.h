@@ -101,7 +101,7 @@ ws_status ws_gemmgen_run(ws_device *dev, const ws_gemmgen_cfg *cfg, const ws_gem
 
 /* Host reference for checking a run: ref = epilogue(A*B) with cblas_sgemm
  * and the epilogue in double, and bound[i] the largest |kernel - ref| a
- * correct kernel can show for output i (derived in gemmgen.c: fp32
+ * correct kernel can show for output i (derived in gemmgen_ref.c: fp32
  * accumulation, binary16 inputs for mma, the epilogue's roundings and the
  * MUFU.EX2/RCP errors). bias / res may be NULL when unused. */
 ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n,

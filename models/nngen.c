@@ -1,72 +1,64 @@
-/* nngen.c - emitters and run helpers for the non-attention TinyViT32 kernels.
+/* nngen.c - the non-attention TinyViT32 kernels: the generated LayerNorm
+ * and GELU, the fixed kernels of models/kernels/, and their run helpers.
  *
  * Design: every shape (rows, columns, element count, image size) is a kernel
  * parameter and every loop over a dimension is a runtime loop, so the text
- * does not change with the model size; the emitters only fix the CTA shape.
- * Row kernels give each row to one warp: lanes stride the row by 32 and
- * combine with a butterfly shuffle tree (SHFL.BFLY), which leaves the total in
- * every lane, so no shared memory or barrier is needed. Transcendentals go
- * through the SFU: e^x as MUFU.EX2 of x*log2(e), 1/sqrt as MUFU.RSQ,
- * division as MUFU.RCP. The ISA has no integer divide, so the patch kernel
- * maps patch coordinates onto the grid and block indices instead of
- * dividing a flat index. */
+ * does not change with the model size; only the CTA shape is fixed when the
+ * text is made. Kernels whose text is the same for every use are .wsa files
+ * (embedded, readable on their own); the generator substitutes at most their
+ * block size. LayerNorm (plain or fused with the residual add) and GELU are
+ * built with models/kbuild.h. Row kernels give each row to one warp: lanes
+ * stride the row by 32 and combine with a butterfly shuffle tree
+ * (SHFL.BFLY), which leaves the total in every lane, so no shared memory or
+ * barrier is needed. Transcendentals go through the SFU: e^x as MUFU.EX2 of
+ * x*log2(e), 1/sqrt as MUFU.RSQ, division as MUFU.RCP. */
 #include "models/nngen.h"
 
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "isa/asm.h"
+#include "models/kbuild.h"
+#include "models/wsa.h"
 
-#define LOG2E_TEXT "1.44269504" /* log2(e) rounded to binary32 by the assembler */
-#define NEG_LOG2E_TEXT "-1.44269504"
-#define NEG_INF_TEXT "0fFF800000" /* -inf as an exact bit pattern */
+/* ---- fixed kernels ---------------------------------------------------------------- */
 
-/* ---- text builder ----------------------------------------------------------- */
-
-void ws_nngen_text_init(ws_nngen_text *t) { memset(t, 0, sizeof *t); }
-
-static bool text_reserve(ws_nngen_text *t, size_t more_bytes) {
-  if (t->len_bytes + more_bytes + 1 <= t->cap_bytes) return true;
-  size_t cap = t->cap_bytes ? t->cap_bytes : 4096;
-  while (cap < t->len_bytes + more_bytes + 1) cap *= 2;
-  char *p = realloc(t->buf, cap);
-  if (!p) return false;
-  t->buf = p;
-  t->cap_bytes = cap;
-  return true;
-}
-
-void ws_nngen_text_add(ws_nngen_text *t, const char *fmt, ...) {
-  if (t->failed) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0 || !text_reserve(t, (size_t)n)) {
-    t->failed = true;
-    return;
+/* Copies `text` with every occurrence of `from` replaced by `to`. */
+static char *replace_all(const char *text, const char *from, const char *to) {
+  ws_text t;
+  ws_text_init(&t);
+  size_t n = strlen(from);
+  for (const char *at; (at = strstr(text, from)); text = at + n) {
+    ws_text_append(&t, text, (size_t)(at - text));
+    ws_text_puts(&t, to);
   }
-  va_start(ap, fmt);
-  vsnprintf(t->buf + t->len_bytes, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len_bytes += (size_t)n;
+  ws_text_puts(&t, text);
+  return ws_text_take(&t);
 }
 
-void ws_nngen_text_free(ws_nngen_text *t) {
-  free(t->buf);
-  ws_nngen_text_init(t);
-}
-
-ws_status ws_nngen_text_take(ws_ctx *ctx, ws_nngen_text *t, char **out) {
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst,
+                                size_t nsubst, char **out) {
   *out = NULL;
-  if (t->failed || !t->buf) {
-    ws_nngen_text_free(t);
-    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory generating kernel text");
+  const ws_embedded_file *f = ws_wsa_find(path);
+  if (!f) return ws_ctx_fail(ctx, WS_ERR_INVALID, "no embedded kernel %s", path);
+  char *text = malloc(f->size_bytes + 1);
+  if (text) {
+    memcpy(text, f->text, f->size_bytes);
+    text[f->size_bytes] = '\0';
   }
-  *out = t->buf;
-  ws_nngen_text_init(t);
+  for (size_t i = 0; text && i < nsubst; i++) {
+    if (!strstr(text, subst[i].from)) {
+      free(text);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s has no '%s' to substitute", path, subst[i].from);
+    }
+    char *next = replace_all(text, subst[i].from, subst[i].to);
+    free(text);
+    text = next;
+  }
+  if (!text) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory reading kernel %s", path);
+  *out = text;
   return WS_OK;
 }
 
@@ -106,7 +98,7 @@ ws_status ws_nngen_kernel_launch(ws_device *dev, ws_nngen_kernel *k, ws_dim3 gri
   return ws_device_launch(dev, k->kernel, grid, block, 0, &k->args, stats);
 }
 
-/* ---- emitter pieces ------------------------------------------------------------------ */
+/* ---- checks ---------------------------------------------------------------------------- */
 
 static ws_status check_warps(ws_ctx *ctx, uint32_t warps_per_cta) {
   if (warps_per_cta >= 1 && warps_per_cta <= 32) return WS_OK;
@@ -120,134 +112,190 @@ static ws_status check_threads(ws_ctx *ctx, uint32_t threads_per_cta) {
                      threads_per_cta);
 }
 
+/* ---- LayerNorm: registers and emitter pieces ------------------------------------------ */
+
+/* Every register the LayerNorm kernel uses. The residual's (a, arow, av,
+ * aaddr) are allocated in both forms, so the plain kernel keeps the fused
+ * one's numbering, and with it the register-bank pairing of every operand. */
+typedef struct ln_regs {
+  ws_kreg ctaid, warp, row, rows, lane, cols, x, rowidx, xrow, a, arow, rcols, acc, col, tmp, addr,
+      v, av, aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
+} ln_regs;
+
+#define LN(field, name, count)                                                                     \
+  { offsetof(ln_regs, field), name, count, count }
+static const ws_kbuild_regspec ln_layout[] = {
+    LN(ctaid, "ctaid", 1),
+    LN(warp, "warp", 1),
+    LN(row, "row", 1),
+    LN(rows, "rows", 1),
+    LN(lane, "lane", 1),
+    LN(cols, "cols", 1),
+    LN(x, "x", 2),
+    LN(rowidx, "row*cols", 1),
+    LN(xrow, "&x[row]", 2),
+    LN(a, "a (add only)", 2),
+    LN(arow, "&a[row] (add only)", 2),
+    LN(rcols, "1/cols", 1),
+    LN(acc, "sum", 1),
+    LN(col, "col", 1),
+    LN(tmp, "shuffled", 1),
+    LN(addr, "&x[row][col]", 2),
+    LN(v, "v", 1),
+    LN(av, "a[row][col] (add only)", 1),
+    LN(aaddr, "&a[row][col] (add only)", 2),
+    LN(mean, "mean", 1),
+    LN(rstd, "rstd", 1),
+    LN(w, "w", 2),
+    LN(b, "b", 2),
+    LN(y, "y", 2),
+    LN(yrow, "&y[row]", 2),
+    LN(oaddr, "address", 2),
+    LN(wv, "w[col]", 1),
+    LN(bv, "b[col]", 1),
+};
+#undef LN
+
 /* Butterfly tree: after five steps every lane holds op over all 32 lanes. */
-static void emit_warp_allreduce(ws_nngen_text *t, const char *op, int acc, int tmp) {
-  ws_nngen_text_add(t, "    // butterfly over the warp (%s): every lane ends with the total\n", op);
-  for (int step = 16; step >= 1; step /= 2) {
-    ws_nngen_text_add(t, "    SHFL.BFLY R%d, R%d, %d\n", tmp, acc, step);
-    ws_nngen_text_add(t, "    %s R%d, R%d, R%d\n", op, acc, acc, tmp);
+static void emit_warp_allreduce(ws_kbuild *k, const ln_regs *r, const char *op) {
+  ws_kbuild_line(k, "    // butterfly over the warp (%s): every lane ends with the total", op);
+  for (unsigned step = 16; step >= 1; step /= 2) {
+    ws_kbuild_ins(k, "SHFL.BFLY %r, %r, %u", r->tmp, r->acc, step);
+    ws_kbuild_ins(k, "%s %r, %r, %r", op, r->acc, r->acc, r->tmp);
   }
 }
 
-/* Row kernels: R2 = this warp's row (warps past the last row leave),
- * R4 = lane, R5 = cols, R8 = row * cols. */
-static void emit_row_prologue(ws_nngen_text *t, uint32_t warps_per_cta) {
-  ws_nngen_text_add(t,
-                    "    // one warp per row: row = ctaid * %u + warp\n"
-                    "    S2R R0, SR_CTAID.X\n"
-                    "    S2R R1, SR_WARPID\n"
-                    "    IMAD R2, R0, %u, R1\n"
-                    "    LDP.32 R3, [rows]\n"
-                    "    ISETP.GE.U32 P0, R2, R3\n"
-                    "@P0 EXIT                             // whole warps past the last row leave\n"
-                    "    S2R R4, SR_LANEID\n"
-                    "    LDP.32 R5, [cols]\n"
-                    "    IMUL R8, R2, R5                  // index of the row's first element\n",
-                    warps_per_cta, warps_per_cta);
+static void emit_row_prologue(ws_kbuild *k, const ln_regs *r, uint32_t warps_per_cta) {
+  ws_kbuild_line(k, "    // one warp per row: row = ctaid * %u + warp", warps_per_cta);
+  ws_kbuild_ins(k, "S2R %r, SR_CTAID.X", r->ctaid);
+  ws_kbuild_ins(k, "S2R %r, SR_WARPID", r->warp);
+  ws_kbuild_ins(k, "IMAD %r, %r, %u, %r", r->row, r->ctaid, warps_per_cta, r->warp);
+  ws_kbuild_ins(k, "LDP.32 %r, [rows]", r->rows);
+  ws_kbuild_ins(k, "ISETP.GE.U32 P0, %r, %r", r->row, r->rows);
+  ws_kbuild_ins(k, "@P0 EXIT // whole warps past the last row leave");
+  ws_kbuild_ins(k, "S2R %r, SR_LANEID", r->lane);
+  ws_kbuild_ins(k, "LDP.32 %r, [cols]", r->cols);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // index of the row's first element", r->rowidx, r->row,
+                r->cols);
 }
 
-/* A lane loop over the row's columns col = lane, lane+32, ... in R18; lanes
- * of a row whose length is not a multiple of 32 leave a trip early and wait
- * at the loop's exit for the others. */
-static void emit_col_loop_head(ws_nngen_text *t, const char *name) {
-  ws_nngen_text_add(t,
-                    "    MOV R18, R4                      // col = lane\n"
-                    "%s:\n"
-                    "    ISETP.GE.U32 P1, R18, R5\n"
-                    "@P1 BRA %s_done\n",
-                    name, name);
+/* A lane loop over the row's columns col = lane, lane+32, ...; lanes of a
+ * row whose length is not a multiple of 32 leave a trip early and wait at
+ * the loop's exit for the others. Returns the exit label. */
+static ws_klabel emit_col_loop_head(ws_kbuild *k, const ln_regs *r, ws_klabel top) {
+  char name[WS_KBUILD_NAME_BYTES + 8];
+  snprintf(name, sizeof name, "%s_done", ws_kbuild_label_name(k, top));
+  ws_klabel done = ws_kbuild_label(k, name);
+  ws_kbuild_ins(k, "MOV %r, %r // col = lane", r->col, r->lane);
+  ws_kbuild_place(k, top);
+  ws_kbuild_ins(k, "ISETP.GE.U32 P1, %r, %r", r->col, r->cols);
+  ws_kbuild_ins(k, "@P1 BRA %l", done);
+  return done;
 }
 
-static void emit_col_loop_tail(ws_nngen_text *t, const char *name) {
-  ws_nngen_text_add(t,
-                    "    IADD R18, R18, 32\n"
-                    "    BRA %s\n"
-                    "%s_done:\n",
-                    name, name);
+static void emit_col_loop_tail(ws_kbuild *k, const ln_regs *r, ws_klabel top, ws_klabel done) {
+  ws_kbuild_ins(k, "IADD %r, %r, 32", r->col, r->col);
+  ws_kbuild_ins(k, "BRA %l", top);
+  ws_kbuild_place(k, done);
 }
 
-/* R22 = x[row][col] (+ a[row][col] when fused); x row base in R10, a in R14. */
-static void emit_load_input(ws_nngen_text *t, bool fused_add) {
-  ws_nngen_text_add(t, "    IMAD.WIDE.U32 R20, R18, 4, R10\n"
-                       "    LDG.32 R22, [R20]\n");
-  if (fused_add)
-    ws_nngen_text_add(
-        t, "    IMAD.WIDE.U32 R24, R18, 4, R14\n"
-           "    LDG.32 R23, [R24]\n"
-           "    FADD R22, R22, R23               // v = x + a, recomputed in every pass\n");
+/* v = x[row][col] (+ a[row][col] when fused). */
+static void emit_load_input(ws_kbuild *k, const ln_regs *r, bool fused) {
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", r->addr, r->col, r->xrow);
+  ws_kbuild_ins(k, "LDG.32 %r, [%r]", r->v, r->addr);
+  if (!fused) return;
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", r->aaddr, r->col, r->arow);
+  ws_kbuild_ins(k, "LDG.32 %r, [%r]", r->av, r->aaddr);
+  ws_kbuild_ins(k, "FADD %r, %r, %r // v = x + a, recomputed in every pass", r->v, r->v, r->av);
 }
 
-/* ---- LayerNorm --------------------------------------------------------------------- */
+/* ---- LayerNorm ---------------------------------------------------------------------- */
 
-static void emit_ln_header(ws_nngen_text *t, bool fused, uint32_t warps) {
-  ws_nngen_text_add(
-      t,
-      "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.\n"
-      "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a\n"
-      "// butterfly shuffle tree leaves each sum in every lane. Two-pass statistics\n"
-      "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,\n"
-      "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).\n"
-      ".kernel %s\n"
-      ".param .ptr x\n",
-      fused ? "add_layernorm" : "layernorm", fused ? "x + a" : "x", warps, warps * 32, warps,
-      fused ? "add_layernorm" : "layernorm");
-  if (fused) ws_nngen_text_add(t, ".param .ptr a\n");
-  ws_nngen_text_add(t, ".param .ptr w\n"
-                       ".param .ptr b\n"
-                       ".param .ptr y\n"
-                       ".param .u32 rows\n"
-                       ".param .u32 cols\n");
+static void emit_ln_header(ws_kbuild *k, bool fused, uint32_t warps) {
+  const char *name = fused ? "add_layernorm" : "layernorm";
+  ws_kbuild_line(k, "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.",
+                 name, fused ? "x + a" : "x");
+  ws_kbuild_line(k, "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a",
+                 warps);
+  ws_kbuild_line(k, "// butterfly shuffle tree leaves each sum in every lane. Two-pass statistics");
+  ws_kbuild_line(
+      k, "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,");
+  ws_kbuild_line(k, "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).",
+                 warps * 32, warps);
+  ws_kbuild_reg_map(k);
+  ws_kbuild_line(k, ".kernel %s", name);
+  ws_kbuild_line(k, ".param .ptr x");
+  if (fused) ws_kbuild_line(k, ".param .ptr a");
+  ws_kbuild_line(k,
+                 ".param .ptr w\n.param .ptr b\n.param .ptr y\n.param .u32 rows\n.param .u32 cols");
 }
 
-static void emit_ln_bases(ws_nngen_text *t, bool fused) {
-  ws_nngen_text_add(t, "    LDP.64 R6, [x]\n"
-                       "    IMAD.WIDE.U32 R10, R8, 4, R6     // &x[row][0]\n");
-  if (fused)
-    ws_nngen_text_add(t, "    LDP.64 R12, [a]\n"
-                         "    IMAD.WIDE.U32 R14, R8, 4, R12    // &a[row][0]\n");
-  ws_nngen_text_add(t, "    I2F.U32 R16, R5\n"
-                       "    MUFU.RCP R16, R16                // 1/cols\n");
+static void emit_ln_bases(ws_kbuild *k, const ln_regs *r, bool fused) {
+  ws_kbuild_ins(k, "LDP.64 %r, [x]", r->x);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r // &x[row][0]", r->xrow, r->rowidx, r->x);
+  if (fused) {
+    ws_kbuild_ins(k, "LDP.64 %r, [a]", r->a);
+    ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r // &a[row][0]", r->arow, r->rowidx, r->a);
+  }
+  ws_kbuild_ins(k, "I2F.U32 %r, %r", r->rcols, r->cols);
+  ws_kbuild_ins(k, "MUFU.RCP %r, %r // 1/cols", r->rcols, r->rcols);
 }
 
-static void emit_ln_stats(ws_nngen_text *t, bool fused) {
-  ws_nngen_text_add(t, "    // pass 1: mean\n    MOV R17, 0\n");
-  emit_col_loop_head(t, "mean_loop");
-  emit_load_input(t, fused);
-  ws_nngen_text_add(t, "    FADD R17, R17, R22\n");
-  emit_col_loop_tail(t, "mean_loop");
-  emit_warp_allreduce(t, "FADD", 17, 19);
-  ws_nngen_text_add(t, "    FMUL R26, R17, R16               // mean\n"
-                       "    // pass 2: biased variance = mean of (v - mean)^2\n"
-                       "    MOV R17, 0\n");
-  emit_col_loop_head(t, "var_loop");
-  emit_load_input(t, fused);
-  ws_nngen_text_add(t, "    FADD R22, R22, -R26\n"
-                       "    FFMA R17, R22, R22, R17\n");
-  emit_col_loop_tail(t, "var_loop");
-  emit_warp_allreduce(t, "FADD", 17, 19);
-  ws_nngen_text_add(t, "    FFMA R27, R17, R16, 1e-05        // var + eps\n"
-                       "    MUFU.RSQ R27, R27                // rstd = 1/sqrt(var + eps)\n");
+/* One pass over the row: loop head, the input, `body`, loop tail. */
+typedef void (*pass_body)(ws_kbuild *k, const ln_regs *r);
+
+static void emit_pass(ws_kbuild *k, const ln_regs *r, bool fused, const char *name,
+                      pass_body body) {
+  ws_klabel top = ws_kbuild_label(k, name);
+  ws_klabel done = emit_col_loop_head(k, r, top);
+  emit_load_input(k, r, fused);
+  body(k, r);
+  emit_col_loop_tail(k, r, top, done);
 }
 
-static void emit_ln_output(ws_nngen_text *t, bool fused) {
-  ws_nngen_text_add(t, "    // pass 3: y = (v - mean) * rstd * w + b\n"
-                       "    LDP.64 R28, [w]\n"
-                       "    LDP.64 R30, [b]\n"
-                       "    LDP.64 R32, [y]\n"
-                       "    IMAD.WIDE.U32 R34, R8, 4, R32    // &y[row][0]\n");
-  emit_col_loop_head(t, "out_loop");
-  emit_load_input(t, fused);
-  ws_nngen_text_add(t, "    IMAD.WIDE.U32 R36, R18, 4, R28\n"
-                       "    LDG.32 R38, [R36]                // w[col]\n"
-                       "    IMAD.WIDE.U32 R36, R18, 4, R30\n"
-                       "    LDG.32 R39, [R36]                // b[col]\n"
-                       "    FADD R22, R22, -R26\n"
-                       "    FMUL R22, R22, R27\n"
-                       "    FFMA R22, R22, R38, R39\n"
-                       "    IMAD.WIDE.U32 R36, R18, 4, R34\n"
-                       "    STG.32 [R36], R22\n");
-  emit_col_loop_tail(t, "out_loop");
-  ws_nngen_text_add(t, "    EXIT\n");
+static void body_sum(ws_kbuild *k, const ln_regs *r) {
+  ws_kbuild_ins(k, "FADD %r, %r, %r", r->acc, r->acc, r->v);
+}
+
+static void body_squares(ws_kbuild *k, const ln_regs *r) {
+  ws_kbuild_ins(k, "FADD %r, %r, -%r", r->v, r->v, r->mean);
+  ws_kbuild_ins(k, "FFMA %r, %r, %r, %r", r->acc, r->v, r->v, r->acc);
+}
+
+static void body_output(ws_kbuild *k, const ln_regs *r) {
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", r->oaddr, r->col, r->w);
+  ws_kbuild_ins(k, "LDG.32 %r, [%r] // w[col]", r->wv, r->oaddr);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", r->oaddr, r->col, r->b);
+  ws_kbuild_ins(k, "LDG.32 %r, [%r] // b[col]", r->bv, r->oaddr);
+  ws_kbuild_ins(k, "FADD %r, %r, -%r", r->v, r->v, r->mean);
+  ws_kbuild_ins(k, "FMUL %r, %r, %r", r->v, r->v, r->rstd);
+  ws_kbuild_ins(k, "FFMA %r, %r, %r, %r", r->v, r->v, r->wv, r->bv);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", r->oaddr, r->col, r->yrow);
+  ws_kbuild_ins(k, "STG.32 [%r], %r", r->oaddr, r->v);
+}
+
+static void emit_ln_stats(ws_kbuild *k, const ln_regs *r, bool fused) {
+  ws_kbuild_line(k, "    // pass 1: mean");
+  ws_kbuild_ins(k, "MOV %r, 0", r->acc);
+  emit_pass(k, r, fused, "mean_loop", body_sum);
+  emit_warp_allreduce(k, r, "FADD");
+  ws_kbuild_ins(k, "FMUL %r, %r, %r // mean", r->mean, r->acc, r->rcols);
+  ws_kbuild_line(k, "    // pass 2: biased variance = mean of (v - mean)^2");
+  ws_kbuild_ins(k, "MOV %r, 0", r->acc);
+  emit_pass(k, r, fused, "var_loop", body_squares);
+  emit_warp_allreduce(k, r, "FADD");
+  ws_kbuild_ins(k, "FFMA %r, %r, %r, 1e-05 // var + eps", r->rstd, r->acc, r->rcols);
+  ws_kbuild_ins(k, "MUFU.RSQ %r, %r // rstd = 1/sqrt(var + eps)", r->rstd, r->rstd);
+}
+
+static void emit_ln_output(ws_kbuild *k, const ln_regs *r, bool fused) {
+  ws_kbuild_line(k, "    // pass 3: y = (v - mean) * rstd * w + b");
+  ws_kbuild_ins(k, "LDP.64 %r, [w]", r->w);
+  ws_kbuild_ins(k, "LDP.64 %r, [b]", r->b);
+  ws_kbuild_ins(k, "LDP.64 %r, [y]", r->y);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r // &y[row][0]", r->yrow, r->rowidx, r->y);
+  emit_pass(k, r, fused, "out_loop", body_output);
+  ws_kbuild_ins(k, "EXIT");
 }
 
 ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta,
@@ -258,340 +306,117 @@ ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t wa
   ws_status st = check_warps(ctx, warps_per_cta);
   if (st != WS_OK) return st;
   bool fused = kind == WS_NNGEN_NORM_ADD;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  emit_ln_header(&t, fused, warps_per_cta);
-  emit_row_prologue(&t, warps_per_cta);
-  emit_ln_bases(&t, fused);
-  emit_ln_stats(&t, fused);
-  emit_ln_output(&t, fused);
-  return ws_nngen_text_take(ctx, &t, out);
+  ws_kbuild k;
+  ws_kbuild_init(&k);
+  ln_regs r;
+  ws_kbuild_reg_table(&k, &r, ln_layout, sizeof ln_layout / sizeof ln_layout[0]);
+  emit_ln_header(&k, fused, warps_per_cta);
+  emit_row_prologue(&k, &r, warps_per_cta);
+  emit_ln_bases(&k, &r, fused);
+  emit_ln_stats(&k, &r, fused);
+  emit_ln_output(&k, &r, fused);
+  return ws_kbuild_take(ctx, &k, out);
 }
 
-/* ---- softmax ------------------------------------------------------------------------- */
+/* ---- GELU ---------------------------------------------------------------------------- */
 
-ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **out) {
-  *out = NULL;
-  ws_status st = check_warps(ctx, warps_per_cta);
-  if (st != WS_OK) return st;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t,
-      "// softmax.wsa - y = softmax of each row of x [rows, cols], fp32, max-subtracted.\n"
-      "// One warp per row (%u warps per CTA), butterfly shuffle reductions for the\n"
-      "// max and the sum; e^(v - max) = 2^(v*log2e - max*log2e) on MUFU.EX2, and one\n"
-      "// MUFU.RCP of the sum. Launch: block %u, grid ceil(rows / %u). y may alias x.\n"
-      ".kernel softmax_rows\n"
-      ".param .ptr x\n"
-      ".param .ptr y\n"
-      ".param .u32 rows\n"
-      ".param .u32 cols\n",
-      warps_per_cta, warps_per_cta * 32, warps_per_cta);
-  emit_row_prologue(&t, warps_per_cta);
-  ws_nngen_text_add(&t, "    LDP.64 R6, [x]\n"
-                        "    IMAD.WIDE.U32 R10, R8, 4, R6     // &x[row][0]\n"
-                        "    // pass 1: row max\n"
-                        "    MOV R17, " NEG_INF_TEXT "           // -inf\n");
-  emit_col_loop_head(&t, "max_loop");
-  emit_load_input(&t, false);
-  ws_nngen_text_add(&t, "    FMAX R17, R17, R22\n");
-  emit_col_loop_tail(&t, "max_loop");
-  emit_warp_allreduce(&t, "FMAX", 17, 19);
-  ws_nngen_text_add(&t, "    FMUL R26, R17, " LOG2E_TEXT "       // max * log2(e)\n"
-                        "    // pass 2: sum of e^(v - max)\n"
-                        "    MOV R17, 0\n");
-  emit_col_loop_head(&t, "sum_loop");
-  emit_load_input(&t, false);
-  ws_nngen_text_add(&t, "    FFMA R22, R22, " LOG2E_TEXT ", -R26\n"
-                        "    MUFU.EX2 R22, R22\n"
-                        "    FADD R17, R17, R22\n");
-  emit_col_loop_tail(&t, "sum_loop");
-  emit_warp_allreduce(&t, "FADD", 17, 19);
-  ws_nngen_text_add(&t, "    MUFU.RCP R27, R17                // 1 / sum\n"
-                        "    // pass 3: y = e^(v - max) / sum\n"
-                        "    LDP.64 R32, [y]\n"
-                        "    IMAD.WIDE.U32 R34, R8, 4, R32    // &y[row][0]\n");
-  emit_col_loop_head(&t, "out_loop");
-  emit_load_input(&t, false);
-  ws_nngen_text_add(&t, "    FFMA R22, R22, " LOG2E_TEXT ", -R26\n"
-                        "    MUFU.EX2 R22, R22\n"
-                        "    FMUL R22, R22, R27\n"
-                        "    IMAD.WIDE.U32 R36, R18, 4, R34\n"
-                        "    STG.32 [R36], R22\n");
-  emit_col_loop_tail(&t, "out_loop");
-  ws_nngen_text_add(&t, "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
-}
-
-/* ---- elementwise ------------------------------------------------------------------------ */
-
-/* R2 = global element index (threads past n leave), R3 = n. */
-static void emit_elem_prologue(ws_nngen_text *t, uint32_t threads) {
-  ws_nngen_text_add(t,
-                    "    // one thread per element: i = ctaid.x * %u + tid\n"
-                    "    S2R R0, SR_CTAID.X\n"
-                    "    S2R R1, SR_TID.X\n"
-                    "    IMAD R2, R0, %u, R1\n"
-                    "    LDP.32 R3, [n]\n"
-                    "    ISETP.GE.U32 P0, R2, R3\n"
-                    "@P0 EXIT                             // threads past the end leave\n",
-                    threads, threads);
+static void emit_gelu_header(ws_kbuild *k, uint32_t threads) {
+  ws_kbuild_line(
+      k,
+      "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).");
+  ws_kbuild_line(k, "// Since 0.5(1 + tanh(u)) = 1/(1 + e^(-2u)), the kernel computes");
+  ws_kbuild_line(k, "// y = x * rcp(1 + 2^(-2u*log2e)): one MUFU.EX2 and one MUFU.RCP, and no");
+  ws_kbuild_line(k,
+                 "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.");
+  ws_kbuild_line(k, "// Launch: block %u, grid ceil(n / %u). y may alias x.", threads, threads);
+  ws_kbuild_reg_map(k);
+  ws_kbuild_line(k, ".kernel gelu\n.param .ptr x\n.param .ptr y\n.param .u32 n");
 }
 
 ws_status ws_nngen_gelu_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
   *out = NULL;
   ws_status st = check_threads(ctx, threads_per_cta);
   if (st != WS_OK) return st;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t,
-      "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).\n"
-      "// Since 0.5(1 + tanh(u)) = 1/(1 + e^(-2u)), the kernel computes\n"
-      "// y = x * rcp(1 + 2^(-2u*log2e)): one MUFU.EX2 and one MUFU.RCP, and no\n"
-      "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.\n"
-      "// Launch: block %u, grid ceil(n / %u). y may alias x.\n"
-      ".kernel gelu\n"
-      ".param .ptr x\n"
-      ".param .ptr y\n"
-      ".param .u32 n\n",
-      threads_per_cta, threads_per_cta);
-  emit_elem_prologue(&t, threads_per_cta);
-  ws_nngen_text_add(&t, "    LDP.64 R4, [x]\n"
-                        "    LDP.64 R6, [y]\n"
-                        "    IMAD.WIDE.U32 R8, R2, 4, R4\n"
-                        "    LDG.32 R10, [R8]                 // x\n"
-                        "    FMUL R11, R10, R10\n"
-                        "    FMUL R11, R11, R10               // x^3\n"
-                        "    FFMA R11, R11, 0.044715, R10     // x + 0.044715x^3\n"
-                        "    FMUL R11, R11, -2.30220819       // -2u*log2e: -2*sqrt(2/pi)*log2(e)\n"
-                        "    MUFU.EX2 R11, R11                // e^(-2u)\n"
-                        "    FADD R11, R11, 1\n"
-                        "    MUFU.RCP R11, R11                // 0.5(1 + tanh(u))\n"
-                        "    FMUL R10, R10, R11\n"
-                        "    IMAD.WIDE.U32 R12, R2, 4, R6\n"
-                        "    STG.32 [R12], R10\n"
-                        "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  ws_kbuild k;
+  ws_kbuild_init(&k);
+  ws_kreg ctaid = ws_kbuild_reg(&k, "ctaid"), tid = ws_kbuild_reg(&k, "tid");
+  ws_kreg i = ws_kbuild_reg(&k, "i"), n = ws_kbuild_reg(&k, "n");
+  ws_kreg x = ws_kbuild_reg64(&k, "x"), y = ws_kbuild_reg64(&k, "y");
+  ws_kreg xaddr = ws_kbuild_reg64(&k, "&x[i]"), v = ws_kbuild_reg(&k, "v");
+  ws_kreg g = ws_kbuild_reg(&k, "t"), yaddr = ws_kbuild_reg64(&k, "&y[i]");
+  emit_gelu_header(&k, threads_per_cta);
+  ws_kbuild_line(&k, "    // one thread per element: i = ctaid.x * %u + tid", threads_per_cta);
+  ws_kbuild_ins(&k, "S2R %r, SR_CTAID.X", ctaid);
+  ws_kbuild_ins(&k, "S2R %r, SR_TID.X", tid);
+  ws_kbuild_ins(&k, "IMAD %r, %r, %u, %r", i, ctaid, threads_per_cta, tid);
+  ws_kbuild_ins(&k, "LDP.32 %r, [n]", n);
+  ws_kbuild_ins(&k, "ISETP.GE.U32 P0, %r, %r", i, n);
+  ws_kbuild_ins(&k, "@P0 EXIT // threads past the end leave");
+  ws_kbuild_ins(&k, "LDP.64 %r, [x]", x);
+  ws_kbuild_ins(&k, "LDP.64 %r, [y]", y);
+  ws_kbuild_ins(&k, "IMAD.WIDE.U32 %r, %r, 4, %r", xaddr, i, x);
+  ws_kbuild_ins(&k, "LDG.32 %r, [%r] // x", v, xaddr);
+  ws_kbuild_ins(&k, "FMUL %r, %r, %r", g, v, v);
+  ws_kbuild_ins(&k, "FMUL %r, %r, %r // x^3", g, g, v);
+  ws_kbuild_ins(&k, "FFMA %r, %r, 0.044715, %r // x + 0.044715x^3", g, g, v);
+  ws_kbuild_ins(&k, "FMUL %r, %r, -2.30220819 // -2u*log2e: -2*sqrt(2/pi)*log2(e)", g, g);
+  ws_kbuild_ins(&k, "MUFU.EX2 %r, %r // e^(-2u)", g, g);
+  ws_kbuild_ins(&k, "FADD %r, %r, 1", g, g);
+  ws_kbuild_ins(&k, "MUFU.RCP %r, %r // 0.5(1 + tanh(u))", g, g);
+  ws_kbuild_ins(&k, "FMUL %r, %r, %r", v, v, g);
+  ws_kbuild_ins(&k, "IMAD.WIDE.U32 %r, %r, 4, %r", yaddr, i, y);
+  ws_kbuild_ins(&k, "STG.32 [%r], %r", yaddr, v);
+  ws_kbuild_ins(&k, "EXIT");
+  return ws_kbuild_take(ctx, &k, out);
+}
+
+/* ---- the fixed kernels, block size substituted ----------------------------------------- */
+
+/* An element-wise kernel file, written for 256 threads per CTA (the only
+ * "256" in those files). */
+static ws_status elem_source(ws_ctx *ctx, const char *path, uint32_t threads, char **out) {
+  *out = NULL;
+  ws_status st = check_threads(ctx, threads);
+  if (st != WS_OK) return st;
+  char to[16];
+  snprintf(to, sizeof to, "%u", threads);
+  ws_nngen_subst s = {"256", to};
+  return ws_nngen_fixed_source(ctx, path, &s, 1, out);
 }
 
 ws_status ws_nngen_add_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
-  *out = NULL;
-  ws_status st = check_threads(ctx, threads_per_cta);
-  if (st != WS_OK) return st;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(&t,
-                    "// add.wsa - residual add y = x + a over n floats, one thread per element.\n"
-                    "// Launch: block %u, grid ceil(n / %u). y may alias x or a.\n"
-                    ".kernel residual_add\n"
-                    ".param .ptr x\n"
-                    ".param .ptr a\n"
-                    ".param .ptr y\n"
-                    ".param .u32 n\n",
-                    threads_per_cta, threads_per_cta);
-  emit_elem_prologue(&t, threads_per_cta);
-  ws_nngen_text_add(&t, "    LDP.64 R4, [x]\n"
-                        "    LDP.64 R6, [a]\n"
-                        "    LDP.64 R8, [y]\n"
-                        "    IMAD.WIDE.U32 R10, R2, 4, R4\n"
-                        "    IMAD.WIDE.U32 R12, R2, 4, R6\n"
-                        "    LDG.32 R14, [R10]\n"
-                        "    LDG.32 R15, [R12]\n"
-                        "    FADD R14, R14, R15\n"
-                        "    IMAD.WIDE.U32 R16, R2, 4, R8\n"
-                        "    STG.32 [R16], R14\n"
-                        "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return elem_source(ctx, "models/kernels/add.wsa", threads_per_cta, out);
 }
 
 ws_status ws_nngen_add_pos_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
-  *out = NULL;
-  ws_status st = check_threads(ctx, threads_per_cta);
-  if (st != WS_OK) return st;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t,
-      "// add_pos.wsa - y[b][i] = x[b][i] + pos[i]: learned positions [tokens, dim] (n =\n"
-      "// tokens*dim floats) added to every [tokens, dim] block of a batch. grid.y is the\n"
-      "// batch index, so the broadcast needs no integer division.\n"
-      "// Launch: block %u, grid (ceil(n / %u), batch). y may alias x.\n"
-      ".kernel add_positions\n"
-      ".param .ptr x\n"
-      ".param .ptr pos\n"
-      ".param .ptr y\n"
-      ".param .u32 n\n",
-      threads_per_cta, threads_per_cta);
-  emit_elem_prologue(&t, threads_per_cta);
-  ws_nngen_text_add(&t, "    S2R R18, SR_CTAID.Y              // which block of the batch\n"
-                        "    IMAD R19, R18, R3, R2            // element index in x and y\n"
-                        "    LDP.64 R4, [x]\n"
-                        "    LDP.64 R6, [pos]\n"
-                        "    LDP.64 R8, [y]\n"
-                        "    IMAD.WIDE.U32 R10, R19, 4, R4\n"
-                        "    IMAD.WIDE.U32 R12, R2, 4, R6\n"
-                        "    LDG.32 R14, [R10]\n"
-                        "    LDG.32 R15, [R12]\n"
-                        "    FADD R14, R14, R15\n"
-                        "    IMAD.WIDE.U32 R16, R19, 4, R8\n"
-                        "    STG.32 [R16], R14\n"
-                        "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return elem_source(ctx, "models/kernels/add_pos.wsa", threads_per_cta, out);
 }
 
 ws_status ws_nngen_meanpool_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
+  return elem_source(ctx, "models/kernels/meanpool.wsa", threads_per_cta, out);
+}
+
+/* softmax.wsa is written for 4 warps per CTA: the row's IMAD and the
+ * header's launch line carry the count. */
+ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **out) {
   *out = NULL;
-  ws_status st = check_threads(ctx, threads_per_cta);
+  ws_status st = check_warps(ctx, warps_per_cta);
   if (st != WS_OK) return st;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t,
-      "// meanpool.wsa - y[d] = (1/tokens) * sum over t of x[t][d], x [tokens, dim].\n"
-      "// One thread per column: a warp reads 32 consecutive floats of one row per\n"
-      "// step, so every load is coalesced. Launch: block %u, grid ceil(dim / %u).\n"
-      ".kernel meanpool\n"
-      ".param .ptr x\n"
-      ".param .ptr y\n"
-      ".param .u32 tokens\n"
-      ".param .u32 n                       // dim: the columns\n",
-      threads_per_cta, threads_per_cta);
-  emit_elem_prologue(&t, threads_per_cta);
-  ws_nngen_text_add(&t, "    LDP.32 R4, [tokens]\n"
-                        "    LDP.64 R6, [x]\n"
-                        "    IMAD.WIDE.U32 R8, R2, 4, R6      // &x[0][d]\n"
-                        "    MOV R10, 0                       // sum\n"
-                        "    MOV R11, 0                       // t\n"
-                        "// eight rows at a time: their loads are in flight together, so the\n"
-                        "// loop waits one memory latency per eight rows, not per row\n"
-                        "oct_loop:\n"
-                        "    IADD R19, R11, 8\n"
-                        "    ISETP.GT.U32 P1, R19, R4         // fewer than eight rows left\n"
-                        "@P1 BRA tok_loop\n");
-  for (int i = 0; i < 8; i++)
-    ws_nngen_text_add(&t, "    LDG.32 R%d, [R8]\n"
-                          "    IMAD.WIDE.U32 R8, R3, 4, R8      // next row: += dim * 4 bytes\n", 20 + i);
-  ws_nngen_text_add(&t, "// added in row order: the same sum as one row at a time\n");
-  for (int i = 0; i < 8; i++) ws_nngen_text_add(&t, "    FADD R10, R10, R%d\n", 20 + i);
-  ws_nngen_text_add(&t, "    MOV R11, R19\n"
-                        "    BRA oct_loop\n"
-                        "// the rows left over, one at a time\n"
-                        "tok_loop:\n"
-                        "    ISETP.GE.U32 P1, R11, R4\n"
-                        "@P1 BRA tok_done\n"
-                        "    LDG.32 R12, [R8]\n"
-                        "    FADD R10, R10, R12\n"
-                        "    IMAD.WIDE.U32 R8, R3, 4, R8      // next row: += dim * 4 bytes\n"
-                        "    IADD R11, R11, 1\n"
-                        "    BRA tok_loop\n"
-                        "tok_done:\n"
-                        "    I2F.U32 R13, R4\n"
-                        "    MUFU.RCP R13, R13                // 1/tokens\n"
-                        "    FMUL R10, R10, R13\n"
-                        "    LDP.64 R14, [y]\n"
-                        "    IMAD.WIDE.U32 R16, R2, 4, R14\n"
-                        "    STG.32 [R16], R10\n"
-                        "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  char imad[40], launch[64];
+  snprintf(imad, sizeof imad, "IMAD R2, R0, %u, R1", warps_per_cta);
+  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)",
+           warps_per_cta, warps_per_cta * 32, warps_per_cta);
+  const ws_nngen_subst s[] = {{"IMAD R2, R0, 4, R1", imad},
+                              {"4 warps per CTA (block 128), grid ceil(rows / 4)", launch}};
+  return ws_nngen_fixed_source(ctx, "models/kernels/softmax.wsa", s, 2, out);
 }
 
 ws_status ws_nngen_head_source(ws_ctx *ctx, char **out) {
-  *out = NULL;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t, "// head.wsa - the classifier head: logit = p . w + b, prob = sigmoid(logit)\n"
-          "// = 1/(1 + 2^(-logit*log2e)), for each pooled vector p (one row of [rows, dim]).\n"
-          "// One warp per row: lanes stride the dot product by 32, a shuffle tree sums,\n"
-          "// lane 0 writes both results. Launch: block 32, grid rows.\n"
-          ".kernel head_sigmoid\n"
-          ".param .ptr pooled\n"
-          ".param .ptr w\n"
-          ".param .ptr b\n"
-          ".param .ptr logit\n"
-          ".param .ptr prob\n"
-          ".param .u32 cols\n"
-          "    S2R R2, SR_CTAID.X               // row\n"
-          "    S2R R4, SR_LANEID\n"
-          "    LDP.32 R5, [cols]\n"
-          "    IMUL R8, R2, R5\n"
-          "    LDP.64 R6, [pooled]\n"
-          "    IMAD.WIDE.U32 R10, R8, 4, R6     // &pooled[row][0]\n"
-          "    LDP.64 R14, [w]\n"
-          "    MOV R17, 0                       // this lane's partial dot product\n");
-  emit_col_loop_head(&t, "dot_loop");
-  ws_nngen_text_add(&t, "    IMAD.WIDE.U32 R20, R18, 4, R10\n"
-                        "    LDG.32 R22, [R20]\n"
-                        "    IMAD.WIDE.U32 R24, R18, 4, R14\n"
-                        "    LDG.32 R23, [R24]\n"
-                        "    FFMA R17, R22, R23, R17\n");
-  emit_col_loop_tail(&t, "dot_loop");
-  emit_warp_allreduce(&t, "FADD", 17, 19);
-  ws_nngen_text_add(&t, "    ISETP.NE.U32 P2, R4, 0\n"
-                        "@P2 EXIT                             // lane 0 writes\n"
-                        "    LDP.64 R26, [b]\n"
-                        "    LDG.32 R28, [R26]\n"
-                        "    FADD R17, R17, R28               // logit\n"
-                        "    FMUL R29, R17, " NEG_LOG2E_TEXT "      // -logit * log2(e)\n"
-                        "    MUFU.EX2 R29, R29\n"
-                        "    FADD R29, R29, 1\n"
-                        "    MUFU.RCP R29, R29                // sigmoid(logit)\n"
-                        "    LDP.64 R30, [logit]\n"
-                        "    IMAD.WIDE.U32 R32, R2, 4, R30\n"
-                        "    STG.32 [R32], R17\n"
-                        "    LDP.64 R30, [prob]\n"
-                        "    IMAD.WIDE.U32 R32, R2, 4, R30\n"
-                        "    STG.32 [R32], R29\n"
-                        "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/head.wsa", NULL, 0, out);
 }
 
 ws_status ws_nngen_patch_source(ws_ctx *ctx, char **out) {
-  *out = NULL;
-  ws_nngen_text t;
-  ws_nngen_text_init(&t);
-  ws_nngen_text_add(
-      &t, "// patch.wsa - image CHW [C, height, width] -> patches [tokens, C*P*P]: token\n"
-          "// t = py*(width/P) + px, each row ordered (c, ky, kx). The patch geometry is the\n"
-          "// launch geometry: block (P, P, C) = (kx, ky, c), grid (width/P, height/P) =\n"
-          "// (px, py), so no index needs an integer division. One thread copies one value.\n"
-          ".kernel patch_extract\n"
-          ".param .ptr image\n"
-          ".param .ptr patches\n"
-          ".param .u32 height\n"
-          ".param .u32 width\n"
-          "    S2R R0, SR_TID.X                 // kx\n"
-          "    S2R R1, SR_TID.Y                 // ky\n"
-          "    S2R R2, SR_TID.Z                 // c\n"
-          "    S2R R3, SR_CTAID.X               // px\n"
-          "    S2R R4, SR_CTAID.Y               // py\n"
-          "    S2R R5, SR_NCTAID.X              // patches per image row\n"
-          "    S2R R6, SR_NTID.X                // P\n"
-          "    S2R R7, SR_NTID.Z                // C\n"
-          "    LDP.32 R8, [height]\n"
-          "    LDP.32 R9, [width]\n"
-          "    // source: image[c][py*P + ky][px*P + kx]\n"
-          "    IMAD R10, R4, R6, R1\n"
-          "    IMAD R11, R3, R6, R0\n"
-          "    IMAD R12, R2, R8, R10\n"
-          "    IMAD R12, R12, R9, R11\n"
-          "    // destination: patches[t][(c*P + ky)*P + kx], rows of C*P*P floats\n"
-          "    IMAD R13, R4, R5, R3             // t\n"
-          "    IMAD R14, R2, R6, R1\n"
-          "    IMAD R14, R14, R6, R0            // k\n"
-          "    IMUL R15, R6, R6\n"
-          "    IMUL R15, R15, R7                // C*P*P\n"
-          "    IMAD R16, R13, R15, R14\n"
-          "    LDP.64 R18, [image]\n"
-          "    LDP.64 R20, [patches]\n"
-          "    IMAD.WIDE.U32 R22, R12, 4, R18\n"
-          "    LDG.32 R24, [R22]\n"
-          "    IMAD.WIDE.U32 R26, R16, 4, R20\n"
-          "    STG.32 [R26], R24\n"
-          "    EXIT\n");
-  return ws_nngen_text_take(ctx, &t, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/patch.wsa", NULL, 0, out);
 }
 
 /* ---- geometry -------------------------------------------------------------------------- */

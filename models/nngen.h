@@ -8,8 +8,10 @@
  * parameter. Each kernel has a *_source function (the text), a geometry rule
  * and a *_run helper that generates, assembles and launches it on a device
  * through the public runtime API, all buffers fp32 row-major in device
- * memory. The text builder and the assemble-and-launch helper are public
- * because the attention generators (models/attngen.h) use them too. */
+ * memory. The kernels that need no generating are .wsa files in
+ * models/kernels/. The fixed-kernel loader and the assemble-and-launch
+ * helper are public because the attention generators (models/attngen.h) use
+ * them too. */
 #ifndef WS_NNGEN_H
 #define WS_NNGEN_H
 
@@ -23,20 +25,16 @@
 
 /* ---- shared machinery ------------------------------------------------------ */
 
-/* A growing text buffer; a failed allocation is remembered and reported once
- * by ws_nngen_text_take, so emitters need not check every line. */
-typedef struct ws_nngen_text {
-  char *buf;
-  size_t len_bytes, cap_bytes;
-  bool failed;
-} ws_nngen_text;
+/* One text substitution in a fixed kernel: every `from` becomes `to`. */
+typedef struct ws_nngen_subst {
+  const char *from, *to;
+} ws_nngen_subst;
 
-void ws_nngen_text_init(ws_nngen_text *t);
-void ws_nngen_text_add(ws_nngen_text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void ws_nngen_text_free(ws_nngen_text *t);
-/* Hands the text to *out (caller frees); WS_ERR_NOMEM if any append failed. */
-ws_status ws_nngen_text_take(ws_ctx *ctx, ws_nngen_text *t, char **out);
+/* The embedded kernel file at `path` (models/kernels/...), with the
+ * substitutions applied in order (*out malloc'd, the caller frees);
+ * WS_ERR_INVALID when the file or a substituted text is missing. */
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst,
+                                size_t nsubst, char **out);
 
 /* An assembled generated kernel with its argument buffer. */
 typedef struct ws_nngen_kernel {

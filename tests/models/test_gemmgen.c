@@ -1,5 +1,5 @@
 /* test_gemmgen.c - every step of the GEMM ladder computes A*B (+ epilogue)
- * within the derived bound of OpenBLAS (models/gemmgen.c derives it), on
+ * within the derived bound of OpenBLAS (models/gemmgen_ref.c derives it), on
  * aligned and odd shapes, over several tile configurations; the timing model
  * runs them; every invalid config is refused with its reason.
  *

@@ -21,13 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nngen.h"
 #include "kerntest.h"
+#include "models/nngen.h"
+#include "models/wsa.h"
 
 #define U (1.0 / 16777216.0)
 #define MUFU_ERR (2.0 * U)
 #define LOG2E 1.4426950408889634
-
 
 /* Uniform in [lo, hi), rounded to float. */
 static float *random_floats(size_t n, float lo, float hi, uint64_t seed) {
@@ -377,6 +377,36 @@ Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = t
   EXPECT_REFUSED(ws_nngen_head_run(dev, 0, 64, 0, 0, 0, 0, 0, NULL), WS_ERR_INVALID,
                  "head: rows and cols");
   cr_expect_null(src, "a refused generator returns no text");
+}
+
+/* The fixed kernels are their models/kernels/ files; only the block size
+ * changes with the generator's argument, everywhere the file names it. */
+Test(nngen, fixed_kernels_are_the_files_with_the_block_size_substituted, .init = setup,
+     .fini = teardown) {
+  char *src = NULL;
+  cr_assert_eq(ws_nngen_add_source(ctx, 256, &src), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_embedded_file *f = ws_wsa_find("models/kernels/add.wsa");
+  cr_assert_not_null(f);
+  cr_expect_str_eq(src, f->text, "the model's block size prints the file unchanged");
+  free(src);
+  cr_assert_eq(ws_nngen_add_source(ctx, 128, &src), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(strstr(src, "IMAD R2, R0, 128, R1") && strstr(src, "Launch: block 128") &&
+                !strstr(src, "256"),
+            "%s", src);
+  ws_nngen_kernel k;
+  cr_expect_eq(ws_nngen_kernel_build(ctx, src, "add.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
+  ws_nngen_kernel_release(&k);
+  free(src);
+  cr_assert_eq(ws_nngen_softmax_source(ctx, 8, &src), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(strstr(src, "IMAD R2, R0, 8, R1") && strstr(src, "8 warps per CTA (block 256)"), "%s",
+            src);
+  free(src);
+  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/none.wsa", NULL, 0, &src),
+                 WS_ERR_INVALID, "no embedded kernel models/kernels/none.wsa");
+  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/head.wsa",
+                                       &(ws_nngen_subst){"no such text", "x"}, 1, &src),
+                 WS_ERR_INVALID, "has no 'no such text' to substitute");
+  cr_expect_null(src);
 }
 
 /* ---- timing mode

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "isa/asm.h"
-#include "models/examples.h"
+#include "models/example.h"
 #include "models/gemmgen.h"
 
 #ifndef REPEATS

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/examples.h"
+#include "models/example.h"
 #include "sim/memsys/latency.h"
 
 /* ---- kernels ---------------------------------------------------------------- */

@@ -2,5 +2,5 @@
 #include "models/wsa.h"
 
 const ws_embedded_file *ws_wsa_find(const char *path) {
-  return ws_embedded_find(ws_models_wsa, ws_models_wsa_count, path);
+  return ws_embedded_find(ws_wsa_files, ws_wsa_files_count, path);
 }

@@ -8,8 +8,8 @@
 
 #include "base/embedded.h"
 
-extern const ws_embedded_file ws_models_wsa[];
-extern const size_t ws_models_wsa_count;
+extern const ws_embedded_file ws_wsa_files[];
+extern const size_t ws_wsa_files_count;
 
 /* The embedded file at `path` (e.g. "models/examples/saxpy.wsa"); NULL when
  * none has it. */

@@ -22,8 +22,8 @@
 
 /* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
  * only this file reads it, through ws_gpu_cfg_preset_text. */
-extern const ws_embedded_file ws_embedded_presets[];
-extern const size_t ws_embedded_presets_count;
+extern const ws_embedded_file ws_config_preset_files[];
+extern const size_t ws_config_preset_files_count;
 
 #define CUDA_GUIDE "CUDA C++ Programming Guide, Technical Specifications per Compute Capability"
 #define MODEL "modelling choice"
@@ -601,7 +601,7 @@ static const ws_embedded_file *find_preset(const char *name) {
   snprintf(path, sizeof path, "sim/presets/%s.ini", name);
   for (size_t i = 0; preset_names[i]; i++)
     if (strcmp(preset_names[i], name) == 0)
-      return ws_embedded_find(ws_embedded_presets, ws_embedded_presets_count, path);
+      return ws_embedded_find(ws_config_preset_files, ws_config_preset_files_count, path);
   return NULL;
 }
 

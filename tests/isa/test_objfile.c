@@ -18,14 +18,14 @@ static ws_program *assemble(ws_ctx *ctx, const char *path) {
 
 Test(objfile, every_embedded_kernel_round_trips) {
   ws_ctx *ctx = ws_ctx_create();
-  for (size_t i = 0; i < ws_models_wsa_count; i++) {
-    ws_program *p = assemble(ctx, ws_models_wsa[i].path);
+  for (size_t i = 0; i < ws_wsa_files_count; i++) {
+    ws_program *p = assemble(ctx, ws_wsa_files[i].path);
     size_t size = 0;
     uint8_t *obj = ws_objfile_save(p, &size);
     cr_assert_not_null(obj);
     ws_program *q = NULL;
     cr_assert_eq(ws_objfile_load(ctx, obj, size, "t.wso", &q), WS_OK, "%s", ws_errmsg(ctx));
-    cr_expect(ws_program_equal(p, q), "%s", ws_models_wsa[i].path);
+    cr_expect(ws_program_equal(p, q), "%s", ws_wsa_files[i].path);
     for (uint32_t k = 0; k < p->nkernels; k++) {
       cr_expect_eq(q->kernels[k].regs_per_thread, p->kernels[k].regs_per_thread);
       for (uint32_t pc = 0; pc < p->kernels[k].ninsns; pc++)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/examples.h"
+#include "models/example.h"
 #include "sim/memsys/latency.h"
 #include "sim/memsys/memsys.h"
 #include "sim/core/occupancy.h"

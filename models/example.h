@@ -1,12 +1,12 @@
-/* examples.h - the shipped example kernels, each run on a device and checked.
+/* example.h - the shipped example kernels, each run on a device and checked.
  *
  * Design: every example returns a check computed honestly on the host: SAXPY
  * and the reduction against closed-form answers that fp32 represents exactly,
  * the GEMMs against OpenBLAS's cblas_sgemm with an error bound derived from
  * the inputs (see ws_example_check.bound_desc). The same functions back the
  * CLI (`warpscope example`), the tests and the benchmarks. */
-#ifndef WS_EXAMPLES_H
-#define WS_EXAMPLES_H
+#ifndef WS_EXAMPLE_H
+#define WS_EXAMPLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "models/examples.h"
+#include "models/example.h"
 
 static ws_ctx *ctx;
 static ws_device *dev;

@@ -1,4 +1,4 @@
-/* examples.c - SAXPY, warp-shuffle reduction, tiled SGEMM and tensor-core
+/* example.c - SAXPY, warp-shuffle reduction, tiled SGEMM and tensor-core
  * GEMM, each assembled from its embedded .wsa, run through the public device
  * API exactly as a user program would, and checked on the host.
  *
@@ -8,7 +8,7 @@
  * "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 3.1), so two
  * correct results differ by at most twice that; an output outside this bound
  * is wrong, not merely rounded differently. */
-#include "models/examples.h"
+#include "models/example.h"
 
 #include <cblas.h>
 #include <math.h>

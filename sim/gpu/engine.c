@@ -58,18 +58,15 @@ static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
 }
 
 static ws_status register_stats(ws_engine *e) {
-  struct { uint64_t *c; const char *name, *desc; } defs[] = {
-      {&e->gpu_cycles, "gpu.cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
-      {&e->gpu_ctas, "gpu.ctas", "CTAs run"},
-      {&e->gpu_warp_insns, "gpu.warp_insns", "warp instructions issued on all SMs"},
-      {&e->gpu_thread_insns, "gpu.thread_insns", "thread instructions (executing lanes) on all SMs"},
-      {&e->gpu_events, "gpu.events", "events processed by the engine (simulator work, not hardware)"},
-      {&e->gpu_visits, "gpu.sm_visits", "SM visits by the engine (simulator work: cycles not skipped)"},
+  const ws_stat_def defs[] = {
+      {&e->gpu_cycles, "cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
+      {&e->gpu_ctas, "ctas", "CTAs run"},
+      {&e->gpu_warp_insns, "warp_insns", "warp instructions issued on all SMs"},
+      {&e->gpu_thread_insns, "thread_insns", "thread instructions (executing lanes) on all SMs"},
+      {&e->gpu_events, "events", "events processed by the engine (simulator work, not hardware)"},
+      {&e->gpu_visits, "sm_visits", "SM visits by the engine (simulator work: cycles not skipped)"},
   };
-  ws_status st = WS_OK;
-  for (size_t i = 0; i < sizeof defs / sizeof *defs && st == WS_OK; i++)
-    st = ws_stats_register_u64(e->stats, e->ctx, defs[i].c, defs[i].desc, "%s", defs[i].name);
-  return st;
+  return ws_stats_register_table(e->stats, e->ctx, defs, sizeof defs / sizeof defs[0], "gpu.");
 }
 
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out) {

@@ -81,10 +81,7 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < d->channels && st == WS_OK; i++) {
     chan_stats *c = &d->ch[i].st;
-    struct {
-      uint64_t *v;
-      const char *name, *desc;
-    } t[] = {
+    const ws_stat_def defs[] = {
         {&c->reads, "reads", "read requests served"},
         {&c->writes, "writes", "write requests served (L2 write-backs)"},
         {&c->row_hits, "row_hits", "requests to the open row (tCL)"},
@@ -95,8 +92,7 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
     };
-    for (size_t k = 0; k < sizeof t / sizeof t[0] && st == WS_OK; k++)
-      st = ws_stats_register_u64(s, ctx, t[k].v, t[k].desc, "hbm.ch%u.%s", i, t[k].name);
+    st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "hbm.ch%u.", i);
   }
   return st;
 }

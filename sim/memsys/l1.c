@@ -54,21 +54,16 @@ struct ws_l1 {
 static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
 
 static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm) {
-  static const char *kind_names[WS_ACCESS_KIND_COUNT] = {"loads", "stores", "atomics", "asyncs"};
-  static const char *kind_descs[WS_ACCESS_KIND_COUNT] = {
-      "load line accesses accepted (one per 128-byte line a warp load touches)",
-      "store line accesses accepted (forwarded to L2, or written in L1 under write-back)",
-      "atomic line accesses accepted (passed through to the L2 slice)",
-      "LDGSTS line accesses accepted (loads whose data goes to shared memory)"};
-  ws_status st = WS_OK;
-  for (int k = 0; k < WS_ACCESS_KIND_COUNT && st == WS_OK; k++)
-    st = ws_stats_register_u64(s, ctx, &l1->st.by_kind[k], kind_descs[k], "sm%u.l1.%s", sm,
-                               kind_names[k]);
   l1_stats *t = &l1->st;
-  struct {
-    uint64_t *v;
-    const char *name, *desc;
-  } c[] = {
+  const ws_stat_def defs[] = {
+      {&t->by_kind[WS_ACCESS_LOAD], "loads",
+       "load line accesses accepted (one per 128-byte line a warp load touches)"},
+      {&t->by_kind[WS_ACCESS_STORE], "stores",
+       "store line accesses accepted (forwarded to L2, or written in L1 under write-back)"},
+      {&t->by_kind[WS_ACCESS_ATOMIC], "atomics",
+       "atomic line accesses accepted (passed through to the L2 slice)"},
+      {&t->by_kind[WS_ACCESS_ASYNC], "asyncs",
+       "LDGSTS line accesses accepted (loads whose data goes to shared memory)"},
       {&t->sector_hits, "sector_hits", "load/async sectors found valid"},
       {&t->sector_misses, "sector_misses", "load/async sectors read from L2"},
       {&t->line_hits, "line_hits", "load/async line accesses with every sector valid"},
@@ -83,9 +78,7 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to L2"},
   };
-  for (size_t i = 0; i < sizeof c / sizeof c[0] && st == WS_OK; i++)
-    st = ws_stats_register_u64(s, ctx, c[i].v, c[i].desc, "sm%u.l1.%s", sm, c[i].name);
-  return st;
+  return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "sm%u.l1.", sm);
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {

@@ -73,10 +73,7 @@ static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
 
 static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
   slice_stats *t = &l2->s[i].st;
-  struct {
-    uint64_t *v;
-    const char *name, *desc;
-  } c[] = {
+  const ws_stat_def defs[] = {
       {&t->reads, "reads", "read requests (loads and async copies) looked up"},
       {&t->writes, "writes", "write requests (stores, L1 write-backs) absorbed"},
       {&t->atomics, "atomics", "atomic requests performed"},
@@ -93,10 +90,7 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
       {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
       {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
   };
-  ws_status st = WS_OK;
-  for (size_t k = 0; k < sizeof c / sizeof c[0] && st == WS_OK; k++)
-    st = ws_stats_register_u64(s, ctx, c[k].v, c[k].desc, "l2.slice%u.%s", i, c[k].name);
-  return st;
+  return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
 }
 
 static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl) {

@@ -6,7 +6,8 @@
  * the memory system's), and CTAs freed at t are replaced by new ones that
  * start issuing at t + 1 (placement is a cycle of work). Kernel time is the
  * cycle at which the last CTA retires and the memory system has drained
- * (posted stores included). */
+ * (posted stores included). The config comes resolved from the device and
+ * is trusted: the engine re-checks nothing. */
 #include "sim/gpu/engine.h"
 
 #include <inttypes.h>
@@ -47,15 +48,11 @@ struct ws_engine {
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
 
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  if (!cfg->gpu.num_sms || cfg->gpu.num_sms > UINT16_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs gpu.num_sms in 1..65535 (got %u)",
-                       cfg->gpu.num_sms);
-  if (!cfg->sm.subpartitions || cfg->sm.subpartitions > WS_SM_MAX_SUBPARTS)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs sm.subpartitions in 1..%u (got %u)",
-                       WS_SM_MAX_SUBPARTS, cfg->sm.subpartitions);
-  return WS_OK;
-}
+/* SM numbers travel as 16-bit event units, and an SM holds at most
+ * WS_SM_MAX_SUBPARTS sub-partitions: the key table's bounds, checked when
+ * the config was loaded, keep every config inside both. */
+_Static_assert(WS_CFG_MAX_SMS - 1u <= UINT16_MAX, "SM numbers are event units");
+_Static_assert(WS_CFG_MAX_SUBPARTITIONS <= WS_SM_MAX_SUBPARTS, "an SM's sub-partition array holds them all");
 
 static ws_status register_stats(ws_engine *e) {
   const ws_stat_def defs[] = {
@@ -70,8 +67,6 @@ static ws_status register_stats(ws_engine *e) {
 }
 
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out) {
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_engine *e = calloc(1, sizeof *e);
   if (!e) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating the timing engine");
   e->ctx = ctx;
@@ -84,7 +79,7 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
   e->nwords = (e->nsms + 63) / 64;
   e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
-  st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
+  ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
            ? register_stats(e)
            : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);

@@ -54,10 +54,6 @@ struct ws_dram {
   channel *ch;
 };
 
-uint64_t ws_dram_ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz) {
-  return (ps * core_clock_mhz + 999999u) / 1000000u;
-}
-
 uint64_t ws_dram_bus_cycles(const ws_gpu_cfg *cfg, uint32_t bytes) {
   uint64_t burst = cfg->hbm.burst_bytes;
   uint64_t moved = (bytes + burst - 1) / burst * burst;
@@ -97,17 +93,6 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
   return st;
 }
 
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  const ws_cfg_hbm *h = &cfg->hbm;
-  if (!h->channels || !h->banks_per_channel || !h->row_bytes || !h->burst_bytes ||
-      !h->channel_mbps || !h->queue_depth || !cfg->gpu.core_clock_mhz)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "hbm: channels, banks_per_channel, row_bytes, burst_bytes, channel_mbps, "
-                       "queue_depth and gpu.core_clock_mhz must be positive");
-  if (h->channels > 65535) return ws_ctx_fail(ctx, WS_ERR_INVALID, "hbm: at most 65535 channels");
-  return WS_OK;
-}
-
 static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
   d->ch = calloc(d->channels, sizeof *d->ch);
   if (!d->ch) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");
@@ -122,8 +107,6 @@ static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
 
 ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_dram **out) {
   *out = NULL;
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_dram *d = calloc(1, sizeof *d);
   if (!d) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");
   d->cfg = *cfg;
@@ -131,12 +114,11 @@ ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   d->banks = cfg->hbm.banks_per_channel;
   d->queue_depth = cfg->hbm.queue_depth;
   ws_addrmap_init(&d->map, cfg);
-  uint32_t mhz = cfg->gpu.core_clock_mhz;
-  d->t_rcd = ws_dram_ps_to_cycles(cfg->hbm.t_rcd_ps, mhz);
-  d->t_cl = ws_dram_ps_to_cycles(cfg->hbm.t_cl_ps, mhz);
-  d->t_rp = ws_dram_ps_to_cycles(cfg->hbm.t_rp_ps, mhz);
-  d->t_ras = ws_dram_ps_to_cycles(cfg->hbm.t_ras_ps, mhz);
-  st = alloc_channels(d, ctx);
+  d->t_rcd = cfg->geom.hbm_t_rcd_cycles;
+  d->t_cl = cfg->geom.hbm_t_cl_cycles;
+  d->t_rp = cfg->geom.hbm_t_rp_cycles;
+  d->t_ras = cfg->geom.hbm_t_ras_cycles;
+  ws_status st = alloc_channels(d, ctx);
   if (st == WS_OK) st = register_stats(d, ctx, stats);
   if (st != WS_OK) {
     ws_dram_destroy(d);

@@ -96,16 +96,12 @@ ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats
                        ws_l1 **out) {
   *out = NULL;
   const ws_cfg_l1 *c = &cfg->l1;
-  if (!c->mshr_entries || !c->mshr_max_merge || !c->port_bytes_per_cycle)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "l1: mshr_entries, mshr_max_merge and port_bytes_per_cycle must be positive");
   ws_l1 *l1 = calloc(1, sizeof *l1);
   if (!l1) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory");
   l1->cfg = *c;
+  l1->line_shift = cfg->geom.line_shift;
   l1->wbuf_cap = c->mshr_entries;
-  ws_status st = ws_cache_init(&l1->tags, ctx, (uint64_t)c->size_kib * 1024u, c->line_bytes,
-                               c->assoc, NULL, "l1");
+  ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
   if (st == WS_OK) st = alloc_mshrs(l1, ctx);
   if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
   if (st != WS_OK) {
@@ -148,7 +144,7 @@ void ws_l1_wbuf_release(ws_l1 *l1) {
 
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
 
-static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line / l1->cfg.line_bytes; }
+static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line >> l1->line_shift; }
 
 static ws_cache_way *find(ws_l1 *l1, uint64_t line) {
   uint64_t n = line_no(l1, line);
@@ -173,7 +169,7 @@ static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_
   if (v->valid) l1->st.evictions++;
   if (dirty) {
     r->writeback = true;
-    r->wb_line = v->tag * l1->cfg.line_bytes;
+    r->wb_line = v->tag << l1->line_shift;
     r->wb_mask = v->dirty & v->valid;
     l1->wbuf_used++;
     l1->st.writebacks++;

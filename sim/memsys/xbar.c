@@ -26,7 +26,7 @@ typedef struct xdir {
 struct ws_xbar {
   ws_cfg_noc noc;
   uint32_t far_extra_lat_cycles;
-  uint32_t num_sms, slices, partitions;
+  uint32_t num_sms, slices;
   ws_addrmap map;
   xdir dir[WS_XBAR_DIR_COUNT];
 };
@@ -76,11 +76,10 @@ ws_status ws_xbar_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   ws_xbar *x = calloc(1, sizeof *x);
   if (!x) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "crossbar: out of memory");
   x->noc = cfg->noc;
-  x->far_extra_lat_cycles = cfg->l2.partitions > 1 ? cfg->l2.far_extra_lat_cycles : 0;
+  x->far_extra_lat_cycles = cfg->geom.l2_far_extra_lat_cycles;
   ws_addrmap_init(&x->map, cfg);
   x->num_sms = cfg->gpu.num_sms;
   x->slices = cfg->l2.slices;
-  x->partitions = cfg->l2.partitions ? cfg->l2.partitions : 1;
   ws_status st =
       dir_init(ctx, &x->dir[WS_XBAR_REQ], x->num_sms, x->slices, cfg->noc.sm_port_bytes_per_cycle);
   if (st == WS_OK)

@@ -188,12 +188,12 @@ static void send_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
 
 static uint32_t new_dram_req(ws_memsys *m, role ro, uint64_t line, uint8_t mask, uint32_t slice) {
   uint32_t id = pool_alloc(m);
-  req *r = &m->pool[id];
-  r->line = line;
-  r->mask = mask;
-  r->slice = slice;
-  r->role = (uint8_t)ro;
-  r->kind = ro == ROLE_DRAM_WRITE ? WS_ACCESS_STORE : WS_ACCESS_LOAD;
+  m->pool[id] = (req){.line = line,
+                      .next = NO_ID,
+                      .slice = slice,
+                      .mask = mask,
+                      .kind = ro == ROLE_DRAM_WRITE ? WS_ACCESS_STORE : WS_ACCESS_LOAD,
+                      .role = (uint8_t)ro};
   return id;
 }
 
@@ -318,8 +318,14 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT || m->free_n < 2) return false;
   uint32_t id = pool_alloc(m);
   req *r = &m->pool[id];
-  *r = (req){a->line_addr,   cookie,  0,          NO_ID, sm, ws_l2_slice_of(m->l2, a->line_addr),
-             a->sector_mask, a->kind, ROLE_ACCESS};
+  *r = (req){.line = a->line_addr,
+             .cookie = cookie,
+             .next = NO_ID,
+             .sm = sm,
+             .slice = ws_l2_slice_of(m->l2, a->line_addr),
+             .mask = a->sector_mask,
+             .kind = a->kind,
+             .role = ROLE_ACCESS};
   ws_l1_result res;
   ws_l1_access(m->l1[sm], a, id, cycle, &res);
   /* whatever leaves the L1 has gone through its pipeline (tag check) first */
@@ -329,17 +335,14 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
     return false;
   }
   if (res.writeback) {
-    ws_line_access wb = {res.wb_line, res.wb_mask, WS_ACCESS_STORE, 0};
     uint32_t w = pool_alloc(m);
-    m->pool[w] = (req){wb.line_addr,
-                       0,
-                       0,
-                       NO_ID,
-                       sm,
-                       ws_l2_slice_of(m->l2, wb.line_addr),
-                       wb.sector_mask,
-                       WS_ACCESS_STORE,
-                       ROLE_ACCESS};
+    m->pool[w] = (req){.line = res.wb_line,
+                       .next = NO_ID,
+                       .sm = sm,
+                       .slice = ws_l2_slice_of(m->l2, res.wb_line),
+                       .mask = res.wb_mask,
+                       .kind = WS_ACCESS_STORE,
+                       .role = ROLE_ACCESS};
     send_req(m, w, leave);
   }
   switch (res.outcome) {

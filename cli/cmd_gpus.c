@@ -102,8 +102,8 @@ static void print_derived(const ws_gpu_cfg *c) {
          c->sm.max_threads_per_block, c->regfile.max_regs_per_thread, c->smem.max_per_block_bytes);
   printf("  L1 sets                    %u  (%u KiB / (%u ways x %u B))\n", c->geom.l1_sets, c->l1.size_kib,
          c->l1.assoc, c->l1.line_bytes);
-  printf("  L2 sets per slice          %u  (%u KiB / (%u slices x %u ways x %u B))\n", c->geom.l2_sets_per_slice,
-         c->l2.size_kib, c->l2.slices, c->l2.assoc, c->l2.line_bytes);
+  printf("  L2 sets per slice          %u  (%u KiB / (%u slices x %u ways x %u B))\n",
+         c->geom.l2_sets_per_slice, c->l2.size_kib, c->l2.slices, c->l2.assoc, c->l2.line_bytes);
 }
 
 static int show(const ws_cli_gpuopt *o) {

@@ -384,7 +384,8 @@ static uint64_t mem_requests(const ws_gpu_cfg *c) {
   uint64_t spl = c->l2.line_bytes / c->l2.sector_bytes;
   uint64_t per_sm = (uint64_t)c->l1.mshr_entries * (c->l1.mshr_max_merge + 1u);
   uint64_t per_slice = c->noc.queue_depth + (uint64_t)c->l2.mshr_entries_per_slice * (spl + 1u);
-  return per_sm * c->gpu.num_sms + per_slice * c->l2.slices + (uint64_t)c->hbm.queue_depth * c->hbm.channels + 2u;
+  uint64_t per_channel = c->hbm.queue_depth;
+  return per_sm * c->gpu.num_sms + per_slice * c->l2.slices + per_channel * c->hbm.channels + 2u;
 }
 
 typedef struct checker {
@@ -502,16 +503,17 @@ static ws_status check_ranges(const checker *c, const ws_gpu_cfg *g) {
   for (size_t i = 0; i < KEY_COUNT; i++) {
     const ws_cfg_key *k = &keys[i];
     if (k->type == WS_CFG_STRING) continue;
-    uint64_t v = get_number(g, k);
+    unsigned long long v = get_number(g, k);
     char list[128];
     if (k->type == WS_CFG_ENUM) {
       if (v >= enum_list(k, list, sizeof list))
-        return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %llu is not one of %s", c->origin,
-                           k->section, k->key, (unsigned long long)v, list);
+        return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %llu is not one of %s",
+                           c->origin, k->section, k->key, v, list);
     } else if (v < k->min || v > k->max) {
-      return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %llu is out of range [%llu, %llu]%s%s",
-                         c->origin, k->section, k->key, (unsigned long long)v, (unsigned long long)k->min,
-                         (unsigned long long)k->max, *k->unit ? " " : "", k->unit);
+      return ws_ctx_fail(c->ctx, WS_ERR_INVALID,
+                         "%s: error: key '%s.%s' = %llu is out of range [%llu, %llu]%s%s", c->origin,
+                         k->section, k->key, v, (unsigned long long)k->min, (unsigned long long)k->max,
+                         *k->unit ? " " : "", k->unit);
     }
   }
   return WS_OK;
@@ -536,10 +538,10 @@ static uint64_t ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz) {
   return (ps * core_clock_mhz + 999999u) / 1000000u;
 }
 
-/* The one derivation of every dependent quantity. It must not fail or
- * divide by zero on a config that is not yet valid (--set derives after each
- * override, before the whole is checked); the table's minimums keep every
- * divisor positive. */
+/* The one derivation of every dependent quantity. It must not fail on a
+ * config that is not yet consistent (--set derives after each override,
+ * before the whole is checked): every key is within its range by then, and
+ * the table's minimums keep every divisor positive. */
 static void derive(ws_gpu_cfg *cfg) {
   ws_gpu_geom *g = &cfg->geom;
   memset(g, 0, sizeof *g);
@@ -552,7 +554,8 @@ static void derive(ws_gpu_cfg *cfg) {
   g->l2_sets_per_slice = (uint32_t)(g->l2_slice_bytes / ((uint64_t)cfg->l2.assoc * cfg->l2.line_bytes));
   g->l2_partitions = cfg->l2.partitions ? cfg->l2.partitions : 1;
   g->l2_far_extra_lat_cycles = g->l2_partitions > 1 ? cfg->l2.far_extra_lat_cycles : 0;
-  g->hbm_lines_per_row = cfg->hbm.row_bytes >= cfg->l2.line_bytes ? cfg->hbm.row_bytes / cfg->l2.line_bytes : 1;
+  uint32_t row = cfg->hbm.row_bytes;
+  g->hbm_lines_per_row = row >= cfg->l2.line_bytes ? row / cfg->l2.line_bytes : 1;
   uint32_t mhz = cfg->gpu.core_clock_mhz;
   g->hbm_t_rcd_cycles = ps_to_cycles(cfg->hbm.t_rcd_ps, mhz);
   g->hbm_t_cl_cycles = ps_to_cycles(cfg->hbm.t_cl_ps, mhz);
@@ -748,9 +751,6 @@ ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
  * input error: there is nothing a caller could do about it. */
 ws_gpu_cfg ws_gpu_cfg_default(void) {
   ws_gpu_cfg cfg;
-  if (ws_gpu_cfg_load_preset(NULL, "a100", &cfg) != WS_OK) {
-    apply_defaults(&cfg);
-    derive(&cfg);
-  }
+  if (ws_gpu_cfg_load_preset(NULL, "a100", &cfg) != WS_OK) apply_defaults(&cfg);
   return cfg;
 }

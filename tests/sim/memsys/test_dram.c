@@ -173,3 +173,5 @@ Test(dram, mapping_is_a_bijection_and_spreads) {
   cr_expect_neq(ws_dram_channel(t.d, 0), ws_dram_channel(t.d, 2 * 128));
   dt_fini(&t);
 }
+
+Test(dram, destroy_null_is_a_no_op) { ws_dram_destroy(NULL); }

@@ -174,6 +174,8 @@ Test(memsys, reset_makes_caches_cold) {
   mt_fini(&s);
 }
 
+Test(memsys, destroy_null_is_a_no_op) { ws_memsys_destroy(NULL); }
+
 /* A mixed, contended workload: several SMs, all kinds, reuse and conflicts. */
 static char *run_workload(size_t *len) {
   ws_gpu_cfg c = mt_cfg();

@@ -100,11 +100,10 @@ static void print_derived(const ws_gpu_cfg *c) {
          "                             %u threads, %u registers/thread, %u B shared memory per CTA\n",
          c->sm.max_warps_per_sm, c->sm.max_ctas_per_sm, c->regfile.regs_per_sm, c->smem.per_sm_bytes,
          c->sm.max_threads_per_block, c->regfile.max_regs_per_thread, c->smem.max_per_block_bytes);
-  printf("  L1 sets                    %u  (%u KiB / (%u ways x %u B))\n",
-         c->l1.size_kib * 1024u / (c->l1.assoc * c->l1.line_bytes), c->l1.size_kib, c->l1.assoc, c->l1.line_bytes);
+  printf("  L1 sets                    %u  (%u KiB / (%u ways x %u B))\n", c->geom.l1_sets, c->l1.size_kib,
+         c->l1.assoc, c->l1.line_bytes);
   printf("  L2 sets per slice          %u  (%u KiB / (%u slices x %u ways x %u B))\n",
-         (unsigned)((uint64_t)c->l2.size_kib * 1024u / ((uint64_t)c->l2.slices * c->l2.assoc * c->l2.line_bytes)),
-         c->l2.size_kib, c->l2.slices, c->l2.assoc, c->l2.line_bytes);
+         c->geom.l2_sets_per_slice, c->l2.size_kib, c->l2.slices, c->l2.assoc, c->l2.line_bytes);
 }
 
 static int show(const ws_cli_gpuopt *o) {

@@ -121,9 +121,7 @@ static uint32_t pick_l1(const ws_gpu_cfg *cfg, uint64_t base, uint64_t *addrs) {
  * the wanted partition. */
 static uint32_t pick_l2(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
                         bool far, uint64_t *addrs) {
-  uint64_t sets =
-      (uint64_t)cfg->l1.size_kib * 1024u / ((uint64_t)cfg->l1.assoc * cfg->l1.line_bytes);
-  uint64_t set_stride = (sets ? sets : 1) * cfg->l1.line_bytes;
+  uint64_t set_stride = (uint64_t)cfg->geom.l1_sets * cfg->l1.line_bytes;
   uint32_t n = 0;
   for (uint64_t j = 0; (j + 1) * set_stride <= region && n < CHASE_ELEMS_L2; j++) {
     uint64_t line = base + j * set_stride;
@@ -222,7 +220,7 @@ static ws_status chase_open(chase_env *e, ws_device *dev) {
   e->dev = dev;
   e->cfg = ws_device_cfg(dev);
   ws_ctx *ctx = ws_device_ctx(dev);
-  e->region_bytes = 2ull * e->cfg->l2.size_kib * 1024u;
+  e->region_bytes = 2 * e->cfg->geom.l2_bytes;
   e->addrs = calloc(CHASE_ELEMS_L2 > CHASE_ELEMS_DRAM ? CHASE_ELEMS_L2 : CHASE_ELEMS_DRAM,
                     sizeof *e->addrs);
   e->bank_used = calloc((size_t)e->cfg->hbm.channels * e->cfg->hbm.banks_per_channel, 1);
@@ -424,7 +422,7 @@ static ws_status smem_bw(ws_device *dev, uint32_t reps, ws_microbench_bw *out) {
 ws_status ws_microbench_bandwidth_run(ws_device *dev, const ws_microbench_bw_opts *opts,
                                       ws_microbench_bw out[WS_MICROBENCH_BW_COUNT]) {
   const ws_gpu_cfg *cfg = ws_device_cfg(dev);
-  uint64_t l2_bytes = (uint64_t)cfg->l2.size_kib * 1024u;
+  uint64_t l2_bytes = cfg->geom.l2_bytes;
   ws_microbench_bw_opts o = opts ? *opts : (ws_microbench_bw_opts){0, 0, 0};
   if (!o.hbm_buffer_bytes) o.hbm_buffer_bytes = 2 * l2_bytes;
   if (!o.l2_buffer_bytes) o.l2_buffer_bytes = l2_bytes / 4;

@@ -1,5 +1,5 @@
 /* config.c - the GPU preset key table, the INI loader (inih), `--set`
- * overrides and the cross-field consistency checks.
+ * overrides, every consistency check and the derived geometry.
  *
  * Design: one const table describes every field of ws_gpu_cfg (where it
  * lives, its type, range, unit, meaning and the public source of its value
@@ -8,7 +8,12 @@
  * lexing; our reader feeds it the text line by line, counting lines and
  * stripping comments first, because Debian's libinih is built without
  * INI_HANDLER_LINENO (the handler cannot learn the line) and with a
- * 200-byte line limit that long source citations would overflow. */
+ * 200-byte line limit that long source citations would overflow.
+ * The components below trust a config that passed validate(): every rule
+ * one of them relies on is checked here, at load and after overrides, with
+ * the file and line that set the key, and derive() computes every quantity
+ * that follows from the keys once, so no component re-derives one per
+ * access or disagrees with another about it. */
 #include "sim/core/config.h"
 
 #include <ini.h>
@@ -51,7 +56,7 @@ static const ws_cfg_key keys[] = {
     STR("gpu", "full_name", gpu.full_name, "the product this preset models"),
     REQ("gpu", "cc_major", gpu.cc_major, 1, 20, "", "compute capability, major (occupancy rules)"),
     REQ("gpu", "cc_minor", gpu.cc_minor, 0, 9, "", "compute capability, minor"),
-    REQ("gpu", "num_sms", gpu.num_sms, 1, 1024, "SMs", "streaming multiprocessors enabled"),
+    REQ("gpu", "num_sms", gpu.num_sms, 1, WS_CFG_MAX_SMS, "SMs", "streaming multiprocessors enabled"),
     REQ("gpu", "core_clock_mhz", gpu.core_clock_mhz, 1, 10000, "MHz",
         "SM clock that converts cycles to time"),
     REQ64("gpu", "dram_size_bytes", gpu.dram_size_bytes, 1u << 20, 1ull << 40, "B", "device memory"),
@@ -61,7 +66,7 @@ static const ws_cfg_key keys[] = {
      false, 1ull << 32, NULL, "warp insns", "per-launch instruction budget (stops runaway loops)",
      MODEL ": large enough for every shipped example, small enough to stop an endless loop"},
 
-    DEF("sm", "subpartitions", sm.subpartitions, 1, 8, 4, "",
+    DEF("sm", "subpartitions", sm.subpartitions, 1, WS_CFG_MAX_SUBPARTITIONS, 4, "",
         "warp schedulers (processing blocks) per SM",
         "NVIDIA Volta/GA100/GA102/H100 whitepapers: 4 processing blocks per SM"),
     REQ("sm", "max_warps_per_sm", sm.max_warps_per_sm, 1, 128, "warps", "resident warps per SM"),
@@ -148,7 +153,7 @@ static const ws_cfg_key keys[] = {
          "Jia et al. 2018: the Volta L1 is write-through for global stores"),
 
     REQ("l2", "size_kib", l2.size_kib, 1, 1u << 20, "KiB", "L2 capacity over all slices"),
-    REQ("l2", "slices", l2.slices, 1, 1024, "slices", "L2 slices (banks)"),
+    REQ("l2", "slices", l2.slices, 1, WS_CFG_MAX_L2_SLICES, "slices", "L2 slices (banks)"),
     REQ("l2", "partitions", l2.partitions, 1, 2, "", "1, or 2 near/far halves"),
     DEF("l2", "line_bytes", l2.line_bytes, 16, 1024, 128, "B", "line size",
         "CUDA C++ Best Practices Guide: 128-byte lines"),
@@ -173,7 +178,7 @@ static const ws_cfg_key keys[] = {
               "port needs about bandwidth x flight time of credits (one packet per cycle over a "
               "45-200 cycle flight) to stay busy"),
 
-    REQ("hbm", "channels", hbm.channels, 1, 1024, "channels",
+    REQ("hbm", "channels", hbm.channels, 1, WS_CFG_MAX_HBM_CHANNELS, "channels",
         "independent DRAM channels (HBM or GDDR: the section models the GPU's DRAM)"),
     REQ("hbm", "banks_per_channel", hbm.banks_per_channel, 1, 256, "banks", "banks per channel"),
     REQ("hbm", "row_bytes", hbm.row_bytes, 32, 65536, "B", "row (page) size"),
@@ -319,16 +324,24 @@ static bool parse_uint(const char *text, uint64_t *out, bool *overflow) {
   return true;
 }
 
+/* "lrr, gto": an enum key's names, for messages; returns how many there are. */
+static size_t enum_list(const ws_cfg_key *k, char *list, size_t list_bytes) {
+  size_t n = 0;
+  list[0] = '\0';
+  for (; k->enum_names[n]; n++)
+    snprintf(list + strlen(list), list_bytes - strlen(list), "%s%s", n ? ", " : "", k->enum_names[n]);
+  return n;
+}
+
 static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
                           const char *where) {
-  char list[128] = "";
-  for (size_t i = 0; k->enum_names[i]; i++) {
+  for (size_t i = 0; k->enum_names[i]; i++)
     if (strcmp(k->enum_names[i], value) == 0) {
       put_number(cfg, k, i);
       return WS_OK;
     }
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->enum_names[i]);
-  }
+  char list[128];
+  enum_list(k, list, sizeof list);
   return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects one of %s, found '%s'", where,
                      k->section, k->key, list, value);
 }
@@ -362,6 +375,18 @@ static ws_status set_field(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, co
 /* ---- validation --------------------------------------------------------------------- */
 
 static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+/* Every place the memory system can hold a request record, at its capacity
+ * (memsys.c sizes its pool by this): per SM the L1 MSHRs' waiters and the
+ * write buffer, per slice its input queue and its fetches and write-backs,
+ * per channel its controller queue, and two spare records. */
+static uint64_t mem_requests(const ws_gpu_cfg *c) {
+  uint64_t spl = c->l2.line_bytes / c->l2.sector_bytes;
+  uint64_t per_sm = (uint64_t)c->l1.mshr_entries * (c->l1.mshr_max_merge + 1u);
+  uint64_t per_slice = c->noc.queue_depth + (uint64_t)c->l2.mshr_entries_per_slice * (spl + 1u);
+  uint64_t per_channel = c->hbm.queue_depth;
+  return per_sm * c->gpu.num_sms + per_slice * c->l2.slices + per_channel * c->hbm.channels + 2u;
+}
 
 typedef struct checker {
   ws_ctx *ctx;
@@ -422,10 +447,25 @@ static ws_status check_limits(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* The L1 and the L2 exchange whole lines and sector masks, and a mask is
+ * 8 bits wide. */
+static ws_status check_lines(const checker *c, const ws_gpu_cfg *g) {
+  uint32_t line = g->l1.line_bytes, sector = g->l1.sector_bytes;
+  if (line / sector > WS_CFG_MAX_SECTORS_PER_LINE)
+    return bad(c, "l1.line_bytes", "%u B lines hold %u sectors of %u B; at most %u sectors per line", line,
+               line / sector, sector, WS_CFG_MAX_SECTORS_PER_LINE);
+  if (g->l2.line_bytes != line || g->l2.sector_bytes != sector)
+    return bad(c, g->l2.line_bytes != line ? "l2.line_bytes" : "l2.sector_bytes",
+               "line and sector sizes must match the L1's (L1: %u B lines of %u B sectors, L2: %u B of %u B)",
+               line, sector, g->l2.line_bytes, g->l2.sector_bytes);
+  return WS_OK;
+}
+
 static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
   ws_status st = check_cache(c, "l1", g->l1.size_kib, 1, g->l1.line_bytes, g->l1.sector_bytes, g->l1.assoc);
   if (st == WS_OK)
     st = check_cache(c, "l2", g->l2.size_kib, g->l2.slices, g->l2.line_bytes, g->l2.sector_bytes, g->l2.assoc);
+  if (st == WS_OK) st = check_lines(c, g);
   if (st != WS_OK) return st;
   if (g->l2.slices % g->l2.partitions)
     return bad(c, "l2.slices", "%u slices do not divide evenly into %u partitions", g->l2.slices,
@@ -435,6 +475,11 @@ static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
                g->l2.far_extra_lat_cycles);
   if (g->hbm.burst_bytes > g->hbm.row_bytes || g->hbm.row_bytes % g->hbm.burst_bytes)
     return bad(c, "hbm.burst_bytes", "%u B does not divide the %u B row", g->hbm.burst_bytes, g->hbm.row_bytes);
+  /* the memory system names its requests by 32-bit index, UINT32_MAX meaning none */
+  uint64_t requests = mem_requests(g);
+  if (requests >= UINT32_MAX)
+    return bad(c, "l1.mshr_entries", "%llu requests could be in flight at once; at most %u",
+               (unsigned long long)requests, UINT32_MAX - 1);
   return WS_OK;
 }
 
@@ -452,15 +497,77 @@ static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* What the loader and --set check value by value, for a config whose fields
+ * were written directly: every cross-field rule above assumes it. */
+static ws_status check_ranges(const checker *c, const ws_gpu_cfg *g) {
+  for (size_t i = 0; i < KEY_COUNT; i++) {
+    const ws_cfg_key *k = &keys[i];
+    if (k->type == WS_CFG_STRING) continue;
+    unsigned long long v = get_number(g, k);
+    char list[128];
+    if (k->type == WS_CFG_ENUM) {
+      if (v >= enum_list(k, list, sizeof list))
+        return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %llu is not one of %s",
+                           c->origin, k->section, k->key, v, list);
+    } else if (v < k->min || v > k->max) {
+      return ws_ctx_fail(c->ctx, WS_ERR_INVALID,
+                         "%s: error: key '%s.%s' = %llu is out of range [%llu, %llu]%s%s", c->origin,
+                         k->section, k->key, v, (unsigned long long)k->min, (unsigned long long)k->max,
+                         *k->unit ? " " : "", k->unit);
+    }
+  }
+  return WS_OK;
+}
+
 static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin, const uint32_t *lines) {
   checker c = {ctx, origin, lines};
-  ws_status st = check_limits(&c, cfg);
+  ws_status st = check_ranges(&c, cfg);
+  if (st == WS_OK) st = check_limits(&c, cfg);
   if (st == WS_OK) st = check_memory(&c, cfg);
   return st == WS_OK ? check_pcie(&c, cfg) : st;
 }
 
 ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
   return validate(ctx, cfg, origin, NULL);
+}
+
+/* ---- derived geometry ------------------------------------------------------------ */
+
+/* ceil(ps * core_clock_mhz / 10^6): a DRAM timing in core cycles. */
+static uint64_t ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz) {
+  return (ps * core_clock_mhz + 999999u) / 1000000u;
+}
+
+/* The one derivation of every dependent quantity. It must not fail on a
+ * config that is not yet consistent (--set derives after each override,
+ * before the whole is checked): every key is within its range by then, and
+ * the table's minimums keep every divisor positive. */
+static void derive(ws_gpu_cfg *cfg) {
+  ws_gpu_geom *g = &cfg->geom;
+  memset(g, 0, sizeof *g);
+  uint32_t line = cfg->l1.line_bytes;
+  g->line_shift = (uint32_t)__builtin_ctz(line);
+  g->sectors_per_line = line / cfg->l1.sector_bytes;
+  g->l1_sets = (uint32_t)((uint64_t)cfg->l1.size_kib * 1024u / ((uint64_t)cfg->l1.assoc * line));
+  g->l2_bytes = (uint64_t)cfg->l2.size_kib * 1024u;
+  g->l2_slice_bytes = g->l2_bytes / cfg->l2.slices;
+  g->l2_sets_per_slice = (uint32_t)(g->l2_slice_bytes / ((uint64_t)cfg->l2.assoc * cfg->l2.line_bytes));
+  g->l2_partitions = cfg->l2.partitions ? cfg->l2.partitions : 1;
+  g->l2_far_extra_lat_cycles = g->l2_partitions > 1 ? cfg->l2.far_extra_lat_cycles : 0;
+  uint32_t row = cfg->hbm.row_bytes;
+  g->hbm_lines_per_row = row >= cfg->l2.line_bytes ? row / cfg->l2.line_bytes : 1;
+  uint32_t mhz = cfg->gpu.core_clock_mhz;
+  g->hbm_t_rcd_cycles = ps_to_cycles(cfg->hbm.t_rcd_ps, mhz);
+  g->hbm_t_cl_cycles = ps_to_cycles(cfg->hbm.t_cl_ps, mhz);
+  g->hbm_t_rp_cycles = ps_to_cycles(cfg->hbm.t_rp_ps, mhz);
+  g->hbm_t_ras_cycles = ps_to_cycles(cfg->hbm.t_ras_ps, mhz);
+  g->mem_requests = mem_requests(cfg);
+}
+
+ws_status ws_gpu_cfg_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {
+  ws_status st = validate(ctx, cfg, origin, NULL);
+  if (st == WS_OK) derive(cfg);
+  return st;
 }
 
 /* ---- INI loading ---------------------------------------------------------------------- */
@@ -581,6 +688,7 @@ ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const 
     st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory parsing %s", filename);
   if (st == WS_OK) st = check_required(L);
   if (st == WS_OK) st = validate(ctx, &cfg, filename, L->seen);
+  if (st == WS_OK) derive(&cfg);
   free(L);
   if (st == WS_OK) *out = cfg;
   return st;
@@ -633,7 +741,9 @@ ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
   name[len] = '\0';
   const ws_cfg_key *k = ws_gpu_cfg_find_key(name);
   if (!k) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: unknown key '%s'", where, name);
-  return set_field(ctx, cfg, k, eq + 1, where);
+  ws_status st = set_field(ctx, cfg, k, eq + 1, where);
+  if (st == WS_OK) derive(cfg);
+  return st;
 }
 
 /* The a100 preset is embedded and loaded by the test suite

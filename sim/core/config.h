@@ -1,11 +1,20 @@
 /* config.h - a GPU preset: every number the simulator's limits and timing
- * model use, grouped as the INI sections that set them.
+ * model use, grouped as the INI sections that set them, and the geometry
+ * derived from them.
  *
  * Design: configuration is data. Each field is set through one table of
  * {section, key, type, offset, range, default, unit, description, source}
  * (config.c); the INI loader, `--set section.key=value`, `warpscope gpus
  * show` and docs/presets.md are all driven by that table, so a field added
- * here and there is everywhere at once. Units are in the names. */
+ * here and there is everywhere at once. Units are in the names.
+ *
+ * Every check lives here too, and so does every quantity that follows from
+ * the keys (sets per cache, picosecond timings in core cycles, ...): one
+ * function derives them all into the `geom` member whenever a config is
+ * loaded, overridden or resolved. The geometry rides inside ws_gpu_cfg
+ * rather than beside it so that every component keeps its one `cfg`
+ * argument and copies of a config stay whole; components trust a resolved
+ * config and neither re-check nor re-derive it. */
 #ifndef WS_CONFIG_H
 #define WS_CONFIG_H
 
@@ -131,6 +140,35 @@ typedef struct ws_cfg_pcie {
   uint32_t launch_overhead_ns;     /* host time of one kernel launch call */
 } ws_cfg_pcie;
 
+/* Bounds of the key table that components size their types by (crossbar and
+ * event unit numbers are 16-bit, sector masks 8-bit); they assert them at
+ * compile time instead of checking each config. */
+#define WS_CFG_MAX_SMS 1024u
+#define WS_CFG_MAX_SUBPARTITIONS 8u
+#define WS_CFG_MAX_L2_SLICES 1024u
+#define WS_CFG_MAX_HBM_CHANNELS 1024u
+#define WS_CFG_MAX_SECTORS_PER_LINE 8u
+
+/* What follows from the keys, derived once (see above). The L1 and the L2
+ * share their line and sector sizes (a checked rule), so the line figures
+ * serve both levels. */
+typedef struct ws_gpu_geom {
+  uint64_t l2_bytes;               /* l2.size_kib x 1024, over all slices */
+  uint64_t l2_slice_bytes;         /* l2_bytes / l2.slices */
+  uint64_t hbm_t_rcd_cycles;       /* hbm.t_*_ps in core cycles, rounded up */
+  uint64_t hbm_t_cl_cycles;
+  uint64_t hbm_t_rp_cycles;
+  uint64_t hbm_t_ras_cycles;
+  uint64_t mem_requests;           /* requests the memory system can hold at once (memsys.c) */
+  uint32_t l1_sets;                /* l1.size_kib x 1024 / (l1.assoc x line_bytes) */
+  uint32_t l2_sets_per_slice;      /* l2_slice_bytes / (l2.assoc x line_bytes) */
+  uint32_t line_shift;             /* log2(line_bytes): a line number is addr >> line_shift */
+  uint32_t sectors_per_line;       /* line_bytes / sector_bytes, at most 8 */
+  uint32_t l2_partitions;          /* l2.partitions, at least 1 */
+  uint32_t l2_far_extra_lat_cycles; /* l2.far_extra_lat_cycles, 0 with one partition */
+  uint32_t hbm_lines_per_row;      /* hbm.row_bytes / line_bytes, at least 1 */
+} ws_gpu_geom;
+
 typedef struct ws_gpu_cfg {
   ws_cfg_gpu gpu;
   ws_cfg_sm sm;
@@ -141,6 +179,7 @@ typedef struct ws_gpu_cfg {
   ws_cfg_noc noc;
   ws_cfg_hbm hbm;
   ws_cfg_pcie pcie;
+  ws_gpu_geom geom; /* derived from the fields above, never set directly */
 } ws_gpu_cfg;
 
 /* ---- the key table -------------------------------------------------------- */
@@ -182,12 +221,15 @@ ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out)
 const char *const *ws_gpu_cfg_preset_names(void);
 /* The embedded INI text of preset `name`; NULL when there is none. */
 const char *ws_gpu_cfg_preset_text(const char *name);
-/* Applies one "section.key=value" override; does not validate (several
- * overrides may only be consistent together). */
+/* Applies one "section.key=value" override and re-derives the geometry;
+ * does not validate (several overrides may only be consistent together). */
 ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);
-/* Cross-field consistency (cache geometry, partitions, limits, link width); messages
- * read "ORIGIN: error: key '...': ...". */
+/* Every key within its range, then cross-field consistency (cache geometry,
+ * partitions, limits, link width); messages read "ORIGIN: error: key '...': ...". */
 ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin);
+/* ws_gpu_cfg_validate, then derives cfg->geom: for a config whose fields
+ * were changed directly (the loaders and ws_gpu_cfg_set derive by themselves). */
+ws_status ws_gpu_cfg_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_gpu_cfg_default(void);

@@ -73,15 +73,21 @@ static bool reserve_entry(ws_stats *s) {
   return (s->count + 1) * 2 <= s->index_cap || grow_index(s);
 }
 
+/* A printf-formatted name (or prefix) into buf's NAME_MAX_BYTES; its
+ * length, or -1 when it does not fit. */
+static int format_name(char *buf, const char *fmt, va_list ap) {
+  int len = vsnprintf(buf, NAME_MAX_BYTES, fmt, ap);
+  return len < NAME_MAX_BYTES ? len : -1;
+}
+
 ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, const char *desc,
                                 const char *name_fmt, ...) {
   char name[NAME_MAX_BYTES];
   va_list ap;
   va_start(ap, name_fmt);
-  int len = vsnprintf(name, sizeof name, name_fmt, ap);
+  int len = format_name(name, name_fmt, ap);
   va_end(ap);
-  if (len <= 0 || len >= (int)sizeof name)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "stat name '%s' is empty or too long", name);
+  if (len <= 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "stat name '%s' is empty or too long", name);
   if (!reserve_entry(s)) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory registering stats");
   size_t slot = find_slot(s, name);
   if (s->index[slot]) return ws_ctx_fail(ctx, WS_ERR_INVALID, "stat '%s' registered twice", name);
@@ -92,6 +98,20 @@ ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, con
   e->counter = counter;
   s->index[slot] = (uint32_t)++s->count;
   return WS_OK;
+}
+
+ws_status ws_stats_register_table(ws_stats *s, ws_ctx *ctx, const ws_stat_def *defs, size_t n,
+                                  const char *prefix_fmt, ...) {
+  char prefix[NAME_MAX_BYTES];
+  va_list ap;
+  va_start(ap, prefix_fmt);
+  int len = format_name(prefix, prefix_fmt, ap);
+  va_end(ap);
+  if (len < 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "stat prefix '%s' is too long", prefix);
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < n && st == WS_OK; i++)
+    st = ws_stats_register_u64(s, ctx, defs[i].counter, defs[i].desc, "%s%s", prefix, defs[i].name);
+  return st;
 }
 
 size_t ws_stats_count(const ws_stats *s) { return s->count; }

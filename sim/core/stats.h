@@ -3,9 +3,10 @@
  * Design: components keep plain uint64_t counters in their own structs and
  * touch only those on the hot path; each counter is registered once, at
  * creation, under a hierarchical name that mirrors the component tree
- * ("sm3.l1.hits") with a one-line description. The registry only records
- * where the counters live, so reports, JSON and CSV dumps read them all by
- * name in registration order (deterministic output). */
+ * ("sm3.l1.hits") with a one-line description, most often as a table of
+ * {counter, name, description} under a per-instance prefix. The registry
+ * only records where the counters live, so reports, JSON and CSV dumps read
+ * them all by name in registration order (deterministic output). */
 #ifndef WS_STATS_H
 #define WS_STATS_H
 
@@ -26,6 +27,19 @@ void ws_stats_destroy(ws_stats *s);
  * unique: a duplicate is an error. */
 ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, const char *desc,
                                 const char *name_fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* One counter of a component, for ws_stats_register_table. */
+typedef struct ws_stat_def {
+  uint64_t *counter;
+  const char *name; /* appended to the table's prefix */
+  const char *desc;
+} ws_stat_def;
+
+/* Registers defs[0..n) in order, each under the printf-formatted prefix
+ * followed by its name ("sm%u.l1." + "sector_hits"); stops at the first
+ * failure. */
+ws_status ws_stats_register_table(ws_stats *s, ws_ctx *ctx, const ws_stat_def *defs, size_t n,
+                                  const char *prefix_fmt, ...) __attribute__((format(printf, 5, 6)));
 
 size_t ws_stats_count(const ws_stats *s);
 const char *ws_stats_name(const ws_stats *s, size_t i);

@@ -6,7 +6,8 @@
  * the memory system's), and CTAs freed at t are replaced by new ones that
  * start issuing at t + 1 (placement is a cycle of work). Kernel time is the
  * cycle at which the last CTA retires and the memory system has drained
- * (posted stores included). */
+ * (posted stores included). The config comes resolved from the device and
+ * is trusted: the engine re-checks nothing. */
 #include "sim/gpu/engine.h"
 
 #include <inttypes.h>
@@ -47,34 +48,25 @@ struct ws_engine {
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
 
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  if (!cfg->gpu.num_sms || cfg->gpu.num_sms > UINT16_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs gpu.num_sms in 1..65535 (got %u)",
-                       cfg->gpu.num_sms);
-  if (!cfg->sm.subpartitions || cfg->sm.subpartitions > WS_SM_MAX_SUBPARTS)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the timing model needs sm.subpartitions in 1..%u (got %u)",
-                       WS_SM_MAX_SUBPARTS, cfg->sm.subpartitions);
-  return WS_OK;
-}
+/* SM numbers travel as 16-bit event units, and an SM holds at most
+ * WS_SM_MAX_SUBPARTS sub-partitions: the key table's bounds, checked when
+ * the config was loaded, keep every config inside both. */
+_Static_assert(WS_CFG_MAX_SMS - 1u <= UINT16_MAX, "SM numbers are event units");
+_Static_assert(WS_CFG_MAX_SUBPARTITIONS <= WS_SM_MAX_SUBPARTS, "an SM's sub-partition array holds them all");
 
 static ws_status register_stats(ws_engine *e) {
-  struct { uint64_t *c; const char *name, *desc; } defs[] = {
-      {&e->gpu_cycles, "gpu.cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
-      {&e->gpu_ctas, "gpu.ctas", "CTAs run"},
-      {&e->gpu_warp_insns, "gpu.warp_insns", "warp instructions issued on all SMs"},
-      {&e->gpu_thread_insns, "gpu.thread_insns", "thread instructions (executing lanes) on all SMs"},
-      {&e->gpu_events, "gpu.events", "events processed by the engine (simulator work, not hardware)"},
-      {&e->gpu_visits, "gpu.sm_visits", "SM visits by the engine (simulator work: cycles not skipped)"},
+  const ws_stat_def defs[] = {
+      {&e->gpu_cycles, "cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
+      {&e->gpu_ctas, "ctas", "CTAs run"},
+      {&e->gpu_warp_insns, "warp_insns", "warp instructions issued on all SMs"},
+      {&e->gpu_thread_insns, "thread_insns", "thread instructions (executing lanes) on all SMs"},
+      {&e->gpu_events, "events", "events processed by the engine (simulator work, not hardware)"},
+      {&e->gpu_visits, "sm_visits", "SM visits by the engine (simulator work: cycles not skipped)"},
   };
-  ws_status st = WS_OK;
-  for (size_t i = 0; i < sizeof defs / sizeof *defs && st == WS_OK; i++)
-    st = ws_stats_register_u64(e->stats, e->ctx, defs[i].c, defs[i].desc, "%s", defs[i].name);
-  return st;
+  return ws_stats_register_table(e->stats, e->ctx, defs, sizeof defs / sizeof defs[0], "gpu.");
 }
 
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out) {
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_engine *e = calloc(1, sizeof *e);
   if (!e) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating the timing engine");
   e->ctx = ctx;
@@ -87,7 +79,7 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
   e->nwords = (e->nsms + 63) / 64;
   e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
-  st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
+  ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
            ? register_stats(e)
            : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);

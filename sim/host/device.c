@@ -8,7 +8,9 @@
  * so results do not depend on the mode. The timing engine is created on the
  * first timed launch, not with the device: functional-only users never pay
  * for the memory system's tables, and its counters are registered once in
- * the device's registry and reused by every later launch. */
+ * the device's registry and reused by every later launch. The device checks
+ * its copy of the config and derives its geometry (ws_gpu_cfg_resolve) once,
+ * at creation: a caller may have changed fields after loading it. */
 #include "sim/host/device.h"
 
 #include <inttypes.h>
@@ -38,8 +40,15 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
   if (!dev) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");
   dev->ctx = ctx;
   dev->cfg = *cfg;
-  dev->mem = ws_mem_create(cfg->gpu.dram_size_bytes);
-  dev->const_bank = calloc(cfg->gpu.const_bank_bytes ? cfg->gpu.const_bank_bytes : 1, 1);
+  /* the caller may have edited fields after loading: the simulator below
+   * trusts a checked config and its derived geometry, so both are redone */
+  ws_status st = ws_gpu_cfg_resolve(ctx, &dev->cfg, cfg->gpu.name);
+  if (st != WS_OK) {
+    free(dev);
+    return st;
+  }
+  dev->mem = ws_mem_create(dev->cfg.gpu.dram_size_bytes);
+  dev->const_bank = calloc(dev->cfg.gpu.const_bank_bytes, 1);
   dev->stats = ws_stats_create();
   dev->mode = WS_MODE_TIMING;
   if (!dev->mem || !dev->const_bank || !dev->stats) {

@@ -16,13 +16,13 @@
 #include "sim/core/config.h"
 
 typedef struct ws_addrmap {
-  uint32_t line_bytes;    /* l2.line_bytes: the unit of slice and channel interleave */
+  uint32_t line_shift;    /* geom.line_shift: lines are the unit of slice and channel interleave */
   uint32_t slices;        /* l2.slices */
-  uint32_t partitions;    /* l2.partitions (at least 1) */
+  uint32_t partitions;    /* geom.l2_partitions (at least 1) */
   uint32_t num_sms;       /* gpu.num_sms */
   uint32_t channels;      /* hbm.channels */
   uint32_t banks;         /* hbm.banks_per_channel */
-  uint32_t lines_per_row; /* hbm.row_bytes / line_bytes (at least 1) */
+  uint32_t lines_per_row; /* geom.hbm_lines_per_row (at least 1) */
 } ws_addrmap;
 
 /* Where one address lives, and whether its slice is in another partition
@@ -36,6 +36,7 @@ typedef struct ws_location {
   bool far;
 } ws_location;
 
+/* cfg must be resolved (its geometry derived). */
 void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg);
 uint32_t ws_addrmap_slice(const ws_addrmap *m, uint64_t addr);
 /* Inline: the crossbar asks both on every request it sends. */

@@ -33,25 +33,18 @@ static const ws_cache_repl_ops *find_repl(const char *name) {
   return NULL;
 }
 
-ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint64_t size_bytes, uint32_t line_bytes,
-                        uint32_t assoc, const char *repl_name, const char *what) {
+ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc, const char *repl_name,
+                        const char *what) {
   memset(c, 0, sizeof *c);
   c->repl = find_repl(repl_name);
   if (!c->repl)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: unknown replacement policy '%s'", what, repl_name);
-  if (line_bytes == 0 || assoc == 0 || size_bytes < (uint64_t)line_bytes * assoc)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s: %llu bytes cannot hold one set of %u ways of %u-byte lines", what,
-                       (unsigned long long)size_bytes, assoc, line_bytes);
-  uint64_t sets = size_bytes / ((uint64_t)line_bytes * assoc);
-  if (sets > UINT32_MAX) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: too many sets", what);
-  c->sets = (uint32_t)sets;
+  c->sets = sets;
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   c->assoc = assoc;
   c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
   if (!c->ways)
-    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %llu sets", what,
-                       (unsigned long long)sets);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
   return WS_OK;
 }
 

@@ -43,9 +43,11 @@ struct ws_cache {
   const ws_cache_repl_ops *repl;
 };
 
-/* `repl_name` selects the policy ("lru"; NULL means "lru"). */
-ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint64_t size_bytes, uint32_t line_bytes,
-                        uint32_t assoc, const char *repl_name, const char *what);
+/* `sets` x `assoc` ways (sets and assoc at least 1: the config's geometry,
+ * checked when it was loaded); `repl_name` selects the policy ("lru"; NULL
+ * means "lru"). */
+ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
+                        const char *repl_name, const char *what);
 void ws_cache_fini(ws_cache *c);
 /* Invalidates every line (a cold cache). */
 void ws_cache_clear(ws_cache *c);

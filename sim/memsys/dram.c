@@ -54,10 +54,6 @@ struct ws_dram {
   channel *ch;
 };
 
-uint64_t ws_dram_ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz) {
-  return (ps * core_clock_mhz + 999999u) / 1000000u;
-}
-
 uint64_t ws_dram_bus_cycles(const ws_gpu_cfg *cfg, uint32_t bytes) {
   uint64_t burst = cfg->hbm.burst_bytes;
   uint64_t moved = (bytes + burst - 1) / burst * burst;
@@ -81,10 +77,7 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < d->channels && st == WS_OK; i++) {
     chan_stats *c = &d->ch[i].st;
-    struct {
-      uint64_t *v;
-      const char *name, *desc;
-    } t[] = {
+    const ws_stat_def defs[] = {
         {&c->reads, "reads", "read requests served"},
         {&c->writes, "writes", "write requests served (L2 write-backs)"},
         {&c->row_hits, "row_hits", "requests to the open row (tCL)"},
@@ -95,21 +88,9 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
     };
-    for (size_t k = 0; k < sizeof t / sizeof t[0] && st == WS_OK; k++)
-      st = ws_stats_register_u64(s, ctx, t[k].v, t[k].desc, "hbm.ch%u.%s", i, t[k].name);
+    st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "hbm.ch%u.", i);
   }
   return st;
-}
-
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  const ws_cfg_hbm *h = &cfg->hbm;
-  if (!h->channels || !h->banks_per_channel || !h->row_bytes || !h->burst_bytes ||
-      !h->channel_mbps || !h->queue_depth || !cfg->gpu.core_clock_mhz)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "hbm: channels, banks_per_channel, row_bytes, burst_bytes, channel_mbps, "
-                       "queue_depth and gpu.core_clock_mhz must be positive");
-  if (h->channels > 65535) return ws_ctx_fail(ctx, WS_ERR_INVALID, "hbm: at most 65535 channels");
-  return WS_OK;
 }
 
 static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
@@ -126,8 +107,6 @@ static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
 
 ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_dram **out) {
   *out = NULL;
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_dram *d = calloc(1, sizeof *d);
   if (!d) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");
   d->cfg = *cfg;
@@ -135,12 +114,11 @@ ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   d->banks = cfg->hbm.banks_per_channel;
   d->queue_depth = cfg->hbm.queue_depth;
   ws_addrmap_init(&d->map, cfg);
-  uint32_t mhz = cfg->gpu.core_clock_mhz;
-  d->t_rcd = ws_dram_ps_to_cycles(cfg->hbm.t_rcd_ps, mhz);
-  d->t_cl = ws_dram_ps_to_cycles(cfg->hbm.t_cl_ps, mhz);
-  d->t_rp = ws_dram_ps_to_cycles(cfg->hbm.t_rp_ps, mhz);
-  d->t_ras = ws_dram_ps_to_cycles(cfg->hbm.t_ras_ps, mhz);
-  st = alloc_channels(d, ctx);
+  d->t_rcd = cfg->geom.hbm_t_rcd_cycles;
+  d->t_cl = cfg->geom.hbm_t_cl_cycles;
+  d->t_rp = cfg->geom.hbm_t_rp_cycles;
+  d->t_ras = cfg->geom.hbm_t_ras_cycles;
+  ws_status st = alloc_channels(d, ctx);
   if (st == WS_OK) st = register_stats(d, ctx, stats);
   if (st != WS_OK) {
     ws_dram_destroy(d);

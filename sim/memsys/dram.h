@@ -7,8 +7,8 @@
  * one scheduling step and no per-cycle work. The queue slot is reserved
  * when the L2 decides to send (ws_dram_reserve), so a full controller is
  * back-pressure the L2 can see before it commits. Timing parameters come
- * from the preset in picoseconds and are converted once, with ceil, to
- * core cycles. */
+ * from the preset in picoseconds; the config's geometry holds them in core
+ * cycles (converted once, with ceil, when the config is loaded). */
 #ifndef WS_DRAM_H
 #define WS_DRAM_H
 
@@ -29,6 +29,7 @@ typedef struct ws_dram_issue {
   uint64_t done_cycle;
 } ws_dram_issue;
 
+/* cfg must be resolved: it is trusted, not checked. */
 ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_dram **out);
 void ws_dram_destroy(ws_dram *d);
 /* Empties the queues and closes every row. */
@@ -54,8 +55,6 @@ uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *
 /* Requests queued or reserved on `ch`. */
 uint32_t ws_dram_occupancy(const ws_dram *d, uint32_t ch);
 
-/* ceil(ps * core_clock_mhz / 10^6): a DRAM timing in core cycles. */
-uint64_t ws_dram_ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz);
 /* Core cycles the channel bus needs for `bytes`, rounded up to whole bursts:
  * ceil(bursts * burst_bytes * core_clock_mhz / channel_mbps). */
 uint64_t ws_dram_bus_cycles(const ws_gpu_cfg *cfg, uint32_t bytes);

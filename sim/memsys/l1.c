@@ -54,21 +54,16 @@ struct ws_l1 {
 static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
 
 static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm) {
-  static const char *kind_names[WS_ACCESS_KIND_COUNT] = {"loads", "stores", "atomics", "asyncs"};
-  static const char *kind_descs[WS_ACCESS_KIND_COUNT] = {
-      "load line accesses accepted (one per 128-byte line a warp load touches)",
-      "store line accesses accepted (forwarded to L2, or written in L1 under write-back)",
-      "atomic line accesses accepted (passed through to the L2 slice)",
-      "LDGSTS line accesses accepted (loads whose data goes to shared memory)"};
-  ws_status st = WS_OK;
-  for (int k = 0; k < WS_ACCESS_KIND_COUNT && st == WS_OK; k++)
-    st = ws_stats_register_u64(s, ctx, &l1->st.by_kind[k], kind_descs[k], "sm%u.l1.%s", sm,
-                               kind_names[k]);
   l1_stats *t = &l1->st;
-  struct {
-    uint64_t *v;
-    const char *name, *desc;
-  } c[] = {
+  const ws_stat_def defs[] = {
+      {&t->by_kind[WS_ACCESS_LOAD], "loads",
+       "load line accesses accepted (one per 128-byte line a warp load touches)"},
+      {&t->by_kind[WS_ACCESS_STORE], "stores",
+       "store line accesses accepted (forwarded to L2, or written in L1 under write-back)"},
+      {&t->by_kind[WS_ACCESS_ATOMIC], "atomics",
+       "atomic line accesses accepted (passed through to the L2 slice)"},
+      {&t->by_kind[WS_ACCESS_ASYNC], "asyncs",
+       "LDGSTS line accesses accepted (loads whose data goes to shared memory)"},
       {&t->sector_hits, "sector_hits", "load/async sectors found valid"},
       {&t->sector_misses, "sector_misses", "load/async sectors read from L2"},
       {&t->line_hits, "line_hits", "load/async line accesses with every sector valid"},
@@ -83,9 +78,7 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to L2"},
   };
-  for (size_t i = 0; i < sizeof c / sizeof c[0] && st == WS_OK; i++)
-    st = ws_stats_register_u64(s, ctx, c[i].v, c[i].desc, "sm%u.l1.%s", sm, c[i].name);
-  return st;
+  return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "sm%u.l1.", sm);
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
@@ -103,16 +96,12 @@ ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats
                        ws_l1 **out) {
   *out = NULL;
   const ws_cfg_l1 *c = &cfg->l1;
-  if (!c->mshr_entries || !c->mshr_max_merge || !c->port_bytes_per_cycle)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "l1: mshr_entries, mshr_max_merge and port_bytes_per_cycle must be positive");
   ws_l1 *l1 = calloc(1, sizeof *l1);
   if (!l1) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory");
   l1->cfg = *c;
+  l1->line_shift = cfg->geom.line_shift;
   l1->wbuf_cap = c->mshr_entries;
-  ws_status st = ws_cache_init(&l1->tags, ctx, (uint64_t)c->size_kib * 1024u, c->line_bytes,
-                               c->assoc, NULL, "l1");
+  ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
   if (st == WS_OK) st = alloc_mshrs(l1, ctx);
   if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
   if (st != WS_OK) {
@@ -155,7 +144,7 @@ void ws_l1_wbuf_release(ws_l1 *l1) {
 
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
 
-static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line / l1->cfg.line_bytes; }
+static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line >> l1->line_shift; }
 
 static ws_cache_way *find(ws_l1 *l1, uint64_t line) {
   uint64_t n = line_no(l1, line);
@@ -180,7 +169,7 @@ static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_
   if (v->valid) l1->st.evictions++;
   if (dirty) {
     r->writeback = true;
-    r->wb_line = v->tag * l1->cfg.line_bytes;
+    r->wb_line = v->tag << l1->line_shift;
     r->wb_mask = v->dirty & v->valid;
     l1->wbuf_used++;
     l1->st.writebacks++;

@@ -48,6 +48,7 @@ typedef struct ws_l1_done {
   uint64_t resp_cycle;
 } ws_l1_done;
 
+/* cfg must be resolved: it is trusted, not checked. */
 ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats,
                        ws_l1 **out);
 void ws_l1_destroy(ws_l1 *l1);

@@ -52,9 +52,11 @@ typedef struct slice {
 } slice;
 
 #define WS_L2_HASH_MEMO 1024
+_Static_assert(WS_CFG_MAX_L2_SLICES - 1u <= UINT16_MAX, "the hash memo keeps slice numbers in 16 bits");
 
 struct ws_l2 {
   ws_cfg_l2 cfg;
+  uint32_t line_shift; /* geom.line_shift: line numbers are shifts, not divisions */
   ws_addrmap map;
   uint32_t fifo_cap, max_ids;
   slice *s;
@@ -73,10 +75,7 @@ static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
 
 static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
   slice_stats *t = &l2->s[i].st;
-  struct {
-    uint64_t *v;
-    const char *name, *desc;
-  } c[] = {
+  const ws_stat_def defs[] = {
       {&t->reads, "reads", "read requests (loads and async copies) looked up"},
       {&t->writes, "writes", "write requests (stores, L1 write-backs) absorbed"},
       {&t->atomics, "atomics", "atomic requests performed"},
@@ -93,16 +92,11 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
       {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
       {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
   };
-  ws_status st = WS_OK;
-  for (size_t k = 0; k < sizeof c / sizeof c[0] && st == WS_OK; k++)
-    st = ws_stats_register_u64(s, ctx, c[k].v, c[k].desc, "l2.slice%u.%s", i, c[k].name);
-  return st;
+  return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
 }
 
-static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl) {
-  uint64_t bytes = (uint64_t)l2->cfg.size_kib * 1024u / l2->cfg.slices;
-  ws_status st =
-      ws_cache_init(&sl->tags, ctx, bytes, l2->cfg.line_bytes, l2->cfg.assoc, NULL, "l2 slice");
+static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl, uint32_t sets) {
+  ws_status st = ws_cache_init(&sl->tags, ctx, sets, l2->cfg.assoc, NULL, "l2 slice");
   if (st != WS_OK) return st;
   uint32_t n = l2->cfg.mshr_entries_per_slice;
   sl->mshrs = calloc(n, sizeof *sl->mshrs);
@@ -113,29 +107,13 @@ static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl) {
   return WS_OK;
 }
 
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *cfg) {
-  const ws_cfg_l2 *c = &cfg->l2;
-  if (!c->slices || !c->mshr_entries_per_slice || !c->slice_bytes_per_cycle || !c->sector_bytes ||
-      !cfg->noc.queue_depth)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "l2: slices, mshr_entries_per_slice, slice_bytes_per_cycle, sector_bytes and "
-        "noc.queue_depth must be positive");
-  if (c->partitions < 1 || c->partitions > 2)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "l2: partitions must be 1 or 2, not %u", c->partitions);
-  if (c->line_bytes != cfg->l1.line_bytes || c->sector_bytes != cfg->l1.sector_bytes)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "l2: line and sector sizes must match the L1's");
-  return WS_OK;
-}
-
 ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids,
                        ws_l2 **out) {
   *out = NULL;
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_l2 *l2 = calloc(1, sizeof *l2);
   if (!l2) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
   l2->cfg = cfg->l2;
+  l2->line_shift = cfg->geom.line_shift;
   ws_addrmap_init(&l2->map, cfg);
   l2->fifo_cap = cfg->noc.queue_depth;
   l2->max_ids = max_ids;
@@ -144,9 +122,11 @@ ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint
   l2->wkind = calloc(max_ids, 1);
   l2->wneed = calloc(max_ids, 1);
   l2->wmask = calloc(max_ids, 1);
+  ws_status st = WS_OK;
   if (!l2->s || !l2->next || !l2->wkind || !l2->wneed || !l2->wmask)
     st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
-  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++) st = init_slice(l2, ctx, &l2->s[i]);
+  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++)
+    st = init_slice(l2, ctx, &l2->s[i], cfg->geom.l2_sets_per_slice);
   for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++)
     st = register_slice(l2, ctx, stats, i);
   if (st != WS_OK) {
@@ -193,7 +173,7 @@ void ws_l2_reset_timing(ws_l2 *l2) {
 
 uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr) {
   if (l2->cfg.slices < 2) return 0;
-  uint64_t x = line_addr / l2->cfg.line_bytes;
+  uint64_t x = line_addr >> l2->line_shift;
   uint32_t i = (uint32_t)(x % WS_L2_HASH_MEMO);
   if (l2->hash_key[i] != x + 1) {
     l2->hash_key[i] = x + 1;
@@ -238,11 +218,11 @@ void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t s) { l2->s[s].st.dram_queue_stal
 bool ws_l2_stalled(const ws_l2 *l2, uint32_t s) { return l2->s[s].stalled; }
 
 static uint64_t set_key(const ws_l2 *l2, uint64_t line) {
-  return line / l2->cfg.line_bytes / l2->cfg.slices;
+  return (line >> l2->line_shift) / l2->cfg.slices;
 }
 
 static ws_cache_way *find(ws_l2 *l2, slice *sl, uint64_t line) {
-  return ws_cache_find(&sl->tags, set_key(l2, line), line / l2->cfg.line_bytes);
+  return ws_cache_find(&sl->tags, set_key(l2, line), line >> l2->line_shift);
 }
 
 /* A way for `line` with its victim evicted; NULL (and a stall) when the set
@@ -261,12 +241,12 @@ static ws_cache_way *allocate(ws_l2 *l2, slice *sl, uint64_t line, ws_l2_result 
   if (v->valid) sl->st.evictions++;
   if (dirty) {
     r->writeback = true;
-    r->wb_line = v->tag * l2->cfg.line_bytes;
+    r->wb_line = v->tag << l2->line_shift;
     r->wb_mask = dirty;
     sl->wb_used++;
     sl->st.writebacks++;
   }
-  ws_cache_install(&sl->tags, v, line / l2->cfg.line_bytes);
+  ws_cache_install(&sl->tags, v, line >> l2->line_shift);
   return v;
 }
 

@@ -45,7 +45,8 @@ typedef struct ws_l2_done {
   uint64_t ready_cycle;
 } ws_l2_done;
 
-/* Request ids passed in must be < max_ids. */
+/* Request ids passed in must be < max_ids. cfg must be resolved: it is
+ * trusted, not checked. */
 ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids,
                        ws_l2 **out);
 void ws_l2_destroy(ws_l2 *l2);

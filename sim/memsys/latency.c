@@ -16,9 +16,7 @@ uint64_t ws_latency_idle_cycles(const ws_gpu_cfg *cfg, ws_mem_level level) {
       cfg->noc.lat_cycles + ws_xbar_beats(sector, cfg->noc.slice_port_bytes_per_cycle) - 1;
   uint64_t near = cfg->l1.hit_lat_cycles + to_slice + cfg->l2.hit_lat_cycles + to_sm + port;
   if (level == WS_LEVEL_L2_HIT_NEAR) return near;
-  if (level == WS_LEVEL_L2_HIT_FAR)
-    return near + (cfg->l2.partitions > 1 ? cfg->l2.far_extra_lat_cycles : 0);
-  uint32_t mhz = cfg->gpu.core_clock_mhz;
-  return near + 2ull * cfg->hbm.ctrl_lat_cycles + ws_dram_ps_to_cycles(cfg->hbm.t_rcd_ps, mhz) +
-         ws_dram_ps_to_cycles(cfg->hbm.t_cl_ps, mhz) + ws_dram_bus_cycles(cfg, (uint32_t)sector);
+  if (level == WS_LEVEL_L2_HIT_FAR) return near + cfg->geom.l2_far_extra_lat_cycles;
+  return near + 2ull * cfg->hbm.ctrl_lat_cycles + cfg->geom.hbm_t_rcd_cycles + cfg->geom.hbm_t_cl_cycles +
+         ws_dram_bus_cycles(cfg, (uint32_t)sector);
 }

@@ -19,6 +19,7 @@ typedef enum ws_mem_level {
   WS_LEVEL_COUNT
 } ws_mem_level;
 
+/* cfg must be resolved (its geometry derived). */
 uint64_t ws_latency_idle_cycles(const ws_gpu_cfg *cfg, ws_mem_level level);
 
 #endif

@@ -2,16 +2,18 @@
  * channels into the memory hierarchy of memsys.h.
  *
  * Design: every request in flight below the LSU is one record from a pool
- * sized once from the preset (the sum of every capacity that can hold one:
- * L1 MSHR waiters, write buffers, slice input queues, L2 fetches and
- * write-backs, DRAM queues), so the hot path never allocates. A record is
- * in at most one waiting list at a time (a crossbar virtual output queue or
- * a DRAM wait list), chained through its `next` field. Components never
- * tick: each stage computes when its work completes and posts one event for
- * that cycle; a blocked stage is retried by the event that frees what it
- * waits for (a credit coming back, an MSHR or DRAM slot freeing), never by
- * polling. Events carry the reset epoch in `arg`, so events of a previous
- * launch that are still queued after ws_memsys_reset are ignored. */
+ * sized once from the config's geometry (geom.mem_requests, the sum of
+ * every capacity that can hold one: L1 MSHR waiters, write buffers, slice
+ * input queues, L2 fetches and write-backs, DRAM queues), so the hot path
+ * never allocates; the config is trusted as resolved (config.c checked it
+ * when it was loaded). A record is in at most one waiting list at a time (a
+ * crossbar virtual output queue or a DRAM wait list), chained through its
+ * `next` field. Components never tick: each stage computes when its work
+ * completes and posts one event for that cycle; a blocked stage is retried
+ * by the event that frees what it waits for (a credit coming back, an MSHR
+ * or DRAM slot freeing), never by polling. Events carry the reset epoch in
+ * `arg`, so events of a previous launch that are still queued after
+ * ws_memsys_reset are ignored. */
 #include "sim/memsys/memsys.h"
 
 #include <stdlib.h>
@@ -186,12 +188,12 @@ static void send_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
 
 static uint32_t new_dram_req(ws_memsys *m, role ro, uint64_t line, uint8_t mask, uint32_t slice) {
   uint32_t id = pool_alloc(m);
-  req *r = &m->pool[id];
-  r->line = line;
-  r->mask = mask;
-  r->slice = slice;
-  r->role = (uint8_t)ro;
-  r->kind = ro == ROLE_DRAM_WRITE ? WS_ACCESS_STORE : WS_ACCESS_LOAD;
+  m->pool[id] = (req){.line = line,
+                      .next = NO_ID,
+                      .slice = slice,
+                      .mask = mask,
+                      .kind = ro == ROLE_DRAM_WRITE ? WS_ACCESS_STORE : WS_ACCESS_LOAD,
+                      .role = (uint8_t)ro};
   return id;
 }
 
@@ -316,8 +318,14 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT || m->free_n < 2) return false;
   uint32_t id = pool_alloc(m);
   req *r = &m->pool[id];
-  *r = (req){a->line_addr,   cookie,  0,          NO_ID, sm, ws_l2_slice_of(m->l2, a->line_addr),
-             a->sector_mask, a->kind, ROLE_ACCESS};
+  *r = (req){.line = a->line_addr,
+             .cookie = cookie,
+             .next = NO_ID,
+             .sm = sm,
+             .slice = ws_l2_slice_of(m->l2, a->line_addr),
+             .mask = a->sector_mask,
+             .kind = a->kind,
+             .role = ROLE_ACCESS};
   ws_l1_result res;
   ws_l1_access(m->l1[sm], a, id, cycle, &res);
   /* whatever leaves the L1 has gone through its pipeline (tag check) first */
@@ -327,17 +335,14 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
     return false;
   }
   if (res.writeback) {
-    ws_line_access wb = {res.wb_line, res.wb_mask, WS_ACCESS_STORE, 0};
     uint32_t w = pool_alloc(m);
-    m->pool[w] = (req){wb.line_addr,
-                       0,
-                       0,
-                       NO_ID,
-                       sm,
-                       ws_l2_slice_of(m->l2, wb.line_addr),
-                       wb.sector_mask,
-                       WS_ACCESS_STORE,
-                       ROLE_ACCESS};
+    m->pool[w] = (req){.line = res.wb_line,
+                       .next = NO_ID,
+                       .sm = sm,
+                       .slice = ws_l2_slice_of(m->l2, res.wb_line),
+                       .mask = res.wb_mask,
+                       .kind = WS_ACCESS_STORE,
+                       .role = ROLE_ACCESS};
     send_req(m, w, leave);
   }
   switch (res.outcome) {
@@ -425,34 +430,16 @@ void ws_memsys_reset(ws_memsys *m) { reset(m, false); }
 
 void ws_memsys_reset_keep_l2(ws_memsys *m) { reset(m, true); }
 
-/* Every place a record can be held, at its capacity (see the file header). */
-static uint64_t pool_size(const ws_gpu_cfg *c) {
-  uint64_t spl = c->l2.line_bytes / c->l2.sector_bytes;
-  uint64_t per_sm = (uint64_t)c->l1.mshr_entries * (c->l1.mshr_max_merge + 1u);
-  uint64_t per_slice = c->noc.queue_depth + (uint64_t)c->l2.mshr_entries_per_slice * (spl + 1u);
-  return per_sm * c->gpu.num_sms + per_slice * c->l2.slices +
-         (uint64_t)c->hbm.queue_depth * c->hbm.channels + 2u;
-}
-
-static ws_status check_cfg(ws_ctx *ctx, const ws_gpu_cfg *c) {
-  uint32_t lb = c->l1.line_bytes, sb = c->l1.sector_bytes;
-  if (!c->gpu.num_sms || c->gpu.num_sms > 65535 || !sb || !lb || lb % sb || lb / sb > 8 ||
-      (lb & (lb - 1)) || (sb & (sb - 1)))
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "memsys: need 1..65535 SMs and power-of-two lines of at most 8 sectors "
-                       "(line %u B, sector %u B)",
-                       lb, sb);
-  if (!c->noc.sm_port_bytes_per_cycle || !c->noc.slice_port_bytes_per_cycle || !c->noc.queue_depth)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "noc: port bandwidths and queue_depth must be positive");
-  if (c->l2.slices > 65535 || pool_size(c) >= UINT32_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "memsys: too many slices or in-flight requests");
-  return WS_OK;
-}
+/* Event units and crossbar ports are 16-bit, sector masks 8-bit: the key
+ * table's bounds keep every config inside them. */
+_Static_assert(WS_CFG_MAX_SMS - 1u <= UINT16_MAX, "SM numbers are event units");
+_Static_assert(WS_CFG_MAX_L2_SLICES - 1u <= UINT16_MAX, "slice numbers are event units");
+_Static_assert(WS_CFG_MAX_HBM_CHANNELS - 1u <= UINT16_MAX, "channel numbers are event units");
+_Static_assert(WS_CFG_MAX_SECTORS_PER_LINE <= 8u, "a line's sectors fit a uint8_t mask");
 
 static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
   const ws_gpu_cfg *c = &m->cfg;
-  m->pool_n = (uint32_t)pool_size(c);
+  m->pool_n = (uint32_t)c->geom.mem_requests;
   m->pool = calloc(m->pool_n, sizeof *m->pool);
   m->l1 = calloc(c->gpu.num_sms, sizeof *m->l1);
   m->req_voq = calloc(c->l2.slices, sizeof *m->req_voq);
@@ -482,13 +469,11 @@ static ws_status create_parts(ws_memsys *m, ws_ctx *ctx, ws_stats *stats) {
 ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_eventq *q,
                            ws_memsys **out) {
   *out = NULL;
-  ws_status st = check_cfg(ctx, cfg);
-  if (st != WS_OK) return st;
   ws_memsys *m = calloc(1, sizeof *m);
   if (!m) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory");
   m->cfg = *cfg;
   m->q = q;
-  st = alloc_tables(m, ctx);
+  ws_status st = alloc_tables(m, ctx);
   if (st == WS_OK) st = create_parts(m, ctx, stats);
   if (st != WS_OK) {
     ws_memsys_destroy(m);

@@ -26,7 +26,7 @@ typedef struct xdir {
 struct ws_xbar {
   ws_cfg_noc noc;
   uint32_t far_extra_lat_cycles;
-  uint32_t num_sms, slices, partitions;
+  uint32_t num_sms, slices;
   ws_addrmap map;
   xdir dir[WS_XBAR_DIR_COUNT];
 };
@@ -55,21 +55,18 @@ static ws_status register_stats(ws_xbar *x, ws_ctx *ctx, ws_stats *s) {
   ws_status st = WS_OK;
   xdir *rq = &x->dir[WS_XBAR_REQ], *rs = &x->dir[WS_XBAR_RESP];
   for (uint32_t i = 0; i < x->num_sms && st == WS_OK; i++) {
-    st = ws_stats_register_u64(s, ctx, &rq->src_bytes[i],
-                               "request bytes the SM sent into the crossbar", "noc.sm%u.req_bytes",
-                               i);
-    if (st == WS_OK)
-      st = ws_stats_register_u64(s, ctx, &rs->dst_stalls[i],
-                                 "responses held at a slice because the SM's input queue was full",
-                                 "noc.sm%u.resp_stalls", i);
+    const ws_stat_def defs[] = {
+        {&rq->src_bytes[i], "req_bytes", "request bytes the SM sent into the crossbar"},
+        {&rs->dst_stalls[i], "resp_stalls", "responses held at a slice because the SM's input queue was full"},
+    };
+    st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "noc.sm%u.", i);
   }
   for (uint32_t i = 0; i < x->slices && st == WS_OK; i++) {
-    st = ws_stats_register_u64(s, ctx, &rs->src_bytes[i], "response bytes the slice sent to SMs",
-                               "noc.slice%u.resp_bytes", i);
-    if (st == WS_OK)
-      st = ws_stats_register_u64(s, ctx, &rq->dst_stalls[i],
-                                 "requests held at an SM because the slice's input queue was full",
-                                 "noc.slice%u.req_stalls", i);
+    const ws_stat_def defs[] = {
+        {&rs->src_bytes[i], "resp_bytes", "response bytes the slice sent to SMs"},
+        {&rq->dst_stalls[i], "req_stalls", "requests held at an SM because the slice's input queue was full"},
+    };
+    st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "noc.slice%u.", i);
   }
   return st;
 }
@@ -79,11 +76,10 @@ ws_status ws_xbar_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   ws_xbar *x = calloc(1, sizeof *x);
   if (!x) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "crossbar: out of memory");
   x->noc = cfg->noc;
-  x->far_extra_lat_cycles = cfg->l2.partitions > 1 ? cfg->l2.far_extra_lat_cycles : 0;
+  x->far_extra_lat_cycles = cfg->geom.l2_far_extra_lat_cycles;
   ws_addrmap_init(&x->map, cfg);
   x->num_sms = cfg->gpu.num_sms;
   x->slices = cfg->l2.slices;
-  x->partitions = cfg->l2.partitions ? cfg->l2.partitions : 1;
   ws_status st =
       dir_init(ctx, &x->dir[WS_XBAR_REQ], x->num_sms, x->slices, cfg->noc.sm_port_bytes_per_cycle);
   if (st == WS_OK)

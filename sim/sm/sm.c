@@ -52,36 +52,27 @@ static void fill_unit_timing(ws_sm *sm) {
   sm->lat_cycles[WS_UNIT_TENSOR] = c->tensor_lat_cycles, sm->ii_cycles[WS_UNIT_TENSOR] = c->tensor_ii_cycles;
 }
 
-typedef struct counter_def {
-  size_t offset;
-  const char *name, *desc;
-} counter_def;
-
-#define C(field, name, desc) {offsetof(ws_sm, field), name, desc}
-static const counter_def counters[] = {
-    C(cycles_active, "cycles_active", "cycles with at least one resident CTA"),
-    C(warps_active_sum, "warps_active_sum", "sum over cycles of unfinished resident warps (achieved occupancy = this / cycles_active / max warps)"),
-    C(warp_insns, "warp_insns", "warp instructions issued (guard-false included)"),
-    C(thread_insns, "thread_insns", "sum over issued warp instructions of executing lanes"),
-    C(flops_fp32, "flops.fp32", "fp32 FLOPs: FFMA 2, FADD/FMUL 1 per executing lane"),
-    C(flops_tensor, "flops.tensor", "tensor FLOPs: 2*16*8*16 per executing HMMA.16816"),
-    C(rf_bank_conflict_cycles, "rf.bank_conflict_cycles", "extra operand-read cycles from register-bank conflicts"),
-    C(ctas_done, "ctas", "CTAs retired"),
-    C(branch_taken, "branches_taken", "warp branches that redirected the warp (taken or divergent)"),
-    C(lsu.line_accesses, "lsu.line_accesses", "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
-    C(lsu.sectors, "lsu.sectors", "32-byte sectors in those line accesses"),
-    C(lsu.refusals, "lsu.refusals", "line accesses memsys refused (back-pressure), retried later"),
-    C(lsu.smem_insns, "smem.insns", "shared-memory warp instructions with at least one lane"),
-    C(lsu.smem_wavefronts, "smem.wavefronts", "shared-memory wavefronts (pipe cycles)"),
-    C(lsu.smem_conflicts, "smem.bank_conflicts", "wavefronts beyond the conflict-free minimum"),
-};
-#undef C
-
 static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
-  ws_status st = WS_OK;
-  for (size_t i = 0; i < sizeof counters / sizeof *counters && st == WS_OK; i++)
-    st = ws_stats_register_u64(stats, ctx, (uint64_t *)((char *)sm + counters[i].offset),
-                               counters[i].desc, "sm%u.%s", sm->id, counters[i].name);
+#define C(field, name, desc) {&sm->field, name, desc}
+  const ws_stat_def counters[] = {
+      C(cycles_active, "cycles_active", "cycles with at least one resident CTA"),
+      C(warps_active_sum, "warps_active_sum", "sum over cycles of unfinished resident warps (achieved occupancy = this / cycles_active / max warps)"),
+      C(warp_insns, "warp_insns", "warp instructions issued (guard-false included)"),
+      C(thread_insns, "thread_insns", "sum over issued warp instructions of executing lanes"),
+      C(flops_fp32, "flops.fp32", "fp32 FLOPs: FFMA 2, FADD/FMUL 1 per executing lane"),
+      C(flops_tensor, "flops.tensor", "tensor FLOPs: 2*16*8*16 per executing HMMA.16816"),
+      C(rf_bank_conflict_cycles, "rf.bank_conflict_cycles", "extra operand-read cycles from register-bank conflicts"),
+      C(ctas_done, "ctas", "CTAs retired"),
+      C(branch_taken, "branches_taken", "warp branches that redirected the warp (taken or divergent)"),
+      C(lsu.line_accesses, "lsu.line_accesses", "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
+      C(lsu.sectors, "lsu.sectors", "32-byte sectors in those line accesses"),
+      C(lsu.refusals, "lsu.refusals", "line accesses memsys refused (back-pressure), retried later"),
+      C(lsu.smem_insns, "smem.insns", "shared-memory warp instructions with at least one lane"),
+      C(lsu.smem_wavefronts, "smem.wavefronts", "shared-memory wavefronts (pipe cycles)"),
+      C(lsu.smem_conflicts, "smem.bank_conflicts", "wavefronts beyond the conflict-free minimum"),
+  };
+#undef C
+  ws_status st = ws_stats_register_table(stats, ctx, counters, sizeof counters / sizeof *counters, "sm%u.", sm->id);
   for (int u = 0; u < WS_UNIT_COUNT && st == WS_OK; u++) {
     char unit[16]; /* counter names are lower case: "sm3.inst_by_unit.fp32" */
     snprintf(unit, sizeof unit, "%s", ws_isa_unit_name((ws_unit)u));

@@ -155,6 +155,13 @@ static const bad_case bad_cases[] = {
     {10, "max_warps_per_sm 64", NULL, "t.ini:10: error: expected '[section]' or 'key = value'"},
     {0, NULL, "[sm]\nmax_threads_per_block = 4096\n",
      "t.ini:59: error: key 'sm.max_threads_per_block': 4096 threads exceed max_warps_per_sm (64) x 32"},
+    /* 16 KiB / (4 ways x 512 B) = 8 sets, but a sector mask has 8 bits */
+    {0, NULL, "[l1]\nline_bytes = 512\n",
+     "t.ini:59: error: key 'l1.line_bytes': 512 B lines hold 16 sectors of 32 B; at most 8 sectors per line"},
+    /* 256 KiB / (2 slices x 16 ways x 256 B) = 32 sets, but the levels exchange whole lines */
+    {0, NULL, "[l2]\nline_bytes = 256\n",
+     "t.ini:59: error: key 'l2.line_bytes': line and sector sizes must match the L1's (L1: 128 B lines of 32 B "
+     "sectors, L2: 256 B of 32 B)"},
     {3,
      "full_name = wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
      "wwwwwwwwwwwwwwwwwwwwwwwwwwwwww",
@@ -293,6 +300,10 @@ static const set_case set_cases[] = {
     {"l2.size_kib=4 MiB", "--set l2.size_kib=4 MiB: error: key 'l2.size_kib' expects an unsigned integer, found '4 MiB'"},
     {"l2.partitions=0", "--set l2.partitions=0: error: key 'l2.partitions' = 0 is out of range [1, 2]"},
     {"sm.scheduler=fifo", "--set sm.scheduler=fifo: error: key 'sm.scheduler' expects one of lrr, gto, found 'fifo'"},
+    /* the limits the timing model's tables are sized by (an SM holds at most 8 sub-partitions) */
+    {"sm.subpartitions=9", "--set sm.subpartitions=9: error: key 'sm.subpartitions' = 9 is out of range [1, 8]"},
+    {"hbm.channel_mbps=0",
+     "--set hbm.channel_mbps=0: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
 };
 
 Test(config, set_bad) {
@@ -370,4 +381,53 @@ Test(config, set_can_break_consistency_until_validated) {
   cr_assert_str_eq(ws_errmsg(ctx), "a100: error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B "
                                    "lines) = 25.6 sets, not a power of two");
   ws_ctx_destroy(ctx);
+}
+
+/* A sector that is not a power of two is refused when the whole is checked
+ * after the overrides, before any memory system is built. */
+Test(config, set_sector_size_fails_validation) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.sector_bytes=48"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100 (after --set)"), WS_ERR_INVALID);
+  cr_assert_str_eq(ws_errmsg(ctx), "a100 (after --set): error: key 'l1.sector_bytes': 48 B is not a power of two");
+  ws_ctx_destroy(ctx);
+}
+
+typedef struct edit_case {
+  void (*edit)(ws_gpu_cfg *cfg);
+  const char *msg;
+} edit_case;
+
+static void zero_channel_mbps(ws_gpu_cfg *c) { c->hbm.channel_mbps = 0; }
+static void zero_l1_mshrs(ws_gpu_cfg *c) { c->l1.mshr_entries = 0; }
+static void zero_noc_port(ws_gpu_cfg *c) { c->noc.sm_port_bytes_per_cycle = 0; }
+static void bad_scheduler(ws_gpu_cfg *c) { c->sm.scheduler = (ws_sched_policy)7; }
+static void odd_sector(ws_gpu_cfg *c) { c->l1.sector_bytes = 48; }
+static void l2_sector_differs(ws_gpu_cfg *c) { c->l2.sector_bytes = 64; }
+
+/* Fields written directly (no loader, no --set) are checked by value and as
+ * a whole by ws_gpu_cfg_resolve, which the device runs on its copy; the
+ * components below it check nothing. */
+static const edit_case edit_cases[] = {
+    {zero_channel_mbps, "edited: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
+    {zero_l1_mshrs, "edited: error: key 'l1.mshr_entries' = 0 is out of range [1, 4096] lines"},
+    {zero_noc_port, "edited: error: key 'noc.sm_port_bytes_per_cycle' = 0 is out of range [1, 1024] B/cycle"},
+    {bad_scheduler, "edited: error: key 'sm.scheduler' = 7 is not one of lrr, gto"},
+    {odd_sector, "edited: error: key 'l1.sector_bytes': 48 B is not a power of two"},
+    {l2_sector_differs, "edited: error: key 'l2.sector_bytes': line and sector sizes must match the L1's (L1: "
+                        "128 B lines of 32 B sectors, L2: 128 B of 64 B)"},
+};
+
+Test(config, resolve_checks_edited_fields) {
+  for (size_t i = 0; i < sizeof edit_cases / sizeof edit_cases[0]; i++) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_gpu_cfg cfg = ws_gpu_cfg_default(), before;
+    edit_cases[i].edit(&cfg);
+    before = cfg;
+    cr_assert_eq(ws_gpu_cfg_resolve(ctx, &cfg, "edited"), WS_ERR_INVALID, "case %zu", i);
+    cr_expect_str_eq(ws_errmsg(ctx), edit_cases[i].msg, "case %zu", i);
+    cr_expect_eq(memcmp(&cfg, &before, sizeof cfg), 0, "case %zu: a refused config is left alone", i);
+    ws_ctx_destroy(ctx);
+  }
 }

@@ -43,6 +43,7 @@ static ws_gpu_cfg tcfg(void) {
   c.smem.banks = 32;
   c.smem.bank_width_bytes = 4;
   c.smem.lat_cycles = SMEM_LAT;
+  cr_assert_eq(ws_gpu_cfg_resolve(NULL, &c, "tcfg"), WS_OK);
   return c;
 }
 

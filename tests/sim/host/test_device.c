@@ -102,6 +102,24 @@ Test(device, memory_through_the_device) {
   ws_ctx_destroy(ctx);
 }
 
+/* The device checks its copy of the config and derives its geometry: a
+ * field edited after loading cannot reach the timing model unchecked. */
+Test(device, checks_and_derives_an_edited_config) {
+  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  cfg.hbm.channel_mbps = 0;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_device *dev = NULL;
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "a100: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s");
+  cr_expect_null(dev);
+  cfg = ws_gpu_cfg_default();
+  cfg.l1.size_kib = 14; /* 14 KiB / (56 ways x 128 B) = 2 sets */
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_device_cfg(dev)->geom.l1_sets, 2);
+  ws_device_destroy(dev);
+  ws_ctx_destroy(ctx);
+}
+
 Test(device, smid_wraps_over_the_sms) {
   ws_gpu_cfg cfg = ws_gpu_cfg_default();
   cfg.gpu.num_sms = 4;

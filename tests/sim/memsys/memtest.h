@@ -4,7 +4,8 @@
  * Design: the suites must not depend on preset files (config loading lives
  * elsewhere), so every [gpu]/[l1]/[l2]/[noc]/[hbm] field the memory model
  * reads is set here with round numbers whose consequences the tests work
- * out by hand:
+ * out by hand, then resolved (checked, geometry derived) like a loaded
+ * preset:
  *   1000 MHz core clock: 1 ns = 1 cycle, so 14000 ps = 14 cycles;
  *   16000 MB/s per channel = 16 B/cycle: a 32-byte burst takes 2 cycles. */
 #ifndef WS_TESTS_MEMTEST_H
@@ -17,6 +18,14 @@
 #include "sim/core/eventq.h"
 #include "sim/memsys/memsys.h"
 #include "sim/core/stats.h"
+
+/* Checks a configuration edited field by field and derives its geometry,
+ * as the loaders do: the components trust both. */
+static inline void mt_resolve(ws_gpu_cfg *c) {
+  ws_ctx *ctx = ws_ctx_create();
+  cr_assert_eq(ws_gpu_cfg_resolve(ctx, c, "test config"), WS_OK, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+}
 
 static inline ws_gpu_cfg mt_cfg(void) {
   ws_gpu_cfg c = ws_gpu_cfg_default();
@@ -38,7 +47,7 @@ static inline ws_gpu_cfg mt_cfg(void) {
                      .sector_bytes = 32,
                      .assoc = 4,
                      .hit_lat_cycles = 100,
-                     .far_extra_lat_cycles = 30,
+                     .far_extra_lat_cycles = 0, /* one partition; 30 where a suite makes two */
                      .mshr_entries_per_slice = 8,
                      .slice_bytes_per_cycle = 64};
   c.noc = (ws_cfg_noc){.lat_cycles = 10,
@@ -56,6 +65,7 @@ static inline ws_gpu_cfg mt_cfg(void) {
                        .t_ras_ps = 33000,
                        .queue_depth = 8,
                        .ctrl_lat_cycles = 20};
+  mt_resolve(&c);
   return c;
 }
 
@@ -70,7 +80,10 @@ typedef struct mt_sys {
   uint64_t responses;
 } mt_sys;
 
-static inline void mt_init(mt_sys *s, const ws_gpu_cfg *cfg) {
+/* Resolves *cfg first (suites edit fields after mt_cfg), so the formulas a
+ * suite compares the simulation with see the same geometry. */
+static inline void mt_init(mt_sys *s, ws_gpu_cfg *cfg) {
+  mt_resolve(cfg);
   memset(s, 0, sizeof *s);
   s->ctx = ws_ctx_create();
   s->stats = ws_stats_create();

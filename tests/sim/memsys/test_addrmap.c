@@ -12,26 +12,28 @@
 #include "sim/memsys/addrmap.h"
 #include "tests/sim/memsys/memtest.h"
 
+/* The map of a resolved copy of *c: the suites edit fields after mt_cfg,
+ * and the map reads the geometry derived from them. */
 static ws_addrmap map_of(const ws_gpu_cfg *c) {
+  ws_gpu_cfg r = *c;
+  mt_resolve(&r);
   ws_addrmap m;
-  ws_addrmap_init(&m, c);
+  ws_addrmap_init(&m, &r);
   return m;
 }
 
 Test(addrmap, init_copies_the_geometry) {
   ws_gpu_cfg c = mt_cfg();
   ws_addrmap m = map_of(&c);
-  cr_expect_eq(m.line_bytes, 128);
+  cr_expect_eq(m.line_shift, 7, "128-byte lines");
   cr_expect_eq(m.slices, 4);
   cr_expect_eq(m.partitions, 1);
   cr_expect_eq(m.num_sms, 4);
   cr_expect_eq(m.channels, 2);
   cr_expect_eq(m.banks, 4);
   cr_expect_eq(m.lines_per_row, 8, "1024 / 128");
-  c.l2.partitions = 0;
   c.hbm.row_bytes = 64; /* a row smaller than a line still holds one line */
   m = map_of(&c);
-  cr_expect_eq(m.partitions, 1, "0 partitions means one");
   cr_expect_eq(m.lines_per_row, 1);
 }
 
@@ -65,6 +67,7 @@ Test(addrmap, slice_is_the_base4_digit_sum) {
 Test(addrmap, non_power_of_two_and_single_units) {
   ws_gpu_cfg c = mt_cfg();
   c.l2.slices = 3;
+  c.l2.size_kib = 48; /* 48 KiB / (3 slices x 4 ways x 128 B) = 32 sets per slice */
   c.hbm.channels = 1;
   ws_addrmap m = map_of(&c);
   cr_expect_eq(ws_addrmap_slice(&m, 4 * 128), 2, "4 = \"11\" base 3");
@@ -73,6 +76,7 @@ Test(addrmap, non_power_of_two_and_single_units) {
   cr_expect_eq(ws_addrmap_slice(&m, 25 * 128), 2, "25 = \"221\": 5 mod 3");
   for (uint64_t ln = 0; ln < 64; ln++) cr_expect_eq(ws_addrmap_channel(&m, ln * 128), 0, "one channel");
   c.l2.slices = 1;
+  c.l2.size_kib = 16; /* 128 sets in the one slice */
   m = map_of(&c);
   for (uint64_t ln = 0; ln < 64; ln++) cr_expect_eq(ws_addrmap_slice(&m, ln * 128 + 5), 0, "one slice");
 }

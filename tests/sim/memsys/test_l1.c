@@ -14,7 +14,8 @@ typedef struct lt {
   ws_l1 *l1;
 } lt;
 
-static void lt_init_cfg(lt *t, const ws_gpu_cfg *c) {
+static void lt_init_cfg(lt *t, ws_gpu_cfg *c) {
+  mt_resolve(c);
   t->ctx = ws_ctx_create();
   t->stats = ws_stats_create();
   cr_assert_eq(ws_l1_create(t->ctx, c, 0, t->stats, &t->l1), WS_OK, "%s", ws_errmsg(t->ctx));

@@ -16,7 +16,8 @@ typedef struct l2t {
   ws_l2 *l2;
 } l2t;
 
-static void l2t_init_cfg(l2t *t, const ws_gpu_cfg *c) {
+static void l2t_init_cfg(l2t *t, ws_gpu_cfg *c) {
+  mt_resolve(c);
   t->ctx = ws_ctx_create();
   t->stats = ws_stats_create();
   cr_assert_eq(ws_l2_create(t->ctx, c, t->stats, 64, &t->l2), WS_OK, "%s", ws_errmsg(t->ctx));

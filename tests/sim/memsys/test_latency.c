@@ -11,7 +11,12 @@
 #include "sim/memsys/latency.h"
 #include "tests/sim/memsys/memtest.h"
 
-static uint64_t lat(const ws_gpu_cfg *c, ws_mem_level l) { return ws_latency_idle_cycles(c, l); }
+/* The latency on a resolved copy of *c (the suites edit fields first). */
+static uint64_t lat(const ws_gpu_cfg *c, ws_mem_level l) {
+  ws_gpu_cfg r = *c;
+  mt_resolve(&r);
+  return ws_latency_idle_cycles(&r, l);
+}
 
 /* mt_cfg(): L1 20; to slice 10 + ceil(8/32) - 1 = 10; back 10 + ceil(32/32) - 1 = 10;
  * L2 near 20 + 10 + 100 + 10 = 140; DRAM 140 + 2 * 20 + 14 + 14 + 32/16 = 210. */
@@ -22,6 +27,7 @@ Test(latency, memtest_config) {
   cr_expect_eq(lat(&c, WS_LEVEL_L2_HIT_FAR), 140, "one partition: the far extra does not apply");
   cr_expect_eq(lat(&c, WS_LEVEL_DRAM_ROW_MISS), 210);
   c.l2.partitions = 2;
+  c.l2.far_extra_lat_cycles = 30;
   cr_expect_eq(lat(&c, WS_LEVEL_L2_HIT_FAR), 170, "two partitions: + 30 once");
   cr_expect_eq(lat(&c, WS_LEVEL_L2_HIT_NEAR), 140);
   cr_expect_eq(lat(&c, WS_LEVEL_DRAM_ROW_MISS), 210, "the DRAM level is the near path");

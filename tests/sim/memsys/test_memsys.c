@@ -65,6 +65,7 @@ static uint64_t line_in_partition(const ws_gpu_cfg *c, uint32_t part, uint64_t l
 Test(memsys, idle_probes_two_partitions) {
   ws_gpu_cfg c = mt_cfg();
   c.l2.partitions = 2; /* SMs 0-1 and slices 0-1 near each other, SMs 2-3 with slices 2-3 */
+  c.l2.far_extra_lat_cycles = 30;
   mt_sys s;
   mt_init(&s, &c);
   uint64_t line = line_in_partition(&c, 0, 0x40000);
@@ -173,22 +174,7 @@ Test(memsys, reset_makes_caches_cold) {
   mt_fini(&s);
 }
 
-Test(memsys, rejects_bad_config) {
-  ws_gpu_cfg c = mt_cfg();
-  c.l1.sector_bytes = 48;
-  ws_ctx *ctx = ws_ctx_create();
-  ws_stats *st = ws_stats_create();
-  ws_eventq q;
-  ws_eventq_init(&q);
-  ws_memsys *m = NULL;
-  cr_expect_eq(ws_memsys_create(ctx, &c, st, &q, &m), WS_ERR_INVALID);
-  cr_expect_null(m);
-  cr_expect_neq(ws_errmsg(ctx)[0], '\0');
-  ws_memsys_destroy(NULL);
-  ws_eventq_free(&q);
-  ws_stats_destroy(st);
-  ws_ctx_destroy(ctx);
-}
+Test(memsys, destroy_null_is_a_no_op) { ws_memsys_destroy(NULL); }
 
 /* A mixed, contended workload: several SMs, all kinds, reuse and conflicts. */
 static char *run_workload(size_t *len) {

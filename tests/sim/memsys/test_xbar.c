@@ -17,7 +17,10 @@ typedef struct xt {
   ws_xbar *x;
 } xt;
 
-static void xt_init(xt *t, const ws_gpu_cfg *c) {
+/* Resolves *c first: the suites edit fields after mt_cfg, and the crossbar
+ * reads the geometry derived from them (partitions, far latency). */
+static void xt_init(xt *t, ws_gpu_cfg *c) {
+  mt_resolve(c);
   t->ctx = ws_ctx_create();
   t->stats = ws_stats_create();
   cr_assert_eq(ws_xbar_create(t->ctx, c, t->stats, &t->x), WS_OK, "%s", ws_errmsg(t->ctx));
@@ -112,6 +115,7 @@ Test(xbar, reset_frees_ports_and_returns_credits) {
 Test(xbar, far_penalty_on_requests_only) {
   ws_gpu_cfg c = mt_cfg();
   c.l2.partitions = 2; /* SMs 0-1 / slices 0-1 in partition 0, SMs 2-3 / slices 2-3 in 1 */
+  c.l2.far_extra_lat_cycles = 30;
   xt t;
   xt_init(&t, &c);
   cr_expect_eq(ws_xbar_sm_partition(t.x, 1), 0);
@@ -123,7 +127,8 @@ Test(xbar, far_penalty_on_requests_only) {
   cr_expect_eq(ws_xbar_send(t.x, WS_XBAR_REQ, 3, 3, 8, 0), 10, "near in partition 1");
   cr_expect_eq(ws_xbar_send(t.x, WS_XBAR_RESP, 2, 0, 32, 0), 10, "the response way pays nothing");
   xt_fini(&t);
-  c.l2.partitions = 1; /* far_extra_lat_cycles stays 30 but has no far side to apply to */
+  c.l2.partitions = 1; /* one partition: no far side (a far latency would be refused) */
+  c.l2.far_extra_lat_cycles = 0;
   xt_init(&t, &c);
   cr_expect_eq(ws_xbar_send(t.x, WS_XBAR_REQ, 3, 0, 8, 0), 10);
   xt_fini(&t);

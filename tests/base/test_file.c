@@ -1,0 +1,240 @@
+/* test_file.c - whole-file reads and all-or-nothing writes (base/file.h).
+ * Reads: the exact bytes come back with a NUL after them, past the reader's
+ * first 64 KiB buffer too; failures are WS_ERR_IO with a message naming the
+ * path and the system's reason, and leave the output untouched. Writes: the
+ * target gets exactly the bytes, an existing file is replaced, no PATH.tmp.PID
+ * is left behind on success or on failure, and a failed rename leaves the
+ * target as it was. (The header promises nothing about symlinks or device
+ * nodes, so neither is tested.) Every file lives in a fresh mkdtemp folder. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.h"
+
+static ws_ctx *ctx;
+static char dir[64];
+
+static void setup(void) {
+  ctx = ws_ctx_create();
+  snprintf(dir, sizeof dir, "/tmp/ws_test_file.XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_tree(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) {
+    remove(path);
+    return;
+  }
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    remove_tree(sub);
+  }
+  closedir(d);
+  rmdir(path);
+}
+
+static void teardown(void) {
+  remove_tree(dir);
+  ws_ctx_destroy(ctx);
+}
+
+TestSuite(file, .init = setup, .fini = teardown);
+
+static void in_dir(char *out, size_t size, const char *name) {
+  snprintf(out, size, "%s/%s", dir, name);
+}
+
+static void put(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(data, 1, n, f), n);
+  cr_assert_eq(fclose(f), 0);
+}
+
+/* The names in the test folder, sorted is not needed: counts and a search. */
+static size_t entries(const char *needle, size_t *matching) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  size_t n = 0;
+  *matching = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    n++;
+    if (strstr(e->d_name, needle)) (*matching)++;
+  }
+  closedir(d);
+  return n;
+}
+
+Test(file, read_returns_the_bytes_with_a_nul_after_them) {
+  char path[128];
+  in_dir(path, sizeof path, "small.bin");
+  static const char bytes[5] = {'a', 'b', '\0', 'c', 'd'}; /* an inner NUL is kept */
+  put(path, bytes, sizeof bytes);
+  char *data = NULL;
+  size_t size = 99;
+  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(size, 5);
+  cr_expect_eq(memcmp(data, bytes, 5), 0);
+  cr_expect_eq(data[5], '\0');
+  free(data);
+}
+
+Test(file, read_of_an_empty_file_is_an_empty_string) {
+  char path[128];
+  in_dir(path, sizeof path, "empty");
+  put(path, "", 0);
+  char *data = NULL;
+  size_t size = 99;
+  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(size, 0);
+  cr_assert_not_null(data);
+  cr_expect_str_eq(data, "");
+  free(data);
+}
+
+/* 65536 bytes fill the first buffer exactly (the reader must grow and find
+ * the end); 200000 bytes need two doublings (64 -> 128 -> 256 KiB). The byte
+ * at i is i % 251, so a chunk read twice or skipped shows. */
+Test(file, read_past_the_first_buffer) {
+  static const size_t sizes[] = {65536, 200000};
+  for (size_t s = 0; s < 2; s++) {
+    size_t n = sizes[s];
+    unsigned char *bytes = malloc(n);
+    cr_assert_not_null(bytes);
+    for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(i % 251);
+    char path[128];
+    in_dir(path, sizeof path, "big.bin");
+    put(path, bytes, n);
+    char *data = NULL;
+    size_t size = 0;
+    cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+    cr_expect_eq(size, n);
+    cr_expect_eq(memcmp(data, bytes, n), 0, "%zu bytes differ", n);
+    cr_expect_eq(data[n], '\0');
+    free(data);
+    free(bytes);
+  }
+}
+
+Test(file, read_of_an_absent_file_names_the_path) {
+  char path[128], want[256];
+  in_dir(path, sizeof path, "absent.txt");
+  snprintf(want, sizeof want, "cannot open '%s': %s", path, strerror(ENOENT));
+  char *data = (char *)"untouched";
+  size_t size = 7;
+  cr_expect_eq(ws_file_read(ctx, path, &data, &size), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  cr_expect_str_eq(data, "untouched");
+  cr_expect_eq(size, 7);
+}
+
+/* fopen succeeds on a folder on Linux; the first fread fails with EISDIR. */
+Test(file, read_of_a_folder_fails_at_the_read) {
+  char want[256];
+  snprintf(want, sizeof want, "cannot read '%s': %s", dir, strerror(EISDIR));
+  char *data = NULL;
+  size_t size = 7;
+  cr_expect_eq(ws_file_read(ctx, dir, &data, &size), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  cr_expect_null(data);
+  cr_expect_eq(size, 7);
+}
+
+Test(file, write_creates_the_file_and_leaves_no_temporary) {
+  char path[128];
+  in_dir(path, sizeof path, "out.bin");
+  static const char bytes[4] = {1, 0, 2, 3};
+  cr_assert_eq(ws_file_write_atomic(ctx, path, bytes, 4), WS_OK, "%s", ws_errmsg(ctx));
+  char *data = NULL;
+  size_t size = 0;
+  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK);
+  cr_expect_eq(size, 4);
+  cr_expect_eq(memcmp(data, bytes, 4), 0);
+  free(data);
+  size_t tmp = 0;
+  cr_expect_eq(entries(".tmp.", &tmp), 1, "only out.bin is in the folder");
+  cr_expect_eq(tmp, 0);
+}
+
+Test(file, write_replaces_an_existing_file_whole) {
+  char path[128];
+  in_dir(path, sizeof path, "out.txt");
+  put(path, "a much longer previous content", 30);
+  cr_assert_eq(ws_file_write_atomic(ctx, path, "new", 3), WS_OK, "%s", ws_errmsg(ctx));
+  char *data = NULL;
+  size_t size = 0;
+  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK);
+  cr_expect_eq(size, 3, "no tail of the old content remains");
+  cr_expect_str_eq(data, "new");
+  free(data);
+  size_t tmp = 0;
+  cr_expect_eq(entries(".tmp.", &tmp), 1);
+  cr_expect_eq(tmp, 0);
+}
+
+Test(file, write_of_nothing_makes_an_empty_file) {
+  char path[128];
+  in_dir(path, sizeof path, "empty.out");
+  cr_assert_eq(ws_file_write_atomic(ctx, path, "", 0), WS_OK, "%s", ws_errmsg(ctx));
+  struct stat st;
+  cr_assert_eq(stat(path, &st), 0);
+  cr_expect_eq(st.st_size, 0);
+}
+
+/* The temporary cannot be created: the message names it (PATH.tmp.PID). */
+Test(file, write_into_a_missing_folder_names_the_temporary) {
+  char path[128], want[512];
+  in_dir(path, sizeof path, "nodir/out.bin");
+  snprintf(want, sizeof want, "cannot create '%s.tmp.%ld': %s", path, (long)getpid(),
+           strerror(ENOENT));
+  cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  size_t tmp = 0;
+  cr_expect_eq(entries(".tmp.", &tmp), 0, "nothing was created");
+}
+
+/* rename(2) of a file over a folder fails with EISDIR: the temporary is
+ * removed and the folder (the previous target) keeps its content. */
+Test(file, failed_rename_removes_the_temporary_and_keeps_the_target) {
+  char path[128], inner[160], want[512];
+  in_dir(path, sizeof path, "target");
+  cr_assert_eq(mkdir(path, 0700), 0);
+  snprintf(inner, sizeof inner, "%s/kept", path);
+  put(inner, "kept", 4);
+  snprintf(want, sizeof want, "cannot write '%s': %s", path, strerror(EISDIR));
+  cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  size_t tmp = 0;
+  cr_expect_eq(entries(".tmp.", &tmp), 1, "only the target folder remains");
+  cr_expect_eq(tmp, 0);
+  char *data = NULL;
+  size_t size = 0;
+  cr_assert_eq(ws_file_read(ctx, inner, &data, &size), WS_OK);
+  cr_expect_str_eq(data, "kept");
+  free(data);
+}
+
+/* PATH.tmp.PID must fit in 4096 bytes; a 4090-byte path cannot. The message
+ * is cut at WS_ERRMSG_MAX_BYTES, so only its start is compared. */
+Test(file, write_refuses_a_path_too_long_for_the_temporary) {
+  char *path = malloc(4091);
+  cr_assert_not_null(path);
+  memset(path, 'a', 4090);
+  path[4090] = '\0';
+  cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
+  const char *msg = ws_errmsg(ctx);
+  cr_expect_eq(strncmp(msg, "output path too long: 'aaaa", 27), 0, "%s", msg);
+  free(path);
+}

@@ -13,9 +13,9 @@
 #include "models/wsa.h"
 
 Test(wsa, every_entry_is_found_by_its_path) {
-  cr_assert_gt(ws_models_wsa_count, 0);
-  for (size_t i = 0; i < ws_models_wsa_count; i++) {
-    const ws_embedded_file *f = &ws_models_wsa[i];
+  cr_assert_gt(ws_wsa_files_count, 0);
+  for (size_t i = 0; i < ws_wsa_files_count; i++) {
+    const ws_embedded_file *f = &ws_wsa_files[i];
     cr_expect_eq(strncmp(f->path, "models/", 7), 0, "%s is outside models/", f->path);
     cr_expect_eq(ws_wsa_find(f->path), f, "%s", f->path);
   }
@@ -23,8 +23,8 @@ Test(wsa, every_entry_is_found_by_its_path) {
 
 Test(wsa, text_equals_the_file_on_disk) {
   ws_ctx *ctx = ws_ctx_create();
-  for (size_t i = 0; i < ws_models_wsa_count; i++) {
-    const ws_embedded_file *f = &ws_models_wsa[i];
+  for (size_t i = 0; i < ws_wsa_files_count; i++) {
+    const ws_embedded_file *f = &ws_wsa_files[i];
     char path[1024], *data = NULL;
     size_t size = 0;
     snprintf(path, sizeof path, "%s/%s", WS_SOURCE_DIR, f->path);
@@ -71,14 +71,14 @@ static size_t check_folder(const char *rel) {
 }
 
 Test(wsa, every_file_on_disk_is_embedded) {
-  cr_expect_eq(check_folder("models"), ws_models_wsa_count);
+  cr_expect_eq(check_folder("models"), ws_wsa_files_count);
 }
 
 Test(wsa, absent_paths_give_null) {
   cr_expect_null(ws_wsa_find("models/examples/no_such_kernel.wsa"));
   cr_expect_null(ws_wsa_find("sim/presets/a100.ini"), "presets are not in this table");
   cr_expect_null(ws_wsa_find(""));
-  const char *first = ws_models_wsa[0].path;
+  const char *first = ws_wsa_files[0].path;
   char longer[1024];
   snprintf(longer, sizeof longer, "%s.bak", first);
   cr_expect_null(ws_wsa_find(longer));

@@ -108,8 +108,6 @@ ws_status ws_gemmgen_check_structure(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
   if (c->variant <= WS_GEMMGEN_COALESCED) return check_simple(ctx, c);
   if (c->variant != WS_GEMMGEN_MMA && (st = check_thread_tile(ctx, c)) != WS_OK) return st;
   if (ws_gemmgen_uses_warp_tile(c->variant) && (st = check_warp_tile(ctx, c)) != WS_OK) return st;
-  if (c->variant == WS_GEMMGEN_ASYNC && c->bk % 4)
-    REFUSE("async reads A along k with LDS.128: bk must be a multiple of 4, got %u", c->bk);
   uint32_t vw = c->variant >= WS_GEMMGEN_VECTORIZED ? 4 : 1;
   if ((st = check_loads(ctx, c, "A", c->bm, c->bk, vw)) != WS_OK) return st;
   if (c->variant == WS_GEMMGEN_MMA) return check_mma_b_loads(ctx, c);

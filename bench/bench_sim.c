@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   }
   const char *only = argc > 2 ? argv[2] : NULL;
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   if (argc > 3) cfg.gpu.num_sms = (uint32_t)strtoul(argv[3], NULL, 10);
   ws_device *dev = NULL;
   if (ws_device_create(ctx, &cfg, &dev) != WS_OK) {

@@ -34,7 +34,7 @@ static ws_status one_run(ws_ctx *ctx, const char *preset, uint32_t batch, uint64
   ws_vitrun_result res = {0};
   ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
   float *images = calloc((size_t)batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *images);
-  ws_status st = images ? ws_gpu_cfg_load_preset(ctx, preset, &cfg) : WS_ERR_NOMEM;
+  ws_status st = images ? ws_config_load_preset(ctx, preset, &cfg) : WS_ERR_NOMEM;
   for (uint32_t i = 0; i < batch && st == WS_OK; i++)
     st = ws_image_input(ctx, ws_image_sample_names()[i % 4], images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS);
   if (st == WS_OK) st = ws_tinyvit_weights_create(ctx, &mc, &w);

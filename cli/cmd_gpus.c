@@ -26,10 +26,10 @@ static const char gpus_help[] =
 
 static int list_presets(void) {
   printf("%-10s %-44s %-4s %5s %10s\n", "NAME", "GPU", "CC", "SMs", "CLOCK");
-  for (const char *const *n = ws_gpu_cfg_preset_names(); *n; n++) {
+  for (const char *const *n = ws_config_preset_names(); *n; n++) {
     ws_ctx *ctx = ws_ctx_create();
     ws_gpu_cfg c;
-    ws_status st = ws_gpu_cfg_load_preset(ctx, *n, &c);
+    ws_status st = ws_config_load_preset(ctx, *n, &c);
     if (st != WS_OK) {
       int rc = ws_cli_error("%s", ws_errmsg(ctx));
       ws_ctx_destroy(ctx);
@@ -47,7 +47,7 @@ static int list_presets(void) {
  * NULL when it cannot be read. *owned is set when the caller must free it. */
 static const char *ini_text(const char *gpu, char **owned) {
   *owned = NULL;
-  const char *embedded = ws_gpu_cfg_preset_text(gpu);
+  const char *embedded = ws_config_preset_text(gpu);
   if (embedded) return embedded;
   size_t size = 0;
   if (ws_file_read(NULL, gpu, owned, &size) != WS_OK) return NULL;
@@ -64,11 +64,11 @@ static bool overridden(const ws_cli_gpuopt *o, const ws_cfg_key *k) {
 
 static void print_keys(const ws_gpu_cfg *c, const ws_cli_gpuopt *o, const char *text) {
   const char *section = "";
-  for (size_t i = 0; i < ws_gpu_cfg_key_count(); i++) {
-    const ws_cfg_key *k = ws_gpu_cfg_key(i);
+  for (size_t i = 0; i < ws_config_key_count(); i++) {
+    const ws_cfg_key *k = ws_config_key(i);
     if (strcmp(section, k->section) != 0) printf("\n[%s]\n", section = k->section);
     char value[160], source[512] = "";
-    ws_gpu_cfg_format(c, k, value, sizeof value);
+    ws_config_format(c, k, value, sizeof value);
     if (overridden(o, k))
       snprintf(source, sizeof source, "--set");
     else if (text)

@@ -28,12 +28,12 @@ static bool is_path(const char *gpu) {
 ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out) {
   const char *gpu = o->gpu ? o->gpu : "a100";
   ws_gpu_cfg cfg;
-  ws_status st = is_path(gpu) ? ws_gpu_cfg_load_file(ctx, gpu, &cfg) : ws_gpu_cfg_load_preset(ctx, gpu, &cfg);
-  for (int i = 0; i < o->nsets && st == WS_OK; i++) st = ws_gpu_cfg_set(ctx, &cfg, o->sets[i]);
+  ws_status st = is_path(gpu) ? ws_config_load_file(ctx, gpu, &cfg) : ws_config_load_preset(ctx, gpu, &cfg);
+  for (int i = 0; i < o->nsets && st == WS_OK; i++) st = ws_config_set(ctx, &cfg, o->sets[i]);
   if (st == WS_OK && o->nsets > 0) {
     char origin[300];
     snprintf(origin, sizeof origin, "%s (after --set)", gpu);
-    st = ws_gpu_cfg_validate(ctx, &cfg, origin);
+    st = ws_config_validate(ctx, &cfg, origin);
   }
   if (st == WS_OK) *out = cfg;
   return st;

@@ -26,7 +26,7 @@
 #include "base/embedded.h"
 
 /* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
- * only this file reads it, through ws_gpu_cfg_preset_text. */
+ * only this file reads it, through ws_config_preset_text. */
 extern const ws_embedded_file ws_config_preset_files[];
 extern const size_t ws_config_preset_files_count;
 
@@ -235,11 +235,11 @@ static const char *const sections[] = {"gpu", "sm", "regfile", "smem", "l1",
                                        "l2", "noc", "hbm", "pcie", NULL};
 static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
 
-size_t ws_gpu_cfg_key_count(void) { return KEY_COUNT; }
+size_t ws_config_key_count(void) { return KEY_COUNT; }
 
-const ws_cfg_key *ws_gpu_cfg_key(size_t i) { return i < KEY_COUNT ? &keys[i] : NULL; }
+const ws_cfg_key *ws_config_key(size_t i) { return i < KEY_COUNT ? &keys[i] : NULL; }
 
-const char *const *ws_gpu_cfg_preset_names(void) { return preset_names; }
+const char *const *ws_config_preset_names(void) { return preset_names; }
 
 static const ws_cfg_key *find_key(const char *section, const char *key) {
   for (size_t i = 0; i < KEY_COUNT; i++)
@@ -247,7 +247,7 @@ static const ws_cfg_key *find_key(const char *section, const char *key) {
   return NULL;
 }
 
-const ws_cfg_key *ws_gpu_cfg_find_key(const char *section_dot_key) {
+const ws_cfg_key *ws_config_find_key(const char *section_dot_key) {
   const char *dot = strchr(section_dot_key, '.');
   char section[32];
   if (!dot || (size_t)(dot - section_dot_key) >= sizeof section) return NULL;
@@ -289,7 +289,7 @@ static void put_number(ws_gpu_cfg *cfg, const ws_cfg_key *k, uint64_t v) {
   }
 }
 
-void ws_gpu_cfg_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes) {
+void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes) {
   if (k->type == WS_CFG_STRING) {
     snprintf(buf, buf_bytes, "%s", (const char *)cfg + k->offset);
   } else if (k->type == WS_CFG_ENUM) {
@@ -404,7 +404,7 @@ static ws_status bad(const checker *c, const char *key, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const ws_cfg_key *k = ws_gpu_cfg_find_key(key);
+  const ws_cfg_key *k = ws_config_find_key(key);
   uint32_t line = c->lines && k ? c->lines[k - keys] : 0;
   if (line)
     return ws_ctx_fail(c->ctx, WS_ERR_INVALID, "%s:%u: error: key '%s': %s", c->origin, line, key, msg);
@@ -527,7 +527,7 @@ static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin
   return st == WS_OK ? check_pcie(&c, cfg) : st;
 }
 
-ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
+ws_status ws_config_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
   return validate(ctx, cfg, origin, NULL);
 }
 
@@ -564,7 +564,7 @@ static void derive(ws_gpu_cfg *cfg) {
   g->mem_requests = mem_requests(cfg);
 }
 
-ws_status ws_gpu_cfg_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {
+ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {
   ws_status st = validate(ctx, cfg, origin, NULL);
   if (st == WS_OK) derive(cfg);
   return st;
@@ -668,7 +668,7 @@ static ws_status check_required(const loader *L) {
   return WS_OK;
 }
 
-ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
+ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
                                ws_gpu_cfg *out) {
   loader *L = calloc(1, sizeof *L);
   if (!L) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory loading %s", filename);
@@ -694,11 +694,11 @@ ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const 
   return st;
 }
 
-ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out) {
+ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out) {
   char *text = NULL;
   size_t size = 0;
   ws_status st = ws_file_read(ctx, path, &text, &size);
-  if (st == WS_OK) st = ws_gpu_cfg_load_text(ctx, text, size, path, out);
+  if (st == WS_OK) st = ws_config_load_text(ctx, text, size, path, out);
   free(text);
   return st;
 }
@@ -713,12 +713,12 @@ static const ws_embedded_file *find_preset(const char *name) {
   return NULL;
 }
 
-const char *ws_gpu_cfg_preset_text(const char *name) {
+const char *ws_config_preset_text(const char *name) {
   const ws_embedded_file *f = find_preset(name);
   return f ? f->text : NULL;
 }
 
-ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
+ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
   const ws_embedded_file *f = find_preset(name);
   if (!f) {
     char list[256] = "";
@@ -726,10 +726,10 @@ ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", preset_names[i]);
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown GPU preset '%s' (presets: %s)", name, list);
   }
-  return ws_gpu_cfg_load_text(ctx, f->text, f->size_bytes, f->path, out);
+  return ws_config_load_text(ctx, f->text, f->size_bytes, f->path, out);
 }
 
-ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
+ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
   char where[256];
   snprintf(where, sizeof where, "--set %s", assignment);
   const char *eq = strchr(assignment, '=');
@@ -739,7 +739,7 @@ ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: expected SECTION.KEY=VALUE", where);
   memcpy(name, assignment, len);
   name[len] = '\0';
-  const ws_cfg_key *k = ws_gpu_cfg_find_key(name);
+  const ws_cfg_key *k = ws_config_find_key(name);
   if (!k) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: unknown key '%s'", where, name);
   ws_status st = set_field(ctx, cfg, k, eq + 1, where);
   if (st == WS_OK) derive(cfg);
@@ -749,8 +749,8 @@ ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
 /* The a100 preset is embedded and loaded by the test suite
  * (tests/sim/test_config.c), so a failure here is a build defect, not an
  * input error: there is nothing a caller could do about it. */
-ws_gpu_cfg ws_gpu_cfg_default(void) {
+ws_gpu_cfg ws_config_default(void) {
   ws_gpu_cfg cfg;
-  if (ws_gpu_cfg_load_preset(NULL, "a100", &cfg) != WS_OK) apply_defaults(&cfg);
+  if (ws_config_load_preset(NULL, "a100", &cfg) != WS_OK) apply_defaults(&cfg);
   return cfg;
 }

@@ -200,38 +200,38 @@ typedef struct ws_cfg_key {
   const char *unit, *description, *source;
 } ws_cfg_key;
 
-size_t ws_gpu_cfg_key_count(void);
-const ws_cfg_key *ws_gpu_cfg_key(size_t i);
+size_t ws_config_key_count(void);
+const ws_cfg_key *ws_config_key(size_t i);
 /* The key named "section.key"; NULL when none. */
-const ws_cfg_key *ws_gpu_cfg_find_key(const char *section_dot_key);
+const ws_cfg_key *ws_config_find_key(const char *section_dot_key);
 /* The field's value as it would be written in an INI file, into buf. */
-void ws_gpu_cfg_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes);
+void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes);
 
 /* ---- loading ------------------------------------------------------------------ */
 
 /* Parses INI text (`filename` only names it in messages): every required key
- * once, nothing unknown, then ws_gpu_cfg_validate. Messages read
+ * once, nothing unknown, then ws_config_validate. Messages read
  * "FILE:LINE: error: ...". */
-ws_status ws_gpu_cfg_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
+ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
                                ws_gpu_cfg *out);
-ws_status ws_gpu_cfg_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
+ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
 /* A preset compiled into the binary (sim/presets/NAME.ini). */
-ws_status ws_gpu_cfg_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
+ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
 /* The embedded preset names, sorted, NULL-terminated. */
-const char *const *ws_gpu_cfg_preset_names(void);
+const char *const *ws_config_preset_names(void);
 /* The embedded INI text of preset `name`; NULL when there is none. */
-const char *ws_gpu_cfg_preset_text(const char *name);
+const char *ws_config_preset_text(const char *name);
 /* Applies one "section.key=value" override and re-derives the geometry;
  * does not validate (several overrides may only be consistent together). */
-ws_status ws_gpu_cfg_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);
+ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);
 /* Every key within its range, then cross-field consistency (cache geometry,
  * partitions, limits, link width); messages read "ORIGIN: error: key '...': ...". */
-ws_status ws_gpu_cfg_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin);
-/* ws_gpu_cfg_validate, then derives cfg->geom: for a config whose fields
- * were changed directly (the loaders and ws_gpu_cfg_set derive by themselves). */
-ws_status ws_gpu_cfg_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin);
+ws_status ws_config_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin);
+/* ws_config_validate, then derives cfg->geom: for a config whose fields
+ * were changed directly (the loaders and ws_config_set derive by themselves). */
+ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin);
 
 /* The default preset (a100), fully resolved. */
-ws_gpu_cfg ws_gpu_cfg_default(void);
+ws_gpu_cfg ws_config_default(void);
 
 #endif

@@ -9,7 +9,7 @@
  * first timed launch, not with the device: functional-only users never pay
  * for the memory system's tables, and its counters are registered once in
  * the device's registry and reused by every later launch. The device checks
- * its copy of the config and derives its geometry (ws_gpu_cfg_resolve) once,
+ * its copy of the config and derives its geometry (ws_config_resolve) once,
  * at creation: a caller may have changed fields after loading it. */
 #include "sim/host/device.h"
 
@@ -42,7 +42,7 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
   dev->cfg = *cfg;
   /* the caller may have edited fields after loading: the simulator below
    * trusts a checked config and its derived geometry, so both are redone */
-  ws_status st = ws_gpu_cfg_resolve(ctx, &dev->cfg, cfg->gpu.name);
+  ws_status st = ws_config_resolve(ctx, &dev->cfg, cfg->gpu.name);
   if (st != WS_OK) {
     free(dev);
     return st;

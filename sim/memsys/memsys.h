@@ -57,7 +57,7 @@ typedef struct ws_line_access {
 typedef struct ws_memsys ws_memsys;
 
 /* Registers its counters in `stats` and posts its events on `q`; both must
- * outlive it. cfg must be resolved (ws_gpu_cfg_resolve or a loader): it is
+ * outlive it. cfg must be resolved (ws_config_resolve or a loader): it is
  * trusted, not checked. */
 ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_eventq *q,
                            ws_memsys **out);

@@ -18,7 +18,7 @@ static ws_gpu_cfg cfg;
 
 static void setup_preset(const char *preset, ws_exec_mode mode) {
   ctx = ws_ctx_create();
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, preset, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, preset, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
   ws_device_set_mode(dev, mode);
 }

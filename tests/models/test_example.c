@@ -11,7 +11,7 @@ static ws_device *dev;
 
 static void setup(void) {
   ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
 }
 

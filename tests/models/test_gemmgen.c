@@ -18,7 +18,7 @@ static ws_device *dev;
 
 static void open_preset(const char *name) {
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
 }
 
@@ -142,7 +142,7 @@ Test(gemmgen, defaults_fit_every_preset) {
   static const char *const presets[] = {"a100", "classroom", "h100", "v100", "rtx-a6000"};
   for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
     ws_gpu_cfg g;
-    cr_assert_eq(ws_gpu_cfg_load_preset(ctx, presets[i], &g), WS_OK);
+    cr_assert_eq(ws_config_load_preset(ctx, presets[i], &g), WS_OK);
     for (int v = 0; v < WS_GEMMGEN_VARIANT_COUNT; v++) {
       ws_gemmgen_cfg c = ws_gemmgen_defaults((ws_gemmgen_variant)v);
       c.epilogue = WS_GEMMGEN_EPI_ALL;

@@ -26,7 +26,7 @@ static ws_device *dev;
 
 static void open_preset(const char *name) {
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
 }
 
@@ -88,7 +88,7 @@ Test(microbench, latency_a100_near_and_far_equal_path_latency) {
 }
 
 Test(microbench, latency_every_preset_equals_path_latency) {
-  const char *const *names = ws_gpu_cfg_preset_names();
+  const char *const *names = ws_config_preset_names();
   for (size_t i = 0; names[i]; i++) {
     check_latencies(names[i]);
     ws_device_destroy(dev);

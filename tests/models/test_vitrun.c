@@ -28,7 +28,7 @@ static void setup(fixture *f, const char *preset, ws_tinyvit_cfg mc, uint32_t ba
   memset(f, 0, sizeof *f);
   f->ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(f->ctx, preset, &cfg), WS_OK, "%s", ws_errmsg(f->ctx));
+  cr_assert_eq(ws_config_load_preset(f->ctx, preset, &cfg), WS_OK, "%s", ws_errmsg(f->ctx));
   cr_assert_eq(ws_device_create(f->ctx, &cfg, &f->dev), WS_OK);
   cr_assert_eq(ws_runtime_create(f->dev, &f->rt), WS_OK);
   cr_assert_eq(ws_tinyvit_weights_create(f->ctx, &mc, &f->w), WS_OK, "%s", ws_errmsg(f->ctx));

@@ -38,7 +38,7 @@ static inline void st_init_cfg(simtest *t, const char *src, const char *kernel,
 }
 
 static inline void st_init(simtest *t, const char *src, const char *kernel) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   st_init_cfg(t, src, kernel, &cfg);
 }
 

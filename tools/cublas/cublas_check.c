@@ -141,7 +141,7 @@ int main(void) {
   if (skip_without_gpu()) return EXIT_SKIP;
   ws_ctx *ctx = ws_ctx_create();
   ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   ws_tinyvit_weights *w = NULL;
   ws_tinyvit_acts *acts = NULL;
   ws_image *img = NULL;

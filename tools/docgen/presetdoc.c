@@ -73,18 +73,18 @@ static void put_row(ws_text *t, const ws_cfg_key *k, const preset_doc *p, size_t
                  k->description, k->unit);
   for (size_t i = 0; i < np; i++) {
     char v[160];
-    ws_gpu_cfg_format(&p[i].cfg, k, v, sizeof v);
+    ws_config_format(&p[i].cfg, k, v, sizeof v);
     ws_text_printf(t, " %s |", v);
   }
   put_sources(t, k, p, np);
 }
 
 static size_t load_presets(preset_doc *p) {
-  const char *const *names = ws_gpu_cfg_preset_names();
+  const char *const *names = ws_config_preset_names();
   size_t n = 0;
   for (; names[n] && n < MAX_PRESETS; n++) {
-    p[n].text = ws_gpu_cfg_preset_text(names[n]);
-    if (!p[n].text || ws_gpu_cfg_load_preset(NULL, names[n], &p[n].cfg) != WS_OK) return 0;
+    p[n].text = ws_config_preset_text(names[n]);
+    if (!p[n].text || ws_config_load_preset(NULL, names[n], &p[n].cfg) != WS_OK) return 0;
     p[n].name = names[n];
   }
   return n;
@@ -97,8 +97,8 @@ char *ws_presetdoc_markdown(void) {
   ws_text t;
   ws_text_init(&t);
   const char *section = "";
-  for (size_t i = 0; i < ws_gpu_cfg_key_count(); i++) {
-    const ws_cfg_key *k = ws_gpu_cfg_key(i);
+  for (size_t i = 0; i < ws_config_key_count(); i++) {
+    const ws_cfg_key *k = ws_config_key(i);
     if (strcmp(k->section, section) != 0) {
       section = k->section;
       ws_text_printf(&t, "%s### [%s]\n\n", i ? "\n" : "", section);

@@ -83,7 +83,7 @@ char *ws_statsdoc_markdown(void) {
   ws_device *dev = NULL;
   ws_program *prog = NULL;
   char *md = NULL;
-  if (ctx && ws_gpu_cfg_load_preset(ctx, "classroom", &cfg) == WS_OK &&
+  if (ctx && ws_config_load_preset(ctx, "classroom", &cfg) == WS_OK &&
       ws_device_create(ctx, &cfg, &dev) == WS_OK && run_probe(ctx, dev, &prog) == WS_OK)
     md = render(ws_device_stats(dev));
   ws_program_destroy(prog);

@@ -91,7 +91,7 @@ static char *build2(unsigned line, const char *repl, unsigned line2, const char 
 static char *build(unsigned line, const char *repl, const char *extra) { return build2(line, repl, 0, NULL, extra); }
 
 static ws_status load(ws_ctx *ctx, const char *text, ws_gpu_cfg *cfg) {
-  return ws_gpu_cfg_load_text(ctx, text, strlen(text), "t.ini", cfg);
+  return ws_config_load_text(ctx, text, strlen(text), "t.ini", cfg);
 }
 
 Test(config, base_text_is_valid) {
@@ -200,14 +200,14 @@ Test(config, slices_must_split_evenly_into_partitions) {
 
 Test(config, every_embedded_preset_loads_and_validates) {
   ws_ctx *ctx = ws_ctx_create();
-  const char *const *names = ws_gpu_cfg_preset_names();
+  const char *const *names = ws_config_preset_names();
   int n = 0;
   for (; names[n]; n++) {
-    cr_assert_not_null(ws_gpu_cfg_preset_text(names[n]), "%s is not embedded", names[n]);
+    cr_assert_not_null(ws_config_preset_text(names[n]), "%s is not embedded", names[n]);
     ws_gpu_cfg cfg;
-    cr_assert_eq(ws_gpu_cfg_load_preset(ctx, names[n], &cfg), WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_config_load_preset(ctx, names[n], &cfg), WS_OK, "%s", ws_errmsg(ctx));
     cr_assert_str_eq(cfg.gpu.name, names[n], "a preset's [gpu] name matches its file");
-    cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, names[n]), WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_config_validate(ctx, &cfg, names[n]), WS_OK, "%s", ws_errmsg(ctx));
     if (n) cr_assert_lt(strcmp(names[n - 1], names[n]), 0, "preset names are sorted");
   }
   cr_assert_eq(n, 5);
@@ -217,17 +217,17 @@ Test(config, every_embedded_preset_loads_and_validates) {
 Test(config, preset_files_on_disk_match_the_embedded_ones) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg from_file, embedded;
-  cr_assert_eq(ws_gpu_cfg_load_file(ctx, WS_SOURCE_DIR "/sim/presets/v100.ini", &from_file), WS_OK, "%s",
+  cr_assert_eq(ws_config_load_file(ctx, WS_SOURCE_DIR "/sim/presets/v100.ini", &from_file), WS_OK, "%s",
                ws_errmsg(ctx));
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "v100", &embedded), WS_OK);
+  cr_assert_eq(ws_config_load_preset(ctx, "v100", &embedded), WS_OK);
   cr_assert_eq(memcmp(&from_file, &embedded, sizeof from_file), 0);
   ws_ctx_destroy(ctx);
 }
 
 Test(config, default_is_the_a100_preset) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg a100, def = ws_gpu_cfg_default();
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "a100", &a100), WS_OK, "the embedded a100 preset must load: %s",
+  ws_gpu_cfg a100, def = ws_config_default();
+  cr_assert_eq(ws_config_load_preset(ctx, "a100", &a100), WS_OK, "the embedded a100 preset must load: %s",
                ws_errmsg(ctx));
   cr_assert_eq(memcmp(&a100, &def, sizeof def), 0);
   cr_assert_str_eq(def.gpu.name, "a100");
@@ -239,18 +239,18 @@ Test(config, default_is_the_a100_preset) {
 
 Test(config, preset_figures) {
   ws_gpu_cfg c;
-  cr_assert_eq(ws_gpu_cfg_load_preset(NULL, "rtx-a6000", &c), WS_OK);
+  cr_assert_eq(ws_config_load_preset(NULL, "rtx-a6000", &c), WS_OK);
   cr_assert_eq(c.sm.max_warps_per_sm, 48);
   cr_assert_eq(c.sm.max_ctas_per_sm, 16);
   cr_assert_eq(c.smem.per_sm_bytes, 100u * 1024u);
   cr_assert_eq(c.smem.max_per_block_bytes, 99u * 1024u);
-  cr_assert_eq(ws_gpu_cfg_load_preset(NULL, "v100", &c), WS_OK);
+  cr_assert_eq(ws_config_load_preset(NULL, "v100", &c), WS_OK);
   cr_assert_eq(c.smem.reserved_per_block_bytes, 0);
   cr_assert_eq(c.smem.alloc_unit_bytes, 256);
   cr_assert_eq(c.hbm.channels * (uint64_t)c.hbm.channel_mbps, 900000u); /* 900 GB/s */
-  cr_assert_eq(ws_gpu_cfg_load_preset(NULL, "h100", &c), WS_OK);
+  cr_assert_eq(ws_config_load_preset(NULL, "h100", &c), WS_OK);
   cr_assert_eq(c.smem.per_sm_bytes, 228u * 1024u);
-  cr_assert_eq(ws_gpu_cfg_load_preset(NULL, "classroom", &c), WS_OK);
+  cr_assert_eq(ws_config_load_preset(NULL, "classroom", &c), WS_OK);
   cr_assert_eq(c.gpu.num_sms, 2);
   cr_assert_eq(c.l1.size_kib, 16);
   cr_assert_eq(c.l2.size_kib, 256);
@@ -261,28 +261,28 @@ Test(config, preset_figures) {
 Test(config, unknown_preset_lists_the_presets) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "b200", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_preset(ctx, "b200", &cfg), WS_ERR_INVALID);
   cr_assert_str_eq(ws_errmsg(ctx), "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)");
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "../models/examples/saxpy", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_preset(ctx, "../models/examples/saxpy", &cfg), WS_ERR_INVALID);
   ws_ctx_destroy(ctx);
 }
 
 Test(config, set_overrides) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l2.size_kib=20480"), WS_OK, "%s", ws_errmsg(ctx));
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l2.size_kib=20480"), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(cfg.l2.size_kib, 20480); /* 256 KiB slices: 128 sets of 16 ways */
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "sm.scheduler=lrr"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.scheduler=lrr"), WS_OK);
   cr_assert_eq(cfg.sm.scheduler, WS_SCHED_LRR);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.write_policy=write-back"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l1.write_policy=write-back"), WS_OK);
   cr_assert_eq(cfg.l1.write_policy, WS_WRITE_BACK_ALLOC);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "gpu.full_name=My GPU"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "gpu.full_name=My GPU"), WS_OK);
   cr_assert_str_eq(cfg.gpu.full_name, "My GPU");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "gpu.insn_budget_warp_insns=10000000000"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "gpu.insn_budget_warp_insns=10000000000"), WS_OK);
   cr_assert_eq(cfg.gpu.insn_budget_warp_insns, 10000000000ull);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "sm.max_block_dim_z=32"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.max_block_dim_z=32"), WS_OK);
   cr_assert_eq(cfg.sm.max_block_dim[2], 32);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100 with --set"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 with --set"), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 
@@ -310,8 +310,8 @@ Test(config, set_bad) {
   for (size_t i = 0; i < sizeof set_cases / sizeof set_cases[0]; i++) {
     const set_case *c = &set_cases[i];
     ws_ctx *ctx = ws_ctx_create();
-    ws_gpu_cfg cfg = ws_gpu_cfg_default(), before = cfg;
-    cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, c->assign), WS_ERR_INVALID, "%s", c->assign);
+    ws_gpu_cfg cfg = ws_config_default(), before = cfg;
+    cr_assert_eq(ws_config_set(ctx, &cfg, c->assign), WS_ERR_INVALID, "%s", c->assign);
     cr_assert_str_eq(ws_errmsg(ctx), c->msg);
     cr_assert_eq(memcmp(&cfg, &before, sizeof cfg), 0, "a failed --set changes nothing");
     ws_ctx_destroy(ctx);
@@ -321,20 +321,20 @@ Test(config, set_bad) {
 Test(config, set_then_validate_names_the_origin) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "classroom", &cfg), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.size_kib=24"), WS_OK); /* 24 KiB / (32 x 128 B) = 6 sets */
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "classroom (after --set)"), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l1.size_kib=24"), WS_OK); /* 24 KiB / (32 x 128 B) = 6 sets */
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "classroom (after --set)"), WS_ERR_INVALID);
   cr_assert_str_eq(ws_errmsg(ctx), "classroom (after --set): error: key 'l1.size_kib': 24 KiB / (1 slice x 32 "
                                    "ways x 128 B lines) = 6 sets, not a power of two");
   ws_ctx_destroy(ctx);
 }
 
 Test(config, key_table_is_consistent) {
-  size_t n = ws_gpu_cfg_key_count();
+  size_t n = ws_config_key_count();
   cr_assert_eq(n, 88, "update this count when adding a key");
-  cr_assert_null(ws_gpu_cfg_key(n));
+  cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
-    const ws_cfg_key *k = ws_gpu_cfg_key(i);
+    const ws_cfg_key *k = ws_config_key(i);
     cr_assert_leq(k->offset + k->size_bytes, sizeof(ws_gpu_cfg), "%s.%s", k->section, k->key);
     cr_assert(k->description && *k->description && k->source && *k->source, "%s.%s", k->section, k->key);
     if (k->type == WS_CFG_U32 || k->type == WS_CFG_U64) {
@@ -343,9 +343,9 @@ Test(config, key_table_is_consistent) {
     }
     char name[96];
     snprintf(name, sizeof name, "%s.%s", k->section, k->key);
-    cr_assert_eq(ws_gpu_cfg_find_key(name), k);
+    cr_assert_eq(ws_config_find_key(name), k);
     for (size_t j = 0; j < i; j++) { /* no two keys share bytes */
-      const ws_cfg_key *o = ws_gpu_cfg_key(j);
+      const ws_cfg_key *o = ws_config_key(j);
       cr_assert(o->offset + o->size_bytes <= k->offset || k->offset + k->size_bytes <= o->offset,
                 "%s.%s overlaps %s.%s", k->section, k->key, o->section, o->key);
     }
@@ -353,31 +353,31 @@ Test(config, key_table_is_consistent) {
 }
 
 Test(config, format_values) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   char buf[64];
-  ws_gpu_cfg_format(&cfg, ws_gpu_cfg_find_key("sm.scheduler"), buf, sizeof buf);
+  ws_config_format(&cfg, ws_config_find_key("sm.scheduler"), buf, sizeof buf);
   cr_assert_str_eq(buf, "gto");
-  ws_gpu_cfg_format(&cfg, ws_gpu_cfg_find_key("gpu.dram_size_bytes"), buf, sizeof buf);
+  ws_config_format(&cfg, ws_config_find_key("gpu.dram_size_bytes"), buf, sizeof buf);
   cr_assert_str_eq(buf, "42949672960");
-  ws_gpu_cfg_format(&cfg, ws_gpu_cfg_find_key("gpu.full_name"), buf, sizeof buf);
+  ws_config_format(&cfg, ws_config_find_key("gpu.full_name"), buf, sizeof buf);
   cr_assert_str_eq(buf, "NVIDIA A100-SXM4-40GB");
-  ws_gpu_cfg_format(&cfg, ws_gpu_cfg_find_key("l1.write_policy"), buf, sizeof buf);
+  ws_config_format(&cfg, ws_config_find_key("l1.write_policy"), buf, sizeof buf);
   cr_assert_str_eq(buf, "write-through");
 }
 
 Test(config, missing_file_is_an_io_error) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_file(ctx, "/nonexistent/gpu.ini", &cfg), WS_ERR_IO);
+  cr_assert_eq(ws_config_load_file(ctx, "/nonexistent/gpu.ini", &cfg), WS_ERR_IO);
   ws_ctx_destroy(ctx);
 }
 
 Test(config, set_can_break_consistency_until_validated) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   /* 4096 KiB over 80 slices of 16 x 128 B ways: 25.6 sets per slice */
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l2.size_kib=4096"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l2.size_kib=4096"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
   cr_assert_str_eq(ws_errmsg(ctx), "a100: error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B "
                                    "lines) = 25.6 sets, not a power of two");
   ws_ctx_destroy(ctx);
@@ -387,9 +387,9 @@ Test(config, set_can_break_consistency_until_validated) {
  * after the overrides, before any memory system is built. */
 Test(config, set_sector_size_fails_validation) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "l1.sector_bytes=48"), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100 (after --set)"), WS_ERR_INVALID);
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l1.sector_bytes=48"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 (after --set)"), WS_ERR_INVALID);
   cr_assert_str_eq(ws_errmsg(ctx), "a100 (after --set): error: key 'l1.sector_bytes': 48 B is not a power of two");
   ws_ctx_destroy(ctx);
 }
@@ -407,7 +407,7 @@ static void odd_sector(ws_gpu_cfg *c) { c->l1.sector_bytes = 48; }
 static void l2_sector_differs(ws_gpu_cfg *c) { c->l2.sector_bytes = 64; }
 
 /* Fields written directly (no loader, no --set) are checked by value and as
- * a whole by ws_gpu_cfg_resolve, which the device runs on its copy; the
+ * a whole by ws_config_resolve, which the device runs on its copy; the
  * components below it check nothing. */
 static const edit_case edit_cases[] = {
     {zero_channel_mbps, "edited: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
@@ -422,10 +422,10 @@ static const edit_case edit_cases[] = {
 Test(config, resolve_checks_edited_fields) {
   for (size_t i = 0; i < sizeof edit_cases / sizeof edit_cases[0]; i++) {
     ws_ctx *ctx = ws_ctx_create();
-    ws_gpu_cfg cfg = ws_gpu_cfg_default(), before;
+    ws_gpu_cfg cfg = ws_config_default(), before;
     edit_cases[i].edit(&cfg);
     before = cfg;
-    cr_assert_eq(ws_gpu_cfg_resolve(ctx, &cfg, "edited"), WS_ERR_INVALID, "case %zu", i);
+    cr_assert_eq(ws_config_resolve(ctx, &cfg, "edited"), WS_ERR_INVALID, "case %zu", i);
     cr_expect_str_eq(ws_errmsg(ctx), edit_cases[i].msg, "case %zu", i);
     cr_expect_eq(memcmp(&cfg, &before, sizeof cfg), 0, "case %zu: a refused config is left alone", i);
     ws_ctx_destroy(ctx);

@@ -14,7 +14,7 @@
 static ws_gpu_cfg preset(const char *name) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, name, &c), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, name, &c), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
   return c;
 }
@@ -71,17 +71,17 @@ Test(geom, classroom_by_hand) {
 Test(geom, set_re_derives) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = preset("classroom");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &c, "l2.size_kib=512"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_set(ctx, &c, "l2.size_kib=512"), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(c.geom.l2_slice_bytes, 262144ull);   /* 512 KiB / 2 */
   cr_expect_eq(c.geom.l2_sets_per_slice, 128);      /* 262144 / (16 x 128) */
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &c, "hbm.t_rcd_ps=14001"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &c, "hbm.t_rcd_ps=14001"), WS_OK);
   cr_expect_eq(c.geom.hbm_t_rcd_cycles, 15, "rounded up");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &c, "gpu.core_clock_mhz=1410"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &c, "gpu.core_clock_mhz=1410"), WS_OK);
   cr_expect_eq(c.geom.hbm_t_rcd_cycles, 20, "14.001 ns at 1.41 GHz = 19.74 cycles");
   cr_expect_eq(c.geom.hbm_t_cl_cycles, 20, "14 ns at 1.41 GHz = 19.74 cycles");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &c, "l1.mshr_entries=16"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &c, "l1.mshr_entries=16"), WS_OK);
   cr_expect_eq(c.geom.mem_requests, 16u * 9 * 2 + 768 + 64 + 2);
-  cr_expect_eq(ws_gpu_cfg_validate(ctx, &c, "classroom (after --set)"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_config_validate(ctx, &c, "classroom (after --set)"), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 
@@ -90,8 +90,8 @@ Test(geom, set_re_derives) {
 Test(geom, short_rows_hold_one_line) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = preset("classroom");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &c, "hbm.row_bytes=64"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &c, "classroom"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_set(ctx, &c, "hbm.row_bytes=64"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &c, "classroom"), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(c.geom.hbm_lines_per_row, 1);
   ws_ctx_destroy(ctx);
 }
@@ -102,7 +102,7 @@ Test(geom, resolve_derives_edited_fields) {
   ws_gpu_cfg c = preset("a100");
   c.l1.size_kib = 14;  /* 14 x 1024 / (56 x 128) = 2 sets */
   c.gpu.num_sms = 4;   /* 2304 x 4 + 30720 + 1280 + 2 */
-  cr_assert_eq(ws_gpu_cfg_resolve(ctx, &c, "edited a100"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_resolve(ctx, &c, "edited a100"), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(c.geom.l1_sets, 2);
   cr_expect_eq(c.geom.mem_requests, 9216ull + 30720 + 1280 + 2);
   ws_ctx_destroy(ctx);
@@ -110,10 +110,10 @@ Test(geom, resolve_derives_edited_fields) {
 
 /* Loading derives what resolving derives, for every preset. */
 Test(geom, every_preset_is_resolved) {
-  for (const char *const *n = ws_gpu_cfg_preset_names(); *n; n++) {
+  for (const char *const *n = ws_config_preset_names(); *n; n++) {
     ws_gpu_cfg loaded = preset(*n), again = loaded;
     memset(&again.geom, 0, sizeof again.geom);
-    cr_assert_eq(ws_gpu_cfg_resolve(NULL, &again, *n), WS_OK, "%s", *n);
+    cr_assert_eq(ws_config_resolve(NULL, &again, *n), WS_OK, "%s", *n);
     cr_expect_eq(memcmp(&loaded, &again, sizeof loaded), 0, "%s", *n);
     cr_expect_geq(loaded.geom.l1_sets, 1, "%s", *n);
     cr_expect_leq(loaded.geom.sectors_per_line, WS_CFG_MAX_SECTORS_PER_LINE, "%s", *n);

@@ -15,7 +15,7 @@
 
 static ws_gpu_cfg preset(const char *name) {
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(NULL, name, &cfg), WS_OK, "preset %s", name);
+  cr_assert_eq(ws_config_load_preset(NULL, name, &cfg), WS_OK, "preset %s", name);
   return cfg;
 }
 

@@ -136,7 +136,7 @@ Test(faults, hmma_needs_the_whole_warp) {
 }
 
 Test(faults, instruction_budget) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cfg.gpu.insn_budget_warp_insns = 1000;
   simtest t;
   st_init_cfg(&t, ".kernel spin\nMOV R1, 0\nloop:\nIADD R1, R1, 1\nBRA loop\n", "spin", &cfg);

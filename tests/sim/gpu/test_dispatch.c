@@ -79,7 +79,7 @@ static const char smid_kernel[] = ".kernel t\n.param .ptr out\n.param .u32 spin\
                                   "STG.32 [R6], R1\nEXIT\n";
 
 static void placement(uint32_t spin, uint32_t got[6]) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = 3;
   c.sm.max_ctas_per_sm = 1;
   simtest t;

@@ -22,7 +22,7 @@
 enum { FP32_LAT = 5, INT_LAT = 3, SMEM_LAT = 25, BRANCH_LAT = 7 };
 
 static ws_gpu_cfg tcfg(void) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = 2;
   c.gpu.core_clock_mhz = 1000;
   c.sm.subpartitions = 4;
@@ -43,7 +43,7 @@ static ws_gpu_cfg tcfg(void) {
   c.smem.banks = 32;
   c.smem.bank_width_bytes = 4;
   c.smem.lat_cycles = SMEM_LAT;
-  cr_assert_eq(ws_gpu_cfg_resolve(NULL, &c, "tcfg"), WS_OK);
+  cr_assert_eq(ws_config_resolve(NULL, &c, "tcfg"), WS_OK);
   return c;
 }
 
@@ -317,7 +317,7 @@ Test(engine, a_cta_that_cannot_fit_fails_to_launch) {
 
 static char *stats_json(const char *example) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &c, &dev), WS_OK, "%s", ws_errmsg(ctx));
   ws_example_shape s = ws_example_default_shape(example);
@@ -343,7 +343,7 @@ Test(engine, two_runs_give_identical_stats) {
 
 Test(engine, shipped_examples_pass_timed_with_a_report) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &c, &dev), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_device_mode(dev), WS_MODE_TIMING);

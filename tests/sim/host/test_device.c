@@ -34,7 +34,7 @@ Test(device, launch_limits) {
 }
 
 Test(device, register_limit) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cfg.regfile.max_regs_per_thread = 16;
   simtest t;
   st_init_cfg(&t, kern, "t", &cfg);
@@ -79,7 +79,7 @@ Test(device, stats_count_every_issue) {
 }
 
 Test(device, memory_through_the_device) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cfg.gpu.dram_size_bytes = 1 << 20;
   ws_ctx *ctx = ws_ctx_create();
   ws_device *dev = NULL;
@@ -105,14 +105,14 @@ Test(device, memory_through_the_device) {
 /* The device checks its copy of the config and derives its geometry: a
  * field edited after loading cannot reach the timing model unchecked. */
 Test(device, checks_and_derives_an_edited_config) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cfg.hbm.channel_mbps = 0;
   ws_ctx *ctx = ws_ctx_create();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "a100: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s");
   cr_expect_null(dev);
-  cfg = ws_gpu_cfg_default();
+  cfg = ws_config_default();
   cfg.l1.size_kib = 14; /* 14 KiB / (56 ways x 128 B) = 2 sets */
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_device_cfg(dev)->geom.l1_sets, 2);
@@ -121,7 +121,7 @@ Test(device, checks_and_derives_an_edited_config) {
 }
 
 Test(device, smid_wraps_over_the_sms) {
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
+  ws_gpu_cfg cfg = ws_config_default();
   cfg.gpu.num_sms = 4;
   simtest t;
   st_init_cfg(&t, ".kernel t\n.param .ptr out\nS2R R0, SR_CTAID.X\nS2R R1, SR_SMID\nLDP.64 R2, [out]\n"

@@ -18,7 +18,7 @@
 static ws_cfg_pcie preset(const char *name) {
   ws_gpu_cfg cfg;
   ws_ctx *ctx = ws_ctx_create();
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, name, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
   return cfg.pcie;
 }
@@ -136,22 +136,22 @@ Test(pcie, pageable_partial_last_chunk) {
 
 Test(pcie, link_keys_are_validated) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_gpu_cfg cfg = ws_gpu_cfg_default();
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "pcie.gen=6"), WS_ERR_INVALID);
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.gen=6"), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx),
                    "--set pcie.gen=6: error: key 'pcie.gen' = 6 is out of range [1, 5]");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "pcie.lanes=3"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.lanes=3"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
   cr_expect_str_eq(
       ws_errmsg(ctx),
       "a100: error: key 'pcie.lanes': x3 is not a PCIe link width (x1, x2, x4, x8, x12, x16, x32)");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "pcie.lanes=8"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "pcie.max_payload_bytes=384"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.lanes=8"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.max_payload_bytes=384"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx),
                    "a100: error: key 'pcie.max_payload_bytes': 384 B is not a power of two");
-  cr_assert_eq(ws_gpu_cfg_set(ctx, &cfg, "pcie.max_payload_bytes=512"), WS_OK);
-  cr_assert_eq(ws_gpu_cfg_validate(ctx, &cfg, "a100"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.max_payload_bytes=512"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_OK, "%s", ws_errmsg(ctx));
   /* x8 gen4, 512 B TLPs: 8 x 16000 x 128/130 / 8 x 512/536 = 15048.5 MB/s */
   cr_expect_eq(ws_pcie_peak_mbps(&cfg.pcie), 15048);
   ws_ctx_destroy(ctx);
@@ -159,22 +159,22 @@ Test(pcie, link_keys_are_validated) {
 
 Test(pcie, ini_section_errors) {
   ws_ctx *ctx = ws_ctx_create();
-  const char *base = ws_gpu_cfg_preset_text("classroom");
+  const char *base = ws_config_preset_text("classroom");
   cr_assert_not_null(base);
   char text[16384];
   snprintf(text, sizeof text, "%s\n[pcie]\nlane = 8\n", base);
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "error: unknown key 'lane' in section [pcie]"), "%s",
             ws_errmsg(ctx));
   snprintf(text, sizeof text, "%s\n[pci]\ngen = 3\n", base);
-  cr_assert_eq(ws_gpu_cfg_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx),
                    "error: unknown section [pci] (sections: gpu, sm, regfile, smem, l1, l2, "
                    "noc, hbm, pcie)"),
             "%s", ws_errmsg(ctx));
   snprintf(text, sizeof text, "%s\n[pcie]\ngen = 5\n", base);
-  cr_assert_eq(ws_gpu_cfg_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "error: duplicate key 'pcie.gen'"), "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }

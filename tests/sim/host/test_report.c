@@ -45,7 +45,7 @@ static bool field(const char *text, const char *label, char *out, size_t size) {
   } while (0)
 
 static ws_gpu_cfg rcfg(void) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   snprintf(c.gpu.name, sizeof c.gpu.name, "tiny");
   c.gpu.num_sms = 2;
   c.gpu.core_clock_mhz = 1000;

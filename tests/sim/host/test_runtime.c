@@ -45,7 +45,7 @@ static void setup(fixture *f) {
   memset(f, 0, sizeof *f);
   f->ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
-  cr_assert_eq(ws_gpu_cfg_load_preset(f->ctx, "classroom", &cfg), WS_OK, "%s", ws_errmsg(f->ctx));
+  cr_assert_eq(ws_config_load_preset(f->ctx, "classroom", &cfg), WS_OK, "%s", ws_errmsg(f->ctx));
   cr_assert_eq(ws_device_create(f->ctx, &cfg, &f->dev), WS_OK);
   cr_assert_eq(ws_runtime_create(f->dev, &f->rt), WS_OK);
   cr_assert_eq(ws_asm_parse(f->ctx, kern_src, strlen(kern_src), "t.wsa", &f->prog), WS_OK, "%s",

@@ -23,12 +23,12 @@
  * as the loaders do: the components trust both. */
 static inline void mt_resolve(ws_gpu_cfg *c) {
   ws_ctx *ctx = ws_ctx_create();
-  cr_assert_eq(ws_gpu_cfg_resolve(ctx, c, "test config"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_resolve(ctx, c, "test config"), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 
 static inline ws_gpu_cfg mt_cfg(void) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = 4;
   c.gpu.core_clock_mhz = 1000;
   c.l1 = (ws_cfg_l1){.size_kib = 4,

@@ -70,7 +70,7 @@ Test(latency, dram_terms_round_up_to_core_cycles) {
 Test(latency, a100_preset) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c;
-  cr_assert_eq(ws_gpu_cfg_load_preset(ctx, "a100", &c), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_load_preset(ctx, "a100", &c), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
   cr_expect_eq(lat(&c, WS_LEVEL_L1_HIT), 33);
   cr_expect_eq(lat(&c, WS_LEVEL_L2_HIT_NEAR), 208);

@@ -219,12 +219,12 @@ Test(memsys, deterministic_stats) {
  * own formula (the explicit configuration above pins the numbers; this pins
  * the presets to the model). */
 Test(memsys, every_preset_probes_match_formula) {
-  const char *const *names = ws_gpu_cfg_preset_names();
+  const char *const *names = ws_config_preset_names();
   cr_assert(names && names[0]);
   for (size_t i = 0; names[i]; i++) {
     ws_ctx *ctx = ws_ctx_create();
     ws_gpu_cfg c;
-    cr_assert_eq(ws_gpu_cfg_load_preset(ctx, names[i], &c), WS_OK, "%s: %s", names[i],
+    cr_assert_eq(ws_config_load_preset(ctx, names[i], &c), WS_OK, "%s: %s", names[i],
                  ws_errmsg(ctx));
     ws_ctx_destroy(ctx);
     mt_sys *s = calloc(1, sizeof *s);

@@ -21,7 +21,7 @@ static uint64_t stat(const simtest *t, const char *name) {
 }
 
 static void run_on(simtest *t, const char *src, uint32_t num_sms, uint32_t grid, uint32_t block) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = num_sms;
   st_init_cfg(t, src, "t", &c);
   st_run(t, grid, block);
@@ -98,7 +98,7 @@ Test(sm, branches_taken) {
  * (stride 2 words over 32 banks) and a conflict-free load. */
 Test(sm, lsu_and_shared_counts) {
   simtest t;
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = 1;
   c.smem.banks = 32;
   c.smem.bank_width_bytes = 4;

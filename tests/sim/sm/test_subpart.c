@@ -17,7 +17,7 @@
 enum { FP32_LAT = 5, INT_LAT = 3, SMEM_LAT = 25, M = 12 };
 
 static ws_gpu_cfg scfg(ws_sched_policy policy) {
-  ws_gpu_cfg c = ws_gpu_cfg_default();
+  ws_gpu_cfg c = ws_config_default();
   c.gpu.num_sms = 1;
   c.sm.subpartitions = 4;
   c.sm.max_warps_per_sm = 64;

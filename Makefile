@@ -11,7 +11,7 @@ FUZZ      ?= build-fuzz
 FUZZ_SECONDS ?= 25
 WERROR    := $(if $(CI),ON,OFF)
 
-.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs format clean
 
 all: build
 
@@ -65,6 +65,10 @@ bench: build
 
 docs: build
 	./$(BUILD)/ws-docgen --update
+
+# formats every C file as .clang-format says (make test checks it)
+format: deps
+	find base isa sim models cli bench tools tests traces viz -name '*.[ch]' -type f | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

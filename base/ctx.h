@@ -29,8 +29,7 @@ void ws_ctx_destroy(ws_ctx *ctx);
 
 /* Records a printf-style message and returns `st`, so callers can write
  * `return ws_ctx_fail(ctx, WS_ERR_INVALID, "...", ...);`. */
-ws_status ws_ctx_fail(ws_ctx *ctx, ws_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ws_status ws_ctx_fail(ws_ctx *ctx, ws_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 ws_status ws_ctx_vfail(ws_ctx *ctx, ws_status st, const char *fmt, va_list ap);
 void ws_ctx_clear(ws_ctx *ctx);
 

@@ -1,7 +1,6 @@
 /* f16.c - binary16 conversions on bit patterns (round to nearest even). */
 #include "base/f16.h"
 
-
 /* Rounds the magnitude `mant` right by `shift` bits to nearest, ties to even. */
 static uint32_t round_shift_rne(uint32_t mant, unsigned shift) {
   if (shift == 0) return mant;
@@ -24,7 +23,7 @@ uint16_t ws_f16_from_f32(float f) {
   }
   int32_t e16 = (int32_t)exp - 127 + 15;
   if (e16 >= 31) return (uint16_t)(sign | 0x7c00u); /* overflow to inf */
-  if (e16 <= 0) { /* subnormal half (or zero): shift the implicit-one mantissa */
+  if (e16 <= 0) {              /* subnormal half (or zero): shift the implicit-one mantissa */
     if (exp == 0) return sign; /* f32 subnormals are far below half's range */
     uint32_t full = mant | 0x800000u;
     unsigned shift = (unsigned)(14 - e16);

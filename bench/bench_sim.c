@@ -72,7 +72,8 @@ static void print_result(ws_device *dev, const bench_case *bc, const ws_launch_s
 static int run_case(ws_device *dev, const bench_case *bc) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_program *prog = NULL;
-  ws_status built = bc->path ? ws_example_program(ctx, bc->path, &prog) : ws_gemmgen_build(ctx, bc->gemm, &prog);
+  ws_status built =
+      bc->path ? ws_example_program(ctx, bc->path, &prog) : ws_gemmgen_build(ctx, bc->gemm, &prog);
   if (built != WS_OK) {
     fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
     return 1;
@@ -92,8 +93,10 @@ static int run_case(ws_device *dev, const bench_case *bc) {
     double t = now_seconds() - t0;
     if (t < best) best = t;
   }
-  if (st == WS_OK) print_result(dev, bc, &stats, best);
-  else fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
+  if (st == WS_OK)
+    print_result(dev, bc, &stats, best);
+  else
+    fprintf(stderr, "%s: %s\n", bc->label, ws_errmsg(ctx));
   for (int i = 0; i < 3; i++)
     if (dptrs[i]) ws_device_free(dev, dptrs[i]);
   ws_program_destroy(prog);
@@ -106,14 +109,42 @@ int main(int argc, char **argv) {
    * FFMAs per 16 shared loads (models/gemmgen.c, blocktile2d) */
   const ws_gemmgen_cfg rb = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
   const bench_case cases[] = {
-      {"sgemm-ffma 512^3 (8x8/thread)", NULL, &rb, {N / 128, N / 128, 1}, {256, 1, 1},
-       {"A", "B", "C"}, {N * N * 4, N * N * 4, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
-      {"sgemm 512^3 (16x16 tiles)", "models/examples/sgemm.wsa", NULL, {N / 16, N / 16, 1}, {16, 16, 1},
-       {"A", "B", "C"}, {N * N * 4, N * N * 4, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
-      {"saxpy", "models/examples/saxpy.wsa", NULL, {SAXPY_N / 256, 1, 1}, {256, 1, 1},
-       {"x", "y", NULL}, {SAXPY_N * 4ull, SAXPY_N * 4ull, 0}, {"n", NULL, NULL}, {SAXPY_N, 0, 0}},
-      {"mma gemm 512^3 (HMMA)", "models/examples/mma_gemm.wsa", NULL, {N / 8, N / 16, 1}, {32, 1, 1},
-       {"A", "Bt", "C"}, {N * N * 2, N * N * 2, N * N * 4}, {"M", "N", "K"}, {N, N, N}},
+      {"sgemm-ffma 512^3 (8x8/thread)",
+       NULL,
+       &rb,
+       {N / 128, N / 128, 1},
+       {256, 1, 1},
+       {"A", "B", "C"},
+       {N * N * 4, N * N * 4, N * N * 4},
+       {"M", "N", "K"},
+       {N, N, N}},
+      {"sgemm 512^3 (16x16 tiles)",
+       "models/examples/sgemm.wsa",
+       NULL,
+       {N / 16, N / 16, 1},
+       {16, 16, 1},
+       {"A", "B", "C"},
+       {N * N * 4, N * N * 4, N * N * 4},
+       {"M", "N", "K"},
+       {N, N, N}},
+      {"saxpy",
+       "models/examples/saxpy.wsa",
+       NULL,
+       {SAXPY_N / 256, 1, 1},
+       {256, 1, 1},
+       {"x", "y", NULL},
+       {SAXPY_N * 4ull, SAXPY_N * 4ull, 0},
+       {"n", NULL, NULL},
+       {SAXPY_N, 0, 0}},
+      {"mma gemm 512^3 (HMMA)",
+       "models/examples/mma_gemm.wsa",
+       NULL,
+       {N / 8, N / 16, 1},
+       {32, 1, 1},
+       {"A", "Bt", "C"},
+       {N * N * 2, N * N * 2, N * N * 4},
+       {"M", "N", "K"},
+       {N, N, N}},
   };
   bool functional = argc > 1 && strcmp(argv[1], "functional") == 0;
   if (argc > 1 && !functional && strcmp(argv[1], "timing") != 0) {

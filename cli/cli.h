@@ -41,16 +41,16 @@ bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 /* Loads a program from .wsa text or a .wso object, chosen by content. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
 /* The kernel named `name`, or the only kernel when name is NULL. */
-ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name,
-                             const char *path, const ws_kernel **out);
+ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
+                             const ws_kernel **out);
 
 /* ---- GPU selection: --gpu NAME|FILE.ini and --set SECTION.KEY=VALUE (gpuopt.c) ---- */
 
 #define WS_CLI_MAX_SETS 64
 
 typedef struct ws_cli_gpuopt {
-  const char *gpu;                      /* preset name or INI path; NULL: the default (a100) */
-  const char *sets[WS_CLI_MAX_SETS];    /* overrides, applied in order */
+  const char *gpu;                   /* preset name or INI path; NULL: the default (a100) */
+  const char *sets[WS_CLI_MAX_SETS]; /* overrides, applied in order */
   int nsets;
 } ws_cli_gpuopt;
 
@@ -71,9 +71,10 @@ typedef struct ws_cli_runopt {
 } ws_cli_runopt;
 
 /* getopt_long entries for the three options; their codes are 'R', 'J', 'F'. */
-#define WS_CLI_RUNOPT_LONGS                                                                    \
-  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},            \
-      {"functional", no_argument, NULL, 'F'}
+#define WS_CLI_RUNOPT_LONGS                                                                                  \
+  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'}, {                        \
+    "functional", no_argument, NULL, 'F'                                                                     \
+  }
 /* Takes option code c (with its argument); false when c is not one of them. */
 bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg);
 /* A usage error for combinations that cannot work, else WS_EXIT_OK. */
@@ -91,17 +92,19 @@ extern const char ws_cli_runopt_help[];
 #define WS_CLI_GEMM_TILES 8
 #define WS_CLI_GEMMOPT_FIRST 0x100 /* getopt codes 0x100..0x107, in the order above */
 typedef struct ws_cli_gemmopt {
-  const char *variant;                 /* NULL: default_variant */
+  const char *variant; /* NULL: default_variant */
   ws_gemmgen_variant default_variant;
-  bool has_default_cfg;                /* without --variant, start from default_cfg */
+  bool has_default_cfg; /* without --variant, start from default_cfg */
   ws_gemmgen_cfg default_cfg;
-  uint32_t tiles[WS_CLI_GEMM_TILES];   /* 0: not given */
+  uint32_t tiles[WS_CLI_GEMM_TILES]; /* 0: not given */
 } ws_cli_gemmopt;
-#define WS_CLI_GEMMOPT_LONGS                                                                   \
-  {"bm", required_argument, NULL, 0x100}, {"bn", required_argument, NULL, 0x101},              \
-      {"bk", required_argument, NULL, 0x102}, {"tm", required_argument, NULL, 0x103},          \
-      {"tn", required_argument, NULL, 0x104}, {"wm", required_argument, NULL, 0x105},          \
-      {"wn", required_argument, NULL, 0x106}, {"threads", required_argument, NULL, 0x107}
+#define WS_CLI_GEMMOPT_LONGS                                                                                 \
+  {"bm", required_argument, NULL, 0x100}, {"bn", required_argument, NULL, 0x101},                            \
+      {"bk", required_argument, NULL, 0x102}, {"tm", required_argument, NULL, 0x103},                        \
+      {"tn", required_argument, NULL, 0x104}, {"wm", required_argument, NULL, 0x105},                        \
+      {"wn", required_argument, NULL, 0x106}, {                                                              \
+    "threads", required_argument, NULL, 0x107                                                                \
+  }
 int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *arg);
 /* The variant's defaults (or default_cfg), then each tile flag given. */
 ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmgen_cfg *out);

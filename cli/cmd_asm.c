@@ -9,20 +9,18 @@
 #include "isa/asm.h"
 #include "isa/objfile.h"
 
-static const char asm_help[] =
-    "usage: warpscope asm FILE.wsa [-o FILE.wso]\n\n"
-    "Assembles FILE.wsa. Without -o, prints each kernel's instruction count,\n"
-    "registers per thread, parameters and static shared memory. With -o, writes\n"
-    "a .wso object that 'warpscope disasm' and 'warpscope exec' read.\n\n"
-    "  -o, --output FILE   write the object to FILE (atomically)\n"
-    "  -h, --help          this text\n";
+static const char asm_help[] = "usage: warpscope asm FILE.wsa [-o FILE.wso]\n\n"
+                               "Assembles FILE.wsa. Without -o, prints each kernel's instruction count,\n"
+                               "registers per thread, parameters and static shared memory. With -o, writes\n"
+                               "a .wso object that 'warpscope disasm' and 'warpscope exec' read.\n\n"
+                               "  -o, --output FILE   write the object to FILE (atomically)\n"
+                               "  -h, --help          this text\n";
 
-static const char disasm_help[] =
-    "usage: warpscope disasm FILE [-o OUT.wsa]\n\n"
-    "Prints the canonical assembly of a .wso object (or of a .wsa file). The\n"
-    "output assembles back to an identical program.\n\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n"
-    "  -h, --help          this text\n";
+static const char disasm_help[] = "usage: warpscope disasm FILE [-o OUT.wsa]\n\n"
+                                  "Prints the canonical assembly of a .wso object (or of a .wsa file). The\n"
+                                  "output assembles back to an identical program.\n\n"
+                                  "  -o, --output FILE   write to FILE instead of standard output\n"
+                                  "  -h, --help          this text\n";
 
 typedef struct io_opts {
   const char *input;
@@ -36,24 +34,26 @@ static int parse_io(const char *cmd, const char *help, int argc, char **argv, io
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
-    if (c == 'o') o->output = optarg;
+    if (c == 'o')
+      o->output = optarg;
     else if (c == 'h') {
       fputs(help, stdout);
       return -1;
-    } else if (c == ':') return ws_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-    else return ws_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    } else if (c == ':')
+      return ws_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    else
+      return ws_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
   }
   if (optind != argc - 1)
-    return ws_cli_usage_error(cmd, optind >= argc ? "expected an input file" : "expected one input file, found %d",
-                              argc - optind);
+    return ws_cli_usage_error(
+        cmd, optind >= argc ? "expected an input file" : "expected one input file, found %d", argc - optind);
   o->input = argv[optind];
   return WS_EXIT_OK;
 }
 
 static void print_kernel_summary(const ws_kernel *k) {
   printf("kernel %s: %u instructions, %u registers/thread, %u bytes static shared, %u params (%u bytes)\n",
-         k->name, k->ninsns, k->regs_per_thread, k->shared_size_bytes, k->nparams,
-         k->param_size_bytes);
+         k->name, k->ninsns, k->regs_per_thread, k->shared_size_bytes, k->nparams, k->param_size_bytes);
   for (uint32_t i = 0; i < k->nparams; i++)
     printf("  param %-12s .%s at offset %u\n", k->params[i].name,
            ws_program_ptype_name((ws_ptype)k->params[i].type), k->params[i].offset_bytes);
@@ -90,8 +90,10 @@ int ws_cli_disasm(int argc, char **argv) {
   ws_status st = ws_cli_load_program(ctx, o.input, &prog);
   char *text = st == WS_OK ? ws_disasm_program(prog) : NULL;
   if (st == WS_OK && !text) st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
-  if (st == WS_OK && o.output) st = ws_file_write_atomic(ctx, o.output, text, strlen(text));
-  else if (st == WS_OK) fputs(text, stdout);
+  if (st == WS_OK && o.output)
+    st = ws_file_write_atomic(ctx, o.output, text, strlen(text));
+  else if (st == WS_OK)
+    fputs(text, stdout);
   rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
   free(text);
   ws_program_destroy(prog);

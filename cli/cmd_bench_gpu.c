@@ -37,27 +37,19 @@ static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
   int c, rc = WS_EXIT_OK;
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-    case 'G':
-      gpu->gpu = optarg;
-      break;
-    case 'S':
-      rc = ws_cli_gpuopt_add_set("bench-gpu", gpu, optarg);
-      break;
-    case 'h':
-      printf(bench_help, ws_cli_gpuopt_help);
-      return -1;
-    case ':':
-      return ws_cli_usage_error("bench-gpu", "option '%s' needs a value", argv[optind - 1]);
-    default:
-      return ws_cli_usage_error("bench-gpu", "unknown option '%s'", argv[optind - 1]);
+    case 'G': gpu->gpu = optarg; break;
+    case 'S': rc = ws_cli_gpuopt_add_set("bench-gpu", gpu, optarg); break;
+    case 'h': printf(bench_help, ws_cli_gpuopt_help); return -1;
+    case ':': return ws_cli_usage_error("bench-gpu", "option '%s' needs a value", argv[optind - 1]);
+    default: return ws_cli_usage_error("bench-gpu", "unknown option '%s'", argv[optind - 1]);
     }
   }
   return rc;
 }
 
 static void print_header(const ws_gpu_cfg *cfg, const char *what) {
-  printf("%s on %s (%s), %u SMs at %u MHz\n\n", what, cfg->gpu.name, cfg->gpu.full_name,
-         cfg->gpu.num_sms, cfg->gpu.core_clock_mhz);
+  printf("%s on %s (%s), %u SMs at %u MHz\n\n", what, cfg->gpu.name, cfg->gpu.full_name, cfg->gpu.num_sms,
+         cfg->gpu.core_clock_mhz);
 }
 
 static ws_status run_latency(ws_device *dev) {
@@ -66,27 +58,24 @@ static ws_status run_latency(ws_device *dev) {
   ws_status st = ws_microbench_latency_run(dev, r);
   if (st != WS_OK) return st;
   print_header(cfg, "pointer-chase latency");
-  printf("%-18s %6s %6s %9s %9s %9s %6s %8s\n", "level", "elems", "steps", "measured", "path",
-         "expected", "diff", "ns");
+  printf("%-18s %6s %6s %9s %9s %9s %6s %8s\n", "level", "elems", "steps", "measured", "path", "expected",
+         "diff", "ns");
   for (int i = 0; i < WS_MICROBENCH_LEVEL_COUNT; i++) {
     if (!r[i].present) {
       printf("%-18s %s\n", ws_microbench_level_name((ws_microbench_level)i),
              "(one L2 partition: no far slice)");
       continue;
     }
-    printf("%-18s %6u %6u %9.2f %9llu %9llu %+6.2f %8.1f\n",
-           ws_microbench_level_name((ws_microbench_level)i), r[i].chain_elems, r[i].steps,
-           r[i].measured_cycles, (unsigned long long)r[i].path_cycles,
-           (unsigned long long)r[i].expected_cycles,
-           r[i].measured_cycles - (double)r[i].expected_cycles,
+    printf("%-18s %6u %6u %9.2f %9llu %9llu %+6.2f %8.1f\n", ws_microbench_level_name((ws_microbench_level)i),
+           r[i].chain_elems, r[i].steps, r[i].measured_cycles, (unsigned long long)r[i].path_cycles,
+           (unsigned long long)r[i].expected_cycles, r[i].measured_cycles - (double)r[i].expected_cycles,
            r[i].measured_cycles * 1000.0 / cfg->gpu.core_clock_mhz);
   }
-  printf(
-      "\nmeasured = (cycles(2N steps) - cycles(N steps)) / N, from SR_CLOCK; path = the preset's\n"
-      "idle latency (ws_memsys_idle_latency; smem.lat_cycles for shared memory); expected =\n"
-      "path + %u issue cycle for global loads (the LSU sends a load the cycle after it issues);\n"
-      "diff = measured - expected.\n",
-      WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+  printf("\nmeasured = (cycles(2N steps) - cycles(N steps)) / N, from SR_CLOCK; path = the preset's\n"
+         "idle latency (ws_memsys_idle_latency; smem.lat_cycles for shared memory); expected =\n"
+         "path + %u issue cycle for global loads (the LSU sends a load the cycle after it issues);\n"
+         "diff = measured - expected.\n",
+         WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
   return WS_OK;
 }
 
@@ -96,9 +85,8 @@ static void print_bw_row(const char *name, const ws_microbench_bw *r, double gbp
     snprintf(grid, sizeof grid, "%ux%u", r->ctas, r->threads_per_cta);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->buffer_bytes);
   }
-  printf("%-24s %12s %10s %12llu %10.1f %10.1f %6.1f%%\n", name, buf, grid,
-         (unsigned long long)r->cycles, gbps, r->peak_gbps,
-         r->peak_gbps > 0 ? 100.0 * gbps / r->peak_gbps : 0.0);
+  printf("%-24s %12s %10s %12llu %10.1f %10.1f %6.1f%%\n", name, buf, grid, (unsigned long long)r->cycles,
+         gbps, r->peak_gbps, r->peak_gbps > 0 ? 100.0 * gbps / r->peak_gbps : 0.0);
 }
 
 static ws_status run_bandwidth(ws_device *dev) {
@@ -107,12 +95,11 @@ static ws_status run_bandwidth(ws_device *dev) {
   ws_status st = ws_microbench_bandwidth_run(dev, NULL, r);
   if (st != WS_OK) return st;
   print_header(cfg, "bandwidth");
-  printf("%-24s %12s %10s %12s %10s %10s %7s\n", "level", "buffer B", "grid", "cycles", "GB/s",
-         "peak GB/s", "% peak");
+  printf("%-24s %12s %10s %12s %10s %10s %7s\n", "level", "buffer B", "grid", "cycles", "GB/s", "peak GB/s",
+         "% peak");
   for (int i = 0; i < WS_MICROBENCH_BW_COUNT; i++) {
     print_bw_row(ws_microbench_bw_name((ws_microbench_bw_kind)i), &r[i], r[i].gbps, true);
-    if (i == WS_MICROBENCH_BW_HBM)
-      print_bw_row("  DRAM traffic in it", &r[i], r[i].dram_gbps, false);
+    if (i == WS_MICROBENCH_BW_HBM) print_bw_row("  DRAM traffic in it", &r[i], r[i].dram_gbps, false);
   }
   printf("\nGB/s = bytes read + written / cycles x clock (10^9 B/s).\n"
          "HBM: one copy over two buffers of the size shown, the whole launch timed; DRAM\n"
@@ -130,8 +117,7 @@ static ws_status run_banks(ws_device *dev) {
   ws_status st = ws_microbench_smem_banks_run(dev, WS_MICROBENCH_MAX_STRIDE, rows);
   if (st != WS_OK) return st;
   print_header(ws_device_cfg(dev), "shared-memory bank conflicts");
-  printf("%6s %10s %12s %12s %10s\n", "stride", "predicted", "wavefronts", "cycles/acc",
-         "relative");
+  printf("%6s %10s %12s %12s %10s\n", "stride", "predicted", "wavefronts", "cycles/acc", "relative");
   for (uint32_t i = 0; i < WS_MICROBENCH_MAX_STRIDE; i++)
     printf("%6u %10u %12.2f %12.3f %10.3f\n", rows[i].stride, rows[i].predicted_degree,
            rows[i].wavefronts_per_access, rows[i].cycles_per_access, rows[i].relative);
@@ -147,11 +133,9 @@ static ws_status run_coalescing(ws_device *dev) {
   ws_status st = ws_microbench_coalescing_run(dev, WS_MICROBENCH_MAX_STRIDE, rows);
   if (st != WS_OK) return st;
   print_header(ws_device_cfg(dev), "global-load coalescing (one warp, LDG.32)");
-  printf("%6s %10s %10s %10s %10s %6s\n", "stride", "sectors", "predicted", "lines", "predicted",
-         "match");
+  printf("%6s %10s %10s %10s %10s %6s\n", "stride", "sectors", "predicted", "lines", "predicted", "match");
   for (uint32_t i = 0; i < WS_MICROBENCH_MAX_STRIDE; i++) {
-    bool ok =
-        rows[i].sectors == rows[i].predicted_sectors && rows[i].lines == rows[i].predicted_lines;
+    bool ok = rows[i].sectors == rows[i].predicted_sectors && rows[i].lines == rows[i].predicted_lines;
     printf("%6u %10llu %10u %10llu %10u %6s\n", rows[i].stride, (unsigned long long)rows[i].sectors,
            rows[i].predicted_sectors, (unsigned long long)rows[i].lines, rows[i].predicted_lines,
            ok ? "yes" : "NO");
@@ -163,14 +147,10 @@ static ws_status run_coalescing(ws_device *dev) {
 
 static ws_status run_bench(ws_device *dev, int which) {
   switch (which) {
-  case 0:
-    return run_latency(dev);
-  case 1:
-    return run_bandwidth(dev);
-  case 2:
-    return run_banks(dev);
-  default:
-    return run_coalescing(dev);
+  case 0: return run_latency(dev);
+  case 1: return run_bandwidth(dev);
+  case 2: return run_banks(dev);
+  default: return run_coalescing(dev);
   }
 }
 
@@ -180,15 +160,14 @@ int ws_cli_bench_gpu(int argc, char **argv) {
   int rc = parse_flags(argc, argv, &gpu);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
-    return ws_cli_usage_error(
-        "bench-gpu", "expected one benchmark (latency, bandwidth, smem-banks, coalescing)");
+    return ws_cli_usage_error("bench-gpu",
+                              "expected one benchmark (latency, bandwidth, smem-banks, coalescing)");
   int which = -1;
   for (int i = 0; bench_names[i]; i++)
     if (strcmp(bench_names[i], argv[optind]) == 0) which = i;
   if (which < 0)
     return ws_cli_usage_error(
-        "bench-gpu",
-        "unknown benchmark '%s' (expected latency, bandwidth, smem-banks or coalescing)",
+        "bench-gpu", "unknown benchmark '%s' (expected latency, bandwidth, smem-banks or coalescing)",
         argv[optind]);
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;

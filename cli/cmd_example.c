@@ -28,12 +28,11 @@ static const char example_help[] =
 static void print_check(const ws_example_check *c, const ws_gpu_cfg *cfg) {
   printf("%s\n", c->title);
   printf("  launch:    %s\n", c->launch);
-  printf("  executed:  %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64
-         " thread instructions\n",
+  printf("  executed:  %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64 " thread instructions\n",
          c->stats.ctas, c->stats.warp_insns, c->stats.thread_insns);
   if (c->stats.cycles)
-    printf("  timing:    %" PRIu64 " cycles on %s = %.3f us at %u MHz\n", c->stats.cycles,
-           cfg->gpu.name, (double)c->stats.cycles / cfg->gpu.core_clock_mhz, cfg->gpu.core_clock_mhz);
+    printf("  timing:    %" PRIu64 " cycles on %s = %.3f us at %u MHz\n", c->stats.cycles, cfg->gpu.name,
+           (double)c->stats.cycles / cfg->gpu.core_clock_mhz, cfg->gpu.core_clock_mhz);
   printf("  reference: %s\n", c->reference);
   printf("  tolerance: %s\n", c->bound_desc);
   printf("  result:    %" PRIu64 " outputs, max |error| %.3g, worst error/bound %.3g, %" PRIu64
@@ -51,19 +50,32 @@ static int parse_size(const char *flag, const char *text, uint32_t *out) {
 
 static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, ws_cli_gpuopt *gpu,
                        ws_cli_runopt *run) {
-  static const struct option longs[] = {
-      {"m", required_argument, NULL, 'm'},   {"n", required_argument, NULL, 'n'},
-      {"k", required_argument, NULL, 'k'},   {"seed", required_argument, NULL, 's'},
-      {"gpu", required_argument, NULL, 'G'}, {"set", required_argument, NULL, 'S'},
-      {"list", no_argument, NULL, 'l'},      {"help", no_argument, NULL, 'h'},
-      WS_CLI_RUNOPT_LONGS,                   {NULL, 0, NULL, 0}};
+  static const struct option longs[] = {{"m", required_argument, NULL, 'm'},
+                                        {"n", required_argument, NULL, 'n'},
+                                        {"k", required_argument, NULL, 'k'},
+                                        {"seed", required_argument, NULL, 's'},
+                                        {"gpu", required_argument, NULL, 'G'},
+                                        {"set", required_argument, NULL, 'S'},
+                                        {"list", no_argument, NULL, 'l'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        WS_CLI_RUNOPT_LONGS,
+                                        {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-    case 'm': rc = parse_size("--m", optarg, &s->m); sized[0] = true; break;
-    case 'n': rc = parse_size("--n", optarg, &s->n); sized[1] = true; break;
-    case 'k': rc = parse_size("--k", optarg, &s->k); sized[2] = true; break;
+    case 'm':
+      rc = parse_size("--m", optarg, &s->m);
+      sized[0] = true;
+      break;
+    case 'n':
+      rc = parse_size("--n", optarg, &s->n);
+      sized[1] = true;
+      break;
+    case 'k':
+      rc = parse_size("--k", optarg, &s->k);
+      sized[2] = true;
+      break;
     case 's':
       if (!ws_cli_parse_u64(optarg, UINT64_MAX, &s->seed))
         rc = ws_cli_usage_error("example", "--seed expects a non-negative integer, found '%s'", optarg);

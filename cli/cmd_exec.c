@@ -71,14 +71,19 @@ static int parse_dim_flag(const char *flag, const char *text, ws_dim3 *dim, bool
 }
 
 static int parse_flags(int argc, char **argv, exec_opts *o) {
-  static const struct option longs[] = {
-      {"kernel", required_argument, NULL, 'K'}, {"grid", required_argument, NULL, 'g'},
-      {"block", required_argument, NULL, 'b'},  {"shared", required_argument, NULL, 's'},
-      {"arg", required_argument, NULL, 'a'},    {"buf", required_argument, NULL, 'B'},
-      {"print", required_argument, NULL, 'p'},  {"out", required_argument, NULL, 'o'},
-      {"gpu", required_argument, NULL, 'G'},    {"set", required_argument, NULL, 'S'},
-      WS_CLI_RUNOPT_LONGS,                      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+  static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
+                                        {"grid", required_argument, NULL, 'g'},
+                                        {"block", required_argument, NULL, 'b'},
+                                        {"shared", required_argument, NULL, 's'},
+                                        {"arg", required_argument, NULL, 'a'},
+                                        {"buf", required_argument, NULL, 'B'},
+                                        {"print", required_argument, NULL, 'p'},
+                                        {"out", required_argument, NULL, 'o'},
+                                        {"gpu", required_argument, NULL, 'G'},
+                                        {"set", required_argument, NULL, 'S'},
+                                        WS_CLI_RUNOPT_LONGS,
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   uint64_t v;
@@ -164,8 +169,8 @@ static ws_status parse_value_list(ws_ctx *ctx, buf_item *b, const char *list) {
     memcpy(item, p, len);
     item[len] = '\0';
     if (!convert_value(b->type, item, b->data + i * elem))
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: expected a %s value, found '%s'", b->name,
-                         b->type, item);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: expected a %s value, found '%s'", b->name, b->type,
+                         item);
     p += len + (p[len] == ',');
   }
   return WS_OK;
@@ -254,10 +259,14 @@ static void print_element(const char *type, const uint8_t *p) {
     return;
   }
   memcpy(&w, p, 4);
-  if (strcmp(type, "f32") == 0) printf("%.9g", (double)ws_f32_from_bits(w));
-  else if (strcmp(type, "u32") == 0) printf("%" PRIu32, w);
-  else if (strcmp(type, "s32") == 0) printf("%" PRId32, (int32_t)w);
-  else printf("0x%08" PRIx32, w);
+  if (strcmp(type, "f32") == 0)
+    printf("%.9g", (double)ws_f32_from_bits(w));
+  else if (strcmp(type, "u32") == 0)
+    printf("%" PRIu32, w);
+  else if (strcmp(type, "s32") == 0)
+    printf("%" PRId32, (int32_t)w);
+  else
+    printf("0x%08" PRIx32, w);
 }
 
 static bool is_print_type(const char *type) {
@@ -348,8 +357,8 @@ static ws_status run(exec_state *s, const exec_opts *o) {
   ws_cli_runopt_apply(&o->run, s->dev);
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
   if (st != WS_OK) return st;
-  printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name,
-         o->grid.x, o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);
+  printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name, o->grid.x,
+         o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);
   printf("executed: %" PRIu64 " CTAs, %" PRIu64 " warp instructions, %" PRIu64 " thread instructions",
          stats.ctas, stats.warp_insns, stats.thread_insns);
   if (stats.cycles) printf(", %" PRIu64 " cycles on %s", stats.cycles, cfg.gpu.name);

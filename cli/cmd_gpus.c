@@ -82,7 +82,8 @@ static void print_derived(const ws_gpu_cfg *c) {
   double hz = c->gpu.core_clock_mhz * 1e6, sms = c->gpu.num_sms;
   double fp32 = sms * c->sm.subpartitions * c->sm.fp32_lanes_per_subpartition * 2.0 * hz;
   double tensor = sms * c->sm.tensor_flops_per_cycle_per_sm * hz;
-  double l1_sm = c->l1.port_bytes_per_cycle * hz, smem_sm = (double)c->smem.banks * c->smem.bank_width_bytes * hz;
+  double l1_sm = c->l1.port_bytes_per_cycle * hz,
+         smem_sm = (double)c->smem.banks * c->smem.bank_width_bytes * hz;
   double l2 = (double)c->l2.slices * c->l2.slice_bytes_per_cycle * hz;
   double dram = (double)c->hbm.channels * c->hbm.channel_mbps * 1e6;
   printf("\nderived\n");
@@ -90,8 +91,10 @@ static void print_derived(const ws_gpu_cfg *c) {
          c->gpu.num_sms, c->sm.subpartitions, c->sm.fp32_lanes_per_subpartition, c->gpu.core_clock_mhz);
   printf("  peak FP16 tensor (dense)   %10.1f TFLOP/s  (%u SMs x %u FLOP/cycle x %u MHz)\n", tensor / 1e12,
          c->gpu.num_sms, c->sm.tensor_flops_per_cycle_per_sm, c->gpu.core_clock_mhz);
-  printf("  L1 bandwidth               %10.1f GB/s per SM, %.1f GB/s in all\n", l1_sm / 1e9, l1_sm * sms / 1e9);
-  printf("  shared memory bandwidth    %10.1f GB/s per SM, %.1f GB/s in all\n", smem_sm / 1e9, smem_sm * sms / 1e9);
+  printf("  L1 bandwidth               %10.1f GB/s per SM, %.1f GB/s in all\n", l1_sm / 1e9,
+         l1_sm * sms / 1e9);
+  printf("  shared memory bandwidth    %10.1f GB/s per SM, %.1f GB/s in all\n", smem_sm / 1e9,
+         smem_sm * sms / 1e9);
   printf("  L2 bandwidth               %10.1f GB/s  (%u slices x %u B/cycle)\n", l2 / 1e9, c->l2.slices,
          c->l2.slice_bytes_per_cycle);
   printf("  DRAM bandwidth             %10.1f GB/s  (%u channels x %u MB/s)\n", dram / 1e9, c->hbm.channels,
@@ -147,7 +150,8 @@ int ws_cli_gpus(int argc, char **argv) {
   }
   if (strcmp(argv[optind], "show") != 0)
     return ws_cli_usage_error("gpus", "unknown subcommand '%s' (expected 'show')", argv[optind]);
-  if (argc - optind != 2) return ws_cli_usage_error("gpus", "'gpus show' expects one preset name or INI file");
+  if (argc - optind != 2)
+    return ws_cli_usage_error("gpus", "'gpus show' expects one preset name or INI file");
   o.gpu = argv[optind + 1];
   return show(&o);
 }

@@ -48,16 +48,24 @@ typedef struct kernel_opts {
   const char *out;
 } kernel_opts;
 
-static const struct option longs[] = {
-    {"variant", required_argument, NULL, 'v'}, {"epilogue", required_argument, NULL, 'e'},
-    {"head-dim", required_argument, NULL, 'd'}, {"br", required_argument, NULL, 'r'},
-    {"bc", required_argument, NULL, 'c'},      {"warps", required_argument, NULL, 'w'},
-    {"fused-add", no_argument, NULL, 'a'},     {"gpu", required_argument, NULL, 'G'},
-    {"set", required_argument, NULL, 'S'},     {"help", no_argument, NULL, 'h'},
-    WS_CLI_GEMMOPT_LONGS,                      {NULL, 0, NULL, 0}};
+static const struct option longs[] = {{"variant", required_argument, NULL, 'v'},
+                                      {"epilogue", required_argument, NULL, 'e'},
+                                      {"head-dim", required_argument, NULL, 'd'},
+                                      {"br", required_argument, NULL, 'r'},
+                                      {"bc", required_argument, NULL, 'c'},
+                                      {"warps", required_argument, NULL, 'w'},
+                                      {"fused-add", no_argument, NULL, 'a'},
+                                      {"gpu", required_argument, NULL, 'G'},
+                                      {"set", required_argument, NULL, 'S'},
+                                      {"help", no_argument, NULL, 'h'},
+                                      WS_CLI_GEMMOPT_LONGS,
+                                      {NULL, 0, NULL, 0}};
 
 static int parse_epilogue(const char *text, uint32_t *out) {
-  static const struct { const char *name; uint32_t flag; } names[] = {
+  static const struct {
+    const char *name;
+    uint32_t flag;
+  } names[] = {
       {"bias", WS_GEMMGEN_EPI_BIAS}, {"gelu", WS_GEMMGEN_EPI_GELU}, {"residual", WS_GEMMGEN_EPI_RESIDUAL}};
   char buf[64];
   snprintf(buf, sizeof buf, "%s", text);
@@ -145,7 +153,8 @@ static ws_status generate(ws_ctx *ctx, const char *kind, const kernel_opts *o, c
   if (!strcmp(kind, "pv")) return ws_attngen_pv_source(ctx, text);
   if (!strcmp(kind, "softmax")) return ws_nngen_softmax_source(ctx, warps, text);
   if (!strcmp(kind, "layernorm"))
-    return ws_nngen_layernorm_source(ctx, o->fused_add ? WS_NNGEN_NORM_ADD : WS_NNGEN_NORM_PLAIN, warps, text);
+    return ws_nngen_layernorm_source(ctx, o->fused_add ? WS_NNGEN_NORM_ADD : WS_NNGEN_NORM_PLAIN, warps,
+                                     text);
   if (!strcmp(kind, "gelu")) return ws_nngen_gelu_source(ctx, threads, text);
   if (!strcmp(kind, "add")) return ws_nngen_add_source(ctx, threads, text);
   if (!strcmp(kind, "add-pos")) return ws_nngen_add_pos_source(ctx, threads, text);
@@ -162,7 +171,8 @@ int ws_cli_kernel(int argc, char **argv) {
   o.gemm.default_variant = WS_GEMMGEN_BLOCKTILE2D;
   int rc = parse_flags(argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
-  if (optind != argc - 1) return ws_cli_usage_error("kernel", "expected one KIND (gemm, flash, layernorm, ...)");
+  if (optind != argc - 1)
+    return ws_cli_usage_error("kernel", "expected one KIND (gemm, flash, layernorm, ...)");
   const char *kind = argv[optind];
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
@@ -170,9 +180,12 @@ int ws_cli_kernel(int argc, char **argv) {
   bool known = true;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &o.gpu, &cfg);
   if (st == WS_OK) st = generate(ctx, kind, &o, &cfg, &text, &known);
-  if (!known) rc = ws_cli_usage_error("kernel", "unknown kernel kind '%s' (see warpscope kernel --help)", kind);
-  else if (st == WS_OK && o.out) st = ws_file_write_atomic(ctx, o.out, text, strlen(text));
-  else if (st == WS_OK) fputs(text, stdout);
+  if (!known)
+    rc = ws_cli_usage_error("kernel", "unknown kernel kind '%s' (see warpscope kernel --help)", kind);
+  else if (st == WS_OK && o.out)
+    st = ws_file_write_atomic(ctx, o.out, text, strlen(text));
+  else if (st == WS_OK)
+    fputs(text, stdout);
   if (known) rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : WS_EXIT_OK;
   free(text);
   ws_ctx_destroy(ctx);

@@ -69,16 +69,23 @@ static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t 
   return WS_EXIT_OK;
 }
 
-static const struct option longs[] = {
-    {"image", required_argument, NULL, 'i'},  {"batch", required_argument, NULL, 'b'},
-    {"weights", required_argument, NULL, 'w'}, {"save-weights", required_argument, NULL, 'W'},
-    {"dim", required_argument, NULL, 'D'},    {"heads", required_argument, NULL, 'H'},
-    {"depth", required_argument, NULL, 'L'},  {"seed", required_argument, NULL, 's'},
-    {"attn", required_argument, NULL, 'a'},   {"br", required_argument, NULL, 'r'},
-    {"bc", required_argument, NULL, 'c'},     {"gemm", required_argument, NULL, 'g'},
-    WS_CLI_GEMMOPT_LONGS,
-    {"gpu", required_argument, NULL, 'G'},    {"set", required_argument, NULL, 'S'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
+                                      {"batch", required_argument, NULL, 'b'},
+                                      {"weights", required_argument, NULL, 'w'},
+                                      {"save-weights", required_argument, NULL, 'W'},
+                                      {"dim", required_argument, NULL, 'D'},
+                                      {"heads", required_argument, NULL, 'H'},
+                                      {"depth", required_argument, NULL, 'L'},
+                                      {"seed", required_argument, NULL, 's'},
+                                      {"attn", required_argument, NULL, 'a'},
+                                      {"br", required_argument, NULL, 'r'},
+                                      {"bc", required_argument, NULL, 'c'},
+                                      {"gemm", required_argument, NULL, 'g'},
+                                      WS_CLI_GEMMOPT_LONGS,
+                                      {"gpu", required_argument, NULL, 'G'},
+                                      {"set", required_argument, NULL, 'S'},
+                                      {"help", no_argument, NULL, 'h'},
+                                      {NULL, 0, NULL, 0}};
 
 static int take(run_opts *o, int c, const char *arg) {
   switch (c) {
@@ -157,8 +164,10 @@ static const char *image_of(const run_opts *o, uint32_t i) {
 static ws_status load_weights(ws_ctx *ctx, const run_opts *o, ws_tinyvit_weights **w) {
   ws_status st = ws_tinyvit_cfg_validate(ctx, &o->model);
   if (st != WS_OK) return st;
-  if (o->weights) st = ws_tinyvit_weights_load(ctx, o->weights, &o->model, w);
-  else if ((st = ws_tinyvit_weights_create(ctx, &o->model, w)) == WS_OK) ws_tinyvit_weights_init_seeded(*w, o->seed);
+  if (o->weights)
+    st = ws_tinyvit_weights_load(ctx, o->weights, &o->model, w);
+  else if ((st = ws_tinyvit_weights_create(ctx, &o->model, w)) == WS_OK)
+    ws_tinyvit_weights_init_seeded(*w, o->seed);
   if (st == WS_OK && o->save_weights) st = ws_tinyvit_weights_save(ctx, *w, o->save_weights);
   return st;
 }
@@ -172,10 +181,12 @@ static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tiny
   ws_gemmgen_describe(g, gdesc, sizeof gdesc);
   printf("TinyViT32 pixel-to-logit on %s (%s): %u SMs at %u MHz, PCIe gen%u x%u\n", cfg->gpu.name,
          cfg->gpu.full_name, cfg->gpu.num_sms, cfg->gpu.core_clock_mhz, cfg->pcie.gen, cfg->pcie.lanes);
-  printf("  model:     D=%u, H=%u, depth %u, %zu parameters, ", o->model.dim, o->model.heads,
-         o->model.depth, ws_tinyvit_weights_param_count(w));
-  if (o->weights) printf("weights from %s\n", o->weights);
-  else printf("seeded weights (seed %" PRIu64 ")\n", o->seed);
+  printf("  model:     D=%u, H=%u, depth %u, %zu parameters, ", o->model.dim, o->model.heads, o->model.depth,
+         ws_tinyvit_weights_param_count(w));
+  if (o->weights)
+    printf("weights from %s\n", o->weights);
+  else
+    printf("seeded weights (seed %" PRIu64 ")\n", o->seed);
   printf("  images:    batch %u:", o->vit.batch);
   for (uint32_t i = 0; i < o->vit.batch && i < 8; i++) printf(" %s", image_of(o, i));
   printf("%s\n", o->vit.batch > 8 ? " ..." : "");
@@ -194,8 +205,10 @@ static const ws_vitrun_check *check_ending_at(const ws_vitrun_result *res, size_
 }
 
 static void print_pct(double v) {
-  if (v < 0) printf(" %5s", "n/a");
-  else printf(" %5.1f", v);
+  if (v < 0)
+    printf(" %5s", "n/a");
+  else
+    printf(" %5.1f", v);
 }
 
 /* The tile config a kernel row shows: the GEMM's tiles ("bm=32 bn=32 bk=16
@@ -230,15 +243,17 @@ static void print_kernel(const ws_vitrun_cfg *vc, const ws_runtime_record *r) {
 static void print_timeline(const ws_runtime *rt, const ws_vitrun_cfg *vc, const ws_vitrun_result *res) {
   size_t n;
   const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
-  printf("%3s %-6s %-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "#", "op",
-         "name", "start_us", "dur_us", "kernel / bytes", "tile config", "grid threads", "cycles", "occ%",
-         "limiter", "L1%", "L2%", "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
+  printf("%3s %-6s %-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "#", "op", "name",
+         "start_us", "dur_us", "kernel / bytes", "tile config", "grid threads", "cycles", "occ%", "limiter",
+         "L1%", "L2%", "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
   for (size_t i = 0; i < n; i++) {
     const ws_runtime_record *r = &recs[i];
     printf("%3zu %-6s %-15s %9.3f %9.3f ", i, ws_runtime_op_name(r->kind), r->name, r->start_ns / 1e3,
            (r->end_ns - r->start_ns) / 1e3);
-    if (r->kind == WS_RUNTIME_OP_KERNEL) print_kernel(vc, r);
-    else printf(" %-18s", "");
+    if (r->kind == WS_RUNTIME_OP_KERNEL)
+      print_kernel(vc, r);
+    else
+      printf(" %-18s", "");
     if (r->kind == WS_RUNTIME_OP_H2D || r->kind == WS_RUNTIME_OP_D2H)
       printf(" %" PRIu64 " B %s", r->size_bytes, r->host_mem == WS_PCIE_PINNED ? "pinned" : "pageable");
     const ws_vitrun_check *c = check_ending_at(res, i);
@@ -256,7 +271,8 @@ static void print_summary(const run_opts *o, const ws_vitrun_result *res) {
     double d = (double)res->prob[i] - res->ref_prob[i];
     printf("image %u (%s): probability %.6f (logit %+.6f); OpenBLAS reference %.6f (logit %+.6f), "
            "|diff| %.2e\n",
-           i, image_of(o, i), res->prob[i], res->logit[i], res->ref_prob[i], res->ref_logit[i], d < 0 ? -d : d);
+           i, image_of(o, i), res->prob[i], res->logit[i], res->ref_prob[i], res->ref_logit[i],
+           d < 0 ? -d : d);
   }
   size_t bad = 0;
   for (size_t i = 0; i < res->nchecks; i++) bad += !res->checks[i].pass;

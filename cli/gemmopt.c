@@ -11,11 +11,10 @@
 
 #include "cli/cli.h"
 
-const char ws_cli_gemmopt_help[] =
-    "  --bm, --bn, --bk N  CTA tile of C (bm x bn) and k depth per step\n"
-    "  --tm, --tn N        outputs per thread (register blocking)\n"
-    "  --wm, --wn N        warp tile (warptile, async, mma)\n"
-    "  --threads N         threads per CTA (default: what the tiles imply)\n";
+const char ws_cli_gemmopt_help[] = "  --bm, --bn, --bk N  CTA tile of C (bm x bn) and k depth per step\n"
+                                   "  --tm, --tn N        outputs per thread (register blocking)\n"
+                                   "  --wm, --wn N        warp tile (warptile, async, mma)\n"
+                                   "  --threads N         threads per CTA (default: what the tiles imply)\n";
 
 static const char *const tile_flags[WS_CLI_GEMM_TILES] = {"--bm", "--bn", "--bk", "--tm",
                                                           "--tn", "--wm", "--wn", "--threads"};
@@ -33,9 +32,12 @@ int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *a
  * tile is zero: ws_gemmgen_check then names the problem). */
 static uint32_t implied_threads(const ws_gemmgen_cfg *g) {
   switch (g->variant) {
-  case WS_GEMMGEN_NAIVE: case WS_GEMMGEN_COALESCED: case WS_GEMMGEN_SMEM: return g->bm * g->bn;
-  case WS_GEMMGEN_WARPTILE: case WS_GEMMGEN_ASYNC: case WS_GEMMGEN_MMA:
-    return g->wm && g->wn ? (g->bm / g->wm) * (g->bn / g->wn) * 32 : 0;
+  case WS_GEMMGEN_NAIVE:
+  case WS_GEMMGEN_COALESCED:
+  case WS_GEMMGEN_SMEM: return g->bm * g->bn;
+  case WS_GEMMGEN_WARPTILE:
+  case WS_GEMMGEN_ASYNC:
+  case WS_GEMMGEN_MMA: return g->wm && g->wn ? (g->bm / g->wm) * (g->bn / g->wn) * 32 : 0;
   default: return g->tm && g->tn ? (g->bm / g->tm) * (g->bn / g->tn) : 0;
   }
 }

@@ -15,7 +15,8 @@ const char ws_cli_gpuopt_help[] =
     "  --set SECTION.KEY=VALUE  override one preset key, e.g. --set l2.size_kib=20480 (repeatable)\n";
 
 int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignment) {
-  if (o->nsets >= WS_CLI_MAX_SETS) return ws_cli_usage_error(cmd, "at most %d --set options", WS_CLI_MAX_SETS);
+  if (o->nsets >= WS_CLI_MAX_SETS)
+    return ws_cli_usage_error(cmd, "at most %d --set options", WS_CLI_MAX_SETS);
   o->sets[o->nsets++] = assignment;
   return WS_EXIT_OK;
 }

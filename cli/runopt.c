@@ -19,10 +19,14 @@ const char ws_cli_runopt_help[] =
     "  --functional         compute values only, without the timing model (fastest)\n";
 
 bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg) {
-  if (c == 'R') o->report = true;
-  else if (c == 'F') o->functional = true;
-  else if (c == 'J') o->stats_json = arg;
-  else return false;
+  if (c == 'R')
+    o->report = true;
+  else if (c == 'F')
+    o->functional = true;
+  else if (c == 'J')
+    o->stats_json = arg;
+  else
+    return false;
   return true;
 }
 

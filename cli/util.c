@@ -78,8 +78,8 @@ ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
   return st;
 }
 
-ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name,
-                             const char *path, const ws_kernel **out) {
+ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
+                             const ws_kernel **out) {
   if (name) {
     *out = ws_program_find_kernel(prog, name);
     if (*out) return WS_OK;

@@ -34,9 +34,12 @@ uint32_t ws_analysis_regs(const ws_kernel *k) {
       const ws_operand *o = &in->opnd[i];
       ws_opnd_sig sig = ws_isa_sig((ws_op)in->op, i);
       uint32_t count;
-      if (o->kind == WS_OPND_REG) count = ws_isa_opnd_nregs(in, i);
-      else if (o->kind == WS_OPND_MEM && sig.kind != 'a') count = sig.kind == 'g' ? 2 : 1;
-      else continue;
+      if (o->kind == WS_OPND_REG)
+        count = ws_isa_opnd_nregs(in, i);
+      else if (o->kind == WS_OPND_MEM && sig.kind != 'a')
+        count = sig.kind == 'g' ? 2 : 1;
+      else
+        continue;
       if (o->reg != WS_REG_RZ && o->reg + count > top) top = o->reg + count;
     }
   }
@@ -59,9 +62,9 @@ static unsigned successors(const ws_kernel *k, uint32_t pc, uint32_t succ[2]) {
 }
 
 typedef struct graph {
-  uint32_t n;          /* nodes, including the exit node */
-  uint32_t *succ;      /* 2 per node; UNDEF when absent */
-  uint32_t *pred_off;  /* CSR predecessor lists */
+  uint32_t n;         /* nodes, including the exit node */
+  uint32_t *succ;     /* 2 per node; UNDEF when absent */
+  uint32_t *pred_off; /* CSR predecessor lists */
   uint32_t *preds;
 } graph;
 
@@ -173,8 +176,7 @@ ws_status ws_analysis_reconvergence(ws_ctx *ctx, ws_kernel *k) {
   uint32_t *po = malloc((size_t)n * sizeof *po);
   uint32_t *order = malloc((size_t)n * sizeof *order);
   uint32_t *ipdom = malloc((size_t)n * sizeof *ipdom);
-  bool ok = po && order && ipdom && graph_build(k, &g) &&
-            reverse_postorder(&g, po, order, &count);
+  bool ok = po && order && ipdom && graph_build(k, &g) && reverse_postorder(&g, po, order, &count);
   if (ok) {
     solve(&g, po, order, count, ipdom);
     for (uint32_t pc = 0; pc < k->ninsns; pc++) {

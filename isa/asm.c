@@ -53,7 +53,7 @@ typedef struct parser {
   bool in_kernel;
   ws_token kernel_tok; /* the current kernel's name token */
   uint32_t insns_cap, lines_cap, params_cap, shared_cap, labels_cap;
-  size_t *label_lines;  /* line of each label of the current kernel */
+  size_t *label_lines; /* line of each label of the current kernel */
   uint32_t label_lines_cap;
   fixup *fixups;
   uint32_t nfixups, fixups_cap;
@@ -71,8 +71,7 @@ static ws_status fail_at(parser *p, const ws_token *t, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return ws_ctx_fail(p->ctx, WS_ERR_INVALID, "%s:%zu:%zu: error: %s", p->file,
-                     t->line, t->col, msg);
+  return ws_ctx_fail(p->ctx, WS_ERR_INVALID, "%s:%zu:%zu: error: %s", p->file, t->line, t->col, msg);
 }
 
 /* "expected WHAT, found TOKEN"; a byte that starts no token is reported as
@@ -85,8 +84,7 @@ static ws_status fail_expected(parser *p, const ws_token *t, const char *what) {
 }
 
 static ws_status fail_nomem(parser *p) {
-  return ws_ctx_fail(p->ctx, WS_ERR_NOMEM, "%s: error: out of memory while assembling",
-                     p->file);
+  return ws_ctx_fail(p->ctx, WS_ERR_NOMEM, "%s: error: out of memory while assembling", p->file);
 }
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -189,8 +187,7 @@ static bool pred_name(const ws_token *t, unsigned *pred) {
  * may not name symbols (and R255 is reported as a bad register). */
 static bool looks_like_reg(const ws_token *t) {
   if (t->kind != WS_TOK_WORD || t->len < 2) return false;
-  if (t->len == 2 && ((t->text[0] == 'R' && t->text[1] == 'Z') ||
-                      (t->text[0] == 'P' && t->text[1] == 'T')))
+  if (t->len == 2 && ((t->text[0] == 'R' && t->text[1] == 'Z') || (t->text[0] == 'P' && t->text[1] == 'T')))
     return true;
   if (t->text[0] != 'R' && t->text[0] != 'P') return false;
   for (size_t i = 1; i < t->len; i++)
@@ -214,12 +211,10 @@ static ws_status check_name(parser *p, const ws_token *t, const char *what) {
   if (t->len >= WS_NAME_MAX) {
     char found[FOUND_MAX];
     ws_lexer_describe(t, found, sizeof found);
-    return fail_at(p, t, "%s name %s is longer than %d characters", what, found,
-                   WS_NAME_MAX - 1);
+    return fail_at(p, t, "%s name %s is longer than %d characters", what, found, WS_NAME_MAX - 1);
   }
   if (looks_like_reg(t))
-    return fail_at(p, t, "%s name '%.*s' is reserved: it reads as a register", what,
-                   (int)t->len, t->text);
+    return fail_at(p, t, "%s name '%.*s' is reserved: it reads as a register", what, (int)t->len, t->text);
   return WS_OK;
 }
 
@@ -240,11 +235,11 @@ static ws_status check_range(parser *p, const ws_token *at, int64_t v, bool is_s
 static ws_status shared_term(parser *p, int64_t *v) {
   const ws_kernel *k = cur_kernel(p);
   const ws_token *t = &p->tok;
-  if (!is_identifier(t) || looks_like_reg(t))
-    return fail_expected(p, t, "an integer or shared symbol");
+  if (!is_identifier(t) || looks_like_reg(t)) return fail_expected(p, t, "an integer or shared symbol");
   uint32_t i = ws_symtab_find(&p->shared_tab, k->shared, sizeof *k->shared, t->text, t->len);
   if (i == WS_SYMTAB_NONE)
-    return fail_at(p, t, "unknown shared symbol '%.*s'", (int)(t->len < WS_NAME_MAX ? t->len : WS_NAME_MAX), t->text);
+    return fail_at(p, t, "unknown shared symbol '%.*s'", (int)(t->len < WS_NAME_MAX ? t->len : WS_NAME_MAX),
+                   t->text);
   *v = k->shared[i].offset_bytes;
   advance(p);
   return WS_OK;
@@ -263,8 +258,8 @@ static ws_status parse_term(parser *p, bool syms, int64_t *v) {
   }
   if (u > (uint64_t)(neg ? -IMM_MIN : IMM_MAX_UNSIGNED)) {
     size_t n = p->tok.len < FOUND_MAX ? p->tok.len : FOUND_MAX;
-    return fail_at(p, &start, "immediate %s%.*s does not fit in 32 bits", neg ? "-" : "",
-                   (int)n, p->tok.text);
+    return fail_at(p, &start, "immediate %s%.*s does not fit in 32 bits", neg ? "-" : "", (int)n,
+                   p->tok.text);
   }
   *v = neg ? -(int64_t)u : (int64_t)u;
   advance(p);
@@ -299,8 +294,7 @@ static ws_status float_bits_literal(parser *p, uint32_t *bits) {
   const ws_token *t = &p->tok;
   uint32_t v = 0;
   size_t i = 2;
-  while (t->len == 10 && i < 10 && hex_value(t->text[i]) >= 0)
-    v = v << 4 | (uint32_t)hex_value(t->text[i++]);
+  while (t->len == 10 && i < 10 && hex_value(t->text[i]) >= 0) v = v << 4 | (uint32_t)hex_value(t->text[i++]);
   if (i != 10) return fail_expected(p, t, "a float bit pattern 0f followed by 8 hex digits");
   *bits = v;
   return WS_OK;
@@ -361,21 +355,18 @@ static bool float_ahead(parser *p) {
   if (t->kind == WS_TOK_NUMBER) return !int_token(t, &u);
   if (!word_is(t, "inf") && !word_is(t, "nan")) return false;
   const ws_kernel *k = cur_kernel(p);
-  return ws_symtab_find(&p->shared_tab, k->shared, sizeof *k->shared, t->text, t->len) ==
-         WS_SYMTAB_NONE;
+  return ws_symtab_find(&p->shared_tab, k->shared, sizeof *k->shared, t->text, t->len) == WS_SYMTAB_NONE;
 }
 
 /* ---- operands ------------------------------------------------------------------- */
 
 static ws_status check_reg_range(parser *p, const ws_token *t, unsigned r, unsigned n) {
   if (r == WS_REG_RZ || n == 1) return WS_OK;
-  if (n == 2 && r % 2)
-    return fail_at(p, t, "register pair must start at an even register, found R%u", r);
-  if (n == 4 && r % 4)
-    return fail_at(p, t, "register quad must start at a multiple of 4, found R%u", r);
+  if (n == 2 && r % 2) return fail_at(p, t, "register pair must start at an even register, found R%u", r);
+  if (n == 4 && r % 4) return fail_at(p, t, "register quad must start at a multiple of 4, found R%u", r);
   if (r + n - 1 >= WS_NUM_REGS)
-    return fail_at(p, t, "register %s R%u..R%u runs past R%d", n == 2 ? "pair" : "quad", r,
-                   r + n - 1, WS_NUM_REGS - 1);
+    return fail_at(p, t, "register %s R%u..R%u runs past R%d", n == 2 ? "pair" : "quad", r, r + n - 1,
+                   WS_NUM_REGS - 1);
   return WS_OK;
 }
 
@@ -501,8 +492,8 @@ static ws_status parse_param_ref(parser *p, ws_operand *o) {
   if (!is_identifier(&name)) return fail_expected(p, &name, "a param name");
   uint32_t i = ws_symtab_find(&p->param_tab, k->params, sizeof *k->params, name.text, name.len);
   if (i == WS_SYMTAB_NONE)
-    return fail_at(p, &name, "unknown param '%.*s'",
-                   (int)(name.len < WS_NAME_MAX ? name.len : WS_NAME_MAX), name.text);
+    return fail_at(p, &name, "unknown param '%.*s'", (int)(name.len < WS_NAME_MAX ? name.len : WS_NAME_MAX),
+                   name.text);
   advance(p);
   int64_t off = k->params[i].offset_bytes;
   if ((st = parse_more_terms(p, false, &name, &off))) return st;
@@ -515,8 +506,7 @@ static ws_status parse_param_ref(parser *p, ws_operand *o) {
 
 static ws_status parse_label_ref(parser *p, uint32_t opnd, ws_operand *o) {
   if (!is_identifier(&p->tok)) return fail_expected(p, &p->tok, "a label name");
-  if (!reserve((void **)&p->fixups, &p->fixups_cap, p->nfixups + 1, sizeof *p->fixups))
-    return fail_nomem(p);
+  if (!reserve((void **)&p->fixups, &p->fixups_cap, p->nfixups + 1, sizeof *p->fixups)) return fail_nomem(p);
   fixup *f = &p->fixups[p->nfixups++];
   f->insn = cur_kernel(p)->ninsns;
   f->opnd = opnd;
@@ -540,18 +530,18 @@ static ws_status parse_operand(parser *p, ws_insn *in, unsigned idx) {
   ws_opnd_sig sig = ws_isa_sig((ws_op)in->op, idx);
   ws_operand *o = &in->opnd[idx];
   switch (sig.kind) {
-    case 'd':
-    case 'r': return parse_regs(p, ws_isa_opnd_nregs(in, idx), o);
-    case 'i': return parse_int_operand(p, in, o);
-    case 'f': return parse_float_operand(p, o);
-    case 'q': return parse_pred(p, true, o);
-    case 'p': return parse_pred(p, false, o);
-    case 's': return parse_sreg(p, o);
-    case 'g': return parse_global(p, o);
-    case 'm': return parse_shared_addr(p, o);
-    case 'a': return parse_param_ref(p, o);
-    case 'l': return parse_label_ref(p, idx, o);
-    default: return parse_imm_operand(p, o); /* 'n' */
+  case 'd':
+  case 'r': return parse_regs(p, ws_isa_opnd_nregs(in, idx), o);
+  case 'i': return parse_int_operand(p, in, o);
+  case 'f': return parse_float_operand(p, o);
+  case 'q': return parse_pred(p, true, o);
+  case 'p': return parse_pred(p, false, o);
+  case 's': return parse_sreg(p, o);
+  case 'g': return parse_global(p, o);
+  case 'm': return parse_shared_addr(p, o);
+  case 'a': return parse_param_ref(p, o);
+  case 'l': return parse_label_ref(p, idx, o);
+  default: return parse_imm_operand(p, o); /* 'n' */
   }
 }
 
@@ -584,8 +574,8 @@ static void list_modifiers(uint32_t mods, char *buf, size_t size) {
   if (!len) snprintf(buf, size, "none");
 }
 
-static ws_status apply_modifier(parser *p, ws_insn *in, const ws_token *seg,
-                                uint32_t *seen, ws_token *seen_tok) {
+static ws_status apply_modifier(parser *p, ws_insn *in, const ws_token *seg, uint32_t *seen,
+                                ws_token *seen_tok) {
   const ws_opinfo *info = ws_isa_opinfo((ws_op)in->op);
   for (unsigned gi = 0; gi < WS_MODGROUP_COUNT; gi++) {
     const ws_modgroup *g = ws_modifiers_group(gi);
@@ -595,8 +585,8 @@ static ws_status apply_modifier(parser *p, ws_insn *in, const ws_token *seg,
       const ws_token *prev = &seen_tok[gi];
       if (prev->len == seg->len && memcmp(prev->text, seg->text, seg->len) == 0)
         return fail_at(p, seg, "modifier '%.*s' given twice", (int)seg->len, seg->text);
-      return fail_at(p, seg, "modifier '%.*s' conflicts with '%.*s'", (int)seg->len,
-                     seg->text, (int)prev->len, prev->text);
+      return fail_at(p, seg, "modifier '%.*s' conflicts with '%.*s'", (int)seg->len, seg->text,
+                     (int)prev->len, prev->text);
     }
     *seen |= g->bit;
     seen_tok[gi] = *seg;
@@ -606,8 +596,7 @@ static ws_status apply_modifier(parser *p, ws_insn *in, const ws_token *seg,
   char allowed[160], found[FOUND_MAX];
   list_modifiers(info->mods, allowed, sizeof allowed);
   ws_lexer_describe(seg, found, sizeof found);
-  return fail_at(p, seg, "unexpected modifier %s on %s (allowed: %s)", found, info->mnemonic,
-                 allowed);
+  return fail_at(p, seg, "unexpected modifier %s on %s (allowed: %s)", found, info->mnemonic, allowed);
 }
 
 /* Omitted groups take their default; a required one is an error. */
@@ -622,11 +611,10 @@ static ws_status apply_defaults(parser *p, ws_insn *in, const ws_token *mn, uint
     }
     char what[96];
     if (g->count > 4)
-      snprintf(what, sizeof what, "a %s modifier (.%s, .%s, ...)", g->what, g->names[0],
-               g->names[1]);
+      snprintf(what, sizeof what, "a %s modifier (.%s, .%s, ...)", g->what, g->names[0], g->names[1]);
     else
-      snprintf(what, sizeof what, "a %s modifier (.%s, .%s, .%s, .%s)", g->what, g->names[0],
-               g->names[1], g->names[2], g->names[3]);
+      snprintf(what, sizeof what, "a %s modifier (.%s, .%s, .%s, .%s)", g->what, g->names[0], g->names[1],
+               g->names[2], g->names[3]);
     return fail_expected(p, mn, what);
   }
   return WS_OK;
@@ -704,8 +692,7 @@ static ws_status append_insn(parser *p, const ws_insn *in, const ws_token *first
 
 static ws_status parse_insn(parser *p) {
   ws_token first = p->tok;
-  if (!p->in_kernel)
-    return fail_expected(p, &first, "a directive .kernel before the first instruction");
+  if (!p->in_kernel) return fail_expected(p, &first, "a directive .kernel before the first instruction");
   ws_insn in;
   memset(&in, 0, sizeof in);
   in.guard = WS_PRED_PT;
@@ -730,11 +717,10 @@ static ws_status define_label(parser *p) {
   ws_kernel *k = cur_kernel(p);
   uint32_t prev = ws_symtab_find(&p->label_tab, k->labels, sizeof *k->labels, t->text, t->len);
   if (prev != WS_SYMTAB_NONE)
-    return fail_at(p, t, "label '%.*s' defined twice (first at line %zu)", (int)t->len,
-                   t->text, p->label_lines[prev]);
+    return fail_at(p, t, "label '%.*s' defined twice (first at line %zu)", (int)t->len, t->text,
+                   p->label_lines[prev]);
   if (!reserve((void **)&k->labels, &p->labels_cap, k->nlabels + 1, sizeof *k->labels) ||
-      !reserve((void **)&p->label_lines, &p->label_lines_cap, k->nlabels + 1,
-               sizeof *p->label_lines))
+      !reserve((void **)&p->label_lines, &p->label_lines_cap, k->nlabels + 1, sizeof *p->label_lines))
     return fail_nomem(p);
   ws_label *l = &k->labels[k->nlabels];
   memset(l, 0, sizeof *l);
@@ -751,8 +737,7 @@ static ws_status define_label(parser *p) {
 static ws_status resolve_labels(parser *p, ws_kernel *k) {
   for (uint32_t i = 0; i < p->nfixups; i++) {
     const fixup *f = &p->fixups[i];
-    uint32_t l = ws_symtab_find(&p->label_tab, k->labels, sizeof *k->labels, f->tok.text,
-                                f->tok.len);
+    uint32_t l = ws_symtab_find(&p->label_tab, k->labels, sizeof *k->labels, f->tok.text, f->tok.len);
     if (l == WS_SYMTAB_NONE) {
       int n = (int)(f->tok.len < WS_NAME_MAX ? f->tok.len : WS_NAME_MAX);
       return fail_at(p, &f->tok, "label '%.*s' is not defined", n, f->tok.text);
@@ -795,8 +780,7 @@ static ws_status parse_kernel(parser *p) {
     return fail_at(p, t, "kernel '%.*s' defined twice (first at line %zu)", (int)t->len, t->text,
                    p->kernel_lines[prev]);
   if (!reserve((void **)&prog->kernels, &p->kernels_cap, prog->nkernels + 1, sizeof *prog->kernels) ||
-      !reserve((void **)&p->kernel_lines, &p->kernel_lines_cap, prog->nkernels + 1,
-               sizeof *p->kernel_lines))
+      !reserve((void **)&p->kernel_lines, &p->kernel_lines_cap, prog->nkernels + 1, sizeof *p->kernel_lines))
     return fail_nomem(p);
   ws_kernel *k = &prog->kernels[prog->nkernels];
   memset(k, 0, sizeof *k);
@@ -837,8 +821,7 @@ static ws_status parse_param(parser *p) {
   uint64_t offset = align_up(k->param_size_bytes, size);
   if (offset + size > WS_PARAM_MAX_BYTES)
     return fail_at(p, t, "params of kernel '%s' take more than %u bytes", k->name, WS_PARAM_MAX_BYTES);
-  if (!reserve((void **)&k->params, &p->params_cap, k->nparams + 1, sizeof *k->params))
-    return fail_nomem(p);
+  if (!reserve((void **)&k->params, &p->params_cap, k->nparams + 1, sizeof *k->params)) return fail_nomem(p);
   ws_param *prm = &k->params[k->nparams];
   memset(prm, 0, sizeof *prm);
   copy_name(prm->name, t);
@@ -858,8 +841,7 @@ static ws_status parse_shared_numbers(parser *p, uint64_t *size, uint64_t *align
   advance(p);
   *align = 4;
   if (p->tok.kind != WS_TOK_NUMBER) return WS_OK;
-  if (!int_token(&p->tok, align) || *align == 0 || (*align & (*align - 1)) ||
-      *align > MAX_SHARED_BYTES)
+  if (!int_token(&p->tok, align) || *align == 0 || (*align & (*align - 1)) || *align > MAX_SHARED_BYTES)
     return fail_expected(p, &p->tok, "a power-of-two alignment of at most 1 GiB");
   advance(p);
   return WS_OK;
@@ -881,8 +863,7 @@ static ws_status parse_shared(parser *p) {
   uint64_t offset = align_up(k->shared_size_bytes, align);
   if (size > MAX_SHARED_BYTES || offset + size > MAX_SHARED_BYTES)
     return fail_at(p, &size_tok, "shared memory of kernel '%s' would exceed 1 GiB", k->name);
-  if (!reserve((void **)&k->shared, &p->shared_cap, k->nshared + 1, sizeof *k->shared))
-    return fail_nomem(p);
+  if (!reserve((void **)&k->shared, &p->shared_cap, k->nshared + 1, sizeof *k->shared)) return fail_nomem(p);
   ws_shared_sym *s = &k->shared[k->nshared];
   memset(s, 0, sizeof *s);
   copy_name(s->name, &name);
@@ -907,8 +888,10 @@ static ws_status parse_line(parser *p) {
   ws_status st = WS_OK;
   while (p->tok.kind == WS_TOK_WORD && ws_lexer_token_is(&p->next, ':') && !st) st = define_label(p);
   if (st) return st;
-  if (p->tok.kind == WS_TOK_WORD && p->tok.text[0] == '.') st = parse_directive(p);
-  else if (p->tok.kind == WS_TOK_WORD || ws_lexer_token_is(&p->tok, '@')) st = parse_insn(p);
+  if (p->tok.kind == WS_TOK_WORD && p->tok.text[0] == '.')
+    st = parse_directive(p);
+  else if (p->tok.kind == WS_TOK_WORD || ws_lexer_token_is(&p->tok, '@'))
+    st = parse_insn(p);
   else if (!at_statement_end(p))
     st = fail_expected(p, &p->tok, "an instruction, label or directive");
   if (st) return st;
@@ -940,8 +923,7 @@ static void parser_free(parser *p) {
   ws_symtab_free(&p->label_tab);
 }
 
-ws_status ws_asm_parse(ws_ctx *ctx, const char *src, size_t len, const char *filename,
-                       ws_program **out) {
+ws_status ws_asm_parse(ws_ctx *ctx, const char *src, size_t len, const char *filename, ws_program **out) {
   if (!out) return ws_ctx_fail(ctx, WS_ERR_INVALID, "ws_asm_parse: no output pointer");
   *out = NULL;
   if (!src && len) return ws_ctx_fail(ctx, WS_ERR_INVALID, "ws_asm_parse: no source text");

@@ -20,8 +20,7 @@
 
 /* Assembles `len` bytes of `src` (need not be NUL-terminated). `filename`
  * is used only in messages. On success *out owns a new program. */
-ws_status ws_asm_parse(ws_ctx *ctx, const char *src, size_t len,
-                       const char *filename, ws_program **out);
+ws_status ws_asm_parse(ws_ctx *ctx, const char *src, size_t len, const char *filename, ws_program **out);
 /* Reads and assembles a file. */
 ws_status ws_asm_file(ws_ctx *ctx, const char *path, ws_program **out);
 

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "base/f16.h"
-#include "isa/modifiers.h"
 #include "base/text.h"
+#include "isa/modifiers.h"
 
 #define INSN_TEXT_MAX 512
 /* Integers with a smaller magnitude print in decimal, others in hex. */
@@ -45,27 +45,37 @@ static void put(sink *s, const char *fmt, ...) {
 }
 
 static void put_reg(sink *s, unsigned r) {
-  if (r == WS_REG_RZ) put(s, "RZ");
-  else put(s, "R%u", r);
+  if (r == WS_REG_RZ)
+    put(s, "RZ");
+  else
+    put(s, "R%u", r);
 }
 
 static void put_pred(sink *s, unsigned p) {
-  if (p == WS_PRED_PT) put(s, "PT");
-  else if (p < WS_NUM_PREDS) put(s, "P%u", p);
-  else put(s, "P?");
+  if (p == WS_PRED_PT)
+    put(s, "PT");
+  else if (p < WS_NUM_PREDS)
+    put(s, "P%u", p);
+  else
+    put(s, "P?");
 }
 
 static void put_int(sink *s, int32_t v) {
-  if (v > -DECIMAL_LIMIT && v < DECIMAL_LIMIT) put(s, "%d", v);
-  else put(s, "0x%X", (uint32_t)v);
+  if (v > -DECIMAL_LIMIT && v < DECIMAL_LIMIT)
+    put(s, "%d", v);
+  else
+    put(s, "0x%X", (uint32_t)v);
 }
 
 static void put_float(sink *s, int32_t imm) {
   uint32_t bits = (uint32_t)imm;
   float f = ws_f32_from_bits(bits);
-  if (isnan(f)) put(s, "0f%08X", bits);
-  else if (isinf(f)) put(s, "%sinf", f < 0 ? "-" : "");
-  else put(s, "%.9g", (double)f);
+  if (isnan(f))
+    put(s, "0f%08X", bits);
+  else if (isinf(f))
+    put(s, "%sinf", f < 0 ? "-" : "");
+  else
+    put(s, "%.9g", (double)f);
 }
 
 /* [R4], [R4+0x10], [R4-0x10]. */
@@ -100,8 +110,10 @@ static const ws_label *label_at(const ws_kernel *k, uint32_t pc) {
   uint32_t lo = 0, hi = k->nlabels;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (k->labels[mid].pc < pc) lo = mid + 1;
-    else hi = mid;
+    if (k->labels[mid].pc < pc)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < k->nlabels && k->labels[lo].pc == pc ? &k->labels[lo] : NULL;
 }
@@ -111,30 +123,36 @@ static void put_operand(sink *s, const ws_kernel *k, const ws_insn *in, unsigned
   char kind = ws_isa_sig((ws_op)in->op, i).kind;
   const ws_label *l;
   switch (o->kind) {
-    case WS_OPND_REG:
-      put(s, "%s%s", (o->flags & WS_OPND_NEG) ? "-" : "", (o->flags & WS_OPND_ABS) ? "|" : "");
-      put_reg(s, o->reg);
-      put(s, "%s", (o->flags & WS_OPND_ABS) ? "|" : "");
-      break;
-    case WS_OPND_PRED:
-      put(s, "%s", (o->flags & WS_OPND_NOT) ? "!" : "");
-      put_pred(s, o->reg);
-      break;
-    case WS_OPND_IMM:
-      if (kind == 'f') put_float(s, o->imm);
-      else put_int(s, o->imm);
-      break;
-    case WS_OPND_SREG: put(s, "%s", ws_isa_sreg_name((ws_sreg)o->reg)); break;
-    case WS_OPND_MEM:
-      if (kind == 'a') put_param_ref(s, k, o->imm);
-      else put_address(s, o->reg, o->imm);
-      break;
-    case WS_OPND_LABEL:
-      l = label_at(k, (uint32_t)o->imm);
-      if (l) put(s, "%s", l->name);
-      else put(s, "pc%u", (uint32_t)o->imm);
-      break;
-    default: put(s, "?"); break;
+  case WS_OPND_REG:
+    put(s, "%s%s", (o->flags & WS_OPND_NEG) ? "-" : "", (o->flags & WS_OPND_ABS) ? "|" : "");
+    put_reg(s, o->reg);
+    put(s, "%s", (o->flags & WS_OPND_ABS) ? "|" : "");
+    break;
+  case WS_OPND_PRED:
+    put(s, "%s", (o->flags & WS_OPND_NOT) ? "!" : "");
+    put_pred(s, o->reg);
+    break;
+  case WS_OPND_IMM:
+    if (kind == 'f')
+      put_float(s, o->imm);
+    else
+      put_int(s, o->imm);
+    break;
+  case WS_OPND_SREG: put(s, "%s", ws_isa_sreg_name((ws_sreg)o->reg)); break;
+  case WS_OPND_MEM:
+    if (kind == 'a')
+      put_param_ref(s, k, o->imm);
+    else
+      put_address(s, o->reg, o->imm);
+    break;
+  case WS_OPND_LABEL:
+    l = label_at(k, (uint32_t)o->imm);
+    if (l)
+      put(s, "%s", l->name);
+    else
+      put(s, "pc%u", (uint32_t)o->imm);
+    break;
+  default: put(s, "?"); break;
   }
 }
 
@@ -177,8 +195,7 @@ static bool *unlabelled_targets(const ws_kernel *k) {
   for (uint32_t pc = 0; pc < k->ninsns; pc++) {
     const ws_operand *o = &k->insns[pc].opnd[0];
     uint32_t t = (uint32_t)o->imm;
-    if (k->insns[pc].op == WS_OP_BRA && o->kind == WS_OPND_LABEL && t <= k->ninsns &&
-        !label_at(k, t))
+    if (k->insns[pc].op == WS_OP_BRA && o->kind == WS_OPND_LABEL && t <= k->ninsns && !label_at(k, t))
       need[t] = true;
   }
   return need;

@@ -13,9 +13,7 @@ static const ws_opinfo op_table[WS_OP_COUNT] = {
 #undef WS_OP
 };
 
-const ws_opinfo *ws_isa_opinfo(ws_op op) {
-  return (unsigned)op < WS_OP_COUNT ? &op_table[op] : NULL;
-}
+const ws_opinfo *ws_isa_opinfo(ws_op op) { return (unsigned)op < WS_OP_COUNT ? &op_table[op] : NULL; }
 
 unsigned ws_isa_nopnds(ws_op op) {
   const ws_opinfo *info = ws_isa_opinfo(op);
@@ -35,8 +33,10 @@ ws_opnd_sig ws_isa_sig(ws_op op, unsigned idx) {
   if (!*c) return sig;
   sig.kind = c[0];
   sig.nregs = 1;
-  if (c[1] == 'W') sig.nregs = 0;
-  else if (c[1] == '2' || c[1] == '4') sig.nregs = (uint8_t)(c[1] - '0');
+  if (c[1] == 'W')
+    sig.nregs = 0;
+  else if (c[1] == '2' || c[1] == '4')
+    sig.nregs = (uint8_t)(c[1] - '0');
   return sig;
 }
 
@@ -47,15 +47,13 @@ unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx) {
 }
 
 const char *ws_isa_unit_name(ws_unit unit) {
-  static const char *const names[WS_UNIT_COUNT] = {"INT", "FP32", "SFU", "SHFL",
-                                                   "LSU", "TENSOR", "CTRL"};
+  static const char *const names[WS_UNIT_COUNT] = {"INT", "FP32", "SFU", "SHFL", "LSU", "TENSOR", "CTRL"};
   return (unsigned)unit < WS_UNIT_COUNT ? names[unit] : "?";
 }
 
 const char *ws_isa_cmp_name(ws_cmp cmp) {
-  static const char *const names[WS_CMP_COUNT] = {
-      NULL, "EQ", "NE", "LT", "LE", "GT", "GE", "EQU",
-      "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"};
+  static const char *const names[WS_CMP_COUNT] = {NULL,  "EQ",  "NE",  "LT",  "LE",  "GT",  "GE", "EQU",
+                                                  "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"};
   return (unsigned)cmp < WS_CMP_COUNT ? names[cmp] : NULL;
 }
 
@@ -70,10 +68,9 @@ const char *ws_isa_shfl_name(ws_shfl_mode m) {
 }
 
 const char *ws_isa_sreg_name(ws_sreg sr) {
-  static const char *const names[WS_SR_COUNT] = {
-      "SR_TID.X",   "SR_TID.Y",    "SR_TID.Z",    "SR_NTID.X",
-      "SR_NTID.Y",  "SR_NTID.Z",   "SR_CTAID.X",  "SR_CTAID.Y",
-      "SR_CTAID.Z", "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z",
-      "SR_LANEID",  "SR_WARPID",   "SR_SMID",     "SR_CLOCK"};
+  static const char *const names[WS_SR_COUNT] = {"SR_TID.X",   "SR_TID.Y",    "SR_TID.Z",    "SR_NTID.X",
+                                                 "SR_NTID.Y",  "SR_NTID.Z",   "SR_CTAID.X",  "SR_CTAID.Y",
+                                                 "SR_CTAID.Z", "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z",
+                                                 "SR_LANEID",  "SR_WARPID",   "SR_SMID",     "SR_CLOCK"};
   return (unsigned)sr < WS_SR_COUNT ? names[sr] : "?";
 }

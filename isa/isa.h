@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 #define WS_WARP_LANES 32
-#define WS_NUM_REGS 255   /* R0..R254 */
-#define WS_REG_RZ 255     /* reads as 0, writes are dropped */
-#define WS_NUM_PREDS 7    /* P0..P6 */
-#define WS_PRED_PT 7      /* always true; writes are dropped */
+#define WS_NUM_REGS 255 /* R0..R254 */
+#define WS_REG_RZ 255   /* reads as 0, writes are dropped */
+#define WS_NUM_PREDS 7  /* P0..P6 */
+#define WS_PRED_PT 7    /* always true; writes are dropped */
 #define WS_MAX_OPERANDS 4
 #define WS_NAME_MAX 64
 
@@ -52,24 +52,44 @@ typedef enum ws_unit {
 
 typedef enum ws_cmp {
   WS_CMP_NONE,
-  WS_CMP_EQ, WS_CMP_NE, WS_CMP_LT, WS_CMP_LE, WS_CMP_GT, WS_CMP_GE,
-  WS_CMP_EQU, WS_CMP_NEU, WS_CMP_LTU, WS_CMP_LEU, WS_CMP_GTU, WS_CMP_GEU,
-  WS_CMP_NUM, WS_CMP_NAN,
+  WS_CMP_EQ,
+  WS_CMP_NE,
+  WS_CMP_LT,
+  WS_CMP_LE,
+  WS_CMP_GT,
+  WS_CMP_GE,
+  WS_CMP_EQU,
+  WS_CMP_NEU,
+  WS_CMP_LTU,
+  WS_CMP_LEU,
+  WS_CMP_GTU,
+  WS_CMP_GEU,
+  WS_CMP_NUM,
+  WS_CMP_NAN,
   WS_CMP_COUNT
 } ws_cmp;
 
 typedef enum ws_dtype { WS_DT_S32, WS_DT_U32, WS_DT_F32, WS_DT_COUNT } ws_dtype;
 
-typedef enum ws_shfl_mode {
-  WS_SHFL_IDX, WS_SHFL_UP, WS_SHFL_DOWN, WS_SHFL_BFLY, WS_SHFL_COUNT
-} ws_shfl_mode;
+typedef enum ws_shfl_mode { WS_SHFL_IDX, WS_SHFL_UP, WS_SHFL_DOWN, WS_SHFL_BFLY, WS_SHFL_COUNT } ws_shfl_mode;
 
 typedef enum ws_sreg {
-  WS_SR_TID_X, WS_SR_TID_Y, WS_SR_TID_Z,
-  WS_SR_NTID_X, WS_SR_NTID_Y, WS_SR_NTID_Z,
-  WS_SR_CTAID_X, WS_SR_CTAID_Y, WS_SR_CTAID_Z,
-  WS_SR_NCTAID_X, WS_SR_NCTAID_Y, WS_SR_NCTAID_Z,
-  WS_SR_LANEID, WS_SR_WARPID, WS_SR_SMID, WS_SR_CLOCK,
+  WS_SR_TID_X,
+  WS_SR_TID_Y,
+  WS_SR_TID_Z,
+  WS_SR_NTID_X,
+  WS_SR_NTID_Y,
+  WS_SR_NTID_Z,
+  WS_SR_CTAID_X,
+  WS_SR_CTAID_Y,
+  WS_SR_CTAID_Z,
+  WS_SR_NCTAID_X,
+  WS_SR_NCTAID_Y,
+  WS_SR_NCTAID_Z,
+  WS_SR_LANEID,
+  WS_SR_WARPID,
+  WS_SR_SMID,
+  WS_SR_CLOCK,
   WS_SR_COUNT
 } ws_sreg;
 
@@ -91,7 +111,7 @@ enum {
 };
 
 typedef struct ws_operand {
-  uint8_t kind;  /* ws_opnd_kind */
+  uint8_t kind; /* ws_opnd_kind */
   uint8_t reg;
   uint8_t flags; /* WS_OPND_* */
   uint8_t pad;
@@ -99,21 +119,21 @@ typedef struct ws_operand {
 } ws_operand;
 
 typedef struct ws_insn {
-  uint16_t op;        /* ws_op */
-  uint8_t guard;      /* predicate index; WS_PRED_PT when unguarded */
-  uint8_t guard_neg;  /* 1 for @!Pn */
-  uint8_t cmp;        /* ws_cmp, or the ws_shfl_mode for SHFL */
-  uint8_t dtype;      /* ws_dtype */
-  uint8_t width_bytes;/* 4, 8 or 16 for memory opcodes, else 0 */
-  uint8_t hsel;       /* 0 = .H0, 1 = .H1 */
+  uint16_t op;         /* ws_op */
+  uint8_t guard;       /* predicate index; WS_PRED_PT when unguarded */
+  uint8_t guard_neg;   /* 1 for @!Pn */
+  uint8_t cmp;         /* ws_cmp, or the ws_shfl_mode for SHFL */
+  uint8_t dtype;       /* ws_dtype */
+  uint8_t width_bytes; /* 4, 8 or 16 for memory opcodes, else 0 */
+  uint8_t hsel;        /* 0 = .H0, 1 = .H1 */
   ws_operand opnd[WS_MAX_OPERANDS];
-  uint32_t rpc;       /* BRA only: reconvergence instruction index (analysis) */
+  uint32_t rpc; /* BRA only: reconvergence instruction index (analysis) */
 } ws_insn;
 
 /* One row of the opcode table, with its signature pre-parsed. */
 typedef struct ws_opnd_sig {
-  char kind;       /* one of "dprifqsgmaln" */
-  uint8_t nregs;   /* 1, 2, 4; 0 = by width modifier ('W') */
+  char kind;     /* one of "dprifqsgmaln" */
+  uint8_t nregs; /* 1, 2, 4; 0 = by width modifier ('W') */
 } ws_opnd_sig;
 
 typedef struct ws_opinfo {
@@ -130,10 +150,10 @@ const ws_opinfo *ws_isa_opinfo(ws_op op);
 unsigned ws_isa_nopnds(ws_op op);
 ws_opnd_sig ws_isa_sig(ws_op op, unsigned idx);
 const char *ws_isa_unit_name(ws_unit unit);
-const char *ws_isa_cmp_name(ws_cmp cmp);         /* "EQ" ... ; NULL for NONE */
-const char *ws_isa_dtype_name(ws_dtype t);       /* "S32", "U32", "F32" */
-const char *ws_isa_shfl_name(ws_shfl_mode m);    /* "IDX", ... */
-const char *ws_isa_sreg_name(ws_sreg sr);        /* "SR_TID.X", ... */
+const char *ws_isa_cmp_name(ws_cmp cmp);      /* "EQ" ... ; NULL for NONE */
+const char *ws_isa_dtype_name(ws_dtype t);    /* "S32", "U32", "F32" */
+const char *ws_isa_shfl_name(ws_shfl_mode m); /* "IDX", ... */
+const char *ws_isa_sreg_name(ws_sreg sr);     /* "SR_TID.X", ... */
 /* Registers an operand of `insn` covers (1, 2 or 4), from signature/width. */
 unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx);
 

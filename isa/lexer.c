@@ -19,17 +19,13 @@ void ws_lexer_init(ws_lexer *lx, const char *src, size_t len) {
   lx->line_start = 0;
 }
 
-static bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '.'; }
 
-static bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 static char peek_at(const ws_lexer *lx, size_t off) {
   return lx->pos + off < lx->len ? lx->src[lx->pos + off] : '\0';
@@ -94,9 +90,7 @@ ws_token ws_lexer_next(ws_lexer *lx) {
   return make(lx, WS_TOK_BAD, 1);
 }
 
-bool ws_lexer_token_is(const ws_token *t, char c) {
-  return t->kind == WS_TOK_PUNCT && t->text[0] == c;
-}
+bool ws_lexer_token_is(const ws_token *t, char c) { return t->kind == WS_TOK_PUNCT && t->text[0] == c; }
 
 void ws_lexer_describe(const ws_token *t, char *buf, size_t size) {
   unsigned char b = t->len ? (unsigned char)t->text[0] : 0;

@@ -15,12 +15,12 @@
 #define WS_MODGROUP_COUNT 7
 
 typedef struct ws_modgroup {
-  uint32_t bit;              /* WS_MOD_* */
-  const char *what;          /* "comparison", "type", ... for messages */
-  unsigned count;            /* number of spellings */
-  const char *const *names;  /* "EQ", "S32", "128", ... (without the dot) */
-  const uint8_t *values;     /* what each spelling stores in the insn */
-  int default_index;         /* spelling used when omitted; -1 = required */
+  uint32_t bit;             /* WS_MOD_* */
+  const char *what;         /* "comparison", "type", ... for messages */
+  unsigned count;           /* number of spellings */
+  const char *const *names; /* "EQ", "S32", "128", ... (without the dot) */
+  const uint8_t *values;    /* what each spelling stores in the insn */
+  int default_index;        /* spelling used when omitted; -1 = required */
 } ws_modgroup;
 
 /* Groups in canonical (printing) order; NULL when i >= WS_MODGROUP_COUNT. */

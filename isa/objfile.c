@@ -82,7 +82,7 @@ static void put_insn(writer *w, const ws_insn *in, uint32_t line) {
 
 static void put_kernel(writer *w, const ws_kernel *k) {
   put_name(w, k->name);
-  uint32_t counts[6] = {k->ninsns, k->nparams, k->param_size_bytes,
+  uint32_t counts[6] = {k->ninsns,  k->nparams,           k->param_size_bytes,
                         k->nshared, k->shared_size_bytes, k->nlabels};
   for (int i = 0; i < 6; i++) put_u32(w, counts[i]);
   for (uint32_t i = 0; i < k->nparams; i++) {
@@ -233,8 +233,8 @@ static ws_status decode(ws_ctx *ctx, reader *r, const char *name, ws_program *pr
   take(r, sizeof magic);
   uint32_t version = get_u32(r);
   if (!r->short_read && version != WS_OBJFILE_VERSION)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: object version %u, this warpscope reads version %u",
-                       name, version, WS_OBJFILE_VERSION);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: object version %u, this warpscope reads version %u", name,
+                       version, WS_OBJFILE_VERSION);
   prog->nkernels = get_u32(r);
   prog->kernels = alloc_records(r, prog->nkernels, NAME_BYTES + 24, sizeof *prog->kernels);
   if (!prog->kernels) prog->nkernels = 0;
@@ -242,8 +242,8 @@ static ws_status decode(ws_ctx *ctx, reader *r, const char *name, ws_program *pr
     if (!get_kernel(r, &prog->kernels[i]) && !r->short_read)
       return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", name);
   if (r->short_read)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: truncated or corrupt object (at byte %zu of %zu)",
-                       name, r->pos, r->len);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: truncated or corrupt object (at byte %zu of %zu)", name,
+                       r->pos, r->len);
   if (r->pos != r->len)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: %zu unexpected bytes after the last kernel", name,
                        r->len - r->pos);

@@ -36,9 +36,8 @@ static bool operand_equal(const ws_operand *a, const ws_operand *b) {
 }
 
 static bool insn_equal(const ws_insn *a, const ws_insn *b) {
-  if (a->op != b->op || a->guard != b->guard || a->guard_neg != b->guard_neg ||
-      a->cmp != b->cmp || a->dtype != b->dtype || a->width_bytes != b->width_bytes ||
-      a->hsel != b->hsel || a->rpc != b->rpc)
+  if (a->op != b->op || a->guard != b->guard || a->guard_neg != b->guard_neg || a->cmp != b->cmp ||
+      a->dtype != b->dtype || a->width_bytes != b->width_bytes || a->hsel != b->hsel || a->rpc != b->rpc)
     return false;
   for (unsigned i = 0; i < WS_MAX_OPERANDS; i++)
     if (!operand_equal(&a->opnd[i], &b->opnd[i])) return false;
@@ -48,8 +47,8 @@ static bool insn_equal(const ws_insn *a, const ws_insn *b) {
 static bool params_equal(const ws_kernel *a, const ws_kernel *b) {
   for (uint32_t i = 0; i < a->nparams; i++) {
     const ws_param *x = &a->params[i], *y = &b->params[i];
-    if (strcmp(x->name, y->name) != 0 || x->type != y->type ||
-        x->offset_bytes != y->offset_bytes || x->size_bytes != y->size_bytes)
+    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->offset_bytes != y->offset_bytes ||
+        x->size_bytes != y->size_bytes)
       return false;
   }
   return true;
@@ -67,8 +66,7 @@ static bool shared_equal(const ws_kernel *a, const ws_kernel *b) {
 
 static bool labels_equal(const ws_kernel *a, const ws_kernel *b) {
   for (uint32_t i = 0; i < a->nlabels; i++)
-    if (strcmp(a->labels[i].name, b->labels[i].name) != 0 || a->labels[i].pc != b->labels[i].pc)
-      return false;
+    if (strcmp(a->labels[i].name, b->labels[i].name) != 0 || a->labels[i].pc != b->labels[i].pc) return false;
   return true;
 }
 

@@ -15,9 +15,7 @@
 
 #define WS_PARAM_MAX_BYTES 4096u
 
-typedef enum ws_ptype {
-  WS_PT_U32, WS_PT_S32, WS_PT_F32, WS_PT_U64, WS_PT_PTR, WS_PT_COUNT
-} ws_ptype;
+typedef enum ws_ptype { WS_PT_U32, WS_PT_S32, WS_PT_F32, WS_PT_U64, WS_PT_PTR, WS_PT_COUNT } ws_ptype;
 
 typedef struct ws_param {
   char name[WS_NAME_MAX];
@@ -35,7 +33,7 @@ typedef struct ws_shared_sym {
 
 typedef struct ws_label {
   char name[WS_NAME_MAX];
-  uint32_t pc;  /* instruction index the label names */
+  uint32_t pc; /* instruction index the label names */
 } ws_label;
 
 typedef struct ws_kernel {
@@ -51,7 +49,7 @@ typedef struct ws_kernel {
   uint32_t shared_size_bytes; /* static shared memory per CTA */
   ws_label *labels;
   uint32_t nlabels;
-  uint32_t regs_per_thread;   /* from ws_analysis_regs; >= 1 */
+  uint32_t regs_per_thread; /* from ws_analysis_regs; >= 1 */
 } ws_kernel;
 
 typedef struct ws_program {

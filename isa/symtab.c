@@ -38,8 +38,7 @@ void ws_symtab_clear(ws_symtab *t) {
   t->count = 0;
 }
 
-uint32_t ws_symtab_find(const ws_symtab *t, const void *base, size_t stride,
-                        const char *s, size_t n) {
+uint32_t ws_symtab_find(const ws_symtab *t, const void *base, size_t stride, const char *s, size_t n) {
   if (!t->cap) return WS_SYMTAB_NONE;
   uint32_t mask = t->cap - 1;
   for (uint32_t i = hash(s, n) & mask;; i = (i + 1) & mask) {
@@ -63,8 +62,7 @@ static bool grow(ws_symtab *t, const void *base, size_t stride) {
   uint32_t *slots = calloc(cap, sizeof *slots);
   if (!slots) return false;
   for (uint32_t i = 0; i < t->cap; i++)
-    if (t->slots[i])
-      insert(slots, cap, name_at(base, stride, t->slots[i] - 1), t->slots[i] - 1);
+    if (t->slots[i]) insert(slots, cap, name_at(base, stride, t->slots[i] - 1), t->slots[i] - 1);
   free(t->slots);
   t->slots = slots;
   t->cap = cap;

@@ -26,8 +26,7 @@ void ws_symtab_free(ws_symtab *t);
 /* Forgets every entry, keeping the allocation. */
 void ws_symtab_clear(ws_symtab *t);
 /* Index of the record named s[0..n), or WS_SYMTAB_NONE. */
-uint32_t ws_symtab_find(const ws_symtab *t, const void *base, size_t stride,
-                        const char *s, size_t n);
+uint32_t ws_symtab_find(const ws_symtab *t, const void *base, size_t stride, const char *s, size_t n);
 /* Adds record `index` (its name must not be present yet); false when out of
  * memory. */
 bool ws_symtab_add(ws_symtab *t, const void *base, size_t stride, uint32_t index);

@@ -38,16 +38,15 @@ static bool mods_ok(const ws_insn *in, uint32_t mods) {
   bool type_ok = in->dtype == 0;
   if (mods & WS_MOD_ITYPE) type_ok = in->dtype <= WS_DT_U32;
   if (mods & WS_MOD_ATYPE) type_ok = in->dtype < WS_DT_COUNT;
-  bool width_ok = (mods & WS_MOD_WIDTH) ? (in->width_bytes == 4 || in->width_bytes == 8 ||
-                                           in->width_bytes == 16)
-                                        : in->width_bytes == 0;
+  bool width_ok = (mods & WS_MOD_WIDTH)
+                      ? (in->width_bytes == 4 || in->width_bytes == 8 || in->width_bytes == 16)
+                      : in->width_bytes == 0;
   bool hsel_ok = (mods & WS_MOD_HSEL) ? in->hsel <= 1 : in->hsel == 0;
   return cmp_ok && type_ok && width_ok && hsel_ok;
 }
 
 static bool reg_opnd_ok(const ws_operand *o, unsigned nregs, uint8_t allowed_flags) {
-  return o->kind == WS_OPND_REG && o->imm == 0 && (o->flags & ~allowed_flags) == 0 &&
-         reg_ok(o->reg, nregs);
+  return o->kind == WS_OPND_REG && o->imm == 0 && (o->flags & ~allowed_flags) == 0 && reg_ok(o->reg, nregs);
 }
 
 static bool imm_opnd_ok(const ws_operand *o) {
@@ -60,13 +59,13 @@ static bool opnd_ok(const ws_kernel *k, const ws_insn *in, unsigned idx) {
   unsigned nregs = ws_isa_opnd_nregs(in, idx);
   if (o->pad != 0) return false;
   switch (sig.kind) {
-  case 'd': case 'r': return reg_opnd_ok(o, nregs, 0);
+  case 'd':
+  case 'r': return reg_opnd_ok(o, nregs, 0);
   case 'i': return reg_opnd_ok(o, 1, 0) || imm_opnd_ok(o);
   case 'f': return reg_opnd_ok(o, 1, WS_OPND_NEG | WS_OPND_ABS) || imm_opnd_ok(o);
   case 'p': return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && o->flags == 0 && o->imm == 0;
   case 'q':
-    return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && (o->flags & ~WS_OPND_NOT) == 0 &&
-           o->imm == 0;
+    return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && (o->flags & ~WS_OPND_NOT) == 0 && o->imm == 0;
   case 's': return o->kind == WS_OPND_SREG && o->reg < WS_SR_COUNT && o->flags == 0 && o->imm == 0;
   case 'g': return o->kind == WS_OPND_MEM && o->flags == 0 && o->reg != WS_REG_RZ && reg_ok(o->reg, 2);
   case 'm': return o->kind == WS_OPND_MEM && o->flags == 0 && reg_ok(o->reg, 1);
@@ -87,15 +86,15 @@ static ws_status verify_insn(ws_ctx *ctx, const ws_kernel *k, uint32_t pc) {
   if (!info)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: invalid opcode %u", k->name, pc, in->op);
   if (in->guard > WS_PRED_PT || in->guard_neg > 1 || !mods_ok(in, info->mods))
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: invalid guard or modifiers for %s",
-                       k->name, pc, info->mnemonic);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: invalid guard or modifiers for %s", k->name,
+                       pc, info->mnemonic);
   unsigned n = ws_isa_nopnds((ws_op)in->op);
   static const ws_operand zero;
   for (unsigned i = 0; i < WS_MAX_OPERANDS; i++) {
     bool ok = i < n ? opnd_ok(k, in, i) : memcmp(&in->opnd[i], &zero, sizeof zero) == 0;
     if (!ok)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: operand %u of %s is invalid",
-                         k->name, pc, i + 1, info->mnemonic);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: operand %u of %s is invalid", k->name, pc,
+                         i + 1, info->mnemonic);
   }
   return WS_OK;
 }
@@ -116,8 +115,8 @@ static ws_status verify_params(ws_ctx *ctx, const ws_kernel *k) {
     end = (uint64_t)p->offset_bytes + want;
   }
   if (k->param_size_bytes != end || end > WS_PARAM_MAX_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': param size %u does not match its params",
-                       k->name, k->param_size_bytes);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': param size %u does not match its params", k->name,
+                       k->param_size_bytes);
   return WS_OK;
 }
 
@@ -126,8 +125,7 @@ static ws_status verify_shared(ws_ctx *ctx, const ws_kernel *k) {
   uint64_t end = 0;
   for (uint32_t i = 0; i < k->nshared; i++) {
     const ws_shared_sym *s = &k->shared[i];
-    bool ok = is_identifier(s->name) && s->align_bytes != 0 &&
-              (s->align_bytes & (s->align_bytes - 1)) == 0 &&
+    bool ok = is_identifier(s->name) && s->align_bytes != 0 && (s->align_bytes & (s->align_bytes - 1)) == 0 &&
               s->offset_bytes == align_up(end, s->align_bytes);
     for (uint32_t j = 0; ok && j < i; j++) ok = strcmp(k->shared[j].name, s->name) != 0;
     if (!ok)
@@ -135,8 +133,8 @@ static ws_status verify_shared(ws_ctx *ctx, const ws_kernel *k) {
     end = (uint64_t)s->offset_bytes + s->size_bytes;
   }
   if (k->shared_size_bytes != end || end > WS_VERIFY_MAX_SHARED_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': shared size %u does not match its arrays",
-                       k->name, k->shared_size_bytes);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': shared size %u does not match its arrays", k->name,
+                       k->shared_size_bytes);
   return WS_OK;
 }
 
@@ -161,8 +159,8 @@ static ws_status verify_targets(ws_ctx *ctx, const ws_kernel *k) {
     bool named = false;
     for (uint32_t i = 0; i < k->nlabels && !named; i++) named = k->labels[i].pc == target;
     if (!named)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: branch target %u has no label",
-                         k->name, pc, target);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: branch target %u has no label", k->name, pc,
+                         target);
   }
   return WS_OK;
 }

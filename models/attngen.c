@@ -36,11 +36,10 @@ static ws_status check_shape(ws_ctx *ctx, const ws_attngen_shape *s) {
   uint64_t d = (uint64_t)s->heads * s->head_dim;
   if (!s->tokens || !s->heads || !s->head_dim || (uint64_t)s->tokens * 3 * d > UINT32_MAX ||
       (uint64_t)s->heads * s->tokens * s->tokens > UINT32_MAX)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "attention shape T=%u H=%u dh=%u: each must be at least 1 and T*3*H*dh and H*T*T "
-        "must fit in 32 bits",
-        s->tokens, s->heads, s->head_dim);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "attention shape T=%u H=%u dh=%u: each must be at least 1 and T*3*H*dh and H*T*T "
+                       "must fit in 32 bits",
+                       s->tokens, s->heads, s->head_dim);
   return WS_OK;
 }
 
@@ -61,16 +60,13 @@ ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_a
   uint32_t t16 = (s->tokens + NAIVE_TILE - 1) / NAIVE_TILE;
   *block = (ws_dim3){NAIVE_TILE, NAIVE_TILE, 1};
   switch (stage) {
-  case WS_ATTNGEN_SCORES:
-    *grid = (ws_dim3){t16, t16, s->heads};
-    return WS_OK;
+  case WS_ATTNGEN_SCORES: *grid = (ws_dim3){t16, t16, s->heads}; return WS_OK;
   case WS_ATTNGEN_SOFTMAX:
     return ws_nngen_rows_geometry(ctx, s->heads * s->tokens, SOFTMAX_WARPS, grid, block);
   case WS_ATTNGEN_PV:
     *grid = (ws_dim3){(s->head_dim + NAIVE_TILE - 1) / NAIVE_TILE, t16, s->heads};
     return WS_OK;
-  default:
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
+  default: return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
   }
 }
 
@@ -86,16 +82,15 @@ static ws_status build(ws_ctx *ctx, ws_status gen_status, char **src, const char
 }
 
 /* Binds the params every attention kernel shares. */
-static ws_status bind_common(ws_ctx *ctx, ws_nngen_kernel *k, const ws_attngen_shape *s,
-                             uint64_t qkv) {
+static ws_status bind_common(ws_ctx *ctx, ws_nngen_kernel *k, const ws_attngen_shape *s, uint64_t qkv) {
   ws_status st = ws_nngen_kernel_ptr(ctx, k, "qkv", qkv);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, k, "tokens", s->tokens);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, k, "dim", s->heads * s->head_dim);
   return st;
 }
 
-static ws_status run_scores(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv,
-                            uint64_t scores, ws_launch_stats *stats) {
+static ws_status run_scores(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t scores,
+                            ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   char *src = NULL;
   ws_nngen_kernel k;
@@ -111,8 +106,8 @@ static ws_status run_scores(ws_device *dev, const ws_attngen_shape *s, uint64_t 
   return st;
 }
 
-static ws_status run_pv(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t probs,
-                        uint64_t out, ws_launch_stats *stats) {
+static ws_status run_pv(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t probs, uint64_t out,
+                        ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   char *src = NULL;
   ws_nngen_kernel k;
@@ -128,31 +123,25 @@ static ws_status run_pv(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv,
   return st;
 }
 
-ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s,
-                                     ws_attngen_stage stage, uint64_t qkv, uint64_t scores,
-                                     uint64_t out, ws_launch_stats *stats) {
+ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s, ws_attngen_stage stage,
+                                     uint64_t qkv, uint64_t scores, uint64_t out, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_shape(ctx, s);
   if (st != WS_OK) return st;
   switch (stage) {
-  case WS_ATTNGEN_SCORES:
-    return run_scores(dev, s, qkv, scores, stats);
+  case WS_ATTNGEN_SCORES: return run_scores(dev, s, qkv, scores, stats);
   case WS_ATTNGEN_SOFTMAX:
     return ws_nngen_softmax_run(dev, s->heads * s->tokens, s->tokens, scores, scores, stats);
-  case WS_ATTNGEN_PV:
-    return run_pv(dev, s, qkv, scores, out, stats);
-  default:
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
+  case WS_ATTNGEN_PV: return run_pv(dev, s, qkv, scores, out, stats);
+  default: return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
   }
 }
 
-ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv,
-                               uint64_t scores, uint64_t out,
-                               ws_launch_stats stats[WS_ATTNGEN_STAGE_COUNT]) {
+ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t scores,
+                               uint64_t out, ws_launch_stats stats[WS_ATTNGEN_STAGE_COUNT]) {
   ws_status st = WS_OK;
   for (int k = 0; k < WS_ATTNGEN_STAGE_COUNT && st == WS_OK; k++)
-    st = ws_attngen_naive_stage_run(dev, s, (ws_attngen_stage)k, qkv, scores, out,
-                                    stats ? &stats[k] : NULL);
+    st = ws_attngen_naive_stage_run(dev, s, (ws_attngen_stage)k, qkv, scores, out, stats ? &stats[k] : NULL);
   return st;
 }
 
@@ -180,7 +169,7 @@ typedef struct flash_plan {
 /* The scalars, in register order. h*dh is aligned to 4 so that every later
  * register keeps the number, and so the bank (number % 2), it had when the
  * kernel was tuned; the O quad is an LDS.128 target. */
-#define FP(field, name, count, align)                                                              \
+#define FP(field, name, count, align)                                                                        \
   { offsetof(flash_plan, field), name, count, align }
 static const ws_kbuild_regspec flash_scalars[] = {
     FP(tid, "r: row in the Q tile", 1, 1),
@@ -223,10 +212,8 @@ static void flash_alloc(ws_kbuild *k, flash_plan *p) {
 /* The plan's numbers; its registers go into `k` (a scratch builder when
  * only the count is wanted). */
 static flash_plan flash_plan_make(ws_kbuild *k, uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
-  flash_plan p = {
-      .dh = head_dim, .br = fc->br, .bc = fc->bc, .qs_stride_words = head_dim + 4, .group = 4};
-  while (p.group > 1 && FLASH_FIXED_REGS + 4 + (2 + p.group) * head_dim + fc->bc > ISA_MAX_REGS)
-    p.group /= 2;
+  flash_plan p = {.dh = head_dim, .br = fc->br, .bc = fc->bc, .qs_stride_words = head_dim + 4, .group = 4};
+  while (p.group > 1 && FLASH_FIXED_REGS + 4 + (2 + p.group) * head_dim + fc->bc > ISA_MAX_REGS) p.group /= 2;
   flash_alloc(k, &p);
   return p;
 }
@@ -246,20 +233,18 @@ uint32_t ws_attngen_flash_smem_bytes(uint32_t head_dim, const ws_attngen_flash_c
 
 static ws_status check_flash_code(ws_ctx *ctx, uint32_t dh, const ws_attngen_flash_cfg *fc) {
   if (dh < 4 || dh > 64 || (dh & (dh - 1)))
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "flash attention: head_dim must be a power of two from 4 to 64 (rows move as "
-        "16-byte quads), got %u",
-        dh);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "flash attention: head_dim must be a power of two from 4 to 64 (rows move as "
+                       "16-byte quads), got %u",
+                       dh);
   if (fc->br == 0 || fc->br % 32)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "flash attention: Br must be a positive multiple of 32 (one thread per Q row, whole "
-        "warps), got %u",
-        fc->br);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "flash attention: Br must be a positive multiple of 32 (one thread per Q row, whole "
+                       "warps), got %u",
+                       fc->br);
   if (fc->bc == 0 || fc->bc > ISA_MAX_REGS)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "flash attention: Bc must be 1..%u, got %u",
-                       ISA_MAX_REGS, fc->bc);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "flash attention: Bc must be 1..%u, got %u", ISA_MAX_REGS,
+                       fc->bc);
   return WS_OK;
 }
 
@@ -268,13 +253,11 @@ ws_status ws_attngen_flash_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t
   ws_status st = check_flash_code(ctx, head_dim, fc);
   if (st != WS_OK) return st;
   if (fc->br > cfg->sm.max_threads_per_block)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "flash attention: Br=%u threads per CTA exceeds %s's limit of %u", fc->br,
-                       cfg->gpu.name, cfg->sm.max_threads_per_block);
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "flash attention: Br=%u threads per CTA exceeds %s's limit of %u",
+                       fc->br, cfg->gpu.name, cfg->sm.max_threads_per_block);
   uint32_t regs = ws_attngen_flash_regs(head_dim, fc);
-  uint32_t reg_limit = cfg->regfile.max_regs_per_thread < ISA_MAX_REGS
-                           ? cfg->regfile.max_regs_per_thread
-                           : ISA_MAX_REGS;
+  uint32_t reg_limit =
+      cfg->regfile.max_regs_per_thread < ISA_MAX_REGS ? cfg->regfile.max_regs_per_thread : ISA_MAX_REGS;
   if (regs > reg_limit)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT,
                        "flash attention: Bc=%u with dh=%u needs %u registers per thread (at least "
@@ -283,17 +266,16 @@ ws_status ws_attngen_flash_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t
                        fc->bc, head_dim, regs, cfg->gpu.name, reg_limit);
   uint32_t smem = ws_attngen_flash_smem_bytes(head_dim, fc);
   if (smem > cfg->smem.max_per_block_bytes)
-    return ws_ctx_fail(
-        ctx, WS_ERR_LIMIT,
-        "flash attention: Br=%u, Bc=%u, dh=%u needs %u bytes of shared memory per CTA "
-        "(Q tile Br*(dh+4)*4 + K and V tiles 2*Bc*dh*4); %s allows %u",
-        fc->br, fc->bc, head_dim, smem, cfg->gpu.name, cfg->smem.max_per_block_bytes);
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "flash attention: Br=%u, Bc=%u, dh=%u needs %u bytes of shared memory per CTA "
+                       "(Q tile Br*(dh+4)*4 + K and V tiles 2*Bc*dh*4); %s allows %u",
+                       fc->br, fc->bc, head_dim, smem, cfg->gpu.name, cfg->smem.max_per_block_bytes);
   ws_occupancy occ;
   return ws_occupancy_compute(ctx, cfg, fc->br, regs, smem, &occ);
 }
 
-ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s,
-                                    const ws_attngen_flash_cfg *fc, ws_dim3 *grid, ws_dim3 *block) {
+ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
+                                    ws_dim3 *grid, ws_dim3 *block) {
   ws_status st = check_shape(ctx, s);
   if (st == WS_OK) st = check_flash_code(ctx, s->head_dim, fc);
   if (st != WS_OK) return st;
@@ -314,20 +296,17 @@ static uint32_t log2_u32(uint32_t v) {
 }
 
 static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(k,
-                 "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for");
-  ws_kbuild_line(k, "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.",
-                 p->dh, p->br, p->bc);
-  ws_kbuild_line(
-      k, "%s",
-      "// A CTA of Br threads handles one Q tile of one head; thread r owns query row\n"
-      "// i0 + r. The Q tile is staged through shared memory into registers, then K/V\n"
-      "// tiles stream through shared memory; per tile each thread computes its Bc\n"
-      "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
-      "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
-      "// once. S never reaches device memory.");
-  ws_kbuild_line(k,
-                 "// K or V rows are read %u at a time; q_d is in q+1+d, odd, so not in K[j][d]'s",
+  ws_kbuild_line(k, "// flash_attention.wsa - fused multi-head attention, FlashAttention style, for");
+  ws_kbuild_line(k, "// dh = %u, Br = %u query rows per CTA, Bc = %u key/value rows per tile.", p->dh, p->br,
+                 p->bc);
+  ws_kbuild_line(k, "%s",
+                 "// A CTA of Br threads handles one Q tile of one head; thread r owns query row\n"
+                 "// i0 + r. The Q tile is staged through shared memory into registers, then K/V\n"
+                 "// tiles stream through shared memory; per tile each thread computes its Bc\n"
+                 "// scores (in base 2: q is pre-scaled by scale*log2(e)), updates the running max m\n"
+                 "// and sum l, rescales its accumulator once, and adds p_j * V[j]. O is written\n"
+                 "// once. S never reaches device memory.");
+  ws_kbuild_line(k, "// K or V rows are read %u at a time; q_d is in q+1+d, odd, so not in K[j][d]'s",
                  p->group);
   ws_kbuild_line(k, "// register bank. Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
   ws_kbuild_reg_map(k);
@@ -338,9 +317,8 @@ static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
                  ".param .u32 tokens                   // T\n"
                  ".param .u32 dim                      // D = H*dh\n"
                  ".param .f32 scale                    // 1/sqrt(dh)");
-  ws_kbuild_line(
-      k, ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts",
-      p->br * p->qs_stride_words * 4);
+  ws_kbuild_line(k, ".shared Qs %u 16                     // [Br][dh+4]: rows padded against bank conflicts",
+                 p->br * p->qs_stride_words * 4);
   ws_kbuild_line(k, ".shared Ks %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
   ws_kbuild_line(k, ".shared Vs %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
 }
@@ -416,15 +394,14 @@ static void emit_copy_batch(ws_kbuild *k, const flash_plan *p, const tile_copy *
     emit_quad_index(k, p, tiles[i], pass[i]);
     ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, tiles[i]->stride_words * 4);
     ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
-    ws_kbuild_ins(k, "%sSTS.128 [%r+%s], %r", pass_partial(p, tiles[i], pass[i]) ? "@P2 " : "",
-                  p->idx, tiles[i]->sym, ws_kreg_at(stage, 4 * i));
+    ws_kbuild_ins(k, "%sSTS.128 [%r+%s], %r", pass_partial(p, tiles[i], pass[i]) ? "@P2 " : "", p->idx,
+                  tiles[i]->sym, ws_kreg_at(stage, 4 * i));
   }
 }
 
 /* Copies the tiles, batching as many quads as the free registers from `kv`
  * up can stage (the kv rows and scores are dead while tiles load). */
-static void emit_tile_copy(ws_kbuild *k, const flash_plan *p, const tile_copy *tiles,
-                           uint32_t ntiles) {
+static void emit_tile_copy(ws_kbuild *k, const flash_plan *p, const tile_copy *tiles, uint32_t ntiles) {
   uint32_t cap = (p->regs - p->kv.n) / 4, n = 0;
   const tile_copy *batch_tiles[64];
   uint32_t batch_pass[64];
@@ -459,8 +436,7 @@ static void emit_flash_q(ws_kbuild *k, const flash_plan *p) {
 
 /* Loads rows j .. j+g-1 of a K or V tile into the kv registers: every lane
  * reads the same address, so each LDS.128 is a broadcast. */
-static void emit_kv_rows(ws_kbuild *k, const flash_plan *p, const char *sym, uint32_t j,
-                         uint32_t g) {
+static void emit_kv_rows(ws_kbuild *k, const flash_plan *p, const char *sym, uint32_t j, uint32_t g) {
   for (uint32_t r = 0; r < g; r++)
     for (uint32_t i = 0; i < p->dh / 4; i++)
       ws_kbuild_ins(k, "LDS.128 %r, [RZ+%s+%u]", ws_kreg_at(p->kv, r * p->dh + 4 * i), sym,
@@ -500,26 +476,21 @@ static void emit_flash_scores(ws_kbuild *k, const flash_plan *p) {
 }
 
 static void emit_flash_softmax(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(
-      k, "    // ---- online softmax: new max, rescale l and the accumulator once per tile");
+  ws_kbuild_line(k, "    // ---- online softmax: new max, rescale l and the accumulator once per tile");
   ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->m, p->s);
-  for (uint32_t j = 1; j < p->bc; j++)
-    ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->e, ws_kreg_at(p->s, j));
-  ws_kbuild_ins(k, "FADD %r, %r, -%r // m_old - m_new (-inf on the first tile)", p->trow, p->m,
-                p->e);
+  for (uint32_t j = 1; j < p->bc; j++) ws_kbuild_ins(k, "FMAX %r, %r, %r", p->e, p->e, ws_kreg_at(p->s, j));
+  ws_kbuild_ins(k, "FADD %r, %r, -%r // m_old - m_new (-inf on the first tile)", p->trow, p->m, p->e);
   ws_kbuild_ins(k, "MUFU.EX2 %r, %r // correction 2^(m_old - m_new)", p->trow, p->trow);
   ws_kbuild_ins(k, "MOV %r, %r", p->m, p->e);
   ws_kbuild_ins(k, "FMUL %r, %r, %r", p->l, p->l, p->trow);
   for (uint32_t d = 0; d < p->dh; d++)
     ws_kbuild_ins(k, "FMUL %r, %r, %r", ws_kreg_at(p->o, d), ws_kreg_at(p->o, d), p->trow);
-  ws_kbuild_line(
-      k, "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last");
+  ws_kbuild_line(k, "    // p_j = 2^(s_j - m), l += p_j: each step over all j, so no step waits on the last");
   for (uint32_t j = 0; j < p->bc; j++)
     ws_kbuild_ins(k, "FADD %r, %r, -%r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j), p->m);
   for (uint32_t j = 0; j < p->bc; j++)
     ws_kbuild_ins(k, "MUFU.EX2 %r, %r", ws_kreg_at(p->s, j), ws_kreg_at(p->s, j));
-  for (uint32_t j = 0; j < p->bc; j++)
-    ws_kbuild_ins(k, "FADD %r, %r, %r", p->l, p->l, ws_kreg_at(p->s, j));
+  for (uint32_t j = 0; j < p->bc; j++) ws_kbuild_ins(k, "FADD %r, %r, %r", p->l, p->l, ws_kreg_at(p->s, j));
   ws_kbuild_line(k, "    // ---- accumulator += p_j * V[j]");
   for (uint32_t j = 0; j < p->bc; j += p->group) {
     uint32_t g = group_at(p, j);
@@ -534,8 +505,7 @@ static void emit_flash_softmax(ws_kbuild *k, const flash_plan *p) {
 /* One quad of the output: from its Qs row (rows of qs_stride words) to O. */
 static void emit_store_quad(ws_kbuild *k, const flash_plan *p, uint32_t pass) {
   uint32_t qpr = p->dh / 4;
-  ws_kbuild_ins(k, "IADD %r, %r, %u // quad e = tid + %u", p->e, p->tid, pass * p->br,
-                pass * p->br);
+  ws_kbuild_ins(k, "IADD %r, %r, %u // quad e = tid + %u", p->e, p->tid, pass * p->br, pass * p->br);
   ws_kbuild_ins(k, "SHR.U32 %r, %r, %u", p->trow, p->e, log2_u32(qpr));
   ws_kbuild_ins(k, "AND %r, %r, %u", p->quad, p->e, qpr - 1);
   ws_kbuild_ins(k, "IADD %r, %r, %r // the query row", p->mrow, p->trow, p->i0);
@@ -543,16 +513,14 @@ static void emit_store_quad(ws_kbuild *k, const flash_plan *p, uint32_t pass) {
   ws_kbuild_ins(k, "IMUL %r, %r, %u", p->idx, p->trow, p->qs_stride_words * 4);
   ws_kbuild_ins(k, "IMAD %r, %r, 16, %r", p->idx, p->quad, p->idx);
   ws_kbuild_ins(k, "LDS.128 %r, [%r+Qs]", p->ostage, p->idx);
-  ws_kbuild_ins(k, "IMAD %r, %r, %r, %r // O[row][h*dh + 4*quad]", p->idx, p->mrow, p->dim,
-                p->qcol);
+  ws_kbuild_ins(k, "IMAD %r, %r, %r, %r // O[row][h*dh + 4*quad]", p->idx, p->mrow, p->dim, p->qcol);
   ws_kbuild_ins(k, "IMAD %r, %r, 4, %r", p->idx, p->quad, p->idx);
   ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->addr, p->idx, p->out);
   ws_kbuild_ins(k, "@P1 STG.128 [%r], %r", p->addr, p->ostage);
 }
 
 static void emit_flash_store(ws_kbuild *k, const flash_plan *p) {
-  ws_kbuild_line(
-      k, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out");
+  ws_kbuild_line(k, "    // ---- O leaves through shared memory: row-per-thread in, coalesced quads out");
   for (uint32_t i = 0; i < p->dh / 4; i++)
     ws_kbuild_ins(k, "STS.128 [%r+Qs+%u], %r", p->qsoff, 16 * i, ws_kreg_at(p->o, 4 * i));
   ws_kbuild_ins(k, "BAR.SYNC");
@@ -568,8 +536,7 @@ static void emit_flash_loop(ws_kbuild *k, const flash_plan *p) {
   ws_kbuild_ins(k, "@P3 BRA %l", done);
   ws_kbuild_ins(k, "BAR.SYNC // the previous K/V tile is no longer read");
   ws_kbuild_line(k, "    // ---- stream the K and V tiles into shared memory");
-  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, p->j0, p->kcol},
-                           {"Vs", p->dh, p->bc, p->j0, p->vcol}};
+  const tile_copy kv[2] = {{"Ks", p->dh, p->bc, p->j0, p->kcol}, {"Vs", p->dh, p->bc, p->j0, p->vcol}};
   emit_tile_copy(k, p, kv, 2);
   ws_kbuild_ins(k, "BAR.SYNC");
   emit_flash_scores(k, p);
@@ -599,9 +566,8 @@ ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t h
   return ws_kbuild_take(ctx, &k, out);
 }
 
-ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s,
-                               const ws_attngen_flash_cfg *fc, uint64_t qkv, uint64_t out,
-                               ws_launch_stats *stats) {
+ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
+                               uint64_t qkv, uint64_t out, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_dim3 grid, block;
   ws_status st = ws_attngen_flash_geometry(ctx, s, fc, &grid, &block);

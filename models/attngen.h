@@ -50,14 +50,12 @@ ws_status ws_attngen_pv_source(ws_ctx *ctx, char **out);
 ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_attngen_stage stage,
                                     ws_dim3 *grid, ws_dim3 *block);
 /* Runs one stage, so a caller can read the device's counters after each. */
-ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s,
-                                     ws_attngen_stage stage, uint64_t qkv, uint64_t scores,
-                                     uint64_t out, ws_launch_stats *stats);
+ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s, ws_attngen_stage stage,
+                                     uint64_t qkv, uint64_t scores, uint64_t out, ws_launch_stats *stats);
 /* Runs the three stages; `scores` is a device buffer of H*T*T floats that
  * ends holding P. stats (may be NULL) receives one entry per stage. */
-ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv,
-                               uint64_t scores, uint64_t out,
-                               ws_launch_stats stats[WS_ATTNGEN_STAGE_COUNT]);
+ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t scores,
+                               uint64_t out, ws_launch_stats stats[WS_ATTNGEN_STAGE_COUNT]);
 
 /* ---- flash ------------------------------------------------------------------- */
 
@@ -72,10 +70,9 @@ ws_status ws_attngen_flash_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t
 ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
                                   const ws_attngen_flash_cfg *fc, char **out);
 /* grid (ceil(T / Br), H), block (Br). */
-ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s,
-                                    const ws_attngen_flash_cfg *fc, ws_dim3 *grid, ws_dim3 *block);
-ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s,
-                               const ws_attngen_flash_cfg *fc, uint64_t qkv, uint64_t out,
-                               ws_launch_stats *stats);
+ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
+                                    ws_dim3 *grid, ws_dim3 *block);
+ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
+                               uint64_t qkv, uint64_t out, ws_launch_stats *stats);
 
 #endif

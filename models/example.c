@@ -183,8 +183,7 @@ out_free:
 }
 
 /* bound[i] = 2 K u sum_k |a_ik b_kj| (see the file header). */
-static void gemm_bounds(const float *a, const float *b, uint32_t m, uint32_t n, uint32_t k,
-                        double *bound) {
+static void gemm_bounds(const float *a, const float *b, uint32_t m, uint32_t n, uint32_t k, double *bound) {
   for (uint32_t i = 0; i < m; i++)
     for (uint32_t j = 0; j < n; j++) {
       double sum = 0;
@@ -226,8 +225,8 @@ static void gemm_reference(gemm_host *h, const ws_example_shape *s, bool round_f
     for (size_t i = 0; i < (size_t)s->m * s->k; i++) h->a[i] = ws_f16_to_f32(ws_f16_from_f32(h->a[i]));
     for (size_t i = 0; i < (size_t)s->k * s->n; i++) h->b[i] = ws_f16_to_f32(ws_f16_from_f32(h->b[i]));
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n, (int)s->k, 1.0f,
-              h->a, (int)s->k, h->b, (int)s->n, 0.0f, h->ref, (int)s->n);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n, (int)s->k, 1.0f, h->a,
+              (int)s->k, h->b, (int)s->n, 0.0f, h->ref, (int)s->n);
   gemm_bounds(h->a, h->b, s->m, s->n, s->k, h->bound);
 }
 
@@ -240,14 +239,14 @@ static ws_status gemm_dims(run_env *env, const ws_example_shape *s) {
 
 static ws_status check_gemm_shape(ws_ctx *ctx, const char *what, const ws_example_shape *s) {
   if (s->m == 0 || s->n == 0 || s->k == 0 || s->m > 4096 || s->n > 4096 || s->k > 4096)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: M, N and K must be 1..4096, got %ux%ux%u", what,
-                       s->m, s->n, s->k);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: M, N and K must be 1..4096, got %ux%ux%u", what, s->m, s->n,
+                       s->k);
   return WS_OK;
 }
 
 static void gemm_titles(ws_example_check *check, const char *kind, const ws_example_shape *s) {
-  snprintf(check->title, sizeof check->title, "%s: C[%ux%u] = A[%ux%u] * B[%ux%u]", kind, s->m,
-           s->n, s->m, s->k, s->k, s->n);
+  snprintf(check->title, sizeof check->title, "%s: C[%ux%u] = A[%ux%u] * B[%ux%u]", kind, s->m, s->n, s->m,
+           s->k, s->k, s->n);
   snprintf(check->reference, sizeof check->reference,
            "OpenBLAS cblas_sgemm on the same inputs (uniform in [-1,1), seed %llu)",
            (unsigned long long)s->seed);
@@ -317,8 +316,11 @@ static ws_status run_gemm(ws_device *dev, const gemm_spec *spec, const ws_exampl
 static ws_status run_sgemm(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
   ws_status st = check_gemm_shape(ws_device_ctx(dev), "sgemm", s);
   if (st != WS_OK) return st;
-  gemm_spec spec = {"models/examples/sgemm.wsa", "SGEMM, shared-memory tiled 16x16", false,
-                    {(s->n + 15) / 16, (s->m + 15) / 16, 1}, {16, 16, 1}};
+  gemm_spec spec = {"models/examples/sgemm.wsa",
+                    "SGEMM, shared-memory tiled 16x16",
+                    false,
+                    {(s->n + 15) / 16, (s->m + 15) / 16, 1},
+                    {16, 16, 1}};
   return run_gemm(dev, &spec, s, check);
 }
 
@@ -331,8 +333,10 @@ static ws_status run_mma(ws_device *dev, const ws_example_shape *s, ws_example_c
                        "mma: the m16n8k16 kernel needs M %% 16 == 0, N %% 8 == 0, K %% 16 == 0, got %ux%ux%u",
                        s->m, s->n, s->k);
   gemm_spec spec = {"models/examples/mma_gemm.wsa",
-                    "GEMM on the tensor core (HMMA m16n8k16, f16 in, f32 accumulate)", true,
-                    {s->n / 8, s->m / 16, 1}, {32, 1, 1}};
+                    "GEMM on the tensor core (HMMA m16n8k16, f16 in, f32 accumulate)",
+                    true,
+                    {s->n / 8, s->m / 16, 1},
+                    {32, 1, 1}};
   return run_gemm(dev, &spec, s, check);
 }
 

@@ -14,23 +14,23 @@
 #include "sim/host/device.h"
 
 typedef struct ws_example_check {
-  char title[160];        /* what ran, e.g. "SGEMM 33x65x17 (shared-memory tiled)" */
-  char launch[160];       /* grid and block */
-  char kernel[64];        /* the kernel's name */
+  char title[160];  /* what ran, e.g. "SGEMM 33x65x17 (shared-memory tiled)" */
+  char launch[160]; /* grid and block */
+  char kernel[64];  /* the kernel's name */
   ws_dim3 grid, block;
-  char reference[160];    /* what the result was checked against */
-  char bound_desc[160];   /* the tolerance rule */
-  uint64_t nvalues;       /* outputs compared */
-  uint64_t nbad;          /* outputs outside the bound */
+  char reference[160];  /* what the result was checked against */
+  char bound_desc[160]; /* the tolerance rule */
+  uint64_t nvalues;     /* outputs compared */
+  uint64_t nbad;        /* outputs outside the bound */
   double max_abs_err;
-  double worst_ratio;     /* max over outputs of |error| / bound (0 when exact) */
+  double worst_ratio; /* max over outputs of |error| / bound (0 when exact) */
   bool pass;
   ws_launch_stats stats;
 } ws_example_check;
 
 typedef struct ws_example_shape {
-  uint32_t m, n, k;  /* GEMMs; saxpy and reduce use n */
-  uint64_t seed;     /* input generator seed */
+  uint32_t m, n, k; /* GEMMs; saxpy and reduce use n */
+  uint64_t seed;    /* input generator seed */
 } ws_example_shape;
 
 /* The names `warpscope example` accepts, NULL-terminated. */

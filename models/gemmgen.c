@@ -21,8 +21,7 @@
 #define REFUSE(...) return ws_ctx_fail(ctx, WS_ERR_INVALID, __VA_ARGS__)
 
 /* Checks cfg's structure and plans it into k. */
-static ws_status plan_checked(ws_ctx *ctx, ws_kbuild *k, const ws_gemmgen_cfg *cfg,
-                              ws_gemmgen_plan *p) {
+static ws_status plan_checked(ws_ctx *ctx, ws_kbuild *k, const ws_gemmgen_cfg *cfg, ws_gemmgen_plan *p) {
   ws_status st = ws_gemmgen_check_structure(ctx, cfg);
   if (st == WS_OK) ws_gemmgen_plan_make(k, cfg, p);
   return st;
@@ -49,17 +48,15 @@ ws_status ws_gemmgen_check(ws_ctx *ctx, const ws_gemmgen_cfg *c, const ws_gpu_cf
                          ? gpu->regfile.max_regs_per_thread
                          : WS_GEMMGEN_REG_LIMIT;
   if (regs > reg_max)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "%s needs %u registers per thread, more than the %u allowed",
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s needs %u registers per thread, more than the %u allowed",
                        ws_gemmgen_variant_name(c->variant), regs, reg_max);
   if (smem > gpu->smem.max_per_block_bytes)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "%s needs %u bytes of shared memory per CTA, more than %s's %u per block",
-                       ws_gemmgen_variant_name(c->variant), smem, gpu->gpu.name,
-                       gpu->smem.max_per_block_bytes);
+    return ws_ctx_fail(
+        ctx, WS_ERR_LIMIT, "%s needs %u bytes of shared memory per CTA, more than %s's %u per block",
+        ws_gemmgen_variant_name(c->variant), smem, gpu->gpu.name, gpu->smem.max_per_block_bytes);
   if (c->threads > gpu->sm.max_threads_per_block)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%u threads per CTA, more than %s's %u", c->threads,
-                       gpu->gpu.name, gpu->sm.max_threads_per_block);
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%u threads per CTA, more than %s's %u", c->threads, gpu->gpu.name,
+                       gpu->sm.max_threads_per_block);
   ws_occupancy occ;
   return ws_occupancy_compute(ctx, gpu, c->threads, regs, smem, &occ);
 }
@@ -98,16 +95,14 @@ void ws_gemmgen_launch_geometry(const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t 
   *dyn_smem_bytes = 0;
 }
 
-static ws_status check_problem(ws_ctx *ctx, const ws_gemmgen_cfg *cfg,
-                               const ws_gemmgen_problem *pr) {
-  if (pr->m == 0 || pr->n == 0 || pr->k == 0 || pr->m > WS_GEMMGEN_DIM_MAX ||
-      pr->n > WS_GEMMGEN_DIM_MAX || pr->k > WS_GEMMGEN_DIM_MAX)
+static ws_status check_problem(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, const ws_gemmgen_problem *pr) {
+  if (pr->m == 0 || pr->n == 0 || pr->k == 0 || pr->m > WS_GEMMGEN_DIM_MAX || pr->n > WS_GEMMGEN_DIM_MAX ||
+      pr->k > WS_GEMMGEN_DIM_MAX)
     REFUSE("gemm: M, N and K must be 1..%u, got %ux%ux%u", WS_GEMMGEN_DIM_MAX, pr->m, pr->n, pr->k);
   uint64_t lim = 1ull << 31;
-  if ((uint64_t)pr->m * pr->k >= lim || (uint64_t)pr->k * pr->n >= lim ||
-      (uint64_t)pr->m * pr->n >= lim)
-    REFUSE("gemm: M*K, K*N and M*N must stay below 2^31 elements (32-bit indices), got %ux%ux%u",
-           pr->m, pr->n, pr->k);
+  if ((uint64_t)pr->m * pr->k >= lim || (uint64_t)pr->k * pr->n >= lim || (uint64_t)pr->m * pr->n >= lim)
+    REFUSE("gemm: M*K, K*N and M*N must stay below 2^31 elements (32-bit indices), got %ux%ux%u", pr->m,
+           pr->n, pr->k);
   if (!pr->a || !pr->b || !pr->c) REFUSE("gemm: A, B and C must be device buffers");
   if ((cfg->epilogue & WS_GEMMGEN_EPI_BIAS) && !pr->bias)
     REFUSE("gemm: the bias epilogue needs a bias buffer");
@@ -121,10 +116,8 @@ static ws_status set_args(ws_ctx *ctx, ws_args *args, const ws_gemmgen_cfg *cfg,
   ws_status st = ws_args_set_ptr(ctx, args, "A", pr->a);
   if (st == WS_OK) st = ws_args_set_ptr(ctx, args, "B", pr->b);
   if (st == WS_OK) st = ws_args_set_ptr(ctx, args, "C", pr->c);
-  if (st == WS_OK && (cfg->epilogue & WS_GEMMGEN_EPI_BIAS))
-    st = ws_args_set_ptr(ctx, args, "bias", pr->bias);
-  if (st == WS_OK && (cfg->epilogue & WS_GEMMGEN_EPI_RESIDUAL))
-    st = ws_args_set_ptr(ctx, args, "R", pr->res);
+  if (st == WS_OK && (cfg->epilogue & WS_GEMMGEN_EPI_BIAS)) st = ws_args_set_ptr(ctx, args, "bias", pr->bias);
+  if (st == WS_OK && (cfg->epilogue & WS_GEMMGEN_EPI_RESIDUAL)) st = ws_args_set_ptr(ctx, args, "R", pr->res);
   if (st == WS_OK) st = ws_args_set_u32(ctx, args, "M", pr->m);
   if (st == WS_OK) st = ws_args_set_u32(ctx, args, "N", pr->n);
   if (st == WS_OK) st = ws_args_set_u32(ctx, args, "K", pr->k);

@@ -47,11 +47,11 @@ enum {
 
 typedef struct ws_gemmgen_cfg {
   ws_gemmgen_variant variant;
-  uint32_t bm, bn, bk;  /* CTA tile of C (bm x bn) and the k depth staged per step */
-  uint32_t tm, tn;      /* outputs per thread (rows x columns) in one register block */
-  uint32_t wm, wn;      /* warp tile (warptile, async, mma) */
-  uint32_t threads;     /* threads per CTA */
-  uint32_t epilogue;    /* WS_GEMMGEN_EPI_* flags */
+  uint32_t bm, bn, bk; /* CTA tile of C (bm x bn) and the k depth staged per step */
+  uint32_t tm, tn;     /* outputs per thread (rows x columns) in one register block */
+  uint32_t wm, wn;     /* warp tile (warptile, async, mma) */
+  uint32_t threads;    /* threads per CTA */
+  uint32_t epilogue;   /* WS_GEMMGEN_EPI_* flags */
 } ws_gemmgen_cfg;
 
 /* Device buffers and shape of one product. bias and res may be 0 when the
@@ -104,8 +104,8 @@ ws_status ws_gemmgen_run(ws_device *dev, const ws_gemmgen_cfg *cfg, const ws_gem
  * correct kernel can show for output i (derived in gemmgen_ref.c: fp32
  * accumulation, binary16 inputs for mma, the epilogue's roundings and the
  * MUFU.EX2/RCP errors). bias / res may be NULL when unused. */
-ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n,
-                               uint32_t k, const float *a, const float *b, const float *bias,
-                               const float *res, float *ref, double *bound);
+ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n, uint32_t k,
+                               const float *a, const float *b, const float *bias, const float *res,
+                               float *ref, double *bound);
 
 #endif

@@ -10,8 +10,7 @@
 #include "models/gemmgen_int.h"
 
 static const char *const variant_names[WS_GEMMGEN_VARIANT_COUNT] = {
-    "naive",      "coalesced", "smem",  "blocktile1d", "blocktile2d",
-    "vectorized", "warptile",  "async", "mma"};
+    "naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile", "async", "mma"};
 
 /* What each step changes, written at the top of its kernel. */
 static const char *const variant_notes[WS_GEMMGEN_VARIANT_COUNT] = {
@@ -65,13 +64,11 @@ static const ws_gemmgen_cfg defaults[WS_GEMMGEN_VARIANT_COUNT] = {
         {.bm = 128, .bn = 128, .bk = 8, .tm = 4, .tn = 4, .wm = 32, .wn = 64, .threads = 256},
     [WS_GEMMGEN_ASYNC] =
         {.bm = 128, .bn = 128, .bk = 16, .tm = 4, .tn = 4, .wm = 32, .wn = 64, .threads = 256},
-    [WS_GEMMGEN_MMA] =
-        {.bm = 64, .bn = 64, .bk = 32, .tm = 1, .tn = 1, .wm = 32, .wn = 32, .threads = 128},
+    [WS_GEMMGEN_MMA] = {.bm = 64, .bn = 64, .bk = 32, .tm = 1, .tn = 1, .wm = 32, .wn = 32, .threads = 128},
 };
 
 ws_gemmgen_cfg ws_gemmgen_defaults(ws_gemmgen_variant v) {
-  ws_gemmgen_cfg c =
-      (unsigned)v < WS_GEMMGEN_VARIANT_COUNT ? defaults[v] : defaults[WS_GEMMGEN_NAIVE];
+  ws_gemmgen_cfg c = (unsigned)v < WS_GEMMGEN_VARIANT_COUNT ? defaults[v] : defaults[WS_GEMMGEN_NAIVE];
   c.variant = v;
   return c;
 }
@@ -83,15 +80,14 @@ bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v) {
 bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v) { return v >= WS_GEMMGEN_WARPTILE; }
 
 void ws_gemmgen_describe(const ws_gemmgen_cfg *c, char *buf, size_t buf_bytes) {
-  int n =
-      snprintf(buf, buf_bytes, "%s bm=%u bn=%u", ws_gemmgen_variant_name(c->variant), c->bm, c->bn);
+  int n = snprintf(buf, buf_bytes, "%s bm=%u bn=%u", ws_gemmgen_variant_name(c->variant), c->bm, c->bn);
   size_t len = n > 0 ? (size_t)n : 0;
-#define MORE(...)                                                                                  \
-  do {                                                                                             \
-    if (len < buf_bytes) {                                                                         \
-      int w = snprintf(buf + len, buf_bytes - len, __VA_ARGS__);                                   \
-      len += w > 0 ? (size_t)w : 0;                                                                \
-    }                                                                                              \
+#define MORE(...)                                                                                            \
+  do {                                                                                                       \
+    if (len < buf_bytes) {                                                                                   \
+      int w = snprintf(buf + len, buf_bytes - len, __VA_ARGS__);                                             \
+      len += w > 0 ? (size_t)w : 0;                                                                          \
+    }                                                                                                        \
   } while (0)
   if (ws_gemmgen_uses_k_tiles(c->variant)) MORE(" bk=%u", c->bk);
   if (ws_gemmgen_uses_thread_tile(c->variant)) MORE(" tm=%u tn=%u", c->tm, c->tn);

@@ -25,8 +25,8 @@ static ws_status check_pow2(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
            {"threads", c->threads, true}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
     if (f[i].used && !pow2(f[i].v))
-      REFUSE("%s=%u must be a power of two (the kernel splits thread indices with shifts)",
-             f[i].name, f[i].v);
+      REFUSE("%s=%u must be a power of two (the kernel splits thread indices with shifts)", f[i].name,
+             f[i].v);
   return WS_OK;
 }
 
@@ -42,8 +42,8 @@ static ws_status check_loads(ws_ctx *ctx, const ws_gemmgen_cfg *c, const char *w
                              uint32_t cols, uint32_t chunk) {
   uint32_t cpr = cols / chunk;
   if (cpr == 0 || c->threads % cpr || rows % (c->threads / cpr))
-    REFUSE("the %s tile (%u x %u floats, in chunks of %u) does not divide evenly among %u threads",
-           what, rows, cols, chunk, c->threads);
+    REFUSE("the %s tile (%u x %u floats, in chunks of %u) does not divide evenly among %u threads", what,
+           rows, cols, chunk, c->threads);
   if ((rows * cpr) / c->threads > WS_GEMMGEN_MAX_PASSES)
     REFUSE("the %s tile needs more than %u loads per thread", what, WS_GEMMGEN_MAX_PASSES);
   return WS_OK;
@@ -53,8 +53,8 @@ static ws_status check_loads(ws_ctx *ctx, const ws_gemmgen_cfg *c, const char *w
 static ws_status check_mma_b_loads(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
   uint32_t pairs = c->bk / 2, chunks = c->bn / 4;
   if (chunks == 0 || c->threads % pairs || chunks % (c->threads / pairs))
-    REFUSE("the B tile (%u x %u floats, in 2x4 chunks) does not divide evenly among %u threads",
-           c->bk, c->bn, c->threads);
+    REFUSE("the B tile (%u x %u floats, in 2x4 chunks) does not divide evenly among %u threads", c->bk, c->bn,
+           c->threads);
   return WS_OK;
 }
 
@@ -83,8 +83,7 @@ static ws_status check_warp_tile(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
     REFUSE("mma warp tiles are made of 16x8 HMMA tiles: wm must be a multiple of 16 and wn of 8, "
            "got %ux%u",
            c->wm, c->wn);
-  if (mma && c->bk % 16)
-    REFUSE("mma steps k by 16 (HMMA.16816): bk must be a multiple of 16, got %u", c->bk);
+  if (mma && c->bk % 16) REFUSE("mma steps k by 16 (HMMA.16816): bk must be a multiple of 16, got %u", c->bk);
   if (!mma && (c->wm % (4 * c->tm) || c->wn % (8 * c->tn)))
     REFUSE("a warp's 4x8 lanes of %ux%u blocks must tile the warp tile: wm must be a multiple of "
            "4*tm = %u and wn of 8*tn = %u, got %ux%u",
@@ -96,10 +95,8 @@ static ws_status check_warp_tile(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
 }
 
 ws_status ws_gemmgen_check_structure(ws_ctx *ctx, const ws_gemmgen_cfg *c) {
-  if ((unsigned)c->variant >= WS_GEMMGEN_VARIANT_COUNT)
-    REFUSE("unknown GEMM variant %d", (int)c->variant);
-  if (c->epilogue & ~(uint32_t)WS_GEMMGEN_EPI_ALL)
-    REFUSE("unknown epilogue flags 0x%x", c->epilogue);
+  if ((unsigned)c->variant >= WS_GEMMGEN_VARIANT_COUNT) REFUSE("unknown GEMM variant %d", (int)c->variant);
+  if (c->epilogue & ~(uint32_t)WS_GEMMGEN_EPI_ALL) REFUSE("unknown epilogue flags 0x%x", c->epilogue);
   ws_status st = check_pow2(ctx, c);
   if (st != WS_OK) return st;
   if (c->bm > 1024 || c->bn > 1024 || c->bk > 1024 || c->threads > 1024)

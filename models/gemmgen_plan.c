@@ -13,22 +13,18 @@
 
 #include "models/gemmgen_int.h"
 
-#define GP(field, name, count)                                                                     \
+#define GP(field, name, count)                                                                               \
   { offsetof(ws_gemmgen_plan, field), name, count, count }
 /* Every kernel's first registers: ids, sizes and pointers, then (after the
  * epilogue's pointers) loop state, temporaries and the walking pointers. */
 static const ws_kbuild_regspec common_head[] = {
-    GP(tid, "tid", 1),     GP(bx, "tile column", 1),
-    GP(by, "tile row", 1), GP(m, "M", 1),
-    GP(n, "N", 1),         GP(k, "K", 1),
-    GP(pa, "A", 2),        GP(pb, "B", 2),
-    GP(pc, "C", 2),
+    GP(tid, "tid", 1), GP(bx, "tile column", 1), GP(by, "tile row", 1), GP(m, "M", 1),  GP(n, "N", 1),
+    GP(k, "K", 1),     GP(pa, "A", 2),           GP(pb, "B", 2),        GP(pc, "C", 2),
 };
 static const ws_kbuild_regspec common_tail[] = {
-    GP(k0, "k0", 1),        GP(rowb, "first row", 1), GP(colb, "first column", 1),
-    GP(t0, "t0", 1),        GP(t1, "t1", 1),          GP(t2, "t2", 1),
-    GP(addr, "address", 2), GP(pat, "A pointer", 2),  GP(pbt, "B pointer", 2),
-    GP(inca, "A step", 1),  GP(incb, "B step", 1),
+    GP(k0, "k0", 1),         GP(rowb, "first row", 1), GP(colb, "first column", 1), GP(t0, "t0", 1),
+    GP(t1, "t1", 1),         GP(t2, "t2", 1),          GP(addr, "address", 2),      GP(pat, "A pointer", 2),
+    GP(pbt, "B pointer", 2), GP(inca, "A step", 1),    GP(incb, "B step", 1),
 };
 #undef GP
 
@@ -42,8 +38,7 @@ static void plan_common_regs(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p, ws_kbu
 /* Registers the epilogue needs beside the accumulators (bias and residual chunks). */
 static void plan_epilogue_regs(const ws_gemmgen_cfg *c, ws_gemmgen_plan *p, ws_kbuild *k) {
   if (c->epilogue & WS_GEMMGEN_EPI_BIAS) p->eb = ws_kbuild_regs(k, "bias chunk", p->cw, p->cw);
-  if (c->epilogue & WS_GEMMGEN_EPI_RESIDUAL)
-    p->er = ws_kbuild_regs(k, "residual chunk", p->cw, p->cw);
+  if (c->epilogue & WS_GEMMGEN_EPI_RESIDUAL) p->er = ws_kbuild_regs(k, "residual chunk", p->cw, p->cw);
 }
 
 static void plan_simple(ws_kbuild *k, const ws_gemmgen_cfg *c, ws_gemmgen_plan *p) {

@@ -39,8 +39,8 @@ static double f16_err(double x) {
 }
 
 /* Bound on |kernel - blas| for the plain product at (i, j). */
-static double product_bound(const float *a, const float *b, uint32_t n, uint32_t k, uint32_t i,
-                            uint32_t j, bool f16) {
+static double product_bound(const float *a, const float *b, uint32_t n, uint32_t k, uint32_t i, uint32_t j,
+                            bool f16) {
   double s = 0, s16 = 0, conv = 0;
   for (uint32_t t = 0; t < k; t++) {
     double x = fabs((double)a[(size_t)i * k + t]), y = fabs((double)b[(size_t)t * n + j]);
@@ -62,15 +62,13 @@ static double gelu_ref(double x) {
 /* Evaluation error of the kernel's GELU at x (file header). */
 static double gelu_eval_bound(double x, double y) {
   double u = UNIT_ROUNDOFF_F32;
-  double z =
-      -2.0 * WS_GEMMGEN_SQRT_2_OVER_PI * WS_GEMMGEN_LOG2E * x * (1.0 + WS_GEMMGEN_GELU_C * x * x);
+  double z = -2.0 * WS_GEMMGEN_SQRT_2_OVER_PI * WS_GEMMGEN_LOG2E * x * (1.0 + WS_GEMMGEN_GELU_C * x * x);
   double zhi = z + 6.0 * u * fabs(z);
   double s = zhi > 1000 ? 1.0 : 1.0 / (1.0 + exp2(-zhi));
   return (4.0 + s * (2.0 + 6.0 * LN2 * fabs(z))) * u * fabs(y) + fabs(x) * 0x1p-126;
 }
 
-static double epilogue_ref(const ws_gemmgen_cfg *cfg, double x, double bias, double res,
-                           double *err) {
+static double epilogue_ref(const ws_gemmgen_cfg *cfg, double x, double bias, double res, double *err) {
   double u = UNIT_ROUNDOFF_F32;
   if (cfg->epilogue & WS_GEMMGEN_EPI_BIAS) {
     x += bias;
@@ -90,24 +88,22 @@ static double epilogue_ref(const ws_gemmgen_cfg *cfg, double x, double bias, dou
   return x;
 }
 
-ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n,
-                               uint32_t k, const float *a, const float *b, const float *bias,
-                               const float *res, float *ref, double *bound) {
+ws_status ws_gemmgen_reference(ws_ctx *ctx, const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n, uint32_t k,
+                               const float *a, const float *b, const float *bias, const float *res,
+                               float *ref, double *bound) {
   if (m == 0 || n == 0 || k == 0 || m > WS_GEMMGEN_DIM_MAX || n > WS_GEMMGEN_DIM_MAX ||
       k > WS_GEMMGEN_DIM_MAX)
     REFUSE("gemm reference: M, N and K must be 1..%u, got %ux%ux%u", WS_GEMMGEN_DIM_MAX, m, n, k);
   if (!a || !b || !ref || !bound) REFUSE("gemm reference: A, B, ref and bound must not be NULL");
-  if (((cfg->epilogue & WS_GEMMGEN_EPI_BIAS) && !bias) ||
-      ((cfg->epilogue & WS_GEMMGEN_EPI_RESIDUAL) && !res))
+  if (((cfg->epilogue & WS_GEMMGEN_EPI_BIAS) && !bias) || ((cfg->epilogue & WS_GEMMGEN_EPI_RESIDUAL) && !res))
     REFUSE("gemm reference: the epilogue needs its bias / residual inputs");
   bool f16 = cfg->variant == WS_GEMMGEN_MMA;
   if (f16)
     for (size_t i = 0; i < (size_t)m * k + (size_t)k * n; i++)
       if (!(fabs(i < (size_t)m * k ? a[i] : b[i - (size_t)m * k]) < F16_MAX))
-        REFUSE("gemm reference: mma rounds A and B to binary16; |values| must stay below %g",
-               F16_MAX);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b,
-              (int)n, 0.0f, ref, (int)n);
+        REFUSE("gemm reference: mma rounds A and B to binary16; |values| must stay below %g", F16_MAX);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)n,
+              0.0f, ref, (int)n);
   for (uint32_t i = 0; i < m; i++)
     for (uint32_t j = 0; j < n; j++) {
       size_t o = (size_t)i * n + j;

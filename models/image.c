@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,8 +24,8 @@
 ws_status ws_image_create(ws_ctx *ctx, uint32_t width, uint32_t height, ws_image **out) {
   *out = NULL;
   if (width == 0 || height == 0 || width > WS_IMAGE_MAX_SIDE || height > WS_IMAGE_MAX_SIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "image size %ux%u: each side must be in [1, %u]", width,
-                       height, WS_IMAGE_MAX_SIDE);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "image size %ux%u: each side must be in [1, %u]", width, height,
+                       WS_IMAGE_MAX_SIDE);
   ws_image *img = calloc(1, sizeof *img);
   uint8_t *rgb = calloc((size_t)width * height * 3, 1);
   if (!img || !rgb) {
@@ -49,15 +49,15 @@ void ws_image_destroy(ws_image *img) {
 static ws_status copy_rgb24(ws_ctx *ctx, SDL_Surface *rgb, const char *name, ws_image **out) {
   if (rgb->w <= 0 || rgb->h <= 0 || (uint32_t)rgb->w > WS_IMAGE_MAX_SIDE ||
       (uint32_t)rgb->h > WS_IMAGE_MAX_SIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: image is %dx%d, each side must be in [1, %u]",
-                       name, rgb->w, rgb->h, WS_IMAGE_MAX_SIDE);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: image is %dx%d, each side must be in [1, %u]", name, rgb->w,
+                       rgb->h, WS_IMAGE_MAX_SIDE);
   ws_status st = ws_image_create(ctx, (uint32_t)rgb->w, (uint32_t)rgb->h, out);
   if (st != WS_OK) return st;
   if (SDL_MUSTLOCK(rgb)) SDL_LockSurface(rgb);
   size_t row_bytes = (size_t)rgb->w * 3;
   for (int y = 0; y < rgb->h; y++)
-    memcpy((*out)->rgb + (size_t)y * row_bytes,
-           (const uint8_t *)rgb->pixels + (size_t)y * (size_t)rgb->pitch, row_bytes);
+    memcpy((*out)->rgb + (size_t)y * row_bytes, (const uint8_t *)rgb->pixels + (size_t)y * (size_t)rgb->pitch,
+           row_bytes);
   if (SDL_MUSTLOCK(rgb)) SDL_UnlockSurface(rgb);
   return WS_OK;
 }
@@ -66,18 +66,15 @@ ws_status ws_image_decode(ws_ctx *ctx, const void *data, size_t size_bytes, cons
                           ws_image **out) {
   *out = NULL;
   if (size_bytes > INT_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: %zu bytes is too large for an image", name,
-                       size_bytes);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: %zu bytes is too large for an image", name, size_bytes);
   SDL_RWops *rw = SDL_RWFromConstMem(data, (int)size_bytes);
   SDL_Surface *surf = rw ? IMG_Load_RW(rw, 1) : NULL;
   if (!surf)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable image (SDL_image: %s)", name,
-                       IMG_GetError());
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable image (SDL_image: %s)", name, IMG_GetError());
   SDL_Surface *rgb = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_RGB24, 0);
   SDL_FreeSurface(surf);
   if (!rgb)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: cannot convert to RGB (SDL: %s)", name,
-                       SDL_GetError());
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: cannot convert to RGB (SDL: %s)", name, SDL_GetError());
   ws_status st = copy_rgb24(ctx, rgb, name, out);
   SDL_FreeSurface(rgb);
   return st;
@@ -99,11 +96,9 @@ ws_status ws_image_save_png(ws_ctx *ctx, const ws_image *img, const char *path) 
   if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
     return ws_ctx_fail(ctx, WS_ERR_IO, "output path too long: '%s'", path);
   /* SDL only reads the wrapped pixels when saving */
-  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormatFrom(
-      img->rgb, (int)img->width, (int)img->height, 24, (int)img->width * 3, SDL_PIXELFORMAT_RGB24);
-  if (!s)
-    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: cannot wrap the image (SDL: %s)", path,
-                       SDL_GetError());
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormatFrom(img->rgb, (int)img->width, (int)img->height, 24,
+                                                      (int)img->width * 3, SDL_PIXELFORMAT_RGB24);
+  if (!s) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: cannot wrap the image (SDL: %s)", path, SDL_GetError());
   int rc = IMG_SavePNG(s, tmp);
   SDL_FreeSurface(s);
   if (rc != 0) {
@@ -183,30 +178,26 @@ static void resample_rows(const ws_image *src, const taps *tx, uint32_t dst_w, f
       for (uint32_t c = 0; c < 3; c++) {
         float acc = 0.0f;
         const uint8_t *row = src->rgb + ((size_t)y * src->width + tx->first[x]) * 3 + c;
-        for (uint32_t k = 0; k < tx->count[x]; k++)
-          acc += tx->w[(size_t)x * tx->max + k] * row[k * 3];
+        for (uint32_t k = 0; k < tx->count[x]; k++) acc += tx->w[(size_t)x * tx->max + k] * row[k * 3];
         tmp[((size_t)y * dst_w + x) * 3 + c] = acc;
       }
 }
 
-static void resample_cols(const float *tmp, const taps *ty, uint32_t dst_w, uint32_t dst_h,
-                          float *dst_chw) {
+static void resample_cols(const float *tmp, const taps *ty, uint32_t dst_w, uint32_t dst_h, float *dst_chw) {
   for (uint32_t y = 0; y < dst_h; y++)
     for (uint32_t x = 0; x < dst_w; x++)
       for (uint32_t c = 0; c < 3; c++) {
         float acc = 0.0f;
         for (uint32_t k = 0; k < ty->count[y]; k++)
-          acc += ty->w[(size_t)y * ty->max + k] *
-                 tmp[(((size_t)ty->first[y] + k) * dst_w + x) * 3 + c];
+          acc += ty->w[(size_t)y * ty->max + k] * tmp[(((size_t)ty->first[y] + k) * dst_w + x) * 3 + c];
         dst_chw[((size_t)c * dst_h + y) * dst_w + x] = acc;
       }
 }
 
-ws_status ws_image_resize(ws_ctx *ctx, const ws_image *src, uint32_t dst_w, uint32_t dst_h,
-                          float *dst_chw) {
+ws_status ws_image_resize(ws_ctx *ctx, const ws_image *src, uint32_t dst_w, uint32_t dst_h, float *dst_chw) {
   if (dst_w == 0 || dst_h == 0 || dst_w > WS_IMAGE_MAX_SIDE || dst_h > WS_IMAGE_MAX_SIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "resize to %ux%u: each side must be in [1, %u]", dst_w,
-                       dst_h, WS_IMAGE_MAX_SIDE);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "resize to %ux%u: each side must be in [1, %u]", dst_w, dst_h,
+                       WS_IMAGE_MAX_SIDE);
   taps tx = {0}, ty = {0};
   float *tmp = malloc((size_t)src->height * dst_w * 3 * sizeof *tmp);
   int ok = tmp && taps_build(&tx, src->width, dst_w) && taps_build(&ty, src->height, dst_h);
@@ -297,8 +288,7 @@ static void draw_noise(ws_image *img) {
 }
 
 static const char *const sample_names[] = {"checker", "gradient", "disc", "noise", NULL};
-static void (*const sample_draw[])(ws_image *) = {draw_checker, draw_gradient, draw_disc,
-                                                  draw_noise};
+static void (*const sample_draw[])(ws_image *) = {draw_checker, draw_gradient, draw_disc, draw_noise};
 
 const char *const *ws_image_sample_names(void) { return sample_names; }
 

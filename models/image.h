@@ -37,15 +37,13 @@ void ws_image_destroy(ws_image *img);
  * undecodable one WS_ERR_INVALID; both name the file. */
 ws_status ws_image_load(ws_ctx *ctx, const char *path, ws_image **out);
 /* The same from a file image in memory; `name` is used in messages. */
-ws_status ws_image_decode(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
-                          ws_image **out);
+ws_status ws_image_decode(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name, ws_image **out);
 /* Writes PNG via a temporary file and rename(2). */
 ws_status ws_image_save_png(ws_ctx *ctx, const ws_image *img, const char *path);
 
 /* Resizes to dst_w x dst_h into dst_chw [3, dst_h, dst_w], values on the
  * 0..255 scale (area average down, bilinear up; see the header comment). */
-ws_status ws_image_resize(ws_ctx *ctx, const ws_image *src, uint32_t dst_w, uint32_t dst_h,
-                          float *dst_chw);
+ws_status ws_image_resize(ws_ctx *ctx, const ws_image *src, uint32_t dst_w, uint32_t dst_h, float *dst_chw);
 /* chw[c] = (chw[c] / 255 - mean[c]) / std[c] with ImageNet's mean
  * (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225); `pixels` per channel. */
 void ws_image_normalize(float *chw, size_t pixels);

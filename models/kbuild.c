@@ -108,9 +108,7 @@ const char *ws_kbuild_label_name(const ws_kbuild *b, ws_klabel l) {
   return l.id < b->nlabels ? b->labels[l.id].text : "?";
 }
 
-void ws_kbuild_place(ws_kbuild *b, ws_klabel l) {
-  ws_kbuild_line(b, "%s:", ws_kbuild_label_name(b, l));
-}
+void ws_kbuild_place(ws_kbuild *b, ws_klabel l) { ws_kbuild_line(b, "%s:", ws_kbuild_label_name(b, l)); }
 
 /* ---- text -------------------------------------------------------------------- */
 
@@ -125,24 +123,12 @@ void ws_kbuild_line(ws_kbuild *b, const char *fmt, ...) {
 /* Expands one conversion of ws_kbuild_ins into `out`. */
 static void convert(ws_kbuild *b, ws_text *out, char conv, va_list *ap) {
   switch (conv) {
-  case 'r':
-    ws_text_printf(out, "R%u", va_arg(*ap, ws_kreg).n);
-    break;
-  case 'l':
-    ws_text_puts(out, ws_kbuild_label_name(b, va_arg(*ap, ws_klabel)));
-    break;
-  case 'u':
-    ws_text_printf(out, "%u", va_arg(*ap, unsigned));
-    break;
-  case 'd':
-    ws_text_printf(out, "%d", va_arg(*ap, int));
-    break;
-  case 's':
-    ws_text_puts(out, va_arg(*ap, const char *));
-    break;
-  case 'g':
-    ws_text_printf(out, "%.9g", va_arg(*ap, double));
-    break;
+  case 'r': ws_text_printf(out, "R%u", va_arg(*ap, ws_kreg).n); break;
+  case 'l': ws_text_puts(out, ws_kbuild_label_name(b, va_arg(*ap, ws_klabel))); break;
+  case 'u': ws_text_printf(out, "%u", va_arg(*ap, unsigned)); break;
+  case 'd': ws_text_printf(out, "%d", va_arg(*ap, int)); break;
+  case 's': ws_text_puts(out, va_arg(*ap, const char *)); break;
+  case 'g': ws_text_printf(out, "%.9g", va_arg(*ap, double)); break;
   default: /* "%%" prints one '%'; any other "%c" as written, so "N % 4" stays */
     ws_text_append(out, "%", 1);
     if (conv != '%') ws_text_append(out, &conv, 1);

@@ -44,8 +44,7 @@ static void kern_close(kern *kn) { ws_program_destroy(kn->prog); }
 static ws_status kern_launch(kern *kn, uint32_t ctas, uint32_t threads, ws_launch_stats *ls) {
   if (ws_device_mode(kn->dev) != WS_MODE_TIMING)
     return ws_ctx_fail(kn->ctx, WS_ERR_INVALID, "microbenchmarks need the device in timing mode");
-  return ws_device_launch(kn->dev, kn->k, (ws_dim3){ctas, 1, 1}, (ws_dim3){threads, 1, 1}, 0,
-                          &kn->args, ls);
+  return ws_device_launch(kn->dev, kn->k, (ws_dim3){ctas, 1, 1}, (ws_dim3){threads, 1, 1}, 0, &kn->args, ls);
 }
 
 /* CTAs of `threads` one SM holds for kernel k (at least 1 when it fits). */
@@ -72,8 +71,8 @@ static bool line_is_far(const ws_device *dev, uint64_t line) {
 #define CHASE_CANDIDATES 4096u
 
 const char *ws_microbench_level_name(ws_microbench_level level) {
-  static const char *const names[WS_MICROBENCH_LEVEL_COUNT] = {
-      "shared memory", "L1 hit", "L2 hit, near", "L2 hit, far", "DRAM, closed bank"};
+  static const char *const names[WS_MICROBENCH_LEVEL_COUNT] = {"shared memory", "L1 hit", "L2 hit, near",
+                                                               "L2 hit, far", "DRAM, closed bank"};
   return level < WS_MICROBENCH_LEVEL_COUNT ? names[level] : "?";
 }
 
@@ -90,8 +89,7 @@ static ws_status write_chain(ws_device *dev, const uint64_t *addrs, uint32_t n) 
 #define NO_WARM_PARAM UINT32_MAX /* pchase_smem.wsa has no warm-up parameter */
 
 /* Timed cycles of one chase launch (SR_CLOCK difference the kernel stores). */
-static ws_status chase_once(kern *kn, uint64_t out, uint32_t warm, uint32_t steps,
-                            uint64_t *cycles) {
+static ws_status chase_once(kern *kn, uint64_t out, uint32_t warm, uint32_t steps, uint64_t *cycles) {
   uint32_t clk = 0;
   ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "steps", steps);
   if (st == WS_OK && warm != NO_WARM_PARAM) st = ws_args_set_u32(kn->ctx, &kn->args, "warm", warm);
@@ -119,8 +117,8 @@ static uint32_t pick_l1(const ws_gpu_cfg *cfg, uint64_t base, uint64_t *addrs) {
 /* L2: lines that all fall into one L1 set (a cyclic walk over more lines
  * than the set has ways misses every time under LRU) and whose slice is in
  * the wanted partition. */
-static uint32_t pick_l2(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
-                        bool far, uint64_t *addrs) {
+static uint32_t pick_l2(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region, bool far,
+                        uint64_t *addrs) {
   uint64_t set_stride = (uint64_t)cfg->geom.l1_sets * cfg->l1.line_bytes;
   uint32_t n = 0;
   for (uint64_t j = 0; (j + 1) * set_stride <= region && n < CHASE_ELEMS_L2; j++) {
@@ -162,8 +160,7 @@ static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t 
 
 static void set_expected(const ws_gpu_cfg *cfg, ws_microbench_level lv, ws_microbench_latency *r) {
   static const ws_mem_level mem_level[WS_MICROBENCH_LEVEL_COUNT] = {
-      WS_LEVEL_L1_HIT, WS_LEVEL_L1_HIT, WS_LEVEL_L2_HIT_NEAR, WS_LEVEL_L2_HIT_FAR,
-      WS_LEVEL_DRAM_ROW_MISS};
+      WS_LEVEL_L1_HIT, WS_LEVEL_L1_HIT, WS_LEVEL_L2_HIT_NEAR, WS_LEVEL_L2_HIT_FAR, WS_LEVEL_DRAM_ROW_MISS};
   if (lv == WS_MICROBENCH_SMEM) {
     r->path_cycles = r->expected_cycles = cfg->smem.lat_cycles;
     return;
@@ -221,8 +218,7 @@ static ws_status chase_open(chase_env *e, ws_device *dev) {
   e->cfg = ws_device_cfg(dev);
   ws_ctx *ctx = ws_device_ctx(dev);
   e->region_bytes = 2 * e->cfg->geom.l2_bytes;
-  e->addrs = calloc(CHASE_ELEMS_L2 > CHASE_ELEMS_DRAM ? CHASE_ELEMS_L2 : CHASE_ELEMS_DRAM,
-                    sizeof *e->addrs);
+  e->addrs = calloc(CHASE_ELEMS_L2 > CHASE_ELEMS_DRAM ? CHASE_ELEMS_L2 : CHASE_ELEMS_DRAM, sizeof *e->addrs);
   e->bank_used = calloc((size_t)e->cfg->hbm.channels * e->cfg->hbm.banks_per_channel, 1);
   if (!e->addrs || !e->bank_used)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench chase)");
@@ -241,8 +237,7 @@ static void chase_close(chase_env *e) {
   free(e->addrs);
 }
 
-ws_status ws_microbench_latency_run(ws_device *dev,
-                                    ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]) {
+ws_status ws_microbench_latency_run(ws_device *dev, ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]) {
   memset(out, 0, WS_MICROBENCH_LEVEL_COUNT * sizeof *out);
   chase_env e;
   ws_status st = chase_open(&e, dev);
@@ -268,8 +263,8 @@ ws_status ws_microbench_latency_run(ws_device *dev,
 #define SMEM_BW_BYTES_PER_LOAD 512u /* 32 lanes x 16 bytes */
 
 const char *ws_microbench_bw_name(ws_microbench_bw_kind kind) {
-  static const char *const names[WS_MICROBENCH_BW_COUNT] = {
-      "HBM (copy > L2)", "L2 (copy, passes 3-6)", "shared memory (LDS.128)"};
+  static const char *const names[WS_MICROBENCH_BW_COUNT] = {"HBM (copy > L2)", "L2 (copy, passes 3-6)",
+                                                            "shared memory (LDS.128)"};
   return kind < WS_MICROBENCH_BW_COUNT ? names[kind] : "?";
 }
 
@@ -300,16 +295,14 @@ static ws_status stream_open(stream_env *s, ws_device *dev, uint64_t buffer_byte
   ws_status st = kern_open(&s->kn, dev, "models/microbench/stream.wsa");
   uint32_t per_sm = 1;
   if (st == WS_OK) st = ctas_per_sm(&s->kn, threads, &per_sm);
-  while (max_sweep_bytes && per_sm > 1 &&
-         64ull * threads * per_sm * cfg->gpu.num_sms > max_sweep_bytes)
+  while (max_sweep_bytes && per_sm > 1 && 64ull * threads * per_sm * cfg->gpu.num_sms > max_sweep_bytes)
     per_sm--;
   s->threads = threads;
   s->ctas = cfg->gpu.num_sms * per_sm; /* one wave: CTA c runs on SM c mod num_sms */
   s->n16 = stream_n16(buffer_bytes, s->ctas, threads);
   if (st == WS_OK && s->n16 > UINT32_MAX)
-    st =
-        ws_ctx_fail(s->kn.ctx, WS_ERR_INVALID, "microbench: a %llu-byte stream buffer is too large",
-                    (unsigned long long)buffer_bytes);
+    st = ws_ctx_fail(s->kn.ctx, WS_ERR_INVALID, "microbench: a %llu-byte stream buffer is too large",
+                     (unsigned long long)buffer_bytes);
   if (st == WS_OK) st = ws_device_malloc(dev, s->n16 * 16, &s->src);
   if (st == WS_OK) st = ws_device_malloc(dev, s->n16 * 16, &s->dst);
   if (st == WS_OK) st = ws_args_set_ptr(s->kn.ctx, &s->kn.args, "src", s->src);
@@ -347,8 +340,7 @@ ws_status ws_microbench_stream_hbm(ws_device *dev, uint64_t buffer_bytes, ws_mic
   if (st == WS_OK) st = stream_launch(&s, 1, &out->cycles);
   if (st == WS_OK) {
     const ws_stats *stats = ws_device_stats(dev);
-    uint64_t dram =
-        ws_stats_sum(stats, "hbm.*.bytes_read") + ws_stats_sum(stats, "hbm.*.bytes_written");
+    uint64_t dram = ws_stats_sum(stats, "hbm.*.bytes_read") + ws_stats_sum(stats, "hbm.*.bytes_written");
     stream_fill(&s, out);
     out->gbps = to_gbps(cfg, out->bytes, out->cycles);
     out->dram_gbps = to_gbps(cfg, dram, out->cycles);
@@ -471,25 +463,22 @@ static ws_status banks_one(kern *kn, uint32_t stride, ws_microbench_bank_row *r)
   ws_status st = ws_args_set_u32(kn->ctx, &kn->args, "stride", stride);
   if (st == WS_OK) st = banks_launch(kn, BANKS_REPS, &a);
   const ws_stats *stats = ws_device_stats(kn->dev);
-  uint64_t wf = ws_stats_sum(stats, "sm*.smem.wavefronts"),
-           insns = ws_stats_sum(stats, "sm*.smem.insns");
+  uint64_t wf = ws_stats_sum(stats, "sm*.smem.wavefronts"), insns = ws_stats_sum(stats, "sm*.smem.insns");
   if (st == WS_OK) st = banks_launch(kn, 2 * BANKS_REPS, &b);
   if (st != WS_OK) return st;
   uint64_t accesses = (uint64_t)(BANKS_THREADS / 32) * BANKS_REPS * BANKS_LOADS_PER_REP;
   r->stride = stride;
   r->predicted_degree = predicted_degree(ws_device_cfg(kn->dev), stride);
   r->wavefronts_per_access = insns ? (double)wf / (double)insns : 0.0;
-  r->cycles_per_access =
-      b.cycles > a.cycles ? (double)(b.cycles - a.cycles) / (double)accesses : 0.0;
+  r->cycles_per_access = b.cycles > a.cycles ? (double)(b.cycles - a.cycles) / (double)accesses : 0.0;
   return WS_OK;
 }
 
-ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows,
-                                       ws_microbench_bank_row *rows) {
+ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows, ws_microbench_bank_row *rows) {
   ws_ctx *ctx = ws_device_ctx(dev);
   if (!nrows || nrows > WS_MICROBENCH_MAX_STRIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u",
-                       WS_MICROBENCH_MAX_STRIDE, nrows);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u", WS_MICROBENCH_MAX_STRIDE,
+                       nrows);
   kern kn;
   uint64_t out = 0;
   ws_status st = kern_open(&kn, dev, "models/microbench/smem_banks.wsa");
@@ -527,18 +516,16 @@ static ws_status coalesce_one(kern *kn, uint32_t stride, ws_microbench_coalesce_
   r->stride = stride;
   r->predicted_sectors = distinct_units(stride, cfg->l1.sector_bytes);
   r->predicted_lines = distinct_units(stride, cfg->l1.line_bytes);
-  r->sectors =
-      ws_stats_sum(stats, "sm*.l1.sector_hits") + ws_stats_sum(stats, "sm*.l1.sector_misses");
+  r->sectors = ws_stats_sum(stats, "sm*.l1.sector_hits") + ws_stats_sum(stats, "sm*.l1.sector_misses");
   r->lines = ws_stats_sum(stats, "sm*.l1.loads");
   return WS_OK;
 }
 
-ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows,
-                                       ws_microbench_coalesce_row *rows) {
+ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows, ws_microbench_coalesce_row *rows) {
   ws_ctx *ctx = ws_device_ctx(dev);
   if (!nrows || nrows > WS_MICROBENCH_MAX_STRIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u",
-                       WS_MICROBENCH_MAX_STRIDE, nrows);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: strides 1..%u, not %u", WS_MICROBENCH_MAX_STRIDE,
+                       nrows);
   kern kn;
   uint64_t data = 0, out = 0;
   ws_status st = kern_open(&kn, dev, "models/microbench/stride.wsa");

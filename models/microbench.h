@@ -58,8 +58,7 @@ typedef struct ws_microbench_latency {
 const char *ws_microbench_level_name(ws_microbench_level level);
 /* Runs the five chases (a level the preset lacks is left with present =
  * false). Needs the device in timing mode. */
-ws_status ws_microbench_latency_run(ws_device *dev,
-                                    ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]);
+ws_status ws_microbench_latency_run(ws_device *dev, ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]);
 
 /* ---- bandwidth ----------------------------------------------------------- */
 
@@ -82,7 +81,7 @@ typedef struct ws_microbench_bw {
   uint64_t cycles;       /* its duration in core cycles */
   double gbps;           /* bytes / cycles x core clock, in 10^9 B/s */
   double peak_gbps;      /* the preset's peak for this level */
-  double dram_gbps; /* HBM only: what the channels moved (hbm.ch*.bytes_*) over the same cycles */
+  double dram_gbps;      /* HBM only: what the channels moved (hbm.ch*.bytes_*) over the same cycles */
   uint32_t ctas, threads_per_cta;
 } ws_microbench_bw;
 
@@ -107,8 +106,7 @@ typedef struct ws_microbench_bank_row {
 } ws_microbench_bank_row;
 
 /* Strides 1..nrows (nrows <= WS_MICROBENCH_MAX_STRIDE); rows[i] is stride i + 1. */
-ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows,
-                                       ws_microbench_bank_row *rows);
+ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows, ws_microbench_bank_row *rows);
 
 /* ---- coalescing ---------------------------------------------------------- */
 
@@ -120,7 +118,6 @@ typedef struct ws_microbench_coalesce_row {
   uint64_t lines;             /* measured: sm*.l1.loads (line accesses) */
 } ws_microbench_coalesce_row;
 
-ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows,
-                                       ws_microbench_coalesce_row *rows);
+ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows, ws_microbench_coalesce_row *rows);
 
 #endif

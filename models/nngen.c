@@ -38,8 +38,8 @@ static char *replace_all(const char *text, const char *from, const char *to) {
   return ws_text_take(&t);
 }
 
-ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst,
-                                size_t nsubst, char **out) {
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst, size_t nsubst,
+                                char **out) {
   *out = NULL;
   const ws_embedded_file *f = ws_wsa_find(path);
   if (!f) return ws_ctx_fail(ctx, WS_ERR_INVALID, "no embedded kernel %s", path);
@@ -64,8 +64,7 @@ ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_su
 
 /* ---- assemble and launch ----------------------------------------------------------- */
 
-ws_status ws_nngen_kernel_build(ws_ctx *ctx, const char *src, const char *filename,
-                                ws_nngen_kernel *out) {
+ws_status ws_nngen_kernel_build(ws_ctx *ctx, const char *src, const char *filename, ws_nngen_kernel *out) {
   memset(out, 0, sizeof *out);
   ws_status st = ws_asm_parse(ctx, src, strlen(src), filename, &out->prog);
   if (st != WS_OK) return st;
@@ -107,8 +106,7 @@ static ws_status check_warps(ws_ctx *ctx, uint32_t warps_per_cta) {
 
 static ws_status check_threads(ws_ctx *ctx, uint32_t threads_per_cta) {
   if (threads_per_cta >= 32 && threads_per_cta <= 1024 && threads_per_cta % 32 == 0) return WS_OK;
-  return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                     "threads per CTA must be a multiple of 32 in 32..1024, got %u",
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "threads per CTA must be a multiple of 32 in 32..1024, got %u",
                      threads_per_cta);
 }
 
@@ -118,11 +116,11 @@ static ws_status check_threads(ws_ctx *ctx, uint32_t threads_per_cta) {
  * aaddr) are allocated in both forms, so the plain kernel keeps the fused
  * one's numbering, and with it the register-bank pairing of every operand. */
 typedef struct ln_regs {
-  ws_kreg ctaid, warp, row, rows, lane, cols, x, rowidx, xrow, a, arow, rcols, acc, col, tmp, addr,
-      v, av, aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
+  ws_kreg ctaid, warp, row, rows, lane, cols, x, rowidx, xrow, a, arow, rcols, acc, col, tmp, addr, v, av,
+      aaddr, mean, rstd, w, b, y, yrow, oaddr, wv, bv;
 } ln_regs;
 
-#define LN(field, name, count)                                                                     \
+#define LN(field, name, count)                                                                               \
   { offsetof(ln_regs, field), name, count, count }
 static const ws_kbuild_regspec ln_layout[] = {
     LN(ctaid, "ctaid", 1),
@@ -175,8 +173,7 @@ static void emit_row_prologue(ws_kbuild *k, const ln_regs *r, uint32_t warps_per
   ws_kbuild_ins(k, "@P0 EXIT // whole warps past the last row leave");
   ws_kbuild_ins(k, "S2R %r, SR_LANEID", r->lane);
   ws_kbuild_ins(k, "LDP.32 %r, [cols]", r->cols);
-  ws_kbuild_ins(k, "IMUL %r, %r, %r // index of the row's first element", r->rowidx, r->row,
-                r->cols);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // index of the row's first element", r->rowidx, r->row, r->cols);
 }
 
 /* A lane loop over the row's columns col = lane, lane+32, ...; lanes of a
@@ -213,21 +210,18 @@ static void emit_load_input(ws_kbuild *k, const ln_regs *r, bool fused) {
 
 static void emit_ln_header(ws_kbuild *k, bool fused, uint32_t warps) {
   const char *name = fused ? "add_layernorm" : "layernorm";
-  ws_kbuild_line(k, "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.",
-                 name, fused ? "x + a" : "x");
-  ws_kbuild_line(k, "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a",
-                 warps);
+  ws_kbuild_line(k, "// %s.wsa - y = LayerNorm(%s) * w + b over each row of [rows, cols], fp32.", name,
+                 fused ? "x + a" : "x");
+  ws_kbuild_line(k, "// One warp per row (%u warps per CTA): lanes stride the row by 32 and a", warps);
   ws_kbuild_line(k, "// butterfly shuffle tree leaves each sum in every lane. Two-pass statistics");
-  ws_kbuild_line(
-      k, "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,");
-  ws_kbuild_line(k, "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).",
-                 warps * 32, warps);
+  ws_kbuild_line(k, "// (mean, then the mean of squared deviations: the biased variance), eps = 1e-5,");
+  ws_kbuild_line(k, "// 1/sqrt on the SFU (MUFU.RSQ). Launch: block %u, grid ceil(rows / %u).", warps * 32,
+                 warps);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, ".kernel %s", name);
   ws_kbuild_line(k, ".param .ptr x");
   if (fused) ws_kbuild_line(k, ".param .ptr a");
-  ws_kbuild_line(k,
-                 ".param .ptr w\n.param .ptr b\n.param .ptr y\n.param .u32 rows\n.param .u32 cols");
+  ws_kbuild_line(k, ".param .ptr w\n.param .ptr b\n.param .ptr y\n.param .u32 rows\n.param .u32 cols");
 }
 
 static void emit_ln_bases(ws_kbuild *k, const ln_regs *r, bool fused) {
@@ -244,8 +238,7 @@ static void emit_ln_bases(ws_kbuild *k, const ln_regs *r, bool fused) {
 /* One pass over the row: loop head, the input, `body`, loop tail. */
 typedef void (*pass_body)(ws_kbuild *k, const ln_regs *r);
 
-static void emit_pass(ws_kbuild *k, const ln_regs *r, bool fused, const char *name,
-                      pass_body body) {
+static void emit_pass(ws_kbuild *k, const ln_regs *r, bool fused, const char *name, pass_body body) {
   ws_klabel top = ws_kbuild_label(k, name);
   ws_klabel done = emit_col_loop_head(k, r, top);
   emit_load_input(k, r, fused);
@@ -298,8 +291,7 @@ static void emit_ln_output(ws_kbuild *k, const ln_regs *r, bool fused) {
   ws_kbuild_ins(k, "EXIT");
 }
 
-ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta,
-                                    char **out) {
+ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta, char **out) {
   *out = NULL;
   if ((unsigned)kind >= WS_NNGEN_NORM_COUNT)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown LayerNorm kind %d", (int)kind);
@@ -321,13 +313,11 @@ ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t wa
 /* ---- GELU ---------------------------------------------------------------------------- */
 
 static void emit_gelu_header(ws_kbuild *k, uint32_t threads) {
-  ws_kbuild_line(
-      k,
-      "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).");
+  ws_kbuild_line(k,
+                 "// gelu.wsa - y = GELU(x), tanh form 0.5x(1 + tanh(u)), u = sqrt(2/pi)(x + 0.044715x^3).");
   ws_kbuild_line(k, "// Since 0.5(1 + tanh(u)) = 1/(1 + e^(-2u)), the kernel computes");
   ws_kbuild_line(k, "// y = x * rcp(1 + 2^(-2u*log2e)): one MUFU.EX2 and one MUFU.RCP, and no");
-  ws_kbuild_line(k,
-                 "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.");
+  ws_kbuild_line(k, "// cancellation near x = 0. Saturates correctly: e^(-2u) -> inf gives y -> 0.");
   ws_kbuild_line(k, "// Launch: block %u, grid ceil(n / %u). y may alias x.", threads, threads);
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, ".kernel gelu\n.param .ptr x\n.param .ptr y\n.param .u32 n");
@@ -404,8 +394,8 @@ ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **ou
   if (st != WS_OK) return st;
   char imad[40], launch[64];
   snprintf(imad, sizeof imad, "IMAD R2, R0, %u, R1", warps_per_cta);
-  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)",
-           warps_per_cta, warps_per_cta * 32, warps_per_cta);
+  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)", warps_per_cta,
+           warps_per_cta * 32, warps_per_cta);
   const ws_nngen_subst s[] = {{"IMAD R2, R0, 4, R1", imad},
                               {"4 warps per CTA (block 128), grid ceil(rows / 4)", launch}};
   return ws_nngen_fixed_source(ctx, "models/kernels/softmax.wsa", s, 2, out);
@@ -431,14 +421,14 @@ ws_status ws_nngen_rows_geometry(ws_ctx *ctx, uint32_t rows, uint32_t warps_per_
   return WS_OK;
 }
 
-ws_status ws_nngen_elems_geometry(ws_ctx *ctx, uint64_t count, uint32_t batch,
-                                  uint32_t threads_per_cta, ws_dim3 *grid, ws_dim3 *block) {
+ws_status ws_nngen_elems_geometry(ws_ctx *ctx, uint64_t count, uint32_t batch, uint32_t threads_per_cta,
+                                  ws_dim3 *grid, ws_dim3 *block) {
   ws_status st = check_threads(ctx, threads_per_cta);
   if (st != WS_OK) return st;
   if (count == 0 || count > UINT32_MAX || batch == 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "element count must be 1..%u and batch at least 1, got %llu and %u",
-                       UINT32_MAX, (unsigned long long)count, batch);
+                       "element count must be 1..%u and batch at least 1, got %llu and %u", UINT32_MAX,
+                       (unsigned long long)count, batch);
   *grid = (ws_dim3){(uint32_t)((count + threads_per_cta - 1) / threads_per_cta), batch, 1};
   *block = (ws_dim3){threads_per_cta, 1, 1};
   return WS_OK;
@@ -462,19 +452,17 @@ static ws_status build_from(ws_ctx *ctx, ws_status gen_status, char **src, const
 
 static ws_status check_cols(ws_ctx *ctx, const char *what, uint32_t rows, uint32_t cols) {
   if (rows && cols) return WS_OK;
-  return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: rows and cols must be at least 1, got %u x %u", what,
-                     rows, cols);
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: rows and cols must be at least 1, got %u x %u", what, rows,
+                     cols);
 }
 
-ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint64_t image,
-                             uint64_t patches, ws_launch_stats *stats) {
+ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint64_t image, uint64_t patches,
+                             ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
-  if (!s->channels || !s->patch || !s->height || !s->width || s->height % s->patch ||
-      s->width % s->patch)
-    return ws_ctx_fail(
-        ctx, WS_ERR_INVALID,
-        "patch: need channels, patch >= 1 and the patch size %u dividing the image %ux%u", s->patch,
-        s->height, s->width);
+  if (!s->channels || !s->patch || !s->height || !s->width || s->height % s->patch || s->width % s->patch)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "patch: need channels, patch >= 1 and the patch size %u dividing the image %ux%u",
+                       s->patch, s->height, s->width);
   char *src = NULL;
   ws_nngen_kernel k;
   ws_status st = build_from(ctx, ws_nngen_patch_source(ctx, &src), &src, "patch.wsa", &k);
@@ -482,16 +470,15 @@ ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "patches", patches);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "height", s->height);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "width", s->width);
-  ws_dim3 grid = {s->width / s->patch, s->height / s->patch, 1},
-          block = {s->patch, s->patch, s->channels};
+  ws_dim3 grid = {s->width / s->patch, s->height / s->patch, 1}, block = {s->patch, s->patch, s->channels};
   if (st == WS_OK) st = ws_nngen_kernel_launch(dev, &k, grid, block, stats);
   ws_nngen_kernel_release(&k);
   return st;
 }
 
 /* Sets x, y, rows, cols and launches one warp per row. */
-static ws_status launch_rows(ws_device *dev, ws_nngen_kernel *k, uint32_t rows, uint32_t cols,
-                             uint64_t x, uint64_t y, ws_launch_stats *stats) {
+static ws_status launch_rows(ws_device *dev, ws_nngen_kernel *k, uint32_t rows, uint32_t cols, uint64_t x,
+                             uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_dim3 grid, block;
   ws_status st = ws_nngen_rows_geometry(ctx, rows, ROW_WARPS, &grid, &block);
@@ -503,16 +490,14 @@ static ws_status launch_rows(ws_device *dev, ws_nngen_kernel *k, uint32_t rows, 
   return st;
 }
 
-ws_status ws_nngen_layernorm_run(ws_device *dev, ws_nngen_norm kind, uint32_t rows, uint32_t cols,
-                                 uint64_t x, uint64_t a, uint64_t w, uint64_t b, uint64_t y,
-                                 ws_launch_stats *stats) {
+ws_status ws_nngen_layernorm_run(ws_device *dev, ws_nngen_norm kind, uint32_t rows, uint32_t cols, uint64_t x,
+                                 uint64_t a, uint64_t w, uint64_t b, uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_cols(ctx, "layernorm", rows, cols);
   if (st != WS_OK) return st;
   char *src = NULL;
   ws_nngen_kernel k;
-  st = build_from(ctx, ws_nngen_layernorm_source(ctx, kind, ROW_WARPS, &src), &src, "layernorm.wsa",
-                  &k);
+  st = build_from(ctx, ws_nngen_layernorm_source(ctx, kind, ROW_WARPS, &src), &src, "layernorm.wsa", &k);
   if (st == WS_OK && kind == WS_NNGEN_NORM_ADD) st = ws_nngen_kernel_ptr(ctx, &k, "a", a);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "w", w);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "b", b);
@@ -535,8 +520,8 @@ ws_status ws_nngen_softmax_run(ws_device *dev, uint32_t rows, uint32_t cols, uin
 }
 
 /* Elementwise launch: x, y and n set here, the rest by the caller. */
-static ws_status launch_elems(ws_device *dev, ws_nngen_kernel *k, uint32_t count, uint32_t batch,
-                              uint64_t x, uint64_t y, ws_launch_stats *stats) {
+static ws_status launch_elems(ws_device *dev, ws_nngen_kernel *k, uint32_t count, uint32_t batch, uint64_t x,
+                              uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_dim3 grid, block;
   ws_status st = ws_nngen_elems_geometry(ctx, count, batch, ELEM_THREADS, &grid, &block);
@@ -547,13 +532,11 @@ static ws_status launch_elems(ws_device *dev, ws_nngen_kernel *k, uint32_t count
   return st;
 }
 
-ws_status ws_nngen_gelu_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t y,
-                            ws_launch_stats *stats) {
+ws_status ws_nngen_gelu_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   char *src = NULL;
   ws_nngen_kernel k;
-  ws_status st =
-      build_from(ctx, ws_nngen_gelu_source(ctx, ELEM_THREADS, &src), &src, "gelu.wsa", &k);
+  ws_status st = build_from(ctx, ws_nngen_gelu_source(ctx, ELEM_THREADS, &src), &src, "gelu.wsa", &k);
   if (st == WS_OK) st = launch_elems(dev, &k, count, 1, x, y, stats);
   ws_nngen_kernel_release(&k);
   return st;
@@ -571,8 +554,8 @@ ws_status ws_nngen_add_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t 
   return st;
 }
 
-ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim,
-                               uint64_t x, uint64_t pos, uint64_t y, ws_launch_stats *stats) {
+ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim, uint64_t x,
+                               uint64_t pos, uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   uint64_t count = (uint64_t)tokens * dim;
   if (count == 0 || count > UINT32_MAX || count * batch > UINT32_MAX)
@@ -580,16 +563,15 @@ ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, 
                        UINT32_MAX, batch, tokens, dim);
   char *src = NULL;
   ws_nngen_kernel k;
-  ws_status st =
-      build_from(ctx, ws_nngen_add_pos_source(ctx, ELEM_THREADS, &src), &src, "add_pos.wsa", &k);
+  ws_status st = build_from(ctx, ws_nngen_add_pos_source(ctx, ELEM_THREADS, &src), &src, "add_pos.wsa", &k);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "pos", pos);
   if (st == WS_OK) st = launch_elems(dev, &k, (uint32_t)count, batch, x, y, stats);
   ws_nngen_kernel_release(&k);
   return st;
 }
 
-ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x,
-                                uint64_t y, ws_launch_stats *stats) {
+ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x, uint64_t y,
+                                ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_cols(ctx, "meanpool", tokens, dim);
   if (st != WS_OK) return st;
@@ -602,9 +584,8 @@ ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, u
   return st;
 }
 
-ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_t pooled,
-                            uint64_t w, uint64_t b, uint64_t logit, uint64_t prob,
-                            ws_launch_stats *stats) {
+ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_t pooled, uint64_t w,
+                            uint64_t b, uint64_t logit, uint64_t prob, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_cols(ctx, "head", rows, dim);
   if (st != WS_OK) return st;
@@ -617,8 +598,7 @@ ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "logit", logit);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "prob", prob);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "cols", dim);
-  if (st == WS_OK)
-    st = ws_nngen_kernel_launch(dev, &k, (ws_dim3){rows, 1, 1}, (ws_dim3){32, 1, 1}, stats);
+  if (st == WS_OK) st = ws_nngen_kernel_launch(dev, &k, (ws_dim3){rows, 1, 1}, (ws_dim3){32, 1, 1}, stats);
   ws_nngen_kernel_release(&k);
   return st;
 }

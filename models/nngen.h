@@ -33,8 +33,8 @@ typedef struct ws_nngen_subst {
 /* The embedded kernel file at `path` (models/kernels/...), with the
  * substitutions applied in order (*out malloc'd, the caller frees);
  * WS_ERR_INVALID when the file or a substituted text is missing. */
-ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst,
-                                size_t nsubst, char **out);
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst, size_t nsubst,
+                                char **out);
 
 /* An assembled generated kernel with its argument buffer. */
 typedef struct ws_nngen_kernel {
@@ -44,8 +44,7 @@ typedef struct ws_nngen_kernel {
 } ws_nngen_kernel;
 
 /* Assembles `src` (`filename` names it in messages) and picks its first kernel. */
-ws_status ws_nngen_kernel_build(ws_ctx *ctx, const char *src, const char *filename,
-                                ws_nngen_kernel *out);
+ws_status ws_nngen_kernel_build(ws_ctx *ctx, const char *src, const char *filename, ws_nngen_kernel *out);
 void ws_nngen_kernel_release(ws_nngen_kernel *k);
 /* Sets a param by name: u32, f32 or a device pointer. */
 ws_status ws_nngen_kernel_u32(ws_ctx *ctx, ws_nngen_kernel *k, const char *name, uint32_t v);
@@ -68,8 +67,7 @@ typedef enum ws_nngen_norm {
 #define WS_NNGEN_LN_EPS 1e-5f
 
 ws_status ws_nngen_patch_source(ws_ctx *ctx, char **out);
-ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta,
-                                    char **out);
+ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta, char **out);
 ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **out);
 /* Elementwise kernels: one thread per element, `threads_per_cta` a multiple
  * of 32 (32..1024). */
@@ -85,8 +83,8 @@ ws_status ws_nngen_head_source(ws_ctx *ctx, char **out);
 ws_status ws_nngen_rows_geometry(ws_ctx *ctx, uint32_t rows, uint32_t warps_per_cta, ws_dim3 *grid,
                                  ws_dim3 *block);
 /* One thread per element: grid ceil(count / threads_per_cta) (x) by `batch` (y). */
-ws_status ws_nngen_elems_geometry(ws_ctx *ctx, uint64_t count, uint32_t batch,
-                                  uint32_t threads_per_cta, ws_dim3 *grid, ws_dim3 *block);
+ws_status ws_nngen_elems_geometry(ws_ctx *ctx, uint64_t count, uint32_t batch, uint32_t threads_per_cta,
+                                  ws_dim3 *grid, ws_dim3 *block);
 
 /* ---- run helpers: generate, assemble, launch (device pointers in, stats out) ---- */
 
@@ -97,33 +95,30 @@ typedef struct ws_nngen_patch_shape {
   uint32_t channels, height, width, patch;
 } ws_nngen_patch_shape;
 
-ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint64_t image,
-                             uint64_t patches, ws_launch_stats *stats);
+ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint64_t image, uint64_t patches,
+                             ws_launch_stats *stats);
 /* y[rows, cols] = LN(x (+ a)) * w + b, eps WS_NNGEN_LN_EPS, biased variance;
  * a is ignored for WS_NNGEN_NORM_PLAIN. y may alias x. */
-ws_status ws_nngen_layernorm_run(ws_device *dev, ws_nngen_norm kind, uint32_t rows, uint32_t cols,
-                                 uint64_t x, uint64_t a, uint64_t w, uint64_t b, uint64_t y,
-                                 ws_launch_stats *stats);
+ws_status ws_nngen_layernorm_run(ws_device *dev, ws_nngen_norm kind, uint32_t rows, uint32_t cols, uint64_t x,
+                                 uint64_t a, uint64_t w, uint64_t b, uint64_t y, ws_launch_stats *stats);
 /* y[rows, cols] = softmax of each row of x (max-subtracted); y may alias x. */
 ws_status ws_nngen_softmax_run(ws_device *dev, uint32_t rows, uint32_t cols, uint64_t x, uint64_t y,
                                ws_launch_stats *stats);
 /* y[i] = GELU(x[i]), tanh form; y may alias x. */
-ws_status ws_nngen_gelu_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t y,
-                            ws_launch_stats *stats);
+ws_status ws_nngen_gelu_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t y, ws_launch_stats *stats);
 /* y[i] = x[i] + a[i] (the residual add); y may alias x. */
 ws_status ws_nngen_add_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t a, uint64_t y,
                            ws_launch_stats *stats);
 /* y[n][t][d] = x[n][t][d] + pos[t][d] for n < batch: positions broadcast over
  * a batch of [tokens, dim] blocks; y may alias x. */
-ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim,
-                               uint64_t x, uint64_t pos, uint64_t y, ws_launch_stats *stats);
+ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim, uint64_t x,
+                               uint64_t pos, uint64_t y, ws_launch_stats *stats);
 /* y[d] = mean over t of x[t][d] for x [tokens, dim]. */
-ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x,
-                                uint64_t y, ws_launch_stats *stats);
+ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x, uint64_t y,
+                                ws_launch_stats *stats);
 /* For each of `rows` pooled vectors p[r][0..dim): logit[r] = p[r] . w + b[0],
  * prob[r] = 1 / (1 + 2^(-logit * log2 e)). */
-ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_t pooled,
-                            uint64_t w, uint64_t b, uint64_t logit, uint64_t prob,
-                            ws_launch_stats *stats);
+ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_t pooled, uint64_t w,
+                            uint64_t b, uint64_t logit, uint64_t prob, ws_launch_stats *stats);
 
 #endif

@@ -72,8 +72,7 @@ static void write_u64le(uint8_t *p, uint64_t v) {
 static const char *format_shape(char *buf, size_t cap, const uint64_t *shape, uint32_t ndim) {
   size_t len = (size_t)snprintf(buf, cap, "[");
   for (uint32_t i = 0; i < ndim && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s%llu", i ? ", " : "",
-                            (unsigned long long)shape[i]);
+    len += (size_t)snprintf(buf + len, cap - len, "%s%llu", i ? ", " : "", (unsigned long long)shape[i]);
   if (len < cap) snprintf(buf + len, cap - len, "]");
   return buf;
 }
@@ -131,8 +130,8 @@ static ws_status check_frame(ws_ctx *ctx, const char *name, size_t size_bytes, c
                        size_bytes);
   uint64_t n = read_u64le(data);
   if (n > WS_SAFETENSORS_MAX_HEADER_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length %llu exceeds the %u-byte limit",
-                       name, (unsigned long long)n, WS_SAFETENSORS_MAX_HEADER_BYTES);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length %llu exceeds the %u-byte limit", name,
+                       (unsigned long long)n, WS_SAFETENSORS_MAX_HEADER_BYTES);
   if (n > size_bytes - LENGTH_FIELD_BYTES)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: header length %llu exceeds the %zu bytes after the length field", name,
@@ -148,15 +147,14 @@ static bool only_json_space(const char *p, const char *end) {
   return true;
 }
 
-static ws_status parse_json(ws_ctx *ctx, const char *name, const char *json, size_t len,
-                            cJSON **root) {
+static ws_status parse_json(ws_ctx *ctx, const char *name, const char *json, size_t len, cJSON **root) {
   const char *stop = NULL;
   *root = cJSON_ParseWithLengthOpts(json, len, &stop, 0);
   size_t at = stop && stop >= json ? (size_t)(stop - json) : 0;
   if (!*root)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s: invalid JSON in the header at header byte %zu (file offset %zu)", name,
-                       at, at + LENGTH_FIELD_BYTES);
+                       "%s: invalid JSON in the header at header byte %zu (file offset %zu)", name, at,
+                       at + LENGTH_FIELD_BYTES);
   if (!only_json_space(json + at, json + len))
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: unexpected bytes after the JSON header at header byte %zu (file "
@@ -171,20 +169,18 @@ static ws_status parse_json(ws_ctx *ctx, const char *name, const char *json, siz
 
 static ws_status parse_metadata(reader *r, const cJSON *obj) {
   if (!cJSON_IsObject(obj))
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" is not an object", r->name,
-                       METADATA_KEY);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" is not an object", r->name, METADATA_KEY);
   size_t n = (size_t)cJSON_GetArraySize(obj);
   r->st->meta = calloc(n ? n : 1, sizeof *r->st->meta);
   if (!r->st->meta) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
   for (const cJSON *kv = obj->child; kv; kv = kv->next) {
     if (!cJSON_IsString(kv))
-      return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" value for '%s' is not a string",
-                         r->name, METADATA_KEY, kv->string);
+      return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" value for '%s' is not a string", r->name,
+                         METADATA_KEY, kv->string);
     ws_safetensors_meta *m = &r->st->meta[r->st->nmeta++];
     m->key = strdup(kv->string);
     m->value = strdup(kv->valuestring);
-    if (!m->key || !m->value)
-      return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
+    if (!m->key || !m->value) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
   }
   return WS_OK;
 }
@@ -192,11 +188,10 @@ static ws_status parse_metadata(reader *r, const cJSON *obj) {
 static ws_status parse_dtype(reader *r, const cJSON *obj, ws_safetensors_tensor *t) {
   const cJSON *d = cJSON_GetObjectItemCaseSensitive(obj, "dtype");
   if (!cJSON_IsString(d))
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                       "%s: tensor '%s': \"dtype\" is missing or not a string", r->name, t->name);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': \"dtype\" is missing or not a string",
+                       r->name, t->name);
   for (int i = 0; i < WS_SAFETENSORS_DTYPE_COUNT; i++)
-    if (strcmp(d->valuestring, dtype_names[i]) == 0)
-      return t->dtype = (ws_safetensors_dtype)i, WS_OK;
+    if (strcmp(d->valuestring, dtype_names[i]) == 0) return t->dtype = (ws_safetensors_dtype)i, WS_OK;
   return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
                      "%s: tensor '%s' has dtype '%s', which is not supported (F32, F16 and BF16 "
                      "are)",
@@ -206,25 +201,22 @@ static ws_status parse_dtype(reader *r, const cJSON *obj, ws_safetensors_tensor 
 static ws_status parse_shape(reader *r, const cJSON *obj, ws_safetensors_tensor *t) {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, "shape");
   if (!cJSON_IsArray(s))
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                       "%s: tensor '%s': \"shape\" is missing or not an array", r->name, t->name);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': \"shape\" is missing or not an array",
+                       r->name, t->name);
   int ndim = cJSON_GetArraySize(s);
   if (ndim > WS_SAFETENSORS_MAX_DIMS)
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                       "%s: tensor '%s' has %d dimensions, at most %d are supported", r->name,
-                       t->name, ndim, WS_SAFETENSORS_MAX_DIMS);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s' has %d dimensions, at most %d are supported",
+                       r->name, t->name, ndim, WS_SAFETENSORS_MAX_DIMS);
   t->ndim = (uint32_t)ndim;
   uint32_t i = 0;
   for (const cJSON *dim = s->child; dim; dim = dim->next, i++)
     if (!json_uint(dim, &t->shape[i]))
-      return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                         "%s: tensor '%s': shape[%u] is not a non-negative integer", r->name,
-                         t->name, i);
+      return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': shape[%u] is not a non-negative integer",
+                         r->name, t->name, i);
   return WS_OK;
 }
 
-static ws_status parse_offsets(reader *r, const cJSON *obj, const ws_safetensors_tensor *t,
-                               entry *e) {
+static ws_status parse_offsets(reader *r, const cJSON *obj, const ws_safetensors_tensor *t, entry *e) {
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, "data_offsets");
   if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 2 || !json_uint(o->child, &e->begin) ||
       !json_uint(o->child->next, &e->end))
@@ -233,9 +225,8 @@ static ws_status parse_offsets(reader *r, const cJSON *obj, const ws_safetensors
                        "integers",
                        r->name, t->name);
   if (e->begin > e->end)
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                       "%s: tensor '%s': data_offsets [%llu, %llu] are reversed", r->name, t->name,
-                       (unsigned long long)e->begin, (unsigned long long)e->end);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': data_offsets [%llu, %llu] are reversed",
+                       r->name, t->name, (unsigned long long)e->begin, (unsigned long long)e->end);
   if (e->end > r->buf_bytes)
     return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
                        "%s: tensor '%s': data_offsets [%llu, %llu] extend past the end of the "
@@ -250,8 +241,8 @@ static ws_status check_size(reader *r, ws_safetensors_tensor *t, const entry *e)
   uint64_t count = 0, span = e->end - e->begin, size = dtype_sizes[t->dtype];
   format_shape(shape, sizeof shape, t->shape, t->ndim);
   if (!shape_count(t->shape, t->ndim, &count) || count > UINT64_MAX / size)
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': shape %s is too large", r->name,
-                       t->name, shape);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': shape %s is too large", r->name, t->name,
+                       shape);
   if (count * size != span)
     return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
                        "%s: tensor '%s': data_offsets span %llu bytes but shape %s of %s needs "
@@ -267,8 +258,7 @@ static ws_status parse_tensor(reader *r, const cJSON *obj, size_t idx) {
   t->name = strdup(obj->string);
   if (!t->name) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
   if (!cJSON_IsObject(obj))
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': entry is not an object", r->name,
-                       t->name);
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensor '%s': entry is not an object", r->name, t->name);
   ws_status st = parse_dtype(r, obj, t);
   if (st == WS_OK) st = parse_shape(r, obj, t);
   if (st == WS_OK) st = parse_offsets(r, obj, t, &r->entries[idx]);
@@ -280,15 +270,13 @@ static ws_status parse_entries(reader *r, const cJSON *root) {
   size_t n = (size_t)cJSON_GetArraySize(root);
   r->st->tensors = calloc(n ? n : 1, sizeof *r->st->tensors);
   r->entries = calloc(n ? n : 1, sizeof *r->entries);
-  if (!r->st->tensors || !r->entries)
-    return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
+  if (!r->st->tensors || !r->entries) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "%s: out of memory", r->name);
   bool seen_meta = false;
   for (const cJSON *item = root->child; item; item = item->next) {
     ws_status st;
     if (strcmp(item->string, METADATA_KEY) == 0) {
       if (seen_meta)
-        return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" appears twice", r->name,
-                           METADATA_KEY);
+        return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: \"%s\" appears twice", r->name, METADATA_KEY);
       seen_meta = true;
       st = parse_metadata(r, item);
     } else {
@@ -342,13 +330,12 @@ static ws_status range_error(reader *r, const by_range *order, size_t i, uint64_
   if (i == r->st->ntensors || i == 0 || r->entries[order[i].idx].begin > expected) {
     uint64_t to = i < r->st->ntensors ? r->entries[order[i].idx].begin : r->buf_bytes;
     return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                       "%s: bytes [%llu, %llu) of the %zu-byte data buffer belong to no tensor",
-                       r->name, (unsigned long long)expected, (unsigned long long)to, r->buf_bytes);
+                       "%s: bytes [%llu, %llu) of the %zu-byte data buffer belong to no tensor", r->name,
+                       (unsigned long long)expected, (unsigned long long)to, r->buf_bytes);
   }
   const entry *a = &r->entries[order[i - 1].idx], *b = &r->entries[order[i].idx];
-  return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
-                     "%s: tensors '%s' [%llu, %llu) and '%s' [%llu, %llu) overlap", r->name,
-                     r->st->tensors[order[i - 1].idx].name, (unsigned long long)a->begin,
+  return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: tensors '%s' [%llu, %llu) and '%s' [%llu, %llu) overlap",
+                     r->name, r->st->tensors[order[i - 1].idx].name, (unsigned long long)a->begin,
                      (unsigned long long)a->end, r->st->tensors[order[i].idx].name,
                      (unsigned long long)b->begin, (unsigned long long)b->end);
 }
@@ -374,10 +361,8 @@ static ws_status check_layout(reader *r) {
 
 static float decode_value(const uint8_t *p, ws_safetensors_dtype dtype) {
   switch (dtype) {
-  case WS_SAFETENSORS_F16:
-    return ws_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
-  case WS_SAFETENSORS_BF16:
-    return ws_f32_from_bits((uint32_t)(p[0] | p[1] << 8) << 16);
+  case WS_SAFETENSORS_F16: return ws_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
+  case WS_SAFETENSORS_BF16: return ws_f32_from_bits((uint32_t)(p[0] | p[1] << 8) << 16);
   default:
     return ws_f32_from_bits((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                             (uint32_t)p[3] << 24);
@@ -411,8 +396,7 @@ ws_status ws_safetensors_parse(ws_ctx *ctx, const void *data, size_t size_bytes,
   if (st != WS_OK) return st;
   cJSON *root = NULL;
   st = parse_json(ctx, name, (const char *)bytes + LENGTH_FIELD_BYTES, hdr, &root);
-  reader r = {ctx,  name, bytes + LENGTH_FIELD_BYTES + hdr, size_bytes - LENGTH_FIELD_BYTES - hdr,
-              NULL, NULL};
+  reader r = {ctx, name, bytes + LENGTH_FIELD_BYTES + hdr, size_bytes - LENGTH_FIELD_BYTES - hdr, NULL, NULL};
   if (st == WS_OK) {
     r.st = calloc(1, sizeof *r.st);
     if (!r.st) st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", name);
@@ -505,8 +489,8 @@ static ws_status check_tensor_in(ws_ctx *ctx, const ws_safetensors_tensor *t) {
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "safetensors writer: invalid tensor name '%s'",
                        t->name ? t->name : "(null)");
   if ((unsigned)t->dtype >= WS_SAFETENSORS_DTYPE_COUNT || t->ndim > WS_SAFETENSORS_MAX_DIMS)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "safetensors writer: tensor '%s' has a bad dtype or rank", t->name);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "safetensors writer: tensor '%s' has a bad dtype or rank",
+                       t->name);
   if (!shape_count(t->shape, t->ndim, &count) || count != t->count || (count && !t->data))
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "safetensors writer: tensor '%s' has %zu values, which does not match its "
@@ -520,8 +504,7 @@ static ws_status check_distinct(ws_ctx *ctx, const char **names, size_t n, const
   bool nomem = false;
   const char *dup = find_duplicate(names, n, &nomem);
   if (nomem) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "safetensors writer: out of memory");
-  if (dup)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "safetensors writer: %s '%s' appears twice", what, dup);
+  if (dup) return ws_ctx_fail(ctx, WS_ERR_INVALID, "safetensors writer: %s '%s' appears twice", what, dup);
   return WS_OK;
 }
 
@@ -545,8 +528,7 @@ static ws_status check_writer_input(ws_ctx *ctx, const ws_safetensors_tensor *te
   return st;
 }
 
-static bool add_tensor_json(cJSON *root, const ws_safetensors_tensor *t, uint64_t begin,
-                            uint64_t end) {
+static bool add_tensor_json(cJSON *root, const ws_safetensors_tensor *t, uint64_t begin, uint64_t end) {
   cJSON *obj = cJSON_CreateObject(), *shape = cJSON_CreateArray(), *offs = cJSON_CreateArray();
   bool ok = obj && shape && offs && cJSON_AddStringToObject(obj, "dtype", dtype_names[t->dtype]);
   for (uint32_t i = 0; ok && i < t->ndim; i++)
@@ -573,8 +555,8 @@ static bool add_metadata_json(cJSON *root, const ws_safetensors_meta *meta, size
 
 /* The header JSON, or NULL when out of memory; data offsets assume tensors
  * laid out back to back in the order given. */
-static char *header_json(const ws_safetensors_tensor *tensors, size_t n,
-                         const ws_safetensors_meta *meta, size_t nmeta, uint64_t *data_bytes) {
+static char *header_json(const ws_safetensors_tensor *tensors, size_t n, const ws_safetensors_meta *meta,
+                         size_t nmeta, uint64_t *data_bytes) {
   cJSON *root = cJSON_CreateObject();
   bool ok = root && add_metadata_json(root, meta, nmeta);
   uint64_t at = 0;
@@ -612,8 +594,7 @@ ws_status ws_safetensors_encode(ws_ctx *ctx, const ws_safetensors_tensor *tensor
   uint8_t *p = buf + LENGTH_FIELD_BYTES + hdr;
   for (size_t i = 0; i < ntensors; i++) {
     const ws_safetensors_tensor *t = &tensors[i];
-    for (size_t k = 0; k < t->count; k++, p += dtype_sizes[t->dtype])
-      encode_value(p, t->data[k], t->dtype);
+    for (size_t k = 0; k < t->count; k++, p += dtype_sizes[t->dtype]) encode_value(p, t->data[k], t->dtype);
   }
   *out = buf;
   *size_bytes = total;

@@ -39,16 +39,11 @@ static const tensor_desc stem_desc[] = {
 };
 
 static const tensor_desc block_desc[] = {
-    {"attn.qkv.weight", 3, 0, 1, 0, INIT_LINEAR, 1, 0},
-    {"attn.qkv.bias", 3, 0, 0, 0, INIT_LINEAR, 1, 0},
-    {"attn.proj.weight", 1, 0, 1, 0, INIT_LINEAR, 1, 0},
-    {"attn.proj.bias", 1, 0, 0, 0, INIT_LINEAR, 1, 0},
-    {"norm1.weight", 1, 0, 0, 0, INIT_ONES, 0, 0},
-    {"norm1.bias", 1, 0, 0, 0, INIT_ZEROS, 0, 0},
-    {"mlp.fc1.weight", 2, 0, 1, 0, INIT_LINEAR, 1, 0},
-    {"mlp.fc1.bias", 2, 0, 0, 0, INIT_LINEAR, 1, 0},
-    {"mlp.fc2.weight", 1, 0, 2, 0, INIT_LINEAR, 2, 0},
-    {"mlp.fc2.bias", 1, 0, 0, 0, INIT_LINEAR, 2, 0},
+    {"attn.qkv.weight", 3, 0, 1, 0, INIT_LINEAR, 1, 0},  {"attn.qkv.bias", 3, 0, 0, 0, INIT_LINEAR, 1, 0},
+    {"attn.proj.weight", 1, 0, 1, 0, INIT_LINEAR, 1, 0}, {"attn.proj.bias", 1, 0, 0, 0, INIT_LINEAR, 1, 0},
+    {"norm1.weight", 1, 0, 0, 0, INIT_ONES, 0, 0},       {"norm1.bias", 1, 0, 0, 0, INIT_ZEROS, 0, 0},
+    {"mlp.fc1.weight", 2, 0, 1, 0, INIT_LINEAR, 1, 0},   {"mlp.fc1.bias", 2, 0, 0, 0, INIT_LINEAR, 1, 0},
+    {"mlp.fc2.weight", 1, 0, 2, 0, INIT_LINEAR, 2, 0},   {"mlp.fc2.bias", 1, 0, 0, 0, INIT_LINEAR, 2, 0},
 };
 
 static const tensor_desc head_desc[] = {
@@ -57,19 +52,7 @@ static const tensor_desc head_desc[] = {
 };
 
 /* Canonical positions of a block's tensors, in block_desc order. */
-enum block_field {
-  QKV_W,
-  QKV_B,
-  PROJ_W,
-  PROJ_B,
-  NORM1_W,
-  NORM1_B,
-  FC1_W,
-  FC1_B,
-  FC2_W,
-  FC2_B,
-  BLOCK_FIELDS
-};
+enum block_field { QKV_W, QKV_B, PROJ_W, PROJ_B, NORM1_W, NORM1_B, FC1_W, FC1_B, FC2_W, FC2_B, BLOCK_FIELDS };
 
 #define N_STEM (sizeof stem_desc / sizeof stem_desc[0])
 #define N_HEAD (sizeof head_desc / sizeof head_desc[0])
@@ -89,10 +72,9 @@ ws_tinyvit_cfg ws_tinyvit_cfg_default(void) { return (ws_tinyvit_cfg){64, 4, 1};
 ws_status ws_tinyvit_cfg_validate(ws_ctx *ctx, const ws_tinyvit_cfg *cfg) {
   if (cfg->dim == 0 || cfg->heads == 0 || cfg->depth == 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "TinyViT config dim=%u heads=%u depth=%u: all three must be at least 1",
-                       cfg->dim, cfg->heads, cfg->depth);
-  if (cfg->dim > WS_TINYVIT_MAX_DIM || cfg->heads > WS_TINYVIT_MAX_HEADS ||
-      cfg->depth > WS_TINYVIT_MAX_DEPTH)
+                       "TinyViT config dim=%u heads=%u depth=%u: all three must be at least 1", cfg->dim,
+                       cfg->heads, cfg->depth);
+  if (cfg->dim > WS_TINYVIT_MAX_DIM || cfg->heads > WS_TINYVIT_MAX_HEADS || cfg->depth > WS_TINYVIT_MAX_DEPTH)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "TinyViT config dim=%u heads=%u depth=%u is too large (limits: dim %u, "
                        "heads %u, depth %u)",
@@ -100,15 +82,14 @@ ws_status ws_tinyvit_cfg_validate(ws_ctx *ctx, const ws_tinyvit_cfg *cfg) {
                        WS_TINYVIT_MAX_DEPTH);
   if (cfg->dim % cfg->heads != 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "TinyViT config: dim %u is not divisible by heads %u (dim %% heads = %u)",
-                       cfg->dim, cfg->heads, cfg->dim % cfg->heads);
+                       "TinyViT config: dim %u is not divisible by heads %u (dim %% heads = %u)", cfg->dim,
+                       cfg->heads, cfg->dim % cfg->heads);
   return WS_OK;
 }
 
 /* ---- weights table ---------------------------------------------------------- */
 
-static void fill_entry(ws_tinyvit_tensor *t, const tensor_desc *d, const char *prefix,
-                       uint32_t dim) {
+static void fill_entry(ws_tinyvit_tensor *t, const tensor_desc *d, const char *prefix, uint32_t dim) {
   snprintf(t->name, sizeof t->name, "%s%s", prefix, d->suffix);
   uint32_t rows = d->rows_d * dim + d->rows_fixed, cols = d->cols_d * dim + d->cols_fixed;
   t->ndim = cols ? 2 : 1;
@@ -138,8 +119,7 @@ static void layout_table(ws_tinyvit_weights *w) {
   }
 }
 
-ws_status ws_tinyvit_weights_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg,
-                                    ws_tinyvit_weights **out) {
+ws_status ws_tinyvit_weights_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg, ws_tinyvit_weights **out) {
   *out = NULL;
   ws_status st = ws_tinyvit_cfg_validate(ctx, cfg);
   if (st != WS_OK) return st;
@@ -220,18 +200,12 @@ void ws_tinyvit_weights_init_seeded(ws_tinyvit_weights *w, uint64_t seed) {
     const tensor_desc *d = w->descs[i];
     uint32_t fan_in = d->fan_in_d * w->cfg.dim + d->fan_in_fixed;
     switch (d->init) {
-    case INIT_LINEAR:
-      fill_uniform(t, seed, 1.0 / sqrt((double)fan_in));
-      break;
-    case INIT_POS:
-      fill_uniform(t, seed, POS_BOUND);
-      break;
+    case INIT_LINEAR: fill_uniform(t, seed, 1.0 / sqrt((double)fan_in)); break;
+    case INIT_POS: fill_uniform(t, seed, POS_BOUND); break;
     case INIT_ONES:
       for (size_t k = 0; k < t->count; k++) t->data[k] = 1.0f;
       break;
-    case INIT_ZEROS:
-      memset(t->data, 0, t->count * sizeof *t->data);
-      break;
+    case INIT_ZEROS: memset(t->data, 0, t->count * sizeof *t->data); break;
     }
   }
 }
@@ -273,13 +247,12 @@ static ws_status check_names(ws_ctx *ctx, const char *path, const ws_safetensors
   }
   if (!missing.count && !extra.count) return WS_OK;
   char tail_m[32], tail_e[32];
-  return ws_ctx_fail(
-      ctx, WS_ERR_INVALID,
-      "%s: not TinyViT weights for dim=%u heads=%u depth=%u: %zu missing "
-      "tensor(s)%s%s%s; %zu unexpected tensor(s)%s%s%s",
-      path, w->cfg.dim, w->cfg.heads, w->cfg.depth, missing.count, missing.count ? " " : "",
-      missing.text, name_list_tail(&missing, tail_m, sizeof tail_m), extra.count,
-      extra.count ? " " : "", extra.text, name_list_tail(&extra, tail_e, sizeof tail_e));
+  return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%s: not TinyViT weights for dim=%u heads=%u depth=%u: %zu missing "
+                     "tensor(s)%s%s%s; %zu unexpected tensor(s)%s%s%s",
+                     path, w->cfg.dim, w->cfg.heads, w->cfg.depth, missing.count, missing.count ? " " : "",
+                     missing.text, name_list_tail(&missing, tail_m, sizeof tail_m), extra.count,
+                     extra.count ? " " : "", extra.text, name_list_tail(&extra, tail_e, sizeof tail_e));
 }
 
 static bool same_shape(const ws_safetensors_tensor *s, const ws_tinyvit_tensor *t) {
@@ -292,8 +265,7 @@ static bool same_shape(const ws_safetensors_tensor *s, const ws_tinyvit_tensor *
 static void shape_text(char *buf, size_t cap, const uint64_t *shape, uint32_t ndim) {
   size_t len = (size_t)snprintf(buf, cap, "[");
   for (uint32_t i = 0; i < ndim && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s%llu", i ? ", " : "",
-                            (unsigned long long)shape[i]);
+    len += (size_t)snprintf(buf + len, cap - len, "%s%llu", i ? ", " : "", (unsigned long long)shape[i]);
   if (len < cap) snprintf(buf + len, cap - len, "]");
 }
 
@@ -304,8 +276,8 @@ static ws_status copy_tensor(ws_ctx *ctx, const char *path, const ws_safetensors
     uint64_t shape[2] = {t->shape[0], t->shape[1]};
     shape_text(want, sizeof want, shape, t->ndim);
     shape_text(found, sizeof found, s->shape, s->ndim);
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: tensor '%s' has shape %s, expected %s", path,
-                       t->name, found, want);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: tensor '%s' has shape %s, expected %s", path, t->name, found,
+                       want);
   }
   memcpy(t->data, s->data, t->count * sizeof *t->data);
   return WS_OK;
@@ -334,11 +306,8 @@ ws_status ws_tinyvit_weights_save(ws_ctx *ctx, const ws_tinyvit_weights *w, cons
   if (!ts) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory writing '%s'", path);
   for (size_t i = 0; i < w->count; i++) {
     const ws_tinyvit_tensor *t = &w->tensors[i];
-    ts[i] = (ws_safetensors_tensor){.name = t->name,
-                                    .dtype = WS_SAFETENSORS_F32,
-                                    .ndim = t->ndim,
-                                    .count = t->count,
-                                    .data = t->data};
+    ts[i] = (ws_safetensors_tensor){
+        .name = t->name, .dtype = WS_SAFETENSORS_F32, .ndim = t->ndim, .count = t->count, .data = t->data};
     ts[i].shape[0] = t->shape[0];
     ts[i].shape[1] = t->shape[1];
   }
@@ -387,8 +356,8 @@ ws_status ws_tinyvit_acts_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg, ws_tiny
   *out = NULL;
   ws_status st = ws_tinyvit_cfg_validate(ctx, cfg);
   if (st != WS_OK) return st;
-  size_t floats = T * WS_TINYVIT_PATCH_DIM + T * (size_t)cfg->dim +
-                  cfg->depth * block_act_floats(cfg) + cfg->dim;
+  size_t floats =
+      T * WS_TINYVIT_PATCH_DIM + T * (size_t)cfg->dim + cfg->depth * block_act_floats(cfg) + cfg->dim;
   ws_tinyvit_acts *a = calloc(1, sizeof *a);
   float *arena = calloc(floats, sizeof *arena);
   ws_tinyvit_block_acts *blocks = calloc(cfg->depth, sizeof *blocks);
@@ -430,8 +399,8 @@ void ws_tinyvit_patches(const float *image_chw, float *patches) {
   }
 }
 
-void ws_tinyvit_layernorm(const float *x, const float *gamma, const float *beta, size_t rows,
-                          size_t cols, float eps, float *y) {
+void ws_tinyvit_layernorm(const float *x, const float *gamma, const float *beta, size_t rows, size_t cols,
+                          float eps, float *y) {
   for (size_t r = 0; r < rows; r++) {
     const float *xr = x + r * cols;
     double sum = 0.0, sq = 0.0;
@@ -439,8 +408,7 @@ void ws_tinyvit_layernorm(const float *x, const float *gamma, const float *beta,
     double mean = sum / (double)cols;
     for (size_t c = 0; c < cols; c++) sq += (xr[c] - mean) * (xr[c] - mean);
     double rstd = 1.0 / sqrt(sq / (double)cols + eps);
-    for (size_t c = 0; c < cols; c++)
-      y[r * cols + c] = (float)((xr[c] - mean) * rstd * gamma[c] + beta[c]);
+    for (size_t c = 0; c < cols; c++) y[r * cols + c] = (float)((xr[c] - mean) * rstd * gamma[c] + beta[c]);
   }
 }
 
@@ -460,11 +428,11 @@ void ws_tinyvit_softmax(float *row, size_t n) {
 /* ---- forward ------------------------------------------------------------------------ */
 
 /* y[rows, out] = x[rows, in] W^T + b, W in nn.Linear's [out, in] layout. */
-static void linear(const float *x, size_t rows, const ws_tinyvit_tensor *w,
-                   const ws_tinyvit_tensor *b, float *y) {
+static void linear(const float *x, size_t rows, const ws_tinyvit_tensor *w, const ws_tinyvit_tensor *b,
+                   float *y) {
   int out = (int)w->shape[0], in = (int)w->shape[1];
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, out, in, 1.0f, x, in, w->data, in,
-              0.0f, y, out);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, out, in, 1.0f, x, in, w->data, in, 0.0f, y,
+              out);
   for (size_t r = 0; r < rows; r++)
     for (int o = 0; o < out; o++) y[r * (size_t)out + (size_t)o] += b->data[o];
 }
@@ -495,8 +463,8 @@ static void block_forward(const ws_tinyvit_weights *w, uint32_t b, const float *
   attention(&w->cfg, ba);
   linear(ba->att, T, &p[PROJ_W], &p[PROJ_B], ba->a);
   add(x, ba->a, n, ba->resid1);
-  ws_tinyvit_layernorm(ba->resid1, p[NORM1_W].data, p[NORM1_B].data, T, w->cfg.dim,
-                       WS_TINYVIT_LN_EPS, ba->x1);
+  ws_tinyvit_layernorm(ba->resid1, p[NORM1_W].data, p[NORM1_B].data, T, w->cfg.dim, WS_TINYVIT_LN_EPS,
+                       ba->x1);
   linear(ba->x1, T, &p[FC1_W], &p[FC1_B], ba->fc1);
   for (size_t i = 0; i < 2 * n; i++) ba->h[i] = ws_tinyvit_gelu(ba->fc1[i]);
   linear(ba->h, T, &p[FC2_W], &p[FC2_B], ba->fc2);
@@ -559,7 +527,7 @@ static void emit(cost_sink *s, const char *name, uint64_t flops, uint64_t in, ui
 static void emit_block(cost_sink *s, const ws_tinyvit_cfg *cfg, uint32_t b) {
   uint64_t d = cfg->dim, hd = cfg->heads, dh = d / hd, td = T * d, tt = (uint64_t)T * T;
   char name[48];
-#define BLOCK_COST(suffix, ...)                                                                    \
+#define BLOCK_COST(suffix, ...)                                                                              \
   (snprintf(name, sizeof name, "blocks.%u.%s", b, suffix), emit(s, name, __VA_ARGS__))
   BLOCK_COST("qkv", 2 * td * 3 * d + 3 * td, td, 3 * d * d + 3 * d, 3 * td);
   BLOCK_COST("scores", hd * (2 * tt * dh + tt), 2 * td, 0, hd * tt);
@@ -567,8 +535,8 @@ static void emit_block(cost_sink *s, const ws_tinyvit_cfg *cfg, uint32_t b) {
   BLOCK_COST("attn_v", hd * 2 * tt * dh, hd * tt + td, 0, td);
   BLOCK_COST("proj", 2 * td * d + td, td, d * d + d, td);
   BLOCK_COST("add_norm", (1 + WS_TINYVIT_FLOPS_LAYERNORM) * td, 2 * td, 2 * d, td);
-  BLOCK_COST("fc1_gelu", 2 * td * 2 * d + (1 + WS_TINYVIT_FLOPS_GELU) * 2 * td, td,
-             2 * d * d + 2 * d, 2 * td);
+  BLOCK_COST("fc1_gelu", 2 * td * 2 * d + (1 + WS_TINYVIT_FLOPS_GELU) * 2 * td, td, 2 * d * d + 2 * d,
+             2 * td);
   BLOCK_COST("fc2_residual", 2 * (2 * td) * d + 2 * td, 3 * td, 2 * d * d + d, td);
 #undef BLOCK_COST
 }

@@ -26,8 +26,7 @@
 #define WS_TINYVIT_GRID (WS_TINYVIT_IMAGE_SIZE / WS_TINYVIT_PATCH_SIZE) /* 8 patches per side */
 #define WS_TINYVIT_TOKENS (WS_TINYVIT_GRID * WS_TINYVIT_GRID)           /* 64 */
 #define WS_TINYVIT_PATCH_DIM (WS_TINYVIT_CHANNELS * WS_TINYVIT_PATCH_SIZE * WS_TINYVIT_PATCH_SIZE)
-#define WS_TINYVIT_IMAGE_FLOATS                                                                    \
-  (WS_TINYVIT_CHANNELS * WS_TINYVIT_IMAGE_SIZE * WS_TINYVIT_IMAGE_SIZE)
+#define WS_TINYVIT_IMAGE_FLOATS (WS_TINYVIT_CHANNELS * WS_TINYVIT_IMAGE_SIZE * WS_TINYVIT_IMAGE_SIZE)
 #define WS_TINYVIT_LN_EPS 1e-5f
 
 /* Upper bounds that keep every buffer small enough to allocate and every
@@ -66,8 +65,7 @@ typedef struct ws_tinyvit_weights ws_tinyvit_weights;
  * patch_embed.bias, pos, then per block qkv.weight, qkv.bias, proj.weight,
  * proj.bias, norm1.weight, norm1.bias, fc1.weight, fc1.bias, fc2.weight,
  * fc2.bias, then head.weight, head.bias. */
-ws_status ws_tinyvit_weights_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg,
-                                    ws_tinyvit_weights **out);
+ws_status ws_tinyvit_weights_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg, ws_tinyvit_weights **out);
 void ws_tinyvit_weights_destroy(ws_tinyvit_weights *w);
 
 /* Deterministic initialisation from `seed`. Each tensor draws from its own
@@ -138,8 +136,8 @@ ws_status ws_tinyvit_forward(ws_ctx *ctx, const ws_tinyvit_weights *w, const flo
 void ws_tinyvit_patches(const float *image_chw, float *patches);
 /* Row-wise LayerNorm over `cols` with biased variance; mean and variance
  * accumulate in double. y may alias x. */
-void ws_tinyvit_layernorm(const float *x, const float *gamma, const float *beta, size_t rows,
-                          size_t cols, float eps, float *y);
+void ws_tinyvit_layernorm(const float *x, const float *gamma, const float *beta, size_t rows, size_t cols,
+                          float eps, float *y);
 /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
 float ws_tinyvit_gelu(float x);
 /* In-place numerically stable softmax of one row (max subtracted). */

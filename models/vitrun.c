@@ -32,13 +32,13 @@ typedef struct run {
   const ws_tinyvit_weights *w;
   ws_tinyvit_cfg mc;
   uint32_t batch, dim;
-  uint64_t wbase;          /* the weights' device allocation */
-  uint64_t *woff;          /* per tensor (weights table order): byte offset in it */
+  uint64_t wbase; /* the weights' device allocation */
+  uint64_t *woff; /* per tensor (weights table order): byte offset in it */
   acts_dev a;
   uint64_t bufs[MAX_BUFS]; /* every activation allocation, freed at the end */
   size_t nbufs;
-  ws_tinyvit_acts **ref;   /* per image */
-  float *host;             /* readback scratch */
+  ws_tinyvit_acts **ref; /* per image */
+  float *host;           /* readback scratch */
   ws_vitrun_result *out;
   size_t cap_checks;
 } run;
@@ -135,14 +135,24 @@ static ws_status alloc_act(run *r, uint64_t floats, uint64_t *out) {
 
 static ws_status alloc_acts(run *r) {
   uint64_t rows = (uint64_t)r->batch * TOKENS, d = r->dim;
-  struct { uint64_t *p, floats; } want[] = {
-      {&r->a.img, (uint64_t)r->batch * WS_TINYVIT_IMAGE_FLOATS},
-      {&r->a.patches, rows * WS_TINYVIT_PATCH_DIM}, {&r->a.x, rows * d}, {&r->a.qkv, rows * 3 * d},
-      {&r->a.scores, (uint64_t)r->mc.heads * TOKENS * TOKENS}, {&r->a.att, rows * d},
-      {&r->a.resid, rows * d}, {&r->a.x1, rows * d}, {&r->a.h, rows * 2 * d}, {&r->a.y, rows * d},
-      {&r->a.pooled, r->batch * d}, {&r->a.logit, r->batch}, {&r->a.prob, r->batch}};
+  struct {
+    uint64_t *p, floats;
+  } want[] = {{&r->a.img, (uint64_t)r->batch * WS_TINYVIT_IMAGE_FLOATS},
+              {&r->a.patches, rows * WS_TINYVIT_PATCH_DIM},
+              {&r->a.x, rows * d},
+              {&r->a.qkv, rows * 3 * d},
+              {&r->a.scores, (uint64_t)r->mc.heads * TOKENS * TOKENS},
+              {&r->a.att, rows * d},
+              {&r->a.resid, rows * d},
+              {&r->a.x1, rows * d},
+              {&r->a.h, rows * 2 * d},
+              {&r->a.y, rows * d},
+              {&r->a.pooled, r->batch * d},
+              {&r->a.logit, r->batch},
+              {&r->a.prob, r->batch}};
   ws_status st = WS_OK;
-  for (size_t i = 0; i < sizeof want / sizeof *want && st == WS_OK; i++) st = alloc_act(r, want[i].floats, want[i].p);
+  for (size_t i = 0; i < sizeof want / sizeof *want && st == WS_OK; i++)
+    st = alloc_act(r, want[i].floats, want[i].p);
   return st;
 }
 
@@ -195,22 +205,37 @@ static void finish_check(run *r, ws_vitrun_check *c) {
   r->out->pass &= c->pass;
 }
 
-static const float *ref_patches(const ws_tinyvit_acts *a, uint32_t b) { (void)b; return a->patches; }
-static const float *ref_x0(const ws_tinyvit_acts *a, uint32_t b) { (void)b; return a->x0; }
+static const float *ref_patches(const ws_tinyvit_acts *a, uint32_t b) {
+  (void)b;
+  return a->patches;
+}
+static const float *ref_x0(const ws_tinyvit_acts *a, uint32_t b) {
+  (void)b;
+  return a->x0;
+}
 static const float *ref_qkv(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].qkv; }
 static const float *ref_att(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].att; }
 static const float *ref_resid(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].resid1; }
 static const float *ref_x1(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].x1; }
 static const float *ref_h(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].h; }
 static const float *ref_out(const ws_tinyvit_acts *a, uint32_t b) { return a->blocks[b].out; }
-static const float *ref_pooled(const ws_tinyvit_acts *a, uint32_t b) { (void)b; return a->pooled; }
-static const float *ref_logit(const ws_tinyvit_acts *a, uint32_t b) { (void)b; return &a->logit; }
-static const float *ref_prob(const ws_tinyvit_acts *a, uint32_t b) { (void)b; return &a->probability; }
+static const float *ref_pooled(const ws_tinyvit_acts *a, uint32_t b) {
+  (void)b;
+  return a->pooled;
+}
+static const float *ref_logit(const ws_tinyvit_acts *a, uint32_t b) {
+  (void)b;
+  return &a->logit;
+}
+static const float *ref_prob(const ws_tinyvit_acts *a, uint32_t b) {
+  (void)b;
+  return &a->probability;
+}
 
 /* ---- layers ----------------------------------------------------------------------- */
 
-static ws_status gemm(run *r, uint64_t a, uint64_t b, uint64_t c, uint32_t n, uint32_t k,
-                      uint64_t bias, uint64_t res, uint32_t epilogue) {
+static ws_status gemm(run *r, uint64_t a, uint64_t b, uint64_t c, uint32_t n, uint32_t k, uint64_t bias,
+                      uint64_t res, uint32_t epilogue) {
   ws_gemmgen_cfg g = r->cfg->gemm;
   g.epilogue = epilogue;
   ws_gemmgen_problem p = {r->batch * TOKENS, n, k, a, b, c, bias, res};
@@ -227,8 +252,8 @@ static ws_status patch_embed(run *r) {
 }
 
 static ws_status embed(run *r) {
-  ws_status st = gemm(r, r->a.patches, wptr(r, "patch_embed.weight"), r->a.x, r->dim,
-                      WS_TINYVIT_PATCH_DIM, wptr(r, "patch_embed.bias"), 0, WS_GEMMGEN_EPI_BIAS);
+  ws_status st = gemm(r, r->a.patches, wptr(r, "patch_embed.weight"), r->a.x, r->dim, WS_TINYVIT_PATCH_DIM,
+                      wptr(r, "patch_embed.bias"), 0, WS_GEMMGEN_EPI_BIAS);
   if (st == WS_OK)
     st = ws_nngen_add_pos_run(r->dev, r->batch, TOKENS, r->dim, r->a.x, wptr(r, "pos"), r->a.x, NULL);
   return st;
@@ -240,8 +265,10 @@ static ws_status attention(run *r) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < r->batch && st == WS_OK; i++) {
     uint64_t q = r->a.qkv + i * stride_qkv, o = r->a.att + i * stride_att;
-    if (r->cfg->attn == WS_VITRUN_ATTN_FLASH) st = ws_attngen_flash_run(r->dev, &s, &r->cfg->flash, q, o, NULL);
-    else st = ws_attngen_naive_run(r->dev, &s, q, r->a.scores, o, NULL);
+    if (r->cfg->attn == WS_VITRUN_ATTN_FLASH)
+      st = ws_attngen_flash_run(r->dev, &s, &r->cfg->flash, q, o, NULL);
+    else
+      st = ws_attngen_naive_run(r->dev, &s, q, r->a.scores, o, NULL);
   }
   return st;
 }
@@ -271,10 +298,22 @@ static ws_status layer(run *r, const char *name, layer_fn fn, uint32_t block, ui
   return st;
 }
 
-static ws_status l_patch(run *r, uint32_t b) { (void)b; return patch_embed(r); }
-static ws_status l_embed(run *r, uint32_t b) { (void)b; return embed(r); }
-static ws_status l_attn(run *r, uint32_t b) { (void)b; return attention(r); }
-static ws_status l_pool(run *r, uint32_t b) { (void)b; return pool(r); }
+static ws_status l_patch(run *r, uint32_t b) {
+  (void)b;
+  return patch_embed(r);
+}
+static ws_status l_embed(run *r, uint32_t b) {
+  (void)b;
+  return embed(r);
+}
+static ws_status l_attn(run *r, uint32_t b) {
+  (void)b;
+  return attention(r);
+}
+static ws_status l_pool(run *r, uint32_t b) {
+  (void)b;
+  return pool(r);
+}
 
 static ws_status l_qkv(run *r, uint32_t b) {
   return gemm(r, r->a.x, blockw(r, b, "attn.qkv.weight"), r->a.qkv, 3 * r->dim, r->dim,
@@ -312,10 +351,15 @@ static ws_status l_head(run *r, uint32_t b) {
 static ws_status block_layers(run *r, uint32_t b) {
   char name[WS_RUNTIME_NAME_MAX];
   uint64_t rows_d = (uint64_t)TOKENS * r->dim;
-  struct { const char *suffix; layer_fn fn; uint64_t result; size_t per_image; ref_of ref; } steps[] = {
-      {"qkv", l_qkv, r->a.qkv, 3 * rows_d, ref_qkv},   {"attn", l_attn, r->a.att, rows_d, ref_att},
-      {"proj", l_proj, r->a.resid, rows_d, ref_resid}, {"norm1", l_norm, r->a.x1, rows_d, ref_x1},
-      {"fc1", l_fc1, r->a.h, 2 * rows_d, ref_h},       {"fc2", l_fc2, r->a.y, rows_d, ref_out}};
+  struct {
+    const char *suffix;
+    layer_fn fn;
+    uint64_t result;
+    size_t per_image;
+    ref_of ref;
+  } steps[] = {{"qkv", l_qkv, r->a.qkv, 3 * rows_d, ref_qkv},   {"attn", l_attn, r->a.att, rows_d, ref_att},
+               {"proj", l_proj, r->a.resid, rows_d, ref_resid}, {"norm1", l_norm, r->a.x1, rows_d, ref_x1},
+               {"fc1", l_fc1, r->a.h, 2 * rows_d, ref_h},       {"fc2", l_fc2, r->a.y, rows_d, ref_out}};
   ws_status st = WS_OK;
   for (size_t i = 0; i < sizeof steps / sizeof *steps && st == WS_OK; i++) {
     snprintf(name, sizeof name, "blocks.%u.%s", b, steps[i].suffix);
@@ -362,7 +406,8 @@ static ws_status references(run *r, const float *images) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < r->batch && st == WS_OK; i++) {
     st = ws_tinyvit_acts_create(r->ctx, &r->mc, &r->ref[i]);
-    if (st == WS_OK) st = ws_tinyvit_forward(r->ctx, r->w, images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, r->ref[i]);
+    if (st == WS_OK)
+      st = ws_tinyvit_forward(r->ctx, r->w, images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, r->ref[i]);
     if (st == WS_OK) r->out->ref_logit[i] = r->ref[i]->logit, r->out->ref_prob[i] = r->ref[i]->probability;
   }
   return st;

@@ -29,10 +29,10 @@ typedef enum ws_vitrun_attn {
 } ws_vitrun_attn;
 
 typedef struct ws_vitrun_cfg {
-  uint32_t batch;              /* images per run */
+  uint32_t batch; /* images per run */
   ws_vitrun_attn attn;
-  ws_attngen_flash_cfg flash;  /* Br, Bc of the fused attention */
-  ws_gemmgen_cfg gemm;         /* variant and tiles of every linear layer; epilogues set per layer */
+  ws_attngen_flash_cfg flash; /* Br, Bc of the fused attention */
+  ws_gemmgen_cfg gemm;        /* variant and tiles of every linear layer; epilogues set per layer */
 } ws_vitrun_cfg;
 
 /* batch 1, flash attention Br = Bc = 64, blocktile2d GEMMs with 32 x 32
@@ -56,18 +56,18 @@ typedef struct ws_vitrun_check {
   char layer[WS_RUNTIME_NAME_MAX]; /* "blocks.0.qkv"; also the name of its timeline records */
   size_t first_record, nrecords;   /* its kernels in ws_runtime_timeline */
   uint64_t nvalues;
-  double max_abs_err, scale, tol;  /* pass: max_abs_err <= tol * scale */
+  double max_abs_err, scale, tol; /* pass: max_abs_err <= tol * scale */
   bool pass;
 } ws_vitrun_check;
 
 typedef struct ws_vitrun_result {
-  ws_vitrun_check *checks;  /* one per layer, in pipeline order */
+  ws_vitrun_check *checks; /* one per layer, in pipeline order */
   size_t nchecks;
-  float *logit, *prob;      /* per image, read back from the device */
+  float *logit, *prob; /* per image, read back from the device */
   float *ref_logit, *ref_prob;
-  uint64_t image_start_ns;  /* the image's H2D begins */
-  uint64_t end_ns;          /* the probabilities' D2H ends */
-  bool pass;                /* every check passed */
+  uint64_t image_start_ns; /* the image's H2D begins */
+  uint64_t end_ns;         /* the probabilities' D2H ends */
+  bool pass;               /* every check passed */
 } ws_vitrun_result;
 
 /* Runs cfg->batch images (each 3 x 32 x 32 fp32 CHW, normalized) through

@@ -12,6 +12,7 @@ packages=(
   libcjson-dev                           # safetensors headers (JSON)
   libsdl2-dev libsdl2-image-dev          # images (PNG/PPM) and the window
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
+  clang-format                           # the house format, checked by make test
 )
 
 missing=()

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
 #include "base/embedded.h"
+#include "base/file.h"
 
 /* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
  * only this file reads it, through ws_config_preset_text. */
@@ -39,17 +39,17 @@ static const char *const write_names[] = {"write-through", "write-back", NULL};
 
 #define OFF(f) offsetof(ws_gpu_cfg, f), sizeof(((ws_gpu_cfg *)0)->f)
 /* required keys: each preset gives the value and cites it on its line */
-#define REQ(sec, key, field, lo, hi, unit, desc)                                                   \
-  {sec, key, WS_CFG_U32, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)"}
-#define REQ64(sec, key, field, lo, hi, unit, desc)                                                 \
-  {sec, key, WS_CFG_U64, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)"}
+#define REQ(sec, key, field, lo, hi, unit, desc)                                                             \
+  { sec, key, WS_CFG_U32, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)" }
+#define REQ64(sec, key, field, lo, hi, unit, desc)                                                           \
+  { sec, key, WS_CFG_U64, OFF(field), lo, hi, true, 0, NULL, unit, desc, "per preset (cited in its .ini)" }
 /* keys with one value on every modelled GPU; a preset may still override */
-#define DEF(sec, key, field, lo, hi, def, unit, desc, src)                                         \
-  {sec, key, WS_CFG_U32, OFF(field), lo, hi, false, def, NULL, unit, desc, src}
-#define STR(sec, key, field, desc)                                                                 \
-  {sec, key, WS_CFG_STRING, OFF(field), 0, 0, true, 0, NULL, "", desc, "per preset"}
-#define ENUM(sec, key, field, names, def, desc, src)                                               \
-  {sec, key, WS_CFG_ENUM, OFF(field), 0, 0, false, def, names, "", desc, src}
+#define DEF(sec, key, field, lo, hi, def, unit, desc, src)                                                   \
+  { sec, key, WS_CFG_U32, OFF(field), lo, hi, false, def, NULL, unit, desc, src }
+#define STR(sec, key, field, desc)                                                                           \
+  { sec, key, WS_CFG_STRING, OFF(field), 0, 0, true, 0, NULL, "", desc, "per preset" }
+#define ENUM(sec, key, field, names, def, desc, src)                                                         \
+  { sec, key, WS_CFG_ENUM, OFF(field), 0, 0, false, def, names, "", desc, src }
 
 static const ws_cfg_key keys[] = {
     STR("gpu", "name", gpu.name, "preset name (what --gpu takes)"),
@@ -62,24 +62,24 @@ static const ws_cfg_key keys[] = {
     REQ64("gpu", "dram_size_bytes", gpu.dram_size_bytes, 1u << 20, 1ull << 40, "B", "device memory"),
     DEF("gpu", "const_bank_bytes", gpu.const_bank_bytes, 4, 1u << 20, 64u * 1024u, "B",
         "constant bank (kernel constants)", CUDA_GUIDE ": 64 KB constant memory"),
-    {"gpu", "insn_budget_warp_insns", WS_CFG_U64, OFF(gpu.insn_budget_warp_insns), 1, UINT64_MAX,
-     false, 1ull << 32, NULL, "warp insns", "per-launch instruction budget (stops runaway loops)",
+    {"gpu", "insn_budget_warp_insns", WS_CFG_U64, OFF(gpu.insn_budget_warp_insns), 1, UINT64_MAX, false,
+     1ull << 32, NULL, "warp insns", "per-launch instruction budget (stops runaway loops)",
      MODEL ": large enough for every shipped example, small enough to stop an endless loop"},
 
     DEF("sm", "subpartitions", sm.subpartitions, 1, WS_CFG_MAX_SUBPARTITIONS, 4, "",
         "warp schedulers (processing blocks) per SM",
         "NVIDIA Volta/GA100/GA102/H100 whitepapers: 4 processing blocks per SM"),
     REQ("sm", "max_warps_per_sm", sm.max_warps_per_sm, 1, 128, "warps", "resident warps per SM"),
-    DEF("sm", "max_threads_per_block", sm.max_threads_per_block, 32, 4096, 1024, "threads",
-        "threads per CTA", CUDA_GUIDE ": 1024"),
+    DEF("sm", "max_threads_per_block", sm.max_threads_per_block, 32, 4096, 1024, "threads", "threads per CTA",
+        CUDA_GUIDE ": 1024"),
     DEF("sm", "max_block_dim_x", sm.max_block_dim[0], 1, 4096, 1024, "threads", "CTA x extent",
         CUDA_GUIDE ": 1024"),
     DEF("sm", "max_block_dim_y", sm.max_block_dim[1], 1, 4096, 1024, "threads", "CTA y extent",
         CUDA_GUIDE ": 1024"),
     DEF("sm", "max_block_dim_z", sm.max_block_dim[2], 1, 4096, 64, "threads", "CTA z extent",
         CUDA_GUIDE ": 64"),
-    DEF("sm", "max_grid_dim_x", sm.max_grid_dim[0], 1, 2147483647u, 2147483647u, "CTAs",
-        "grid x extent", CUDA_GUIDE ": 2^31-1"),
+    DEF("sm", "max_grid_dim_x", sm.max_grid_dim[0], 1, 2147483647u, 2147483647u, "CTAs", "grid x extent",
+        CUDA_GUIDE ": 2^31-1"),
     DEF("sm", "max_grid_dim_y", sm.max_grid_dim[1], 1, 65535, 65535, "CTAs", "grid y extent",
         CUDA_GUIDE ": 65535"),
     DEF("sm", "max_grid_dim_z", sm.max_grid_dim[2], 1, 65535, 65535, "CTAs", "grid z extent",
@@ -107,8 +107,8 @@ static const ws_cfg_key keys[] = {
         "memory instructions: initiation interval per sub-partition"),
     REQ("sm", "fp32_lanes_per_subpartition", sm.fp32_lanes_per_subpartition, 1, 64, "lanes",
         "FP32 FMA lanes per sub-partition"),
-    REQ("sm", "tensor_flops_per_cycle_per_sm", sm.tensor_flops_per_cycle_per_sm, 1, 1u << 20,
-        "FLOP/cycle", "dense FP16 tensor FLOP per cycle per SM (FP32 accumulate)"),
+    REQ("sm", "tensor_flops_per_cycle_per_sm", sm.tensor_flops_per_cycle_per_sm, 1, 1u << 20, "FLOP/cycle",
+        "dense FP16 tensor FLOP per cycle per SM (FP32 accumulate)"),
 
     DEF("regfile", "regs_per_sm", regfile.regs_per_sm, 1024, 1u << 20, 65536, "regs",
         "32-bit registers per SM", CUDA_GUIDE ": 64K"),
@@ -143,8 +143,8 @@ static const ws_cfg_key keys[] = {
     REQ("l1", "hit_lat_cycles", l1.hit_lat_cycles, 1, 1000, "cycles", "load-to-use latency of a hit"),
     DEF("l1", "mshr_entries", l1.mshr_entries, 1, 4096, 256, "lines", "outstanding missed lines",
         MODEL ": GPGPU-Sim's Volta L1 MSHR count; not published by NVIDIA"),
-    DEF("l1", "mshr_max_merge", l1.mshr_max_merge, 1, 256, 8, "requests",
-        "requests one MSHR entry can hold", MODEL ": GPGPU-Sim's default merge limit"),
+    DEF("l1", "mshr_max_merge", l1.mshr_max_merge, 1, 256, 8, "requests", "requests one MSHR entry can hold",
+        MODEL ": GPGPU-Sim's default merge limit"),
     DEF("l1", "port_bytes_per_cycle", l1.port_bytes_per_cycle, 1, 4096, 128, "B/cycle",
         "L1 data returned to the SM per cycle",
         "NVIDIA A100 whitepaper: 128 bytes/clock per SM for L1/shared memory"),
@@ -188,8 +188,8 @@ static const ws_cfg_key keys[] = {
     REQ("hbm", "t_cl_ps", hbm.t_cl_ps, 1, 1000000, "ps", "read to data (CAS latency)"),
     REQ("hbm", "t_rp_ps", hbm.t_rp_ps, 1, 1000000, "ps", "precharge"),
     REQ("hbm", "t_ras_ps", hbm.t_ras_ps, 1, 1000000, "ps", "activate to precharge"),
-    DEF("hbm", "queue_depth", hbm.queue_depth, 1, 4096, 32, "requests",
-        "requests per channel controller", MODEL ": not published by NVIDIA"),
+    DEF("hbm", "queue_depth", hbm.queue_depth, 1, 4096, 32, "requests", "requests per channel controller",
+        MODEL ": not published by NVIDIA"),
     REQ("hbm", "ctrl_lat_cycles", hbm.ctrl_lat_cycles, 0, 2000, "cycles",
         "memory controller + PHY, each way"),
 
@@ -203,8 +203,7 @@ static const ws_cfg_key keys[] = {
         "NVIDIA V100, A100, H100 and RTX A6000 datasheets: x16 host interface"),
     DEF("pcie", "max_payload_bytes", pcie.max_payload_bytes, 128, 4096, 256, "B",
         "maximum payload per TLP (MPS)",
-        MODEL ": 256 B, what x86 server root ports commonly grant; " PCIE_SPEC
-              " allows 128 B to 4 KiB"),
+        MODEL ": 256 B, what x86 server root ports commonly grant; " PCIE_SPEC " allows 128 B to 4 KiB"),
     DEF("pcie", "tlp_overhead_bytes", pcie.tlp_overhead_bytes, 0, 256, 24, "B",
         "per-TLP framing, sequence number, header and LCRC",
         "Intel AN 855 (PCI Express High Performance Reference Design), Protocol Overhead: 6 "
@@ -231,8 +230,8 @@ static const ws_cfg_key keys[] = {
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"gpu", "sm", "regfile", "smem", "l1",
-                                       "l2", "noc", "hbm", "pcie", NULL};
+static const char *const sections[] = {"gpu", "sm",  "regfile", "smem", "l1",
+                                       "l2",  "noc", "hbm",     "pcie", NULL};
 static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
 
 size_t ws_config_key_count(void) { return KEY_COUNT; }
@@ -434,8 +433,12 @@ static ws_status check_limits(const checker *c, const ws_gpu_cfg *g) {
                g->sm.max_threads_per_block, g->sm.max_warps_per_sm);
   for (int d = 0; d < 3; d++)
     if (g->sm.max_block_dim[d] > g->sm.max_threads_per_block)
-      return bad(c, d == 0 ? "sm.max_block_dim_x" : d == 1 ? "sm.max_block_dim_y" : "sm.max_block_dim_z",
-                 "%u exceeds max_threads_per_block (%u)", g->sm.max_block_dim[d], g->sm.max_threads_per_block);
+      return bad(c,
+                 d == 0   ? "sm.max_block_dim_x"
+                 : d == 1 ? "sm.max_block_dim_y"
+                          : "sm.max_block_dim_z",
+                 "%u exceeds max_threads_per_block (%u)", g->sm.max_block_dim[d],
+                 g->sm.max_threads_per_block);
   if (g->regfile.regs_per_sm % (g->sm.subpartitions * g->regfile.alloc_unit_regs))
     return bad(c, "regfile.regs_per_sm", "%u is not a multiple of subpartitions (%u) x alloc_unit_regs (%u)",
                g->regfile.regs_per_sm, g->sm.subpartitions, g->regfile.alloc_unit_regs);
@@ -464,7 +467,8 @@ static ws_status check_lines(const checker *c, const ws_gpu_cfg *g) {
 static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
   ws_status st = check_cache(c, "l1", g->l1.size_kib, 1, g->l1.line_bytes, g->l1.sector_bytes, g->l1.assoc);
   if (st == WS_OK)
-    st = check_cache(c, "l2", g->l2.size_kib, g->l2.slices, g->l2.line_bytes, g->l2.sector_bytes, g->l2.assoc);
+    st =
+        check_cache(c, "l2", g->l2.size_kib, g->l2.slices, g->l2.line_bytes, g->l2.sector_bytes, g->l2.assoc);
   if (st == WS_OK) st = check_lines(c, g);
   if (st != WS_OK) return st;
   if (g->l2.slices % g->l2.partitions)
@@ -474,7 +478,8 @@ static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
     return bad(c, "l2.far_extra_lat_cycles", "%u cycles, but there is only one partition",
                g->l2.far_extra_lat_cycles);
   if (g->hbm.burst_bytes > g->hbm.row_bytes || g->hbm.row_bytes % g->hbm.burst_bytes)
-    return bad(c, "hbm.burst_bytes", "%u B does not divide the %u B row", g->hbm.burst_bytes, g->hbm.row_bytes);
+    return bad(c, "hbm.burst_bytes", "%u B does not divide the %u B row", g->hbm.burst_bytes,
+               g->hbm.row_bytes);
   /* the memory system names its requests by 32-bit index, UINT32_MAX meaning none */
   uint64_t requests = mem_requests(g);
   if (requests >= UINT32_MAX)
@@ -487,8 +492,7 @@ static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
 static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
   static const uint32_t widths[] = {1, 2, 4, 8, 12, 16, 32};
   bool width_ok = false;
-  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
-    width_ok |= g->pcie.lanes == widths[i];
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) width_ok |= g->pcie.lanes == widths[i];
   if (!width_ok)
     return bad(c, "pcie.lanes", "x%u is not a PCIe link width (x1, x2, x4, x8, x12, x16, x32)",
                g->pcie.lanes);
@@ -636,15 +640,15 @@ static int on_value(void *user, const char *section, const char *name, const cha
                                        "%s: error: line longer than %d characters (comments excluded)", where,
                                        INI_MAX_LINE - 2));
   if (!*section)
-    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: key '%s' is outside any [section]",
-                                       where, name));
+    return fail_handler(
+        L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: key '%s' is outside any [section]", where, name));
   if (!known_section(section)) {
     char list[128] = "";
     for (size_t i = 0; sections[i]; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sections[i]);
-    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
-                                       "%s: error: unknown section [%s] (sections: %s)", where,
-                                       section, list));
+    return fail_handler(L,
+                        ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: unknown section [%s] (sections: %s)",
+                                    where, section, list));
   }
   const ws_cfg_key *k = find_key(section, name);
   if (!k)
@@ -669,7 +673,7 @@ static ws_status check_required(const loader *L) {
 }
 
 ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
-                               ws_gpu_cfg *out) {
+                              ws_gpu_cfg *out) {
   loader *L = calloc(1, sizeof *L);
   if (!L) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory loading %s", filename);
   ws_gpu_cfg cfg;
@@ -683,7 +687,8 @@ ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const c
     st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%u: error: line longer than %d characters (comments excluded)",
                      filename, L->long_line, INI_MAX_LINE - 2);
   else if (rc > 0)
-    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%d: error: expected '[section]' or 'key = value'", filename, rc);
+    st =
+        ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%d: error: expected '[section]' or 'key = value'", filename, rc);
   else if (rc < 0)
     st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory parsing %s", filename);
   if (st == WS_OK) st = check_required(L);

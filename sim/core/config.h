@@ -39,14 +39,14 @@ typedef struct ws_cfg_gpu {
   char full_name[WS_CFG_NAME_MAX * 2]; /* e.g. "NVIDIA A100-SXM4-40GB" */
   uint32_t cc_major, cc_minor;         /* compute capability: occupancy rules depend on it */
   uint32_t num_sms;
-  uint32_t core_clock_mhz;             /* SM clock the cycle counts are converted with */
+  uint32_t core_clock_mhz; /* SM clock the cycle counts are converted with */
   uint64_t dram_size_bytes;
   uint32_t const_bank_bytes;
-  uint64_t insn_budget_warp_insns;     /* per launch; catches runaway loops */
+  uint64_t insn_budget_warp_insns; /* per launch; catches runaway loops */
 } ws_cfg_gpu;
 
 typedef struct ws_cfg_sm {
-  uint32_t subpartitions;          /* warp schedulers per SM (4 since Volta) */
+  uint32_t subpartitions; /* warp schedulers per SM (4 since Volta) */
   uint32_t max_warps_per_sm;
   uint32_t max_threads_per_block;
   uint32_t max_block_dim[3];
@@ -61,27 +61,28 @@ typedef struct ws_cfg_sm {
   uint32_t shfl_lat_cycles, shfl_ii_cycles;
   uint32_t tensor_lat_cycles, tensor_ii_cycles;
   uint32_t branch_lat_cycles;
-  uint32_t const_lat_cycles;       /* LDC/LDP hit in the constant cache */
-  uint32_t lsu_ii_cycles;          /* per memory instruction per sub-partition (MIO) */
-  uint32_t fp32_lanes_per_subpartition;   /* FP32 FMA lanes; peak FP32 = 2 x lanes x subpartitions x SMs x clock */
+  uint32_t const_lat_cycles; /* LDC/LDP hit in the constant cache */
+  uint32_t lsu_ii_cycles;    /* per memory instruction per sub-partition (MIO) */
+  uint32_t
+      fp32_lanes_per_subpartition; /* FP32 FMA lanes; peak FP32 = 2 x lanes x subpartitions x SMs x clock */
   uint32_t tensor_flops_per_cycle_per_sm; /* dense FP16 multiply, FP32 accumulate */
 } ws_cfg_sm;
 
 typedef struct ws_cfg_regfile {
-  uint32_t regs_per_sm;            /* 32-bit registers */
+  uint32_t regs_per_sm; /* 32-bit registers */
   uint32_t max_regs_per_thread;
   uint32_t alloc_unit_regs;        /* per-warp allocation granularity (256) */
   uint32_t banks_per_subpartition; /* operand-collector banks; same-bank reads serialise */
 } ws_cfg_regfile;
 
 typedef struct ws_cfg_smem {
-  uint32_t per_sm_bytes;           /* shared memory carve-out the occupancy rules use */
-  uint32_t max_per_block_bytes;    /* opt-in maximum per block */
+  uint32_t per_sm_bytes;             /* shared memory carve-out the occupancy rules use */
+  uint32_t max_per_block_bytes;      /* opt-in maximum per block */
   uint32_t reserved_per_block_bytes; /* driver reserve per CTA (1 KiB on cc 8.x/9.x) */
-  uint32_t alloc_unit_bytes;       /* allocation granularity (128 B; 256 B on cc 7.0) */
+  uint32_t alloc_unit_bytes;         /* allocation granularity (128 B; 256 B on cc 7.0) */
   uint32_t banks;
   uint32_t bank_width_bytes;
-  uint32_t lat_cycles;             /* conflict-free load-to-use latency */
+  uint32_t lat_cycles; /* conflict-free load-to-use latency */
 } ws_cfg_smem;
 
 typedef struct ws_cfg_l1 {
@@ -89,55 +90,55 @@ typedef struct ws_cfg_l1 {
   uint32_t line_bytes;
   uint32_t sector_bytes;
   uint32_t assoc;
-  uint32_t hit_lat_cycles;         /* load-to-use on a sector hit */
-  uint32_t mshr_entries;           /* outstanding missed lines */
-  uint32_t mshr_max_merge;         /* requests one MSHR entry can hold */
-  uint32_t port_bytes_per_cycle;   /* data returned to the SM per cycle */
+  uint32_t hit_lat_cycles;       /* load-to-use on a sector hit */
+  uint32_t mshr_entries;         /* outstanding missed lines */
+  uint32_t mshr_max_merge;       /* requests one MSHR entry can hold */
+  uint32_t port_bytes_per_cycle; /* data returned to the SM per cycle */
   ws_write_policy write_policy;
 } ws_cfg_l1;
 
 typedef struct ws_cfg_l2 {
-  uint32_t size_kib;               /* total over all slices */
+  uint32_t size_kib; /* total over all slices */
   uint32_t slices;
-  uint32_t partitions;             /* 1, or 2 where the GPU has near/far halves */
+  uint32_t partitions; /* 1, or 2 where the GPU has near/far halves */
   uint32_t line_bytes;
   uint32_t sector_bytes;
   uint32_t assoc;
-  uint32_t hit_lat_cycles;         /* slice tag + data access */
-  uint32_t far_extra_lat_cycles;   /* added when the slice is in the other partition */
+  uint32_t hit_lat_cycles;       /* slice tag + data access */
+  uint32_t far_extra_lat_cycles; /* added when the slice is in the other partition */
   uint32_t mshr_entries_per_slice;
   uint32_t slice_bytes_per_cycle;
 } ws_cfg_l2;
 
 typedef struct ws_cfg_noc {
-  uint32_t lat_cycles;             /* one way, SM <-> L2 slice */
+  uint32_t lat_cycles; /* one way, SM <-> L2 slice */
   uint32_t sm_port_bytes_per_cycle;
   uint32_t slice_port_bytes_per_cycle;
-  uint32_t queue_depth;            /* packets buffered per port */
+  uint32_t queue_depth; /* packets buffered per port */
 } ws_cfg_noc;
 
 typedef struct ws_cfg_hbm {
   uint32_t channels;
   uint32_t banks_per_channel;
   uint32_t row_bytes;
-  uint32_t burst_bytes;            /* bytes moved per column access */
-  uint32_t channel_mbps;           /* per-channel bandwidth, MB/s (10^6 B/s) */
+  uint32_t burst_bytes;                          /* bytes moved per column access */
+  uint32_t channel_mbps;                         /* per-channel bandwidth, MB/s (10^6 B/s) */
   uint32_t t_rcd_ps, t_cl_ps, t_rp_ps, t_ras_ps; /* in picoseconds */
-  uint32_t queue_depth;            /* requests per channel controller */
-  uint32_t ctrl_lat_cycles;        /* controller + PHY, each way */
+  uint32_t queue_depth;                          /* requests per channel controller */
+  uint32_t ctrl_lat_cycles;                      /* controller + PHY, each way */
 } ws_cfg_hbm;
 
 /* The host link (sim/pcie.c) and the host-side costs the runtime
  * (sim/runtime.c) charges around it. */
 typedef struct ws_cfg_pcie {
-  uint32_t gen;                    /* PCIe generation: sets the lane rate and the line encoding */
+  uint32_t gen; /* PCIe generation: sets the lane rate and the line encoding */
   uint32_t lanes;
-  uint32_t max_payload_bytes;      /* data bytes per TLP (MPS) */
-  uint32_t tlp_overhead_bytes;     /* framing + sequence number + header + LCRC per TLP */
-  uint32_t setup_lat_ns;           /* per transfer: driver call + DMA descriptor */
-  uint32_t host_memcpy_mbps;       /* CPU copy into or out of the pinned staging buffer, MB/s */
-  uint32_t staging_chunk_bytes;    /* pageable copies are staged in chunks of this size */
-  uint32_t launch_overhead_ns;     /* host time of one kernel launch call */
+  uint32_t max_payload_bytes;   /* data bytes per TLP (MPS) */
+  uint32_t tlp_overhead_bytes;  /* framing + sequence number + header + LCRC per TLP */
+  uint32_t setup_lat_ns;        /* per transfer: driver call + DMA descriptor */
+  uint32_t host_memcpy_mbps;    /* CPU copy into or out of the pinned staging buffer, MB/s */
+  uint32_t staging_chunk_bytes; /* pageable copies are staged in chunks of this size */
+  uint32_t launch_overhead_ns;  /* host time of one kernel launch call */
 } ws_cfg_pcie;
 
 /* Bounds of the key table that components size their types by (crossbar and
@@ -153,20 +154,20 @@ typedef struct ws_cfg_pcie {
  * share their line and sector sizes (a checked rule), so the line figures
  * serve both levels. */
 typedef struct ws_gpu_geom {
-  uint64_t l2_bytes;               /* l2.size_kib x 1024, over all slices */
-  uint64_t l2_slice_bytes;         /* l2_bytes / l2.slices */
-  uint64_t hbm_t_rcd_cycles;       /* hbm.t_*_ps in core cycles, rounded up */
+  uint64_t l2_bytes;         /* l2.size_kib x 1024, over all slices */
+  uint64_t l2_slice_bytes;   /* l2_bytes / l2.slices */
+  uint64_t hbm_t_rcd_cycles; /* hbm.t_*_ps in core cycles, rounded up */
   uint64_t hbm_t_cl_cycles;
   uint64_t hbm_t_rp_cycles;
   uint64_t hbm_t_ras_cycles;
-  uint64_t mem_requests;           /* requests the memory system can hold at once (memsys.c) */
-  uint32_t l1_sets;                /* l1.size_kib x 1024 / (l1.assoc x line_bytes) */
-  uint32_t l2_sets_per_slice;      /* l2_slice_bytes / (l2.assoc x line_bytes) */
-  uint32_t line_shift;             /* log2(line_bytes): a line number is addr >> line_shift */
-  uint32_t sectors_per_line;       /* line_bytes / sector_bytes, at most 8 */
-  uint32_t l2_partitions;          /* l2.partitions, at least 1 */
+  uint64_t mem_requests;            /* requests the memory system can hold at once (memsys.c) */
+  uint32_t l1_sets;                 /* l1.size_kib x 1024 / (l1.assoc x line_bytes) */
+  uint32_t l2_sets_per_slice;       /* l2_slice_bytes / (l2.assoc x line_bytes) */
+  uint32_t line_shift;              /* log2(line_bytes): a line number is addr >> line_shift */
+  uint32_t sectors_per_line;        /* line_bytes / sector_bytes, at most 8 */
+  uint32_t l2_partitions;           /* l2.partitions, at least 1 */
   uint32_t l2_far_extra_lat_cycles; /* l2.far_extra_lat_cycles, 0 with one partition */
-  uint32_t hbm_lines_per_row;      /* hbm.row_bytes / line_bytes, at least 1 */
+  uint32_t hbm_lines_per_row;       /* hbm.row_bytes / line_bytes, at least 1 */
 } ws_gpu_geom;
 
 typedef struct ws_gpu_cfg {
@@ -184,7 +185,13 @@ typedef struct ws_gpu_cfg {
 
 /* ---- the key table -------------------------------------------------------- */
 
-typedef enum ws_cfg_type { WS_CFG_U32, WS_CFG_U64, WS_CFG_ENUM, WS_CFG_STRING, WS_CFG_TYPE_COUNT } ws_cfg_type;
+typedef enum ws_cfg_type {
+  WS_CFG_U32,
+  WS_CFG_U64,
+  WS_CFG_ENUM,
+  WS_CFG_STRING,
+  WS_CFG_TYPE_COUNT
+} ws_cfg_type;
 
 /* One settable field: `[section] key = value` in an INI file, or
  * `--set section.key=value`. */
@@ -213,7 +220,7 @@ void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, siz
  * once, nothing unknown, then ws_config_validate. Messages read
  * "FILE:LINE: error: ...". */
 ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
-                               ws_gpu_cfg *out);
+                              ws_gpu_cfg *out);
 ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
 /* A preset compiled into the binary (sim/presets/NAME.ini). */
 ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);

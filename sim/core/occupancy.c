@@ -15,9 +15,7 @@ static uint32_t round_up(uint32_t v, uint32_t unit) { return unit ? (v + unit - 
 
 static const char *const limiter_names[WS_OCC_COUNT] = {"warps", "registers", "shared memory", "CTAs"};
 
-const char *ws_occupancy_limiter_name(ws_occ_limiter l) {
-  return l < WS_OCC_COUNT ? limiter_names[l] : "?";
-}
+const char *ws_occupancy_limiter_name(ws_occ_limiter l) { return l < WS_OCC_COUNT ? limiter_names[l] : "?"; }
 
 /* Registers: whole warps per sub-partition, then whole CTAs over all of them. */
 static uint32_t ctas_by_regs(const ws_gpu_cfg *cfg, uint32_t regs_per_warp, uint32_t warps_per_cta) {
@@ -62,13 +60,15 @@ static void explain(const ws_gpu_cfg *cfg, uint32_t threads, uint32_t regs, uint
   uint32_t subs = cfg->sm.subpartitions ? cfg->sm.subpartitions : 1;
   switch (o->limiter) {
   case WS_OCC_WARPS:
-    snprintf(buf, n, "limiter: %s (a CTA of %u threads is %u warps; an SM holds %u warps and a CTA at most %u threads)",
-             name, threads, o->warps_per_cta, cfg->sm.max_warps_per_sm, cfg->sm.max_threads_per_block);
+    snprintf(
+        buf, n,
+        "limiter: %s (a CTA of %u threads is %u warps; an SM holds %u warps and a CTA at most %u threads)",
+        name, threads, o->warps_per_cta, cfg->sm.max_warps_per_sm, cfg->sm.max_threads_per_block);
     break;
   case WS_OCC_REGS:
     if (regs > cfg->regfile.max_regs_per_thread)
-      snprintf(buf, n, "limiter: %s (the kernel uses %u registers/thread, more than the %u allowed)", name, regs,
-               cfg->regfile.max_regs_per_thread);
+      snprintf(buf, n, "limiter: %s (the kernel uses %u registers/thread, more than the %u allowed)", name,
+               regs, cfg->regfile.max_regs_per_thread);
     else
       snprintf(buf, n,
                "limiter: %s (kernel uses %u registers/thread: %u warps of %u registers after rounding to %u; "
@@ -79,13 +79,12 @@ static void explain(const ws_gpu_cfg *cfg, uint32_t threads, uint32_t regs, uint
     break;
   case WS_OCC_SMEM:
     snprintf(buf, n,
-             "limiter: %s (a CTA asks %u B + %u B reserve = %u B allocated; an SM has %u B, a CTA may ask at most %u B)",
+             "limiter: %s (a CTA asks %u B + %u B reserve = %u B allocated; an SM has %u B, a CTA may ask at "
+             "most %u B)",
              name, smem, cfg->smem.reserved_per_block_bytes, o->smem_per_cta_bytes, cfg->smem.per_sm_bytes,
              cfg->smem.max_per_block_bytes);
     break;
-  default:
-    snprintf(buf, n, "limiter: %s (at most %u CTAs per SM)", name, cfg->sm.max_ctas_per_sm);
-    break;
+  default: snprintf(buf, n, "limiter: %s (at most %u CTAs per SM)", name, cfg->sm.max_ctas_per_sm); break;
   }
 }
 
@@ -99,8 +98,9 @@ ws_status ws_occupancy_compute(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t thre
   if (o.ctas_per_sm > 0) return WS_OK;
   char why[512];
   explain(cfg, threads_per_cta, regs_per_thread, smem_per_cta_bytes, &o, why, sizeof why);
-  return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                     "too many resources requested for launch: a CTA of %u threads, %u registers/thread and %u B "
-                     "shared memory does not fit on an SM of %s; %s",
-                     threads_per_cta, regs_per_thread, smem_per_cta_bytes, cfg->gpu.name, why);
+  return ws_ctx_fail(
+      ctx, WS_ERR_LIMIT,
+      "too many resources requested for launch: a CTA of %u threads, %u registers/thread and %u B "
+      "shared memory does not fit on an SM of %s; %s",
+      threads_per_cta, regs_per_thread, smem_per_cta_bytes, cfg->gpu.name, why);
 }

@@ -18,7 +18,7 @@ typedef struct entry {
 struct ws_stats {
   entry *entries;
   size_t count, cap;
-  uint32_t *index; /* slot -> entry + 1; 0 = empty */
+  uint32_t *index;  /* slot -> entry + 1; 0 = empty */
   size_t index_cap; /* power of two, kept >= 2 * count */
 };
 
@@ -41,8 +41,7 @@ static uint64_t hash_name(const char *name) {
 /* Slot holding `name`, or the empty slot where it would go. */
 static size_t find_slot(const ws_stats *s, const char *name) {
   size_t mask = s->index_cap - 1, slot = (size_t)hash_name(name) & mask;
-  while (s->index[slot] && strcmp(s->entries[s->index[slot] - 1].name, name) != 0)
-    slot = (slot + 1) & mask;
+  while (s->index[slot] && strcmp(s->entries[s->index[slot] - 1].name, name) != 0) slot = (slot + 1) & mask;
   return slot;
 }
 
@@ -157,9 +156,12 @@ void ws_stats_reset(ws_stats *s) {
 static void write_json_string(FILE *out, const char *text) {
   fputc('"', out);
   for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
-    else if (*c < 0x20) fprintf(out, "\\u%04x", *c);
-    else fputc(*c, out);
+    if (*c == '"' || *c == '\\')
+      fprintf(out, "\\%c", *c);
+    else if (*c < 0x20)
+      fprintf(out, "\\u%04x", *c);
+    else
+      fputc(*c, out);
   }
   fputc('"', out);
 }

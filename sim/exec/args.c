@@ -23,13 +23,10 @@ static ws_status unknown_param(ws_ctx *ctx, const ws_kernel *k, const char *name
   size_t used = 0;
   list[0] = '\0';
   for (uint32_t i = 0; i < k->nparams && used < sizeof list; i++)
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                             k->params[i].name);
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->params[i].name);
   if (k->nparams == 0)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown param '%s' (kernel '%s' has no params)",
-                       name, k->name);
-  return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown param '%s' (kernel '%s' has: %s)", name,
-                     k->name, list);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown param '%s' (kernel '%s' has no params)", name, k->name);
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown param '%s' (kernel '%s' has: %s)", name, k->name, list);
 }
 
 /* Finds `name`; *idx receives its number. */
@@ -44,8 +41,8 @@ static ws_status find_param(ws_ctx *ctx, const ws_args *args, const char *name, 
   return unknown_param(ctx, k, name);
 }
 
-static ws_status store(ws_ctx *ctx, ws_args *args, const char *name, ws_ptype type,
-                       const void *val, uint32_t size_bytes) {
+static ws_status store(ws_ctx *ctx, ws_args *args, const char *name, ws_ptype type, const void *val,
+                       uint32_t size_bytes) {
   uint32_t i = 0;
   ws_status st = find_param(ctx, args, name, &i);
   if (st != WS_OK) return st;
@@ -55,8 +52,8 @@ static ws_status store(ws_ctx *ctx, ws_args *args, const char *name, ws_ptype ty
                        ws_program_ptype_name((ws_ptype)p->type), ws_program_ptype_name(type));
   if (p->size_bytes != size_bytes || p->offset_bytes + size_bytes > WS_PARAM_MAX_BYTES ||
       i >= WS_PARAM_MAX_BYTES / 4)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' has an invalid layout (%u bytes at %u)",
-                       name, p->size_bytes, p->offset_bytes);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "param '%s' has an invalid layout (%u bytes at %u)", name,
+                       p->size_bytes, p->offset_bytes);
   memcpy(args->buf + p->offset_bytes, val, size_bytes);
   args->set[i] = true;
   return WS_OK;
@@ -90,8 +87,7 @@ static int parse_unsigned(const char *text, uint64_t *out) {
     base = 16;
     digits = text + 2;
   }
-  if (!isxdigit((unsigned char)digits[0]) || (base == 10 && !isdigit((unsigned char)digits[0])))
-    return 0;
+  if (!isxdigit((unsigned char)digits[0]) || (base == 10 && !isdigit((unsigned char)digits[0]))) return 0;
   char *end = NULL;
   errno = 0;
   unsigned long long v = strtoull(digits, &end, base);
@@ -122,8 +118,7 @@ static ws_status out_of_range(ws_ctx *ctx, const ws_param *p, const char *text) 
                      ws_program_ptype_name((ws_ptype)p->type), text);
 }
 
-static ws_status set_text_unsigned(ws_ctx *ctx, ws_args *args, const ws_param *p,
-                                   const char *text) {
+static ws_status set_text_unsigned(ws_ctx *ctx, ws_args *args, const ws_param *p, const char *text) {
   uint64_t v = 0;
   int r = parse_unsigned(text, &v);
   if (r == 0) return bad_text(ctx, p, "an unsigned integer", text);

@@ -75,8 +75,10 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
     uint32_t lanes = cta->nthreads - i * WS_WARP_LANES;
     ws_warp *w = &cta->warps[i];
     ws_warp_reset(w, lanes >= WS_WARP_LANES ? UINT32_MAX : (1u << lanes) - 1u);
-    if (w->state == WS_WARP_DONE) cta->warps_done++;
-    else settle(cta, w, NULL);
+    if (w->state == WS_WARP_DONE)
+      cta->warps_done++;
+    else
+      settle(cta, w, NULL);
   }
 }
 
@@ -134,8 +136,10 @@ static void lane_list(uint32_t mask, char *buf, size_t size) {
     if (!(mask >> l & 1u)) continue;
     uint32_t end = l;
     while (end + 1 < WS_WARP_LANES && (mask >> (end + 1) & 1u)) end++;
-    if (end == l) used += (size_t)snprintf(buf + used, size - used, "%s%u", sep, l);
-    else used += (size_t)snprintf(buf + used, size - used, "%s%u-%u", sep, l, end);
+    if (end == l)
+      used += (size_t)snprintf(buf + used, size - used, "%s%u", sep, l);
+    else
+      used += (size_t)snprintf(buf + used, size - used, "%s%u-%u", sep, l, end);
     sep = ",";
     l = end;
   }
@@ -148,10 +152,9 @@ static ws_status exec_bar(ws_cta *cta, ws_warp *w, const ws_exec_site *s) {
   if (s->exec != w->live) {
     char lanes[160];
     lane_list(s->exec, lanes, sizeof lanes);
-    return ws_fault_report(s, WS_ERR_FAULT,  WS_FAULT_NO_LANE,
-                         "divergent barrier: reached by %d of %d live threads of warp %u (%s)",
-                         __builtin_popcount(s->exec), __builtin_popcount(w->live), s->warp_idx,
-                         lanes);
+    return ws_fault_report(s, WS_ERR_FAULT, WS_FAULT_NO_LANE,
+                           "divergent barrier: reached by %d of %d live threads of warp %u (%s)",
+                           __builtin_popcount(s->exec), __builtin_popcount(w->live), s->warp_idx, lanes);
   }
   w->state = WS_WARP_AT_BARRIER;
   cta->warps_waiting++;
@@ -183,16 +186,18 @@ static ws_status dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const 
   case WS_OP_NOP: break;
   case WS_OP_HMMA: st = s->exec ? ws_exec_alu_hmma(s) : WS_OK; break;
   default:
-    if (info->unit == WS_UNIT_LSU) st = ws_exec_mem(s);
-    else if (s->exec) ws_exec_alu(s);
+    if (info->unit == WS_UNIT_LSU)
+      st = ws_exec_mem(s);
+    else if (s->exec)
+      ws_exec_alu(s);
     break;
   }
   ws_simt_top(&w->simt)->pc = s->pc + 1;
   return st;
 }
 
-ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
-                      ws_warp_step *step, ws_launch_stats *stats) {
+ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
+                      ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
   const ws_simt_entry *top = ws_simt_top(&w->simt);
   const ws_insn *insn = &cta->launch->kernel->insns[top->pc];

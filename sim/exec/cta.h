@@ -27,11 +27,11 @@ typedef struct ws_cta {
   const ws_exec_launch *launch;
   ws_dim3 ctaid;
   uint64_t linear_id;
-  uint32_t sm_id;      /* what SR_SMID reads: the SM running this CTA */
+  uint32_t sm_id; /* what SR_SMID reads: the SM running this CTA */
   uint32_t nthreads;
   uint32_t nwarps;
   ws_warp *warps;
-  uint8_t *smem;       /* static + dynamic shared memory, zeroed per CTA */
+  uint8_t *smem; /* static + dynamic shared memory, zeroed per CTA */
   uint32_t smem_bytes;
   uint32_t warps_waiting; /* at the barrier */
   uint32_t warps_done;
@@ -61,7 +61,7 @@ uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp);
 /* Executes one instruction of READY warp `warp` and describes it in *step.
  * clock is what SR_CLOCK reads. stats (may be NULL) is incremented. Returns
  * WS_ERR_FAULT with the report on ctx when the instruction faults. */
-ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock,
-                      ws_warp_step *step, ws_launch_stats *stats);
+ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
+                      ws_launch_stats *stats);
 
 #endif

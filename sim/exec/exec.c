@@ -14,11 +14,12 @@
 #include "sim/exec/fault.h"
 
 /* Runs one warp until it waits at a barrier, finishes or faults. */
-static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t budget,
-                          ws_warp_step *step, ws_launch_stats *stats) {
+static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t budget, ws_warp_step *step,
+                          ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
   while (w->state == WS_WARP_READY) {
-    if (stats->warp_insns >= budget) return ws_fault_budget(ctx, cta, warp, ws_cta_warp_pc(cta, warp), budget);
+    if (stats->warp_insns >= budget)
+      return ws_fault_budget(ctx, cta, warp, ws_cta_warp_pc(cta, warp), budget);
     ws_status st = ws_cta_step(ctx, cta, warp, w->insns_issued, step, stats);
     if (st != WS_OK) return st;
   }

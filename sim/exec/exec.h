@@ -16,7 +16,6 @@
 #include "sim/exec/launch.h"
 #include "sim/exec/mem.h"
 
-
 /* Runs every CTA in linear order (x fastest, then y, then z); within a CTA
  * the warps are visited round-robin, each running until it waits at a
  * barrier or finishes. SR_SMID = CTA linear id % num_sms; SR_CLOCK = the

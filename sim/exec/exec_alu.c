@@ -20,7 +20,6 @@
 #define CANONICAL_NAN 0x7FFFFFFFu
 #define SIGN_BIT 0x80000000u
 
-
 static inline int is_nan_bits(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
 
 /* Source operand i as 32 lanes: a register row, or tmp filled with the
@@ -116,17 +115,39 @@ static void int_binary(const ws_exec_site *s) {
   const uint32_t bias = sgn ? SIGN_BIT : 0u;
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_IADD: for (l = 0; l < LANES; l++) r[l] = a[l] + b[l]; break;
-  case WS_OP_ISUB: for (l = 0; l < LANES; l++) r[l] = a[l] - b[l]; break;
-  case WS_OP_IMUL: for (l = 0; l < LANES; l++) r[l] = a[l] * b[l]; break;
-  case WS_OP_IMULHI: for (l = 0; l < LANES; l++) r[l] = mulhi(a[l], b[l], sgn); break;
-  case WS_OP_SHL: for (l = 0; l < LANES; l++) r[l] = b[l] >= 32 ? 0u : a[l] << b[l]; break;
-  case WS_OP_SHR: for (l = 0; l < LANES; l++) r[l] = shr(a[l], b[l], sgn); break;
-  case WS_OP_AND: for (l = 0; l < LANES; l++) r[l] = a[l] & b[l]; break;
-  case WS_OP_OR: for (l = 0; l < LANES; l++) r[l] = a[l] | b[l]; break;
-  case WS_OP_XOR: for (l = 0; l < LANES; l++) r[l] = a[l] ^ b[l]; break;
-  case WS_OP_IMIN: for (l = 0; l < LANES; l++) r[l] = ilt(b[l], a[l], bias) ? b[l] : a[l]; break;
-  case WS_OP_IMAX: for (l = 0; l < LANES; l++) r[l] = ilt(a[l], b[l], bias) ? b[l] : a[l]; break;
+  case WS_OP_IADD:
+    for (l = 0; l < LANES; l++) r[l] = a[l] + b[l];
+    break;
+  case WS_OP_ISUB:
+    for (l = 0; l < LANES; l++) r[l] = a[l] - b[l];
+    break;
+  case WS_OP_IMUL:
+    for (l = 0; l < LANES; l++) r[l] = a[l] * b[l];
+    break;
+  case WS_OP_IMULHI:
+    for (l = 0; l < LANES; l++) r[l] = mulhi(a[l], b[l], sgn);
+    break;
+  case WS_OP_SHL:
+    for (l = 0; l < LANES; l++) r[l] = b[l] >= 32 ? 0u : a[l] << b[l];
+    break;
+  case WS_OP_SHR:
+    for (l = 0; l < LANES; l++) r[l] = shr(a[l], b[l], sgn);
+    break;
+  case WS_OP_AND:
+    for (l = 0; l < LANES; l++) r[l] = a[l] & b[l];
+    break;
+  case WS_OP_OR:
+    for (l = 0; l < LANES; l++) r[l] = a[l] | b[l];
+    break;
+  case WS_OP_XOR:
+    for (l = 0; l < LANES; l++) r[l] = a[l] ^ b[l];
+    break;
+  case WS_OP_IMIN:
+    for (l = 0; l < LANES; l++) r[l] = ilt(b[l], a[l], bias) ? b[l] : a[l];
+    break;
+  case WS_OP_IMAX:
+    for (l = 0; l < LANES; l++) r[l] = ilt(a[l], b[l], bias) ? b[l] : a[l];
+    break;
   default: return;
   }
   put_d(s, r);
@@ -137,9 +158,15 @@ static void int_unary(const ws_exec_site *s) {
   const uint32_t *a = src(s, 1, ta);
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_NOT: for (l = 0; l < LANES; l++) r[l] = ~a[l]; break;
-  case WS_OP_IABS: for (l = 0; l < LANES; l++) r[l] = (a[l] & SIGN_BIT) ? 0u - a[l] : a[l]; break;
-  case WS_OP_POPC: for (l = 0; l < LANES; l++) r[l] = (uint32_t)__builtin_popcount(a[l]); break;
+  case WS_OP_NOT:
+    for (l = 0; l < LANES; l++) r[l] = ~a[l];
+    break;
+  case WS_OP_IABS:
+    for (l = 0; l < LANES; l++) r[l] = (a[l] & SIGN_BIT) ? 0u - a[l] : a[l];
+    break;
+  case WS_OP_POPC:
+    for (l = 0; l < LANES; l++) r[l] = (uint32_t)__builtin_popcount(a[l]);
+    break;
   case WS_OP_MOV: memcpy(r, a, sizeof r); break;
   default: return;
   }
@@ -240,13 +267,22 @@ static void fp_binary(const ws_exec_site *s) {
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_FADD: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) + ws_f32_from_bits(b[l])); break;
-  case WS_OP_FMUL: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) * ws_f32_from_bits(b[l])); break;
-  case WS_OP_FMIN: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 0); break;
-  case WS_OP_FMAX: for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 1); break;
+  case WS_OP_FADD:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) + ws_f32_from_bits(b[l]));
+    break;
+  case WS_OP_FMUL:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f32_from_bits(a[l]) * ws_f32_from_bits(b[l]));
+    break;
+  case WS_OP_FMIN:
+    for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 0);
+    break;
+  case WS_OP_FMAX:
+    for (l = 0; l < LANES; l++) r[l] = fminmax(a[l], b[l], 1);
+    break;
   case WS_OP_F2FP:
     for (l = 0; l < LANES; l++)
-      r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])) | (uint32_t)ws_f16_from_f32(ws_f32_from_bits(b[l])) << 16;
+      r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])) | (uint32_t)ws_f16_from_f32(ws_f32_from_bits(b[l]))
+                                                           << 16;
     break;
   default: return;
   }
@@ -262,8 +298,10 @@ static void fp_binary(const ws_exec_site *s) {
 __attribute__((target_clones("fma", "default")))
 #endif
 #endif
-static void ffma_lanes(const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *r) {
-  for (unsigned l = 0; l < LANES; l++) r[l] = ws_f32_bits(fmaf(ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l]), ws_f32_from_bits(c[l])));
+static void
+ffma_lanes(const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *r) {
+  for (unsigned l = 0; l < LANES; l++)
+    r[l] = ws_f32_bits(fmaf(ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l]), ws_f32_from_bits(c[l])));
 }
 
 static void exec_ffma(const ws_exec_site *s) {
@@ -281,7 +319,8 @@ static void exec_fsetp(const ws_exec_site *s) {
   uint32_t ta[LANES], tb[LANES], bits = 0;
   const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb);
   const ws_cmp cmp = (ws_cmp)s->insn->cmp;
-  for (unsigned l = 0; l < LANES; l++) bits |= (uint32_t)fcmp(cmp, ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l])) << l;
+  for (unsigned l = 0; l < LANES; l++)
+    bits |= (uint32_t)fcmp(cmp, ws_f32_from_bits(a[l]), ws_f32_from_bits(b[l])) << l;
   put_pred(s, bits);
 }
 
@@ -314,16 +353,30 @@ static void sfu(const ws_exec_site *s) {
   const unsigned sh = s->insn->hsel ? 16u : 0u;
   unsigned l;
   switch ((ws_op)s->insn->op) {
-  case WS_OP_EX2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(exp2f(ws_f32_from_bits(a[l]))); break;
-  case WS_OP_LG2: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(log2f(ws_f32_from_bits(a[l]))); break;
-  case WS_OP_RCP: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / ws_f32_from_bits(a[l])); break;
-  case WS_OP_RSQ: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / sqrtf(ws_f32_from_bits(a[l]))); break;
-  case WS_OP_SQRT: for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sqrtf(ws_f32_from_bits(a[l]))); break;
+  case WS_OP_EX2:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(exp2f(ws_f32_from_bits(a[l])));
+    break;
+  case WS_OP_LG2:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(log2f(ws_f32_from_bits(a[l])));
+    break;
+  case WS_OP_RCP:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / ws_f32_from_bits(a[l]));
+    break;
+  case WS_OP_RSQ:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(1.0f / sqrtf(ws_f32_from_bits(a[l])));
+    break;
+  case WS_OP_SQRT:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sqrtf(ws_f32_from_bits(a[l])));
+    break;
   case WS_OP_I2F:
     for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sgn ? i2f_signed(a[l]) : (float)a[l]);
     break;
-  case WS_OP_F2I: for (l = 0; l < LANES; l++) r[l] = f2i(ws_f32_from_bits(a[l]), sgn); break;
-  case WS_OP_F2H: for (l = 0; l < LANES; l++) r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l])); break;
+  case WS_OP_F2I:
+    for (l = 0; l < LANES; l++) r[l] = f2i(ws_f32_from_bits(a[l]), sgn);
+    break;
+  case WS_OP_F2H:
+    for (l = 0; l < LANES; l++) r[l] = ws_f16_from_f32(ws_f32_from_bits(a[l]));
+    break;
   case WS_OP_H2F:
     for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(ws_f16_to_f32((uint16_t)(a[l] >> sh)));
     break;
@@ -400,9 +453,12 @@ static void exec_s2r(const ws_exec_site *s) {
   const ws_sreg sr = (ws_sreg)s->insn->opnd[1].reg;
   uint32_t r[LANES];
   for (unsigned l = 0; l < LANES; l++) {
-    if (sr <= WS_SR_TID_Z) r[l] = tid_of(s, l, (unsigned)sr);
-    else if (sr == WS_SR_LANEID) r[l] = l;
-    else r[l] = sreg_uniform(s, sr);
+    if (sr <= WS_SR_TID_Z)
+      r[l] = tid_of(s, l, (unsigned)sr);
+    else if (sr == WS_SR_LANEID)
+      r[l] = l;
+    else
+      r[l] = sreg_uniform(s, sr);
   }
   put_d(s, r);
 }
@@ -414,18 +470,30 @@ void ws_exec_alu(const ws_exec_site *s) {
   case WS_OP_IADD64: exec_iadd64(s); break;
   case WS_OP_ISETP: exec_isetp(s); break;
   case WS_OP_SEL: exec_sel(s); break;
-  case WS_OP_NOT: case WS_OP_IABS: case WS_OP_POPC: case WS_OP_MOV: int_unary(s); break;
+  case WS_OP_NOT:
+  case WS_OP_IABS:
+  case WS_OP_POPC:
+  case WS_OP_MOV: int_unary(s); break;
   case WS_OP_FFMA: exec_ffma(s); break;
   case WS_OP_FSETP: exec_fsetp(s); break;
-  case WS_OP_FADD: case WS_OP_FMUL: case WS_OP_FMIN: case WS_OP_FMAX: case WS_OP_F2FP:
-    fp_binary(s);
-    break;
-  case WS_OP_EX2: case WS_OP_LG2: case WS_OP_RCP: case WS_OP_RSQ: case WS_OP_SQRT:
-  case WS_OP_I2F: case WS_OP_F2I: case WS_OP_F2H: case WS_OP_H2F:
-    sfu(s);
-    break;
+  case WS_OP_FADD:
+  case WS_OP_FMUL:
+  case WS_OP_FMIN:
+  case WS_OP_FMAX:
+  case WS_OP_F2FP: fp_binary(s); break;
+  case WS_OP_EX2:
+  case WS_OP_LG2:
+  case WS_OP_RCP:
+  case WS_OP_RSQ:
+  case WS_OP_SQRT:
+  case WS_OP_I2F:
+  case WS_OP_F2I:
+  case WS_OP_F2H:
+  case WS_OP_H2F: sfu(s); break;
   case WS_OP_SHFL: exec_shfl(s); break;
-  case WS_OP_VOTEALL: case WS_OP_VOTEANY: case WS_OP_BALLOT: exec_vote(s); break;
+  case WS_OP_VOTEALL:
+  case WS_OP_VOTEANY:
+  case WS_OP_BALLOT: exec_vote(s); break;
   case WS_OP_S2R: exec_s2r(s); break;
   default: int_binary(s); break;
   }
@@ -461,8 +529,9 @@ static void hmma_gather(const ws_exec_site *s, float A[16][16], float B[16][8], 
 ws_status ws_exec_alu_hmma(const ws_exec_site *s) {
   if (s->exec != UINT32_MAX)
     return ws_fault_report(s, WS_ERR_FAULT, WS_FAULT_NO_LANE,
-                         "HMMA requires all 32 lanes of the warp to be active "
-                         "(active and guard-true lanes: 0x%08x)", s->exec);
+                           "HMMA requires all 32 lanes of the warp to be active "
+                           "(active and guard-true lanes: 0x%08x)",
+                           s->exec);
   float A[16][16], B[16][8], C[16][8];
   hmma_gather(s, A, B, C);
   for (unsigned i = 0; i < 16; i++)
@@ -470,7 +539,8 @@ ws_status ws_exec_alu_hmma(const ws_exec_site *s) {
       for (unsigned k = 0; k < 16; k++) C[i][j] = fmaf(A[i][k], B[k][j], C[i][j]);
   uint32_t d[4][LANES];
   for (unsigned l = 0; l < LANES; l++)
-    for (unsigned r = 0; r < 4; r++) d[r][l] = ws_f32_bits(C[(l >> 2) + (r >> 1) * 8u][(l & 3u) * 2u + (r & 1u)]);
+    for (unsigned r = 0; r < 4; r++)
+      d[r][l] = ws_f32_bits(C[(l >> 2) + (r >> 1) * 8u][(l & 3u) * 2u + (r & 1u)]);
   for (unsigned r = 0; r < 4; r++) put(s, (uint32_t)s->insn->opnd[0].reg + r, d[r]);
   return WS_OK;
 }

@@ -21,20 +21,19 @@
 
 typedef enum access_kind { ACC_READ, ACC_WRITE, ACC_ATOMIC } access_kind;
 
-static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant",
-                                                        "param"};
+static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant", "param"};
 static const char *const access_names[] = {"read", "write", "atomic"};
 
-static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr,
-                              uint32_t width, access_kind kind, ws_mem_fault f) {
+static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t width,
+                              access_kind kind, ws_mem_fault f) {
   if (f == WS_MEM_MISALIGNED)
     return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned global %s of size %u at 0x%016" PRIx64,
-                         access_names[kind], width, addr);
+                           access_names[kind], width, addr);
   char why[256];
   ws_mem_explain(s->cta->launch->mem, addr, f, why, sizeof why);
   return ws_fault_report(s, f == WS_MEM_NOMEM ? WS_ERR_NOMEM : WS_ERR_FAULT, lane,
-                       "invalid global %s of size %u at 0x%016" PRIx64 ": %s", access_names[kind],
-                       width, addr, why);
+                         "invalid global %s of size %u at 0x%016" PRIx64 ": %s", access_names[kind], width,
+                         addr, why);
 }
 
 /* Base pointer and size of a flat space (shared, constant, param). */
@@ -58,29 +57,30 @@ static ws_status window_fault(const ws_exec_site *s, ws_space sp, uint32_t lane,
                                                    "parameter buffer"};
   if (addr & (width - 1))
     return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned %s %s of size %u at 0x%" PRIx64,
-                         space_names[sp], access_names[kind], width, addr);
+                           space_names[sp], access_names[kind], width, addr);
   return ws_fault_report(s, WS_ERR_FAULT, lane,
-                       "invalid %s %s of size %u at 0x%" PRIx64
-                       ": address is past the end of the %s (%s is %" PRIu64 " bytes)",
-                       space_names[sp], access_names[kind], width, addr, what[sp], what[sp],
-                       size_bytes);
+                         "invalid %s %s of size %u at 0x%" PRIx64
+                         ": address is past the end of the %s (%s is %" PRIu64 " bytes)",
+                         space_names[sp], access_names[kind], width, addr, what[sp], what[sp], size_bytes);
 }
 
 /* One lane's access of `width` bytes; atomics read here and write later. */
-static ws_status access(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr,
-                        void *data, uint32_t width, access_kind kind) {
+static ws_status access(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr, void *data,
+                        uint32_t width, access_kind kind) {
   if (sp == WS_SPACE_GLOBAL) {
     ws_mem *mem = s->cta->launch->mem;
-    ws_mem_fault f = kind == ACC_WRITE ? ws_mem_write(mem, addr, data, width)
-                                       : ws_mem_read(mem, addr, data, width);
+    ws_mem_fault f =
+        kind == ACC_WRITE ? ws_mem_write(mem, addr, data, width) : ws_mem_read(mem, addr, data, width);
     return f == WS_MEM_OK ? WS_OK : global_fault(s, lane, addr, width, kind, f);
   }
   uint64_t size_bytes = 0;
   uint8_t *base = window(s, sp, &size_bytes);
   if ((addr & (width - 1)) || addr + width > size_bytes)
     return window_fault(s, sp, lane, addr, width, kind, size_bytes);
-  if (kind == ACC_WRITE) memcpy(base + addr, data, width);
-  else memcpy(data, base + addr, width);
+  if (kind == ACC_WRITE)
+    memcpy(base + addr, data, width);
+  else
+    memcpy(data, base + addr, width);
   return WS_OK;
 }
 
@@ -179,13 +179,13 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   return WS_OK;
 }
 
-
 /* The new memory value of one atomic given the old one. */
 static uint32_t atomic_value(const ws_insn *insn, uint32_t old, uint32_t b, uint32_t c) {
   const uint32_t bias = insn->dtype == WS_DT_U32 ? 0u : 0x80000000u;
   switch ((ws_op)insn->op) {
   case WS_OP_ATOMGADD:
-  case WS_OP_ATOMSADD: return insn->dtype == WS_DT_F32 ? ws_f32_bits(ws_f32_from_bits(old) + ws_f32_from_bits(c)) : old + c;
+  case WS_OP_ATOMSADD:
+    return insn->dtype == WS_DT_F32 ? ws_f32_bits(ws_f32_from_bits(old) + ws_f32_from_bits(c)) : old + c;
   case WS_OP_ATOMGMAX:
   case WS_OP_ATOMSMAX: return (old ^ bias) < (c ^ bias) ? c : old;
   default: return old == b ? c : old; /* CAS */
@@ -247,8 +247,12 @@ ws_status ws_exec_mem(const ws_exec_site *s) {
   case WS_OP_LDP: return load(s, WS_SPACE_PARAM);
   case WS_OP_STG: return store(s, WS_SPACE_GLOBAL);
   case WS_OP_STS: return store(s, WS_SPACE_SHARED);
-  case WS_OP_ATOMGADD: case WS_OP_ATOMGMAX: case WS_OP_ATOMGCAS: return atomic(s, WS_SPACE_GLOBAL);
-  case WS_OP_ATOMSADD: case WS_OP_ATOMSMAX: case WS_OP_ATOMSCAS: return atomic(s, WS_SPACE_SHARED);
+  case WS_OP_ATOMGADD:
+  case WS_OP_ATOMGMAX:
+  case WS_OP_ATOMGCAS: return atomic(s, WS_SPACE_GLOBAL);
+  case WS_OP_ATOMSADD:
+  case WS_OP_ATOMSMAX:
+  case WS_OP_ATOMSCAS: return atomic(s, WS_SPACE_SHARED);
   case WS_OP_LDGSTS: return async_copy(s);
   case WS_OP_LDGDEPBAR:
     s->warp->async_uncommitted_copies = 0;

@@ -14,13 +14,17 @@ ws_status ws_fault_report(const ws_exec_site *s, ws_status st, uint32_t lane, co
   vsnprintf(head, sizeof head, fmt, ap);
   va_end(ap);
   const ws_kernel *k = s->cta->launch->kernel;
-  if (ws_isa_opinfo((ws_op)s->insn->op)) ws_disasm_insn(k, s->insn, text, sizeof text);
-  else snprintf(text, sizeof text, "<invalid opcode %u>", s->insn->op);
-  if (lane == WS_FAULT_NO_LANE) snprintf(where, sizeof where, "warp %u", s->warp_idx);
-  else snprintf(where, sizeof where, "warp %u lane %u", s->warp_idx, lane);
+  if (ws_isa_opinfo((ws_op)s->insn->op))
+    ws_disasm_insn(k, s->insn, text, sizeof text);
+  else
+    snprintf(text, sizeof text, "<invalid opcode %u>", s->insn->op);
+  if (lane == WS_FAULT_NO_LANE)
+    snprintf(where, sizeof where, "warp %u", s->warp_idx);
+  else
+    snprintf(where, sizeof where, "warp %u lane %u", s->warp_idx, lane);
   const ws_dim3 c = s->cta->ctaid;
-  return ws_ctx_fail(s->ctx, st, "%s\n    in kernel '%s' CTA (%u,%u,%u) %s pc %u: %s", head,
-                     k->name, c.x, c.y, c.z, where, s->pc, text);
+  return ws_ctx_fail(s->ctx, st, "%s\n    in kernel '%s' CTA (%u,%u,%u) %s pc %u: %s", head, k->name, c.x,
+                     c.y, c.z, where, s->pc, text);
 }
 
 ws_status ws_fault_budget(ws_ctx *ctx, const ws_cta *cta, uint32_t warp, uint32_t pc,

@@ -20,8 +20,8 @@ typedef struct ws_dim3 {
 } ws_dim3;
 
 typedef struct ws_launch_stats {
-  uint64_t cycles;       /* kernel duration in core cycles (0 in functional mode) */
-  ws_occupancy occupancy;/* theoretical occupancy of this launch on the preset */
+  uint64_t cycles;        /* kernel duration in core cycles (0 in functional mode) */
+  ws_occupancy occupancy; /* theoretical occupancy of this launch on the preset */
   uint64_t ctas;
   uint64_t warp_insns;   /* warp instructions issued (guard-false included) */
   uint64_t thread_insns; /* sum over issued warp instructions of active lanes */
@@ -34,11 +34,11 @@ typedef struct ws_exec_launch {
   ws_dim3 grid;
   ws_dim3 block;
   uint32_t dyn_shared_bytes;
-  const uint8_t *params;       /* kernel->param_size_bytes readable bytes */
+  const uint8_t *params; /* kernel->param_size_bytes readable bytes */
   ws_mem *mem;
   const uint8_t *const_bank;
   uint32_t const_bank_bytes;
-  uint32_t num_sms;            /* for SR_SMID */
+  uint32_t num_sms; /* for SR_SMID */
 } ws_exec_launch;
 
 #endif

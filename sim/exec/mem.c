@@ -80,8 +80,8 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
   if (size_bytes == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "cannot allocate 0 bytes");
   if (size_bytes > mem->capacity_bytes - mem->allocated_bytes)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "out of device memory: requested %" PRIu64 " bytes, %" PRIu64
-                       " of %" PRIu64 " bytes in use",
+                       "out of device memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
+                       " bytes in use",
                        size_bytes, mem->allocated_bytes, mem->capacity_bytes);
   uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
   uint8_t **pages = calloc((size_t)npages, sizeof *pages);
@@ -107,8 +107,10 @@ static long find_rec(ws_mem *mem, uint64_t addr) {
   size_t lo = 0, hi = mem->nrecs;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (mem->recs[mid].base <= addr) lo = mid + 1;
-    else hi = mid;
+    if (mem->recs[mid].base <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (long)lo - 1;
 }
@@ -118,14 +120,12 @@ static long find_rec(ws_mem *mem, uint64_t addr) {
 static alloc_rec *lookup(ws_mem *mem, uint64_t addr, uint64_t size_bytes) {
   if (mem->nrecs) {
     alloc_rec *c = &mem->recs[mem->last_hit];
-    if (addr - c->base < c->size_bytes && size_bytes <= c->size_bytes - (addr - c->base))
-      return c;
+    if (addr - c->base < c->size_bytes && size_bytes <= c->size_bytes - (addr - c->base)) return c;
   }
   long i = find_rec(mem, addr);
   if (i < 0) return NULL;
   alloc_rec *r = &mem->recs[i];
-  if (addr - r->base >= r->size_bytes || size_bytes > r->size_bytes - (addr - r->base))
-    return NULL;
+  if (addr - r->base >= r->size_bytes || size_bytes > r->size_bytes - (addr - r->base)) return NULL;
   mem->last_hit = (size_t)i;
   return r;
 }
@@ -133,22 +133,19 @@ static alloc_rec *lookup(ws_mem *mem, uint64_t addr, uint64_t size_bytes) {
 ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr) {
   long i = find_rec(mem, addr);
   if (i < 0 || mem->recs[i].base != addr)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "free of 0x%016" PRIx64 ": not the start of any allocation", addr);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "free of 0x%016" PRIx64 ": not the start of any allocation",
+                       addr);
   alloc_rec *r = &mem->recs[i];
   if (!r->live)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "double free of the allocation at 0x%016" PRIx64,
-                       addr);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "double free of the allocation at 0x%016" PRIx64, addr);
   release_pages(mem, r);
   r->live = false;
   mem->allocated_bytes -= r->size_bytes;
   return WS_OK;
 }
 
-static ws_mem_fault check_access(ws_mem *mem, uint64_t addr, uint32_t size_bytes,
-                                 alloc_rec **out) {
-  if (size_bytes == 0 || size_bytes > 16 || (addr & (size_bytes - 1)) ||
-      (size_bytes & (size_bytes - 1)))
+static ws_mem_fault check_access(ws_mem *mem, uint64_t addr, uint32_t size_bytes, alloc_rec **out) {
+  if (size_bytes == 0 || size_bytes > 16 || (addr & (size_bytes - 1)) || (size_bytes & (size_bytes - 1)))
     return WS_MEM_MISALIGNED;
   alloc_rec *r = lookup(mem, addr, size_bytes);
   if (!r) return WS_MEM_UNMAPPED;
@@ -163,8 +160,10 @@ ws_mem_fault ws_mem_read(ws_mem *mem, uint64_t addr, void *dst, uint32_t size_by
   if (f != WS_MEM_OK) return f;
   uint64_t off = addr - r->base;
   const uint8_t *page = r->pages[off >> PAGE_SHIFT];
-  if (page) memcpy(dst, page + (off & (PAGE_BYTES - 1)), size_bytes);
-  else memset(dst, 0, size_bytes);
+  if (page)
+    memcpy(dst, page + (off & (PAGE_BYTES - 1)), size_bytes);
+  else
+    memset(dst, 0, size_bytes);
   return WS_MEM_OK;
 }
 
@@ -190,8 +189,8 @@ ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t 
 }
 
 /* Validates a host copy of [addr, addr+size) and returns its live record. */
-static ws_status host_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr,
-                            uint64_t size_bytes, alloc_rec **out) {
+static ws_status host_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr, uint64_t size_bytes,
+                            alloc_rec **out) {
   long i = find_rec(mem, addr);
   alloc_rec *r = i < 0 ? NULL : &mem->recs[i];
   if (!r || addr - r->base >= r->size_bytes)
@@ -214,20 +213,24 @@ static ws_status host_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t
 
 /* Walks [off, off+size) of a record page by page: copy_in/out/fill share it.
  * dir: 0 = host -> device (src), 1 = device -> host (dst), 2 = fill. */
-static ws_status walk_pages(ws_mem *mem, ws_ctx *ctx, alloc_rec *r, uint64_t off,
-                            uint8_t *host, uint8_t value, uint64_t size_bytes, int dir) {
+static ws_status walk_pages(ws_mem *mem, ws_ctx *ctx, alloc_rec *r, uint64_t off, uint8_t *host,
+                            uint8_t value, uint64_t size_bytes, int dir) {
   while (size_bytes) {
     uint64_t in_page = off & (PAGE_BYTES - 1);
     uint64_t n = PAGE_BYTES - in_page < size_bytes ? PAGE_BYTES - in_page : size_bytes;
     uint8_t *page = r->pages[off >> PAGE_SHIFT];
     if (dir == 1) {
-      if (page) memcpy(host, page + in_page, (size_t)n);
-      else memset(host, 0, (size_t)n);
+      if (page)
+        memcpy(host, page + in_page, (size_t)n);
+      else
+        memset(host, 0, (size_t)n);
     } else if (page || dir == 0 || value != 0) {
       page = touch_page(mem, r, off);
       if (!page) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted backing a page");
-      if (dir == 0) memcpy(page + in_page, host, (size_t)n);
-      else memset(page + in_page, value, (size_t)n);
+      if (dir == 0)
+        memcpy(page + in_page, host, (size_t)n);
+      else
+        memset(page + in_page, value, (size_t)n);
     }
     if (host) host += n;
     off += n;
@@ -236,8 +239,7 @@ static ws_status walk_pages(ws_mem *mem, ws_ctx *ctx, alloc_rec *r, uint64_t off
   return WS_OK;
 }
 
-ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src,
-                         uint64_t size_bytes) {
+ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src, uint64_t size_bytes) {
   if (size_bytes == 0) return WS_OK;
   alloc_rec *r = NULL;
   ws_status st = host_range(mem, ctx, "copy", dst, size_bytes, &r);
@@ -245,8 +247,7 @@ ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src
   return walk_pages(mem, ctx, r, dst - r->base, (uint8_t *)(uintptr_t)src, 0, size_bytes, 0);
 }
 
-ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src,
-                          uint64_t size_bytes) {
+ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src, uint64_t size_bytes) {
   if (size_bytes == 0) return WS_OK;
   alloc_rec *r = NULL;
   ws_status st = host_range(mem, ctx, "copy", src, size_bytes, &r);
@@ -254,8 +255,7 @@ ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src,
   return walk_pages(mem, ctx, r, src - r->base, dst, 0, size_bytes, 1);
 }
 
-ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value,
-                      uint64_t size_bytes) {
+ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uint64_t size_bytes) {
   if (size_bytes == 0) return WS_OK;
   alloc_rec *r = NULL;
   ws_status st = host_range(mem, ctx, "fill", dst, size_bytes, &r);
@@ -268,8 +268,8 @@ uint64_t ws_mem_allocated_bytes(const ws_mem *mem) { return mem->allocated_bytes
 uint64_t ws_mem_resident_bytes(const ws_mem *mem) { return mem->resident_pages * PAGE_BYTES; }
 
 const char *ws_mem_fault_name(ws_mem_fault f) {
-  static const char *const names[WS_MEM_FAULT_COUNT] = {"ok", "unmapped", "freed",
-                                                        "misaligned", "out of host memory"};
+  static const char *const names[WS_MEM_FAULT_COUNT] = {"ok", "unmapped", "freed", "misaligned",
+                                                        "out of host memory"};
   return (unsigned)f < WS_MEM_FAULT_COUNT ? names[f] : "?";
 }
 
@@ -287,7 +287,8 @@ void ws_mem_explain(ws_mem *mem, uint64_t addr, ws_mem_fault f, char *buf, size_
     snprintf(buf, size, "access runs past the end of the %" PRIu64 "-byte allocation at 0x%016" PRIx64,
              r->size_bytes, r->base);
   } else if (r) {
-    snprintf(buf, size, "address is past the end of any allocation: it is %" PRIu64
+    snprintf(buf, size,
+             "address is past the end of any allocation: it is %" PRIu64
              " bytes after the nearest allocation at 0x%016" PRIx64 " of size %" PRIu64 " bytes%s",
              addr - r->base - r->size_bytes, r->base, r->size_bytes, r->live ? "" : " (freed)");
   } else {

@@ -53,8 +53,10 @@ bool ws_simt_branch(ws_simt *s, uint32_t pc, uint32_t target, uint32_t rpc, uint
     top->pc = pc + 1;
     return true;
   }
-  if (top->rpc == rpc) s->depth--; /* the entry below already waits at rpc */
-  else top->pc = rpc;
+  if (top->rpc == rpc)
+    s->depth--; /* the entry below already waits at rpc */
+  else
+    top->pc = rpc;
   return push(s, pc + 1, rpc, not_taken) && push(s, target, rpc, taken);
 }
 

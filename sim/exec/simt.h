@@ -52,9 +52,7 @@ void ws_simt_free(ws_simt *s);
 void ws_simt_reset(ws_simt *s, uint32_t live_mask);
 
 /* The executing entry; NULL when no lanes remain. */
-static inline ws_simt_entry *ws_simt_top(ws_simt *s) {
-  return s->depth ? &s->entries[s->depth - 1] : NULL;
-}
+static inline ws_simt_entry *ws_simt_top(ws_simt *s) { return s->depth ? &s->entries[s->depth - 1] : NULL; }
 /* Pops entries that reached their reconvergence pc. */
 void ws_simt_settle(ws_simt *s);
 /* Applies a BRA at `pc` of the top entry; taken is a subset of top.mask.

@@ -27,10 +27,10 @@ typedef enum ws_warp_state {
 } ws_warp_state;
 
 typedef struct ws_warp {
-  uint32_t *regs;      /* (nrows + 2) * 32 words: [reg][lane] */
-  uint32_t nrows;      /* registers the kernel uses */
-  uint32_t preds[8];   /* lane masks; preds[WS_PRED_PT] is all ones */
-  uint32_t live;       /* lanes that exist and have not exited */
+  uint32_t *regs;    /* (nrows + 2) * 32 words: [reg][lane] */
+  uint32_t nrows;    /* registers the kernel uses */
+  uint32_t preds[8]; /* lane masks; preds[WS_PRED_PT] is all ones */
+  uint32_t live;     /* lanes that exist and have not exited */
   ws_simt simt;
   ws_warp_state state;
   uint64_t insns_issued;
@@ -67,7 +67,11 @@ static inline uint32_t ws_lane_count(uint32_t m) {
 /* ---- the record of one executed warp instruction --------------------------- */
 
 typedef enum ws_space {
-  WS_SPACE_NONE, WS_SPACE_GLOBAL, WS_SPACE_SHARED, WS_SPACE_CONST, WS_SPACE_PARAM,
+  WS_SPACE_NONE,
+  WS_SPACE_GLOBAL,
+  WS_SPACE_SHARED,
+  WS_SPACE_CONST,
+  WS_SPACE_PARAM,
   WS_SPACE_COUNT
 } ws_space;
 
@@ -75,22 +79,22 @@ enum {
   WS_STEP_LOAD = 1u << 0,
   WS_STEP_STORE = 1u << 1,
   WS_STEP_ATOMIC = 1u << 2,
-  WS_STEP_ASYNC = 1u << 3,       /* LDGSTS: addr = global source, addr2 = shared dest */
-  WS_STEP_BAR_ARRIVED = 1u << 4, /* the warp now waits at a barrier */
-  WS_STEP_BAR_RELEASED = 1u << 5,/* this arrival (or exit) released the CTA's barrier */
-  WS_STEP_DONE = 1u << 6,        /* the warp finished (EXIT or running off the end) */
-  WS_STEP_COMMIT = 1u << 7,      /* LDGDEPBAR committed a group */
-  WS_STEP_WAIT = 1u << 8         /* DEPBAR: wait_groups holds its operand */
+  WS_STEP_ASYNC = 1u << 3,        /* LDGSTS: addr = global source, addr2 = shared dest */
+  WS_STEP_BAR_ARRIVED = 1u << 4,  /* the warp now waits at a barrier */
+  WS_STEP_BAR_RELEASED = 1u << 5, /* this arrival (or exit) released the CTA's barrier */
+  WS_STEP_DONE = 1u << 6,         /* the warp finished (EXIT or running off the end) */
+  WS_STEP_COMMIT = 1u << 7,       /* LDGDEPBAR committed a group */
+  WS_STEP_WAIT = 1u << 8          /* DEPBAR: wait_groups holds its operand */
 };
 
 typedef struct ws_warp_step {
   uint32_t pc;
-  uint16_t op;          /* ws_op */
-  uint16_t flags;       /* WS_STEP_* */
-  uint32_t active_mask; /* lanes that executed (active and guard true) */
-  uint8_t space;        /* ws_space, for memory instructions */
-  uint8_t width_bytes;  /* per-lane access size */
-  uint32_t wait_groups; /* DEPBAR's operand */
+  uint16_t op;                   /* ws_op */
+  uint16_t flags;                /* WS_STEP_* */
+  uint32_t active_mask;          /* lanes that executed (active and guard true) */
+  uint8_t space;                 /* ws_space, for memory instructions */
+  uint8_t width_bytes;           /* per-lane access size */
+  uint32_t wait_groups;          /* DEPBAR's operand */
   uint64_t addr[WS_WARP_LANES];  /* per-lane address (shared/const/param: offset) */
   uint32_t addr2[WS_WARP_LANES]; /* LDGSTS shared destination offsets */
 } ws_warp_step;

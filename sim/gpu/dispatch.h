@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 typedef struct ws_dispatch {
-  uint64_t total;     /* CTAs in the grid */
-  uint64_t next;      /* next CTA to hand out */
+  uint64_t total; /* CTAs in the grid */
+  uint64_t next;  /* next CTA to hand out */
   uint64_t retired;
   uint32_t num_sms;
   uint32_t ctas_per_sm;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/gpu/dispatch.h"
 #include "sim/core/eventq.h"
+#include "sim/gpu/dispatch.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/scoreboard.h"
 #include "sim/sm/sm.h"
@@ -80,8 +80,8 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->nwords = (e->nsms + 63) / 64;
   e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
   ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
-           ? register_stats(e)
-           : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
+                     ? register_stats(e)
+                     : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++)
     st = ws_sm_create(ctx, cfg, i, e->mem, stats, &e->sms[i]);
@@ -112,15 +112,19 @@ static void sync_sm(ws_engine *e, uint32_t i) {
   e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
   e->sm_blocked[i] = ws_sm_lsu_blocked(e->sms[i]);
   uint64_t bit = 1ull << (i % 64);
-  if (e->sm_next[i] != NEVER) e->sm_awake[i / 64] |= bit;
-  else e->sm_awake[i / 64] &= ~bit;
+  if (e->sm_next[i] != NEVER)
+    e->sm_awake[i / 64] |= bit;
+  else
+    e->sm_awake[i / 64] &= ~bit;
 }
 
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
   e->gpu_events++;
   if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_SM_WAKE) {
-    if (ev->kind == WS_EVK_MEM_RESP) ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
-    else ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
+    if (ev->kind == WS_EVK_MEM_RESP)
+      ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
+    else
+      ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
     sync_sm(e, ev->unit);
   } else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
     ws_memsys_handle(e->mem, ev);
@@ -237,15 +241,22 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   memset(ls, 0, sizeof *ls);
   ls->occupancy = *occ;
   ws_stats_reset(e->stats);
-  if (e->keep_l2) ws_memsys_reset_keep_l2(e->mem);
-  else ws_memsys_reset(e->mem);
+  if (e->keep_l2)
+    ws_memsys_reset_keep_l2(e->mem);
+  else
+    ws_memsys_reset(e->mem);
   ws_eventq_free(&e->q);
   ws_eventq_init(&e->q);
-  ws_sm_env env = {.ctx = e->ctx, .launch = launch, .nrows = ws_cta_regs_needed(launch->kernel),
-                   .ctas_per_sm = occ->ctas_per_sm, .warps_per_cta = occ->warps_per_cta,
-                   .budget_warp_insns = budget_warp_insns, .ls = ls};
+  ws_sm_env env = {.ctx = e->ctx,
+                   .launch = launch,
+                   .nrows = ws_cta_regs_needed(launch->kernel),
+                   .ctas_per_sm = occ->ctas_per_sm,
+                   .warps_per_cta = occ->warps_per_cta,
+                   .budget_warp_insns = budget_warp_insns,
+                   .ls = ls};
   ws_scoreboard_insn *table = NULL;
-  ws_status st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition, &table);
+  ws_status st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows,
+                                           e->cfg->regfile.banks_per_subpartition, &table);
   env.table = table;
   uint64_t end = 0;
   if (st == WS_OK) st = begin(e, &env, launch, occ);

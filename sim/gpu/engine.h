@@ -13,9 +13,9 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
-#include "sim/exec/exec.h"
 #include "sim/core/occupancy.h"
 #include "sim/core/stats.h"
+#include "sim/exec/exec.h"
 
 typedef struct ws_engine ws_engine;
 

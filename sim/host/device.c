@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/gpu/engine.h"
 #include "sim/exec/cta.h"
 #include "sim/exec/exec.h"
 #include "sim/exec/mem.h"
+#include "sim/gpu/engine.h"
 
 struct ws_device {
   ws_ctx *ctx;
@@ -84,9 +84,7 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
   return ws_mem_alloc(dev->mem, dev->ctx, size_bytes, dptr);
 }
 
-ws_status ws_device_free(ws_device *dev, uint64_t dptr) {
-  return ws_mem_free(dev->mem, dev->ctx, dptr);
-}
+ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
 
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
   return ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes);
@@ -100,8 +98,7 @@ ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t
   return ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes);
 }
 
-ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src,
-                                uint32_t size_bytes) {
+ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes) {
   if ((uint64_t)offset_bytes + size_bytes > dev->cfg.gpu.const_bank_bytes)
     return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
                        "constant write of %u bytes at offset %u runs past the end of the "
@@ -115,12 +112,11 @@ static ws_status check_dims(ws_device *dev, const char *what, ws_dim3 d, const u
   const uint32_t v[3] = {d.x, d.y, d.z};
   static const char axis[3] = {'x', 'y', 'z'};
   if (!d.x || !d.y || !d.z)
-    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "%s (%u,%u,%u) has a zero dimension", what, d.x,
-                       d.y, d.z);
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "%s (%u,%u,%u) has a zero dimension", what, d.x, d.y, d.z);
   for (int i = 0; i < 3; i++)
     if (v[i] > max[i])
-      return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT, "%s.%c = %u exceeds the device limit %u", what,
-                         axis[i], v[i], max[i]);
+      return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT, "%s.%c = %u exceeds the device limit %u", what, axis[i],
+                         v[i], max[i]);
   return WS_OK;
 }
 
@@ -145,21 +141,20 @@ static ws_status check_kernel(ws_device *dev, const ws_kernel *k, uint32_t dyn_s
   uint32_t regs = ws_cta_regs_needed(k);
   if (regs > dev->cfg.regfile.max_regs_per_thread)
     return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
-                       "kernel '%s' needs %u registers per thread; this device allows at most %u",
-                       k->name, regs, dev->cfg.regfile.max_regs_per_thread);
+                       "kernel '%s' needs %u registers per thread; this device allows at most %u", k->name,
+                       regs, dev->cfg.regfile.max_regs_per_thread);
   return WS_OK;
 }
 
 static ws_status check_args(ws_device *dev, const ws_kernel *k, const ws_args *args) {
-  if (!args)
-    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch of kernel '%s' without args", k->name);
+  if (!args) return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "launch of kernel '%s' without args", k->name);
   if (args->kernel != k)
     return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
                        "the args were prepared for kernel '%s', not for kernel '%s'",
                        args->kernel ? args->kernel->name : "(none)", k->name);
   if (k->param_size_bytes > WS_PARAM_MAX_BYTES)
-    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "kernel '%s' has %u bytes of params; at most %u",
-                       k->name, k->param_size_bytes, WS_PARAM_MAX_BYTES);
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "kernel '%s' has %u bytes of params; at most %u", k->name,
+                       k->param_size_bytes, WS_PARAM_MAX_BYTES);
   return ws_args_check_complete(dev->ctx, args);
 }
 
@@ -184,8 +179,7 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                             uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats);
 
 ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
-                           uint32_t dyn_shared_bytes, const ws_args *args,
-                           ws_launch_stats *stats) {
+                           uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats) {
   ws_launch_stats local;
   if (!stats) stats = &local;
   ws_status st = run_launch(dev, k, grid, block, dyn_shared_bytes, args, stats);
@@ -204,10 +198,15 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
   ws_occupancy occ;
   if (st == WS_OK) st = ws_device_occupancy(dev, k, block, dyn_shared_bytes, &occ);
   if (st != WS_OK) return st;
-  const ws_exec_launch launch = {
-      .kernel = k, .grid = grid, .block = block, .dyn_shared_bytes = dyn_shared_bytes,
-      .params = args->buf, .mem = dev->mem, .const_bank = dev->const_bank,
-      .const_bank_bytes = dev->cfg.gpu.const_bank_bytes, .num_sms = dev->cfg.gpu.num_sms};
+  const ws_exec_launch launch = {.kernel = k,
+                                 .grid = grid,
+                                 .block = block,
+                                 .dyn_shared_bytes = dyn_shared_bytes,
+                                 .params = args->buf,
+                                 .mem = dev->mem,
+                                 .const_bank = dev->const_bank,
+                                 .const_bank_bytes = dev->cfg.gpu.const_bank_bytes,
+                                 .num_sms = dev->cfg.gpu.num_sms};
   if (dev->mode == WS_MODE_FUNCTIONAL) {
     st = ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
     stats->occupancy = occ;

@@ -12,10 +12,10 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "sim/exec/args.h"
 #include "sim/core/config.h"
 #include "sim/core/occupancy.h"
 #include "sim/core/stats.h"
+#include "sim/exec/args.h"
 #include "sim/exec/launch.h"
 #include "sim/memsys/addrmap.h"
 
@@ -58,8 +58,7 @@ ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const voi
  * completion. A kernel fault returns WS_ERR_FAULT with a report naming CTA,
  * warp, lane, PC, instruction and address. stats may be NULL. */
 ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
-                           uint32_t dyn_shared_bytes, const ws_args *args,
-                           ws_launch_stats *stats);
+                           uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats);
 
 /* The theoretical occupancy of kernel k launched with `block` threads and
  * dyn_shared_bytes of dynamic shared memory, with the registers the

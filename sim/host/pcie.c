@@ -73,8 +73,7 @@ static uint64_t staged_ns(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pcie_d
 uint64_t ws_pcie_transfer_ns(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pcie_dir dir,
                              ws_pcie_host_mem mem) {
   if (size_bytes == 0) return 0;
-  uint64_t body =
-      mem == WS_PCIE_PAGEABLE ? staged_ns(cfg, size_bytes, dir) : ws_pcie_dma_ns(cfg, size_bytes);
+  uint64_t body = mem == WS_PCIE_PAGEABLE ? staged_ns(cfg, size_bytes, dir) : ws_pcie_dma_ns(cfg, size_bytes);
   return cfg->setup_lat_ns + body;
 }
 

@@ -45,13 +45,17 @@ static sum get_sum(const ws_stats *s, const char *pattern) {
 }
 
 static void print_pct(FILE *out, const char *label, double num, double den) {
-  if (den > 0) fprintf(out, "  %-34s %8.1f %%\n", label, 100.0 * num / den);
-  else fprintf(out, "  %-34s %8s\n", label, "n/a");
+  if (den > 0)
+    fprintf(out, "  %-34s %8.1f %%\n", label, 100.0 * num / den);
+  else
+    fprintf(out, "  %-34s %8s\n", label, "n/a");
 }
 
 static void print_rate(FILE *out, const char *label, sum hits, sum misses) {
-  if (!hits.present && !misses.present) fprintf(out, "  %-34s %8s\n", label, "n/a");
-  else print_pct(out, label, (double)hits.value, (double)(hits.value + misses.value));
+  if (!hits.present && !misses.present)
+    fprintf(out, "  %-34s %8s\n", label, "n/a");
+  else
+    print_pct(out, label, (double)hits.value, (double)(hits.value + misses.value));
 }
 
 static double seconds_of(const ws_gpu_cfg *cfg, uint64_t cycles) {
@@ -83,8 +87,7 @@ static void print_occupancy(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_st
   fprintf(out, "  %-34s %8.1f %%  (%u CTAs x %u warps per SM, limited by %s)\n", "theoretical occupancy",
           100.0 * o->occupancy, o->ctas_per_sm, o->warps_per_cta, ws_occupancy_limiter_name(o->limiter));
   sum warps = get_sum(s, "sm*.warps_active_sum"), active = get_sum(s, "sm*.cycles_active");
-  print_pct(out, "achieved occupancy", (double)warps.value,
-            (double)active.value * cfg->sm.max_warps_per_sm);
+  print_pct(out, "achieved occupancy", (double)warps.value, (double)active.value * cfg->sm.max_warps_per_sm);
 }
 
 static void print_stalls(FILE *out, const ws_stats *s) {
@@ -119,27 +122,32 @@ static void print_memory(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats
     fputc('\n', out);
   }
   sum wf = get_sum(s, "sm*.smem.wavefronts"), bc = get_sum(s, "sm*.smem.bank_conflicts");
-  fprintf(out, "  %-34s %12" PRIu64 " extra wavefronts of %" PRIu64 "\n", "shared bank conflicts", bc.value, wf.value);
+  fprintf(out, "  %-34s %12" PRIu64 " extra wavefronts of %" PRIu64 "\n", "shared bank conflicts", bc.value,
+          wf.value);
 }
 
 static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats *ls, const ws_stats *s) {
   uint64_t fp32 = get_sum(s, "sm*.flops.fp32").value, tensor = get_sum(s, "sm*.flops.tensor").value;
   double secs = seconds_of(cfg, ls->cycles), clock = cfg->gpu.core_clock_mhz * 1e6;
-  double peak32 = (double)cfg->gpu.num_sms * cfg->sm.subpartitions * cfg->sm.fp32_lanes_per_subpartition * 2 * clock;
+  double peak32 =
+      (double)cfg->gpu.num_sms * cfg->sm.subpartitions * cfg->sm.fp32_lanes_per_subpartition * 2 * clock;
   double peak_tc = (double)cfg->gpu.num_sms * cfg->sm.tensor_flops_per_cycle_per_sm * clock;
   fprintf(out, "  %-34s %12" PRIu64 " fp32, %" PRIu64 " tensor\n", "FLOPs", fp32, tensor);
   if (secs > 0) {
     fprintf(out, "  %-34s %12.1f GFLOP/s", "fp32 throughput", (double)fp32 / secs / 1e9);
-    if (peak32 > 0) fprintf(out, "  (%.1f %% of %.1f peak)", 100.0 * (double)fp32 / secs / peak32, peak32 / 1e9);
+    if (peak32 > 0)
+      fprintf(out, "  (%.1f %% of %.1f peak)", 100.0 * (double)fp32 / secs / peak32, peak32 / 1e9);
     fprintf(out, "\n  %-34s %12.1f GFLOP/s", "tensor throughput", (double)tensor / secs / 1e9);
-    if (peak_tc > 0) fprintf(out, "  (%.1f %% of %.1f peak)", 100.0 * (double)tensor / secs / peak_tc, peak_tc / 1e9);
+    if (peak_tc > 0)
+      fprintf(out, "  (%.1f %% of %.1f peak)", 100.0 * (double)tensor / secs / peak_tc, peak_tc / 1e9);
     fputc('\n', out);
   }
   sum rd = get_sum(s, "hbm.*.bytes_read"), wr = get_sum(s, "hbm.*.bytes_written");
   if (rd.value + wr.value)
     fprintf(out, "  %-34s %12.3f FLOP/byte\n", "arithmetic intensity (DRAM)",
             (double)(fp32 + tensor) / (double)(rd.value + wr.value));
-  else fprintf(out, "  %-34s %8s\n", "arithmetic intensity (DRAM)", "n/a");
+  else
+    fprintf(out, "  %-34s %8s\n", "arithmetic intensity (DRAM)", "n/a");
 }
 
 static double rate_pct(sum hits, sum misses) {
@@ -158,8 +166,8 @@ void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *s, ws_report_sum
   out->dram_write_bytes = get_sum(s, "hbm.*.bytes_written").value;
 }
 
-void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid,
-                     ws_dim3 block, const ws_launch_stats *ls, const ws_stats *stats) {
+void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid, ws_dim3 block,
+                     const ws_launch_stats *ls, const ws_stats *stats) {
   print_header(out, cfg, kernel_name, grid, block, ls);
   if (!ls->cycles) {
     fprintf(out, "  (functional launch: no timing figures)\n");

@@ -15,19 +15,19 @@
 
 #include "isa/program.h"
 #include "sim/core/config.h"
-#include "sim/host/device.h"
 #include "sim/core/stats.h"
+#include "sim/host/device.h"
 
 /* The few figures a timeline line shows per kernel. A rate is negative
  * when its counters are absent (a functional launch). */
 typedef struct ws_report_summary {
-  double l1_hit_pct, l2_hit_pct;  /* sector hit rates */
+  double l1_hit_pct, l2_hit_pct; /* sector hit rates */
   double achieved_occupancy_pct;
   uint64_t dram_read_bytes, dram_write_bytes;
 } ws_report_summary;
 void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *stats, ws_report_summary *out);
 
-void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid,
-                     ws_dim3 block, const ws_launch_stats *ls, const ws_stats *stats);
+void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid, ws_dim3 block,
+                     const ws_launch_stats *ls, const ws_stats *stats);
 
 #endif

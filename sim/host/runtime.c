@@ -60,9 +60,7 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
 
 static const char *const op_names[] = {"h2d", "d2h", "kernel", "host", "event"};
 
-const char *ws_runtime_op_name(ws_runtime_op op) {
-  return op < WS_RUNTIME_OP_COUNT ? op_names[op] : "?";
-}
+const char *ws_runtime_op_name(ws_runtime_op op) { return op < WS_RUNTIME_OP_COUNT ? op_names[op] : "?"; }
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -86,8 +84,7 @@ ws_status ws_runtime_create(ws_device *dev, ws_runtime **out) {
   ws_runtime *rt = calloc(1, sizeof *rt);
   if (!rt) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a runtime");
   const ws_gpu_cfg *cfg = ws_device_cfg(dev);
-  *rt = (ws_runtime){
-      .dev = dev, .ctx = ctx, .pcie = cfg->pcie, .core_clock_mhz = cfg->gpu.core_clock_mhz};
+  *rt = (ws_runtime){.dev = dev, .ctx = ctx, .pcie = cfg->pcie, .core_clock_mhz = cfg->gpu.core_clock_mhz};
   if (!grow((void **)&rt->stream_ready_ns, &rt->cap_streams, 0, sizeof *rt->stream_ready_ns)) {
     free(rt);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a runtime");
@@ -118,8 +115,8 @@ ws_device *ws_runtime_device(const ws_runtime *rt) { return rt->dev; }
 ws_status ws_runtime_host_alloc(ws_runtime *rt, uint64_t size_bytes, ws_pcie_host_mem mem,
                                 ws_runtime_host *out) {
   if (mem >= WS_PCIE_HOST_MEM_COUNT)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
-                       "host memory kind %d is neither pinned nor pageable", (int)mem);
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "host memory kind %d is neither pinned nor pageable",
+                       (int)mem);
   if (size_bytes == 0 || size_bytes > SIZE_MAX)
     return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "cannot allocate a host buffer of %llu bytes",
                        (unsigned long long)size_bytes);
@@ -127,8 +124,7 @@ ws_status ws_runtime_host_alloc(ws_runtime *rt, uint64_t size_bytes, ws_pcie_hos
     return nomem(rt, "allocating a host buffer");
   uint8_t *data = calloc((size_t)size_bytes, 1);
   if (!data)
-    return ws_ctx_fail(rt->ctx, WS_ERR_NOMEM,
-                       "host memory exhausted allocating a %llu-byte host buffer",
+    return ws_ctx_fail(rt->ctx, WS_ERR_NOMEM, "host memory exhausted allocating a %llu-byte host buffer",
                        (unsigned long long)size_bytes);
   rt->hosts[rt->nhosts++] = (host_buf){data, size_bytes, mem, true};
   *out = (ws_runtime_host)rt->nhosts;
@@ -173,8 +169,7 @@ ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr) { return ws_device_free
 
 ws_status ws_runtime_stream_create(ws_runtime *rt, ws_runtime_stream *out) {
   if (rt->nstreams >= UINT32_MAX - 1) return ws_ctx_fail(rt->ctx, WS_ERR_LIMIT, "too many streams");
-  if (!grow((void **)&rt->stream_ready_ns, &rt->cap_streams, rt->nstreams,
-            sizeof *rt->stream_ready_ns))
+  if (!grow((void **)&rt->stream_ready_ns, &rt->cap_streams, rt->nstreams, sizeof *rt->stream_ready_ns))
     return nomem(rt, "creating a stream");
   rt->stream_ready_ns[rt->nstreams] = 0;
   *out = (ws_runtime_stream)rt->nstreams++;
@@ -184,8 +179,7 @@ ws_status ws_runtime_stream_create(ws_runtime *rt, ws_runtime_stream *out) {
 static ws_status check_stream(ws_runtime *rt, ws_runtime_stream s) {
   if (s < rt->nstreams) return WS_OK;
   if (rt->nstreams == 1)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
-                       "unknown stream %u (only the default stream 0 exists)", s);
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "unknown stream %u (only the default stream 0 exists)", s);
   return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "unknown stream %u (streams 0 to %zu exist)", s,
                      rt->nstreams - 1);
 }
@@ -210,14 +204,13 @@ static event *find_event(ws_runtime *rt, ws_runtime_event ev) {
 /* Checks a caller's operation name before anything is done. */
 static ws_status check_name(ws_runtime *rt, const char *name) {
   if (!name || strlen(name) < WS_RUNTIME_NAME_MAX) return WS_OK;
-  return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
-                     "operation name '%.20s...' is longer than %d characters", name,
+  return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "operation name '%.20s...' is longer than %d characters", name,
                      WS_RUNTIME_NAME_MAX - 1);
 }
 
 /* Appends a record (kind, stream, name, times); the caller fills the rest. */
-static ws_runtime_record *push(ws_runtime *rt, ws_runtime_op kind, uint32_t stream,
-                               const char *name, uint64_t start_ns, uint64_t end_ns) {
+static ws_runtime_record *push(ws_runtime *rt, ws_runtime_op kind, uint32_t stream, const char *name,
+                               uint64_t start_ns, uint64_t end_ns) {
   if (!grow((void **)&rt->recs, &rt->cap_recs, rt->nrecs, sizeof *rt->recs)) {
     nomem(rt, "recording the timeline");
     return NULL;
@@ -248,8 +241,8 @@ ws_status ws_runtime_stream_wait_event(ws_runtime *rt, ws_runtime_stream s, ws_r
   if (!e) return WS_ERR_INVALID;
   if (check_stream(rt, s) != WS_OK) return WS_ERR_INVALID;
   if (!e->recorded)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
-                       "stream %u waits on event %u, which was never recorded", s, ev);
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "stream %u waits on event %u, which was never recorded", s,
+                       ev);
   rt->stream_ready_ns[s] = max_u64(rt->stream_ready_ns[s], e->time_ns);
   return WS_OK;
 }
@@ -261,11 +254,11 @@ ws_status ws_runtime_event_elapsed_ns(ws_runtime *rt, ws_runtime_event start, ws
   if (!b) return WS_ERR_INVALID;
   if (!a->recorded || !b->recorded)
     return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
-                       "elapsed time between events %u and %u: event %u was never recorded", start,
-                       end, a->recorded ? end : start);
+                       "elapsed time between events %u and %u: event %u was never recorded", start, end,
+                       a->recorded ? end : start);
   if (b->time_ns < a->time_ns)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "event %u (%llu ns) precedes event %u (%llu ns)",
-                       end, (unsigned long long)b->time_ns, start, (unsigned long long)a->time_ns);
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "event %u (%llu ns) precedes event %u (%llu ns)", end,
+                       (unsigned long long)b->time_ns, start, (unsigned long long)a->time_ns);
   *elapsed_ns = b->time_ns - a->time_ns;
   return WS_OK;
 }
@@ -275,22 +268,19 @@ ws_status ws_runtime_event_elapsed_ns(ws_runtime *rt, ws_runtime_event start, ws
 /* Places an operation of duration_ns on stream s and engine `engine`;
  * returns its start. */
 static uint64_t place(ws_runtime *rt, ws_runtime_stream s, int engine, uint64_t duration_ns) {
-  uint64_t start =
-      max_u64(rt->host_ns, max_u64(rt->stream_ready_ns[s], rt->engine_free_ns[engine]));
+  uint64_t start = max_u64(rt->host_ns, max_u64(rt->stream_ready_ns[s], rt->engine_free_ns[engine]));
   rt->stream_ready_ns[s] = rt->engine_free_ns[engine] = start + duration_ns;
   return start;
 }
 
 /* The host buffer and range a copy names, checked. */
-static host_buf *copy_host_side(ws_runtime *rt, ws_runtime_host h, uint64_t offset,
-                                uint64_t size_bytes) {
+static host_buf *copy_host_side(ws_runtime *rt, ws_runtime_host h, uint64_t offset, uint64_t size_bytes) {
   host_buf *b = find_host(rt, h);
   if (b && (offset > b->size_bytes || size_bytes > b->size_bytes - offset)) {
-    ws_ctx_fail(
-        rt->ctx, WS_ERR_INVALID,
-        "copy of %llu bytes at offset %llu runs past the end of the %llu-byte host buffer %u",
-        (unsigned long long)size_bytes, (unsigned long long)offset,
-        (unsigned long long)b->size_bytes, h);
+    ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                "copy of %llu bytes at offset %llu runs past the end of the %llu-byte host buffer %u",
+                (unsigned long long)size_bytes, (unsigned long long)offset, (unsigned long long)b->size_bytes,
+                h);
     return NULL;
   }
   return b;
@@ -301,14 +291,13 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
   host_buf *b = copy_host_side(rt, h, host_offset, size_bytes);
   if (!b) return WS_ERR_INVALID;
-  ws_status st = dir == WS_PCIE_H2D
-                     ? ws_device_memcpy_htod(rt->dev, dptr, b->data + host_offset, size_bytes)
-                     : ws_device_memcpy_dtoh(rt->dev, b->data + host_offset, dptr, size_bytes);
+  ws_status st = dir == WS_PCIE_H2D ? ws_device_memcpy_htod(rt->dev, dptr, b->data + host_offset, size_bytes)
+                                    : ws_device_memcpy_dtoh(rt->dev, b->data + host_offset, dptr, size_bytes);
   if (st != WS_OK) return st;
   uint64_t dur = ws_pcie_transfer_ns(&rt->pcie, size_bytes, dir, b->mem);
   uint64_t start = place(rt, s, dir == WS_PCIE_H2D ? ENGINE_H2D : ENGINE_D2H, dur);
-  ws_runtime_record *r = push(rt, dir == WS_PCIE_H2D ? WS_RUNTIME_OP_H2D : WS_RUNTIME_OP_D2H, s,
-                              name, start, start + dur);
+  ws_runtime_record *r =
+      push(rt, dir == WS_PCIE_H2D ? WS_RUNTIME_OP_H2D : WS_RUNTIME_OP_D2H, s, name, start, start + dur);
   if (!r) return WS_ERR_NOMEM;
   r->size_bytes = size_bytes;
   r->host_mem = b->mem;
@@ -317,15 +306,13 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   return WS_OK;
 }
 
-ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst,
-                                 ws_runtime_host h, uint64_t host_offset, uint64_t size_bytes,
-                                 const char *name) {
+ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst, ws_runtime_host h,
+                                 uint64_t host_offset, uint64_t size_bytes, const char *name) {
   return copy(rt, s, WS_PCIE_H2D, h, host_offset, dst, size_bytes, name);
 }
 
-ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime_host h,
-                                 uint64_t host_offset, uint64_t src, uint64_t size_bytes,
-                                 const char *name) {
+ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime_host h, uint64_t host_offset,
+                                 uint64_t src, uint64_t size_bytes, const char *name) {
   return copy(rt, s, WS_PCIE_D2H, h, host_offset, src, size_bytes, name);
 }
 
@@ -363,8 +350,8 @@ static void set_placing(ws_runtime *rt, ws_runtime_stream s, const char *name) {
 ws_status ws_runtime_capture_begin(ws_runtime *rt, ws_runtime_stream s, const char *name) {
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
   if (rt->placing)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "capture '%s' begins inside capture '%s'",
-                       name ? name : "", rt->place_name);
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "capture '%s' begins inside capture '%s'", name ? name : "",
+                       rt->place_name);
   set_placing(rt, s, name);
   return WS_OK;
 }
@@ -372,11 +359,9 @@ ws_status ws_runtime_capture_begin(ws_runtime *rt, ws_runtime_stream s, const ch
 void ws_runtime_capture_end(ws_runtime *rt) { rt->placing = false; }
 
 ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel *k, ws_dim3 grid,
-                            ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args,
-                            const char *name) {
+                            ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args, const char *name) {
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
-  if (rt->placing)
-    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "launch inside capture '%s'", rt->place_name);
+  if (rt->placing) return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "launch inside capture '%s'", rt->place_name);
   set_placing(rt, s, name);
   ws_status st = ws_device_launch(rt->dev, k, grid, block, dyn_shared_bytes, args, NULL);
   rt->placing = false;
@@ -385,8 +370,7 @@ ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel
 
 ws_status ws_runtime_host_work(ws_runtime *rt, const char *name, uint64_t duration_ns) {
   if (check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
-  if (!push(rt, WS_RUNTIME_OP_HOST, WS_RUNTIME_STREAM_HOST, name, rt->host_ns,
-            rt->host_ns + duration_ns))
+  if (!push(rt, WS_RUNTIME_OP_HOST, WS_RUNTIME_STREAM_HOST, name, rt->host_ns, rt->host_ns + duration_ns))
     return WS_ERR_NOMEM;
   rt->host_ns += duration_ns;
   return WS_OK;
@@ -402,8 +386,7 @@ ws_status ws_runtime_stream_synchronize(ws_runtime *rt, ws_runtime_stream s, uin
 }
 
 uint64_t ws_runtime_synchronize(ws_runtime *rt) {
-  for (size_t i = 0; i < rt->nstreams; i++)
-    rt->host_ns = max_u64(rt->host_ns, rt->stream_ready_ns[i]);
+  for (size_t i = 0; i < rt->nstreams; i++) rt->host_ns = max_u64(rt->host_ns, rt->stream_ready_ns[i]);
   for (int e = 0; e < ENGINE_COUNT; e++) rt->host_ns = max_u64(rt->host_ns, rt->engine_free_ns[e]);
   return rt->host_ns;
 }
@@ -421,15 +404,15 @@ static void describe(const ws_runtime_record *r, char *buf, size_t buf_bytes) {
     snprintf(buf, buf_bytes, "%" PRIu64 " B %s", r->size_bytes,
              r->host_mem == WS_PCIE_PAGEABLE ? "pageable" : "pinned");
   else if (r->kind == WS_RUNTIME_OP_KERNEL)
-    snprintf(buf, buf_bytes, "grid %ux%ux%u block %ux%ux%u", r->grid.x, r->grid.y, r->grid.z,
-             r->block.x, r->block.y, r->block.z);
+    snprintf(buf, buf_bytes, "grid %ux%ux%u block %ux%ux%u", r->grid.x, r->grid.y, r->grid.z, r->block.x,
+             r->block.y, r->block.z);
   else
     buf[0] = '\0';
 }
 
 void ws_runtime_print_timeline(FILE *out, const ws_runtime *rt) {
-  fprintf(out, "%4s  %-6s  %6s  %-20s  %-28s  %12s  %12s  %12s\n", "#", "op", "stream", "name",
-          "what", "start_ns", "end_ns", "dur_ns");
+  fprintf(out, "%4s  %-6s  %6s  %-20s  %-28s  %12s  %12s  %12s\n", "#", "op", "stream", "name", "what",
+          "start_ns", "end_ns", "dur_ns");
   for (size_t i = 0; i < rt->nrecs; i++) {
     const ws_runtime_record *r = &rt->recs[i];
     char stream[16], what[64];

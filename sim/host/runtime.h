@@ -47,13 +47,13 @@ typedef struct ws_runtime_record {
   ws_runtime_op kind;
   uint32_t stream; /* WS_RUNTIME_STREAM_HOST for host work */
   char name[WS_RUNTIME_NAME_MAX];
-  uint64_t size_bytes;       /* copies */
-  ws_pcie_host_mem host_mem; /* copies: pinned or pageable host side */
-  ws_dim3 grid, block;       /* kernels */
-  uint64_t start_ns, end_ns; /* simulated time; events have start == end */
-  ws_launch_stats stats;     /* kernels */
+  uint64_t size_bytes;              /* copies */
+  ws_pcie_host_mem host_mem;        /* copies: pinned or pageable host side */
+  ws_dim3 grid, block;              /* kernels */
+  uint64_t start_ns, end_ns;        /* simulated time; events have start == end */
+  ws_launch_stats stats;            /* kernels */
   char kernel[WS_RUNTIME_NAME_MAX]; /* kernels: the kernel's own name */
-  ws_report_summary summary; /* kernels: hit rates, occupancy, DRAM bytes */
+  ws_report_summary summary;        /* kernels: hit rates, occupancy, DRAM bytes */
 } ws_runtime_record;
 
 /* ---- create / destroy --------------------------------------------------------- */
@@ -82,8 +82,7 @@ ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr);
 ws_status ws_runtime_stream_create(ws_runtime *rt, ws_runtime_stream *out);
 ws_status ws_runtime_event_create(ws_runtime *rt, ws_runtime_event *out);
 /* The event takes the time at which all work issued to `s` so far is done. */
-ws_status ws_runtime_event_record(ws_runtime *rt, ws_runtime_event ev, ws_runtime_stream s,
-                                  const char *name);
+ws_status ws_runtime_event_record(ws_runtime *rt, ws_runtime_event ev, ws_runtime_stream s, const char *name);
 /* Later work on `s` starts no earlier than the event's time. */
 ws_status ws_runtime_stream_wait_event(ws_runtime *rt, ws_runtime_stream s, ws_runtime_event ev);
 /* end's time minus start's; both must be recorded, start no later than end. */
@@ -93,15 +92,12 @@ ws_status ws_runtime_event_elapsed_ns(ws_runtime *rt, ws_runtime_event start, ws
 /* ---- operations (names may be NULL; at most WS_RUNTIME_NAME_MAX - 1 chars) ---- */
 
 /* size_bytes from host buffer h at host_offset to device address dst. */
-ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst,
-                                 ws_runtime_host h, uint64_t host_offset, uint64_t size_bytes,
-                                 const char *name);
-ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime_host h,
-                                 uint64_t host_offset, uint64_t src, uint64_t size_bytes,
-                                 const char *name);
+ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst, ws_runtime_host h,
+                                 uint64_t host_offset, uint64_t size_bytes, const char *name);
+ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime_host h, uint64_t host_offset,
+                                 uint64_t src, uint64_t size_bytes, const char *name);
 ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel *k, ws_dim3 grid,
-                            ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args,
-                            const char *name);
+                            ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args, const char *name);
 /* Host-side work of duration_ns (measured by the caller): the host issues
  * nothing else meanwhile. */
 /* Between begin and end, every kernel that any code launches on the

@@ -43,8 +43,7 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   c->assoc = assoc;
   c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
-  if (!c->ways)
-    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
+  if (!c->ways) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
   return WS_OK;
 }
 

@@ -46,8 +46,8 @@ struct ws_cache {
 /* `sets` x `assoc` ways (sets and assoc at least 1: the config's geometry,
  * checked when it was loaded); `repl_name` selects the policy ("lru"; NULL
  * means "lru"). */
-ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
-                        const char *repl_name, const char *what);
+ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc, const char *repl_name,
+                        const char *what);
 void ws_cache_fini(ws_cache *c);
 /* Invalidates every line (a cold cache). */
 void ws_cache_clear(ws_cache *c);

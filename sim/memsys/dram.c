@@ -82,8 +82,7 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->writes, "writes", "write requests served (L2 write-backs)"},
         {&c->row_hits, "row_hits", "requests to the open row (tCL)"},
         {&c->row_misses, "row_misses", "requests to a bank with no open row (tRCD + tCL)"},
-        {&c->row_conflicts, "row_conflicts",
-         "requests to another row than the open one (tRP + tRCD + tCL)"},
+        {&c->row_conflicts, "row_conflicts", "requests to another row than the open one (tRP + tRCD + tCL)"},
         {&c->bytes_read, "bytes_read", "bytes moved on the bus for reads (whole bursts)"},
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
@@ -99,8 +98,7 @@ static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
   for (uint32_t i = 0; i < d->channels; i++) {
     d->ch[i].queue = calloc(d->queue_depth, sizeof(qent));
     d->ch[i].banks = calloc(d->banks, sizeof(bank));
-    if (!d->ch[i].queue || !d->ch[i].banks)
-      return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");
+    if (!d->ch[i].queue || !d->ch[i].banks) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");
   }
   return WS_OK;
 }
@@ -229,8 +227,7 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
   c->st.busy_cycles = c->busy_fp >> BUS_FRAC_BITS;
   uint64_t done = (c->bus_free_fp + BUS_FRAC_ONE - 1) >> BUS_FRAC_BITS;
   uint64_t moved =
-      bus ? (e.bytes + d->cfg.hbm.burst_bytes - 1) / d->cfg.hbm.burst_bytes * d->cfg.hbm.burst_bytes
-          : 0;
+      bus ? (e.bytes + d->cfg.hbm.burst_bytes - 1) / d->cfg.hbm.burst_bytes * d->cfg.hbm.burst_bytes : 0;
   if (e.is_write) {
     c->st.writes++;
     c->st.bytes_written += moved;
@@ -251,8 +248,8 @@ static uint64_t next_wake(const channel *c, uint64_t now) {
   return wake;
 }
 
-uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out,
-                          uint32_t max_out, uint64_t *wake_cycle) {
+uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out, uint32_t max_out,
+                          uint64_t *wake_cycle) {
   channel *c = &d->ch[ch];
   uint32_t n = 0;
   while (n < max_out) {

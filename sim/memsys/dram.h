@@ -43,15 +43,14 @@ void ws_dram_locate(const ws_dram *d, uint64_t line_addr, uint32_t *bank, uint64
 /* Claims a queue slot on `ch`; false when the queue is full. */
 bool ws_dram_reserve(ws_dram *d, uint32_t ch);
 /* The request (whose slot was reserved) reaches the controller. */
-void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, uint32_t bytes,
-                     bool is_write);
+void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, uint32_t bytes, bool is_write);
 /* FR-FCFS at cycle `now`: repeatedly issues, among queued requests whose
  * bank is ready, the oldest row hit, else the oldest. Writes at most
  * `max_out` issues and returns their count; each issue frees its queue slot.
  * *wake_cycle is when a bank with queued work becomes ready (UINT64_MAX if
  * the queue is empty). */
-uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out,
-                          uint32_t max_out, uint64_t *wake_cycle);
+uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out, uint32_t max_out,
+                          uint64_t *wake_cycle);
 /* Requests queued or reserved on `ch`. */
 uint32_t ws_dram_occupancy(const ws_dram *d, uint32_t ch);
 

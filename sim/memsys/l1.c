@@ -72,8 +72,7 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
       {&t->mshr_full_stalls, "mshr_full_stalls", "accesses refused: every MSHR busy"},
       {&t->merge_limit_stalls, "merge_limit_stalls",
        "accesses refused: the line's MSHR is at mshr_max_merge"},
-      {&t->reserve_stalls, "reserve_stalls",
-       "accesses refused: every way of the set awaits a fill"},
+      {&t->reserve_stalls, "reserve_stalls", "accesses refused: every way of the set awaits a fill"},
       {&t->wbuf_stalls, "wbuf_stalls", "accesses refused: the write buffer is full"},
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to L2"},
@@ -92,8 +91,7 @@ static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   return WS_OK;
 }
 
-ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats,
-                       ws_l1 **out) {
+ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats, ws_l1 **out) {
   *out = NULL;
   const ws_cfg_l1 *c = &cfg->l1;
   ws_l1 *l1 = calloc(1, sizeof *l1);
@@ -187,8 +185,7 @@ static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
     l1->st.line_hits++;
 }
 
-static void merge_read(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint8_t miss, uint32_t id,
-                       ws_l1_result *r) {
+static void merge_read(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint8_t miss, uint32_t id, ws_l1_result *r) {
   mshr *m = &l1->mshrs[w->mshr];
   m->w[m->nwait++] = (waiter){id, miss, mask};
   r->send_mask = miss & (uint8_t)~m->requested;
@@ -197,8 +194,8 @@ static void merge_read(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint8_t miss, u
   l1->st.mshr_merges++;
 }
 
-static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, uint8_t miss,
-                     uint32_t id, ws_l1_result *r) {
+static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, uint8_t miss, uint32_t id,
+                     ws_l1_result *r) {
   uint32_t idx = l1->free_stack[--l1->nfree];
   mshr *m = &l1->mshrs[idx];
   m->line = line;
@@ -212,8 +209,7 @@ static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, ui
   r->send_mask = miss;
 }
 
-static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
-                        ws_l1_result *r) {
+static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
   ws_cache_way *w = find(l1, a->line_addr);
   uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
   if (!miss) {

@@ -18,15 +18,15 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
-#include "sim/memsys/memsys.h"
 #include "sim/core/stats.h"
+#include "sim/memsys/memsys.h"
 
 typedef struct ws_l1 ws_l1;
 
 typedef enum ws_l1_outcome {
-  WS_L1_HIT,  /* load/async: every sector present, data at resp_cycle; store: absorbed (write-back)
-               */
-  WS_L1_MISS, /* send a read of send_mask to L2; the request waits on an MSHR */
+  WS_L1_HIT,     /* load/async: every sector present, data at resp_cycle; store: absorbed (write-back)
+                  */
+  WS_L1_MISS,    /* send a read of send_mask to L2; the request waits on an MSHR */
   WS_L1_MERGED,  /* waits on an MSHR whose reads already cover its sectors */
   WS_L1_FORWARD, /* store (write-through) or atomic: send to L2; holds a write-buffer slot */
   WS_L1_REJECT,  /* back-pressure: nothing changed, try again after a memsys event */
@@ -49,8 +49,7 @@ typedef struct ws_l1_done {
 } ws_l1_done;
 
 /* cfg must be resolved: it is trusted, not checked. */
-ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats,
-                       ws_l1 **out);
+ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats, ws_l1 **out);
 void ws_l1_destroy(ws_l1 *l1);
 /* Cold cache, empty MSHRs and write buffer, idle port. */
 void ws_l1_reset(ws_l1 *l1);

@@ -86,8 +86,7 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
       {&t->mshr_merges, "mshr_merges", "misses merged into an in-flight MSHR"},
       {&t->mshr_stalls, "mshr_stalls", "lookups stalled: every MSHR busy or set pinned"},
       {&t->wb_stalls, "wb_stalls", "lookups stalled: write-back buffer full"},
-      {&t->dram_queue_stalls, "dram_queue_stalls",
-       "DRAM requests that waited for a controller slot"},
+      {&t->dram_queue_stalls, "dram_queue_stalls", "DRAM requests that waited for a controller slot"},
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
       {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
@@ -102,13 +101,11 @@ static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl, uint32_t sets) {
   sl->mshrs = calloc(n, sizeof *sl->mshrs);
   sl->free_stack = calloc(n, sizeof *sl->free_stack);
   sl->fifo = calloc(l2->fifo_cap, sizeof *sl->fifo);
-  if (!sl->mshrs || !sl->free_stack || !sl->fifo)
-    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
+  if (!sl->mshrs || !sl->free_stack || !sl->fifo) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
   return WS_OK;
 }
 
-ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids,
-                       ws_l2 **out) {
+ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids, ws_l2 **out) {
   *out = NULL;
   ws_l2 *l2 = calloc(1, sizeof *l2);
   if (!l2) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
@@ -127,8 +124,7 @@ ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint
     st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "l2: out of memory");
   for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++)
     st = init_slice(l2, ctx, &l2->s[i], cfg->geom.l2_sets_per_slice);
-  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++)
-    st = register_slice(l2, ctx, stats, i);
+  for (uint32_t i = 0; st == WS_OK && i < l2->cfg.slices; i++) st = register_slice(l2, ctx, stats, i);
   if (st != WS_OK) {
     ws_l2_destroy(l2);
     return st;
@@ -217,9 +213,7 @@ void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t s) { l2->s[s].st.dram_queue_stal
 
 bool ws_l2_stalled(const ws_l2 *l2, uint32_t s) { return l2->s[s].stalled; }
 
-static uint64_t set_key(const ws_l2 *l2, uint64_t line) {
-  return (line >> l2->line_shift) / l2->cfg.slices;
-}
+static uint64_t set_key(const ws_l2 *l2, uint64_t line) { return (line >> l2->line_shift) / l2->cfg.slices; }
 
 static ws_cache_way *find(ws_l2 *l2, slice *sl, uint64_t line) {
   return ws_cache_find(&sl->tags, set_key(l2, line), line >> l2->line_shift);
@@ -250,8 +244,7 @@ static ws_cache_way *allocate(ws_l2 *l2, slice *sl, uint64_t line, ws_l2_result 
   return v;
 }
 
-static void add_waiter(ws_l2 *l2, mshr *m, uint32_t id, ws_access_kind kind, uint8_t mask,
-                       uint8_t need) {
+static void add_waiter(ws_l2 *l2, mshr *m, uint32_t id, ws_access_kind kind, uint8_t mask, uint8_t need) {
   l2->next[id] = NO_ID;
   l2->wmask[id] = mask;
   l2->wkind[id] = (uint8_t)kind;
@@ -293,8 +286,8 @@ static void new_mshr(slice *sl, ws_cache_way *w, uint64_t line, uint8_t miss) {
   w->mshr = idx;
 }
 
-static void lookup_read(ws_l2 *l2, slice *sl, uint32_t id, uint64_t line, uint8_t mask,
-                        ws_access_kind kind, uint64_t now, ws_l2_result *r) {
+static void lookup_read(ws_l2 *l2, slice *sl, uint32_t id, uint64_t line, uint8_t mask, ws_access_kind kind,
+                        uint64_t now, ws_l2_result *r) {
   ws_cache_way *w = find(l2, sl, line);
   uint8_t miss = mask & (uint8_t) ~(w ? w->valid : 0);
   bool atomic = kind == WS_ACCESS_ATOMIC;
@@ -324,8 +317,8 @@ static void lookup_read(ws_l2 *l2, slice *sl, uint32_t id, uint64_t line, uint8_
   count_read(sl, kind, mask, miss);
 }
 
-void ws_l2_lookup(ws_l2 *l2, uint32_t s, uint32_t id, uint64_t line, uint8_t mask,
-                  ws_access_kind kind, uint64_t now, ws_l2_result *r) {
+void ws_l2_lookup(ws_l2 *l2, uint32_t s, uint32_t id, uint64_t line, uint8_t mask, ws_access_kind kind,
+                  uint64_t now, ws_l2_result *r) {
   slice *sl = &l2->s[s];
   memset(r, 0, sizeof *r);
   r->outcome = WS_L2_STALL;
@@ -336,8 +329,7 @@ void ws_l2_lookup(ws_l2 *l2, uint32_t s, uint32_t id, uint64_t line, uint8_t mas
   sl->stalled = r->outcome == WS_L2_STALL;
 }
 
-uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t now,
-                    ws_l2_done *out) {
+uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t now, ws_l2_done *out) {
   slice *sl = &l2->s[s];
   ws_cache_way *w = find(l2, sl, line);
   if (!w || !w->pending) return 0;

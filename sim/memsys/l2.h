@@ -17,8 +17,8 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
-#include "sim/memsys/memsys.h"
 #include "sim/core/stats.h"
+#include "sim/memsys/memsys.h"
 
 typedef struct ws_l2 ws_l2;
 
@@ -47,8 +47,7 @@ typedef struct ws_l2_done {
 
 /* Request ids passed in must be < max_ids. cfg must be resolved: it is
  * trusted, not checked. */
-ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids,
-                       ws_l2 **out);
+ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids, ws_l2 **out);
 void ws_l2_destroy(ws_l2 *l2);
 void ws_l2_reset(ws_l2 *l2);
 /* Frees every MSHR, queue and timing stamp but keeps the tags (valid and
@@ -69,12 +68,11 @@ uint64_t ws_l2_free_cycle(const ws_l2 *l2, uint32_t slice);
  * passes twice) starting at `now`. */
 void ws_l2_occupy(ws_l2 *l2, uint32_t slice, uint32_t bytes, bool atomic, uint64_t now);
 
-void ws_l2_lookup(ws_l2 *l2, uint32_t slice, uint32_t id, uint64_t line, uint8_t mask,
-                  ws_access_kind kind, uint64_t now, ws_l2_result *r);
+void ws_l2_lookup(ws_l2 *l2, uint32_t slice, uint32_t id, uint64_t line, uint8_t mask, ws_access_kind kind,
+                  uint64_t now, ws_l2_result *r);
 /* Sectors `mask` of `line` arrive from DRAM at `now`; writes the completed
  * waiters to `out` (room for max_ids) and returns their count. */
-uint32_t ws_l2_fill(ws_l2 *l2, uint32_t slice, uint64_t line, uint8_t mask, uint64_t now,
-                    ws_l2_done *out);
+uint32_t ws_l2_fill(ws_l2 *l2, uint32_t slice, uint64_t line, uint8_t mask, uint64_t now, ws_l2_done *out);
 /* A dirty victim left the slice for the DRAM queue. */
 void ws_l2_wb_release(ws_l2 *l2, uint32_t slice);
 /* Counts a DRAM read that had to wait for a controller queue slot. */

@@ -10,10 +10,9 @@ uint64_t ws_latency_idle_cycles(const ws_gpu_cfg *cfg, ws_mem_level level) {
   uint64_t port = ws_xbar_beats(sector, cfg->l1.port_bytes_per_cycle) - 1;
   uint64_t l1 = cfg->l1.hit_lat_cycles + port;
   if (level == WS_LEVEL_L1_HIT) return l1;
-  uint64_t to_slice = cfg->noc.lat_cycles +
-                      ws_xbar_beats(WS_XBAR_HEADER_BYTES, cfg->noc.sm_port_bytes_per_cycle) - 1;
-  uint64_t to_sm =
-      cfg->noc.lat_cycles + ws_xbar_beats(sector, cfg->noc.slice_port_bytes_per_cycle) - 1;
+  uint64_t to_slice =
+      cfg->noc.lat_cycles + ws_xbar_beats(WS_XBAR_HEADER_BYTES, cfg->noc.sm_port_bytes_per_cycle) - 1;
+  uint64_t to_sm = cfg->noc.lat_cycles + ws_xbar_beats(sector, cfg->noc.slice_port_bytes_per_cycle) - 1;
   uint64_t near = cfg->l1.hit_lat_cycles + to_slice + cfg->l2.hit_lat_cycles + to_sm + port;
   if (level == WS_LEVEL_L2_HIT_NEAR) return near;
   if (level == WS_LEVEL_L2_HIT_FAR) return near + cfg->geom.l2_far_extra_lat_cycles;

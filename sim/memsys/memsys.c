@@ -145,8 +145,7 @@ static void send_req(ws_memsys *m, uint32_t id, uint64_t ready) {
 
 static void transmit_resp(ws_memsys *m, uint32_t id, uint64_t ready) {
   req *r = &m->pool[id];
-  uint64_t arrive =
-      ws_xbar_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm, sector_bytes(m, r->mask), ready);
+  uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm, sector_bytes(m, r->mask), ready);
   post(m, arrive, EV_RESP_ARRIVE, r->sm, id);
 }
 
@@ -168,8 +167,7 @@ static void pump(ws_memsys *m, uint32_t slice, uint64_t now);
 
 static void enter_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
   req *r = &m->pool[id];
-  post(m, ready + m->cfg.hbm.ctrl_lat_cycles, EV_DRAM_ARRIVE, ws_dram_channel(m->dram, r->line),
-       id);
+  post(m, ready + m->cfg.hbm.ctrl_lat_cycles, EV_DRAM_ARRIVE, ws_dram_channel(m->dram, r->line), id);
   if (r->role == ROLE_DRAM_WRITE) ws_l2_wb_release(m->l2, r->slice);
 }
 
@@ -219,8 +217,7 @@ static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
     if (m->issues[i].is_write) /* held until its burst is on the bus: a kernel ends after it */
       post(m, m->issues[i].done_cycle, EV_DRAM_WRITTEN, ch, id);
     else
-      post(m, m->issues[i].done_cycle + m->cfg.hbm.ctrl_lat_cycles, EV_L2_FILL, m->pool[id].slice,
-           id);
+      post(m, m->issues[i].done_cycle + m->cfg.hbm.ctrl_lat_cycles, EV_L2_FILL, m->pool[id].slice, id);
   }
   if (n) dram_admit(m, ch, now);
   if (wake != UINT64_MAX && wake < m->dram_wake[ch]) {
@@ -231,11 +228,9 @@ static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
 
 /* ---- the slice pipeline --------------------------------------------------------- */
 
-static void slice_outcome(ws_memsys *m, uint32_t slice, uint32_t id, const ws_l2_result *res,
-                          uint64_t now) {
+static void slice_outcome(ws_memsys *m, uint32_t slice, uint32_t id, const ws_l2_result *res, uint64_t now) {
   req *r = &m->pool[id];
-  if (res->writeback)
-    send_dram(m, new_dram_req(m, ROLE_DRAM_WRITE, res->wb_line, res->wb_mask, slice), now);
+  if (res->writeback) send_dram(m, new_dram_req(m, ROLE_DRAM_WRITE, res->wb_line, res->wb_mask, slice), now);
   if (res->outcome == WS_L2_HIT) {
     send_resp(m, id, res->ready_cycle);
   } else if (res->outcome == WS_L2_MISS && res->fetch_mask) {
@@ -312,8 +307,7 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
 
 /* ---- public ------------------------------------------------------------------------ */
 
-bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
-                      uint64_t cookie) {
+bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT || m->free_n < 2) return false;
   uint32_t id = pool_alloc(m);
@@ -354,11 +348,8 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
     r->mask = res.send_mask;
     send_req(m, id, leave);
     break;
-  case WS_L1_FORWARD:
-    send_req(m, id, leave);
-    break;
-  default: /* MERGED: the record waits on the MSHR */
-    break;
+  case WS_L1_FORWARD: send_req(m, id, leave); break;
+  default: /* MERGED: the record waits on the MSHR */ break;
   }
   return true;
 }
@@ -377,8 +368,7 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
     break;
   case EV_DRAM_ARRIVE: {
     req *r = &m->pool[id];
-    ws_dram_enqueue(m->dram, unit, id, r->line, sector_bytes(m, r->mask),
-                    r->role == ROLE_DRAM_WRITE);
+    ws_dram_enqueue(m->dram, unit, id, r->line, sector_bytes(m, r->mask), r->role == ROLE_DRAM_WRITE);
     dram_kick(m, unit, ev->cycle);
     break;
   }
@@ -386,17 +376,10 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
     if (m->dram_wake[unit] == ev->cycle) m->dram_wake[unit] = UINT64_MAX;
     dram_kick(m, unit, ev->cycle);
     break;
-  case EV_L2_FILL:
-    on_l2_fill(m, unit, id, ev->cycle);
-    break;
-  case EV_RESP_ARRIVE:
-    on_resp_arrive(m, unit, id, ev->cycle);
-    break;
-  case EV_DRAM_WRITTEN:
-    pool_free(m, id);
-    break;
-  default:
-    break;
+  case EV_L2_FILL: on_l2_fill(m, unit, id, ev->cycle); break;
+  case EV_RESP_ARRIVE: on_resp_arrive(m, unit, id, ev->cycle); break;
+  case EV_DRAM_WRITTEN: pool_free(m, id); break;
+  default: break;
   }
 }
 
@@ -406,8 +389,10 @@ static void reset(ws_memsys *m, bool keep_l2) {
   m->epoch++;
   for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) ws_l1_reset(m->l1[i]);
   ws_xbar_reset(m->xbar);
-  if (keep_l2) ws_l2_reset_timing(m->l2);
-  else ws_l2_reset(m->l2);
+  if (keep_l2)
+    ws_l2_reset_timing(m->l2);
+  else
+    ws_l2_reset(m->l2);
   ws_dram_reset(m->dram);
   m->free_head = NO_ID;
   for (uint32_t i = m->pool_n; i-- > 0;) {
@@ -450,8 +435,8 @@ static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
   m->l1_done = calloc(c->l1.mshr_max_merge, sizeof *m->l1_done);
   m->l2_done = calloc(m->pool_n, sizeof *m->l2_done);
   m->issues = calloc(c->hbm.queue_depth, sizeof *m->issues);
-  if (!m->pool || !m->l1 || !m->req_voq || !m->pump_at || !m->resp_voq || !m->dram_wait ||
-      !m->dram_wake || !m->l1_done || !m->l2_done || !m->issues)
+  if (!m->pool || !m->l1 || !m->req_voq || !m->pump_at || !m->resp_voq || !m->dram_wait || !m->dram_wake ||
+      !m->l1_done || !m->l2_done || !m->issues)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory for %u requests", m->pool_n);
   return WS_OK;
 }

@@ -33,8 +33,8 @@
 /* Event kinds: the engine owns the numbering so components cannot collide. */
 enum {
   WS_EVK_NONE = 0,
-  WS_EVK_SM_WAKE = 1,      /* unit = sm: re-evaluate the SM at this cycle */
-  WS_EVK_MEM_RESP = 2,     /* unit = sm, payload = cookie: a load/atomic/async access is back */
+  WS_EVK_SM_WAKE = 1,  /* unit = sm: re-evaluate the SM at this cycle */
+  WS_EVK_MEM_RESP = 2, /* unit = sm, payload = cookie: a load/atomic/async access is back */
   WS_EVK_MEMSYS_FIRST = 16,
   WS_EVK_MEMSYS_LAST = 63
 };
@@ -70,11 +70,9 @@ void ws_memsys_reset(ws_memsys *m);
  * hierarchy after the previous one in a real process. */
 void ws_memsys_reset_keep_l2(ws_memsys *m);
 
-bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
-                      uint64_t cookie);
+bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
-
 
 #endif

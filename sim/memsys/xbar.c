@@ -57,7 +57,8 @@ static ws_status register_stats(ws_xbar *x, ws_ctx *ctx, ws_stats *s) {
   for (uint32_t i = 0; i < x->num_sms && st == WS_OK; i++) {
     const ws_stat_def defs[] = {
         {&rq->src_bytes[i], "req_bytes", "request bytes the SM sent into the crossbar"},
-        {&rs->dst_stalls[i], "resp_stalls", "responses held at a slice because the SM's input queue was full"},
+        {&rs->dst_stalls[i], "resp_stalls",
+         "responses held at a slice because the SM's input queue was full"},
     };
     st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "noc.sm%u.", i);
   }
@@ -80,11 +81,9 @@ ws_status ws_xbar_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   ws_addrmap_init(&x->map, cfg);
   x->num_sms = cfg->gpu.num_sms;
   x->slices = cfg->l2.slices;
-  ws_status st =
-      dir_init(ctx, &x->dir[WS_XBAR_REQ], x->num_sms, x->slices, cfg->noc.sm_port_bytes_per_cycle);
+  ws_status st = dir_init(ctx, &x->dir[WS_XBAR_REQ], x->num_sms, x->slices, cfg->noc.sm_port_bytes_per_cycle);
   if (st == WS_OK)
-    st = dir_init(ctx, &x->dir[WS_XBAR_RESP], x->slices, x->num_sms,
-                  cfg->noc.slice_port_bytes_per_cycle);
+    st = dir_init(ctx, &x->dir[WS_XBAR_RESP], x->slices, x->num_sms, cfg->noc.slice_port_bytes_per_cycle);
   if (st == WS_OK) st = register_stats(x, ctx, stats);
   if (st != WS_OK) {
     ws_xbar_destroy(x);
@@ -110,9 +109,7 @@ void ws_xbar_reset(ws_xbar *x) {
   }
 }
 
-uint32_t ws_xbar_sm_partition(const ws_xbar *x, uint32_t sm) {
-  return ws_addrmap_sm_partition(&x->map, sm);
-}
+uint32_t ws_xbar_sm_partition(const ws_xbar *x, uint32_t sm) { return ws_addrmap_sm_partition(&x->map, sm); }
 
 uint32_t ws_xbar_slice_partition(const ws_xbar *x, uint32_t slice) {
   return ws_addrmap_slice_partition(&x->map, slice);
@@ -123,9 +120,7 @@ bool ws_xbar_can_send(const ws_xbar *x, ws_xbar_dir dir, uint32_t src, uint32_t 
   return x->dir[dir].credits[dst] > 0;
 }
 
-void ws_xbar_count_stall(ws_xbar *x, ws_xbar_dir dir, uint32_t dst) {
-  x->dir[dir].dst_stalls[dst]++;
-}
+void ws_xbar_count_stall(ws_xbar *x, ws_xbar_dir dir, uint32_t dst) { x->dir[dir].dst_stalls[dst]++; }
 
 uint64_t ws_xbar_send(ws_xbar *x, ws_xbar_dir dir, uint32_t src, uint32_t dst, uint32_t bytes,
                       uint64_t ready_cycle) {

@@ -32,8 +32,8 @@ static void sort_spans(span *s, uint32_t n) {
 
 /* Splits each active lane's access at line boundaries. A lane is at most
  * 16 bytes wide and lines are at least that, so it touches <= 2 lines. */
-static uint32_t collect_spans(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask,
-                              uint32_t width_bytes, uint32_t line_bytes, span *out) {
+static uint32_t collect_spans(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
+                              uint32_t line_bytes, span *out) {
   uint32_t n = 0;
   for (uint32_t lane = 0; lane < WS_WARP_LANES; lane++) {
     if (!(active_mask >> lane & 1u)) continue;
@@ -50,14 +50,13 @@ static uint32_t collect_spans(const uint64_t addr[WS_WARP_LANES], uint32_t activ
 
 static uint8_t sectors_of(uint32_t lo, uint32_t hi, uint32_t sector_bytes) {
   uint8_t mask = 0;
-  for (uint32_t s = lo / sector_bytes; s <= (hi - 1) / sector_bytes; s++)
-    mask |= (uint8_t)(1u << s);
+  for (uint32_t s = lo / sector_bytes; s <= (hi - 1) / sector_bytes; s++) mask |= (uint8_t)(1u << s);
   return mask;
 }
 
-uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask,
-                            uint32_t width_bytes, uint32_t line_bytes, uint32_t sector_bytes,
-                            ws_access_kind kind, ws_line_access *out, uint32_t max_out) {
+uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
+                            uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
+                            ws_line_access *out, uint32_t max_out) {
   span spans[2 * WS_WARP_LANES];
   uint32_t n = collect_spans(addr, active_mask, width_bytes, line_bytes, spans);
   sort_spans(spans, n);
@@ -119,15 +118,14 @@ static uint32_t phase_wavefronts(const uint64_t *offsets, uint32_t active_mask, 
 }
 
 uint32_t ws_coalesce_smem_wavefronts(const uint64_t offsets[WS_WARP_LANES], uint32_t active_mask,
-                                     uint32_t width_bytes, uint32_t banks,
-                                     uint32_t bank_width_bytes) {
+                                     uint32_t width_bytes, uint32_t banks, uint32_t bank_width_bytes) {
   if (banks == 0 || bank_width_bytes == 0 || width_bytes == 0) return 0;
   /* one phase moves at most 128 bytes: 32 lanes of <= 4 B, 16 of 8 B, 8 of 16 B */
   uint32_t lanes_per_phase = width_bytes <= 4 ? WS_WARP_LANES : 128u / width_bytes;
   if (lanes_per_phase == 0) lanes_per_phase = 1;
   uint32_t total = 0;
   for (uint32_t first = 0; first < WS_WARP_LANES; first += lanes_per_phase)
-    total += phase_wavefronts(offsets, active_mask, first, lanes_per_phase, width_bytes, banks,
-                              bank_width_bytes);
+    total +=
+        phase_wavefronts(offsets, active_mask, first, lanes_per_phase, width_bytes, banks, bank_width_bytes);
   return total;
 }

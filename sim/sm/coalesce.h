@@ -25,9 +25,9 @@
  * line boundary (misaligned) touches both lines. Returns the number of
  * distinct lines touched, which may exceed max_out (then only the first
  * max_out are written); 0 when no lane is active. */
-uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask,
-                            uint32_t width_bytes, uint32_t line_bytes, uint32_t sector_bytes,
-                            ws_access_kind kind, ws_line_access *out, uint32_t max_out);
+uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
+                            uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
+                            ws_line_access *out, uint32_t max_out);
 
 /* Number of serialized shared-memory wavefronts a warp access needs (1 =
  * conflict-free, 0 when no lane is active). The warp is split into phases
@@ -38,7 +38,6 @@ uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_
  * (broadcast), and the phase needs as many wavefronts as the largest number
  * of distinct words mapped to one bank. The total is the sum over phases. */
 uint32_t ws_coalesce_smem_wavefronts(const uint64_t offsets[WS_WARP_LANES], uint32_t active_mask,
-                                     uint32_t width_bytes, uint32_t banks,
-                                     uint32_t bank_width_bytes);
+                                     uint32_t width_bytes, uint32_t banks, uint32_t bank_width_bytes);
 
 #endif

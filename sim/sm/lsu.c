@@ -59,8 +59,7 @@ static ws_access_kind access_kind_of(const ws_warp_step *step) {
   return WS_ACCESS_LOAD;
 }
 
-bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group,
-                        bool *has_req) {
+bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req) {
   ws_lsu_entry *e = &l->queue[(l->head + l->count) % WS_LSU_QUEUE_INSNS];
   ws_access_kind kind = access_kind_of(step);
   e->warp = warp;
@@ -73,8 +72,12 @@ bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint
   if (*has_req) {
     e->req = alloc_req(l);
     if (e->req == UINT32_MAX) return false;
-    l->reqs[e->req] = (ws_lsu_req){.warp = warp, .pc = step->pc, .lines_left = e->nlines,
-                                   .next_free = UINT32_MAX, .group = group, .kind = (uint8_t)kind};
+    l->reqs[e->req] = (ws_lsu_req){.warp = warp,
+                                   .pc = step->pc,
+                                   .lines_left = e->nlines,
+                                   .next_free = UINT32_MAX,
+                                   .group = group,
+                                   .kind = (uint8_t)kind};
   }
   l->count++;
   if (l->state == WS_LSU_EMPTY) l->state = WS_LSU_SENDING;

@@ -20,10 +20,10 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/sm/coalesce.h"
 #include "sim/core/config.h"
-#include "sim/memsys/memsys.h"
 #include "sim/exec/warp.h"
+#include "sim/memsys/memsys.h"
+#include "sim/sm/coalesce.h"
 
 /* MIO queue depth in warp instructions. NVIDIA does not publish it; 16 is
  * the order GPGPU-Sim's ldst unit and Accel-Sim's Ampere configs use. */
@@ -37,25 +37,25 @@ typedef enum ws_lsu_state { WS_LSU_EMPTY, WS_LSU_SENDING, WS_LSU_BLOCKED, WS_LSU
 
 /* A load-like instruction waiting for its lines. */
 typedef struct ws_lsu_req {
-  uint32_t warp;        /* SM warp slot */
-  uint32_t pc;          /* the instruction (its write set is released) */
+  uint32_t warp; /* SM warp slot */
+  uint32_t pc;   /* the instruction (its write set is released) */
   uint32_t lines_left;
-  uint32_t next_free;   /* free-list link */
-  uint64_t group;       /* LDGSTS commit group */
-  uint8_t kind;         /* ws_access_kind */
+  uint32_t next_free; /* free-list link */
+  uint64_t group;     /* LDGSTS commit group */
+  uint8_t kind;       /* ws_access_kind */
 } ws_lsu_req;
 
 typedef struct ws_lsu_entry {
   uint32_t warp;
   uint32_t nlines, next_line;
   ws_line_access lines[WS_LSU_MAX_LINES];
-  uint32_t req;         /* index into reqs; UINT32_MAX for stores */
+  uint32_t req; /* index into reqs; UINT32_MAX for stores */
 } ws_lsu_entry;
 
 /* What one ws_lsu_send call did. */
 typedef struct ws_lsu_sent {
-  bool entry_done;      /* the head instruction has sent its last line (a queue slot freed) */
-  uint32_t store_warp;  /* warp whose store finished sending; UINT32_MAX if none */
+  bool entry_done;     /* the head instruction has sent its last line (a queue slot freed) */
+  uint32_t store_warp; /* warp whose store finished sending; UINT32_MAX if none */
 } ws_lsu_sent;
 
 typedef struct ws_lsu {
@@ -67,7 +67,7 @@ typedef struct ws_lsu {
   uint32_t head, count;
   ws_lsu_req *reqs;
   uint32_t nreqs, cap_reqs, free_req;
-  uint64_t smem_free_cycle;   /* first cycle the shared-memory pipe is free */
+  uint64_t smem_free_cycle; /* first cycle the shared-memory pipe is free */
   uint64_t last_send_cycle;
   /* counters (registered by the SM) */
   uint64_t line_accesses, sectors, refusals, smem_wavefronts, smem_conflicts, smem_insns;
@@ -81,8 +81,7 @@ void ws_lsu_reset(ws_lsu *l);
 static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == WS_LSU_QUEUE_INSNS; }
 /* Queues a global access of warp slot `warp` (step: the executed instruction).
  * Returns false on NOMEM. *has_req: a response record was made (loads). */
-bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group,
-                        bool *has_req);
+bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req);
 /* Offers the head line at `cycle` (at most once per cycle). */
 ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle);
 /* One response arrived; returns the record when it was the last line, else NULL.
@@ -94,7 +93,8 @@ const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie);
 uint64_t ws_lsu_smem(ws_lsu *l, uint64_t cycle, uint32_t wavefronts, uint32_t ideal);
 /* Cycle from which a shared access can enter without exceeding the backlog. */
 static inline uint64_t ws_lsu_smem_accept_cycle(const ws_lsu *l) {
-  return l->smem_free_cycle > WS_LSU_SMEM_BACKLOG_CYCLES ? l->smem_free_cycle - WS_LSU_SMEM_BACKLOG_CYCLES : 0;
+  return l->smem_free_cycle > WS_LSU_SMEM_BACKLOG_CYCLES ? l->smem_free_cycle - WS_LSU_SMEM_BACKLOG_CYCLES
+                                                         : 0;
 }
 
 #endif

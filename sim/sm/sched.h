@@ -21,8 +21,8 @@
 
 typedef struct ws_sched {
   const struct ws_sched_ops *ops;
-  uint32_t last;                       /* slot that issued last (GTO: MAX_SLOTS before any) */
-  uint64_t age[WS_SCHED_MAX_SLOTS];    /* arrival order of the warp in each slot (smaller = older) */
+  uint32_t last;                    /* slot that issued last (GTO: MAX_SLOTS before any) */
+  uint64_t age[WS_SCHED_MAX_SLOTS]; /* arrival order of the warp in each slot (smaller = older) */
 } ws_sched;
 
 typedef struct ws_sched_ops {

@@ -70,11 +70,19 @@ static uint8_t bank_extra(const dep_builder *b, uint32_t banks) {
 
 static ws_mem_class mem_class_of(ws_op op) {
   switch (op) {
-  case WS_OP_LDG: case WS_OP_STG: case WS_OP_LDGSTS:
-  case WS_OP_ATOMGADD: case WS_OP_ATOMGMAX: case WS_OP_ATOMGCAS: return WS_MEMC_GLOBAL;
-  case WS_OP_LDS: case WS_OP_STS:
-  case WS_OP_ATOMSADD: case WS_OP_ATOMSMAX: case WS_OP_ATOMSCAS: return WS_MEMC_SHARED;
-  case WS_OP_LDC: case WS_OP_LDP: return WS_MEMC_CONST;
+  case WS_OP_LDG:
+  case WS_OP_STG:
+  case WS_OP_LDGSTS:
+  case WS_OP_ATOMGADD:
+  case WS_OP_ATOMGMAX:
+  case WS_OP_ATOMGCAS: return WS_MEMC_GLOBAL;
+  case WS_OP_LDS:
+  case WS_OP_STS:
+  case WS_OP_ATOMSADD:
+  case WS_OP_ATOMSMAX:
+  case WS_OP_ATOMSCAS: return WS_MEMC_SHARED;
+  case WS_OP_LDC:
+  case WS_OP_LDP: return WS_MEMC_CONST;
   case WS_OP_LDGDEPBAR: return WS_MEMC_COMMIT;
   case WS_OP_DEPBAR: return WS_MEMC_WAIT;
   default: return WS_MEMC_NONE;
@@ -84,7 +92,8 @@ static ws_mem_class mem_class_of(ws_op op) {
 static ws_flop_kind flop_kind_of(ws_op op) {
   switch (op) {
   case WS_OP_FFMA: return WS_FLOP_LANE2;
-  case WS_OP_FADD: case WS_OP_FMUL: return WS_FLOP_LANE1;
+  case WS_OP_FADD:
+  case WS_OP_FMUL: return WS_FLOP_LANE1;
   case WS_OP_HMMA: return WS_FLOP_MMA;
   default: return WS_FLOP_NONE;
   }
@@ -105,7 +114,7 @@ static void build_one(ws_scoreboard_insn *si, const ws_insn *insn, uint32_t nrow
 }
 
 ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
-                            ws_scoreboard_insn **out) {
+                                    ws_scoreboard_insn **out) {
   ws_scoreboard_insn *t = calloc(k->ninsns ? k->ninsns : 1, sizeof *t);
   if (!t) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted building the scoreboard table");
   for (uint32_t i = 0; i < k->ninsns; i++) build_one(&t[i], &k->insns[i], nrows, banks);
@@ -141,14 +150,16 @@ ws_scoreboard_slot ws_scoreboard_latest(ws_scoreboard *sb, const ws_scoreboard_i
     uint64_t bit = 1ull << (d % 64);
     if (!(sb->pending[d / 64] & bit)) continue;
     const ws_scoreboard_slot *s = &sb->slots[d];
-    if (s->ready_cycle <= now) sb->pending[d / 64] &= ~bit; /* in the past for good */
-    else if (s->ready_cycle > best.ready_cycle) best = *s;
+    if (s->ready_cycle <= now)
+      sb->pending[d / 64] &= ~bit; /* in the past for good */
+    else if (s->ready_cycle > best.ready_cycle)
+      best = *s;
   }
   return best;
 }
 
-void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle, ws_scoreboard_kind kind,
-                     uint16_t conflict_cycles) {
+void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle,
+                             ws_scoreboard_kind kind, uint16_t conflict_cycles) {
   for (uint32_t i = 0; i < si->nwrites; i++) {
     uint32_t d = si->writes[i];
     ws_scoreboard_slot *s = &sb->slots[d];

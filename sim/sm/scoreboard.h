@@ -26,7 +26,7 @@
 #include "isa/program.h"
 #include "sim/core/config.h"
 
-#define WS_SCOREBOARD_MAX_DEPS 24  /* HMMA: 4 + 4 + 2 + 4 registers, a guard, with room */
+#define WS_SCOREBOARD_MAX_DEPS 24 /* HMMA: 4 + 4 + 2 + 4 registers, a guard, with room */
 #define WS_SCOREBOARD_MAX_WRITES 4
 
 /* What a pending short-scoreboard result is, which names the stall reason. */
@@ -39,11 +39,11 @@ typedef enum ws_scoreboard_kind {
 /* How the LSU path treats an instruction (decided by opcode, before issue). */
 typedef enum ws_mem_class {
   WS_MEMC_NONE,
-  WS_MEMC_GLOBAL,  /* LDG, STG, ATOMG.*, LDGSTS: through the LSU queue to memsys */
-  WS_MEMC_SHARED,  /* LDS, STS, ATOMS.*: the shared-memory pipe */
-  WS_MEMC_CONST,   /* LDC, LDP: constant cache hit */
-  WS_MEMC_COMMIT,  /* LDGDEPBAR */
-  WS_MEMC_WAIT,    /* DEPBAR */
+  WS_MEMC_GLOBAL, /* LDG, STG, ATOMG.*, LDGSTS: through the LSU queue to memsys */
+  WS_MEMC_SHARED, /* LDS, STS, ATOMS.*: the shared-memory pipe */
+  WS_MEMC_CONST,  /* LDC, LDP: constant cache hit */
+  WS_MEMC_COMMIT, /* LDGDEPBAR */
+  WS_MEMC_WAIT,   /* DEPBAR */
   WS_MEMC_COUNT
 } ws_mem_class;
 
@@ -51,16 +51,16 @@ typedef enum ws_mem_class {
 typedef enum ws_flop_kind { WS_FLOP_NONE, WS_FLOP_LANE1, WS_FLOP_LANE2, WS_FLOP_MMA } ws_flop_kind;
 
 typedef struct ws_scoreboard_insn {
-  uint64_t dep_mask[4];     /* registers read or written */
-  uint64_t wr_mask[4];      /* registers written */
-  uint16_t deps[WS_SCOREBOARD_MAX_DEPS];   /* slots read or written (registers, then nrows + predicate) */
+  uint64_t dep_mask[4];                  /* registers read or written */
+  uint64_t wr_mask[4];                   /* registers written */
+  uint16_t deps[WS_SCOREBOARD_MAX_DEPS]; /* slots read or written (registers, then nrows + predicate) */
   uint16_t writes[WS_SCOREBOARD_MAX_WRITES + 1]; /* slots written */
   uint8_t ndeps, nwrites;
-  uint8_t unit;             /* ws_unit */
-  uint8_t mem_class;        /* ws_mem_class */
-  uint8_t flop_kind;        /* ws_flop_kind */
-  uint8_t bank_extra_cycles;/* operand reads beyond one per bank, on the worst bank */
-  uint32_t wait_groups;     /* DEPBAR's operand */
+  uint8_t unit;              /* ws_unit */
+  uint8_t mem_class;         /* ws_mem_class */
+  uint8_t flop_kind;         /* ws_flop_kind */
+  uint8_t bank_extra_cycles; /* operand reads beyond one per bank, on the worst bank */
+  uint32_t wait_groups;      /* DEPBAR's operand */
 } ws_scoreboard_insn;
 
 /* One pending short-scoreboard result. */
@@ -75,20 +75,20 @@ typedef struct ws_scoreboard_slot {
 #define WS_SCOREBOARD_PENDING_WORDS 5
 
 typedef struct ws_scoreboard {
-  uint32_t long_count;      /* registers with a pending long result (first: the issue check reads it alone) */
+  uint32_t long_count; /* registers with a pending long result (first: the issue check reads it alone) */
   uint32_t nslots;
   uint64_t long_mask[4];
   /* slots whose short result may still be outstanding: the lookup reads a
    * slot (a cache line of its own, often) only when its bit is set, and
    * drops the bit once the result is known to be in the past */
   uint64_t pending[WS_SCOREBOARD_PENDING_WORDS];
-  ws_scoreboard_slot *slots;        /* nslots = nrows + 8 predicates */
+  ws_scoreboard_slot *slots; /* nslots = nrows + 8 predicates */
 } ws_scoreboard;
 
 /* The table for kernel k (k->ninsns entries); nrows = ws_cta_regs_needed(k),
  * banks = the register banks per sub-partition. */
 ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
-                            ws_scoreboard_insn **out);
+                                    ws_scoreboard_insn **out);
 
 bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows);
 void ws_scoreboard_free(ws_scoreboard *sb);
@@ -104,8 +104,8 @@ static inline bool ws_scoreboard_long_blocked(const ws_scoreboard *sb, const ws_
  * keep every result). */
 ws_scoreboard_slot ws_scoreboard_latest(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t now);
 /* Marks si's written slots ready at `ready_cycle`. */
-void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle, ws_scoreboard_kind kind,
-                     uint16_t conflict_cycles);
+void ws_scoreboard_set_short(ws_scoreboard *sb, const ws_scoreboard_insn *si, uint64_t ready_cycle,
+                             ws_scoreboard_kind kind, uint16_t conflict_cycles);
 /* Sets / clears the long bits of si's written registers. */
 void ws_scoreboard_set_long(ws_scoreboard *sb, const ws_scoreboard_insn *si);
 void ws_scoreboard_clear_long(ws_scoreboard *sb, const ws_scoreboard_insn *si);

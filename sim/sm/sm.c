@@ -18,9 +18,8 @@
 #define NEVER UINT64_MAX
 
 static const char *const stall_names[WS_STALL_COUNT] = {
-    "selected",   "not_selected",     "long_scoreboard", "short_scoreboard",
-    "wait",       "bank_conflict",    "math_pipe_throttle", "lsu_throttle",
-    "dispatch_stall", "barrier",      "depbar",          "no_instruction"};
+    "selected",           "not_selected", "long_scoreboard", "short_scoreboard", "wait",   "bank_conflict",
+    "math_pipe_throttle", "lsu_throttle", "dispatch_stall",  "barrier",          "depbar", "no_instruction"};
 
 static const char *const stall_descs[WS_STALL_COUNT] = {
     "warp-cycles a warp issued",
@@ -53,18 +52,23 @@ static void fill_unit_timing(ws_sm *sm) {
 }
 
 static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
-#define C(field, name, desc) {&sm->field, name, desc}
+#define C(field, name, desc)                                                                                 \
+  { &sm->field, name, desc }
   const ws_stat_def counters[] = {
       C(cycles_active, "cycles_active", "cycles with at least one resident CTA"),
-      C(warps_active_sum, "warps_active_sum", "sum over cycles of unfinished resident warps (achieved occupancy = this / cycles_active / max warps)"),
+      C(warps_active_sum, "warps_active_sum",
+        "sum over cycles of unfinished resident warps (achieved occupancy = this / cycles_active / max "
+        "warps)"),
       C(warp_insns, "warp_insns", "warp instructions issued (guard-false included)"),
       C(thread_insns, "thread_insns", "sum over issued warp instructions of executing lanes"),
       C(flops_fp32, "flops.fp32", "fp32 FLOPs: FFMA 2, FADD/FMUL 1 per executing lane"),
       C(flops_tensor, "flops.tensor", "tensor FLOPs: 2*16*8*16 per executing HMMA.16816"),
-      C(rf_bank_conflict_cycles, "rf.bank_conflict_cycles", "extra operand-read cycles from register-bank conflicts"),
+      C(rf_bank_conflict_cycles, "rf.bank_conflict_cycles",
+        "extra operand-read cycles from register-bank conflicts"),
       C(ctas_done, "ctas", "CTAs retired"),
       C(branch_taken, "branches_taken", "warp branches that redirected the warp (taken or divergent)"),
-      C(lsu.line_accesses, "lsu.line_accesses", "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
+      C(lsu.line_accesses, "lsu.line_accesses",
+        "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
       C(lsu.sectors, "lsu.sectors", "32-byte sectors in those line accesses"),
       C(lsu.refusals, "lsu.refusals", "line accesses memsys refused (back-pressure), retried later"),
       C(lsu.smem_insns, "smem.insns", "shared-memory warp instructions with at least one lane"),
@@ -72,7 +76,8 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
       C(lsu.smem_conflicts, "smem.bank_conflicts", "wavefronts beyond the conflict-free minimum"),
   };
 #undef C
-  ws_status st = ws_stats_register_table(stats, ctx, counters, sizeof counters / sizeof *counters, "sm%u.", sm->id);
+  ws_status st =
+      ws_stats_register_table(stats, ctx, counters, sizeof counters / sizeof *counters, "sm%u.", sm->id);
   for (int u = 0; u < WS_UNIT_COUNT && st == WS_OK; u++) {
     char unit[16]; /* counter names are lower case: "sm3.inst_by_unit.fp32" */
     snprintf(unit, sizeof unit, "%s", ws_isa_unit_name((ws_unit)u));
@@ -86,8 +91,8 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
   return st;
 }
 
-ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem,
-                       ws_stats *stats, ws_sm **out) {
+ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem, ws_stats *stats,
+                       ws_sm **out) {
   /* 64-byte aligned: the slot records are laid out by cache line */
   size_t bytes = (sizeof(ws_sm) + 63) / 64 * 64;
   ws_sm *sm = aligned_alloc(64, bytes);
@@ -308,7 +313,8 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
   if (!r) return;
   ws_twarp *w = &sm->warps[r->warp];
-  if (r->kind == WS_ACCESS_ASYNC) async_done(sm, w, r->group, cycle);
+  if (r->kind == WS_ACCESS_ASYNC)
+    async_done(sm, w, r->group, cycle);
   else {
     ws_scoreboard_clear_long(&w->sb, &sm->env->table[r->pc]);
     if (!w->finished) wake_warp(sm, w, cycle);

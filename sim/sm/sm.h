@@ -21,12 +21,12 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
-#include "sim/exec/cta.h"
-#include "sim/sm/lsu.h"
-#include "sim/memsys/memsys.h"
-#include "sim/sm/scoreboard.h"
-#include "sim/sm/sched.h"
 #include "sim/core/stats.h"
+#include "sim/exec/cta.h"
+#include "sim/memsys/memsys.h"
+#include "sim/sm/lsu.h"
+#include "sim/sm/sched.h"
+#include "sim/sm/scoreboard.h"
 
 #define WS_SM_MAX_SUBPARTS 8
 #define WS_ASYNC_GROUPS_MAX 8 /* LDGSTS commit groups in flight per warp */
@@ -34,18 +34,18 @@
 /* Why a warp did not issue on a cycle (or that it did): Nsight Compute's
  * warp-state vocabulary; see docs/stats.md for the exact mapping. */
 typedef enum ws_stall {
-  WS_STALL_SELECTED,        /* issued */
-  WS_STALL_NOT_SELECTED,    /* eligible; another warp of the sub-partition issued */
-  WS_STALL_LONG_SCOREBOARD, /* waits for a global-memory result (LDG, ATOMG) */
-  WS_STALL_SHORT_SCOREBOARD,/* waits for an MIO result (shared memory, LDC/LDP) */
-  WS_STALL_WAIT,            /* waits for a fixed-latency result (ALU, FMA, SFU, tensor) */
-  WS_STALL_BANK_CONFLICT,   /* waits for the extra wavefronts of a conflicting shared access */
-  WS_STALL_MATH_PIPE,       /* its unit is busy (initiation interval) */
-  WS_STALL_LSU_THROTTLE,    /* the LSU/MIO queue or the shared pipe backlog is full */
-  WS_STALL_DISPATCH,        /* the sub-partition's issue is held by a register-bank conflict */
-  WS_STALL_BARRIER,         /* at BAR.SYNC */
-  WS_STALL_DEPBAR,          /* at DEPBAR (or LDGDEPBAR with too many groups in flight) */
-  WS_STALL_NO_INSTRUCTION,  /* after a taken branch: fetch of the target */
+  WS_STALL_SELECTED,         /* issued */
+  WS_STALL_NOT_SELECTED,     /* eligible; another warp of the sub-partition issued */
+  WS_STALL_LONG_SCOREBOARD,  /* waits for a global-memory result (LDG, ATOMG) */
+  WS_STALL_SHORT_SCOREBOARD, /* waits for an MIO result (shared memory, LDC/LDP) */
+  WS_STALL_WAIT,             /* waits for a fixed-latency result (ALU, FMA, SFU, tensor) */
+  WS_STALL_BANK_CONFLICT,    /* waits for the extra wavefronts of a conflicting shared access */
+  WS_STALL_MATH_PIPE,        /* its unit is busy (initiation interval) */
+  WS_STALL_LSU_THROTTLE,     /* the LSU/MIO queue or the shared pipe backlog is full */
+  WS_STALL_DISPATCH,         /* the sub-partition's issue is held by a register-bank conflict */
+  WS_STALL_BARRIER,          /* at BAR.SYNC */
+  WS_STALL_DEPBAR,           /* at DEPBAR (or LDGDEPBAR with too many groups in flight) */
+  WS_STALL_NO_INSTRUCTION,   /* after a taken branch: fetch of the target */
   WS_STALL_COUNT
 } ws_stall;
 
@@ -55,19 +55,19 @@ const char *ws_sm_stall_name(ws_stall s);
 typedef struct ws_sm_env {
   ws_ctx *ctx;
   const ws_exec_launch *launch;
-  const ws_scoreboard_insn *table;     /* per instruction of the kernel */
-  uint32_t nrows;              /* registers per thread the warps hold */
+  const ws_scoreboard_insn *table; /* per instruction of the kernel */
+  uint32_t nrows;                  /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;
   uint64_t budget_warp_insns;
-  ws_launch_stats *ls;         /* functional counters (ws_cta_step fills them) */
+  ws_launch_stats *ls; /* functional counters (ws_cta_step fills them) */
 } ws_sm_env;
 
 typedef struct ws_sm ws_sm;
 
 /* Registers the SM's counters as "sm<id>.*" in stats. */
-ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem,
-                       ws_stats *stats, ws_sm **out);
+ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem, ws_stats *stats,
+                       ws_sm **out);
 void ws_sm_destroy(ws_sm *sm);
 
 /* Sizes warp and CTA slots for a launch; ws_sm_end frees them. */

@@ -11,9 +11,9 @@
  * position in a bank row, and a loop body repeats those exactly. */
 #define WS_SMEM_MEMO_ENTRIES 64
 typedef struct ws_smem_memo {
-  uint32_t pc;                  /* UINT32_MAX: empty */
+  uint32_t pc; /* UINT32_MAX: empty */
   uint32_t mask;
-  uint32_t row_offset;          /* lane 0's address mod the bank row */
+  uint32_t row_offset; /* lane 0's address mod the bank row */
   uint32_t width_bytes;
   uint32_t wavefronts;
   int32_t delta[WS_WARP_LANES]; /* addr[l] - addr[0] */
@@ -25,19 +25,19 @@ typedef struct ws_twarp {
    * in the first 64 bytes (the array is 64-byte aligned), so classifying a
    * warp and recharging its stall reason cost one cache line */
   _Alignas(64) const ws_scoreboard_insn *next; /* dependency sets of the instruction it issues next */
-  uint64_t ready_cycle;         /* no issue before this (branch target fetch, arrival) */
+  uint64_t ready_cycle;                        /* no issue before this (branch target fetch, arrival) */
   /* the latest short-scoreboard result `next` depends on: fixed from the
    * moment `next` becomes current (only the warp's own issues set short
    * entries), so it is looked up once per instruction, not once per cycle */
   ws_scoreboard_slot next_dep;
-  uint16_t groups_incomplete;   /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
-  bool at_barrier;              /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
-  bool resident;                /* holds a warp of a resident CTA */
-  bool finished;                /* every lane exited */
-  ws_scoreboard sb;             /* long_count, its first field, still lands in the first line */
-  uint32_t cta_slot, cta_warp;  /* where its architectural state lives */
+  uint16_t groups_incomplete;  /* committed LDGSTS groups with requests in flight (<= WS_ASYNC_GROUPS_MAX) */
+  bool at_barrier;             /* mirrors the CTA's WS_WARP_AT_BARRIER, kept here for the scan */
+  bool resident;               /* holds a warp of a resident CTA */
+  bool finished;               /* every lane exited */
+  ws_scoreboard sb;            /* long_count, its first field, still lands in the first line */
+  uint32_t cta_slot, cta_warp; /* where its architectural state lives */
   uint32_t sp, sp_slot;
-  uint64_t last_result_cycle;   /* latest short-scoreboard result it is owed */
+  uint64_t last_result_cycle; /* latest short-scoreboard result it is owed */
   /* LDGSTS groups: requests per group (ring) and groups committed */
   uint32_t group_reqs[WS_ASYNC_GROUPS_MAX];
   uint64_t groups_committed;
@@ -58,7 +58,7 @@ typedef struct ws_slot {
    * then not selected again), and charging it must not cost a cache line
    * of the warp's each time. */
   uint64_t since, split;
-  uint16_t warp;       /* SM warp slot */
+  uint16_t warp; /* SM warp slot */
   /* for a ready slot (see ready_mask): its next instruction's unit and
    * memory class, and the stall reason the issue stage last charged it
    * (WS_SLOT_REASON_UNKNOWN: none yet), so a ready warp kept waiting for
@@ -70,29 +70,29 @@ typedef struct ws_slot {
 typedef struct ws_subpart {
   /* what every visit reads first, together: the scan's masks and the unit
    * and issue timing an eligible warp is re-checked against */
-  uint64_t next_cycle;                    /* next cycle worth scanning */
-  uint64_t woken;                         /* earliest wake posted during the current visit */
-  uint64_t issue_free;                    /* first cycle the issue stage is free */
-  uint32_t live_mask;                     /* slots holding an unfinished resident warp */
+  uint64_t next_cycle; /* next cycle worth scanning */
+  uint64_t woken;      /* earliest wake posted during the current visit */
+  uint64_t issue_free; /* first cycle the issue stage is free */
+  uint32_t live_mask;  /* slots holding an unfinished resident warp */
   /* slots found eligible and not issued since: nothing but this
    * sub-partition's unit/issue timing and the LSU's fullness can make them
    * ineligible (their own scoreboard changes only when they issue), so they
    * are re-checked against those alone, from these arrays */
   uint32_t ready_mask;
-  uint32_t not_selected_mask;             /* slots whose charged reason is not_selected */
+  uint32_t not_selected_mask; /* slots whose charged reason is not_selected */
   uint32_t nslots;
-  uint64_t unit_free[WS_UNIT_COUNT];      /* first cycle each unit accepts an instruction */
+  uint64_t unit_free[WS_UNIT_COUNT]; /* first cycle each unit accepts an instruction */
   _Alignas(64) ws_slot slot[WS_SCHED_MAX_SLOTS];
   ws_sched sched;
 } ws_subpart;
 
 typedef struct ws_cta_slot {
-  ws_cta *cta;                 /* created on first use, reused */
+  ws_cta *cta; /* created on first use, reused */
   bool busy;
-  uint32_t warps_left;         /* warps not finished */
-  uint32_t mem_outstanding;    /* queued or in-flight memory instructions */
-  uint64_t done_cycle;         /* latest warp completion (incl. owed results) */
-  uint64_t retire_cycle;       /* UINT64_MAX until retirement is due */
+  uint32_t warps_left;      /* warps not finished */
+  uint32_t mem_outstanding; /* queued or in-flight memory instructions */
+  uint64_t done_cycle;      /* latest warp completion (incl. owed results) */
+  uint64_t retire_cycle;    /* UINT64_MAX until retirement is due */
 } ws_cta_slot;
 
 struct ws_sm {
@@ -109,9 +109,9 @@ struct ws_sm {
   ws_subpart sp[WS_SM_MAX_SUBPARTS];
   ws_lsu lsu;
   uint64_t next_cycle;
-  uint64_t next_retire_cycle;  /* earliest retire_cycle of any slot */
+  uint64_t next_retire_cycle; /* earliest retire_cycle of any slot */
   uint64_t age_counter;
-  ws_warp_step step;            /* scratch for ws_cta_step (no per-issue allocation) */
+  ws_warp_step step; /* scratch for ws_cta_step (no per-issue allocation) */
   ws_smem_memo memo[WS_SMEM_MEMO_ENTRIES];
   /* lazily integrated residency */
   uint32_t live_warps, busy_ctas;
@@ -136,11 +136,11 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy);
  * calls ws_subpart_finish after acting; otherwise the issue settled the
  * visit itself, the common case costing one call. */
 typedef struct ws_subpart_outcome {
-  ws_twarp *warp;     /* the warp that issued */
-  uint32_t pick;      /* its scheduler slot */
-  uint32_t others;    /* slots that were eligible and not picked */
-  uint64_t next;      /* earliest cycle a blocked slot may become eligible */
-  uint32_t actions;   /* WS_SUBPART_*: what the SM must do; 0 when nothing */
+  ws_twarp *warp;   /* the warp that issued */
+  uint32_t pick;    /* its scheduler slot */
+  uint32_t others;  /* slots that were eligible and not picked */
+  uint64_t next;    /* earliest cycle a blocked slot may become eligible */
+  uint32_t actions; /* WS_SUBPART_*: what the SM must do; 0 when nothing */
 } ws_subpart_outcome;
 
 enum {

@@ -53,10 +53,10 @@ void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, ui
 }
 
 typedef struct verdict {
-  ws_stall reason;   /* WS_STALL_SELECTED here means eligible */
-  uint64_t until;    /* when the reason ends by itself; NEVER: needs an event */
-  uint64_t split;    /* shared-conflict part of a short-scoreboard wait */
-  bool resource;     /* the warp itself is ready: only the issue stage, its unit or the LSU hold it */
+  ws_stall reason; /* WS_STALL_SELECTED here means eligible */
+  uint64_t until;  /* when the reason ends by itself; NEVER: needs an event */
+  uint64_t split;  /* shared-conflict part of a short-scoreboard wait */
+  bool resource;   /* the warp itself is ready: only the issue stage, its unit or the LSU hold it */
 } verdict;
 
 static verdict blocked(ws_stall r, uint64_t until) { return (verdict){r, until, NEVER, false}; }
@@ -117,9 +117,12 @@ static void count_issue(ws_sm *sm, const ws_scoreboard_insn *si, uint32_t active
   sm->warp_insns++;
   sm->thread_insns += lanes;
   sm->inst_by_unit[si->unit]++;
-  if (si->flop_kind == WS_FLOP_LANE1) sm->flops_fp32 += lanes;
-  else if (si->flop_kind == WS_FLOP_LANE2) sm->flops_fp32 += 2ull * lanes;
-  else if (si->flop_kind == WS_FLOP_MMA && active) sm->flops_tensor += 2ull * 16 * 8 * 16;
+  if (si->flop_kind == WS_FLOP_LANE1)
+    sm->flops_fp32 += lanes;
+  else if (si->flop_kind == WS_FLOP_LANE2)
+    sm->flops_fp32 += 2ull * lanes;
+  else if (si->flop_kind == WS_FLOP_MMA && active)
+    sm->flops_tensor += 2ull * 16 * 8 * 16;
 }
 
 static void set_short(ws_twarp *w, const ws_scoreboard_insn *si, uint64_t ready, ws_scoreboard_kind kind,
@@ -187,8 +190,10 @@ static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_scoreboard_insn *
   uint64_t group = w->groups_committed;
   if (!ws_lsu_push_global(&sm->lsu, wslot, step, group, &has_req))
     return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
-  if (step->flags & WS_STEP_ASYNC) w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
-  else if (has_req) ws_scoreboard_set_long(&w->sb, si);
+  if (step->flags & WS_STEP_ASYNC)
+    w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
+  else if (has_req)
+    ws_scoreboard_set_long(&w->sb, si);
   out->actions |= WS_SUBPART_MEM_ISSUED;
   return WS_OK;
 }
@@ -238,13 +243,16 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scoreboar
   sp->issue_free = start + 1;
   sm->rf_bank_conflict_cycles += si->bank_extra_cycles;
   ws_status st = WS_OK;
-  if (si->unit == WS_UNIT_CTRL) issue_ctrl(sm, w, pc, t);
-  else if (si->unit == WS_UNIT_LSU) st = issue_lsu(sm, sp, w, si, wslot, start, out);
+  if (si->unit == WS_UNIT_CTRL)
+    issue_ctrl(sm, w, pc, t);
+  else if (si->unit == WS_UNIT_LSU)
+    st = issue_lsu(sm, sp, w, si, wslot, start, out);
   else {
     sp->unit_free[si->unit] = start + (sm->ii_cycles[si->unit] ? sm->ii_cycles[si->unit] : 1);
     set_short(w, si, start + sm->lat_cycles[si->unit], WS_SCOREBOARD_FIXED, 0);
   }
-  if ((sm->step.flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) == WS_STEP_BAR_ARRIVED) w->at_barrier = true;
+  if ((sm->step.flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) == WS_STEP_BAR_ARRIVED)
+    w->at_barrier = true;
   if (sm->step.flags & WS_STEP_BAR_RELEASED) out->actions |= WS_SUBPART_BAR_RELEASED | WS_SUBPART_FINISH;
   if (sm->step.flags & WS_STEP_DONE) out->actions |= WS_SUBPART_WARP_DONE | WS_SUBPART_FINISH;
   return st;
@@ -275,7 +283,8 @@ static verdict ready_verdict(const ws_sm *sm, const ws_subpart *sp, uint32_t i, 
   uint8_t unit = sp->slot[i].unit;
   if (sp->unit_free[unit] > t)
     return blocked(unit == WS_UNIT_LSU ? WS_STALL_LSU_THROTTLE : WS_STALL_MATH_PIPE, sp->unit_free[unit]);
-  if (sp->slot[i].memc == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu)) return blocked(WS_STALL_LSU_THROTTLE, NEVER);
+  if (sp->slot[i].memc == WS_MEMC_GLOBAL && ws_lsu_full(&sm->lsu))
+    return blocked(WS_STALL_LSU_THROTTLE, NEVER);
   if (sp->slot[i].memc == WS_MEMC_SHARED && ws_lsu_smem_accept_cycle(&sm->lsu) > t)
     return blocked(WS_STALL_LSU_THROTTLE, ws_lsu_smem_accept_cycle(&sm->lsu));
   return blocked(WS_STALL_SELECTED, t);
@@ -327,8 +336,10 @@ static uint32_t find_eligible(ws_sm *sm, ws_subpart *sp, uint64_t t, uint64_t *n
     }
     if (sp->ready_mask >> i & 1u) {
       verdict v = ready_verdict(sm, sp, i, t);
-      if (v.reason == WS_STALL_SELECTED) eligible |= 1u << i;
-      else hold_ready(sm, sp, i, v, t, next);
+      if (v.reason == WS_STALL_SELECTED)
+        eligible |= 1u << i;
+      else
+        hold_ready(sm, sp, i, v, t, next);
       continue;
     }
     if (reclassify(sm, sp, i, t, next)) eligible |= 1u << i;
@@ -353,8 +364,10 @@ static uint64_t after_issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint32_t p
     uint32_t i = (uint32_t)__builtin_ctz(m);
     if (sp->slot[i].until > t1 || !(sp->ready_mask >> i & 1u)) continue;
     verdict v = ready_verdict(sm, sp, i, t1);
-    if (v.reason == WS_STALL_SELECTED) next = t1;
-    else hold_ready(sm, sp, i, v, t1, &next);
+    if (v.reason == WS_STALL_SELECTED)
+      next = t1;
+    else
+      hold_ready(sm, sp, i, v, t1, &next);
   }
   return next;
 }

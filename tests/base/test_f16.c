@@ -36,8 +36,8 @@ static void expect(float f, uint16_t want) {
 
 Test(f16, rounding_ties_to_even) {
   expect(1.0f, 0x3c00);
-  expect(1.0f + 0x1p-11f, 0x3c00);          /* halfway 1 .. 1+2^-10: even is 1 */
-  expect(1.0f + 3 * 0x1p-11f, 0x3c02);      /* halfway 1+2^-10 .. 1+2^-9: even mantissa 2 */
+  expect(1.0f + 0x1p-11f, 0x3c00);            /* halfway 1 .. 1+2^-10: even is 1 */
+  expect(1.0f + 3 * 0x1p-11f, 0x3c02);        /* halfway 1+2^-10 .. 1+2^-9: even mantissa 2 */
   expect(1.0f + 0x1p-11f + 0x1p-20f, 0x3c01); /* just above the tie rounds up */
   expect(-2.0f, 0xc000);
   expect(-0.0f, 0x8000);
@@ -45,9 +45,9 @@ Test(f16, rounding_ties_to_even) {
 }
 
 Test(f16, overflow_boundary) {
-  expect(65504.0f, 0x7bff);   /* largest finite half */
-  expect(65519.99f, 0x7bff);  /* below the midpoint 65520 */
-  expect(65520.0f, 0x7c00);   /* the midpoint ties to even: exponent overflow -> inf */
+  expect(65504.0f, 0x7bff);  /* largest finite half */
+  expect(65519.99f, 0x7bff); /* below the midpoint 65520 */
+  expect(65520.0f, 0x7c00);  /* the midpoint ties to even: exponent overflow -> inf */
   expect(65536.0f, 0x7c00);
   expect(-65520.0f, 0xfc00);
   expect(INFINITY, 0x7c00);
@@ -56,13 +56,13 @@ Test(f16, overflow_boundary) {
 }
 
 Test(f16, subnormals) {
-  expect(0x1p-24f, 0x0001);      /* smallest subnormal */
-  expect(0x1p-25f, 0x0000);      /* half of it: tie, even is 0 */
-  expect(3 * 0x1p-26f, 0x0001);  /* 0.75 ulp rounds up */
-  expect(5 * 0x1p-26f, 0x0001);  /* 1.25 ulp rounds down */
-  expect(5 * 0x1p-25f, 0x0002);  /* 2.5 ulp: tie, even is 2 */
+  expect(0x1p-24f, 0x0001);        /* smallest subnormal */
+  expect(0x1p-25f, 0x0000);        /* half of it: tie, even is 0 */
+  expect(3 * 0x1p-26f, 0x0001);    /* 0.75 ulp rounds up */
+  expect(5 * 0x1p-26f, 0x0001);    /* 1.25 ulp rounds down */
+  expect(5 * 0x1p-25f, 0x0002);    /* 2.5 ulp: tie, even is 2 */
   expect(1023 * 0x1p-24f, 0x03ff); /* largest subnormal */
-  expect(0x1p-14f, 0x0400);      /* smallest normal */
+  expect(0x1p-14f, 0x0400);        /* smallest normal */
   expect(1e-10f, 0x0000);
   expect(-0x1p-24f, 0x8001);
   cr_expect_eq(ws_f16_to_f32(0x0001), 0x1p-24f);

@@ -50,9 +50,7 @@ static void teardown(void) {
 
 TestSuite(file, .init = setup, .fini = teardown);
 
-static void in_dir(char *out, size_t size, const char *name) {
-  snprintf(out, size, "%s/%s", dir, name);
-}
+static void in_dir(char *out, size_t size, const char *name) { snprintf(out, size, "%s/%s", dir, name); }
 
 static void put(const char *path, const void *data, size_t n) {
   FILE *f = fopen(path, "wb");
@@ -197,8 +195,7 @@ Test(file, write_of_nothing_makes_an_empty_file) {
 Test(file, write_into_a_missing_folder_names_the_temporary) {
   char path[128], want[512];
   in_dir(path, sizeof path, "nodir/out.bin");
-  snprintf(want, sizeof want, "cannot create '%s.tmp.%ld': %s", path, (long)getpid(),
-           strerror(ENOENT));
+  snprintf(want, sizeof want, "cannot create '%s.tmp.%ld': %s", path, (long)getpid(), strerror(ENOENT));
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;

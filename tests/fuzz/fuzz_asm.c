@@ -50,8 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!ctx) return 0;
   ws_program *prog = NULL;
   ws_status st = ws_asm_parse(ctx, (const char *)data, size, FILE_NAME, &prog);
-  if (st == WS_OK) check_round_trip(ctx, prog);
-  else check_message(ctx, st);
+  if (st == WS_OK)
+    check_round_trip(ctx, prog);
+  else
+    check_message(ctx, st);
   ws_program_destroy(prog);
   ws_ctx_destroy(ctx);
   return 0;

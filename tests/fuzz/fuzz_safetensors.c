@@ -14,14 +14,12 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static int same_tensor(const ws_safetensors_tensor *a, const ws_safetensors_tensor *b) {
-  if (strcmp(a->name, b->name) != 0 || a->dtype != b->dtype || a->ndim != b->ndim ||
-      a->count != b->count)
+  if (strcmp(a->name, b->name) != 0 || a->dtype != b->dtype || a->ndim != b->ndim || a->count != b->count)
     return 0;
   for (uint32_t d = 0; d < a->ndim; d++)
     if (a->shape[d] != b->shape[d]) return 0;
   for (size_t i = 0; i < a->count; i++)
-    if (ws_f32_bits(a->data[i]) != ws_f32_bits(b->data[i]) &&
-        !(isnan(a->data[i]) && isnan(b->data[i])))
+    if (ws_f32_bits(a->data[i]) != ws_f32_bits(b->data[i]) && !(isnan(a->data[i]) && isnan(b->data[i])))
       return 0;
   return 1;
 }
@@ -62,8 +60,7 @@ static void check_reencode(ws_ctx *ctx, const ws_safetensors *st) {
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   ws_ctx *ctx = ws_ctx_create();
   ws_safetensors *st = NULL;
-  if (ws_safetensors_parse(ctx, data, size, "fuzz.safetensors", &st) == WS_OK)
-    check_reencode(ctx, st);
+  if (ws_safetensors_parse(ctx, data, size, "fuzz.safetensors", &st) == WS_OK) check_reencode(ctx, st);
   ws_safetensors_destroy(st);
   ws_ctx_destroy(ctx);
   return 0;

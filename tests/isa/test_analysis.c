@@ -34,15 +34,15 @@ static uint32_t regs_of(const char *body) {
 }
 
 Test(analysis, register_counts) {
-  cr_assert_eq(regs_of("EXIT"), 1);                       /* at least one */
-  cr_assert_eq(regs_of("IADD RZ, RZ, 1"), 1);             /* RZ is not a register */
+  cr_assert_eq(regs_of("EXIT"), 1);           /* at least one */
+  cr_assert_eq(regs_of("IADD RZ, RZ, 1"), 1); /* RZ is not a register */
   cr_assert_eq(regs_of("MOV R7, 1"), 8);
-  cr_assert_eq(regs_of("IADD R0, R0, R9"), 10);           /* sources count */
-  cr_assert_eq(regs_of("IMAD.WIDE R6, R0, 4, R2"), 8);    /* the pair R6:R7 */
+  cr_assert_eq(regs_of("IADD R0, R0, R9"), 10);        /* sources count */
+  cr_assert_eq(regs_of("IMAD.WIDE R6, R0, 4, R2"), 8); /* the pair R6:R7 */
   cr_assert_eq(regs_of("IADD.64 R0, R2, R10"), 12);
-  cr_assert_eq(regs_of("LDG.128 R8, [R2]"), 12);          /* the quad R8..R11 */
-  cr_assert_eq(regs_of("LDG R0, [R30]"), 32);             /* address pair R30:R31 */
-  cr_assert_eq(regs_of("LDS R0, [R30+4]"), 31);           /* 32-bit address */
+  cr_assert_eq(regs_of("LDG.128 R8, [R2]"), 12); /* the quad R8..R11 */
+  cr_assert_eq(regs_of("LDG R0, [R30]"), 32);    /* address pair R30:R31 */
+  cr_assert_eq(regs_of("LDS R0, [R30+4]"), 31);  /* 32-bit address */
   cr_assert_eq(regs_of("LDS R0, [RZ+4]"), 1);
   cr_assert_eq(regs_of("STG.64 [R2], R252"), 254);
   cr_assert_eq(regs_of("HMMA.16816.F32 R0, R4, R8, R0"), 10);
@@ -58,8 +58,8 @@ static const ws_kernel *kernel(const ws_program *prog, const char *name) {
 
 static ws_program *control_flow(void) {
   ws_program *prog = NULL;
-  cr_assert_eq(ws_asm_file(ctx, WS_SOURCE_DIR "/tests/isa/data/control_flow.wsa", &prog), WS_OK,
-               "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_asm_file(ctx, WS_SOURCE_DIR "/tests/isa/data/control_flow.wsa", &prog), WS_OK, "%s",
+               ws_errmsg(ctx));
   return prog;
 }
 

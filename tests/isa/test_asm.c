@@ -303,29 +303,49 @@ typedef struct literal_case {
 
 Test(asm, float_literals) {
   static const literal_case cases[] = {
-      {"1.5", 0x3FC00000u},       {"-0.0", 0x80000000u},     {"-0", 0x80000000u},
-      {"0", 0x00000000u},         {"2", 0x40000000u},        {"-2e-3", 0xBB03126Fu},
-      {"1e+2", 0x42C80000u},      {"inf", 0x7F800000u},      {"-inf", 0xFF800000u},
-      {"nan", 0x7FC00000u},       {"-nan", 0xFFC00000u},     {"0f7F800001", 0x7F800001u},
-      {"0f3f800000", 0x3F800000u}, {"-0f3F800000", 0xBF800000u},
-      {"0.1", 0x3DCCCCCDu},       {"1.40129846e-45", 0x00000001u},
-      {"3.40282347e+38", 0x7F7FFFFFu}, {"1e39", 0x7F800000u}, {"16777217", 0x4B800000u},
+      {"1.5", 0x3FC00000u},
+      {"-0.0", 0x80000000u},
+      {"-0", 0x80000000u},
+      {"0", 0x00000000u},
+      {"2", 0x40000000u},
+      {"-2e-3", 0xBB03126Fu},
+      {"1e+2", 0x42C80000u},
+      {"inf", 0x7F800000u},
+      {"-inf", 0xFF800000u},
+      {"nan", 0x7FC00000u},
+      {"-nan", 0xFFC00000u},
+      {"0f7F800001", 0x7F800001u},
+      {"0f3f800000", 0x3F800000u},
+      {"-0f3F800000", 0xBF800000u},
+      {"0.1", 0x3DCCCCCDu},
+      {"1.40129846e-45", 0x00000001u},
+      {"3.40282347e+38", 0x7F7FFFFFu},
+      {"1e39", 0x7F800000u},
+      {"16777217", 0x4B800000u},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char line[64];
     snprintf(line, sizeof line, "FADD R0, R1, %s", cases[i].text);
     ws_insn in = first_insn(line);
-    cr_assert_eq((uint32_t)in.opnd[2].imm, cases[i].bits, "%s: 0x%08X, expected 0x%08X",
-                 cases[i].text, (uint32_t)in.opnd[2].imm, cases[i].bits);
+    cr_assert_eq((uint32_t)in.opnd[2].imm, cases[i].bits, "%s: 0x%08X, expected 0x%08X", cases[i].text,
+                 (uint32_t)in.opnd[2].imm, cases[i].bits);
   }
 }
 
 Test(asm, integer_literals) {
   static const literal_case cases[] = {
-      {"0x10", 16},           {"0X1f", 31},          {"-1", 0xFFFFFFFFu},
-      {"4294967295", 0xFFFFFFFFu}, {"-2147483648", 0x80000000u}, {"007", 7},
-      {"tile", 0},            {"tail", 64},          {"tail+4-2", 66},
-      {"tail - -1", 65},      {"0-tail", 0xFFFFFFC0u}, {"2147483648", 0x80000000u},
+      {"0x10", 16},
+      {"0X1f", 31},
+      {"-1", 0xFFFFFFFFu},
+      {"4294967295", 0xFFFFFFFFu},
+      {"-2147483648", 0x80000000u},
+      {"007", 7},
+      {"tile", 0},
+      {"tail", 64},
+      {"tail+4-2", 66},
+      {"tail - -1", 65},
+      {"0-tail", 0xFFFFFFC0u},
+      {"2147483648", 0x80000000u},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char line[64];
@@ -408,26 +428,19 @@ static const bad_case bad_cases[] = {
     {"x:\n", "k.wsa:1:1: error: expected a directive .kernel before the first label, found 'x'"},
     {".param .u32 n\n",
      "k.wsa:1:1: error: expected a directive .kernel before the first .param, found '.param'"},
-    {".kernel k\nMOV R255, 1\n",
-     "k.wsa:2:5: error: expected a register R0..R254 or RZ, found 'R255'"},
-    {".kernel k\nIADD R1, R2, R999\n",
-     "k.wsa:2:14: error: expected a register R0..R254 or RZ, found 'R999'"},
+    {".kernel k\nMOV R255, 1\n", "k.wsa:2:5: error: expected a register R0..R254 or RZ, found 'R255'"},
+    {".kernel k\nIADD R1, R2, R999\n", "k.wsa:2:14: error: expected a register R0..R254 or RZ, found 'R999'"},
     {".kernel k\n  BRA loop\n", "k.wsa:2:7: error: label 'loop' is not defined"},
-    {".kernel k\nNOP\nx:\nNOP\nx: NOP\n",
-     "k.wsa:5:1: error: label 'x' defined twice (first at line 3)"},
+    {".kernel k\nNOP\nx:\nNOP\nx: NOP\n", "k.wsa:5:1: error: label 'x' defined twice (first at line 3)"},
     {".kernel k\n.param .u32 n\n.param .f32 n\n", "k.wsa:3:13: error: param 'n' declared twice"},
     {".kernel k\n.param .u32 n\nLDP R0, [m]\n", "k.wsa:3:10: error: unknown param 'm'"},
-    {".kernel k\nMOV R0, 4294967296\n",
-     "k.wsa:2:9: error: immediate 4294967296 does not fit in 32 bits"},
-    {".kernel k\nMOV R0, -2147483649\n",
-     "k.wsa:2:9: error: immediate -2147483649 does not fit in 32 bits"},
-    {".kernel k\nMOV R0, 0xFFFFFFFF+1\n",
-     "k.wsa:2:9: error: immediate 4294967296 does not fit in 32 bits"},
+    {".kernel k\nMOV R0, 4294967296\n", "k.wsa:2:9: error: immediate 4294967296 does not fit in 32 bits"},
+    {".kernel k\nMOV R0, -2147483649\n", "k.wsa:2:9: error: immediate -2147483649 does not fit in 32 bits"},
+    {".kernel k\nMOV R0, 0xFFFFFFFF+1\n", "k.wsa:2:9: error: immediate 4294967296 does not fit in 32 bits"},
     {".kernel k\nLDG R0, [R2+0x80000000]\n",
      "k.wsa:2:12: error: offset 2147483648 does not fit in 32 bits (signed)"},
     {".kernel k\nISETP.LT.LT P0, R1, R2\n", "k.wsa:2:9: error: modifier '.LT' given twice"},
-    {".kernel k\nISETP.LT.GE P0, R1, R2\n",
-     "k.wsa:2:9: error: modifier '.GE' conflicts with '.LT'"},
+    {".kernel k\nISETP.LT.GE P0, R1, R2\n", "k.wsa:2:9: error: modifier '.GE' conflicts with '.LT'"},
     {".kernel k\nIADD.U32 R0, R1, R2\n",
      "k.wsa:2:5: error: unexpected modifier '.U32' on IADD (allowed: none)"},
     {".kernel k\nLDG.16 R0, [R2]\n",
@@ -451,15 +464,13 @@ static const bad_case bad_cases[] = {
     {".kernel a\n", "k.wsa:1:9: error: kernel 'a' has no instructions"},
     {"", "k.wsa:1:1: error: expected a .kernel directive, found end of file"},
     {"// only a comment\n", "k.wsa:2:1: error: expected a .kernel directive, found end of file"},
-    {".kernel k\nEXIT\n.kernel k\nEXIT\n",
-     "k.wsa:3:9: error: kernel 'k' defined twice (first at line 1)"},
+    {".kernel k\nEXIT\n.kernel k\nEXIT\n", "k.wsa:3:9: error: kernel 'k' defined twice (first at line 1)"},
     {".kernel k\nabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl: EXIT\n",
      "k.wsa:2:1: error: label name 'abcdefghijklmnopqrstuvwxyzabcdefghijklmn...' is longer "
      "than 63 characters"},
     {".kernel k\n.shared R5 4\n",
      "k.wsa:2:9: error: shared symbol name 'R5' is reserved: it reads as a register"},
-    {".kernel k\n.foo\n",
-     "k.wsa:2:1: error: expected a directive (.kernel, .param, .shared), found '.foo'"},
+    {".kernel k\n.foo\n", "k.wsa:2:1: error: expected a directive (.kernel, .param, .shared), found '.foo'"},
     {".kernel k\n.param .u16 n\n",
      "k.wsa:2:8: error: expected a param type (.u32, .s32, .f32, .u64, .ptr), found '.u16'"},
     {".kernel k\n.param .u32\n", "k.wsa:2:12: error: expected a param name, found end of line"},
@@ -468,31 +479,26 @@ static const bad_case bad_cases[] = {
     {".kernel k\n.shared s -1\n", "k.wsa:2:11: error: expected a size in bytes, found '-'"},
     {".kernel k\n.shared a 1073741824\n.shared b 1\n",
      "k.wsa:3:11: error: shared memory of kernel 'k' would exceed 1 GiB"},
-    {".kernel k\nIADD R0, R1, 1.5\n",
-     "k.wsa:2:14: error: expected an integer or shared symbol, found '1.5'"},
+    {".kernel k\nIADD R0, R1, 1.5\n", "k.wsa:2:14: error: expected an integer or shared symbol, found '1.5'"},
     {".kernel k\nFADD R0, R1, 1.5x\n", "k.wsa:2:14: error: expected a float, found '1.5x'"},
     {".kernel k\nFADD R0, R1, 0f3F80\n",
      "k.wsa:2:14: error: expected a float bit pattern 0f followed by 8 hex digits, found '0f3F80'"},
-    {".kernel k\nFADD R0, R1, P0\n",
-     "k.wsa:2:14: error: expected a register R0..R254 or RZ, found 'P0'"},
+    {".kernel k\nFADD R0, R1, P0\n", "k.wsa:2:14: error: expected a register R0..R254 or RZ, found 'P0'"},
     {".kernel k\nFADD R0, |R1, R2\n", "k.wsa:2:13: error: expected '|' to close |R|, found ','"},
-    {".kernel k\nFADD R0, --R1, R2\n",
-     "k.wsa:2:11: error: expected a register or float, found '-'"},
+    {".kernel k\nFADD R0, --R1, R2\n", "k.wsa:2:11: error: expected a register or float, found '-'"},
     {".kernel k\nNOT R1, R2, R3\n", "k.wsa:2:11: error: expected end of line after operand 2, found ','"},
     {".kernel k\nIADD R1, R2\n", "k.wsa:2:12: error: expected ',' after operand 2, found end of line"},
     {".kernel k\nEXIT R1\n", "k.wsa:2:6: error: expected end of line after EXIT, found 'R1'"},
     {".kernel k\n@P7 EXIT\n", "k.wsa:2:2: error: expected a predicate P0..P6 or PT, found 'P7'"},
     {".kernel k\n@P0\n", "k.wsa:2:4: error: expected a mnemonic, found end of line"},
-    {".kernel k\nISETP.EQ !P0, R1, R2\n",
-     "k.wsa:2:10: error: expected a predicate P0..P6 or PT, found '!'"},
+    {".kernel k\nISETP.EQ !P0, R1, R2\n", "k.wsa:2:10: error: expected a predicate P0..P6 or PT, found '!'"},
     {".kernel k\nMOV R1, tilee\n", "k.wsa:2:9: error: unknown shared symbol 'tilee'"},
     {".kernel k\nS2R R0, SR_TID.W\n",
      "k.wsa:2:9: error: expected a special register (SR_TID.X, SR_LANEID, ...), found 'SR_TID.W'"},
     {".kernel k\nLDG R0, [R2\n",
      "k.wsa:2:12: error: expected '+', '-' or ']' in the address, found end of line"},
     {".kernel k\nLDS R0, R2\n", "k.wsa:2:9: error: expected '[' to start an address, found 'R2'"},
-    {".kernel k\n5 NOP\n",
-     "k.wsa:2:1: error: expected an instruction, label or directive, found '5'"},
+    {".kernel k\n5 NOP\n", "k.wsa:2:1: error: expected an instruction, label or directive, found '5'"},
     {".kernel k\nNOP NOP\n", "k.wsa:2:5: error: expected end of line after NOP, found 'NOP'"},
     {".kernel k\nBRA 12\n", "k.wsa:2:5: error: expected a label name, found '12'"},
     {".kernel k\nEXIT\n.kernel\n", "k.wsa:3:8: error: expected a kernel name, found end of line"},
@@ -530,8 +536,7 @@ Test(asm, instruction_limit) {
   char *src = repeat(".kernel k\n", "NOP\n", 1000001);
   ws_program *prog = NULL;
   cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "k.wsa", &prog), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx),
-                   "k.wsa:1000002:1: error: kernel 'k' has more than 1000000 instructions");
+  cr_assert_str_eq(ws_errmsg(ctx), "k.wsa:1000002:1: error: kernel 'k' has more than 1000000 instructions");
   free(src);
 }
 
@@ -542,8 +547,7 @@ Test(asm, param_limit) {
   sprintf(src + n, "EXIT\n");
   ws_program *prog = NULL;
   cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "k.wsa", &prog), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx),
-                   "k.wsa:1026:13: error: params of kernel 'k' take more than 4096 bytes");
+  cr_assert_str_eq(ws_errmsg(ctx), "k.wsa:1026:13: error: params of kernel 'k' take more than 4096 bytes");
   free(src);
 }
 

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isa/asm.h"
-#include "isatest.h"
-#include "isa/modifiers.h"
 #include "base/text.h"
+#include "isa/asm.h"
+#include "isa/modifiers.h"
+#include "isatest.h"
 
 static ws_ctx *ctx;
 
@@ -61,9 +61,7 @@ static int round_trip_dir(const char *dir) {
   return count;
 }
 
-Test(disasm, sample_files_round_trip) {
-  cr_assert_geq(round_trip_dir(WS_SOURCE_DIR "/tests/isa/data"), 4);
-}
+Test(disasm, sample_files_round_trip) { cr_assert_geq(round_trip_dir(WS_SOURCE_DIR "/tests/isa/data"), 4); }
 
 Test(disasm, example_kernels_round_trip) {
   /* the examples may not exist in every checkout; whatever is there must pass */
@@ -119,18 +117,17 @@ Test(disasm, program_text) {
                               "  LDP.32 R2, [p+4]\n  BRA top\nend:\n",
                               "k.wsa");
   char *text = ws_disasm_program(prog);
-  cr_assert_str_eq(text,
-                   ".kernel k\n"
-                   ".param .u32 n\n"
-                   ".param .ptr p\n"
-                   ".shared s 64 16\n"
-                   "top:\n"
-                   "@P0 BRA end\n"
-                   "    MOV R0, 0x186A0\n"
-                   "    FADD R1, R1, 0.100000001\n"
-                   "    LDP.32 R2, [p+4]\n"
-                   "    BRA top\n"
-                   "end:\n");
+  cr_assert_str_eq(text, ".kernel k\n"
+                         ".param .u32 n\n"
+                         ".param .ptr p\n"
+                         ".shared s 64 16\n"
+                         "top:\n"
+                         "@P0 BRA end\n"
+                         "    MOV R0, 0x186A0\n"
+                         "    FADD R1, R1, 0.100000001\n"
+                         "    LDP.32 R2, [p+4]\n"
+                         "    BRA top\n"
+                         "end:\n");
   free(text);
   ws_program_destroy(prog);
 }
@@ -139,9 +136,15 @@ Test(disasm, float_immediates) {
   static const struct {
     const char *in, *out;
   } cases[] = {
-      {"1.5", "1.5"},        {"-0.0", "-0"},          {"inf", "inf"},
-      {"-inf", "-inf"},      {"nan", "0f7FC00000"},   {"0fFFC00001", "0fFFC00001"},
-      {"1e-45", "1.40129846e-45"}, {"16777216", "16777216"}, {"3e38", "3.00000001e+38"},
+      {"1.5", "1.5"},
+      {"-0.0", "-0"},
+      {"inf", "inf"},
+      {"-inf", "-inf"},
+      {"nan", "0f7FC00000"},
+      {"0fFFC00001", "0fFFC00001"},
+      {"1e-45", "1.40129846e-45"},
+      {"16777216", "16777216"},
+      {"3e38", "3.00000001e+38"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char src[96], buf[96], want[96];
@@ -198,18 +201,18 @@ Test(disasm, unlabelled_branch_targets_get_synthetic_labels) {
  * register and the immediate/modifier forms. */
 static const char *operand_text(ws_opnd_sig sig, unsigned variant) {
   switch (sig.kind) {
-    case 'd': return variant ? "RZ" : "R4";
-    case 'r': return variant ? "R8" : "RZ";
-    case 'i': return variant ? "-7" : "R12";
-    case 'f': return variant ? "-2.5e-3" : "-|R13|";
-    case 'q': return variant ? "!P2" : "PT";
-    case 'p': return variant ? "P1" : "PT";
-    case 's': return variant ? "SR_LANEID" : "SR_NCTAID.Z";
-    case 'g': return variant ? "[R16-0x20]" : "[R16]";
-    case 'm': return variant ? "[R20+tile+4]" : "[RZ+0x40]";
-    case 'a': return variant ? "[p+4]" : "[n]";
-    case 'l': return variant ? "top" : "end";
-    default: return variant ? "2" : "0x12345"; /* 'n' */
+  case 'd': return variant ? "RZ" : "R4";
+  case 'r': return variant ? "R8" : "RZ";
+  case 'i': return variant ? "-7" : "R12";
+  case 'f': return variant ? "-2.5e-3" : "-|R13|";
+  case 'q': return variant ? "!P2" : "PT";
+  case 'p': return variant ? "P1" : "PT";
+  case 's': return variant ? "SR_LANEID" : "SR_NCTAID.Z";
+  case 'g': return variant ? "[R16-0x20]" : "[R16]";
+  case 'm': return variant ? "[R20+tile+4]" : "[RZ+0x40]";
+  case 'a': return variant ? "[p+4]" : "[n]";
+  case 'l': return variant ? "top" : "end";
+  default: return variant ? "2" : "0x12345"; /* 'n' */
   }
 }
 
@@ -268,9 +271,8 @@ Test(disasm, float_bit_patterns_round_trip) {
   uint32_t n = 0;
   for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 65521, n++)
     ws_text_printf(&t, "FADD R0, R0, 0f%08X\n", (unsigned)bits);
-  const uint32_t edges[] = {0x00000001u, 0x007FFFFFu, 0x00800000u, 0x7F7FFFFFu,
-                            0x80000000u, 0x80000001u, 0xFF7FFFFFu, 0x7F800000u,
-                            0xFF800000u, 0x7FFFFFFFu, 0x3EAAAAABu};
+  const uint32_t edges[] = {0x00000001u, 0x007FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0x80000000u, 0x80000001u,
+                            0xFF7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FFFFFFFu, 0x3EAAAAABu};
   for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++, n++)
     ws_text_printf(&t, "FADD R0, R0, 0f%08X\n", edges[i]);
   char *src = ws_text_take(&t);

@@ -46,21 +46,21 @@ Test(isa, unknown_opcode) {
 
 /* Operand count = commas + 1, or 0 for an empty signature. */
 Test(isa, operand_counts) {
-  cr_expect_eq(ws_isa_nopnds(WS_OP_IADD), 3u);  /* "d,r,i" */
-  cr_expect_eq(ws_isa_nopnds(WS_OP_FFMA), 4u);  /* "d,f,f,f" */
-  cr_expect_eq(ws_isa_nopnds(WS_OP_MOV), 2u);   /* "d,i" */
-  cr_expect_eq(ws_isa_nopnds(WS_OP_BRA), 1u);   /* "l" */
-  cr_expect_eq(ws_isa_nopnds(WS_OP_EXIT), 0u);  /* "" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_IADD), 3u); /* "d,r,i" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_FFMA), 4u); /* "d,f,f,f" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_MOV), 2u);  /* "d,i" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_BRA), 1u);  /* "l" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_EXIT), 0u); /* "" */
   cr_expect_eq(ws_isa_nopnds(WS_OP_LDGDEPBAR), 0u);
-  cr_expect_eq(ws_isa_nopnds(WS_OP_HMMA), 4u);  /* "d4,r4,r2,r4" */
+  cr_expect_eq(ws_isa_nopnds(WS_OP_HMMA), 4u); /* "d4,r4,r2,r4" */
 }
 
 static void expect_sig(ws_op op, unsigned idx, char kind, unsigned nregs) {
   ws_opnd_sig s = ws_isa_sig(op, idx);
-  cr_expect_eq(s.kind, kind, "%s operand %u: kind '%c', want '%c'", ws_isa_opinfo(op)->mnemonic,
-               idx, s.kind ? s.kind : '0', kind ? kind : '0');
-  cr_expect_eq(s.nregs, nregs, "%s operand %u: %u registers, want %u",
-               ws_isa_opinfo(op)->mnemonic, idx, s.nregs, nregs);
+  cr_expect_eq(s.kind, kind, "%s operand %u: kind '%c', want '%c'", ws_isa_opinfo(op)->mnemonic, idx,
+               s.kind ? s.kind : '0', kind ? kind : '0');
+  cr_expect_eq(s.nregs, nregs, "%s operand %u: %u registers, want %u", ws_isa_opinfo(op)->mnemonic, idx,
+               s.nregs, nregs);
 }
 
 Test(isa, signature_items) {

@@ -15,13 +15,12 @@ static const ws_modgroup *group_of(uint32_t bit) {
 }
 
 Test(modifiers, groups_in_canonical_order) {
-  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP,  WS_MOD_ITYPE,
-                                                    WS_MOD_ATYPE, WS_MOD_WIDTH, WS_MOD_HSEL,
-                                                    WS_MOD_SHFL};
+  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP, WS_MOD_ITYPE, WS_MOD_ATYPE,
+                                                    WS_MOD_WIDTH, WS_MOD_HSEL, WS_MOD_SHFL};
   static const unsigned counts[WS_MODGROUP_COUNT] = {6, 14, 2, 3, 3, 2, 4};
   static const int defaults[WS_MODGROUP_COUNT] = {-1, -1, 0, 0, 0, 0, -1};
-  static const char *const what[WS_MODGROUP_COUNT] = {
-      "comparison", "comparison", "type", "type", "width", "half", "shuffle mode"};
+  static const char *const what[WS_MODGROUP_COUNT] = {"comparison", "comparison", "type",        "type",
+                                                      "width",      "half",       "shuffle mode"};
   for (unsigned i = 0; i < WS_MODGROUP_COUNT; i++) {
     const ws_modgroup *g = ws_modifiers_group(i);
     cr_assert_not_null(g);
@@ -56,9 +55,8 @@ Test(modifiers, spellings_and_values) {
 }
 
 Test(modifiers, find_matches_whole_spellings_of_its_group) {
-  const ws_modgroup *w = group_of(WS_MOD_WIDTH), *icmp = group_of(WS_MOD_ICMP),
-                    *fcmp = group_of(WS_MOD_FCMP), *itype = group_of(WS_MOD_ITYPE),
-                    *atype = group_of(WS_MOD_ATYPE);
+  const ws_modgroup *w = group_of(WS_MOD_WIDTH), *icmp = group_of(WS_MOD_ICMP), *fcmp = group_of(WS_MOD_FCMP),
+                    *itype = group_of(WS_MOD_ITYPE), *atype = group_of(WS_MOD_ATYPE);
   cr_expect_eq(ws_modifiers_find(w, "128", 3), 2);
   cr_expect_eq(ws_modifiers_find(w, "64", 2), 1);
   cr_expect_eq(ws_modifiers_find(w, "12", 2), -1, "a prefix is not a spelling");

@@ -47,8 +47,7 @@ Test(objfile, every_truncation_is_reported) {
     ws_program *q = (ws_program *)1;
     cr_assert_eq(ws_objfile_load(ctx, obj, cut, "t.wso", &q), WS_ERR_INVALID, "cut %zu", cut);
     cr_assert_null(q);
-    cr_assert(strncmp(ws_errmsg(ctx), "t.wso: truncated or corrupt object", 34) == 0, "%s",
-              ws_errmsg(ctx));
+    cr_assert(strncmp(ws_errmsg(ctx), "t.wso: truncated or corrupt object", 34) == 0, "%s", ws_errmsg(ctx));
   }
   ws_program_destroy(p);
   free(obj);

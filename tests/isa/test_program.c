@@ -24,7 +24,8 @@ static void fill_kernel(ws_kernel *k, const char *name) {
   memset(k, 0, sizeof *k);
   snprintf(k->name, sizeof k->name, "%s", name);
   const ws_insn insns[2] = {
-      {.op = WS_OP_IADD, .guard = WS_PRED_PT,
+      {.op = WS_OP_IADD,
+       .guard = WS_PRED_PT,
        .opnd = {{WS_OPND_REG, 1, 0, 0, 0}, {WS_OPND_REG, 2, 0, 0, 0}, {WS_OPND_IMM, 0, 0, 0, 5}}},
       {.op = WS_OP_BRA, .guard = WS_PRED_PT, .opnd = {{WS_OPND_LABEL, 0, 0, 0, 0}}, .rpc = 2}};
   k->insns = dup_bytes(insns, sizeof insns);
@@ -134,24 +135,43 @@ Test(program, any_other_field_makes_programs_differ) {
   static const struct {
     const char *what;
     mutation m;
-  } cases[] = {{"nkernels", m_nkernels}, {"kernel name", m_name}, {"op", m_op},
-               {"guard", m_guard},       {"guard_neg", m_guard_neg}, {"cmp", m_cmp},
-               {"dtype", m_dtype},       {"width", m_width},     {"hsel", m_hsel},
-               {"rpc", m_rpc},           {"operand kind", m_kind}, {"operand reg", m_reg},
-               {"operand flags", m_flags}, {"operand imm", m_imm}, {"ninsns", m_ninsns},
-               {"param name", m_pname},  {"param type", m_ptype}, {"param offset", m_poff},
-               {"param size", m_psize},  {"nparams", m_nparams}, {"param bytes", m_psz},
-               {"shared name", m_sname}, {"shared offset", m_soff}, {"shared size", m_ssize},
-               {"shared align", m_salign}, {"nshared", m_nshared}, {"shared bytes", m_ssz},
-               {"label name", m_lname},  {"label pc", m_lpc},    {"nlabels", m_nlabels},
+  } cases[] = {{"nkernels", m_nkernels},
+               {"kernel name", m_name},
+               {"op", m_op},
+               {"guard", m_guard},
+               {"guard_neg", m_guard_neg},
+               {"cmp", m_cmp},
+               {"dtype", m_dtype},
+               {"width", m_width},
+               {"hsel", m_hsel},
+               {"rpc", m_rpc},
+               {"operand kind", m_kind},
+               {"operand reg", m_reg},
+               {"operand flags", m_flags},
+               {"operand imm", m_imm},
+               {"ninsns", m_ninsns},
+               {"param name", m_pname},
+               {"param type", m_ptype},
+               {"param offset", m_poff},
+               {"param size", m_psize},
+               {"nparams", m_nparams},
+               {"param bytes", m_psz},
+               {"shared name", m_sname},
+               {"shared offset", m_soff},
+               {"shared size", m_ssize},
+               {"shared align", m_salign},
+               {"nshared", m_nshared},
+               {"shared bytes", m_ssz},
+               {"label name", m_lname},
+               {"label pc", m_lpc},
+               {"nlabels", m_nlabels},
                {"regs per thread", m_regs}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ws_program *a = make_program(), *b = make_program();
     uint32_t nk = b->nkernels;
     cases[i].m(b);
     cr_expect_not(ws_program_equal(a, b), "a different %s went unnoticed", cases[i].what);
-    cr_expect_not(ws_program_equal(b, a), "a different %s went unnoticed (swapped)",
-                  cases[i].what);
+    cr_expect_not(ws_program_equal(b, a), "a different %s went unnoticed (swapped)", cases[i].what);
     b->nkernels = nk; /* so destroy frees both kernels */
     ws_program_destroy(a);
     ws_program_destroy(b);

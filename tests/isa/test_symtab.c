@@ -30,9 +30,9 @@ Test(symtab, finds_slices_by_exact_name) {
   cr_expect_eq(t.count, 3u);
   cr_expect_eq(t.cap, 16u);
   const char *line = "alphabetical beta,";
-  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 5), 0u);       /* "alpha" */
-  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 8), 2u);       /* "alphabet" */
-  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line + 13, 4), 1u);  /* "beta" */
+  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 5), 0u);      /* "alpha" */
+  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 8), 2u);      /* "alphabet" */
+  cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line + 13, 4), 1u); /* "beta" */
   cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 4), WS_SYMTAB_NONE, "\"alph\"");
   cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], line, 12), WS_SYMTAB_NONE);
   cr_expect_eq(ws_symtab_find(&t, recs, sizeof recs[0], "gamma", 5), WS_SYMTAB_NONE);

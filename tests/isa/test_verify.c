@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "isatest.h"
 #include "isa/verify.h"
+#include "isatest.h"
 
 static const char good_src[] = ".kernel good\n"
                                ".param .u32 n\n"
@@ -72,7 +72,7 @@ static void expect_accepted(mutation m, const char *what) {
   ws_program_destroy(p);
 }
 
-#define NAME(k, s) snprintf((k)->name, sizeof (k)->name, "%s", s)
+#define NAME(k, s) snprintf((k)->name, sizeof(k)->name, "%s", s)
 
 /* ---- kernel names and sizes ---- */
 static void m_name_reg(ws_kernel *k) { NAME(k, "R5"); }
@@ -93,9 +93,10 @@ Test(verify, kernel_names_and_sizes) {
   static const struct {
     mutation m;
     const char *what;
-  } bad[] = {{m_name_reg, "R5"},        {m_name_pred, "P3"},  {m_name_rz, "RZ"},
-             {m_name_pt, "PT"},         {m_name_empty, "\"\""}, {m_name_digit, "9lives"},
-             {m_name_dot, "a.b"},       {m_name_unterminated, "64 letters, no NUL"}};
+  } bad[] = {{m_name_reg, "R5"},     {m_name_pred, "P3"},
+             {m_name_rz, "RZ"},      {m_name_pt, "PT"},
+             {m_name_empty, "\"\""}, {m_name_digit, "9lives"},
+             {m_name_dot, "a.b"},    {m_name_unterminated, "64 letters, no NUL"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     expect_refused(bad[i].m, "invalid kernel name", bad[i].what);
   /* register-like only when a single R/P is followed by digits alone */
@@ -110,7 +111,7 @@ Test(verify, kernel_names_and_sizes) {
 /* ---- params ---- */
 static void m_ptype(ws_kernel *k) { k->params[1].type = WS_PT_COUNT; }
 static void m_poffset(ws_kernel *k) { k->params[1].offset_bytes = 4; } /* a ptr is 8-aligned */
-static void m_psize(ws_kernel *k) { k->params[0].size_bytes = 8; }    /* a u32 is 4 bytes */
+static void m_psize(ws_kernel *k) { k->params[0].size_bytes = 8; }     /* a u32 is 4 bytes */
 static void m_pdup(ws_kernel *k) { NAME(&k->params[1], "n"); }
 static void m_pname(ws_kernel *k) { NAME(&k->params[0], "P1"); }
 static void m_ptotal(ws_kernel *k) { k->param_size_bytes = 12; }
@@ -152,8 +153,7 @@ Test(verify, labels_and_targets) {
   expect_refused(m_lunsorted, "kernel 'good': label 2 is invalid", "labels out of pc order");
   expect_refused(m_ldup, "kernel 'good': label 2 is invalid", "duplicate label");
   expect_refused(m_lname, "kernel 'good': label 2 is invalid", "register-like label");
-  expect_refused(m_unnamed_target, "kernel 'good' pc 4: branch target 5 has no label",
-                 "unnamed target");
+  expect_refused(m_unnamed_target, "kernel 'good' pc 4: branch target 5 has no label", "unnamed target");
   expect_accepted(m_label_at_end, "a label just past the last instruction");
 }
 
@@ -176,25 +176,19 @@ Test(verify, opcodes_guards_and_modifiers) {
   snprintf(want, sizeof want, "kernel 'good' pc 0: invalid opcode %u", (unsigned)WS_OP_COUNT);
   expect_refused(m_op, want, "opcode past the table");
   expect_refused(m_guard, "kernel 'good' pc 0: invalid guard or modifiers for S2R", "guard P8");
-  expect_refused(m_guard_neg, "kernel 'good' pc 4: invalid guard or modifiers for BRA",
-                 "guard_neg 2");
+  expect_refused(m_guard_neg, "kernel 'good' pc 4: invalid guard or modifiers for BRA", "guard_neg 2");
   expect_refused(m_cmp_unwanted, "kernel 'good' pc 0: invalid guard or modifiers for S2R",
                  "a comparison on S2R");
-  expect_refused(m_cmp_float_only, "kernel 'good' pc 3: invalid guard or modifiers for ISETP",
-                 "ISETP.NAN");
+  expect_refused(m_cmp_float_only, "kernel 'good' pc 3: invalid guard or modifiers for ISETP", "ISETP.NAN");
   expect_refused(m_cmp_missing, "kernel 'good' pc 3: invalid guard or modifiers for ISETP",
                  "ISETP without a comparison");
-  expect_refused(m_dtype, "kernel 'good' pc 3: invalid guard or modifiers for ISETP",
-                 "ISETP.F32");
-  expect_refused(m_width_odd, "kernel 'good' pc 1: invalid guard or modifiers for LDP",
-                 "12-byte width");
-  expect_refused(m_width_missing, "kernel 'good' pc 1: invalid guard or modifiers for LDP",
-                 "no width");
+  expect_refused(m_dtype, "kernel 'good' pc 3: invalid guard or modifiers for ISETP", "ISETP.F32");
+  expect_refused(m_width_odd, "kernel 'good' pc 1: invalid guard or modifiers for LDP", "12-byte width");
+  expect_refused(m_width_missing, "kernel 'good' pc 1: invalid guard or modifiers for LDP", "no width");
   expect_refused(m_width_unwanted, "kernel 'good' pc 5: invalid guard or modifiers for FFMA",
                  "a width on FFMA");
   expect_refused(m_hsel, "kernel 'good' pc 5: invalid guard or modifiers for FFMA", ".H1 on FFMA");
-  expect_refused(m_shfl, "kernel 'good' pc 7: invalid guard or modifiers for SHFL",
-                 "shuffle mode 4");
+  expect_refused(m_shfl, "kernel 'good' pc 7: invalid guard or modifiers for SHFL", "shuffle mode 4");
 }
 
 /* ---- operands, one per signature kind ---- */
@@ -255,8 +249,7 @@ Test(verify, operands) {
       {m_extra_exit, "kernel 'good' pc 11: operand 1 of EXIT is invalid", "operand on EXIT"},
       {m_extra_s2r, "kernel 'good' pc 0: operand 3 of S2R is invalid", "third S2R operand"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    expect_refused(bad[i].m, bad[i].want, bad[i].what);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect_refused(bad[i].m, bad[i].want, bad[i].what);
 }
 
 /* ---- whole programs ---- */

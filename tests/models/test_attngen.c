@@ -23,12 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kerntest.h"
 #include "models/attngen.h"
 #include "models/nngen.h"
-#include "kerntest.h"
 
 #define U (1.0 / 16777216.0)
-
 
 /* A problem: inputs on the host and the device, the double reference and
  * the per-output bound. */
@@ -57,8 +56,7 @@ static void reference_row(problem *pr, uint32_t h, uint32_t i, double *s) {
   for (uint32_t j = 0; j < T; j++) {
     double dot = 0, mag = 0;
     for (uint32_t d = 0; d < dh; d++) {
-      double q = pr->qkv[(size_t)i * 3 * D + h * dh + d],
-             k = pr->qkv[(size_t)j * 3 * D + D + h * dh + d];
+      double q = pr->qkv[(size_t)i * 3 * D + h * dh + d], k = pr->qkv[(size_t)j * 3 * D + D + h * dh + d];
       dot += q * k;
       mag += fabs(q * k);
     }
@@ -91,8 +89,7 @@ static void reference_row(problem *pr, uint32_t h, uint32_t i, double *s) {
 
 static problem problem_make(uint32_t tokens, uint32_t heads, uint32_t head_dim, uint64_t seed) {
   problem pr = {.s = {tokens, heads, head_dim}, .dim = heads * head_dim};
-  size_t n = (size_t)tokens * 3 * pr.dim, no = (size_t)tokens * pr.dim,
-         np = (size_t)heads * tokens * tokens;
+  size_t n = (size_t)tokens * 3 * pr.dim, no = (size_t)tokens * pr.dim, np = (size_t)heads * tokens * tokens;
   pr.qkv = malloc(n * sizeof *pr.qkv);
   pr.ref = malloc(no * sizeof *pr.ref);
   pr.bound = malloc(no * sizeof *pr.bound);
@@ -127,15 +124,14 @@ static float *download(uint64_t d, size_t n) {
 }
 
 /* Counts outputs outside `scale` times the bound; logs the worst ratio. */
-static size_t count_outside(const char *what, const float *got, const double *ref,
-                            const double *bound, size_t n, double scale) {
+static size_t count_outside(const char *what, const float *got, const double *ref, const double *bound,
+                            size_t n, double scale) {
   size_t bad = 0;
   double worst = 0;
   for (size_t i = 0; i < n; i++) {
     double err = fabs((double)got[i] - ref[i]);
     if (!(err <= scale * bound[i]) && bad++ < 3)
-      cr_log_error("%s[%zu]: got %.9g, want %.9g +- %.3g", what, i, got[i], ref[i],
-                   scale * bound[i]);
+      cr_log_error("%s[%zu]: got %.9g, want %.9g +- %.3g", what, i, got[i], ref[i], scale * bound[i]);
     if (bound[i] > 0 && err / bound[i] > worst) worst = err / bound[i];
   }
   cr_log_info("%s: worst error / bound = %.3g over %zu values", what, worst, n);
@@ -143,23 +139,23 @@ static size_t count_outside(const char *what, const float *got, const double *re
 }
 
 static float *run_naive(problem *pr, ws_launch_stats st[WS_ATTNGEN_STAGE_COUNT]) {
-  cr_assert_eq(ws_attngen_naive_run(dev, &pr->s, pr->d_qkv, pr->d_scores, pr->d_out, st), WS_OK,
-               "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_attngen_naive_run(dev, &pr->s, pr->d_qkv, pr->d_scores, pr->d_out, st), WS_OK, "%s",
+               ws_errmsg(ctx));
   return download(pr->d_out, (size_t)pr->s.tokens * pr->dim);
 }
 
 static float *run_flash(problem *pr, uint32_t br, uint32_t bc, ws_launch_stats *st) {
   ws_attngen_flash_cfg fc = {br, bc};
   cr_assert_eq(ws_device_memset(dev, pr->d_out, 0xFF, (size_t)pr->s.tokens * pr->dim * 4), WS_OK);
-  cr_assert_eq(ws_attngen_flash_run(dev, &pr->s, &fc, pr->d_qkv, pr->d_out, st), WS_OK,
-               "Br=%u Bc=%u: %s", br, bc, ws_errmsg(ctx));
+  cr_assert_eq(ws_attngen_flash_run(dev, &pr->s, &fc, pr->d_qkv, pr->d_out, st), WS_OK, "Br=%u Bc=%u: %s", br,
+               bc, ws_errmsg(ctx));
   return download(pr->d_out, (size_t)pr->s.tokens * pr->dim);
 }
 
 /* ---- correctness ------------------------------------------------------------------ */
 
-static void check_shape(uint32_t tokens, uint32_t heads, uint32_t head_dim,
-                        const uint32_t (*tiles)[2], size_t ntiles) {
+static void check_shape(uint32_t tokens, uint32_t heads, uint32_t head_dim, const uint32_t (*tiles)[2],
+                        size_t ntiles) {
   problem pr = problem_make(tokens, heads, head_dim, 1000 + tokens + head_dim);
   size_t no = (size_t)tokens * pr.dim, np = (size_t)heads * tokens * tokens;
   char what[96];
@@ -173,11 +169,9 @@ static void check_shape(uint32_t tokens, uint32_t heads, uint32_t head_dim,
   for (size_t i = 0; i < no; i++) naive_d[i] = naive[i];
   for (size_t t = 0; t < ntiles; t++) {
     float *flash = run_flash(&pr, tiles[t][0], tiles[t][1], NULL);
-    snprintf(what, sizeof what, "flash T=%u dh=%u Br=%u Bc=%u", tokens, head_dim, tiles[t][0],
-             tiles[t][1]);
+    snprintf(what, sizeof what, "flash T=%u dh=%u Br=%u Bc=%u", tokens, head_dim, tiles[t][0], tiles[t][1]);
     cr_expect_eq(count_outside(what, flash, pr.ref, pr.bound, no, 1.0), 0, "%s", what);
-    cr_expect_eq(count_outside("flash vs naive", flash, naive_d, pr.bound, no, 2.0), 0,
-                 "%s vs naive", what);
+    cr_expect_eq(count_outside("flash vs naive", flash, naive_d, pr.bound, no, 2.0), 0, "%s vs naive", what);
     free(flash);
   }
   free(naive), free(probs), free(naive_d);
@@ -234,13 +228,13 @@ Test(attngen, identical_keys_give_the_mean_of_values, .init = setup, .fini = tea
 
 /* ---- validation -------------------------------------------------------------------- */
 
-#define EXPECT_REFUSED(call, want, needle)                                                         \
-  do {                                                                                             \
-    ws_ctx_clear(ctx);                                                                             \
-    ws_status st_ = (call);                                                                        \
-    cr_expect_eq(st_, (want), "%s returned %s", #call, ws_status_name(st_));                       \
-    cr_expect(strstr(ws_errmsg(ctx), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call,      \
-              ws_errmsg(ctx), (needle));                                                           \
+#define EXPECT_REFUSED(call, want, needle)                                                                   \
+  do {                                                                                                       \
+    ws_ctx_clear(ctx);                                                                                       \
+    ws_status st_ = (call);                                                                                  \
+    cr_expect_eq(st_, (want), "%s returned %s", #call, ws_status_name(st_));                                 \
+    cr_expect(strstr(ws_errmsg(ctx), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call,                \
+              ws_errmsg(ctx), (needle));                                                                     \
   } while (0)
 
 Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .fini = teardown) {
@@ -260,8 +254,7 @@ Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .
        "needs 284 registers per thread (at least 36 + 3*dh + Bc); a100 allows 255"},
       {64, 64, 40, WS_ERR_LIMIT, "needs 268 registers per thread"},
       {64, 1024, 19, WS_ERR_LIMIT, "needs 288256 bytes of shared memory per CTA"},
-      {16, 1024, 64, WS_ERR_LIMIT,
-       "limiter: registers"}, /* 196 regs x 32 warps > the register file */
+      {16, 1024, 64, WS_ERR_LIMIT, "limiter: registers"}, /* 196 regs x 32 warps > the register file */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ws_attngen_flash_cfg fc = {cases[i].br, cases[i].bc};
@@ -289,32 +282,30 @@ Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .
 Test(attngen, invalid_shapes_are_refused, .init = setup, .fini = teardown) {
   ws_dim3 g, b;
   ws_attngen_flash_cfg fc = {64, 64};
-  EXPECT_REFUSED(ws_attngen_naive_run(dev, &(ws_attngen_shape){0, 4, 16}, 0, 0, 0, NULL),
-                 WS_ERR_INVALID, "attention shape T=0 H=4 dh=16");
-  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 0, 16}, &fc, 0, 0, NULL),
-                 WS_ERR_INVALID, "each must be at least 1");
-  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 6}, &fc, 0, 0, NULL),
-                 WS_ERR_INVALID, "power of two");
+  EXPECT_REFUSED(ws_attngen_naive_run(dev, &(ws_attngen_shape){0, 4, 16}, 0, 0, 0, NULL), WS_ERR_INVALID,
+                 "attention shape T=0 H=4 dh=16");
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 0, 16}, &fc, 0, 0, NULL), WS_ERR_INVALID,
+                 "each must be at least 1");
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 6}, &fc, 0, 0, NULL), WS_ERR_INVALID,
+                 "power of two");
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 16}, &fc, 0x1004, 0x2000, NULL),
+                 WS_ERR_INVALID, "must be 16-byte aligned");
+  EXPECT_REFUSED(ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){65536, 2, 8}, WS_ATTNGEN_SCORES, &g, &b),
+                 WS_ERR_INVALID, "must fit in 32 bits");
   EXPECT_REFUSED(
-      ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 16}, &fc, 0x1004, 0x2000, NULL),
-      WS_ERR_INVALID, "must be 16-byte aligned");
-  EXPECT_REFUSED(
-      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){65536, 2, 8}, WS_ATTNGEN_SCORES, &g, &b),
-      WS_ERR_INVALID, "must fit in 32 bits");
-  EXPECT_REFUSED(ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){64, 4, 16},
-                                           WS_ATTNGEN_STAGE_COUNT, &g, &b),
-                 WS_ERR_INVALID, "unknown attention stage");
+      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){64, 4, 16}, WS_ATTNGEN_STAGE_COUNT, &g, &b),
+      WS_ERR_INVALID, "unknown attention stage");
 }
 
 Test(attngen, geometry, .init = setup, .fini = teardown) {
   ws_dim3 g, b;
   ws_attngen_shape s = {50, 4, 8};
   cr_assert_eq(ws_attngen_flash_geometry(ctx, &s, &(ws_attngen_flash_cfg){32, 16}, &g, &b), WS_OK);
-  cr_expect(g.x == 2 && g.y == 4 && g.z == 1 && b.x == 32 && b.y == 1,
-            "flash grid (%u,%u) block %u", g.x, g.y, b.x);
+  cr_expect(g.x == 2 && g.y == 4 && g.z == 1 && b.x == 32 && b.y == 1, "flash grid (%u,%u) block %u", g.x,
+            g.y, b.x);
   cr_assert_eq(ws_attngen_naive_geometry(ctx, &s, WS_ATTNGEN_SCORES, &g, &b), WS_OK);
-  cr_expect(g.x == 4 && g.y == 4 && g.z == 4 && b.x == 16 && b.y == 16, "scores grid (%u,%u,%u)",
-            g.x, g.y, g.z);
+  cr_expect(g.x == 4 && g.y == 4 && g.z == 4 && b.x == 16 && b.y == 16, "scores grid (%u,%u,%u)", g.x, g.y,
+            g.z);
   cr_assert_eq(ws_attngen_naive_geometry(ctx, &s, WS_ATTNGEN_SOFTMAX, &g, &b), WS_OK);
   cr_expect(g.x == 50 && b.x == 128, "softmax: 200 rows, 4 warps per CTA: grid %u", g.x);
   cr_assert_eq(ws_attngen_naive_geometry(ctx, &s, WS_ATTNGEN_PV, &g, &b), WS_OK);
@@ -323,17 +314,14 @@ Test(attngen, geometry, .init = setup, .fini = teardown) {
 
 Test(attngen, generated_text_is_commented_and_reassembles, .init = setup, .fini = teardown) {
   char *src = NULL;
-  cr_assert_eq(ws_attngen_flash_source(ctx, &cfg, 16, &(ws_attngen_flash_cfg){64, 32}, &src),
-               WS_OK);
+  cr_assert_eq(ws_attngen_flash_source(ctx, &cfg, 16, &(ws_attngen_flash_cfg){64, 32}, &src), WS_OK);
   cr_expect(strstr(src, "// ---- online softmax") != NULL);
   cr_expect(strstr(src, ".shared Qs 5120 16") != NULL, "Q tile 64 x (16+4) x 4 bytes");
   ws_nngen_kernel k;
   cr_assert_eq(ws_nngen_kernel_build(ctx, src, "flash.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect_eq(k.kernel->regs_per_thread,
-               ws_attngen_flash_regs(16, &(ws_attngen_flash_cfg){64, 32}),
+  cr_expect_eq(k.kernel->regs_per_thread, ws_attngen_flash_regs(16, &(ws_attngen_flash_cfg){64, 32}),
                "the plan's register count is what the assembler counts");
-  cr_expect_eq(k.kernel->shared_size_bytes,
-               ws_attngen_flash_smem_bytes(16, &(ws_attngen_flash_cfg){64, 32}));
+  cr_expect_eq(k.kernel->shared_size_bytes, ws_attngen_flash_smem_bytes(16, &(ws_attngen_flash_cfg){64, 32}));
   ws_nngen_kernel_release(&k);
   free(src);
 }
@@ -347,8 +335,8 @@ typedef struct timing {
 } timing;
 
 static timing timing_now(uint64_t cycles) {
-  return (timing){cycles, stat("hbm.ch*.bytes_read"), stat("hbm.ch*.bytes_written"),
-                  stat("l2.slice*.reads"), stat("l2.slice*.writes")};
+  return (timing){cycles, stat("hbm.ch*.bytes_read"), stat("hbm.ch*.bytes_written"), stat("l2.slice*.reads"),
+                  stat("l2.slice*.writes")};
 }
 
 static void timing_add(timing *sum, timing t) {
@@ -365,9 +353,9 @@ static void compare_naive_flash(const char *preset, timing *naive, timing *flash
   *naive = (timing){0};
   for (int k = 0; k < WS_ATTNGEN_STAGE_COUNT; k++) {
     ws_launch_stats ls;
-    cr_assert_eq(ws_attngen_naive_stage_run(dev, &pr.s, (ws_attngen_stage)k, pr.d_qkv, pr.d_scores,
-                                            pr.d_out, &ls),
-                 WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(
+        ws_attngen_naive_stage_run(dev, &pr.s, (ws_attngen_stage)k, pr.d_qkv, pr.d_scores, pr.d_out, &ls),
+        WS_OK, "%s", ws_errmsg(ctx));
     timing t = timing_now(ls.cycles);
     static const char *const names[] = {"scores", "softmax", "P.V"};
     cr_log_info("%s naive %s: %llu cycles, DRAM %llu B read / %llu B written, L2 %llu reads "
@@ -385,11 +373,10 @@ static void compare_naive_flash(const char *preset, timing *naive, timing *flash
   *flash = timing_now(fl.cycles);
   cr_expect_eq(count_outside("flash (timing)", o, pr.ref, pr.bound, no, 1.0), 0);
   free(o);
-  cr_log_info(
-      "%s naive total: %llu cycles, DRAM %llu B read / %llu B written, L2 %llu reads / %llu writes",
-      preset, (unsigned long long)naive->cycles, (unsigned long long)naive->dram_read,
-      (unsigned long long)naive->dram_written, (unsigned long long)naive->l2_reads,
-      (unsigned long long)naive->l2_writes);
+  cr_log_info("%s naive total: %llu cycles, DRAM %llu B read / %llu B written, L2 %llu reads / %llu writes",
+              preset, (unsigned long long)naive->cycles, (unsigned long long)naive->dram_read,
+              (unsigned long long)naive->dram_written, (unsigned long long)naive->l2_reads,
+              (unsigned long long)naive->l2_writes);
   cr_log_info("%s flash Br=64 Bc=64: %llu cycles, DRAM %llu B read / %llu B written, L2 %llu reads "
               "/ %llu writes",
               preset, (unsigned long long)flash->cycles, (unsigned long long)flash->dram_read,
@@ -426,8 +413,7 @@ Test(attngen, timing_a100_naive_vs_flash, .init = setup, .fini = teardown) {
   expect_fusion_saves(&naive, &flash);
 }
 
-Test(attngen, timing_classroom_other_tiles_and_odd_tokens, .init = setup_classroom,
-     .fini = teardown) {
+Test(attngen, timing_classroom_other_tiles_and_odd_tokens, .init = setup_classroom, .fini = teardown) {
   static const uint32_t tiles[][2] = {{32, 16}, {64, 7}};
   check_shape(50, 4, 8, tiles, 2);
 }
@@ -436,8 +422,7 @@ Test(attngen, timing_classroom_other_tiles_and_odd_tokens, .init = setup_classro
  * correct and reads QKV from DRAM exactly once; cycles are logged for
  * docs/kernels.md. */
 Test(attngen, timing_flash_tile_sweep, .init = setup_classroom, .fini = teardown) {
-  static const uint32_t tiles[][2] = {{32, 16}, {32, 32}, {32, 64}, {64, 16},
-                                      {64, 32}, {64, 64}, {128, 64}};
+  static const uint32_t tiles[][2] = {{32, 16}, {32, 32}, {32, 64}, {64, 16}, {64, 32}, {64, 64}, {128, 64}};
   static const char *const presets[] = {"classroom", "a100"};
   for (int pi = 0; pi < 2; pi++) {
     if (pi == 1) {
@@ -450,9 +435,9 @@ Test(attngen, timing_flash_tile_sweep, .init = setup_classroom, .fini = teardown
       float *o = run_flash(&pr, tiles[t][0], tiles[t][1], &ls);
       cr_expect_eq(count_outside("flash sweep", o, pr.ref, pr.bound, 64 * 64, 1.0), 0);
       cr_expect_eq(stat("hbm.ch*.bytes_read"), 3 * 16384, "Br=%u Bc=%u", tiles[t][0], tiles[t][1]);
-      cr_log_info("%s flash Br=%u Bc=%u: %llu cycles, %llu warp instructions, occupancy %.3f",
-                  presets[pi], tiles[t][0], tiles[t][1], (unsigned long long)ls.cycles,
-                  (unsigned long long)ls.warp_insns, ls.occupancy.occupancy);
+      cr_log_info("%s flash Br=%u Bc=%u: %llu cycles, %llu warp instructions, occupancy %.3f", presets[pi],
+                  tiles[t][0], tiles[t][1], (unsigned long long)ls.cycles, (unsigned long long)ls.warp_insns,
+                  ls.occupancy.occupancy);
       free(o);
     }
     problem_free(&pr);

@@ -51,8 +51,8 @@ Test(examples, sgemm_odd_shapes_match_openblas) {
   static const uint32_t shapes[][3] = {{33, 65, 17}, {1, 1, 1}, {17, 3, 129}, {50, 31, 7}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     ws_example_check c = run_ok("sgemm", shapes[i][0], shapes[i][1], shapes[i][2]);
-    cr_expect(c.pass, "%ux%ux%u: %llu outside, worst ratio %g", shapes[i][0], shapes[i][1],
-              shapes[i][2], (unsigned long long)c.nbad, c.worst_ratio);
+    cr_expect(c.pass, "%ux%ux%u: %llu outside, worst ratio %g", shapes[i][0], shapes[i][1], shapes[i][2],
+              (unsigned long long)c.nbad, c.worst_ratio);
     cr_expect_eq(c.nvalues, (uint64_t)shapes[i][0] * shapes[i][1]);
   }
 }
@@ -75,8 +75,7 @@ Test(examples, mma_gemm_matches_openblas_on_f16_inputs) {
   static const uint32_t shapes[][3] = {{16, 8, 16}, {64, 32, 48}, {128, 128, 128}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     ws_example_check c = run_ok("mma", shapes[i][0], shapes[i][1], shapes[i][2]);
-    cr_expect(c.pass, "%ux%ux%u: worst ratio %g", shapes[i][0], shapes[i][1], shapes[i][2],
-              c.worst_ratio);
+    cr_expect(c.pass, "%ux%ux%u: worst ratio %g", shapes[i][0], shapes[i][1], shapes[i][2], c.worst_ratio);
     cr_expect_eq(c.stats.warp_insns_by_unit[WS_UNIT_TENSOR],
                  (uint64_t)(shapes[i][0] / 16) * (shapes[i][1] / 8) * (shapes[i][2] / 16));
   }

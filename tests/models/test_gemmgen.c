@@ -82,9 +82,11 @@ static result run_case(const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n, uint32
   result r = {0};
   char desc[200];
   ws_gemmgen_describe(cfg, desc, sizeof desc);
-  cr_assert_eq(ws_gemmgen_run(dev, cfg, &p, &r.stats), WS_OK, "%s %ux%ux%u: %s", desc, m, n, k, ws_errmsg(ctx));
+  cr_assert_eq(ws_gemmgen_run(dev, cfg, &p, &r.stats), WS_OK, "%s %ux%ux%u: %s", desc, m, n, k,
+               ws_errmsg(ctx));
   cr_assert_eq(ws_device_memcpy_dtoh(dev, got, p.c, mn * 4), WS_OK);
-  cr_assert_eq(ws_gemmgen_reference(ctx, cfg, m, n, k, a, b, bias, res, ref, bound), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_gemmgen_reference(ctx, cfg, m, n, k, a, b, bias, res, ref, bound), WS_OK, "%s",
+               ws_errmsg(ctx));
   for (size_t i = 0; i < mn; i++) {
     double err = fabs((double)got[i] - (double)ref[i]);
     if (!(err <= bound[i])) r.nbad++;
@@ -101,8 +103,8 @@ static void expect_pass(const ws_gemmgen_cfg *cfg, uint32_t m, uint32_t n, uint3
   result r = run_case(cfg, m, n, k);
   char desc[200];
   ws_gemmgen_describe(cfg, desc, sizeof desc);
-  cr_expect_eq(r.nbad, 0, "%s %ux%ux%u: %llu outputs outside the bound, worst ratio %g", desc, m, n,
-               k, (unsigned long long)r.nbad, r.worst_ratio);
+  cr_expect_eq(r.nbad, 0, "%s %ux%ux%u: %llu outputs outside the bound, worst ratio %g", desc, m, n, k,
+               (unsigned long long)r.nbad, r.worst_ratio);
 }
 
 static const uint32_t shapes[][3] = {{128, 128, 128}, {61, 75, 37}, {1, 33, 17}, {33, 70, 64}, {40, 64, 70}};
@@ -173,8 +175,8 @@ Test(gemmgen, emitted_kernels_assemble_with_the_planned_resources) {
       ws_gemmgen_cfg c = ws_gemmgen_defaults((ws_gemmgen_variant)v);
       c.epilogue = epi ? WS_GEMMGEN_EPI_ALL : 0;
       ws_program *prog = NULL;
-      cr_assert_eq(ws_gemmgen_build(ctx, &c, &prog), WS_OK, "%s: %s",
-                   ws_gemmgen_variant_name(c.variant), ws_errmsg(ctx));
+      cr_assert_eq(ws_gemmgen_build(ctx, &c, &prog), WS_OK, "%s: %s", ws_gemmgen_variant_name(c.variant),
+                   ws_errmsg(ctx));
       const ws_kernel *k = &prog->kernels[0];
       char name[64];
       snprintf(name, sizeof name, "gemm_%s", ws_gemmgen_variant_name(c.variant));
@@ -292,7 +294,8 @@ Test(gemmgen, mma_error_is_the_binary16_rounding) {
   float big[1] = {70000.0f}, one[1] = {1.0f}, ref[1];
   double bound[1];
   cr_expect_eq(ws_gemmgen_reference(ctx, &c, 1, 1, 1, big, one, NULL, NULL, ref, bound), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: mma rounds A and B to binary16; |values| must stay below 65504");
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "gemm reference: mma rounds A and B to binary16; |values| must stay below 65504");
 }
 
 /* The timing model runs the kernels: cycles come back, the answer is still
@@ -326,7 +329,7 @@ Test(gemmgen, timing_mode_on_classroom) {
 typedef struct bad_cfg {
   ws_gemmgen_cfg cfg;
   ws_status st;
-  const char *msg;  /* '#' stands for a number of at least min_number; a final "..." for any text */
+  const char *msg; /* '#' stands for a number of at least min_number; a final "..." for any text */
   uint32_t min_number;
 } bad_cfg;
 
@@ -347,55 +350,100 @@ static bool message_matches(const char *got, const char *msg, uint32_t min_numbe
 
 Test(gemmgen, invalid_configs_are_refused_with_the_reason) {
   static const bad_cfg bad[] = {
-      {{WS_GEMMGEN_VARIANT_COUNT, 32, 32, 1, 1, 1, 0, 0, 1024, 0}, WS_ERR_INVALID, "unknown GEMM variant 9", 0},
+      {{WS_GEMMGEN_VARIANT_COUNT, 32, 32, 1, 1, 1, 0, 0, 1024, 0},
+       WS_ERR_INVALID,
+       "unknown GEMM variant 9",
+       0},
       {{WS_GEMMGEN_NAIVE, 32, 32, 1, 1, 1, 0, 0, 1024, 8}, WS_ERR_INVALID, "unknown epilogue flags 0x8", 0},
-      {{WS_GEMMGEN_NAIVE, 24, 32, 1, 1, 1, 0, 0, 768, 0}, WS_ERR_INVALID,
-       "bm=24 must be a power of two (the kernel splits thread indices with shifts)", 0},
-      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 8, 0, 0, 0, 0}, WS_ERR_INVALID,
-       "threads=0 must be a power of two (the kernel splits thread indices with shifts)", 0},
-      {{WS_GEMMGEN_COALESCED, 32, 32, 1, 1, 1, 0, 0, 256, 0}, WS_ERR_INVALID,
-       "coalesced computes one output per thread: threads must be bm*bn = 1024, got 256", 0},
-      {{WS_GEMMGEN_SMEM, 2048, 1, 1, 1, 1, 0, 0, 2048, 0}, WS_ERR_INVALID,
-       "bm, bn, bk and threads must be at most 1024, got 2048, 1, 1, 2048", 0},
-      {{WS_GEMMGEN_SMEM, 32, 32, 32, 2, 1, 0, 0, 512, 0}, WS_ERR_INVALID,
-       "smem computes one output per thread: tm and tn must be 1, got 2 and 1", 0},
-      {{WS_GEMMGEN_BLOCKTILE1D, 64, 64, 8, 8, 2, 0, 0, 256, 0}, WS_ERR_INVALID,
-       "blocktile1d blocks along rows only: tn must be 1, got 2", 0},
-      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 8, 0, 0, 128, 0}, WS_ERR_INVALID,
-       "threads must be (bm/tm)*(bn/tn) = 256 (one thread per 8x8 block), got 128", 0},
-      {{WS_GEMMGEN_BLOCKTILE2D, 16, 16, 8, 32, 1, 0, 0, 16, 0}, WS_ERR_INVALID,
-       "the thread tile 32x1 is larger than the CTA tile 16x16", 0},
-      {{WS_GEMMGEN_BLOCKTILE2D, 16, 16, 64, 4, 4, 0, 0, 16, 0}, WS_ERR_INVALID,
-       "the A tile (16 x 64 floats, in chunks of 1) does not divide evenly among 16 threads", 0},
-      {{WS_GEMMGEN_BLOCKTILE2D, 128, 16, 2, 8, 1, 0, 0, 256, 0}, WS_ERR_INVALID,
-       "the B tile (2 x 16 floats, in chunks of 1) does not divide evenly among 256 threads", 0},
-      {{WS_GEMMGEN_VECTORIZED, 128, 128, 8, 8, 2, 0, 0, 1024, 0}, WS_ERR_INVALID,
-       "vectorized reads 128-bit fragments: tm, tn and bk must be multiples of 4, got 8, 2, 8", 0},
-      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 32, 16, 256, 0}, WS_ERR_INVALID,
+      {{WS_GEMMGEN_NAIVE, 24, 32, 1, 1, 1, 0, 0, 768, 0},
+       WS_ERR_INVALID,
+       "bm=24 must be a power of two (the kernel splits thread indices with shifts)",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 8, 0, 0, 0, 0},
+       WS_ERR_INVALID,
+       "threads=0 must be a power of two (the kernel splits thread indices with shifts)",
+       0},
+      {{WS_GEMMGEN_COALESCED, 32, 32, 1, 1, 1, 0, 0, 256, 0},
+       WS_ERR_INVALID,
+       "coalesced computes one output per thread: threads must be bm*bn = 1024, got 256",
+       0},
+      {{WS_GEMMGEN_SMEM, 2048, 1, 1, 1, 1, 0, 0, 2048, 0},
+       WS_ERR_INVALID,
+       "bm, bn, bk and threads must be at most 1024, got 2048, 1, 1, 2048",
+       0},
+      {{WS_GEMMGEN_SMEM, 32, 32, 32, 2, 1, 0, 0, 512, 0},
+       WS_ERR_INVALID,
+       "smem computes one output per thread: tm and tn must be 1, got 2 and 1",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE1D, 64, 64, 8, 8, 2, 0, 0, 256, 0},
+       WS_ERR_INVALID,
+       "blocktile1d blocks along rows only: tn must be 1, got 2",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 8, 0, 0, 128, 0},
+       WS_ERR_INVALID,
+       "threads must be (bm/tm)*(bn/tn) = 256 (one thread per 8x8 block), got 128",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE2D, 16, 16, 8, 32, 1, 0, 0, 16, 0},
+       WS_ERR_INVALID,
+       "the thread tile 32x1 is larger than the CTA tile 16x16",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE2D, 16, 16, 64, 4, 4, 0, 0, 16, 0},
+       WS_ERR_INVALID,
+       "the A tile (16 x 64 floats, in chunks of 1) does not divide evenly among 16 threads",
+       0},
+      {{WS_GEMMGEN_BLOCKTILE2D, 128, 16, 2, 8, 1, 0, 0, 256, 0},
+       WS_ERR_INVALID,
+       "the B tile (2 x 16 floats, in chunks of 1) does not divide evenly among 256 threads",
+       0},
+      {{WS_GEMMGEN_VECTORIZED, 128, 128, 8, 8, 2, 0, 0, 1024, 0},
+       WS_ERR_INVALID,
+       "vectorized reads 128-bit fragments: tm, tn and bk must be multiples of 4, got 8, 2, 8",
+       0},
+      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 32, 16, 256, 0},
+       WS_ERR_INVALID,
        "a warp's 4x8 lanes of 4x4 blocks must tile the warp tile: wm must be a multiple of 4*tm = 16 "
-       "and wn of 8*tn = 32, got 32x16", 0},
-      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 256, 64, 256, 0}, WS_ERR_INVALID,
-       "the warp tile 256x64 does not divide the CTA tile 128x128", 0},
-      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 32, 64, 128, 0}, WS_ERR_INVALID,
-       "threads must be 32 per warp tile: (bm/wm)*(bn/wn)*32 = 256, got 128", 0},
-      {{WS_GEMMGEN_MMA, 64, 64, 8, 1, 1, 32, 32, 128, 0}, WS_ERR_INVALID,
-       "mma steps k by 16 (HMMA.16816): bk must be a multiple of 16, got 8", 0},
-      {{WS_GEMMGEN_MMA, 64, 64, 32, 1, 1, 8, 32, 512, 0}, WS_ERR_INVALID,
-       "mma warp tiles are made of 16x8 HMMA tiles: wm must be a multiple of 16 and wn of 8, got 8x32", 0},
-      {{WS_GEMMGEN_MMA, 32, 32, 16, 1, 1, 16, 8, 256, 0}, WS_ERR_INVALID,
-       "the A tile (32 x 16 floats, in chunks of 4) does not divide evenly among 256 threads", 0},
-      {{WS_GEMMGEN_MMA, 32, 32, 16, 1, 1, 16, 16, 128, 0}, WS_ERR_INVALID,
-       "the B tile (16 x 32 floats, in 2x4 chunks) does not divide evenly among 128 threads", 0},
+       "and wn of 8*tn = 32, got 32x16",
+       0},
+      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 256, 64, 256, 0},
+       WS_ERR_INVALID,
+       "the warp tile 256x64 does not divide the CTA tile 128x128",
+       0},
+      {{WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 32, 64, 128, 0},
+       WS_ERR_INVALID,
+       "threads must be 32 per warp tile: (bm/wm)*(bn/wn)*32 = 256, got 128",
+       0},
+      {{WS_GEMMGEN_MMA, 64, 64, 8, 1, 1, 32, 32, 128, 0},
+       WS_ERR_INVALID,
+       "mma steps k by 16 (HMMA.16816): bk must be a multiple of 16, got 8",
+       0},
+      {{WS_GEMMGEN_MMA, 64, 64, 32, 1, 1, 8, 32, 512, 0},
+       WS_ERR_INVALID,
+       "mma warp tiles are made of 16x8 HMMA tiles: wm must be a multiple of 16 and wn of 8, got 8x32",
+       0},
+      {{WS_GEMMGEN_MMA, 32, 32, 16, 1, 1, 16, 8, 256, 0},
+       WS_ERR_INVALID,
+       "the A tile (32 x 16 floats, in chunks of 4) does not divide evenly among 256 threads",
+       0},
+      {{WS_GEMMGEN_MMA, 32, 32, 16, 1, 1, 16, 16, 128, 0},
+       WS_ERR_INVALID,
+       "the B tile (16 x 32 floats, in 2x4 chunks) does not divide evenly among 128 threads",
+       0},
       /* 256 accumulators alone are past R254 */
-      {{WS_GEMMGEN_WARPTILE, 256, 256, 8, 16, 16, 64, 128, 256, 0}, WS_ERR_LIMIT,
-       "warptile needs # registers per thread, more than the 255 allowed", 256 + 16 + 16},
-      {{WS_GEMMGEN_ASYNC, 128, 128, 128, 4, 4, 32, 64, 256, 0}, WS_ERR_LIMIT,
-       "async needs # bytes of shared memory per CTA, more than a100's 166912 per block", 262144},
+      {{WS_GEMMGEN_WARPTILE, 256, 256, 8, 16, 16, 64, 128, 256, 0},
+       WS_ERR_LIMIT,
+       "warptile needs # registers per thread, more than the 255 allowed",
+       256 + 16 + 16},
+      {{WS_GEMMGEN_ASYNC, 128, 128, 128, 4, 4, 32, 64, 256, 0},
+       WS_ERR_LIMIT,
+       "async needs # bytes of shared memory per CTA, more than a100's 166912 per block",
+       262144},
       /* 1024 threads leave 65536 / 1024 = 64 registers each: too few for 16 accumulators
        * plus the addresses, bounds and staging registers of a tiled kernel */
-      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 2, 0, 0, 1024, 0}, WS_ERR_LIMIT,
+      {{WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 2, 0, 0, 1024, 0},
+       WS_ERR_LIMIT,
        "too many resources requested for launch: a CTA of 1024 threads, # registers/thread and "
-       "8192 B shared memory does not fit on an SM of a100; limiter: registers ...", 65},
+       "8192 B shared memory does not fit on an SM of a100; limiter: registers ...",
+       65},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ws_ctx_clear(ctx);
@@ -420,8 +468,9 @@ Test(gemmgen, bad_problems_are_refused) {
   cr_expect_str_eq(ws_errmsg(ctx), "gemm: M, N and K must be 1..65536, got 0x5x5");
   p = (ws_gemmgen_problem){65536, 65536, 1, 256, 512, 768, 0, 0};
   cr_expect_eq(ws_gemmgen_run(dev, &c, &p, NULL), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx),
-                   "gemm: M*K, K*N and M*N must stay below 2^31 elements (32-bit indices), got 65536x65536x1");
+  cr_expect_str_eq(
+      ws_errmsg(ctx),
+      "gemm: M*K, K*N and M*N must stay below 2^31 elements (32-bit indices), got 65536x65536x1");
   p = (ws_gemmgen_problem){4, 4, 4, 256, 0, 768, 0, 0};
   cr_expect_eq(ws_gemmgen_run(dev, &c, &p, NULL), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "gemm: A, B and C must be device buffers");

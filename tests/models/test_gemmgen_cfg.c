@@ -10,8 +10,7 @@
 #include "models/gemmgen_int.h"
 
 static const char *const names[WS_GEMMGEN_VARIANT_COUNT] = {
-    "naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile", "async",
-    "mma"};
+    "naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile", "async", "mma"};
 
 Test(gemmgen_cfg, variant_names_and_parse) {
   ws_ctx *ctx = ws_ctx_create();
@@ -29,13 +28,12 @@ Test(gemmgen_cfg, variant_names_and_parse) {
                    "blocktile2d, vectorized, warptile, async or mma)");
   cr_expect_eq(out, WS_GEMMGEN_MMA, "a refused name leaves *out alone");
   cr_expect_eq(ws_gemmgen_variant_parse(ctx, NULL, &out), WS_ERR_INVALID);
-  cr_expect_eq(strncmp(ws_errmsg(ctx), "unknown GEMM variant '(null)'", 29), 0, "%s",
-               ws_errmsg(ctx));
+  cr_expect_eq(strncmp(ws_errmsg(ctx), "unknown GEMM variant '(null)'", 29), 0, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 
-static void expect_cfg(ws_gemmgen_variant v, uint32_t bm, uint32_t bn, uint32_t bk, uint32_t tm,
-                       uint32_t tn, uint32_t wm, uint32_t wn, uint32_t threads) {
+static void expect_cfg(ws_gemmgen_variant v, uint32_t bm, uint32_t bn, uint32_t bk, uint32_t tm, uint32_t tn,
+                       uint32_t wm, uint32_t wn, uint32_t threads) {
   ws_gemmgen_cfg c = ws_gemmgen_defaults(v);
   const char *n = ws_gemmgen_variant_name(v);
   cr_expect_eq(c.variant, v, "%s", n);
@@ -52,15 +50,15 @@ static void expect_cfg(ws_gemmgen_variant v, uint32_t bm, uint32_t bn, uint32_t 
 
 Test(gemmgen_cfg, defaults) {
   /*         variant                 bm   bn   bk  tm tn  wm  wn  threads */
-  expect_cfg(WS_GEMMGEN_NAIVE,       32,  32,  1,  1, 1,  0,  0,  1024);
-  expect_cfg(WS_GEMMGEN_COALESCED,   32,  32,  1,  1, 1,  0,  0,  1024);
-  expect_cfg(WS_GEMMGEN_SMEM,        32,  32,  32, 1, 1,  0,  0,  1024);
-  expect_cfg(WS_GEMMGEN_BLOCKTILE1D, 64,  64,  8,  8, 1,  0,  0,  512);
-  expect_cfg(WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8,  8, 8,  0,  0,  256);
-  expect_cfg(WS_GEMMGEN_VECTORIZED,  128, 128, 8,  8, 8,  0,  0,  256);
-  expect_cfg(WS_GEMMGEN_WARPTILE,    128, 128, 8,  4, 4,  32, 64, 256);
-  expect_cfg(WS_GEMMGEN_ASYNC,       128, 128, 16, 4, 4,  32, 64, 256);
-  expect_cfg(WS_GEMMGEN_MMA,         64,  64,  32, 1, 1,  32, 32, 128);
+  expect_cfg(WS_GEMMGEN_NAIVE, 32, 32, 1, 1, 1, 0, 0, 1024);
+  expect_cfg(WS_GEMMGEN_COALESCED, 32, 32, 1, 1, 1, 0, 0, 1024);
+  expect_cfg(WS_GEMMGEN_SMEM, 32, 32, 32, 1, 1, 0, 0, 1024);
+  expect_cfg(WS_GEMMGEN_BLOCKTILE1D, 64, 64, 8, 8, 1, 0, 0, 512);
+  expect_cfg(WS_GEMMGEN_BLOCKTILE2D, 128, 128, 8, 8, 8, 0, 0, 256);
+  expect_cfg(WS_GEMMGEN_VECTORIZED, 128, 128, 8, 8, 8, 0, 0, 256);
+  expect_cfg(WS_GEMMGEN_WARPTILE, 128, 128, 8, 4, 4, 32, 64, 256);
+  expect_cfg(WS_GEMMGEN_ASYNC, 128, 128, 16, 4, 4, 32, 64, 256);
+  expect_cfg(WS_GEMMGEN_MMA, 64, 64, 32, 1, 1, 32, 32, 128);
 }
 
 /* Which fields a variant reads: k tiles from smem on, thread tiles from
@@ -71,8 +69,7 @@ Test(gemmgen_cfg, fields_each_variant_uses) {
   static const bool warp_tile[] = {0, 0, 0, 0, 0, 0, 1, 1, 1};
   for (unsigned v = 0; v < WS_GEMMGEN_VARIANT_COUNT; v++) {
     cr_expect_eq(ws_gemmgen_uses_k_tiles((ws_gemmgen_variant)v), k_tiles[v], "%s", names[v]);
-    cr_expect_eq(ws_gemmgen_uses_thread_tile((ws_gemmgen_variant)v), thread_tile[v], "%s",
-                 names[v]);
+    cr_expect_eq(ws_gemmgen_uses_thread_tile((ws_gemmgen_variant)v), thread_tile[v], "%s", names[v]);
     cr_expect_eq(ws_gemmgen_uses_warp_tile((ws_gemmgen_variant)v), warp_tile[v], "%s", names[v]);
   }
 }
@@ -90,8 +87,7 @@ Test(gemmgen_cfg, describe_names_the_fields_the_variant_uses) {
                   "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256");
   expect_describe(ws_gemmgen_defaults(WS_GEMMGEN_WARPTILE),
                   "warptile bm=128 bn=128 bk=8 tm=4 tn=4 wm=32 wn=64 threads=256");
-  expect_describe(ws_gemmgen_defaults(WS_GEMMGEN_MMA),
-                  "mma bm=64 bn=64 bk=32 wm=32 wn=32 threads=128");
+  expect_describe(ws_gemmgen_defaults(WS_GEMMGEN_MMA), "mma bm=64 bn=64 bk=32 wm=32 wn=32 threads=128");
   ws_gemmgen_cfg c = ws_gemmgen_defaults(WS_GEMMGEN_COALESCED);
   c.epilogue = WS_GEMMGEN_EPI_ALL;
   expect_describe(c, "coalesced bm=32 bn=32 threads=1024+bias+gelu+residual");
@@ -106,8 +102,7 @@ Test(gemmgen_cfg, describe_truncates_to_the_buffer) {
   c.epilogue = WS_GEMMGEN_EPI_ALL;
   static const size_t sizes[] = {1, 10, 30, 63};
   /* full text: "warptile bm=128 bn=128 bk=8 tm=4 tn=4 wm=32 wn=64 threads=256+bias+gelu+residual" */
-  const char *full =
-      "warptile bm=128 bn=128 bk=8 tm=4 tn=4 wm=32 wn=64 threads=256+bias+gelu+residual";
+  const char *full = "warptile bm=128 bn=128 bk=8 tm=4 tn=4 wm=32 wn=64 threads=256+bias+gelu+residual";
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     char buf[80];
     memset(buf, '#', sizeof buf);

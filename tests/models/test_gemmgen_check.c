@@ -24,11 +24,11 @@ static ws_gemmgen_cfg def(ws_gemmgen_variant v) { return ws_gemmgen_defaults(v);
 Test(gemmgen_check, every_default_passes) {
   for (unsigned v = 0; v < WS_GEMMGEN_VARIANT_COUNT; v++) {
     ws_gemmgen_cfg c = def((ws_gemmgen_variant)v);
-    cr_expect_eq(ws_gemmgen_check_structure(ctx, &c), WS_OK, "%s: %s",
-                 ws_gemmgen_variant_name(c.variant), ws_errmsg(ctx));
+    cr_expect_eq(ws_gemmgen_check_structure(ctx, &c), WS_OK, "%s: %s", ws_gemmgen_variant_name(c.variant),
+                 ws_errmsg(ctx));
     c.epilogue = WS_GEMMGEN_EPI_ALL;
-    cr_expect_eq(ws_gemmgen_check_structure(ctx, &c), WS_OK, "%s+all: %s",
-                 ws_gemmgen_variant_name(c.variant), ws_errmsg(ctx));
+    cr_expect_eq(ws_gemmgen_check_structure(ctx, &c), WS_OK, "%s+all: %s", ws_gemmgen_variant_name(c.variant),
+                 ws_errmsg(ctx));
   }
 }
 
@@ -78,8 +78,7 @@ Test(gemmgen_check, simple_variants_need_one_thread_per_output) {
   expect_refused(c, "naive computes one output per thread: threads must be bm*bn = 1024, got 512");
   c = def(WS_GEMMGEN_COALESCED);
   c.bm = 16; /* 16*32 = 512 */
-  expect_refused(c,
-                 "coalesced computes one output per thread: threads must be bm*bn = 512, got 1024");
+  expect_refused(c, "coalesced computes one output per thread: threads must be bm*bn = 512, got 1024");
 }
 
 Test(gemmgen_check, thread_tiles) {

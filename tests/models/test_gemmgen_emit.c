@@ -110,8 +110,8 @@ static void expect_structure(ws_gemmgen_cfg c) {
   expect_labels_sound(e.text, what);
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
-  cr_assert_eq(ws_asm_parse(ctx, e.text, strlen(e.text), "gemm.wsa", &prog), WS_OK, "%s: %s",
-               what, ws_errmsg(ctx));
+  cr_assert_eq(ws_asm_parse(ctx, e.text, strlen(e.text), "gemm.wsa", &prog), WS_OK, "%s: %s", what,
+               ws_errmsg(ctx));
   cr_expect_eq(prog->kernels[0].regs_per_thread, e.plan.regs, "%s", what);
   cr_expect_eq(prog->kernels[0].shared_size_bytes, e.plan.smem_bytes, "%s", what);
   ws_program_destroy(prog);
@@ -143,8 +143,7 @@ Test(gemmgen_emit, header_comment) {
                            "threads=1024\n") != NULL);
   cr_expect(strstr(e.text, ws_gemmgen_variant_note(WS_GEMMGEN_NAIVE)) != NULL,
             "the variant's note heads the kernel");
-  cr_expect(strstr(e.text, "// Launch: block (1024,1,1), grid (ceil(N/32), ceil(M/32), 1).\n") !=
-            NULL);
+  cr_expect(strstr(e.text, "// Launch: block (1024,1,1), grid (ceil(N/32), ceil(M/32), 1).\n") != NULL);
   cr_expect(strstr(e.text, ".param .ptr bias") == NULL, "no epilogue, no bias param");
   free(e.text);
 }

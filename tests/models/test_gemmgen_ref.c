@@ -89,8 +89,8 @@ Test(gemmgen_ref, mma_bound_includes_the_binary16_rounding) {
   const float one[1] = {1};
   float ref[1];
   double bound[1];
-  cr_assert_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, one, one, NULL, NULL, ref, bound), WS_OK,
-               "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, one, one, NULL, NULL, ref, bound), WS_OK, "%s",
+               ws_errmsg(ctx));
   cr_expect_eq(ref[0], 1.0f);
   double h = 1.0 / 2048, want = 2 * h + h * h + U * (1 + h) * (1 + h) + U;
   cr_expect(fabs(bound[0] - want) <= 1e-12 * want, "bound %.17g, want %.17g", bound[0], want);
@@ -103,11 +103,9 @@ Test(gemmgen_ref, mma_refuses_values_binary16_cannot_hold) {
   double bound[1];
   const char *want = "gemm reference: mma rounds A and B to binary16; |values| must stay below "
                      "65504";
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, one, big, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, one, big, NULL, NULL, ref, bound), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), want);
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, nan, one, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, nan, one, NULL, NULL, ref, bound), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   cfg = ws_gemmgen_defaults(WS_GEMMGEN_NAIVE); /* fp32 variants take any value */
   cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 1, 1, 1, one, big, NULL, NULL, ref, bound), WS_OK);
@@ -118,23 +116,18 @@ Test(gemmgen_ref, refusals) {
   ws_gemmgen_cfg cfg = ws_gemmgen_defaults(WS_GEMMGEN_NAIVE);
   float ref[6];
   double bound[6];
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 0, 2, 2, A, B, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 0, 2, 2, A, B, NULL, NULL, ref, bound), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: M, N and K must be 1..65536, got 0x2x2");
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 65537, A, B, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 65537, A, B, NULL, NULL, ref, bound), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: M, N and K must be 1..65536, got 3x2x65537");
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, NULL, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, NULL, NULL, NULL, ref, bound), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: A, B, ref and bound must not be NULL");
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, NULL, NULL, ref, NULL),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, NULL, NULL, ref, NULL), WS_ERR_INVALID);
   cfg.epilogue = WS_GEMMGEN_EPI_RESIDUAL;
   const float bias[2] = {0, 0};
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, bias, NULL, ref, bound),
-               WS_ERR_INVALID, "a bias does not stand in for the residual");
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, bias, NULL, ref, bound), WS_ERR_INVALID,
+               "a bias does not stand in for the residual");
   cr_expect_str_eq(ws_errmsg(ctx), "gemm reference: the epilogue needs its bias / residual inputs");
   cfg.epilogue = WS_GEMMGEN_EPI_BIAS;
-  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, NULL, NULL, ref, bound),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_gemmgen_reference(ctx, &cfg, 3, 2, 2, A, B, NULL, NULL, ref, bound), WS_ERR_INVALID);
 }

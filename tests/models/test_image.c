@@ -38,16 +38,15 @@ static const uint8_t *px(const ws_image *img, uint32_t x, uint32_t y) {
 
 static void expect_px(const ws_image *img, uint32_t x, uint32_t y, int r, int g, int b) {
   const uint8_t *p = px(img, x, y);
-  cr_expect(p[0] == r && p[1] == g && p[2] == b, "(%u,%u) = (%d,%d,%d), want (%d,%d,%d)", x, y,
-            p[0], p[1], p[2], r, g, b);
+  cr_expect(p[0] == r && p[1] == g && p[2] == b, "(%u,%u) = (%d,%d,%d), want (%d,%d,%d)", x, y, p[0], p[1],
+            p[2], r, g, b);
 }
 
 Test(image, downscale_by_two_averages_each_block_exactly) {
   ws_image *img = blank(64, 64);
   for (uint32_t y = 0; y < 64; y++)
     for (uint32_t x = 0; x < 64; x++)
-      for (int c = 0; c < 3; c++)
-        img->rgb[(y * 64 + x) * 3 + c] = (uint8_t)((x * 7 + y * 13 + c * 50) % 256);
+      for (int c = 0; c < 3; c++) img->rgb[(y * 64 + x) * 3 + c] = (uint8_t)((x * 7 + y * 13 + c * 50) % 256);
   static float out[3 * 32 * 32];
   cr_assert_eq(ws_image_resize(ctx, img, 32, 32, out), WS_OK, "%s", ws_errmsg(ctx));
   for (uint32_t c = 0; c < 3; c++)
@@ -142,8 +141,7 @@ Test(image, unreadable_files_are_errors_naming_them) {
   cr_expect_eq(ws_image_load(ctx, text, &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "make_fixtures.py: not a readable image"), "%s", ws_errmsg(ctx));
   const uint8_t truncated_png[12] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
-  cr_expect_eq(ws_image_decode(ctx, truncated_png, sizeof truncated_png, "cut.png", &img),
-               WS_ERR_INVALID);
+  cr_expect_eq(ws_image_decode(ctx, truncated_png, sizeof truncated_png, "cut.png", &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "cut.png: not a readable image"), "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_image_create(ctx, 0, 5, &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "image size 0x5"), "%s", ws_errmsg(ctx));
@@ -174,8 +172,8 @@ Test(image, samples_are_known_and_listed) {
   expect_px(img, 0, 0, 20, 20, 40);
   ws_image_destroy(img);
   cr_expect_eq(ws_image_sample(ctx, "zebra", &img), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(ctx), "unknown sample image 'zebra' (samples: checker, gradient"),
-            "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "unknown sample image 'zebra' (samples: checker, gradient"), "%s",
+            ws_errmsg(ctx));
 }
 
 Test(image, noise_is_deterministic_and_not_flat) {

@@ -75,8 +75,8 @@ Test(kbuild, a_register_table_fills_a_struct_in_order, .init = setup, .fini = te
   pair_regs r;
   ws_kbuild_reg_table(&b, &r, layout, 3);
   uint32_t got[4] = {r.i.n, r.p.n, r.v.n, ws_kbuild_nregs(&b)}, want[4] = {0, 2, 4, 8};
-  cr_expect_arr_eq(got, want, sizeof got, "i, p, v and the count: %u %u %u %u", got[0], got[1],
-                   got[2], got[3]);
+  cr_expect_arr_eq(got, want, sizeof got, "i, p, v and the count: %u %u %u %u", got[0], got[1], got[2],
+                   got[3]);
   ws_kbuild_free(&b);
 }
 
@@ -139,8 +139,7 @@ Test(kbuild, built_kernel_assembles_with_the_counted_registers, .init = setup, .
   ws_kbuild_ins(&b, "EXIT");
   char *text = take(&b);
   ws_program *prog = NULL;
-  cr_assert_eq(ws_asm_parse(ctx, text, strlen(text), "k.wsa", &prog), WS_OK, "%s\n%s",
-               ws_errmsg(ctx), text);
+  cr_assert_eq(ws_asm_parse(ctx, text, strlen(text), "k.wsa", &prog), WS_OK, "%s\n%s", ws_errmsg(ctx), text);
   cr_expect_eq(prog->kernels[0].regs_per_thread, regs);
   ws_program_destroy(prog);
   free(text);

@@ -52,9 +52,8 @@ static void check_latencies(const char *preset) {
   cr_expect_eq(r[WS_MICROBENCH_L2_FAR].present, cfg->l2.partitions == 2, "%s", preset);
   for (int i = 0; i < WS_MICROBENCH_LEVEL_COUNT; i++) {
     if (!r[i].present) continue;
-    cr_expect_eq(r[i].measured_cycles, (double)r[i].expected_cycles,
-                 "%s %s: measured %.3f, expected %llu", preset,
-                 ws_microbench_level_name((ws_microbench_level)i), r[i].measured_cycles,
+    cr_expect_eq(r[i].measured_cycles, (double)r[i].expected_cycles, "%s %s: measured %.3f, expected %llu",
+                 preset, ws_microbench_level_name((ws_microbench_level)i), r[i].measured_cycles,
                  (unsigned long long)r[i].expected_cycles);
   }
   /* the expectations themselves come from the preset, not from the run */
@@ -62,8 +61,7 @@ static void check_latencies(const char *preset) {
   cr_expect_eq(r[WS_MICROBENCH_L1].expected_cycles,
                ws_latency_idle_cycles(cfg, WS_LEVEL_L1_HIT) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
   cr_expect_eq(r[WS_MICROBENCH_DRAM].expected_cycles,
-               ws_latency_idle_cycles(cfg, WS_LEVEL_DRAM_ROW_MISS) +
-                   WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+               ws_latency_idle_cycles(cfg, WS_LEVEL_DRAM_ROW_MISS) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
 }
 
 Test(microbench, latency_classroom_equals_path_latency) {
@@ -110,8 +108,8 @@ static ws_microbench_bw stream_twice_l2(const char *preset) {
   open_preset(preset);
   const ws_gpu_cfg *cfg = ws_device_cfg(dev);
   ws_microbench_bw r;
-  cr_assert_eq(ws_microbench_stream_hbm(dev, 2ull * cfg->l2.size_kib * 1024u, &r), WS_OK, "%s: %s",
-               preset, ws_errmsg(ctx));
+  cr_assert_eq(ws_microbench_stream_hbm(dev, 2ull * cfg->l2.size_kib * 1024u, &r), WS_OK, "%s: %s", preset,
+               ws_errmsg(ctx));
   cr_assert_gt(r.buffer_bytes, 2ull * cfg->l2.size_kib * 1024u - 1);
   return r;
 }
@@ -123,10 +121,9 @@ static ws_microbench_bw stream_twice_l2(const char *preset) {
  * possible (at most the peak) and above 70%. */
 static void check_stream(const char *preset) {
   ws_microbench_bw r = stream_twice_l2(preset);
-  cr_expect_geq(r.gbps, 0.85 * r.peak_gbps, "%s: copy %.1f GB/s of %.1f", preset, r.gbps,
+  cr_expect_geq(r.gbps, 0.85 * r.peak_gbps, "%s: copy %.1f GB/s of %.1f", preset, r.gbps, r.peak_gbps);
+  cr_expect_leq(r.dram_gbps, r.peak_gbps, "%s: DRAM %.1f GB/s above the peak %.1f", preset, r.dram_gbps,
                 r.peak_gbps);
-  cr_expect_leq(r.dram_gbps, r.peak_gbps, "%s: DRAM %.1f GB/s above the peak %.1f", preset,
-                r.dram_gbps, r.peak_gbps);
   cr_expect_geq(r.dram_gbps, 0.70 * r.peak_gbps, "%s: DRAM %.1f GB/s of %.1f", preset, r.dram_gbps,
                 r.peak_gbps);
 }
@@ -143,8 +140,8 @@ Test(microbench, smem_bandwidth_classroom_at_pipe_peak) {
   ws_microbench_bw_opts o = {0, 0, 16};
   cr_assert_eq(ws_microbench_bandwidth_run(dev, &o, r), WS_OK, "%s", ws_errmsg(ctx));
   /* 32 warps per SM, LDS.128: one 128-byte wavefront per cycle per SM */
-  cr_expect_geq(r[WS_MICROBENCH_BW_SMEM].gbps, 0.99 * r[WS_MICROBENCH_BW_SMEM].peak_gbps,
-                "%.1f of %.1f", r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
+  cr_expect_geq(r[WS_MICROBENCH_BW_SMEM].gbps, 0.99 * r[WS_MICROBENCH_BW_SMEM].peak_gbps, "%.1f of %.1f",
+                r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
   cr_expect_leq(r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
   cr_expect_leq(r[WS_MICROBENCH_BW_L2].gbps, r[WS_MICROBENCH_BW_L2].peak_gbps);
   cr_expect_gt(r[WS_MICROBENCH_BW_L2].gbps, 0.0);
@@ -178,10 +175,8 @@ Test(microbench, smem_n_way_conflict_costs_n_accesses) {
                   rows[i].cycles_per_access);
     cr_expect_geq(rows[i].cycles_per_access, (double)n, "stride %u: %.3f cycles", i + 1,
                   rows[i].cycles_per_access);
-    cr_expect_geq(rows[i].relative, n * 0.99, "stride %u: %.3f x stride 1", i + 1,
-                  rows[i].relative);
-    cr_expect_leq(rows[i].relative, n * 1.01, "stride %u: %.3f x stride 1", i + 1,
-                  rows[i].relative);
+    cr_expect_geq(rows[i].relative, n * 0.99, "stride %u: %.3f x stride 1", i + 1, rows[i].relative);
+    cr_expect_leq(rows[i].relative, n * 1.01, "stride %u: %.3f x stride 1", i + 1, rows[i].relative);
   }
 }
 
@@ -199,10 +194,8 @@ Test(microbench, strided_loads_fetch_the_predicted_sectors) {
     uint32_t lines = s; /* a 128-byte line holds 32/s lanes: 32 / (32/s) lines */
     cr_expect_eq(rows[i].predicted_sectors, sectors, "stride %u", s);
     cr_expect_eq(rows[i].predicted_lines, lines, "stride %u", s);
-    cr_expect_eq(rows[i].sectors, sectors, "stride %u: %llu sectors", s,
-                 (unsigned long long)rows[i].sectors);
-    cr_expect_eq(rows[i].lines, lines, "stride %u: %llu lines", s,
-                 (unsigned long long)rows[i].lines);
+    cr_expect_eq(rows[i].sectors, sectors, "stride %u: %llu sectors", s, (unsigned long long)rows[i].sectors);
+    cr_expect_eq(rows[i].lines, lines, "stride %u: %llu lines", s, (unsigned long long)rows[i].lines);
   }
 }
 
@@ -251,8 +244,8 @@ Test(microbench, cli_latency_table_shows_expected_and_diff) {
     unsigned elems, steps;
     double measured, diff, ns;
     unsigned long long path, expected;
-    if (sscanf(line, "L2 hit, near %u %u %lf %llu %llu %lf %lf", &elems, &steps, &measured, &path,
-               &expected, &diff, &ns) == 7) {
+    if (sscanf(line, "L2 hit, near %u %u %lf %llu %llu %lf %lf", &elems, &steps, &measured, &path, &expected,
+               &diff, &ns) == 7) {
       cr_expect_eq(path, 220);
       cr_expect_eq(expected, 221);
       cr_expect_eq(diff, 0.0);

@@ -44,8 +44,7 @@ static uint64_t upload(const float *v, size_t n) {
   if (v)
     cr_assert_eq(ws_device_memcpy_htod(dev, d, v, n * 4), WS_OK, "%s", ws_errmsg(ctx));
   else
-    cr_assert_eq(ws_device_memset(dev, d, 0xFF, n * 4),
-                 WS_OK); /* NaN fill: unwritten outputs show */
+    cr_assert_eq(ws_device_memset(dev, d, 0xFF, n * 4), WS_OK); /* NaN fill: unwritten outputs show */
   return d;
 }
 
@@ -64,8 +63,7 @@ static void expect_close(const char *what, const float *got, const double *ref, 
   for (size_t i = 0; i < n; i++) {
     double err = fabs((double)got[i] - ref[i]);
     if (!(err <= bound[i])) {
-      if (bad++ < 3)
-        cr_log_error("%s[%zu]: got %.9g, want %.9g +- %.3g", what, i, got[i], ref[i], bound[i]);
+      if (bad++ < 3) cr_log_error("%s[%zu]: got %.9g, want %.9g +- %.3g", what, i, got[i], ref[i], bound[i]);
     }
     if (bound[i] > 0 && err / bound[i] > worst) worst = err / bound[i];
   }
@@ -134,8 +132,7 @@ static void ln_row_ref(const float *x, const float *a, const float *w, const flo
     double v = (double)x[i] + (a ? (double)a[i] : 0.0), d = v - mean, y = d * rstd * w[i] + b[i];
     double e_d = e_mu + U * fabs(d) + (a ? U * fabs(v) : 0.0);
     ref[i] = y;
-    bound[i] =
-        2.0 * (fabs(w[i]) * rstd * (e_d + fabs(d) * (rel_r + 2 * U)) + U * (fabs(y) + fabs(b[i])));
+    bound[i] = 2.0 * (fabs(w[i]) * rstd * (e_d + fabs(d) * (rel_r + 2 * U)) + U * (fabs(y) + fabs(b[i])));
   }
 }
 
@@ -152,8 +149,8 @@ static void check_layernorm(ws_nngen_norm kind, uint32_t rows, uint32_t cols, fl
   double *ref = malloc(n * sizeof *ref), *bound = malloc(n * sizeof *bound);
   bool fused = kind == WS_NNGEN_NORM_ADD;
   for (uint32_t r = 0; r < rows; r++)
-    ln_row_ref(x + (size_t)r * cols, fused ? a + (size_t)r * cols : NULL, w, b, cols,
-               ref + (size_t)r * cols, bound + (size_t)r * cols);
+    ln_row_ref(x + (size_t)r * cols, fused ? a + (size_t)r * cols : NULL, w, b, cols, ref + (size_t)r * cols,
+               bound + (size_t)r * cols);
   expect_close(fused ? "add_layernorm" : "layernorm", got, ref, bound, n);
   free(x), free(a), free(w), free(b), free(got), free(ref), free(bound);
 }
@@ -161,8 +158,7 @@ static void check_layernorm(ws_nngen_norm kind, uint32_t rows, uint32_t cols, fl
 Test(nngen, layernorm_matches_double_reference, .init = setup, .fini = teardown) {
   check_layernorm(WS_NNGEN_NORM_PLAIN, 64, 64, 1.0f); /* TinyViT32 [T, D] */
   check_layernorm(WS_NNGEN_NORM_PLAIN, 7, 50, 2.0f);  /* odd: lanes finish at different trips */
-  check_layernorm(WS_NNGEN_NORM_PLAIN, 5, 200,
-                  0.5f); /* several columns per lane, rows < warps per CTA */
+  check_layernorm(WS_NNGEN_NORM_PLAIN, 5, 200, 0.5f); /* several columns per lane, rows < warps per CTA */
 }
 
 Test(nngen, fused_add_layernorm_matches_double_reference, .init = setup, .fini = teardown) {
@@ -175,8 +171,8 @@ Test(nngen, layernorm_in_place_and_constant_row, .init = setup, .fini = teardown
   float x[64], w[64], b[64];
   for (int i = 0; i < 64; i++) x[i] = 2.5f, w[i] = 1.0f, b[i] = (float)i * 0.25f;
   uint64_t dx = upload(x, 64), dw = upload(w, 64), db = upload(b, 64);
-  cr_assert_eq(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, 1, 64, dx, 0, dw, db, dx, NULL),
-               WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, 1, 64, dx, 0, dw, db, dx, NULL), WS_OK, "%s",
+               ws_errmsg(ctx));
   float *got = download(dx, 64);
   for (int i = 0; i < 64; i++) cr_expect_eq(got[i], b[i], "col %d: %g", i, got[i]);
   free(got);
@@ -232,8 +228,7 @@ Test(nngen, softmax_matches_double_reference, .init = setup, .fini = teardown) {
 Test(nngen, gelu_matches_tanh_form, .init = setup, .fini = teardown) {
   enum { N = 1200 };
   float *x = random_floats(N, -8, 8, 41);
-  const float special[] = {0.0f,   -0.0f,  1e-30f, -1e-30f, 20.0f,
-                           -20.0f, 100.0f, -11.0f, 0.5f,    -0.5f};
+  const float special[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 100.0f, -11.0f, 0.5f, -0.5f};
   memcpy(x, special, sizeof special);
   uint64_t dx = upload(x, N), dy = upload(NULL, N);
   ws_launch_stats ls;
@@ -246,8 +241,7 @@ Test(nngen, gelu_matches_tanh_form, .init = setup, .fini = teardown) {
     /* 0.5(1 + tanh(u)) evaluated as 1/(1 + e^(-2u)), the same value without
      * double's cancellation in 1 + tanh(u) for u << 0 */
     ref[i] = v / (1.0 + exp(-2.0 * u));
-    if (fabs(v) < 3)
-      cr_expect_leq(fabs(0.5 * v * (1.0 + tanh(u)) - ref[i]), 1e-14 * fabs(v), "x=%g", v);
+    if (fabs(v) < 3) cr_expect_leq(fabs(0.5 * v * (1.0 + tanh(u)) - ref[i]), 1e-14 * fabs(v), "x=%g", v);
     bound[i] = 2.0 * fabs(ref[i]) * (0.7 * 5 * U * fabs(z) + MUFU_ERR + 3 * U) + 1e-45;
   }
   expect_close("gelu", got, ref, bound, N);
@@ -260,8 +254,7 @@ Test(nngen, residual_add_is_exact, .init = setup, .fini = teardown) {
   enum { N = 777 };
   float *x = random_floats(N, -4, 4, 51), *a = random_floats(N, -4, 4, 52);
   uint64_t dx = upload(x, N), da = upload(a, N);
-  cr_assert_eq(ws_nngen_add_run(dev, N, dx, da, dx, NULL), WS_OK, "%s",
-               ws_errmsg(ctx)); /* in place */
+  cr_assert_eq(ws_nngen_add_run(dev, N, dx, da, dx, NULL), WS_OK, "%s", ws_errmsg(ctx)); /* in place */
   float *got = download(dx, N);
   for (int i = 0; i < N; i++) cr_expect_eq(got[i], (float)((double)x[i] + a[i]), "element %d", i);
   free(x), free(a), free(got);
@@ -275,8 +268,8 @@ Test(nngen, add_positions_broadcasts_over_batch, .init = setup, .fini = teardown
   float *got = download(dy, B * T * D);
   for (int n = 0; n < B; n++)
     for (int i = 0; i < T * D; i++)
-      cr_expect_eq(got[n * T * D + i], (float)((double)x[n * T * D + i] + pos[i]),
-                   "batch %d element %d", n, i);
+      cr_expect_eq(got[n * T * D + i], (float)((double)x[n * T * D + i] + pos[i]), "batch %d element %d", n,
+                   i);
   free(x), free(pos), free(got);
 }
 
@@ -323,8 +316,7 @@ Test(nngen, head_logit_and_sigmoid, .init = setup, .fini = teardown) {
   double lref[R], lb[R], pref[R], pb[R];
   for (int r = 0; r < R; r++) {
     double dot = b[0], mag = fabs(b[0]);
-    for (int d = 0; d < D; d++)
-      dot += (double)p[r * D + d] * w[d], mag += fabs((double)p[r * D + d] * w[d]);
+    for (int d = 0; d < D; d++) dot += (double)p[r * D + d] * w[d], mag += fabs((double)p[r * D + d] * w[d]);
     double s = 1.0 / (1.0 + exp(-dot)), el = (D + 1) * U * mag;
     lref[r] = dot, lb[r] = 2.0 * el;
     pref[r] = s, pb[r] = 2.0 * (s * (1 - s) * (el + U * fabs(dot)) + 4 * U * s);
@@ -339,13 +331,13 @@ Test(nngen, head_logit_and_sigmoid, .init = setup, .fini = teardown) {
  * --------------------------------------------------------------------------- */
 
 /* Each call must fail with `want` and leave a message containing `needle`. */
-#define EXPECT_REFUSED(call, want, needle)                                                         \
-  do {                                                                                             \
-    ws_ctx_clear(ctx);                                                                             \
-    ws_status st_ = (call);                                                                        \
-    cr_expect_eq(st_, (want), "%s returned %s", #call, ws_status_name(st_));                       \
-    cr_expect(strstr(ws_errmsg(ctx), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call,      \
-              ws_errmsg(ctx), (needle));                                                           \
+#define EXPECT_REFUSED(call, want, needle)                                                                   \
+  do {                                                                                                       \
+    ws_ctx_clear(ctx);                                                                                       \
+    ws_status st_ = (call);                                                                                  \
+    cr_expect_eq(st_, (want), "%s returned %s", #call, ws_status_name(st_));                                 \
+    cr_expect(strstr(ws_errmsg(ctx), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call,                \
+              ws_errmsg(ctx), (needle));                                                                     \
   } while (0)
 
 Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = teardown) {
@@ -357,32 +349,26 @@ Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = t
                  "warps per CTA must be 1..32, got 33");
   EXPECT_REFUSED(ws_nngen_layernorm_source(ctx, WS_NNGEN_NORM_COUNT, 4, &src), WS_ERR_INVALID,
                  "unknown LayerNorm kind");
-  EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 48, &src), WS_ERR_INVALID,
-                 "multiple of 32 in 32..1024, got 48");
+  EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 48, &src), WS_ERR_INVALID, "multiple of 32 in 32..1024, got 48");
   EXPECT_REFUSED(ws_nngen_add_source(ctx, 2048, &src), WS_ERR_INVALID,
                  "multiple of 32 in 32..1024, got 2048");
   EXPECT_REFUSED(ws_nngen_meanpool_source(ctx, 0, &src), WS_ERR_INVALID, "got 0");
-  EXPECT_REFUSED(ws_nngen_rows_geometry(ctx, 0, 4, &g, &b), WS_ERR_INVALID,
-                 "rows must be at least 1");
-  EXPECT_REFUSED(ws_nngen_elems_geometry(ctx, 0, 1, 256, &g, &b), WS_ERR_INVALID,
-                 "element count must be");
-  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 32, 32, 5}, 0, 0, NULL),
-                 WS_ERR_INVALID, "patch size 5 dividing the image 32x32");
-  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){65, 32, 32, 4}, 0, 0, NULL),
-                 WS_ERR_LIMIT, "1040 threads");
-  EXPECT_REFUSED(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, 4, 0, 0, 0, 0, 0, 0, NULL),
-                 WS_ERR_INVALID, "rows and cols must be at least 1");
-  EXPECT_REFUSED(ws_nngen_add_pos_run(dev, 1, 0, 64, 0, 0, 0, NULL), WS_ERR_INVALID,
-                 "batch*tokens*dim");
-  EXPECT_REFUSED(ws_nngen_head_run(dev, 0, 64, 0, 0, 0, 0, 0, NULL), WS_ERR_INVALID,
-                 "head: rows and cols");
+  EXPECT_REFUSED(ws_nngen_rows_geometry(ctx, 0, 4, &g, &b), WS_ERR_INVALID, "rows must be at least 1");
+  EXPECT_REFUSED(ws_nngen_elems_geometry(ctx, 0, 1, 256, &g, &b), WS_ERR_INVALID, "element count must be");
+  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 32, 32, 5}, 0, 0, NULL), WS_ERR_INVALID,
+                 "patch size 5 dividing the image 32x32");
+  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){65, 32, 32, 4}, 0, 0, NULL), WS_ERR_LIMIT,
+                 "1040 threads");
+  EXPECT_REFUSED(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, 4, 0, 0, 0, 0, 0, 0, NULL), WS_ERR_INVALID,
+                 "rows and cols must be at least 1");
+  EXPECT_REFUSED(ws_nngen_add_pos_run(dev, 1, 0, 64, 0, 0, 0, NULL), WS_ERR_INVALID, "batch*tokens*dim");
+  EXPECT_REFUSED(ws_nngen_head_run(dev, 0, 64, 0, 0, 0, 0, 0, NULL), WS_ERR_INVALID, "head: rows and cols");
   cr_expect_null(src, "a refused generator returns no text");
 }
 
 /* The fixed kernels are their models/kernels/ files; only the block size
  * changes with the generator's argument, everywhere the file names it. */
-Test(nngen, fixed_kernels_are_the_files_with_the_block_size_substituted, .init = setup,
-     .fini = teardown) {
+Test(nngen, fixed_kernels_are_the_files_with_the_block_size_substituted, .init = setup, .fini = teardown) {
   char *src = NULL;
   cr_assert_eq(ws_nngen_add_source(ctx, 256, &src), WS_OK, "%s", ws_errmsg(ctx));
   const ws_embedded_file *f = ws_wsa_find("models/kernels/add.wsa");
@@ -390,22 +376,20 @@ Test(nngen, fixed_kernels_are_the_files_with_the_block_size_substituted, .init =
   cr_expect_str_eq(src, f->text, "the model's block size prints the file unchanged");
   free(src);
   cr_assert_eq(ws_nngen_add_source(ctx, 128, &src), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect(strstr(src, "IMAD R2, R0, 128, R1") && strstr(src, "Launch: block 128") &&
-                !strstr(src, "256"),
+  cr_expect(strstr(src, "IMAD R2, R0, 128, R1") && strstr(src, "Launch: block 128") && !strstr(src, "256"),
             "%s", src);
   ws_nngen_kernel k;
   cr_expect_eq(ws_nngen_kernel_build(ctx, src, "add.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
   ws_nngen_kernel_release(&k);
   free(src);
   cr_assert_eq(ws_nngen_softmax_source(ctx, 8, &src), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect(strstr(src, "IMAD R2, R0, 8, R1") && strstr(src, "8 warps per CTA (block 256)"), "%s",
-            src);
+  cr_expect(strstr(src, "IMAD R2, R0, 8, R1") && strstr(src, "8 warps per CTA (block 256)"), "%s", src);
   free(src);
-  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/none.wsa", NULL, 0, &src),
-                 WS_ERR_INVALID, "no embedded kernel models/kernels/none.wsa");
-  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/head.wsa",
-                                       &(ws_nngen_subst){"no such text", "x"}, 1, &src),
-                 WS_ERR_INVALID, "has no 'no such text' to substitute");
+  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/none.wsa", NULL, 0, &src), WS_ERR_INVALID,
+                 "no embedded kernel models/kernels/none.wsa");
+  EXPECT_REFUSED(
+      ws_nngen_fixed_source(ctx, "models/kernels/head.wsa", &(ws_nngen_subst){"no such text", "x"}, 1, &src),
+      WS_ERR_INVALID, "has no 'no such text' to substitute");
   cr_expect_null(src);
 }
 
@@ -420,9 +404,8 @@ Test(nngen, timing_runs_on_classroom_are_correct_and_deterministic, .init = setu
   uint64_t dx = upload(x, T * D), dw = upload(w, D), db = upload(b, D), dy = upload(NULL, T * D);
   ws_launch_stats ls[2];
   for (int rep = 0; rep < 2; rep++)
-    cr_assert_eq(
-        ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, T, D, dx, 0, dw, db, dy, &ls[rep]), WS_OK,
-        "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, T, D, dx, 0, dw, db, dy, &ls[rep]), WS_OK,
+                 "%s", ws_errmsg(ctx));
   cr_expect_gt(ls[0].cycles, 0);
   cr_expect_eq(ls[0].cycles, ls[1].cycles, "same launch, same cycles");
   cr_expect_eq(ls[0].ctas, T / 4);

@@ -32,8 +32,8 @@ static uint32_t bits(float f) { return ws_f32_bits(f); }
 
 Test(safetensors, reads_fixture_from_independent_encoder) {
   ws_safetensors *st = NULL;
-  cr_assert_eq(ws_safetensors_load(ctx, WS_SOURCE_DIR "/tests/data/mixed.safetensors", &st), WS_OK,
-               "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_safetensors_load(ctx, WS_SOURCE_DIR "/tests/data/mixed.safetensors", &st), WS_OK, "%s",
+               ws_errmsg(ctx));
   cr_assert_eq(ws_safetensors_count(st), 4);
   /* header order, not data order */
   static const char *const order[] = {"s", "b", "a", "c"};
@@ -66,8 +66,7 @@ Test(safetensors, reads_fixture_from_independent_encoder) {
 }
 
 Test(safetensors, f32_round_trip_is_bit_identical) {
-  const float v1[] = {0.0f,     -0.0f,     1.0f / 3.0f,  -1e-40f /* subnormal */,
-                      INFINITY, -INFINITY, 3.4028235e38f};
+  const float v1[] = {0.0f, -0.0f, 1.0f / 3.0f, -1e-40f /* subnormal */, INFINITY, -INFINITY, 3.4028235e38f};
   float v2[24];
   for (int i = 0; i < 24; i++) v2[i] = (float)i * 0.1f - 1.0f;
   v2[5] = ws_f32_from_bits(0x7fc01234u); /* NaN with a payload */
@@ -79,12 +78,7 @@ Test(safetensors, f32_round_trip_is_bit_identical) {
        .shape = {2, 3, 4},
        .count = 24,
        .data = v2},
-      {.name = "empty",
-       .dtype = WS_SAFETENSORS_F32,
-       .ndim = 2,
-       .shape = {0, 5},
-       .count = 0,
-       .data = NULL}};
+      {.name = "empty", .dtype = WS_SAFETENSORS_F32, .ndim = 2, .shape = {0, 5}, .count = 0, .data = NULL}};
   const ws_safetensors_meta meta[] = {{"format", "pt"}, {"note", "quote \" and \\ kept"}};
   char path[128];
   snprintf(path, sizeof path, "%s/rt.safetensors", dir);
@@ -110,22 +104,12 @@ Test(safetensors, half_types_round_to_nearest_even) {
   /* 1/3 = 0x3EAAAAAB: BF16 keeps the top half, rounding up to 0x3EAB =
    * 0.333984375; F16 is 0x3555 = 1365/4096 = 0.333251953125 */
   const float third[] = {1.0f / 3.0f, 1.0f / 3.0f};
-  ws_safetensors_tensor in[] = {{.name = "bf",
-                                 .dtype = WS_SAFETENSORS_BF16,
-                                 .ndim = 1,
-                                 .shape = {1},
-                                 .count = 1,
-                                 .data = third},
-                                {.name = "h",
-                                 .dtype = WS_SAFETENSORS_F16,
-                                 .ndim = 1,
-                                 .shape = {1},
-                                 .count = 1,
-                                 .data = third}};
+  ws_safetensors_tensor in[] = {
+      {.name = "bf", .dtype = WS_SAFETENSORS_BF16, .ndim = 1, .shape = {1}, .count = 1, .data = third},
+      {.name = "h", .dtype = WS_SAFETENSORS_F16, .ndim = 1, .shape = {1}, .count = 1, .data = third}};
   uint8_t *buf = NULL;
   size_t size = 0;
-  cr_assert_eq(ws_safetensors_encode(ctx, in, 2, NULL, 0, &buf, &size), WS_OK, "%s",
-               ws_errmsg(ctx));
+  cr_assert_eq(ws_safetensors_encode(ctx, in, 2, NULL, 0, &buf, &size), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(buf[size - 4], 0xAB); /* bf16, little-endian */
   cr_expect_eq(buf[size - 3], 0x3E);
   cr_expect_eq(buf[size - 2], 0x55); /* f16 */
@@ -208,7 +192,7 @@ static uint8_t *frame(const bad_case *c, size_t *size) {
   return buf;
 }
 
-#define F32_4(name, begin, end)                                                                    \
+#define F32_4(name, begin, end)                                                                              \
   "\"" name "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" #begin "," #end "]}"
 
 static const bad_case bad_cases[] = {
@@ -216,8 +200,7 @@ static const bad_case bad_cases[] = {
     {NULL, 0, "\x10\0\0\0\0\0\0", 7, "file is 7 bytes, shorter than the 8-byte header length"},
     {NULL, 0, "\xe8\x03\0\0\0\0\0\0{}        ", 18,
      "header length 1000 exceeds the 10 bytes after the length field"},
-    {NULL, 0, "\0\0\0\x40\0\0\0\0{}", 10,
-     "header length 1073741824 exceeds the 104857600-byte limit"},
+    {NULL, 0, "\0\0\0\x40\0\0\0\0{}", 10, "header length 1073741824 exceeds the 104857600-byte limit"},
     {NULL, 0, "\0\0\0\0\0\0\0\0", 8, "header length is 0"},
     /* the colon is missing: '1' at header byte 5 is where cJSON stops */
     {"{\"x\" 1}", 0, NULL, 0, "invalid JSON in the header at header byte 5 (file offset 13)"},
@@ -255,16 +238,14 @@ static const bad_case bad_cases[] = {
      "tensor 'x': data_offsets span 4 bytes but shape [2] of F32 needs 8"},
     {"{\"x\":{\"dtype\":\"BF16\",\"shape\":[3,1],\"data_offsets\":[0,4]}}", 4, NULL, 0,
      "tensor 'x': data_offsets span 4 bytes but shape [3, 1] of BF16 needs 6"},
-    {"{\"x\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,4]}}", 4,
-     NULL, 0, "tensor 'x': shape [4294967296, 4294967296, 4] is too large"},
-    {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}," F32_4("b", 4, 8) "}", 8,
-     NULL, 0, "tensors 'a' [0, 8) and 'b' [4, 8) overlap"},
+    {"{\"x\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,4]}}", 4, NULL, 0,
+     "tensor 'x': shape [4294967296, 4294967296, 4] is too large"},
+    {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}," F32_4("b", 4, 8) "}", 8, NULL, 0,
+     "tensors 'a' [0, 8) and 'b' [4, 8) overlap"},
     {"{" F32_4("a", 0, 4) "," F32_4("b", 8, 12) "}", 12, NULL, 0,
      "bytes [4, 8) of the 12-byte data buffer belong to no tensor"},
-    {"{" F32_4("a", 4, 8) "}", 8, NULL, 0,
-     "bytes [0, 4) of the 8-byte data buffer belong to no tensor"},
-    {"{" F32_4("a", 0, 4) "}", 8, NULL, 0,
-     "bytes [4, 8) of the 8-byte data buffer belong to no tensor"},
+    {"{" F32_4("a", 4, 8) "}", 8, NULL, 0, "bytes [0, 4) of the 8-byte data buffer belong to no tensor"},
+    {"{" F32_4("a", 0, 4) "}", 8, NULL, 0, "bytes [4, 8) of the 8-byte data buffer belong to no tensor"},
     {"{" F32_4("a", 0, 4) "," F32_4("a", 4, 8) "}", 8, NULL, 0, "tensor 'a' appears twice"},
     {"{\"__metadata__\":[1]}", 0, NULL, 0, "\"__metadata__\" is not an object"},
     {"{\"__metadata__\":{\"k\":1}}", 0, NULL, 0, "\"__metadata__\" value for 'k' is not a string"},
@@ -280,8 +261,7 @@ Test(safetensors, malformed_files_give_their_errors) {
     ws_status rc = ws_safetensors_parse(ctx, buf, size, "mem", &st);
     cr_expect_eq(rc, WS_ERR_INVALID, "case %zu (%s): status %d", i, bad_cases[i].expect, rc);
     cr_expect_null(st, "case %zu", i);
-    cr_expect(strncmp(ws_errmsg(ctx), "mem: ", 5) == 0, "case %zu names no file: %s", i,
-              ws_errmsg(ctx));
+    cr_expect(strncmp(ws_errmsg(ctx), "mem: ", 5) == 0, "case %zu names no file: %s", i, ws_errmsg(ctx));
     cr_expect(strstr(ws_errmsg(ctx), bad_cases[i].expect), "case %zu: want '%s', got '%s'", i,
               bad_cases[i].expect, ws_errmsg(ctx));
     free(buf);
@@ -293,16 +273,15 @@ Test(safetensors, minimal_valid_files_parse) {
   static const bad_case ok[] = {
       {"{}", 0, NULL, 0, NULL},
       {"{" F32_4("a", 0, 4) "}    \n", 4, NULL, 0, NULL},
-      {"{\"z\":{\"dtype\":\"F16\",\"shape\":[0,3],\"data_offsets\":[0,0]}," F32_4("a", 0, 4) "}", 4,
-       NULL, 0, NULL},
+      {"{\"z\":{\"dtype\":\"F16\",\"shape\":[0,3],\"data_offsets\":[0,0]}," F32_4("a", 0, 4) "}", 4, NULL, 0,
+       NULL},
   };
   static const size_t counts[] = {0, 1, 2};
   for (size_t i = 0; i < 3; i++) {
     size_t size = 0;
     uint8_t *buf = frame(&ok[i], &size);
     ws_safetensors *st = NULL;
-    cr_expect_eq(ws_safetensors_parse(ctx, buf, size, "mem", &st), WS_OK, "case %zu: %s", i,
-                 ws_errmsg(ctx));
+    cr_expect_eq(ws_safetensors_parse(ctx, buf, size, "mem", &st), WS_OK, "case %zu: %s", i, ws_errmsg(ctx));
     if (st) cr_expect_eq(ws_safetensors_count(st), counts[i]);
     ws_safetensors_destroy(st);
     free(buf);

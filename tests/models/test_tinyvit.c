@@ -61,8 +61,7 @@ Test(tinyvit, config_validation_names_the_problem) {
       {{0, 4, 1}, "dim=0 heads=4 depth=1: all three must be at least 1"},
       {{64, 0, 1}, "must be at least 1"},
       {{64, 4, 0}, "must be at least 1"},
-      {{4096, 4, 1},
-       "dim=4096 heads=4 depth=1 is too large (limits: dim 1024, heads 64, depth 32)"},
+      {{4096, 4, 1}, "dim=4096 heads=4 depth=1 is too large (limits: dim 1024, heads 64, depth 32)"},
       {{64, 4, 1000}, "is too large"},
       {{128, 128, 1}, "is too large"},
   };
@@ -231,8 +230,8 @@ Test(tinyvit, gelu_matches_the_tanh_formula_by_hand) {
   } pts[] = {{0.0f, 0.0},       {1.0f, 0.8411920},   {-1.0f, -0.1588080},
              {2.0f, 1.9545977}, {-3.0f, -0.0036374}, {0.5f, 0.3457140}};
   for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
-    cr_expect(fabs(ws_tinyvit_gelu(pts[i].x) - pts[i].want) < 2e-6, "gelu(%g) = %.8f, want %.7f",
-              pts[i].x, ws_tinyvit_gelu(pts[i].x), pts[i].want);
+    cr_expect(fabs(ws_tinyvit_gelu(pts[i].x) - pts[i].want) < 2e-6, "gelu(%g) = %.8f, want %.7f", pts[i].x,
+              ws_tinyvit_gelu(pts[i].x), pts[i].want);
 }
 
 Test(tinyvit, softmax_of_a_known_row) {
@@ -272,8 +271,7 @@ static void naive_attention(const naive *n, int D, int H, double *tmp_scores) {
       double mx = -INFINITY, sum = 0;
       for (int j = 0; j < 64; j++) {
         double s = 0;
-        for (int k = 0; k < dh; k++)
-          s += n->qkv[i * 3 * D + h * dh + k] * n->qkv[j * 3 * D + D + h * dh + k];
+        for (int k = 0; k < dh; k++) s += n->qkv[i * 3 * D + h * dh + k] * n->qkv[j * 3 * D + D + h * dh + k];
         tmp_scores[j] = s / sqrt((double)dh);
         mx = fmax(mx, tmp_scores[j]);
       }
@@ -293,8 +291,7 @@ static void naive_norm(double *x, const float *g, const float *b, int D) {
     double mean = 0, var = 0;
     for (int c = 0; c < D; c++) mean += x[t * D + c] / D;
     for (int c = 0; c < D; c++) var += (x[t * D + c] - mean) * (x[t * D + c] - mean) / D;
-    for (int c = 0; c < D; c++)
-      x[t * D + c] = (x[t * D + c] - mean) / sqrt(var + 1e-5) * g[c] + b[c];
+    for (int c = 0; c < D; c++) x[t * D + c] = (x[t * D + c] - mean) / sqrt(var + 1e-5) * g[c] + b[c];
   }
 }
 
@@ -386,12 +383,10 @@ static void check_forward(uint32_t D, uint32_t H, uint32_t depth) {
   cr_expect(fabs(acts->probability - n.prob) < 1e-5, "p %g vs %g", acts->probability, n.prob);
   /* the intermediates the naive form folds away are consistent too */
   for (size_t i = 0; i < 64 * (size_t)D; i++) {
-    cr_assert_eq(last->resid1[i],
-                 (depth > 1 ? acts->blocks[depth - 2].out : acts->x0)[i] + last->a[i]);
+    cr_assert_eq(last->resid1[i], (depth > 1 ? acts->blocks[depth - 2].out : acts->x0)[i] + last->a[i]);
     cr_assert_eq(last->out[i], last->x1[i] + last->fc2[i]);
   }
-  for (size_t i = 0; i < 64 * 2 * (size_t)D; i++)
-    cr_assert_eq(last->h[i], ws_tinyvit_gelu(last->fc1[i]));
+  for (size_t i = 0; i < 64 * 2 * (size_t)D; i++) cr_assert_eq(last->h[i], ws_tinyvit_gelu(last->fc1[i]));
   ws_tinyvit_acts_destroy(acts);
   ws_tinyvit_weights_destroy(w);
   double *bufs[] = {n.x0, n.qkv, n.probs, n.att, n.a, n.x1, n.h, n.out};
@@ -421,8 +416,7 @@ Test(tinyvit, forward_is_deterministic_and_checks_config) {
   for (int j = 0; j < 64; j++) sum += a->blocks[0].probs[3 * 64 * 64 + 17 * 64 + j];
   cr_expect(fabsf(sum - 1.0f) < 1e-5f, "row sum %g", sum);
   cr_expect_eq(ws_tinyvit_forward(ctx, w, img, wrong), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(ctx),
-                   "activations are for dim=32 heads=2 depth=1, weights for dim=32 heads=4"),
+  cr_expect(strstr(ws_errmsg(ctx), "activations are for dim=32 heads=2 depth=1, weights for dim=32 heads=4"),
             "%s", ws_errmsg(ctx));
   ws_tinyvit_acts_destroy(a);
   ws_tinyvit_acts_destroy(b);
@@ -433,9 +427,7 @@ Test(tinyvit, forward_is_deterministic_and_checks_config) {
 
 /* ---- safetensors import / export ------------------------------------------------- */
 
-static void path_in_dir(char *buf, size_t cap, const char *leaf) {
-  snprintf(buf, cap, "%s/%s", dir, leaf);
-}
+static void path_in_dir(char *buf, size_t cap, const char *leaf) { snprintf(buf, cap, "%s/%s", dir, leaf); }
 
 Test(tinyvit, weights_round_trip_through_safetensors) {
   ws_tinyvit_weights *w = seeded(32, 4, 2, 99), *back = NULL;
@@ -445,9 +437,8 @@ Test(tinyvit, weights_round_trip_through_safetensors) {
   ws_tinyvit_cfg cfg = {32, 4, 2};
   cr_assert_eq(ws_tinyvit_weights_load(ctx, path, &cfg, &back), WS_OK, "%s", ws_errmsg(ctx));
   size_t n = ws_tinyvit_weights_param_count(w);
-  cr_expect_eq(memcmp(ws_tinyvit_weights_at(w, 0)->data, ws_tinyvit_weights_at(back, 0)->data,
-                      n * sizeof(float)),
-               0);
+  cr_expect_eq(
+      memcmp(ws_tinyvit_weights_at(w, 0)->data, ws_tinyvit_weights_at(back, 0)->data, n * sizeof(float)), 0);
   ws_safetensors *st = NULL;
   cr_assert_eq(ws_safetensors_load(ctx, path, &st), WS_OK);
   cr_expect_str_eq(ws_safetensors_metadata(st, "model"), "tinyvit32");
@@ -463,8 +454,7 @@ Test(tinyvit, weights_round_trip_through_safetensors) {
 /* Writes w's tensors with `edit` applied to the one called `target`. */
 typedef void (*edit_fn)(ws_safetensors_tensor *t);
 
-static void write_edited(const ws_tinyvit_weights *w, const char *path, const char *target,
-                         edit_fn edit) {
+static void write_edited(const ws_tinyvit_weights *w, const char *path, const char *target, edit_fn edit) {
   size_t n = ws_tinyvit_weights_count(w);
   ws_safetensors_tensor *ts = calloc(n, sizeof *ts);
   for (size_t i = 0; i < n; i++) {
@@ -525,15 +515,13 @@ Test(tinyvit, load_names_tensor_and_both_shapes) {
   char path[128];
   path_in_dir(path, sizeof path, "shape.safetensors");
   write_edited(w, path, "blocks.0.attn.qkv.weight", square_qkv);
-  expect_load_error(path, &cfg,
-                    "tensor 'blocks.0.attn.qkv.weight' has shape [64, 64], expected [192, 64]");
+  expect_load_error(path, &cfg, "tensor 'blocks.0.attn.qkv.weight' has shape [64, 64], expected [192, 64]");
   write_edited(w, path, "patch_embed.weight", flatten);
   expect_load_error(path, &cfg, "tensor 'patch_embed.weight' has shape [3072], expected [64, 48]");
   /* a file for D=64 read as D=128: the first tensor's shape is reported */
   ws_tinyvit_cfg wide = {128, 4, 1};
   write_edited(w, path, NULL, NULL);
-  expect_load_error(path, &wide,
-                    "tensor 'patch_embed.weight' has shape [64, 48], expected [128, 48]");
+  expect_load_error(path, &wide, "tensor 'patch_embed.weight' has shape [64, 48], expected [128, 48]");
   remove(path);
   ws_tinyvit_weights_destroy(w);
 }

@@ -61,13 +61,15 @@ static void expect_pass(fixture *f, const ws_vitrun_cfg *c, const char *what) {
   cr_assert_eq(run(f, c), WS_OK, "%s: %s", what, ws_errmsg(f->ctx));
   for (size_t i = 0; i < f->res.nchecks; i++) {
     const ws_vitrun_check *k = &f->res.checks[i];
-    cr_expect(k->pass, "%s: layer %s: max |err| %g > %g x %g", what, k->layer, k->max_abs_err, k->tol, k->scale);
+    cr_expect(k->pass, "%s: layer %s: max |err| %g > %g x %g", what, k->layer, k->max_abs_err, k->tol,
+              k->scale);
     cr_expect_gt(k->nvalues, 0, "%s: layer %s compared nothing", what, k->layer);
   }
   cr_expect(f->res.pass, "%s", what);
   for (uint32_t i = 0; i < c->batch; i++) {
     double tol = c->gemm.variant == WS_GEMMGEN_MMA ? 2e-2 : 1e-5;
-    cr_expect_leq(fabs((double)f->res.prob[i] - f->res.ref_prob[i]), tol, "%s: image %u probability", what, i);
+    cr_expect_leq(fabs((double)f->res.prob[i] - f->res.ref_prob[i]), tol, "%s: image %u probability", what,
+                  i);
   }
 }
 
@@ -80,8 +82,8 @@ Test(vitrun, default_pipeline_matches_openblas_layer_by_layer) {
   expect_pass(&f, &c, "defaults");
   /* patch, patch_embed, 6 per block, pool, head */
   cr_expect_eq(f.res.nchecks, 2 + 6 + 2);
-  const char *layers[] = {"patch", "patch_embed", "blocks.0.qkv", "blocks.0.attn", "blocks.0.proj",
-                          "blocks.0.norm1", "blocks.0.fc1", "blocks.0.fc2", "pool", "head"};
+  const char *layers[] = {"patch",          "patch_embed",  "blocks.0.qkv", "blocks.0.attn", "blocks.0.proj",
+                          "blocks.0.norm1", "blocks.0.fc1", "blocks.0.fc2", "pool",          "head"};
   for (size_t i = 0; i < 10 && i < f.res.nchecks; i++) cr_expect_str_eq(f.res.checks[i].layer, layers[i]);
   teardown(&f);
 }
@@ -126,7 +128,8 @@ Test(vitrun, every_gemm_variant_and_both_attentions) {
       c.gemm = ws_gemmgen_defaults((ws_gemmgen_variant)v);
       c.attn = (ws_vitrun_attn)a;
       char what[64];
-      snprintf(what, sizeof what, "%s + %s", ws_gemmgen_variant_name(c.gemm.variant), ws_vitrun_attn_name(c.attn));
+      snprintf(what, sizeof what, "%s + %s", ws_gemmgen_variant_name(c.gemm.variant),
+               ws_vitrun_attn_name(c.attn));
       expect_pass(&f, &c, what);
     }
   teardown(&f);

@@ -29,8 +29,7 @@ Test(wsa, text_equals_the_file_on_disk) {
     size_t size = 0;
     snprintf(path, sizeof path, "%s/%s", WS_SOURCE_DIR, f->path);
     cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
-    cr_expect_eq(f->size_bytes, size, "%s: %zu bytes embedded, %zu on disk", f->path,
-                 f->size_bytes, size);
+    cr_expect_eq(f->size_bytes, size, "%s: %zu bytes embedded, %zu on disk", f->path, f->size_bytes, size);
     cr_expect_eq(memcmp(f->text, data, size < f->size_bytes ? size : f->size_bytes), 0,
                  "%s differs from the file", f->path);
     cr_expect_eq(f->text[f->size_bytes], '\0', "%s: text is a C string", f->path);
@@ -70,9 +69,7 @@ static size_t check_folder(const char *rel) {
   return found;
 }
 
-Test(wsa, every_file_on_disk_is_embedded) {
-  cr_expect_eq(check_folder("models"), ws_wsa_files_count);
-}
+Test(wsa, every_file_on_disk_is_embedded) { cr_expect_eq(check_folder("models"), ws_wsa_files_count); }
 
 Test(wsa, absent_paths_give_null) {
   cr_expect_null(ws_wsa_find("models/examples/no_such_kernel.wsa"));

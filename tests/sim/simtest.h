@@ -24,8 +24,7 @@ typedef struct simtest {
   ws_launch_stats stats;
 } simtest;
 
-static inline void st_init_cfg(simtest *t, const char *src, const char *kernel,
-                               const ws_gpu_cfg *cfg) {
+static inline void st_init_cfg(simtest *t, const char *src, const char *kernel, const ws_gpu_cfg *cfg) {
   memset(t, 0, sizeof *t);
   t->ctx = ws_ctx_create();
   cr_assert(t->ctx);
@@ -52,8 +51,10 @@ static inline void st_fini(simtest *t) {
 static inline uint64_t st_alloc(simtest *t, size_t bytes, const void *init) {
   uint64_t p = 0;
   cr_assert_eq(ws_device_malloc(t->dev, bytes, &p), WS_OK, "%s", ws_errmsg(t->ctx));
-  if (init) cr_assert_eq(ws_device_memcpy_htod(t->dev, p, init, bytes), WS_OK);
-  else cr_assert_eq(ws_device_memset(t->dev, p, 0, bytes), WS_OK);
+  if (init)
+    cr_assert_eq(ws_device_memcpy_htod(t->dev, p, init, bytes), WS_OK);
+  else
+    cr_assert_eq(ws_device_memset(t->dev, p, 0, bytes), WS_OK);
   return p;
 }
 

@@ -45,7 +45,8 @@ static int cublas_product(cublasHandle_t h, const product *p, float *c) {
   size_t an = (size_t)p->m * p->k, bn = (size_t)p->k * p->n, cn = (size_t)p->m * p->n;
   float *da = NULL, *db = NULL, *dc = NULL;
   const float one = 1.0f, zero = 0.0f;
-  int ok = cudaMalloc((void **)&da, an * 4) == cudaSuccess && cudaMalloc((void **)&db, bn * 4) == cudaSuccess &&
+  int ok = cudaMalloc((void **)&da, an * 4) == cudaSuccess &&
+           cudaMalloc((void **)&db, bn * 4) == cudaSuccess &&
            cudaMalloc((void **)&dc, cn * 4) == cudaSuccess &&
            cudaMemcpy(da, p->a, an * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
            cudaMemcpy(db, p->bt, bn * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
@@ -107,7 +108,8 @@ static int check_product(ws_ctx *ctx, ws_device *dev, cublasHandle_t h, const ws
            "cuBLAS-OpenBLAS %.3g  %s\n",
            p->layer, p->m, p->n, p->k, sc, so, co, pass ? "ok" : "FAIL");
   } else {
-    fprintf(stderr, "warpscope-cublas-check: %s: %s\n", p->layer, ws_errmsg(ctx)[0] ? ws_errmsg(ctx) : "a CUDA call failed");
+    fprintf(stderr, "warpscope-cublas-check: %s: %s\n", p->layer,
+            ws_errmsg(ctx)[0] ? ws_errmsg(ctx) : "a CUDA call failed");
   }
   free(sim);
   free(cub);
@@ -157,9 +159,11 @@ int main(void) {
     ws_device_set_mode(dev, WS_MODE_FUNCTIONAL);
     if (ws_tinyvit_forward(ctx, w, image, acts) == WS_OK) failures = run_checks(ctx, dev, h, w, acts);
   }
-  if (failures) fprintf(stderr, "warpscope-cublas-check: %d product(s) failed%s%s\n", failures,
-                        ws_errmsg(ctx)[0] ? ": " : "", ws_errmsg(ctx));
-  else printf("warpscope-cublas-check: the simulator, cuBLAS and OpenBLAS agree on all five GEMMs\n");
+  if (failures)
+    fprintf(stderr, "warpscope-cublas-check: %d product(s) failed%s%s\n", failures,
+            ws_errmsg(ctx)[0] ? ": " : "", ws_errmsg(ctx));
+  else
+    printf("warpscope-cublas-check: the simulator, cuBLAS and OpenBLAS agree on all five GEMMs\n");
   if (h) cublasDestroy(h);
   ws_device_destroy(dev);
   ws_image_destroy(img);

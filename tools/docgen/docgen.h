@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 typedef struct ws_docgen_block {
-  const char *name;  /* "isa", "presets", "stats" */
-  const char *path;  /* relative to the source root */
-  const char *begin; /* marker line before the block */
-  const char *end;   /* marker text after it */
+  const char *name;        /* "isa", "presets", "stats" */
+  const char *path;        /* relative to the source root */
+  const char *begin;       /* marker line before the block */
+  const char *end;         /* marker text after it */
   char *(*markdown)(void); /* malloc'd block text; NULL on failure */
 } ws_docgen_block;
 

@@ -10,25 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "isa/isa.h"
 #include "isa/modifiers.h"
-#include "base/text.h"
 
 static const char *form_of(ws_opnd_sig sig) {
   static const char *const regs[5] = {"R:w", "R", "R:2", "?", "R:4"};
   switch (sig.kind) {
-    case 'd':
-    case 'r': return sig.nregs <= 4 ? regs[sig.nregs] : "?";
-    case 'i': return "R/imm";
-    case 'f': return "F";
-    case 'q': return "[!]P";
-    case 'p': return "P";
-    case 's': return "SR";
-    case 'g': return "[R:2+imm]";
-    case 'm': return "[R+imm]";
-    case 'a': return "[param+imm]";
-    case 'l': return "label";
-    default: return "imm"; /* 'n' */
+  case 'd':
+  case 'r': return sig.nregs <= 4 ? regs[sig.nregs] : "?";
+  case 'i': return "R/imm";
+  case 'f': return "F";
+  case 'q': return "[!]P";
+  case 'p': return "P";
+  case 's': return "SR";
+  case 'g': return "[R:2+imm]";
+  case 'm': return "[R+imm]";
+  case 'a': return "[param+imm]";
+  case 'l': return "label";
+  default: return "imm"; /* 'n' */
   }
 }
 
@@ -54,10 +54,11 @@ static void put_modifiers(ws_text *t, uint32_t mods) {
     const ws_modgroup *g = ws_modifiers_group(gi);
     if (!(mods & g->bit)) continue;
     ws_text_puts(t, any ? "; " : "");
-    for (unsigned i = 0; i < g->count; i++)
-      ws_text_printf(t, "%s`.%s`", i ? " " : "", g->names[i]);
-    if (g->default_index < 0) ws_text_puts(t, " (required)");
-    else ws_text_printf(t, " (default `.%s`)", g->names[g->default_index]);
+    for (unsigned i = 0; i < g->count; i++) ws_text_printf(t, "%s`.%s`", i ? " " : "", g->names[i]);
+    if (g->default_index < 0)
+      ws_text_puts(t, " (required)");
+    else
+      ws_text_printf(t, " (default `.%s`)", g->names[g->default_index]);
     any = true;
   }
   if (!any) ws_text_puts(t, "none");
@@ -66,8 +67,10 @@ static void put_modifiers(ws_text *t, uint32_t mods) {
 /* Semantics text with the table's cell separator escaped. */
 static void put_escaped(ws_text *t, const char *s) {
   for (; *s; s++) {
-    if (*s == '|') ws_text_puts(t, "\\|");
-    else ws_text_append(t, s, 1);
+    if (*s == '|')
+      ws_text_puts(t, "\\|");
+    else
+      ws_text_append(t, s, 1);
   }
 }
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isa/asm.h"
 #include "base/text.h"
+#include "isa/asm.h"
 #include "sim/host/device.h"
 
 /* One store: enough for the engine, the SMs and the whole memory hierarchy to
@@ -57,8 +57,7 @@ static char *render(const ws_stats *s) {
   char pattern[128];
   for (size_t i = 0; i < ws_stats_count(s); i++) {
     pattern_of(ws_stats_name(s, i), pattern, sizeof pattern);
-    if (!seen_before(s, i, pattern))
-      ws_text_printf(&t, "| `%s` | %s |\n", pattern, ws_stats_desc(s, i));
+    if (!seen_before(s, i, pattern)) ws_text_printf(&t, "| `%s` | %s |\n", pattern, ws_stats_desc(s, i));
   }
   return ws_text_take(&t);
 }

@@ -24,8 +24,10 @@ static int process(const ws_docgen_block *g, bool check) {
   char *block = g->markdown(), *doc = NULL, *spliced = NULL;
   size_t size = 0;
   int rc = 2;
-  if (!block) fprintf(stderr, "ws-docgen: generating the %s block failed\n", g->name);
-  else if (ws_file_read(ctx, g->path, &doc, &size) != WS_OK) fprintf(stderr, "ws-docgen: %s\n", ws_errmsg(ctx));
+  if (!block)
+    fprintf(stderr, "ws-docgen: generating the %s block failed\n", g->name);
+  else if (ws_file_read(ctx, g->path, &doc, &size) != WS_OK)
+    fprintf(stderr, "ws-docgen: %s\n", ws_errmsg(ctx));
   else if (!(spliced = ws_text_splice(doc, g->begin, g->end, block)))
     fprintf(stderr, "ws-docgen: %s lacks the %s / %s markers\n", g->path, g->begin, g->end);
   else if (check) {

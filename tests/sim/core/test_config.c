@@ -14,63 +14,63 @@
 #include "sim/core/config.h"
 
 static const char *const base[] = {
-    "[gpu]",                                          /* 1 */
-    "name = t",                                       /* 2 */
-    "full_name = test GPU",                           /* 3 */
-    "cc_major = 8",                                   /* 4 */
-    "cc_minor = 0",                                   /* 5 */
-    "num_sms = 2",                                    /* 6 */
-    "core_clock_mhz = 1000",                          /* 7 */
-    "dram_size_bytes = 1073741824",                   /* 8 */
-    "[sm]",                                           /* 9 */
-    "max_warps_per_sm = 64",                          /* 10 */
-    "max_ctas_per_sm = 32",                           /* 11 */
-    "fp32_lanes_per_subpartition = 16",               /* 12 */
-    "tensor_flops_per_cycle_per_sm = 2048",           /* 13 */
-    "int_lat_cycles = 4",                             /* 14 */
-    "int_ii_cycles = 2",                              /* 15 */
-    "fp32_lat_cycles = 4",                            /* 16 */
-    "fp32_ii_cycles = 2",                             /* 17 */
-    "sfu_lat_cycles = 20",                            /* 18 */
-    "sfu_ii_cycles = 8",                              /* 19 */
-    "shfl_lat_cycles = 24",                           /* 20 */
-    "shfl_ii_cycles = 2",                             /* 21 */
-    "tensor_lat_cycles = 32",                         /* 22 */
-    "tensor_ii_cycles = 8",                           /* 23 */
-    "branch_lat_cycles = 8",                          /* 24 */
-    "const_lat_cycles = 8",                           /* 25 */
-    "lsu_ii_cycles = 4",                              /* 26 */
-    "[smem]",                                         /* 27 */
-    "per_sm_bytes = 167936",                          /* 28 */
-    "max_per_block_bytes = 166912",                   /* 29 */
-    "reserved_per_block_bytes = 1024",                /* 30 */
-    "alloc_unit_bytes = 128",                         /* 31 */
-    "lat_cycles = 29",                                /* 32 */
-    "[l1]",                                           /* 33 */
-    "size_kib = 16",                                  /* 34 */
-    "assoc = 4",                                      /* 35 */
-    "hit_lat_cycles = 38",                            /* 36 */
-    "[l2]",                                           /* 37 */
-    "size_kib = 256",                                 /* 38 */
-    "slices = 2",                                     /* 39 */
-    "partitions = 1",                                 /* 40 */
-    "assoc = 16",                                     /* 41 */
-    "hit_lat_cycles = 92",                            /* 42 */
-    "far_extra_lat_cycles = 0",                       /* 43 */
-    "slice_bytes_per_cycle = 64",                     /* 44 */
-    "[noc]",                                          /* 45 */
-    "lat_cycles = 45",                                /* 46 */
-    "[hbm]",                                          /* 47 */
-    "channels = 2",                                   /* 48 */
-    "banks_per_channel = 16",                         /* 49 */
-    "row_bytes = 2048",                               /* 50 */
-    "burst_bytes = 32",                               /* 51 */
-    "channel_mbps = 38875",                           /* 52 */
-    "t_rcd_ps = 14000",                               /* 53 */
-    "t_cl_ps = 14000",                                /* 54 */
-    "t_rp_ps = 14000",                                /* 55 */
-    "t_ras_ps = 34000",                               /* 56 */
-    "ctrl_lat_cycles = 103",                          /* 57 */
+    "[gpu]",                                /* 1 */
+    "name = t",                             /* 2 */
+    "full_name = test GPU",                 /* 3 */
+    "cc_major = 8",                         /* 4 */
+    "cc_minor = 0",                         /* 5 */
+    "num_sms = 2",                          /* 6 */
+    "core_clock_mhz = 1000",                /* 7 */
+    "dram_size_bytes = 1073741824",         /* 8 */
+    "[sm]",                                 /* 9 */
+    "max_warps_per_sm = 64",                /* 10 */
+    "max_ctas_per_sm = 32",                 /* 11 */
+    "fp32_lanes_per_subpartition = 16",     /* 12 */
+    "tensor_flops_per_cycle_per_sm = 2048", /* 13 */
+    "int_lat_cycles = 4",                   /* 14 */
+    "int_ii_cycles = 2",                    /* 15 */
+    "fp32_lat_cycles = 4",                  /* 16 */
+    "fp32_ii_cycles = 2",                   /* 17 */
+    "sfu_lat_cycles = 20",                  /* 18 */
+    "sfu_ii_cycles = 8",                    /* 19 */
+    "shfl_lat_cycles = 24",                 /* 20 */
+    "shfl_ii_cycles = 2",                   /* 21 */
+    "tensor_lat_cycles = 32",               /* 22 */
+    "tensor_ii_cycles = 8",                 /* 23 */
+    "branch_lat_cycles = 8",                /* 24 */
+    "const_lat_cycles = 8",                 /* 25 */
+    "lsu_ii_cycles = 4",                    /* 26 */
+    "[smem]",                               /* 27 */
+    "per_sm_bytes = 167936",                /* 28 */
+    "max_per_block_bytes = 166912",         /* 29 */
+    "reserved_per_block_bytes = 1024",      /* 30 */
+    "alloc_unit_bytes = 128",               /* 31 */
+    "lat_cycles = 29",                      /* 32 */
+    "[l1]",                                 /* 33 */
+    "size_kib = 16",                        /* 34 */
+    "assoc = 4",                            /* 35 */
+    "hit_lat_cycles = 38",                  /* 36 */
+    "[l2]",                                 /* 37 */
+    "size_kib = 256",                       /* 38 */
+    "slices = 2",                           /* 39 */
+    "partitions = 1",                       /* 40 */
+    "assoc = 16",                           /* 41 */
+    "hit_lat_cycles = 92",                  /* 42 */
+    "far_extra_lat_cycles = 0",             /* 43 */
+    "slice_bytes_per_cycle = 64",           /* 44 */
+    "[noc]",                                /* 45 */
+    "lat_cycles = 45",                      /* 46 */
+    "[hbm]",                                /* 47 */
+    "channels = 2",                         /* 48 */
+    "banks_per_channel = 16",               /* 49 */
+    "row_bytes = 2048",                     /* 50 */
+    "burst_bytes = 32",                     /* 51 */
+    "channel_mbps = 38875",                 /* 52 */
+    "t_rcd_ps = 14000",                     /* 53 */
+    "t_cl_ps = 14000",                      /* 54 */
+    "t_rp_ps = 14000",                      /* 55 */
+    "t_ras_ps = 34000",                     /* 56 */
+    "ctrl_lat_cycles = 103",                /* 57 */
 };
 #define BASE_LINES (sizeof base / sizeof base[0])
 
@@ -88,7 +88,9 @@ static char *build2(unsigned line, const char *repl, unsigned line2, const char 
   return text;
 }
 
-static char *build(unsigned line, const char *repl, const char *extra) { return build2(line, repl, 0, NULL, extra); }
+static char *build(unsigned line, const char *repl, const char *extra) {
+  return build2(line, repl, 0, NULL, extra);
+}
 
 static ws_status load(ws_ctx *ctx, const char *text, ws_gpu_cfg *cfg) {
   return ws_config_load_text(ctx, text, strlen(text), "t.ini", cfg);
@@ -96,9 +98,10 @@ static ws_status load(ws_ctx *ctx, const char *text, ws_gpu_cfg *cfg) {
 
 Test(config, base_text_is_valid) {
   ws_ctx *ctx = ws_ctx_create();
-  char *text = build(35, "   assoc = 4   ; indented, with a comment", "; a comment longer than inih's 200-byte line buffer is fine, because the reader "
-                              "drops comments before inih sees the line: wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
-                              "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwx\n");
+  char *text = build(35, "   assoc = 4   ; indented, with a comment",
+                     "; a comment longer than inih's 200-byte line buffer is fine, because the reader "
+                     "drops comments before inih sees the line: wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+                     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwx\n");
   ws_gpu_cfg cfg;
   cr_assert_eq(load(ctx, text, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_str_eq(cfg.gpu.name, "t");
@@ -123,8 +126,10 @@ static const bad_case bad_cases[] = {
     {35, "asoc = 4", NULL, "t.ini:35: error: unknown key 'asoc' in section [l1]"},
     {45, "[network]", NULL,
      "t.ini:46: error: unknown section [network] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, pcie)"},
-    {34, "size_kib = 16k", NULL, "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16k'"},
-    {34, "size_kib = -16", NULL, "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '-16'"},
+    {34, "size_kib = 16k", NULL,
+     "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16k'"},
+    {34, "size_kib = -16", NULL,
+     "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '-16'"},
     {40, "partitions = 3", NULL, "t.ini:40: error: key 'l2.partitions' = 3 is out of range [1, 2]"},
     {6, "num_sms = 0", NULL, "t.ini:6: error: key 'gpu.num_sms' = 0 is out of range [1, 1024] SMs"},
     {6, "num_sms = 99999999999999999999999", NULL,
@@ -133,14 +138,17 @@ static const bad_case bad_cases[] = {
     {0, NULL, "[l1]\nassoc = 8\n", "t.ini:59: error: duplicate key 'l1.assoc' (first set on line 35)"},
     /* 24 KiB / (4 ways x 128 B) = 48 sets */
     {34, "size_kib = 24", NULL,
-     "t.ini:34: error: key 'l1.size_kib': 24 KiB / (1 slice x 4 ways x 128 B lines) = 48 sets, not a power of two"},
+     "t.ini:34: error: key 'l1.size_kib': 24 KiB / (1 slice x 4 ways x 128 B lines) = 48 sets, not a power "
+     "of two"},
     /* 256 KiB / (2 slices x 12 ways x 128 B) = 85.33 sets */
     {41, "assoc = 12", NULL,
-     "t.ini:38: error: key 'l2.size_kib': 256 KiB / (2 slices x 12 ways x 128 B lines) = 85.33 sets, not a power "
+     "t.ini:38: error: key 'l2.size_kib': 256 KiB / (2 slices x 12 ways x 128 B lines) = 85.33 sets, not a "
+     "power "
      "of two"},
     {0, NULL, "[l1]\nline_bytes = 80\n",
      "t.ini:59: error: key 'l1.line_bytes': 80 B is not a power-of-two multiple of the 32 B sector"},
-    {0, NULL, "[l2]\nsector_bytes = 24\n", "t.ini:59: error: key 'l2.sector_bytes': 24 B is not a power of two"},
+    {0, NULL, "[l2]\nsector_bytes = 24\n",
+     "t.ini:59: error: key 'l2.sector_bytes': 24 B is not a power of two"},
     {40, "partitions = 2", "[l2]\nslices = 3\n",
      "t.ini:59: error: duplicate key 'l2.slices' (first set on line 39)"},
     {43, "far_extra_lat_cycles = 5", NULL,
@@ -148,7 +156,8 @@ static const bad_case bad_cases[] = {
     {29, "max_per_block_bytes = 167936", NULL,
      "t.ini:29: error: key 'smem.max_per_block_bytes': 167936 B + the 1024 B reserve exceed per_sm_bytes "
      "(167936 B)"},
-    {0, NULL, "[sm]\nscheduler = rr\n", "t.ini:59: error: key 'sm.scheduler' expects one of lrr, gto, found 'rr'"},
+    {0, NULL, "[sm]\nscheduler = rr\n",
+     "t.ini:59: error: key 'sm.scheduler' expects one of lrr, gto, found 'rr'"},
     {0, NULL, "[l1]\nwrite_policy = back\n",
      "t.ini:59: error: key 'l1.write_policy' expects one of write-through, write-back, found 'back'"},
     {1, "; no section", NULL, "t.ini:2: error: key 'name' is outside any [section]"},
@@ -160,15 +169,19 @@ static const bad_case bad_cases[] = {
      "t.ini:59: error: key 'l1.line_bytes': 512 B lines hold 16 sectors of 32 B; at most 8 sectors per line"},
     /* 256 KiB / (2 slices x 16 ways x 256 B) = 32 sets, but the levels exchange whole lines */
     {0, NULL, "[l2]\nline_bytes = 256\n",
-     "t.ini:59: error: key 'l2.line_bytes': line and sector sizes must match the L1's (L1: 128 B lines of 32 B "
+     "t.ini:59: error: key 'l2.line_bytes': line and sector sizes must match the L1's (L1: 128 B lines of 32 "
+     "B "
      "sectors, L2: 256 B of 32 B)"},
     {3,
-     "full_name = wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+     "full_name = "
+     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
      "wwwwwwwwwwwwwwwwwwwwwwwwwwwwww",
      NULL, "t.ini:3: error: key 'gpu.full_name' expects 1 to 127 characters, found 128"},
     {3,
-     "full_name = wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
-     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwx",
+     "full_name = "
+     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+     "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+     "wwx",
      NULL, "t.ini:3: error: line longer than 198 characters (comments excluded)"},
 };
 
@@ -193,7 +206,8 @@ Test(config, slices_must_split_evenly_into_partitions) {
   char *text = build2(39, "slices = 1", 40, "partitions = 2", NULL);
   ws_gpu_cfg cfg;
   cr_assert_eq(load(ctx, text, &cfg), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx), "t.ini:39: error: key 'l2.slices': 1 slices do not divide evenly into 2 partitions");
+  cr_assert_str_eq(ws_errmsg(ctx),
+                   "t.ini:39: error: key 'l2.slices': 1 slices do not divide evenly into 2 partitions");
   free(text);
   ws_ctx_destroy(ctx);
 }
@@ -262,7 +276,8 @@ Test(config, unknown_preset_lists_the_presets) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
   cr_assert_eq(ws_config_load_preset(ctx, "b200", &cfg), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx), "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)");
+  cr_assert_str_eq(ws_errmsg(ctx),
+                   "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)");
   cr_assert_eq(ws_config_load_preset(ctx, "../models/examples/saxpy", &cfg), WS_ERR_INVALID);
   ws_ctx_destroy(ctx);
 }
@@ -297,11 +312,14 @@ static const set_case set_cases[] = {
     {"l2.size=4", "--set l2.size=4: error: unknown key 'l2.size'"},
     {"cache.size_kib=4", "--set cache.size_kib=4: error: unknown key 'cache.size_kib'"},
     {"l2.size_kib=", "--set l2.size_kib=: error: key 'l2.size_kib' expects an unsigned integer, found ''"},
-    {"l2.size_kib=4 MiB", "--set l2.size_kib=4 MiB: error: key 'l2.size_kib' expects an unsigned integer, found '4 MiB'"},
+    {"l2.size_kib=4 MiB",
+     "--set l2.size_kib=4 MiB: error: key 'l2.size_kib' expects an unsigned integer, found '4 MiB'"},
     {"l2.partitions=0", "--set l2.partitions=0: error: key 'l2.partitions' = 0 is out of range [1, 2]"},
-    {"sm.scheduler=fifo", "--set sm.scheduler=fifo: error: key 'sm.scheduler' expects one of lrr, gto, found 'fifo'"},
+    {"sm.scheduler=fifo",
+     "--set sm.scheduler=fifo: error: key 'sm.scheduler' expects one of lrr, gto, found 'fifo'"},
     /* the limits the timing model's tables are sized by (an SM holds at most 8 sub-partitions) */
-    {"sm.subpartitions=9", "--set sm.subpartitions=9: error: key 'sm.subpartitions' = 9 is out of range [1, 8]"},
+    {"sm.subpartitions=9",
+     "--set sm.subpartitions=9: error: key 'sm.subpartitions' = 9 is out of range [1, 8]"},
     {"hbm.channel_mbps=0",
      "--set hbm.channel_mbps=0: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
 };
@@ -324,8 +342,9 @@ Test(config, set_then_validate_names_the_origin) {
   cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
   cr_assert_eq(ws_config_set(ctx, &cfg, "l1.size_kib=24"), WS_OK); /* 24 KiB / (32 x 128 B) = 6 sets */
   cr_assert_eq(ws_config_validate(ctx, &cfg, "classroom (after --set)"), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx), "classroom (after --set): error: key 'l1.size_kib': 24 KiB / (1 slice x 32 "
-                                   "ways x 128 B lines) = 6 sets, not a power of two");
+  cr_assert_str_eq(ws_errmsg(ctx),
+                   "classroom (after --set): error: key 'l1.size_kib': 24 KiB / (1 slice x 32 "
+                   "ways x 128 B lines) = 6 sets, not a power of two");
   ws_ctx_destroy(ctx);
 }
 
@@ -390,7 +409,8 @@ Test(config, set_sector_size_fails_validation) {
   ws_gpu_cfg cfg = ws_config_default();
   cr_assert_eq(ws_config_set(ctx, &cfg, "l1.sector_bytes=48"), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 (after --set)"), WS_ERR_INVALID);
-  cr_assert_str_eq(ws_errmsg(ctx), "a100 (after --set): error: key 'l1.sector_bytes': 48 B is not a power of two");
+  cr_assert_str_eq(ws_errmsg(ctx),
+                   "a100 (after --set): error: key 'l1.sector_bytes': 48 B is not a power of two");
   ws_ctx_destroy(ctx);
 }
 
@@ -415,8 +435,9 @@ static const edit_case edit_cases[] = {
     {zero_noc_port, "edited: error: key 'noc.sm_port_bytes_per_cycle' = 0 is out of range [1, 1024] B/cycle"},
     {bad_scheduler, "edited: error: key 'sm.scheduler' = 7 is not one of lrr, gto"},
     {odd_sector, "edited: error: key 'l1.sector_bytes': 48 B is not a power of two"},
-    {l2_sector_differs, "edited: error: key 'l2.sector_bytes': line and sector sizes must match the L1's (L1: "
-                        "128 B lines of 32 B sectors, L2: 128 B of 64 B)"},
+    {l2_sector_differs,
+     "edited: error: key 'l2.sector_bytes': line and sector sizes must match the L1's (L1: "
+     "128 B lines of 32 B sectors, L2: 128 B of 64 B)"},
 };
 
 Test(config, resolve_checks_edited_fields) {

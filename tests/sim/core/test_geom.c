@@ -27,19 +27,19 @@ static ws_gpu_cfg preset(const char *name) {
 Test(geom, a100_by_hand) {
   ws_gpu_cfg c = preset("a100");
   const ws_gpu_geom *g = &c.geom;
-  cr_expect_eq(g->l1_sets, 4);                  /* 28 x 1024 / (56 x 128) = 28672 / 7168 */
-  cr_expect_eq(g->line_shift, 7);               /* 2^7 = 128 */
-  cr_expect_eq(g->sectors_per_line, 4);         /* 128 / 32 */
-  cr_expect_eq(g->l2_bytes, 41943040ull);       /* 40960 x 1024 */
-  cr_expect_eq(g->l2_slice_bytes, 524288ull);   /* 41943040 / 80 = 512 KiB */
-  cr_expect_eq(g->l2_sets_per_slice, 256);      /* 524288 / (16 x 128) */
+  cr_expect_eq(g->l1_sets, 4);                /* 28 x 1024 / (56 x 128) = 28672 / 7168 */
+  cr_expect_eq(g->line_shift, 7);             /* 2^7 = 128 */
+  cr_expect_eq(g->sectors_per_line, 4);       /* 128 / 32 */
+  cr_expect_eq(g->l2_bytes, 41943040ull);     /* 40960 x 1024 */
+  cr_expect_eq(g->l2_slice_bytes, 524288ull); /* 41943040 / 80 = 512 KiB */
+  cr_expect_eq(g->l2_sets_per_slice, 256);    /* 524288 / (16 x 128) */
   cr_expect_eq(g->l2_partitions, 2);
   cr_expect_eq(g->l2_far_extra_lat_cycles, 149);
-  cr_expect_eq(g->hbm_lines_per_row, 16);       /* 2048 / 128 */
-  cr_expect_eq(g->hbm_t_rcd_cycles, 20);        /* 14000 x 1410 / 10^6 = 19.74, rounded up */
+  cr_expect_eq(g->hbm_lines_per_row, 16); /* 2048 / 128 */
+  cr_expect_eq(g->hbm_t_rcd_cycles, 20);  /* 14000 x 1410 / 10^6 = 19.74, rounded up */
   cr_expect_eq(g->hbm_t_cl_cycles, 20);
   cr_expect_eq(g->hbm_t_rp_cycles, 20);
-  cr_expect_eq(g->hbm_t_ras_cycles, 48);        /* 34000 x 1410 / 10^6 = 47.94 */
+  cr_expect_eq(g->hbm_t_ras_cycles, 48); /* 34000 x 1410 / 10^6 = 47.94 */
   /* per SM 256 x (8 + 1) = 2304, x 108 = 248832; per slice 64 + 64 x (4 + 1) = 384,
    * x 80 = 30720; per channel 32, x 40 = 1280; plus 2 spare: 280834 */
   cr_expect_eq(g->mem_requests, 280834ull);
@@ -51,16 +51,16 @@ Test(geom, a100_by_hand) {
 Test(geom, classroom_by_hand) {
   ws_gpu_cfg c = preset("classroom");
   const ws_gpu_geom *g = &c.geom;
-  cr_expect_eq(g->l1_sets, 4);                  /* 16 x 1024 / (32 x 128) */
+  cr_expect_eq(g->l1_sets, 4); /* 16 x 1024 / (32 x 128) */
   cr_expect_eq(g->line_shift, 7);
   cr_expect_eq(g->sectors_per_line, 4);
-  cr_expect_eq(g->l2_bytes, 262144ull);         /* 256 x 1024 */
-  cr_expect_eq(g->l2_slice_bytes, 131072ull);   /* 262144 / 2 */
-  cr_expect_eq(g->l2_sets_per_slice, 64);       /* 131072 / (16 x 128) */
+  cr_expect_eq(g->l2_bytes, 262144ull);       /* 256 x 1024 */
+  cr_expect_eq(g->l2_slice_bytes, 131072ull); /* 262144 / 2 */
+  cr_expect_eq(g->l2_sets_per_slice, 64);     /* 131072 / (16 x 128) */
   cr_expect_eq(g->l2_partitions, 1);
   cr_expect_eq(g->l2_far_extra_lat_cycles, 0);
   cr_expect_eq(g->hbm_lines_per_row, 16);
-  cr_expect_eq(g->hbm_t_rcd_cycles, 14);        /* 1 cycle = 1 ns: 14000 ps = 14 cycles */
+  cr_expect_eq(g->hbm_t_rcd_cycles, 14); /* 1 cycle = 1 ns: 14000 ps = 14 cycles */
   cr_expect_eq(g->hbm_t_cl_cycles, 14);
   cr_expect_eq(g->hbm_t_rp_cycles, 14);
   cr_expect_eq(g->hbm_t_ras_cycles, 34);
@@ -72,8 +72,8 @@ Test(geom, set_re_derives) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = preset("classroom");
   cr_assert_eq(ws_config_set(ctx, &c, "l2.size_kib=512"), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect_eq(c.geom.l2_slice_bytes, 262144ull);   /* 512 KiB / 2 */
-  cr_expect_eq(c.geom.l2_sets_per_slice, 128);      /* 262144 / (16 x 128) */
+  cr_expect_eq(c.geom.l2_slice_bytes, 262144ull); /* 512 KiB / 2 */
+  cr_expect_eq(c.geom.l2_sets_per_slice, 128);    /* 262144 / (16 x 128) */
   cr_assert_eq(ws_config_set(ctx, &c, "hbm.t_rcd_ps=14001"), WS_OK);
   cr_expect_eq(c.geom.hbm_t_rcd_cycles, 15, "rounded up");
   cr_assert_eq(ws_config_set(ctx, &c, "gpu.core_clock_mhz=1410"), WS_OK);
@@ -100,8 +100,8 @@ Test(geom, short_rows_hold_one_line) {
 Test(geom, resolve_derives_edited_fields) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = preset("a100");
-  c.l1.size_kib = 14;  /* 14 x 1024 / (56 x 128) = 2 sets */
-  c.gpu.num_sms = 4;   /* 2304 x 4 + 30720 + 1280 + 2 */
+  c.l1.size_kib = 14; /* 14 x 1024 / (56 x 128) = 2 sets */
+  c.gpu.num_sms = 4;  /* 2304 x 4 + 30720 + 1280 + 2 */
   cr_assert_eq(ws_config_resolve(ctx, &c, "edited a100"), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(c.geom.l1_sets, 2);
   cr_expect_eq(c.geom.mem_requests, 9216ull + 30720 + 1280 + 2);

@@ -168,35 +168,40 @@ Test(occupancy, registers_split_over_subpartitions) {
 Test(occupancy, launch_fails_on_registers) {
   /* 1024 threads = 32 warps; 255 x 32 = 8160 -> 8192/warp; 16384 / 8192 = 2 per
    * sub-partition, 8 in all < 32 -> 0 CTAs */
-  expect_fail("a100", 1024, 255, 0, WS_OCC_REGS,
-              "too many resources requested for launch: a CTA of 1024 threads, 255 registers/thread and 0 B shared "
-              "memory does not fit on an SM of a100; limiter: registers (kernel uses 255 registers/thread: 32 warps "
-              "of 8192 registers after rounding to 256; each of 4 sub-partitions has 16384 registers, room for 2 "
-              "such warps, 8 in all)");
-  expect_fail("v100", 32, 256, 0, WS_OCC_REGS,
-              "too many resources requested for launch: a CTA of 32 threads, 256 registers/thread and 0 B shared "
-              "memory does not fit on an SM of v100; limiter: registers (the kernel uses 256 registers/thread, more "
-              "than the 255 allowed)");
+  expect_fail(
+      "a100", 1024, 255, 0, WS_OCC_REGS,
+      "too many resources requested for launch: a CTA of 1024 threads, 255 registers/thread and 0 B shared "
+      "memory does not fit on an SM of a100; limiter: registers (kernel uses 255 registers/thread: 32 warps "
+      "of 8192 registers after rounding to 256; each of 4 sub-partitions has 16384 registers, room for 2 "
+      "such warps, 8 in all)");
+  expect_fail(
+      "v100", 32, 256, 0, WS_OCC_REGS,
+      "too many resources requested for launch: a CTA of 32 threads, 256 registers/thread and 0 B shared "
+      "memory does not fit on an SM of v100; limiter: registers (the kernel uses 256 registers/thread, more "
+      "than the 255 allowed)");
 }
 
 Test(occupancy, launch_fails_on_smem) {
   /* 100 KB on cc 8.6 exceeds the 99 KB per-CTA maximum */
-  expect_fail("rtx-a6000", 128, 32, 100 * 1024, WS_OCC_SMEM,
-              "too many resources requested for launch: a CTA of 128 threads, 32 registers/thread and 102400 B "
-              "shared memory does not fit on an SM of rtx-a6000; limiter: shared memory (a CTA asks 102400 B + 1024 "
-              "B reserve = 103424 B allocated; an SM has 102400 B, a CTA may ask at most 101376 B)");
+  expect_fail(
+      "rtx-a6000", 128, 32, 100 * 1024, WS_OCC_SMEM,
+      "too many resources requested for launch: a CTA of 128 threads, 32 registers/thread and 102400 B "
+      "shared memory does not fit on an SM of rtx-a6000; limiter: shared memory (a CTA asks 102400 B + 1024 "
+      "B reserve = 103424 B allocated; an SM has 102400 B, a CTA may ask at most 101376 B)");
   /* 96 KB + 1 B on cc 7.0 */
-  expect_fail("v100", 64, 16, 98305, WS_OCC_SMEM,
-              "too many resources requested for launch: a CTA of 64 threads, 16 registers/thread and 98305 B "
-              "shared memory does not fit on an SM of v100; limiter: shared memory (a CTA asks 98305 B + 0 B reserve "
-              "= 98560 B allocated; an SM has 98304 B, a CTA may ask at most 98304 B)");
+  expect_fail(
+      "v100", 64, 16, 98305, WS_OCC_SMEM,
+      "too many resources requested for launch: a CTA of 64 threads, 16 registers/thread and 98305 B "
+      "shared memory does not fit on an SM of v100; limiter: shared memory (a CTA asks 98305 B + 0 B reserve "
+      "= 98560 B allocated; an SM has 98304 B, a CTA may ask at most 98304 B)");
 }
 
 Test(occupancy, launch_fails_on_threads) {
-  expect_fail("a100", 2048, 16, 0, WS_OCC_WARPS,
-              "too many resources requested for launch: a CTA of 2048 threads, 16 registers/thread and 0 B shared "
-              "memory does not fit on an SM of a100; limiter: warps (a CTA of 2048 threads is 64 warps; an SM holds "
-              "64 warps and a CTA at most 1024 threads)");
+  expect_fail(
+      "a100", 2048, 16, 0, WS_OCC_WARPS,
+      "too many resources requested for launch: a CTA of 2048 threads, 16 registers/thread and 0 B shared "
+      "memory does not fit on an SM of a100; limiter: warps (a CTA of 2048 threads is 64 warps; an SM holds "
+      "64 warps and a CTA at most 1024 threads)");
 }
 
 Test(occupancy, zero_threads_is_invalid) {

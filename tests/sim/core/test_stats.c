@@ -97,14 +97,14 @@ Test(stats, wildcard_sums) {
   reg r;
   reg_init(&r);
   static const char *const names[] = {
-      "sm0.l1.hits",   /* 1 */
-      "sm1.l1.hits",   /* 2 */
-      "sm12.l1.hits",  /* 4 */
-      "sm.l1.hits",    /* 8: '*' needs at least one character */
-      "sm0.l1.hits_x", /* 16: different last component */
-      "sm0.x.l1.hits", /* 32: '*' never crosses a dot */
-      "sm0.l1.misses", /* 64 */
-      "l2.slice3.hits",/* 128 */
+      "sm0.l1.hits",    /* 1 */
+      "sm1.l1.hits",    /* 2 */
+      "sm12.l1.hits",   /* 4 */
+      "sm.l1.hits",     /* 8: '*' needs at least one character */
+      "sm0.l1.hits_x",  /* 16: different last component */
+      "sm0.x.l1.hits",  /* 32: '*' never crosses a dot */
+      "sm0.l1.misses",  /* 64 */
+      "l2.slice3.hits", /* 128 */
   };
   uint64_t c[8];
   for (int i = 0; i < 8; i++) {
@@ -146,8 +146,8 @@ Test(stats, many_counters_keep_order_and_lookup) {
   uint64_t *c = calloc(N, sizeof *c);
   for (unsigned i = 0; i < N; i++) {
     c[i] = i * 3u;
-    cr_assert_eq(ws_stats_register_u64(r.s, r.ctx, &c[i], "", "sm%u.u%u.n", i / 10, i % 10), WS_OK,
-                 "%s", ws_errmsg(r.ctx));
+    cr_assert_eq(ws_stats_register_u64(r.s, r.ctx, &c[i], "", "sm%u.u%u.n", i / 10, i % 10), WS_OK, "%s",
+                 ws_errmsg(r.ctx));
   }
   cr_expect_eq(ws_stats_count(r.s), N);
   char name[32];
@@ -172,8 +172,10 @@ static char *dump(const ws_stats *s, int csv, bool desc) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   cr_assert(f);
-  if (csv) ws_stats_write_csv(s, f);
-  else ws_stats_write_json(s, f, desc);
+  if (csv)
+    ws_stats_write_csv(s, f);
+  else
+    ws_stats_write_json(s, f, desc);
   fclose(f);
   return buf;
 }
@@ -185,12 +187,14 @@ Test(stats, json_dump_exact) {
   ws_stats_register_u64(r.s, r.ctx, &a, "say \"hi\"\\now\n", "sm0.hits");
   ws_stats_register_u64(r.s, r.ctx, &b, "max", "dram.bytes");
   char *j = dump(r.s, 0, false);
-  cr_expect_str_eq(j, "{\n  \"stats\": {\n    \"sm0.hits\": 3,\n    \"dram.bytes\": 18446744073709551615\n  }\n}\n");
+  cr_expect_str_eq(
+      j, "{\n  \"stats\": {\n    \"sm0.hits\": 3,\n    \"dram.bytes\": 18446744073709551615\n  }\n}\n");
   free(j);
   j = dump(r.s, 0, true);
-  cr_expect_str_eq(j, "{\n  \"stats\": {\n    \"sm0.hits\": 3,\n    \"dram.bytes\": 18446744073709551615\n  },\n"
-                      "  \"descriptions\": {\n    \"sm0.hits\": \"say \\\"hi\\\"\\\\now\\u000a\",\n"
-                      "    \"dram.bytes\": \"max\"\n  }\n}\n");
+  cr_expect_str_eq(j,
+                   "{\n  \"stats\": {\n    \"sm0.hits\": 3,\n    \"dram.bytes\": 18446744073709551615\n  },\n"
+                   "  \"descriptions\": {\n    \"sm0.hits\": \"say \\\"hi\\\"\\\\now\\u000a\",\n"
+                   "    \"dram.bytes\": \"max\"\n  }\n}\n");
   free(j);
   reg_fini(&r);
 }

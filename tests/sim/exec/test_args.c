@@ -7,9 +7,8 @@
 
 #include "sim/exec/args.h"
 
-static ws_param params[] = {
-    {"n", WS_PT_U32, 0, 4}, {"a", WS_PT_F32, 4, 4}, {"x", WS_PT_PTR, 8, 8},
-    {"y", WS_PT_PTR, 16, 8}, {"s", WS_PT_S32, 24, 4}, {"big", WS_PT_U64, 32, 8}};
+static ws_param params[] = {{"n", WS_PT_U32, 0, 4},  {"a", WS_PT_F32, 4, 4},  {"x", WS_PT_PTR, 8, 8},
+                            {"y", WS_PT_PTR, 16, 8}, {"s", WS_PT_S32, 24, 4}, {"big", WS_PT_U64, 32, 8}};
 static ws_kernel kernel;
 static ws_ctx *ctx;
 static ws_args args;

@@ -30,8 +30,12 @@ static void ct_init(ct *t, const char *src, ws_dim3 grid, ws_dim3 block, uint32_
   t->ctx = ws_ctx_create();
   cr_assert_eq(ws_asm_parse(t->ctx, src, strlen(src), "cta.wsa", &t->prog), WS_OK, "%s", ws_errmsg(t->ctx));
   t->mem = ws_mem_create(1 << 20);
-  t->launch = (ws_exec_launch){.kernel = ws_program_find_kernel(t->prog, "t"), .grid = grid, .block = block,
-                               .dyn_shared_bytes = dyn, .params = t->params, .mem = t->mem,
+  t->launch = (ws_exec_launch){.kernel = ws_program_find_kernel(t->prog, "t"),
+                               .grid = grid,
+                               .block = block,
+                               .dyn_shared_bytes = dyn,
+                               .params = t->params,
+                               .mem = t->mem,
                                .num_sms = num_sms};
   cr_assert(t->launch.kernel);
   cr_assert_eq(ws_cta_create(t->ctx, &t->launch, &t->cta), WS_OK, "%s", ws_errmsg(t->ctx));
@@ -92,7 +96,8 @@ Test(cta, shape_and_reset) {
 
 Test(cta, reset_zeroes_shared_memory_and_registers) {
   ct t;
-  ct_init(&t, ".kernel t\n.shared s 64\nIADD R3, R3, 5\nEXIT\n", (ws_dim3){2, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ct_init(&t, ".kernel t\n.shared s 64\nIADD R3, R3, 5\nEXIT\n", (ws_dim3){2, 1, 1}, (ws_dim3){32, 1, 1}, 0,
+          1);
   ws_cta_reset(t.cta, 0);
   memset(t.cta->smem, 0xAB, 64);
   ct_step(&t, 0);
@@ -202,8 +207,8 @@ Test(cta, an_exit_releases_the_waiting_warps) {
 
 Test(cta, divergent_barrier_is_a_fault) {
   ct t;
-  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\n@P0 BAR.SYNC\nEXIT\n",
-          (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+  ct_init(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\n@P0 BAR.SYNC\nEXIT\n", (ws_dim3){1, 1, 1},
+          (ws_dim3){32, 1, 1}, 0, 1);
   ws_cta_reset(t.cta, 0);
   ct_step(&t, 0);
   ct_step(&t, 0);
@@ -228,7 +233,8 @@ Test(barrier, shared_reversal_across_warps) {
 }
 
 Test(barrier, divergent_barrier_faults) {
-  const char *k = ".kernel t\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 48\n@P0 BRA skip\nBAR.SYNC\nskip:\nEXIT\n";
+  const char *k =
+      ".kernel t\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 48\n@P0 BRA skip\nBAR.SYNC\nskip:\nEXIT\n";
   simtest t;
   st_init(&t, k, "t");
   cr_expect_eq(st_launch(&t, (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0), WS_ERR_FAULT);
@@ -239,13 +245,15 @@ Test(barrier, divergent_barrier_faults) {
 }
 
 Test(barrier, divergent_barrier_lane_list) {
-  const char *k = ".kernel t\nS2R R0, SR_LANEID\nAND R1, R0, 9\nISETP.EQ.U32 P0, R1, 9\n@P0 BRA skip\nBAR.SYNC\nskip:\nEXIT\n";
+  const char *k = ".kernel t\nS2R R0, SR_LANEID\nAND R1, R0, 9\nISETP.EQ.U32 P0, R1, 9\n@P0 BRA "
+                  "skip\nBAR.SYNC\nskip:\nEXIT\n";
   simtest t;
   st_init(&t, k, "t");
   cr_expect_eq(st_launch(&t, (ws_dim3){2, 1, 1}, (ws_dim3){32, 1, 1}, 0), WS_ERR_FAULT);
-  cr_expect_str_eq(ws_errmsg(t.ctx),
-                   "divergent barrier: reached by 24 of 32 live threads of warp 0 "
-                   "(lanes 0-8,10,12,14,16-24,26,28,30)\n    in kernel 't' CTA (0,0,0) warp 0 pc 4: BAR.SYNC");
+  cr_expect_str_eq(
+      ws_errmsg(t.ctx),
+      "divergent barrier: reached by 24 of 32 live threads of warp 0 "
+      "(lanes 0-8,10,12,14,16-24,26,28,30)\n    in kernel 't' CTA (0,0,0) warp 0 pc 4: BAR.SYNC");
   st_fini(&t);
 }
 
@@ -274,8 +282,9 @@ Test(barrier, exited_threads_count_as_arrived) {
 
 Test(barrier, waiting_warps_released_when_the_rest_exit) {
   /* warp 0 waits at the barrier; warps 1..3 exit without reaching it */
-  const char *k = ".kernel t\n.param .ptr out\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 32\n@P0 EXIT\n"
-                  "BAR.SYNC\nBAR.SYNC\nLDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R0, 4, R4\nMOV R1, 1\nSTG.32 [R4], R1\n";
+  const char *k =
+      ".kernel t\n.param .ptr out\nS2R R0, SR_TID.X\nISETP.GE.U32 P0, R0, 32\n@P0 EXIT\n"
+      "BAR.SYNC\nBAR.SYNC\nLDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R0, 4, R4\nMOV R1, 1\nSTG.32 [R4], R1\n";
   simtest t;
   st_init(&t, k, "t");
   uint64_t o = st_buf(&t, "out", 128 * 4, NULL);
@@ -288,11 +297,12 @@ Test(barrier, waiting_warps_released_when_the_rest_exit) {
 
 Test(barrier, barrier_in_a_loop) {
   /* 4 rounds: each thread adds its neighbour's value from the last round */
-  const char *k = ".kernel t\n.param .ptr out\n.shared buf 256\n"
-                  "S2R R0, SR_TID.X\nSHL R1, R0, 2\nMOV R3, 1\nMOV R6, 0\n"
-                  "loop:\nSTS.32 [R1+buf], R3\nBAR.SYNC\nIADD R2, R0, 1\nAND R2, R2, 63\nSHL R2, R2, 2\n"
-                  "LDS.32 R5, [R2+buf]\nBAR.SYNC\nIADD R3, R3, R5\nIADD R6, R6, 1\nISETP.LT.U32 P0, R6, 4\n@P0 BRA loop\n"
-                  "LDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R0, 4, R4\nSTG.32 [R4], R3\nEXIT\n";
+  const char *k =
+      ".kernel t\n.param .ptr out\n.shared buf 256\n"
+      "S2R R0, SR_TID.X\nSHL R1, R0, 2\nMOV R3, 1\nMOV R6, 0\n"
+      "loop:\nSTS.32 [R1+buf], R3\nBAR.SYNC\nIADD R2, R0, 1\nAND R2, R2, 63\nSHL R2, R2, 2\n"
+      "LDS.32 R5, [R2+buf]\nBAR.SYNC\nIADD R3, R3, R5\nIADD R6, R6, 1\nISETP.LT.U32 P0, R6, 4\n@P0 BRA loop\n"
+      "LDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R0, 4, R4\nSTG.32 [R4], R3\nEXIT\n";
   simtest t;
   st_init(&t, k, "t");
   uint64_t o = st_buf(&t, "out", 64 * 4, NULL);
@@ -323,7 +333,8 @@ Test(cta, regs_needed) {
   cr_expect_eq(needed(".kernel t\nLDG.128 R8, [R2]\nEXIT\n", 0), 12, "a quad R8-R11");
   cr_expect_eq(needed(".kernel t\nLDG.32 R1, [R4]\nEXIT\n", 0), 6, "a global address is the pair R4:R5");
   cr_expect_eq(needed(".kernel t\nHMMA.16816.F32 R16, R20, R24, R16\nEXIT\n", 0), 26, "B is R24:R25");
-  cr_expect_eq(needed(".kernel t\n.param .u32 n\nLDP.32 R3, [n]\nEXIT\n", 0), 4, "a param name is no register");
+  cr_expect_eq(needed(".kernel t\n.param .u32 n\nLDP.32 R3, [n]\nEXIT\n", 0), 4,
+               "a param name is no register");
 }
 
 /* A memory operand's base counts as a pair whatever the space, so a shared

@@ -35,8 +35,8 @@ static void xt_init(xt *t, const char *src, ws_dim3 grid, ws_dim3 block, uint32_
   cr_assert(t->k);
   t->mem = ws_mem_create(1 << 24);
   ws_args_init(&t->args, t->k);
-  t->launch = (ws_exec_launch){.kernel = t->k, .grid = grid, .block = block, .params = t->args.buf,
-                               .mem = t->mem, .num_sms = num_sms};
+  t->launch = (ws_exec_launch){
+      .kernel = t->k, .grid = grid, .block = block, .params = t->args.buf, .mem = t->mem, .num_sms = num_sms};
 }
 
 static void xt_fini(xt *t) {
@@ -54,9 +54,7 @@ static uint64_t xt_buf(xt *t, const char *name, uint64_t bytes) {
   return a;
 }
 
-static ws_status xt_run(xt *t, uint64_t budget) {
-  return ws_exec_run(t->ctx, &t->launch, budget, &t->stats);
-}
+static ws_status xt_run(xt *t, uint64_t budget) { return ws_exec_run(t->ctx, &t->launch, budget, &t->stats); }
 
 static void xt_read(xt *t, void *dst, uint64_t src, uint64_t bytes) {
   cr_assert_eq(ws_mem_copy_out(t->mem, t->ctx, dst, src, bytes), WS_OK, "%s", ws_errmsg(t->ctx));
@@ -96,13 +94,12 @@ Test(exec, ctas_run_in_linear_order) {
  * Warp 0 runs to the barrier (0), warp 1 too (1), warp 2's arrival (2)
  * releases all, and warp 2 runs on to its end (3); the next round gives
  * warp 0 (4) and warp 1 (5). */
-static const char rr_src[] =
-    ".kernel t\n.param .ptr ctr\n.param .ptr out\n"
-    "S2R R0, SR_LANEID\nS2R R1, SR_WARPID\nISETP.EQ.U32 P0, R0, 0\n"
-    "LDP.64 R2, [ctr]\nLDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R1, 8, R4\nMOV R6, 1\n"
-    "@P0 ATOMG.ADD.U32 R7, [R2], R6\n@P0 STG.32 [R4], R7\n"
-    "%s"
-    "@P0 ATOMG.ADD.U32 R7, [R2], R6\n@P0 STG.32 [R4+4], R7\nEXIT\n";
+static const char rr_src[] = ".kernel t\n.param .ptr ctr\n.param .ptr out\n"
+                             "S2R R0, SR_LANEID\nS2R R1, SR_WARPID\nISETP.EQ.U32 P0, R0, 0\n"
+                             "LDP.64 R2, [ctr]\nLDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R1, 8, R4\nMOV R6, 1\n"
+                             "@P0 ATOMG.ADD.U32 R7, [R2], R6\n@P0 STG.32 [R4], R7\n"
+                             "%s"
+                             "@P0 ATOMG.ADD.U32 R7, [R2], R6\n@P0 STG.32 [R4+4], R7\nEXIT\n";
 
 static void round_robin(const char *mid, uint32_t got[3][2]) {
   char src[1024];
@@ -167,10 +164,12 @@ Test(exec, budget_is_exact) {
 Test(exec, a_fault_stops_the_launch) {
   xt t;
   /* CTA 1 stores to address 0, which no allocation covers */
-  xt_init(&t, ".kernel t\n.param .ptr out\nS2R R1, SR_CTAID.X\nISETP.EQ.U32 P0, R1, 1\n"
-              "MOV R6, 0\nMOV R7, 0\n@P0 STG.32 [R6], R1\nLDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R1, 4, R2\nMOV R4, 7\n"
-              "STG.32 [R2], R4\nEXIT\n",
-          (ws_dim3){3, 1, 1}, (ws_dim3){32, 1, 1}, 1);
+  xt_init(
+      &t,
+      ".kernel t\n.param .ptr out\nS2R R1, SR_CTAID.X\nISETP.EQ.U32 P0, R1, 1\n"
+      "MOV R6, 0\nMOV R7, 0\n@P0 STG.32 [R6], R1\nLDP.64 R2, [out]\nIMAD.WIDE.U32 R2, R1, 4, R2\nMOV R4, 7\n"
+      "STG.32 [R2], R4\nEXIT\n",
+      (ws_dim3){3, 1, 1}, (ws_dim3){32, 1, 1}, 1);
   uint64_t out = xt_buf(&t, "out", 12);
   cr_expect_eq(xt_run(&t, 1000), WS_ERR_FAULT);
   cr_expect_eq(t.stats.ctas, 1);

@@ -41,10 +41,10 @@ static void check_rows(const char *body, const row *rows, uint32_t n) {
   }
 }
 
-#define CHECK(body, ...)                                          \
-  do {                                                            \
-    static const row rows_[] = {__VA_ARGS__};                     \
-    check_rows(body, rows_, (uint32_t)(sizeof rows_ / sizeof rows_[0])); \
+#define CHECK(body, ...)                                                                                     \
+  do {                                                                                                       \
+    static const row rows_[] = {__VA_ARGS__};                                                                \
+    check_rows(body, rows_, (uint32_t)(sizeof rows_ / sizeof rows_[0]));                                     \
   } while (0)
 
 Test(alu, integer_add_sub_mul_wrap) {
@@ -80,22 +80,22 @@ Test(alu, integer_64bit) {
   CHECK(wide_u_hi, {0xFFFFFFFF, 2, 0, 1}, {0xFFFFFFFF, 2, 1, 2},
         {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFE});
   /* (hi R11 : lo R10) + (R12 : R12) */
-  const char *add_lo = "MOV R16, R10\nMOV R17, R11\nMOV R18, R12\nMOV R19, R12\nIADD.64 R14, R16, R18\nMOV R13, R14";
-  const char *add_hi = "MOV R16, R10\nMOV R17, R11\nMOV R18, R12\nMOV R19, R12\nIADD.64 R14, R16, R18\nMOV R13, R15";
+  const char *add_lo =
+      "MOV R16, R10\nMOV R17, R11\nMOV R18, R12\nMOV R19, R12\nIADD.64 R14, R16, R18\nMOV R13, R14";
+  const char *add_hi =
+      "MOV R16, R10\nMOV R17, R11\nMOV R18, R12\nMOV R19, R12\nIADD.64 R14, R16, R18\nMOV R13, R15";
   CHECK(add_lo, {0xFFFFFFFF, 0, 1, 0}, {0xFFFFFFFF, 0xFFFFFFFF, 1, 0}, {5, 6, 7, 12});
   CHECK(add_hi, {0xFFFFFFFF, 0, 1, 2}, {0xFFFFFFFF, 0xFFFFFFFF, 1, 1}, {5, 6, 7, 13});
 }
 
 Test(alu, shifts_including_large_counts) {
-  CHECK("SHL R13, R10, R11", {1, 31, 0, 0x80000000}, {1, 32, 0, 0}, {1, 33, 0, 0},
-        {1, 0xFFFFFFFF, 0, 0}, {0xFFFFFFFF, 0, 0, 0xFFFFFFFF}, {3, 4, 0, 0x30});
-  CHECK("SHR.U32 R13, R10, R11", {0x80000000, 31, 0, 1}, {0x80000000, 32, 0, 0},
-        {0x80000000, 33, 0, 0}, {0x80000000, 0xFFFFFFFF, 0, 0}, {0xF0000000, 4, 0, 0x0F000000},
-        {5, 0, 0, 5});
+  CHECK("SHL R13, R10, R11", {1, 31, 0, 0x80000000}, {1, 32, 0, 0}, {1, 33, 0, 0}, {1, 0xFFFFFFFF, 0, 0},
+        {0xFFFFFFFF, 0, 0, 0xFFFFFFFF}, {3, 4, 0, 0x30});
+  CHECK("SHR.U32 R13, R10, R11", {0x80000000, 31, 0, 1}, {0x80000000, 32, 0, 0}, {0x80000000, 33, 0, 0},
+        {0x80000000, 0xFFFFFFFF, 0, 0}, {0xF0000000, 4, 0, 0x0F000000}, {5, 0, 0, 5});
   CHECK("SHR.S32 R13, R10, R11", {0x80000000, 31, 0, 0xFFFFFFFF}, {0x80000000, 32, 0, 0xFFFFFFFF},
-        {0x80000000, 33, 0, 0xFFFFFFFF}, {0x80000000, 0xFFFFFFFF, 0, 0xFFFFFFFF},
-        {0x7FFFFFFF, 32, 0, 0}, {0x7FFFFFFF, 30, 0, 1}, {0xF0000000, 4, 0, 0xFF000000},
-        {5, 0, 0, 5});
+        {0x80000000, 33, 0, 0xFFFFFFFF}, {0x80000000, 0xFFFFFFFF, 0, 0xFFFFFFFF}, {0x7FFFFFFF, 32, 0, 0},
+        {0x7FFFFFFF, 30, 0, 1}, {0xF0000000, 4, 0, 0xFF000000}, {5, 0, 0, 5});
   CHECK("SHR R13, R10, 4", {0xF0000000, 0, 0, 0xFF000000});
   CHECK("SHL R13, R10, 32", {0xFFFFFFFF, 0, 0, 0});
 }
@@ -214,31 +214,30 @@ Test(alu, fp32_add_mul_fma) {
 
 Test(alu, fp32_source_modifiers_on_bits) {
   /* min(x, x) returns x's bits, so these expose the modifier result exactly */
-  CHECK("FMIN R13, -|R10|, -|R10|", {TWO, 0, 0, 0xC0000000}, {NZERO, 0, 0, NZERO},
-        {0, 0, 0, NZERO}, {NINF, 0, 0, NINF}, {0xC0400000, 0, 0, 0xC0400000});
+  CHECK("FMIN R13, -|R10|, -|R10|", {TWO, 0, 0, 0xC0000000}, {NZERO, 0, 0, NZERO}, {0, 0, 0, NZERO},
+        {NINF, 0, 0, NINF}, {0xC0400000, 0, 0, 0xC0400000});
   CHECK("FMIN R13, -R10, -R10", {ONE, 0, 0, 0xBF800000}, {NZERO, 0, 0, 0}, {NINF, 0, 0, PINF});
   CHECK("FMIN R13, |R10|, |R10|", {0xC0400000, 0, 0, 0x40400000}, {NZERO, 0, 0, 0});
 }
 
 Test(alu, fmin_fmax_nan_and_signed_zero) {
   CHECK("FMIN R13, R10, R11", {QNAN, ONE, 0, ONE}, {ONE, QNAN, 0, ONE}, {QNAN, QNAN, 0, 0x7FFFFFFF},
-        {NZERO, 0, 0, NZERO}, {0, NZERO, 0, NZERO}, {NINF, 0x40A00000, 0, NINF},
-        {0x40400000, TWO, 0, TWO}, {QNAN, NINF, 0, NINF}, {0xFFC00000, TWO, 0, TWO});
+        {NZERO, 0, 0, NZERO}, {0, NZERO, 0, NZERO}, {NINF, 0x40A00000, 0, NINF}, {0x40400000, TWO, 0, TWO},
+        {QNAN, NINF, 0, NINF}, {0xFFC00000, TWO, 0, TWO});
   CHECK("FMAX R13, R10, R11", {QNAN, ONE, 0, ONE}, {ONE, QNAN, 0, ONE}, {QNAN, QNAN, 0, 0x7FFFFFFF},
         {NZERO, 0, 0, 0}, {0, NZERO, 0, 0}, {NINF, 0x40A00000, 0, 0x40A00000},
         {0x40400000, TWO, 0, 0x40400000}, {QNAN, NINF, 0, NINF}, {NZERO, NZERO, 0, NZERO});
 }
 
 Test(alu, fsetp_ordered_unordered) {
-  static const char *cmps[] = {"EQ", "NE", "LT", "LE", "GT", "GE", "EQU",
+  static const char *cmps[] = {"EQ",  "NE",  "LT",  "LE",  "GT",  "GE",  "EQU",
                                "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"};
   /* pairs: (1,2) (2,1) (1,1) (NaN,1) (1,NaN) (-0,+0) */
   static const uint32_t pa[] = {ONE, TWO, ONE, QNAN, ONE, NZERO}, pb[] = {TWO, ONE, ONE, ONE, QNAN, 0};
   static const uint32_t want[14][6] = {
-      {0, 0, 1, 0, 0, 1}, {1, 1, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}, {1, 0, 1, 0, 0, 1},
-      {0, 1, 0, 0, 0, 0}, {0, 1, 1, 0, 0, 1}, {0, 0, 1, 1, 1, 1}, {1, 1, 0, 1, 1, 0},
-      {1, 0, 0, 1, 1, 0}, {1, 0, 1, 1, 1, 1}, {0, 1, 0, 1, 1, 0}, {0, 1, 1, 1, 1, 1},
-      {1, 1, 1, 0, 0, 1}, {0, 0, 0, 1, 1, 0}};
+      {0, 0, 1, 0, 0, 1}, {1, 1, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}, {1, 0, 1, 0, 0, 1}, {0, 1, 0, 0, 0, 0},
+      {0, 1, 1, 0, 0, 1}, {0, 0, 1, 1, 1, 1}, {1, 1, 0, 1, 1, 0}, {1, 0, 0, 1, 1, 0}, {1, 0, 1, 1, 1, 1},
+      {0, 1, 0, 1, 1, 0}, {0, 1, 1, 1, 1, 1}, {1, 1, 1, 0, 0, 1}, {0, 0, 0, 1, 1, 0}};
   for (int c = 0; c < 14; c++) {
     char body[128];
     snprintf(body, sizeof body, "FSETP.%s P1, R10, R11\nMOV R13, 0\n@P1 MOV R13, 1", cmps[c]);
@@ -253,13 +252,13 @@ Test(alu, mufu) {
         {PINF, 0, 0, PINF}, {ONE, 0, 0, TWO}, {0xBF800000, 0, 0, 0x3F000000});
   CHECK("MUFU.LG2 R13, R10", {ONE, 0, 0, 0}, {0x41000000, 0, 0, 0x40400000}, {0, 0, 0, NINF},
         {NZERO, 0, 0, NINF}, {0xBF800000, 0, 0, ANY_NAN}, {PINF, 0, 0, PINF});
-  CHECK("MUFU.RCP R13, R10", {TWO, 0, 0, 0x3F000000}, {0, 0, 0, PINF}, {NZERO, 0, 0, NINF},
-        {PINF, 0, 0, 0}, {0x40800000, 0, 0, 0x3E800000});
-  CHECK("MUFU.RSQ R13, R10", {0x40800000, 0, 0, 0x3F000000}, {0, 0, 0, PINF},
-        {0xBF800000, 0, 0, ANY_NAN}, {PINF, 0, 0, 0});
+  CHECK("MUFU.RCP R13, R10", {TWO, 0, 0, 0x3F000000}, {0, 0, 0, PINF}, {NZERO, 0, 0, NINF}, {PINF, 0, 0, 0},
+        {0x40800000, 0, 0, 0x3E800000});
+  CHECK("MUFU.RSQ R13, R10", {0x40800000, 0, 0, 0x3F000000}, {0, 0, 0, PINF}, {0xBF800000, 0, 0, ANY_NAN},
+        {PINF, 0, 0, 0});
   /* sqrt(2) correctly rounded = 0x3FB504F3 */
-  CHECK("MUFU.SQRT R13, R10", {0x40800000, 0, 0, TWO}, {NZERO, 0, 0, NZERO},
-        {0xBF800000, 0, 0, ANY_NAN}, {TWO, 0, 0, 0x3FB504F3}, {PINF, 0, 0, PINF});
+  CHECK("MUFU.SQRT R13, R10", {0x40800000, 0, 0, TWO}, {NZERO, 0, 0, NZERO}, {0xBF800000, 0, 0, ANY_NAN},
+        {TWO, 0, 0, 0x3FB504F3}, {PINF, 0, 0, PINF});
   CHECK("MUFU.RCP R13, -R10", {TWO, 0, 0, 0xBF000000});
 }
 
@@ -273,8 +272,8 @@ Test(alu, int_float_conversions) {
   /* truncation toward zero, saturation, NaN -> 0 */
   CHECK("F2I.S32 R13, R10", {0x4039999A, 0, 0, 2}, {0xC039999A, 0, 0, 0xFFFFFFFE}, {QNAN, 0, 0, 0},
         {PINF, 0, 0, 0x7FFFFFFF}, {NINF, 0, 0, 0x80000000}, {0x4F32D05E, 0, 0, 0x7FFFFFFF},
-        {0xCF32D05E, 0, 0, 0x80000000}, {0x4EFFFFFF, 0, 0, 0x7FFFFF80},
-        {0xCF000000, 0, 0, 0x80000000}, {0xBF000000, 0, 0, 0}, {0x4F000000, 0, 0, 0x7FFFFFFF});
+        {0xCF32D05E, 0, 0, 0x80000000}, {0x4EFFFFFF, 0, 0, 0x7FFFFF80}, {0xCF000000, 0, 0, 0x80000000},
+        {0xBF000000, 0, 0, 0}, {0x4F000000, 0, 0, 0x7FFFFFFF});
   CHECK("F2I.U32 R13, R10", {0xBF800000, 0, 0, 0}, {0xBF666666, 0, 0, 0}, {QNAN, 0, 0, 0},
         {0x4F7FFFFF, 0, 0, 0xFFFFFF00}, {0x4F800000, 0, 0, 0xFFFFFFFF}, {PINF, 0, 0, 0xFFFFFFFF},
         {0x407F5C29, 0, 0, 3}, {NINF, 0, 0, 0});
@@ -283,9 +282,9 @@ Test(alu, int_float_conversions) {
 
 Test(alu, half_conversions) {
   /* 65520 overflows to inf; 1+2^-11 ties to 1; 2^-25 ties to 0; 3*2^-26 -> 2^-24 */
-  CHECK("F2F.F16.F32 R13, R10", {ONE, 0, 0, 0x3C00}, {0x477FF000, 0, 0, 0x7C00},
-        {0x3F801000, 0, 0, 0x3C00}, {0x33000000, 0, 0, 0}, {0x33400000, 0, 0, 1},
-        {QNAN, 0, 0, 0x7E00}, {NINF, 0, 0, 0xFC00}, {0x477FE000, 0, 0, 0x7BFF});
+  CHECK("F2F.F16.F32 R13, R10", {ONE, 0, 0, 0x3C00}, {0x477FF000, 0, 0, 0x7C00}, {0x3F801000, 0, 0, 0x3C00},
+        {0x33000000, 0, 0, 0}, {0x33400000, 0, 0, 1}, {QNAN, 0, 0, 0x7E00}, {NINF, 0, 0, 0xFC00},
+        {0x477FE000, 0, 0, 0x7BFF});
   CHECK("F2F.F32.F16.H0 R13, R10", {0x3C00C000, 0, 0, 0xC0000000}, {0x00017C00, 0, 0, PINF});
   CHECK("F2F.F32.F16.H1 R13, R10", {0x3C00C000, 0, 0, ONE}, {0x00017C00, 0, 0, 0x33800000});
   CHECK("F2F.F32.F16 R13, R10", {0x00003555, 0, 0, 0x3EAAA000});
@@ -294,7 +293,10 @@ Test(alu, half_conversions) {
 
 /* Expected source lane of a shuffle, written from the opcodes.def rule. */
 static uint32_t shfl_lane(int mode, int lane, uint32_t b) {
-  long src = mode == 0 ? (long)(b & 31) : mode == 1 ? lane - (long)b : mode == 2 ? lane + (long)b : lane ^ (long)(b & 31);
+  long src = mode == 0   ? (long)(b & 31)
+             : mode == 1 ? lane - (long)b
+             : mode == 2 ? lane + (long)b
+                         : lane ^ (long)(b & 31);
   return (src < 0 || src > 31) ? (uint32_t)lane : (uint32_t)src;
 }
 
@@ -334,8 +336,8 @@ Test(alu, shfl_reads_exited_lanes) {
     a[l] = 500u + (uint32_t)l;
     c[l] = l >= 16;
   }
-  st_lanes("MOV R13, 7\nISETP.NE.U32 P1, R12, 0\n@P1 BRA skip\nSHFL.DOWN R13, R10, 16\nskip:",
-           32, a, NULL, c, out);
+  st_lanes("MOV R13, 7\nISETP.NE.U32 P1, R12, 0\n@P1 BRA skip\nSHFL.DOWN R13, R10, 16\nskip:", 32, a, NULL, c,
+           out);
   for (int l = 0; l < 16; l++) cr_expect_eq(out[l], 516u + (uint32_t)l);
   for (int l = 16; l < 32; l++) cr_expect_eq(out[l], 7);
 }
@@ -351,7 +353,8 @@ Test(alu, vote_and_ballot) {
   st_lanes(all, 32, NULL, NULL, c, out);
   for (int l = 0; l < 32; l++) cr_expect_eq(out[l], 0);
   /* over executing lanes only: the lanes with c set all agree */
-  st_lanes("ISETP.NE.U32 P1, R12, 0\n@P1 VOTE.ALL P2, P1\nMOV R13, 0\n@P2 MOV R13, 1", 32, NULL, NULL, c, out);
+  st_lanes("ISETP.NE.U32 P1, R12, 0\n@P1 VOTE.ALL P2, P1\nMOV R13, 0\n@P2 MOV R13, 1", 32, NULL, NULL, c,
+           out);
   for (int l = 0; l < 32; l++) cr_expect_eq(out[l], l != 5);
   for (int l = 0; l < 32; l++) c[l] = 0;
   st_lanes(any, 32, NULL, NULL, c, out);
@@ -364,8 +367,8 @@ Test(alu, vote_and_ballot) {
   for (int l = 0; l < 32; l++) cr_expect_eq(out[l], 0x49249249u);
   st_lanes("ISETP.NE.U32 P1, R12, 0\nVOTE.BALLOT R13, !P1", 32, NULL, NULL, c, out);
   for (int l = 0; l < 32; l++) cr_expect_eq(out[l], 0xB6DB6DB6u);
-  st_lanes("ISETP.NE.U32 P1, R12, 0\nISETP.LT.U32 P4, R0, 16\nMOV R13, 3\n@P4 VOTE.BALLOT R13, P1",
-           32, NULL, NULL, c, out);
+  st_lanes("ISETP.NE.U32 P1, R12, 0\nISETP.LT.U32 P4, R0, 16\nMOV R13, 3\n@P4 VOTE.BALLOT R13, P1", 32, NULL,
+           NULL, c, out);
   for (int l = 0; l < 32; l++) cr_expect_eq(out[l], l < 16 ? 0x9249u : 3u);
   /* a 40-thread CTA: warp 1 has 8 lanes; the ballot sees only those */
   uint32_t c40[40], o40[40];
@@ -381,9 +384,7 @@ static float a_val(int i, int k) { return (float)((i * 3 + k * 5) % 13 - 6) * 0.
 static float b_val(int k, int j) { return (float)((k * 7 + j * 3) % 11 - 5) * 0.5f; }
 static float c_val(int i, int j) { return (float)(i * 8 + j) - 40.0f; }
 
-static uint32_t pack(float lo, float hi) {
-  return ws_f16_from_f32(lo) | (uint32_t)ws_f16_from_f32(hi) << 16;
-}
+static uint32_t pack(float lo, float hi) { return ws_f16_from_f32(lo) | (uint32_t)ws_f16_from_f32(hi) << 16; }
 
 Test(alu, hmma_16816_f32) {
   const char *src = ".kernel t\n.param .ptr fa\n.param .ptr fb\n.param .ptr fc\n.param .ptr out\n"

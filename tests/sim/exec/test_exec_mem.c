@@ -4,12 +4,13 @@
 #include "tests/sim/simtest.h"
 
 Test(mem_ops, widths_and_word_order) {
-  const char *src = ".kernel t\n.param .ptr in\n.param .ptr out\n.shared buf 64 16\n"
-                    "LDP.64 R2, [in]\nLDP.64 R4, [out]\n"
-                    "LDG.128 R8, [R2]\nLDG.64 R12, [R2+16]\nLDG.32 R14, [R2+24]\n"
-                    "STS.128 [RZ+buf], R8\nSTS.64 [RZ+buf+16], R12\nMOV R1, 8\nLDS.64 R16, [R1+buf]\n"
-                    "LDS.128 R20, [RZ+buf]\n"
-                    "STG.128 [R4], R20\nSTG.64 [R4+16], R16\nSTG.32 [R4+24], R14\nSTG.64 [R4+32], R12\nEXIT\n";
+  const char *src =
+      ".kernel t\n.param .ptr in\n.param .ptr out\n.shared buf 64 16\n"
+      "LDP.64 R2, [in]\nLDP.64 R4, [out]\n"
+      "LDG.128 R8, [R2]\nLDG.64 R12, [R2+16]\nLDG.32 R14, [R2+24]\n"
+      "STS.128 [RZ+buf], R8\nSTS.64 [RZ+buf+16], R12\nMOV R1, 8\nLDS.64 R16, [R1+buf]\n"
+      "LDS.128 R20, [RZ+buf]\n"
+      "STG.128 [R4], R20\nSTG.64 [R4+16], R16\nSTG.32 [R4+24], R14\nSTG.64 [R4+32], R12\nEXIT\n";
   simtest t;
   st_init(&t, src, "t");
   uint32_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[10];
@@ -44,7 +45,9 @@ Test(mem_ops, constant_bank_and_params) {
     cr_expect_eq(out[i * 4 + 3], 0x12345678u);
   }
   cr_expect_eq(ws_device_const_write(t.dev, 65530, consts, 8), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(t.ctx), "constant write of 8 bytes at offset 65530 runs past the end of the 65536-byte constant bank");
+  cr_expect_str_eq(
+      ws_errmsg(t.ctx),
+      "constant write of 8 bytes at offset 65530 runs past the end of the 65536-byte constant bank");
   st_fini(&t);
 }
 
@@ -104,7 +107,9 @@ Test(mem_ops, atomic_add_contention_exact) {
   for (int i = 0; i < 32; i++) halves[i] = 0x3F000000u; /* 0.5f */
   cr_expect_eq(run_atomic("ATOMG.ADD.F32 R8, [R4], R6", 32, 0, halves, NULL, olds), 0x41800000u, "16.0f");
   cr_expect_eq(olds[3], 0x3FC00000u, "1.5f before lane 3");
-  cr_expect_eq(run_atomic("ATOMS.ADD.U32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 64, 0, vals, NULL, olds), 2080);
+  cr_expect_eq(run_atomic("ATOMS.ADD.U32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 64, 0,
+                          vals, NULL, olds),
+               2080);
   cr_expect_eq(olds[63], 2016);
 }
 
@@ -115,7 +120,9 @@ Test(mem_ops, atomic_max_and_cas) {
   cr_expect_eq(olds[0], 0x80000000u);
   cr_expect_eq(olds[1], 0xFFFFFFF0u);
   cr_expect_eq(run_atomic("ATOMG.MAX.U32 R8, [R4], R6", 32, 0, vals, NULL, olds), 0xFFFFFFFFu);
-  cr_expect_eq(run_atomic("ATOMS.MAX.S32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals, NULL, olds), 15);
+  cr_expect_eq(run_atomic("ATOMS.MAX.S32 R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0,
+                          vals, NULL, olds),
+               15);
   /* CAS(compare = lane, swap = lane + 1) from 0: every lane succeeds in turn */
   for (uint32_t i = 0; i < 32; i++) {
     cmp[i] = i;
@@ -127,14 +134,16 @@ Test(mem_ops, atomic_max_and_cas) {
   for (uint32_t i = 0; i < 32; i++) cmp[i] = 5;
   cr_expect_eq(run_atomic("ATOMG.CAS R8, [R4], R7, R6", 32, 0, vals, cmp, olds), 0);
   for (uint32_t i = 0; i < 32; i++) cmp[i] = i;
-  cr_expect_eq(run_atomic("ATOMS.CAS R8, [RZ], R7, R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals, cmp, olds), 32);
+  cr_expect_eq(run_atomic("ATOMS.CAS R8, [RZ], R7, R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0,
+                          vals, cmp, olds),
+               32);
 }
 
 Test(mem_ops, ldgsts_async_copy) {
   const char *src = ".kernel t\n.param .ptr in\n.param .ptr out\n.shared tile 512 16\n"
                     "S2R R0, SR_TID.X\nLDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSHL R1, R0, 4\n"
                     "LDGSTS.128 [R1+tile], [R2]\nLDGDEPBAR\nDEPBAR 0\nBAR.SYNC\n"
-                    "XOR R5, R1, 0x1F0\nLDS.128 R8, [R5+tile]\n"  /* read the mirrored thread's slot */
+                    "XOR R5, R1, 0x1F0\nLDS.128 R8, [R5+tile]\n" /* read the mirrored thread's slot */
                     "LDP.64 R6, [out]\nIMAD.WIDE.U32 R6, R0, 16, R6\nSTG.128 [R6], R8\nEXIT\n";
   simtest t;
   st_init(&t, src, "t");

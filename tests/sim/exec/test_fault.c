@@ -19,10 +19,11 @@ Test(faults, global_read_past_the_end) {
   st_init(&t, copy_kernel, "t");
   st_buf(&t, "x", 1020, NULL);
   st_buf(&t, "y", 4096, NULL);
-  expect_fault(&t, 300, WS_ERR_FAULT,
-               "invalid global read of size 4 at 0x00007000000003fc: address is past the end of any "
-               "allocation: it is 0 bytes after the nearest allocation at 0x0000700000000000 of size 1020 bytes\n"
-               "    in kernel 't' CTA (0,0,0) warp 7 lane 31 pc 4: LDG.32 R8, [R6]");
+  expect_fault(
+      &t, 300, WS_ERR_FAULT,
+      "invalid global read of size 4 at 0x00007000000003fc: address is past the end of any "
+      "allocation: it is 0 bytes after the nearest allocation at 0x0000700000000000 of size 1020 bytes\n"
+      "    in kernel 't' CTA (0,0,0) warp 7 lane 31 pc 4: LDG.32 R8, [R6]");
   st_fini(&t);
 }
 
@@ -52,7 +53,8 @@ Test(faults, misaligned_global_write) {
 }
 
 Test(faults, shared_out_of_bounds_and_misaligned) {
-  const char *oob = ".kernel t\n.shared buf 4096\nS2R R0, SR_TID.X\nSHL R1, R0, 7\nLDS.32 R2, [R1+buf]\nEXIT\n";
+  const char *oob =
+      ".kernel t\n.shared buf 4096\nS2R R0, SR_TID.X\nSHL R1, R0, 7\nLDS.32 R2, [R1+buf]\nEXIT\n";
   simtest t;
   st_init(&t, oob, "t");
   expect_fault(&t, 64, WS_ERR_FAULT,
@@ -111,10 +113,11 @@ Test(faults, fault_in_a_later_cta_names_it) {
   st_buf(&t, "x", 512, NULL);
   ws_status st = st_launch(&t, (ws_dim3){2, 3, 1}, (ws_dim3){32, 1, 1}, 0);
   cr_expect_eq(st, WS_ERR_FAULT);
-  cr_expect_str_eq(ws_errmsg(t.ctx),
-                   "invalid global read of size 4 at 0x0000700000000200: address is past the end of any "
-                   "allocation: it is 0 bytes after the nearest allocation at 0x0000700000000000 of size 512 bytes\n"
-                   "    in kernel 't' CTA (0,2,0) warp 0 lane 0 pc 3: LDG.32 R4, [R2]");
+  cr_expect_str_eq(
+      ws_errmsg(t.ctx),
+      "invalid global read of size 4 at 0x0000700000000200: address is past the end of any "
+      "allocation: it is 0 bytes after the nearest allocation at 0x0000700000000000 of size 512 bytes\n"
+      "    in kernel 't' CTA (0,2,0) warp 0 lane 0 pc 3: LDG.32 R4, [R2]");
   /* the functional launcher runs CTAs one after another, so exactly the
    * CTAs before the faulting one completed; the timing model runs them side
    * by side on different SMs, so the count is only fixed in that mode */
@@ -129,9 +132,10 @@ Test(faults, hmma_needs_the_whole_warp) {
   const char *k = ".kernel t\nHMMA.16816.F32 R0, R4, R8, R12\nEXIT\n";
   simtest t;
   st_init(&t, k, "t");
-  expect_fault(&t, 16, WS_ERR_FAULT,
-               "HMMA requires all 32 lanes of the warp to be active (active and guard-true lanes: 0x0000ffff)\n"
-               "    in kernel 't' CTA (0,0,0) warp 0 pc 0: HMMA.16816.F32 R0, R4, R8, R12");
+  expect_fault(
+      &t, 16, WS_ERR_FAULT,
+      "HMMA requires all 32 lanes of the warp to be active (active and guard-true lanes: 0x0000ffff)\n"
+      "    in kernel 't' CTA (0,0,0) warp 0 pc 0: HMMA.16816.F32 R0, R4, R8, R12");
   st_fini(&t);
 }
 

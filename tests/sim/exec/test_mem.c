@@ -155,7 +155,8 @@ Test(mem, copy_range_errors) {
   cr_expect_str_eq(ws_errmsg(ctx), "copy of 8 bytes at 0x0000700000000060 runs past the end of "
                                    "the 100-byte allocation at 0x0000700000000000");
   cr_expect_eq(ws_mem_fill(mem, ctx, a + 100, 0, 4), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx), "fill of 4 bytes at 0x0000700000000064: address is not inside any allocation");
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "fill of 4 bytes at 0x0000700000000064: address is not inside any allocation");
   cr_assert_eq(ws_mem_free(mem, ctx, a), WS_OK);
   cr_expect_eq(ws_mem_copy_out(mem, ctx, buf, a, 4), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "copy of 4 bytes at 0x0000700000000000: the 100-byte allocation "

@@ -160,7 +160,8 @@ Test(simt, nesting_grows_the_stack) {
 }
 
 #define TRACE_WORDS 16
-#define PROLOGUE ".kernel t\n.param .ptr out\nS2R R0, SR_TID.X\nLDP.64 R20, [out]\nIMAD.WIDE.U32 R20, R0, 64, R20\n"
+#define PROLOGUE                                                                                             \
+  ".kernel t\n.param .ptr out\nS2R R0, SR_TID.X\nLDP.64 R20, [out]\nIMAD.WIDE.U32 R20, R0, 64, R20\n"
 /* appends R1 (or a ballot of the active lanes) to this thread's trace */
 #define TRACE "STG.32 [R20], R1\nIADD R20, R20, 4\n"
 #define TRACE_BALLOT "VOTE.BALLOT R1, PT\n" TRACE
@@ -194,17 +195,13 @@ static int is_mod4_0(uint32_t l) { return (l & 3) == 0; }
 static int is_mod4_2(uint32_t l) { return (l & 3) == 2; }
 
 Test(divergence, nested_if_else_reconverges) {
-  const char *src = PROLOGUE "MOV R1, 1\n" TRACE
-      "AND R2, R0, 1\nISETP.EQ.U32 P0, R2, 0\n@!P0 BRA odd\n"
-      "  MOV R1, 2\n" TRACE
-      "  AND R3, R0, 2\nISETP.EQ.U32 P1, R3, 0\n@!P1 BRA even_b\n"
-      "    MOV R1, 3\n" TRACE TRACE_BALLOT
-      "    BRA even_end\n"
-      "  even_b:\n    MOV R1, 4\n" TRACE TRACE_BALLOT
-      "  even_end:\n  MOV R1, 5\n" TRACE TRACE_BALLOT
-      "  BRA join\n"
-      "odd:\n  MOV R1, 6\n" TRACE TRACE_BALLOT
-      "join:\n  MOV R1, 7\n" TRACE TRACE_BALLOT "EXIT\n";
+  const char *src =
+      PROLOGUE "MOV R1, 1\n" TRACE "AND R2, R0, 1\nISETP.EQ.U32 P0, R2, 0\n@!P0 BRA odd\n"
+               "  MOV R1, 2\n" TRACE "  AND R3, R0, 2\nISETP.EQ.U32 P1, R3, 0\n@!P1 BRA even_b\n"
+               "    MOV R1, 3\n" TRACE TRACE_BALLOT "    BRA even_end\n"
+               "  even_b:\n    MOV R1, 4\n" TRACE TRACE_BALLOT "  even_end:\n  MOV R1, 5\n" TRACE TRACE_BALLOT
+               "  BRA join\n"
+               "odd:\n  MOV R1, 6\n" TRACE TRACE_BALLOT "join:\n  MOV R1, 7\n" TRACE TRACE_BALLOT "EXIT\n";
   run_traces(src, 32, NULL);
   const uint32_t even = lanes_where(is_even);
   for (uint32_t l = 0; l < 32; l++) {
@@ -223,9 +220,9 @@ Test(divergence, nested_if_else_reconverges) {
 
 Test(divergence, loop_with_lane_varying_trip_count) {
   const char *src = PROLOGUE "MOV R4, 0\nAND R2, R0, 7\n"
-      "loop:\n  ISETP.GE.U32 P0, R4, R2\n  @P0 BRA done\n" TRACE_BALLOT
-      "  IADD R4, R4, 1\n  BRA loop\n"
-      "done:\n" TRACE_BALLOT "MOV R1, R4\n" TRACE "EXIT\n";
+                             "loop:\n  ISETP.GE.U32 P0, R4, R2\n  @P0 BRA done\n" TRACE_BALLOT
+                             "  IADD R4, R4, 1\n  BRA loop\n"
+                             "done:\n" TRACE_BALLOT "MOV R1, R4\n" TRACE "EXIT\n";
   ws_launch_stats stats;
   run_traces(src, 32, &stats);
   for (uint32_t l = 0; l < 32; l++) {
@@ -247,19 +244,19 @@ Test(divergence, early_exit_and_exit_inside_loop) {
    * run 5 iterations. A guarded EXIT falls through for reconvergence, so the
    * branch around it reconverges at 'stay' every iteration: each ballot sees
    * all even lanes plus the odd lanes that have not exited yet. */
-  const char *src = PROLOGUE "MOV R4, 0\nAND R2, R0, 1\nSHR.U32 R3, R0, 1\nAND R3, R3, 3\n"
-      "loop:\n  ISETP.NE.U32 P0, R2, 0\n  ISETP.EQ.U32 P1, R4, R3\n"
-      "  @!P0 BRA stay\n  @P1 EXIT\n"
-      "stay:\n" TRACE_BALLOT "  IADD R4, R4, 1\n  ISETP.LT.U32 P2, R4, 5\n  @P2 BRA loop\n"
-      TRACE_BALLOT "EXIT\n";
+  const char *src =
+      PROLOGUE "MOV R4, 0\nAND R2, R0, 1\nSHR.U32 R3, R0, 1\nAND R3, R3, 3\n"
+               "loop:\n  ISETP.NE.U32 P0, R2, 0\n  ISETP.EQ.U32 P1, R4, R3\n"
+               "  @!P0 BRA stay\n  @P1 EXIT\n"
+               "stay:\n" TRACE_BALLOT
+               "  IADD R4, R4, 1\n  ISETP.LT.U32 P2, R4, 5\n  @P2 BRA loop\n" TRACE_BALLOT "EXIT\n";
   run_traces(src, 32, NULL);
   for (uint32_t l = 0; l < 32; l++) {
     uint32_t want[TRACE_WORDS], n = 0;
     uint32_t iters = (l & 1) ? ((l >> 1) & 3) : 5;
     for (uint32_t i = 0; i < iters; i++) {
       uint32_t m = 0;
-      for (uint32_t o = 0; o < 32; o++)
-        m |= (uint32_t)(!(o & 1) || ((o >> 1) & 3) > i) << o;
+      for (uint32_t o = 0; o < 32; o++) m |= (uint32_t)(!(o & 1) || ((o >> 1) & 3) > i) << o;
       want[n++] = m;
     }
     if (!(l & 1)) want[n++] = lanes_where(is_even);
@@ -279,8 +276,8 @@ Test(divergence, early_exit_then_continue) {
 Test(divergence, running_off_the_end_is_an_exit) {
   /* lanes >= 8 branch to a label after the last instruction; the others
    * finish their side first; nobody executes an explicit EXIT */
-  const char *src = PROLOGUE "ISETP.GE.U32 P0, R0, 8\n@P0 BRA end\n" TRACE_BALLOT
-      "MOV R1, 9\n" TRACE "end:\n";
+  const char *src =
+      PROLOGUE "ISETP.GE.U32 P0, R0, 8\n@P0 BRA end\n" TRACE_BALLOT "MOV R1, 9\n" TRACE "end:\n";
   run_traces(src, 40, NULL);
   for (uint32_t l = 0; l < 40; l++) {
     uint32_t want[] = {0xFFu, 9};
@@ -291,7 +288,8 @@ Test(divergence, running_off_the_end_is_an_exit) {
 Test(divergence, deep_nesting_and_uniform_branches) {
   /* a 5-level binary decision tree on the low tid bits: each leaf records
    * its path; uniform branches (all lanes agree) push nothing */
-  const char *src = PROLOGUE "MOV R1, 0\nMOV R5, 0\n"
+  const char *src = PROLOGUE
+      "MOV R1, 0\nMOV R5, 0\n"
       "AND R2, R0, 1\nISETP.NE.U32 P0, R2, 0\n@P0 IADD R5, R5, 1\n@P0 BRA l1\nIADD R5, R5, 0\nl1:\n"
       "AND R2, R0, 2\nISETP.NE.U32 P0, R2, 0\n@!P0 BRA l2\nIADD R5, R5, 2\nl2:\n"
       "AND R2, R0, 4\nISETP.NE.U32 P0, R2, 0\n@!P0 BRA l3\nIADD R5, R5, 4\n"
@@ -300,7 +298,8 @@ Test(divergence, deep_nesting_and_uniform_branches) {
       "l3:\nISETP.EQ.U32 P3, RZ, 0\n@!P3 BRA never\n" TRACE_BALLOT "MOV R1, R5\n" TRACE "never:\nEXIT\n";
   run_traces(src, 32, NULL);
   for (uint32_t l = 0; l < 32; l++) {
-    uint32_t v = (l & 1) + (l & 2) + (l & 4) + ((l & 4) ? (l & 8) : 0) + (((l & 4) && (l & 8)) ? (l & 16) : 0);
+    uint32_t v =
+        (l & 1) + (l & 2) + (l & 4) + ((l & 4) ? (l & 8) : 0) + (((l & 4) && (l & 8)) ? (l & 16) : 0);
     uint32_t want[] = {0xFFFFFFFFu, v};
     expect_trace(l, want, 2);
   }

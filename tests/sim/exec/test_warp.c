@@ -24,7 +24,8 @@ Test(warp, init_allocates_a_done_warp) {
 Test(warp, reset_starts_the_lanes_at_pc_0) {
   ws_warp w;
   cr_assert(ws_warp_init(&w, 4));
-  for (uint32_t i = 0; i < 5 * WS_WARP_LANES; i++) w.regs[i] = 0xDEAD0000u + i; /* rows 0-3 and the zero row */
+  for (uint32_t i = 0; i < 5 * WS_WARP_LANES; i++)
+    w.regs[i] = 0xDEAD0000u + i; /* rows 0-3 and the zero row */
   for (int p = 0; p < 8; p++) w.preds[p] = 0x5555u;
   w.insns_issued = 77;
   w.async_uncommitted_copies = 3;

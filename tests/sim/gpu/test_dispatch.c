@@ -58,8 +58,10 @@ Test(dispatch, init_restarts_the_counters) {
   ws_dispatch_init(&d, 5, 2, 1);
   uint32_t sm;
   uint64_t cta;
-  while (ws_dispatch_initial(&d, &sm, &cta)) {}
-  while (ws_dispatch_next(&d, &cta)) {}
+  while (ws_dispatch_initial(&d, &sm, &cta)) {
+  }
+  while (ws_dispatch_next(&d, &cta)) {
+  }
   d.retired = 5;
   ws_dispatch_init(&d, 5, 2, 1);
   cr_expect_eq(d.next, 0);

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "models/example.h"
-#include "sim/memsys/latency.h"
-#include "sim/memsys/memsys.h"
 #include "sim/core/occupancy.h"
 #include "sim/host/report.h"
+#include "sim/memsys/latency.h"
+#include "sim/memsys/memsys.h"
 #include "tests/sim/simtest.h"
 
 enum { FP32_LAT = 5, INT_LAT = 3, SMEM_LAT = 25, BRANCH_LAT = 7 };
@@ -146,8 +146,7 @@ Test(engine, register_bank_conflict_adds_a_cycle) {
 /* lane i reads word i * stride: stride 2^k gives a 2^k-way conflict */
 static void smem_case(uint32_t stride_words, uint64_t *cycles, uint64_t *wavefronts, uint64_t *conflicts) {
   char body[512];
-  snprintf(body, sizeof body,
-           "S2R R0, SR_TID.X\nIMUL R0, R0, %u\nLDS.32 R1, [R0+sh]\nIADD R2, R1, 1\nEXIT\n",
+  snprintf(body, sizeof body, "S2R R0, SR_TID.X\nIMUL R0, R0, %u\nLDS.32 R1, [R0+sh]\nIADD R2, R1, 1\nEXIT\n",
            stride_words * 4);
   simtest t;
   run(&t, body, 1, 32);
@@ -223,8 +222,10 @@ Test(engine, depbar_waits_for_its_group) {
 static void twice(bool keep_l2, uint64_t hits[2], uint64_t dram[2], uint64_t l1_hits[2]) {
   simtest t;
   ws_gpu_cfg c = tcfg();
-  st_init_cfg(&t, ".kernel t\n.param .ptr buf\nS2R R0, SR_TID.X\nLDP.64 R2, [buf]\n"
-                  "IMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\nEXIT\n", "t", &c);
+  st_init_cfg(&t,
+              ".kernel t\n.param .ptr buf\nS2R R0, SR_TID.X\nLDP.64 R2, [buf]\n"
+              "IMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\nEXIT\n",
+              "t", &c);
   st_buf(&t, "buf", 4096, NULL);
   ws_device_set_keep_l2(t.dev, keep_l2);
   for (int i = 0; i < 2; i++) {
@@ -368,7 +369,8 @@ Test(engine, shipped_examples_pass_timed_with_a_report) {
   ws_program *prog = NULL;
   cr_assert_eq(ws_example_program(ctx, "models/examples/saxpy.wsa", &prog), WS_OK);
   ws_launch_stats ls = {.cycles = 1000, .warp_insns = 10, .ctas = 1};
-  ws_report_print(f, &c, prog->kernels[0].name, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, &ls, ws_device_stats(dev));
+  ws_report_print(f, &c, prog->kernels[0].name, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, &ls,
+                  ws_device_stats(dev));
   fclose(f);
   cr_expect(strstr(buf, "IPC"), "%s", buf);
   cr_expect(strstr(buf, "L2 sector hit rate"), "%s", buf);

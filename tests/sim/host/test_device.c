@@ -88,7 +88,8 @@ Test(device, memory_through_the_device) {
   cr_expect_eq(ws_device_ctx(dev), ctx);
   uint64_t p = 0;
   cr_expect_eq(ws_device_malloc(dev, 2 << 20, &p), WS_ERR_LIMIT);
-  cr_expect_str_eq(ws_errmsg(ctx), "out of device memory: requested 2097152 bytes, 0 of 1048576 bytes in use");
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "out of device memory: requested 2097152 bytes, 0 of 1048576 bytes in use");
   cr_assert_eq(ws_device_malloc(dev, 1000, &p), WS_OK);
   uint8_t in[1000], back[1000];
   for (int i = 0; i < 1000; i++) in[i] = (uint8_t)i;
@@ -110,7 +111,8 @@ Test(device, checks_and_derives_an_edited_config) {
   ws_ctx *ctx = ws_ctx_create();
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx), "a100: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s");
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "a100: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s");
   cr_expect_null(dev);
   cfg = ws_config_default();
   cfg.l1.size_kib = 14; /* 14 KiB / (56 ways x 128 B) = 2 sets */
@@ -124,8 +126,10 @@ Test(device, smid_wraps_over_the_sms) {
   ws_gpu_cfg cfg = ws_config_default();
   cfg.gpu.num_sms = 4;
   simtest t;
-  st_init_cfg(&t, ".kernel t\n.param .ptr out\nS2R R0, SR_CTAID.X\nS2R R1, SR_SMID\nLDP.64 R2, [out]\n"
-                  "IMAD.WIDE.U32 R2, R0, 4, R2\nSTG.32 [R2], R1\nEXIT\n", "t", &cfg);
+  st_init_cfg(&t,
+              ".kernel t\n.param .ptr out\nS2R R0, SR_CTAID.X\nS2R R1, SR_SMID\nLDP.64 R2, [out]\n"
+              "IMAD.WIDE.U32 R2, R0, 4, R2\nSTG.32 [R2], R1\nEXIT\n",
+              "t", &cfg);
   uint64_t o = st_buf(&t, "out", 40, NULL);
   st_run(&t, 10, 1);
   uint32_t out[10];

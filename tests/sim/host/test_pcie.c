@@ -114,8 +114,7 @@ Test(pcie, pageable_is_staged_and_slower) {
   cr_expect_eq(ws_pcie_dma_ns(&p, 65536), 4550);
   cr_expect_eq(h2d, 10000 + 135622);
   /* D2H runs the stages the other way round: DMA first (4550), then 16 CPU copies back to back */
-  cr_expect_eq(ws_pcie_transfer_ns(&p, MIB, WS_PCIE_D2H, WS_PCIE_PAGEABLE),
-               10000 + 4550 + 16 * 8192);
+  cr_expect_eq(ws_pcie_transfer_ns(&p, MIB, WS_PCIE_D2H, WS_PCIE_PAGEABLE), 10000 + 4550 + 16 * 8192);
   cr_expect_gt(h2d, ws_pcie_transfer_ns(&p, MIB, WS_PCIE_H2D, WS_PCIE_PINNED));
   /* gen5 is no help when the CPU copy is the bottleneck: 1 GiB pageable runs near 8000 MB/s */
   ws_cfg_pcie g5 = preset("h100");
@@ -138,8 +137,7 @@ Test(pcie, link_keys_are_validated) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg = ws_config_default();
   cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.gen=6"), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx),
-                   "--set pcie.gen=6: error: key 'pcie.gen' = 6 is out of range [1, 5]");
+  cr_expect_str_eq(ws_errmsg(ctx), "--set pcie.gen=6: error: key 'pcie.gen' = 6 is out of range [1, 5]");
   cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.lanes=3"), WS_OK);
   cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
   cr_expect_str_eq(
@@ -148,8 +146,7 @@ Test(pcie, link_keys_are_validated) {
   cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.lanes=8"), WS_OK);
   cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.max_payload_bytes=384"), WS_OK);
   cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(ctx),
-                   "a100: error: key 'pcie.max_payload_bytes': 384 B is not a power of two");
+  cr_expect_str_eq(ws_errmsg(ctx), "a100: error: key 'pcie.max_payload_bytes': 384 B is not a power of two");
   cr_assert_eq(ws_config_set(ctx, &cfg, "pcie.max_payload_bytes=512"), WS_OK);
   cr_assert_eq(ws_config_validate(ctx, &cfg, "a100"), WS_OK, "%s", ws_errmsg(ctx));
   /* x8 gen4, 512 B TLPs: 8 x 16000 x 128/130 / 8 x 512/536 = 15048.5 MB/s */
@@ -165,13 +162,11 @@ Test(pcie, ini_section_errors) {
   snprintf(text, sizeof text, "%s\n[pcie]\nlane = 8\n", base);
   ws_gpu_cfg cfg;
   cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(ctx), "error: unknown key 'lane' in section [pcie]"), "%s",
-            ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "error: unknown key 'lane' in section [pcie]"), "%s", ws_errmsg(ctx));
   snprintf(text, sizeof text, "%s\n[pci]\ngen = 3\n", base);
   cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(ctx),
-                   "error: unknown section [pci] (sections: gpu, sm, regfile, smem, l1, l2, "
-                   "noc, hbm, pcie)"),
+  cr_expect(strstr(ws_errmsg(ctx), "error: unknown section [pci] (sections: gpu, sm, regfile, smem, l1, l2, "
+                                   "noc, hbm, pcie)"),
             "%s", ws_errmsg(ctx));
   snprintf(text, sizeof text, "%s\n[pcie]\ngen = 5\n", base);
   cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);

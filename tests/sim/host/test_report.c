@@ -37,11 +37,11 @@ static bool field(const char *text, const char *label, char *out, size_t size) {
   return false;
 }
 
-#define EXPECT_FIELD(text, label, want)                                                        \
-  do {                                                                                         \
-    char got_[256];                                                                            \
-    cr_expect(field(text, label, got_, sizeof got_), "no line '%s' in:\n%s", label, text);     \
-    cr_expect_str_eq(got_, want, "line '%s'", label);                                          \
+#define EXPECT_FIELD(text, label, want)                                                                      \
+  do {                                                                                                       \
+    char got_[256];                                                                                          \
+    cr_expect(field(text, label, got_, sizeof got_), "no line '%s' in:\n%s", label, text);                   \
+    cr_expect_str_eq(got_, want, "line '%s'", label);                                                        \
   } while (0)
 
 static ws_gpu_cfg rcfg(void) {
@@ -147,17 +147,17 @@ Test(report, every_figure_of_a_known_registry) {
   EXPECT_FIELD(text, "duration [cycles]", "1000");
   EXPECT_FIELD(text, "duration [time]", "1.000 us at 1000 MHz"); /* 1000 cycles at 1 GHz */
   EXPECT_FIELD(text, "warp instructions", "500  (16000 thread instructions)");
-  EXPECT_FIELD(text, "IPC (warp insns/cycle, GPU)", "0.500");          /* 500 / 1000 */
-  EXPECT_FIELD(text, "IPC per SM (over active cycles)", "0.417");      /* 500 / 1200 */
-  EXPECT_FIELD(text, "SM busy (active cycles)", "60.0 %");             /* 1200 / (1000 x 2 SMs) */
+  EXPECT_FIELD(text, "IPC (warp insns/cycle, GPU)", "0.500");     /* 500 / 1000 */
+  EXPECT_FIELD(text, "IPC per SM (over active cycles)", "0.417"); /* 500 / 1200 */
+  EXPECT_FIELD(text, "SM busy (active cycles)", "60.0 %");        /* 1200 / (1000 x 2 SMs) */
   EXPECT_FIELD(text, "theoretical occupancy", "50.0 %  (4 CTAs x 8 warps per SM, limited by registers)");
-  EXPECT_FIELD(text, "achieved occupancy", "25.0 %");                  /* 19200 / (1200 x 64) */
+  EXPECT_FIELD(text, "achieved occupancy", "25.0 %"); /* 19200 / (1200 x 64) */
   EXPECT_FIELD(text, "warp states (% of 2000 warp-cycles):", "");
-  EXPECT_FIELD(text, "selected", "25.0 %");                            /* 500 / 2000 */
-  EXPECT_FIELD(text, "long_scoreboard", "75.0 %");                     /* 1500 / 2000 */
+  EXPECT_FIELD(text, "selected", "25.0 %");        /* 500 / 2000 */
+  EXPECT_FIELD(text, "long_scoreboard", "75.0 %"); /* 1500 / 2000 */
   cr_expect_null(strstr(text, "barrier"), "a state with no warp-cycles is not listed");
-  EXPECT_FIELD(text, "L1 sector hit rate", "75.0 %");                  /* 30 / 40 */
-  EXPECT_FIELD(text, "L2 sector hit rate", "25.0 %");                  /* 5 / 20 */
+  EXPECT_FIELD(text, "L1 sector hit rate", "75.0 %"); /* 30 / 40 */
+  EXPECT_FIELD(text, "L2 sector hit rate", "25.0 %"); /* 5 / 20 */
   EXPECT_FIELD(text, "DRAM traffic", "3200 B read, 800 B written");
   /* 4000 B in 1 us = 4 GB/s of 2 channels x 16000 MB/s = 32 GB/s */
   EXPECT_FIELD(text, "DRAM bandwidth", "4.0 GB/s  (12.5 % of 32.0 GB/s peak)");
@@ -181,8 +181,8 @@ Test(report, absent_counters_print_na) {
   add(&r, "sm0.l1.sector_misses", 0);
   ws_launch_stats ls = full_launch();
   char *text = print(&c, &ls, r.s);
-  EXPECT_FIELD(text, "L1 sector hit rate", "n/a");  /* present, but 0 of 0 */
-  EXPECT_FIELD(text, "L2 sector hit rate", "n/a");  /* absent */
+  EXPECT_FIELD(text, "L1 sector hit rate", "n/a"); /* present, but 0 of 0 */
+  EXPECT_FIELD(text, "L2 sector hit rate", "n/a"); /* absent */
   EXPECT_FIELD(text, "DRAM traffic", "n/a");
   cr_expect_null(strstr(text, "DRAM bandwidth"));
   EXPECT_FIELD(text, "arithmetic intensity (DRAM)", "n/a");
@@ -236,9 +236,10 @@ Test(report, summary) {
  * one FADD per thread = 64 fp32 FLOPs; the 256 loaded bytes are 8 sectors,
  * all L1 misses, fetched from DRAM (8 x 32 B = 256 B). */
 Test(report, a_small_real_launch) {
-  static const char src[] = ".kernel k\n.param .ptr in\n.param .ptr out\n"
-                            "S2R R0, SR_TID.X\nLDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\n"
-                            "FADD R4, R4, R4\nLDP.64 R6, [out]\nIMAD.WIDE.U32 R6, R0, 4, R6\nSTG.32 [R6], R4\nEXIT\n";
+  static const char src[] =
+      ".kernel k\n.param .ptr in\n.param .ptr out\n"
+      "S2R R0, SR_TID.X\nLDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\n"
+      "FADD R4, R4, R4\nLDP.64 R6, [out]\nIMAD.WIDE.U32 R6, R0, 4, R6\nSTG.32 [R6], R4\nEXIT\n";
   simtest t;
   st_init(&t, src, "k");
   float in[64];

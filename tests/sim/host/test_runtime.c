@@ -312,16 +312,14 @@ Test(runtime, misuse_gets_a_clear_message_and_no_record) {
   cr_expect_str_eq(ws_errmsg(f.ctx), "stream 0 waits on event 1, which was never recorded");
   uint64_t ns;
   cr_assert_eq(ws_runtime_event_elapsed_ns(f.rt, e, e2, &ns), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(f.ctx),
-                   "elapsed time between events 1 and 2: event 1 was never recorded");
+  cr_expect_str_eq(ws_errmsg(f.ctx), "elapsed time between events 1 and 2: event 1 was never recorded");
   cr_assert_eq(ws_runtime_event_record(f.rt, 7, 0, NULL), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(f.ctx), "unknown event 7");
   char longname[80];
   memset(longname, 'x', sizeof longname - 1);
   longname[sizeof longname - 1] = '\0';
   cr_assert_eq(ws_runtime_host_work(f.rt, longname, 5), WS_ERR_INVALID);
-  cr_expect_str_eq(ws_errmsg(f.ctx),
-                   "operation name 'xxxxxxxxxxxxxxxxxxxx...' is longer than 63 characters");
+  cr_expect_str_eq(ws_errmsg(f.ctx), "operation name 'xxxxxxxxxxxxxxxxxxxx...' is longer than 63 characters");
   ws_runtime_host bad;
   cr_assert_eq(ws_runtime_host_alloc(f.rt, 0, WS_PCIE_PINNED, &bad), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(f.ctx), "cannot allocate a host buffer of 0 bytes");
@@ -335,9 +333,8 @@ Test(runtime, failed_launch_costs_nothing) {
   setup(&f);
   ws_args empty;
   ws_args_init(&empty, f.k);
-  cr_assert_eq(
-      ws_runtime_launch(f.rt, 0, f.k, (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0, &empty, NULL),
-      WS_ERR_INVALID);
+  cr_assert_eq(ws_runtime_launch(f.rt, 0, f.k, (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0, &empty, NULL),
+               WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(f.ctx), "param 'in' was not set");
   cr_expect_eq(rec_count(&f), 0);
   cr_expect_eq(ws_runtime_now_ns(f.rt), 0);
@@ -363,14 +360,13 @@ Test(runtime, timeline_prints_as_a_table) {
   size_t n = fread(text, 1, sizeof text - 1, tmp);
   text[n] = '\0';
   fclose(tmp);
-  cr_expect_str_eq(
-      text,
-      "   #  op      stream  name                  what                              start_ns  "
-      "      end_ns        dur_ns\n"
-      "   0  host      host  preprocess                                                     0  "
-      "       50000         50000\n"
-      "   1  h2d          1  image                 12288 B pinned                       50000  "
-      "       60854         10854\n");
+  cr_expect_str_eq(text,
+                   "   #  op      stream  name                  what                              start_ns  "
+                   "      end_ns        dur_ns\n"
+                   "   0  host      host  preprocess                                                     0  "
+                   "       50000         50000\n"
+                   "   1  h2d          1  image                 12288 B pinned                       50000  "
+                   "       60854         10854\n");
   teardown(&f);
 }
 

@@ -16,8 +16,8 @@
 
 #include "sim/core/config.h"
 #include "sim/core/eventq.h"
-#include "sim/memsys/memsys.h"
 #include "sim/core/stats.h"
+#include "sim/memsys/memsys.h"
 
 /* Checks a configuration edited field by field and derives its geometry,
  * as the loaders do: the components trust both. */
@@ -50,10 +50,8 @@ static inline ws_gpu_cfg mt_cfg(void) {
                      .far_extra_lat_cycles = 0, /* one partition; 30 where a suite makes two */
                      .mshr_entries_per_slice = 8,
                      .slice_bytes_per_cycle = 64};
-  c.noc = (ws_cfg_noc){.lat_cycles = 10,
-                       .sm_port_bytes_per_cycle = 32,
-                       .slice_port_bytes_per_cycle = 32,
-                       .queue_depth = 8};
+  c.noc = (ws_cfg_noc){
+      .lat_cycles = 10, .sm_port_bytes_per_cycle = 32, .slice_port_bytes_per_cycle = 32, .queue_depth = 8};
   c.hbm = (ws_cfg_hbm){.channels = 2,
                        .banks_per_channel = 4,
                        .row_bytes = 1024,
@@ -88,8 +86,7 @@ static inline void mt_init(mt_sys *s, ws_gpu_cfg *cfg) {
   s->ctx = ws_ctx_create();
   s->stats = ws_stats_create();
   ws_eventq_init(&s->q);
-  cr_assert_eq(ws_memsys_create(s->ctx, cfg, s->stats, &s->q, &s->m), WS_OK, "%s",
-               ws_errmsg(s->ctx));
+  cr_assert_eq(ws_memsys_create(s->ctx, cfg, s->stats, &s->q, &s->m), WS_OK, "%s", ws_errmsg(s->ctx));
 }
 
 static inline void mt_fini(mt_sys *s) {
@@ -119,24 +116,22 @@ static inline void mt_run(mt_sys *s, uint64_t until) {
   if (until != UINT64_MAX && until > s->now) s->now = until;
 }
 
-static inline bool mt_access(mt_sys *s, uint32_t sm, uint64_t line, uint8_t mask,
-                             ws_access_kind kind, uint64_t cookie) {
+static inline bool mt_access(mt_sys *s, uint32_t sm, uint64_t line, uint8_t mask, ws_access_kind kind,
+                             uint64_t cookie) {
   ws_line_access a = {line, mask, (uint8_t)kind, (uint16_t)(__builtin_popcount(mask) * 32)};
   return ws_memsys_access(s->m, sm, &a, s->now, cookie);
 }
 
 /* Offers the access until accepted, processing events in between (what an
  * LSU does under back-pressure). */
-static inline void mt_access_retry(mt_sys *s, uint32_t sm, uint64_t line, uint8_t mask,
-                                   ws_access_kind kind, uint64_t cookie) {
+static inline void mt_access_retry(mt_sys *s, uint32_t sm, uint64_t line, uint8_t mask, ws_access_kind kind,
+                                   uint64_t cookie) {
   while (!mt_access(s, sm, line, mask, kind, cookie)) {
     cr_assert(!ws_eventq_empty(&s->q), "rejected with nothing in flight");
     mt_run(s, ws_eventq_next_cycle(&s->q));
   }
 }
 
-static inline uint64_t mt_stat(mt_sys *s, const char *pattern) {
-  return ws_stats_sum(s->stats, pattern);
-}
+static inline uint64_t mt_stat(mt_sys *s, const char *pattern) { return ws_stats_sum(s->stats, pattern); }
 
 #endif

@@ -41,15 +41,17 @@ Test(addrmap, init_copies_the_geometry) {
 Test(addrmap, slice_is_the_base4_digit_sum) {
   ws_gpu_cfg c = mt_cfg();
   ws_addrmap m = map_of(&c);
-  static const struct { uint64_t line; uint32_t slice; } rows[] = {
-      {0, 0},  {1, 1},  {3, 3},
-      {4, 1},  /* "10" */
-      {5, 2},  /* "11" */
-      {6, 3},  /* "12" */
-      {7, 0},  /* "13": 4 mod 4 */
-      {15, 2}, /* "33": 6 mod 4 */
-      {16, 1}, /* "100" */
-      {27, 2}, /* "123": 6 mod 4 */
+  static const struct {
+    uint64_t line;
+    uint32_t slice;
+  } rows[] = {
+      {0, 0},  {1, 1}, {3, 3}, {4, 1}, /* "10" */
+      {5, 2},                          /* "11" */
+      {6, 3},                          /* "12" */
+      {7, 0},                          /* "13": 4 mod 4 */
+      {15, 2},                         /* "33": 6 mod 4 */
+      {16, 1},                         /* "100" */
+      {27, 2},                         /* "123": 6 mod 4 */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     cr_expect_eq(ws_addrmap_slice(&m, rows[i].line * 128), rows[i].slice, "line %llu",
@@ -102,15 +104,19 @@ Test(addrmap, channel_is_the_bit_parity) {
 Test(addrmap, bank_and_row_rotate_with_a_skew) {
   ws_gpu_cfg c = mt_cfg();
   ws_addrmap m = map_of(&c);
-  static const struct { uint64_t line; uint32_t bank; uint64_t row; } rows[] = {
-      {0, 0, 0},    {15, 0, 0},  /* lines 0-15: local 0-7, row_global 0 */
-      {16, 1, 0},                /* local 8: rg 1 */
-      {48, 3, 0},                /* local 24: rg 3 */
-      {64, 1, 1},                /* local 32: rg 4 -> (0 + 1) mod 4 */
-      {80, 2, 1},                /* rg 5 -> (1 + 1) */
-      {112, 0, 1},               /* rg 7 -> (3 + 1) mod 4 */
-      {256, 0, 4},               /* rg 16 -> (0 + 4 mod 4) */
-      {272, 1, 4},               /* rg 17 */
+  static const struct {
+    uint64_t line;
+    uint32_t bank;
+    uint64_t row;
+  } rows[] = {
+      {0, 0, 0},   {15, 0, 0}, /* lines 0-15: local 0-7, row_global 0 */
+      {16, 1, 0},              /* local 8: rg 1 */
+      {48, 3, 0},              /* local 24: rg 3 */
+      {64, 1, 1},              /* local 32: rg 4 -> (0 + 1) mod 4 */
+      {80, 2, 1},              /* rg 5 -> (1 + 1) */
+      {112, 0, 1},             /* rg 7 -> (3 + 1) mod 4 */
+      {256, 0, 4},             /* rg 16 -> (0 + 4 mod 4) */
+      {272, 1, 4},             /* rg 17 */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     uint32_t bank = 99;

@@ -95,8 +95,7 @@ Test(dram, tras_delays_precharge) {
 Test(dram, frfcfs_prefers_younger_row_hit) {
   dt t;
   dt_init(&t);
-  uint64_t a = find_line(&t, 0, 7, 0), hit = find_line(&t, 0, 7, 1),
-           conflict = find_line(&t, 0, 9, 0);
+  uint64_t a = find_line(&t, 0, 7, 0), hit = find_line(&t, 0, 7, 1), conflict = find_line(&t, 0, 9, 0);
   cr_expect_eq(one(&t, 1, a, 0), 30);
   ws_dram_issue is[4];
   uint64_t wake;

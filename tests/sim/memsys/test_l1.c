@@ -39,8 +39,7 @@ static void lt_fini(lt *t) {
   ws_ctx_destroy(t->ctx);
 }
 
-static ws_l1_result acc(lt *t, uint64_t line, uint8_t mask, ws_access_kind k, uint32_t id,
-                        uint64_t now) {
+static ws_l1_result acc(lt *t, uint64_t line, uint8_t mask, ws_access_kind k, uint32_t id, uint64_t now) {
   ws_line_access a = {line, mask, (uint8_t)k, 0};
   ws_l1_result r;
   ws_l1_access(t->l1, &a, id, now, &r);
@@ -178,8 +177,7 @@ Test(l1, pinned_set_rejects) {
   cr_expect_eq(acc(&t, 4 * 8 * 128, 0x1, WS_ACCESS_LOAD, 4, 1).outcome, WS_L1_REJECT,
                "every way of set 0 awaits a fill");
   cr_expect_eq(stat(&t, "sm0.l1.reserve_stalls"), 1);
-  cr_expect_eq(acc(&t, 1 * 128, 0x1, WS_ACCESS_LOAD, 5, 1).outcome, WS_L1_MISS,
-               "other sets are fine");
+  cr_expect_eq(acc(&t, 1 * 128, 0x1, WS_ACCESS_LOAD, 5, 1).outcome, WS_L1_MISS, "other sets are fine");
   ws_l1_done d[4];
   ws_l1_fill(t.l1, 0, 0x1, 2, d);
   cr_expect_eq(acc(&t, 4 * 8 * 128, 0x1, WS_ACCESS_LOAD, 4, 3).outcome, WS_L1_MISS);

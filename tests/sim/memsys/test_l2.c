@@ -34,8 +34,7 @@ static void l2t_fini(l2t *t) {
   ws_ctx_destroy(t->ctx);
 }
 
-static ws_l2_result look(l2t *t, uint32_t id, uint64_t line, uint8_t mask, ws_access_kind k,
-                         uint64_t now) {
+static ws_l2_result look(l2t *t, uint32_t id, uint64_t line, uint8_t mask, ws_access_kind k, uint64_t now) {
   ws_l2_result r;
   ws_l2_lookup(t->l2, ws_l2_slice_of(t->l2, line), id, line, mask, k, now, &r);
   return r;

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/memsys/latency.h"
 #include "sim/memsys/l2.h"
+#include "sim/memsys/latency.h"
 #include "tests/sim/memsys/memtest.h"
 
 /* Hand values for mt_cfg():
@@ -147,11 +147,9 @@ Test(memsys, crossbar_backpressure_holds_l1_misses) {
   uint32_t rejected = 0;
   for (uint32_t i = 0; i < 16; i++) {
     for (uint32_t sm = 0; sm < 4; sm++) {
-      if (!mt_access(&s, sm, 0x200000 + (uint64_t)(i * 4 + sm) * 128, 0x1, WS_ACCESS_LOAD,
-                     i * 4 + sm + 1)) {
+      if (!mt_access(&s, sm, 0x200000 + (uint64_t)(i * 4 + sm) * 128, 0x1, WS_ACCESS_LOAD, i * 4 + sm + 1)) {
         rejected++;
-        mt_access_retry(&s, sm, 0x200000 + (uint64_t)(i * 4 + sm) * 128, 0x1, WS_ACCESS_LOAD,
-                        i * 4 + sm + 1);
+        mt_access_retry(&s, sm, 0x200000 + (uint64_t)(i * 4 + sm) * 128, 0x1, WS_ACCESS_LOAD, i * 4 + sm + 1);
       }
     }
   }
@@ -224,18 +222,15 @@ Test(memsys, every_preset_probes_match_formula) {
   for (size_t i = 0; names[i]; i++) {
     ws_ctx *ctx = ws_ctx_create();
     ws_gpu_cfg c;
-    cr_assert_eq(ws_config_load_preset(ctx, names[i], &c), WS_OK, "%s: %s", names[i],
-                 ws_errmsg(ctx));
+    cr_assert_eq(ws_config_load_preset(ctx, names[i], &c), WS_OK, "%s: %s", names[i], ws_errmsg(ctx));
     ws_ctx_destroy(ctx);
     mt_sys *s = calloc(1, sizeof *s);
     mt_init(s, &c);
     uint32_t far_sm = c.l2.partitions > 1 ? c.gpu.num_sms - 1 : 0;
     uint64_t line = line_in_partition(&c, 0, 0x1000000);
-    cr_expect_eq(probe(s, 0, line, 1), ws_latency_idle_cycles(&c, WS_LEVEL_DRAM_ROW_MISS), "%s",
-                 names[i]);
+    cr_expect_eq(probe(s, 0, line, 1), ws_latency_idle_cycles(&c, WS_LEVEL_DRAM_ROW_MISS), "%s", names[i]);
     cr_expect_eq(probe(s, 0, line, 2), ws_latency_idle_cycles(&c, WS_LEVEL_L1_HIT), "%s", names[i]);
-    cr_expect_eq(probe(s, 1, line, 3), ws_latency_idle_cycles(&c, WS_LEVEL_L2_HIT_NEAR), "%s",
-                 names[i]);
+    cr_expect_eq(probe(s, 1, line, 3), ws_latency_idle_cycles(&c, WS_LEVEL_L2_HIT_NEAR), "%s", names[i]);
     if (far_sm)
       cr_expect_eq(probe(s, far_sm, line, 4), ws_latency_idle_cycles(&c, WS_LEVEL_L2_HIT_FAR), "%s",
                    names[i]);

@@ -6,8 +6,7 @@
 
 #define ALL 0xFFFFFFFFu
 
-static uint32_t run(uint64_t base, uint64_t stride, uint32_t mask, uint32_t width,
-                    ws_line_access *out) {
+static uint32_t run(uint64_t base, uint64_t stride, uint32_t mask, uint32_t width, ws_line_access *out) {
   uint64_t a[32];
   for (int i = 0; i < 32; i++) a[i] = base + (uint64_t)i * stride;
   return ws_coalesce_global(a, mask, width, 128, 32, WS_ACCESS_LOAD, out, 64);
@@ -126,8 +125,7 @@ Test(smem, broadcast_and_inactive) {
 Test(smem, wide_accesses_use_phases) {
   uint64_t off[32];
   for (int i = 0; i < 32; i++) off[i] = (uint64_t)i * 8;
-  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 8, 32, 4), 2,
-               "64-bit: 2 conflict-free half-warps");
+  cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 8, 32, 4), 2, "64-bit: 2 conflict-free half-warps");
   for (int i = 0; i < 32; i++) off[i] = (uint64_t)i * 16;
   cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 16, 32, 4), 4, "128-bit: 4 quarter-warps");
   cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 8, 32, 4), 4,

@@ -202,7 +202,8 @@ Test(lsu, refusal_blocks_until_retried) {
     ws_warp_step ev = access_ev(WS_STEP_LOAD, 0x80000 + i * 0x1000, 4, 4, 0x1);
     push(&t, i, &ev, 0);
   }
-  for (uint64_t c = 0; c < 4; c++) cr_expect(ws_lsu_send(&t.lsu, c).entry_done, "miss %llu", (unsigned long long)c);
+  for (uint64_t c = 0; c < 4; c++)
+    cr_expect(ws_lsu_send(&t.lsu, c).entry_done, "miss %llu", (unsigned long long)c);
   ws_lsu_sent s = ws_lsu_send(&t.lsu, 4);
   cr_expect_not(s.entry_done);
   cr_expect_eq(t.lsu.state, WS_LSU_BLOCKED);

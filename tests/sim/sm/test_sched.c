@@ -40,7 +40,7 @@ Test(sched, lrr_rotates_from_after_the_last_issuer) {
 Test(sched, lrr_ignores_ages) {
   ws_sched s;
   ws_sched_init(&s, WS_SCHED_LRR);
-  ws_sched_arrive(&s, 5, 0);  /* oldest */
+  ws_sched_arrive(&s, 5, 0); /* oldest */
   ws_sched_arrive(&s, 2, 10);
   cr_expect_eq(ws_sched_pick(&s, B(2) | B(5)), 2);
   cr_expect_eq(ws_sched_pick(&s, B(2) | B(5)), 5);

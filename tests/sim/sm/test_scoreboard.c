@@ -18,23 +18,22 @@
 #include "sim/exec/cta.h"
 #include "sim/sm/scoreboard.h"
 
-static const char table_src[] =
-    ".kernel t\n.param .ptr p\n.shared buf 64\n"
-    "FFMA R4, R1, R2, R3\n"                 /* 0 */
-    "IADD R5, RZ, 7\n"                      /* 1 */
-    "LDG.64 R6, [R8+16]\n"                  /* 2 */
-    "LDS.32 R10, [R12]\n"                   /* 3 */
-    "ISETP.GE.U32 P1, R1, R5\n"             /* 4 */
-    "@P1 IADD R13, R13, R13\n"              /* 5 */
-    "HMMA.16816.F32 R16, R20, R24, R16\n"   /* 6 */
-    "DEPBAR 2\n"                            /* 7 */
-    "LDGDEPBAR\n"                           /* 8 */
-    "LDC.32 R26, [R1]\n"                    /* 9 */
-    "LDP.64 R28, [p]\n"                     /* 10 */
-    "STG.32 [R8], R4\n"                     /* 11 */
-    "SEL R30, R1, R2, P1\n"                 /* 12 */
-    "FADD R31, R1, 1.0\n"                   /* 13 */
-    "@!PT EXIT\n";                          /* 14 */
+static const char table_src[] = ".kernel t\n.param .ptr p\n.shared buf 64\n"
+                                "FFMA R4, R1, R2, R3\n"               /* 0 */
+                                "IADD R5, RZ, 7\n"                    /* 1 */
+                                "LDG.64 R6, [R8+16]\n"                /* 2 */
+                                "LDS.32 R10, [R12]\n"                 /* 3 */
+                                "ISETP.GE.U32 P1, R1, R5\n"           /* 4 */
+                                "@P1 IADD R13, R13, R13\n"            /* 5 */
+                                "HMMA.16816.F32 R16, R20, R24, R16\n" /* 6 */
+                                "DEPBAR 2\n"                          /* 7 */
+                                "LDGDEPBAR\n"                         /* 8 */
+                                "LDC.32 R26, [R1]\n"                  /* 9 */
+                                "LDP.64 R28, [p]\n"                   /* 10 */
+                                "STG.32 [R8], R4\n"                   /* 11 */
+                                "SEL R30, R1, R2, P1\n"               /* 12 */
+                                "FADD R31, R1, 1.0\n"                 /* 13 */
+                                "@!PT EXIT\n";                        /* 14 */
 
 enum { NROWS = 32, P1 = NROWS + 1 };
 
@@ -196,13 +195,13 @@ Test(scoreboard, short_results_latest_and_pruning) {
   cr_assert(ws_scoreboard_init(&sb, NROWS));
   cr_expect_eq(sb.nslots, NROWS + 8);
   const ws_scoreboard_insn *ffma = &t.tab[0], *iadd = &t.tab[1], *isetp = &t.tab[4], *stg = &t.tab[11],
-                   *lds = &t.tab[3], *sel = &t.tab[12];
+                           *lds = &t.tab[3], *sel = &t.tab[12];
   ws_scoreboard_slot s = ws_scoreboard_latest(&sb, stg, 0);
   cr_expect_eq(s.ready_cycle, 0, "nothing pending");
-  ws_scoreboard_set_short(&sb, ffma, 105, WS_SCOREBOARD_FIXED, 0);    /* R4 ready at 105 */
-  ws_scoreboard_set_short(&sb, iadd, 103, WS_SCOREBOARD_FIXED, 0);    /* R5 ready at 103 */
-  ws_scoreboard_set_short(&sb, lds, 140, WS_SCOREBOARD_MIO, 3);       /* R10 ready at 140, 3 conflict cycles */
-  s = ws_scoreboard_latest(&sb, stg, 100); /* STG reads R4 */
+  ws_scoreboard_set_short(&sb, ffma, 105, WS_SCOREBOARD_FIXED, 0); /* R4 ready at 105 */
+  ws_scoreboard_set_short(&sb, iadd, 103, WS_SCOREBOARD_FIXED, 0); /* R5 ready at 103 */
+  ws_scoreboard_set_short(&sb, lds, 140, WS_SCOREBOARD_MIO, 3);    /* R10 ready at 140, 3 conflict cycles */
+  s = ws_scoreboard_latest(&sb, stg, 100);                         /* STG reads R4 */
   cr_expect_eq(s.ready_cycle, 105);
   cr_expect_eq(s.kind, WS_SCOREBOARD_FIXED);
   s = ws_scoreboard_latest(&sb, isetp, 100); /* reads R1 and R5 */
@@ -272,7 +271,8 @@ Test(scoreboard, read_and_write_sets_follow_the_signature) {
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
   ws_scoreboard_insn *t = table_of("@P1 IMAD.WIDE.U32 R4, R1, 8, R6\nSTG.64 [R8], R10\nISETP.LT P2, R3, 5\n"
-                           "HMMA.16816.F32 R12, R16, R20, R24\nLDS.32 R0, [R2+sh]\nEXIT\n", 4, &prog, ctx);
+                                   "HMMA.16816.F32 R12, R16, R20, R24\nLDS.32 R0, [R2+sh]\nEXIT\n",
+                                   4, &prog, ctx);
   /* IMAD.WIDE: writes R4:R5, reads R1, R6:R7 and guard P1 */
   cr_expect(has_bit(t[0].wr_mask, 4) && has_bit(t[0].wr_mask, 5) && !has_bit(t[0].wr_mask, 1));
   cr_expect(has_bit(t[0].dep_mask, 1) && has_bit(t[0].dep_mask, 6) && has_bit(t[0].dep_mask, 7));
@@ -300,7 +300,8 @@ Test(scoreboard, bank_conflicts_count_distinct_sources_per_bank) {
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
   ws_scoreboard_insn *t = table_of("FFMA R0, R1, R2, R3\nFFMA R0, R1, R5, R9\nFFMA R0, R1, R1, R1\n"
-                           "FFMA R0, R4, R8, R12\nFFMA R0, RZ, R4, RZ\n", 4, &prog, ctx);
+                                   "FFMA R0, R4, R8, R12\nFFMA R0, RZ, R4, RZ\n",
+                                   4, &prog, ctx);
   cr_expect_eq(t[0].bank_extra_cycles, 0, "banks 1, 2, 3");
   cr_expect_eq(t[1].bank_extra_cycles, 2, "R1, R5, R9 all in bank 1");
   cr_expect_eq(t[2].bank_extra_cycles, 0, "one register read once");

@@ -30,12 +30,26 @@ static void run_on(simtest *t, const char *src, uint32_t num_sms, uint32_t grid,
 Test(sm, every_sm_registers_its_counters) {
   simtest t;
   run_on(&t, ".kernel t\nEXIT\n", 3, 1, 32);
-  static const char *const names[] = {"cycles_active", "warps_active_sum", "warp_insns", "thread_insns",
-                                      "flops.fp32", "flops.tensor", "rf.bank_conflict_cycles", "ctas",
-                                      "branches_taken", "lsu.line_accesses", "lsu.sectors", "lsu.refusals",
-                                      "smem.insns", "smem.wavefronts", "smem.bank_conflicts",
-                                      "inst_by_unit.int", "inst_by_unit.fp32", "inst_by_unit.lsu",
-                                      "inst_by_unit.tensor", "inst_by_unit.ctrl"};
+  static const char *const names[] = {"cycles_active",
+                                      "warps_active_sum",
+                                      "warp_insns",
+                                      "thread_insns",
+                                      "flops.fp32",
+                                      "flops.tensor",
+                                      "rf.bank_conflict_cycles",
+                                      "ctas",
+                                      "branches_taken",
+                                      "lsu.line_accesses",
+                                      "lsu.sectors",
+                                      "lsu.refusals",
+                                      "smem.insns",
+                                      "smem.wavefronts",
+                                      "smem.bank_conflicts",
+                                      "inst_by_unit.int",
+                                      "inst_by_unit.fp32",
+                                      "inst_by_unit.lsu",
+                                      "inst_by_unit.tensor",
+                                      "inst_by_unit.ctrl"};
   char name[64];
   uint64_t v;
   for (unsigned sm = 0; sm < 3; sm++)
@@ -57,8 +71,10 @@ Test(sm, every_sm_registers_its_counters) {
  * (S2R, ISETP, FFMA, FADD, MOV, EXIT); the MOV is guarded by !P0. */
 Test(sm, instruction_lane_unit_and_flop_counts) {
   simtest t;
-  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 36\n@P0 FFMA R1, R0, R0, R0\n"
-             "@P0 FADD R2, R1, R1\n@!P0 MOV R3, 1\nEXIT\n", 1, 1, 40);
+  run_on(&t,
+         ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 36\n@P0 FFMA R1, R0, R0, R0\n"
+         "@P0 FADD R2, R1, R1\n@!P0 MOV R3, 1\nEXIT\n",
+         1, 1, 40);
   cr_expect_eq(stat(&t, "sm0.warp_insns"), 12);
   /* lanes: S2R 40, ISETP 40, FFMA 36, FADD 36, MOV 4 (warp 1 lanes 4-7), EXIT 40 */
   cr_expect_eq(stat(&t, "sm0.thread_insns"), 40 + 40 + 36 + 36 + 4 + 40);
@@ -86,9 +102,11 @@ Test(sm, instruction_lane_unit_and_flop_counts) {
  * that fall through run first, from 12) do not. */
 Test(sm, branches_taken) {
   simtest t;
-  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\nISETP.LT.U32 P1, R0, 0\n"
-             "BRA a\nNOP\na: @P1 BRA b\nNOP\nb: @P0 BRA c\nNOP\nBRA d\nc: NOP\n"
-             "d: @P0 BRA e\nNOP\ne: EXIT\n", 1, 1, 32);
+  run_on(&t,
+         ".kernel t\nS2R R0, SR_TID.X\nISETP.LT.U32 P0, R0, 8\nISETP.LT.U32 P1, R0, 0\n"
+         "BRA a\nNOP\na: @P1 BRA b\nNOP\nb: @P0 BRA c\nNOP\nBRA d\nc: NOP\n"
+         "d: @P0 BRA e\nNOP\ne: EXIT\n",
+         1, 1, 32);
   cr_expect_eq(stat(&t, "sm0.branches_taken"), 3);
   st_fini(&t);
 }
@@ -102,9 +120,10 @@ Test(sm, lsu_and_shared_counts) {
   c.gpu.num_sms = 1;
   c.smem.banks = 32;
   c.smem.bank_width_bytes = 4;
-  st_init_cfg(&t, ".kernel t\n.param .ptr p\n.shared sh 256\n"
-                  "S2R R0, SR_TID.X\nLDP.64 R2, [p]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\n"
-                  "STG.32 [R2], R4\nSHL R5, R0, 3\nSTS.32 [R5+sh], R4\nSHL R6, R0, 2\nLDS.32 R7, [R6+sh]\nEXIT\n",
+  st_init_cfg(&t,
+              ".kernel t\n.param .ptr p\n.shared sh 256\n"
+              "S2R R0, SR_TID.X\nLDP.64 R2, [p]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R4, [R2]\n"
+              "STG.32 [R2], R4\nSHL R5, R0, 3\nSTS.32 [R5+sh], R4\nSHL R6, R0, 2\nLDS.32 R7, [R6+sh]\nEXIT\n",
               "t", &c);
   st_buf(&t, "p", 128, NULL);
   st_run(&t, 1, 32);
@@ -121,8 +140,10 @@ Test(sm, lsu_and_shared_counts) {
  * a CTA is active. Three CTAs of 3 warps on 2 SMs. */
 Test(sm, residency_integrals_agree_with_the_warp_states) {
   simtest t;
-  run_on(&t, ".kernel t\nS2R R0, SR_TID.X\nFFMA R1, R0, R0, R0\nFFMA R1, R1, R1, R1\n"
-             "ISETP.GE.U32 P0, R0, 64\n@P0 EXIT\nBAR.SYNC\nFFMA R1, R1, R1, R1\nEXIT\n", 2, 3, 96);
+  run_on(&t,
+         ".kernel t\nS2R R0, SR_TID.X\nFFMA R1, R0, R0, R0\nFFMA R1, R1, R1, R1\n"
+         "ISETP.GE.U32 P0, R0, 64\n@P0 EXIT\nBAR.SYNC\nFFMA R1, R1, R1, R1\nEXIT\n",
+         2, 3, 96);
   for (unsigned sm = 0; sm < 2; sm++) {
     char pat[64], name[64];
     snprintf(pat, sizeof pat, "sm%u.stall.*", sm);

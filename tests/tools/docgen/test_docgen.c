@@ -41,8 +41,8 @@ Test(docgen, every_generated_block_is_current) {
 Test(docgen, stats_glossary_lists_the_counters_the_report_reads) {
   char *table = ws_docgen_find("stats")->markdown();
   cr_assert_not_null(table);
-  static const char *const names[] = {"sm<i>.l1.sector_hits", "l2.slice<i>.sector_misses",
-                                      "hbm.ch<i>.bytes_read", "sm<i>.stall.long_scoreboard",
+  static const char *const names[] = {"sm<i>.l1.sector_hits",      "l2.slice<i>.sector_misses",
+                                      "hbm.ch<i>.bytes_read",      "sm<i>.stall.long_scoreboard",
                                       "sm<i>.smem.bank_conflicts", "gpu.cycles"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char row[96];

@@ -15,10 +15,12 @@ Test(presetdoc, one_row_per_key_with_sources) {
   unsigned rows = 0;
   for (const char *c = strstr(tables, "\n| `"); c; c = strstr(c + 1, "\n| `")) rows++;
   cr_assert_eq(rows + (strncmp(tables, "| `", 3) == 0), ws_config_key_count());
-  cr_assert_not_null(strstr(tables, "| `sm.max_warps_per_sm` | resident warps per SM | warps | 64 | 64 | 64 | 48 | "
-                                    "64 | a100: [CUDA] cc 8.0: 64 resident warps<br>"));
-  cr_assert_not_null(strstr(tables, "| `regfile.alloc_unit_regs` (optional) | per-warp register allocation unit | "
-                                    "regs | 256 | 256 | 256 | 256 | 256 | default CUDA Occupancy Calculator"));
+  cr_assert_not_null(strstr(tables,
+                            "| `sm.max_warps_per_sm` | resident warps per SM | warps | 64 | 64 | 64 | 48 | "
+                            "64 | a100: [CUDA] cc 8.0: 64 resident warps<br>"));
+  cr_assert_not_null(strstr(tables,
+                            "| `regfile.alloc_unit_regs` (optional) | per-warp register allocation unit | "
+                            "regs | 256 | 256 | 256 | 256 | 256 | default CUDA Occupancy Calculator"));
   free(tables);
 }
 

@@ -26,12 +26,15 @@ static const char kernel_help[] =
     "              --epilogue bias,gelu,residual\n"
     "  flash       fused attention: --head-dim N (default 16), --br N, --bc N (default 64, 64)\n"
     "  scores      naive attention, step 1: S = Q K^T * scale for every head\n"
-    "  softmax     row softmax (naive attention, step 2): --warps N per CTA (default 4)\n"
+    "  softmax     row softmax (naive attention, step 2), one warp per row\n"
     "  pv          naive attention, step 3: O = P V\n"
     "  layernorm   LayerNorm over rows: --warps N, --fused-add (y = LN(x + a))\n"
-    "  gelu, add, add-pos, meanpool   element-wise kernels: --threads N per CTA (default 256)\n"
+    "  gelu        GELU, one thread per element: --threads N per CTA (default 256)\n"
+    "  add, add-pos, meanpool   element-wise kernels, one thread per element\n"
     "  patch       4x4 patch extraction of a CHW image\n"
-    "  head        mean-pooled vector . w + b, then sigmoid\n\n"
+    "  head        mean-pooled vector . w + b, then sigmoid\n"
+    "The fixed kernels (scores, softmax, pv, add, add-pos, meanpool, patch, head) read\n"
+    "their block size from SR_NTID: one text serves every block size.\n\n"
     "  --variant V         the GEMM ladder step (default blocktile2d)\n"
     "%s"
     "  --epilogue LIST     comma-separated: bias, gelu, residual (default none)\n"
@@ -151,18 +154,29 @@ static ws_status generate(ws_ctx *ctx, const char *kind, const kernel_opts *o, c
   if (!strcmp(kind, "flash")) return flash_source(ctx, o, cfg, text);
   if (!strcmp(kind, "scores")) return ws_attngen_scores_source(ctx, text);
   if (!strcmp(kind, "pv")) return ws_attngen_pv_source(ctx, text);
-  if (!strcmp(kind, "softmax")) return ws_nngen_softmax_source(ctx, warps, text);
+  if (!strcmp(kind, "softmax")) return ws_nngen_softmax_source(ctx, text);
   if (!strcmp(kind, "layernorm"))
     return ws_nngen_layernorm_source(ctx, o->fused_add ? WS_NNGEN_NORM_ADD : WS_NNGEN_NORM_PLAIN, warps,
                                      text);
   if (!strcmp(kind, "gelu")) return ws_nngen_gelu_source(ctx, threads, text);
-  if (!strcmp(kind, "add")) return ws_nngen_add_source(ctx, threads, text);
-  if (!strcmp(kind, "add-pos")) return ws_nngen_add_pos_source(ctx, threads, text);
-  if (!strcmp(kind, "meanpool")) return ws_nngen_meanpool_source(ctx, threads, text);
+  if (!strcmp(kind, "add")) return ws_nngen_add_source(ctx, text);
+  if (!strcmp(kind, "add-pos")) return ws_nngen_add_pos_source(ctx, text);
+  if (!strcmp(kind, "meanpool")) return ws_nngen_meanpool_source(ctx, text);
   if (!strcmp(kind, "patch")) return ws_nngen_patch_source(ctx, text);
   if (!strcmp(kind, "head")) return ws_nngen_head_source(ctx, text);
   *known = false;
   return WS_OK;
+}
+
+/* --warps and --threads shape the generated kernels that take them; the
+ * fixed files read their block size at run time, so the flag would be ignored
+ * there. 0 when the flags fit the kind, else the usage error's exit code. */
+static int check_block_flags(const char *kind, const kernel_opts *o) {
+  if (o->warps && strcmp(kind, "layernorm"))
+    return ws_cli_usage_error("kernel", "--warps applies to layernorm only, not to %s", kind);
+  if (o->threads && strcmp(kind, "gemm") && strcmp(kind, "gelu"))
+    return ws_cli_usage_error("kernel", "--threads applies to gemm and gelu only, not to %s", kind);
+  return 0;
 }
 
 int ws_cli_kernel(int argc, char **argv) {
@@ -174,6 +188,8 @@ int ws_cli_kernel(int argc, char **argv) {
   if (optind != argc - 1)
     return ws_cli_usage_error("kernel", "expected one KIND (gemm, flash, layernorm, ...)");
   const char *kind = argv[optind];
+  rc = check_block_flags(kind, &o);
+  if (rc) return rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
   char *text = NULL;

@@ -46,11 +46,11 @@ static ws_status check_shape(ws_ctx *ctx, const ws_attngen_shape *s) {
 /* ---- naive ---------------------------------------------------------------------------- */
 
 ws_status ws_attngen_scores_source(ws_ctx *ctx, char **out) {
-  return ws_nngen_fixed_source(ctx, "models/kernels/attn_scores.wsa", NULL, 0, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/attn_scores.wsa", out);
 }
 
 ws_status ws_attngen_pv_source(ws_ctx *ctx, char **out) {
-  return ws_nngen_fixed_source(ctx, "models/kernels/attn_pv.wsa", NULL, 0, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/attn_pv.wsa", out);
 }
 
 ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_attngen_stage stage,

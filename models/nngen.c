@@ -25,39 +25,14 @@
 
 /* ---- fixed kernels ---------------------------------------------------------------- */
 
-/* Copies `text` with every occurrence of `from` replaced by `to`. */
-static char *replace_all(const char *text, const char *from, const char *to) {
-  ws_text t;
-  ws_text_init(&t);
-  size_t n = strlen(from);
-  for (const char *at; (at = strstr(text, from)); text = at + n) {
-    ws_text_append(&t, text, (size_t)(at - text));
-    ws_text_puts(&t, to);
-  }
-  ws_text_puts(&t, text);
-  return ws_text_take(&t);
-}
-
-ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst, size_t nsubst,
-                                char **out) {
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, char **out) {
   *out = NULL;
   const ws_embedded_file *f = ws_wsa_find(path);
   if (!f) return ws_ctx_fail(ctx, WS_ERR_INVALID, "no embedded kernel %s", path);
   char *text = malloc(f->size_bytes + 1);
-  if (text) {
-    memcpy(text, f->text, f->size_bytes);
-    text[f->size_bytes] = '\0';
-  }
-  for (size_t i = 0; text && i < nsubst; i++) {
-    if (!strstr(text, subst[i].from)) {
-      free(text);
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s has no '%s' to substitute", path, subst[i].from);
-    }
-    char *next = replace_all(text, subst[i].from, subst[i].to);
-    free(text);
-    text = next;
-  }
   if (!text) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory reading kernel %s", path);
+  memcpy(text, f->text, f->size_bytes);
+  text[f->size_bytes] = '\0';
   *out = text;
   return WS_OK;
 }
@@ -360,53 +335,30 @@ ws_status ws_nngen_gelu_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out
   return ws_kbuild_take(ctx, &k, out);
 }
 
-/* ---- the fixed kernels, block size substituted ----------------------------------------- */
+/* ---- the fixed kernels ----------------------------------------------------------------- */
 
-/* An element-wise kernel file, written for 256 threads per CTA (the only
- * "256" in those files). */
-static ws_status elem_source(ws_ctx *ctx, const char *path, uint32_t threads, char **out) {
-  *out = NULL;
-  ws_status st = check_threads(ctx, threads);
-  if (st != WS_OK) return st;
-  char to[16];
-  snprintf(to, sizeof to, "%u", threads);
-  ws_nngen_subst s = {"256", to};
-  return ws_nngen_fixed_source(ctx, path, &s, 1, out);
+ws_status ws_nngen_add_source(ws_ctx *ctx, char **out) {
+  return ws_nngen_fixed_source(ctx, "models/kernels/add.wsa", out);
 }
 
-ws_status ws_nngen_add_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
-  return elem_source(ctx, "models/kernels/add.wsa", threads_per_cta, out);
+ws_status ws_nngen_add_pos_source(ws_ctx *ctx, char **out) {
+  return ws_nngen_fixed_source(ctx, "models/kernels/add_pos.wsa", out);
 }
 
-ws_status ws_nngen_add_pos_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
-  return elem_source(ctx, "models/kernels/add_pos.wsa", threads_per_cta, out);
+ws_status ws_nngen_meanpool_source(ws_ctx *ctx, char **out) {
+  return ws_nngen_fixed_source(ctx, "models/kernels/meanpool.wsa", out);
 }
 
-ws_status ws_nngen_meanpool_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out) {
-  return elem_source(ctx, "models/kernels/meanpool.wsa", threads_per_cta, out);
-}
-
-/* softmax.wsa is written for 4 warps per CTA: the row's IMAD and the
- * header's launch line carry the count. */
-ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **out) {
-  *out = NULL;
-  ws_status st = check_warps(ctx, warps_per_cta);
-  if (st != WS_OK) return st;
-  char imad[40], launch[64];
-  snprintf(imad, sizeof imad, "IMAD R2, R0, %u, R1", warps_per_cta);
-  snprintf(launch, sizeof launch, "%u warps per CTA (block %u), grid ceil(rows / %u)", warps_per_cta,
-           warps_per_cta * 32, warps_per_cta);
-  const ws_nngen_subst s[] = {{"IMAD R2, R0, 4, R1", imad},
-                              {"4 warps per CTA (block 128), grid ceil(rows / 4)", launch}};
-  return ws_nngen_fixed_source(ctx, "models/kernels/softmax.wsa", s, 2, out);
+ws_status ws_nngen_softmax_source(ws_ctx *ctx, char **out) {
+  return ws_nngen_fixed_source(ctx, "models/kernels/softmax.wsa", out);
 }
 
 ws_status ws_nngen_head_source(ws_ctx *ctx, char **out) {
-  return ws_nngen_fixed_source(ctx, "models/kernels/head.wsa", NULL, 0, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/head.wsa", out);
 }
 
 ws_status ws_nngen_patch_source(ws_ctx *ctx, char **out) {
-  return ws_nngen_fixed_source(ctx, "models/kernels/patch.wsa", NULL, 0, out);
+  return ws_nngen_fixed_source(ctx, "models/kernels/patch.wsa", out);
 }
 
 /* ---- geometry -------------------------------------------------------------------------- */
@@ -513,7 +465,7 @@ ws_status ws_nngen_softmax_run(ws_device *dev, uint32_t rows, uint32_t cols, uin
   if (st != WS_OK) return st;
   char *src = NULL;
   ws_nngen_kernel k;
-  st = build_from(ctx, ws_nngen_softmax_source(ctx, ROW_WARPS, &src), &src, "softmax.wsa", &k);
+  st = build_from(ctx, ws_nngen_softmax_source(ctx, &src), &src, "softmax.wsa", &k);
   if (st == WS_OK) st = launch_rows(dev, &k, rows, cols, x, y, stats);
   ws_nngen_kernel_release(&k);
   return st;
@@ -547,7 +499,7 @@ ws_status ws_nngen_add_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t 
   ws_ctx *ctx = ws_device_ctx(dev);
   char *src = NULL;
   ws_nngen_kernel k;
-  ws_status st = build_from(ctx, ws_nngen_add_source(ctx, ELEM_THREADS, &src), &src, "add.wsa", &k);
+  ws_status st = build_from(ctx, ws_nngen_add_source(ctx, &src), &src, "add.wsa", &k);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "a", a);
   if (st == WS_OK) st = launch_elems(dev, &k, count, 1, x, y, stats);
   ws_nngen_kernel_release(&k);
@@ -563,7 +515,7 @@ ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, 
                        UINT32_MAX, batch, tokens, dim);
   char *src = NULL;
   ws_nngen_kernel k;
-  ws_status st = build_from(ctx, ws_nngen_add_pos_source(ctx, ELEM_THREADS, &src), &src, "add_pos.wsa", &k);
+  ws_status st = build_from(ctx, ws_nngen_add_pos_source(ctx, &src), &src, "add_pos.wsa", &k);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "pos", pos);
   if (st == WS_OK) st = launch_elems(dev, &k, (uint32_t)count, batch, x, y, stats);
   ws_nngen_kernel_release(&k);
@@ -577,7 +529,7 @@ ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, u
   if (st != WS_OK) return st;
   char *src = NULL;
   ws_nngen_kernel k;
-  st = build_from(ctx, ws_nngen_meanpool_source(ctx, ELEM_THREADS, &src), &src, "meanpool.wsa", &k);
+  st = build_from(ctx, ws_nngen_meanpool_source(ctx, &src), &src, "meanpool.wsa", &k);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "tokens", tokens);
   if (st == WS_OK) st = launch_elems(dev, &k, dim, 1, x, y, stats);
   ws_nngen_kernel_release(&k);

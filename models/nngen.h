@@ -25,16 +25,9 @@
 
 /* ---- shared machinery ------------------------------------------------------ */
 
-/* One text substitution in a fixed kernel: every `from` becomes `to`. */
-typedef struct ws_nngen_subst {
-  const char *from, *to;
-} ws_nngen_subst;
-
-/* The embedded kernel file at `path` (models/kernels/...), with the
- * substitutions applied in order (*out malloc'd, the caller frees);
- * WS_ERR_INVALID when the file or a substituted text is missing. */
-ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, const ws_nngen_subst *subst, size_t nsubst,
-                                char **out);
+/* The embedded kernel file at `path` (models/kernels/...) as a string
+ * (*out malloc'd, the caller frees); WS_ERR_INVALID when there is none. */
+ws_status ws_nngen_fixed_source(ws_ctx *ctx, const char *path, char **out);
 
 /* An assembled generated kernel with its argument buffer. */
 typedef struct ws_nngen_kernel {
@@ -68,13 +61,15 @@ typedef enum ws_nngen_norm {
 
 ws_status ws_nngen_patch_source(ws_ctx *ctx, char **out);
 ws_status ws_nngen_layernorm_source(ws_ctx *ctx, ws_nngen_norm kind, uint32_t warps_per_cta, char **out);
-ws_status ws_nngen_softmax_source(ws_ctx *ctx, uint32_t warps_per_cta, char **out);
-/* Elementwise kernels: one thread per element, `threads_per_cta` a multiple
- * of 32 (32..1024). */
+/* softmax.wsa reads its warps per CTA from SR_NTID: one text for any block. */
+ws_status ws_nngen_softmax_source(ws_ctx *ctx, char **out);
+/* Elementwise kernels: one thread per element. GELU is generated for
+ * `threads_per_cta`, a multiple of 32 (32..1024); add, add-pos and mean-pool
+ * are fixed files that read their block size from SR_NTID. */
 ws_status ws_nngen_gelu_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out);
-ws_status ws_nngen_add_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out);
-ws_status ws_nngen_add_pos_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out);
-ws_status ws_nngen_meanpool_source(ws_ctx *ctx, uint32_t threads_per_cta, char **out);
+ws_status ws_nngen_add_source(ws_ctx *ctx, char **out);
+ws_status ws_nngen_add_pos_source(ws_ctx *ctx, char **out);
+ws_status ws_nngen_meanpool_source(ws_ctx *ctx, char **out);
 ws_status ws_nngen_head_source(ws_ctx *ctx, char **out);
 
 /* ---- geometry ------------------------------------------------------------------- */

@@ -148,6 +148,10 @@ check kernel-gemm 0 ".kernel gemm_smem" -- "$ws" kernel gemm --variant smem --bm
 check kernel-gemm-refused 1 "must be a power of two" -- "$ws" kernel gemm --variant mma --bm 3
 check kernel-flash 0 ".kernel flash_attention" -- "$ws" kernel flash --head-dim 16
 check kernel-unknown 2 "unknown kernel kind 'nope'" -- "$ws" kernel nope
+check kernel-add-reads-ntid 0 "S2R R3, SR_NTID.X" -- "$ws" kernel add
+check kernel-add-no-threads 2 "--threads applies to gemm and gelu only, not to add" -- "$ws" kernel add --threads 128
+check kernel-softmax-no-warps 2 "--warps applies to layernorm only, not to softmax" -- "$ws" kernel softmax --warps 8
+check kernel-gelu-threads 0 "IMAD R2, R0, 128, R1" -- "$ws" kernel gelu --threads 128
 check kernel-bad-epilogue 2 "--epilogue expects bias, gelu or residual, found 'relu'" -- "$ws" kernel gemm --epilogue relu
 "$ws" kernel gemm --variant warptile -o "$tmp/g.wsa" >/dev/null 2>&1
 check kernel-out-assembles 0 "kernel gemm_warptile" -- "$ws" asm "$tmp/g.wsa"

@@ -345,14 +345,12 @@ Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = t
   ws_dim3 g, b;
   EXPECT_REFUSED(ws_nngen_layernorm_source(ctx, WS_NNGEN_NORM_PLAIN, 0, &src), WS_ERR_INVALID,
                  "warps per CTA must be 1..32, got 0");
-  EXPECT_REFUSED(ws_nngen_softmax_source(ctx, 33, &src), WS_ERR_INVALID,
-                 "warps per CTA must be 1..32, got 33");
   EXPECT_REFUSED(ws_nngen_layernorm_source(ctx, WS_NNGEN_NORM_COUNT, 4, &src), WS_ERR_INVALID,
                  "unknown LayerNorm kind");
   EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 48, &src), WS_ERR_INVALID, "multiple of 32 in 32..1024, got 48");
-  EXPECT_REFUSED(ws_nngen_add_source(ctx, 2048, &src), WS_ERR_INVALID,
+  EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 2048, &src), WS_ERR_INVALID,
                  "multiple of 32 in 32..1024, got 2048");
-  EXPECT_REFUSED(ws_nngen_meanpool_source(ctx, 0, &src), WS_ERR_INVALID, "got 0");
+  EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 0, &src), WS_ERR_INVALID, "got 0");
   EXPECT_REFUSED(ws_nngen_rows_geometry(ctx, 0, 4, &g, &b), WS_ERR_INVALID, "rows must be at least 1");
   EXPECT_REFUSED(ws_nngen_elems_geometry(ctx, 0, 1, 256, &g, &b), WS_ERR_INVALID, "element count must be");
   EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 32, 32, 5}, 0, 0, NULL), WS_ERR_INVALID,
@@ -366,31 +364,84 @@ Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = t
   cr_expect_null(src, "a refused generator returns no text");
 }
 
-/* The fixed kernels are their models/kernels/ files; only the block size
- * changes with the generator's argument, everywhere the file names it. */
-Test(nngen, fixed_kernels_are_the_files_with_the_block_size_substituted, .init = setup, .fini = teardown) {
+/* The fixed kernels are their models/kernels/ files, byte for byte: they read
+ * the block size from SR_NTID, so no text depends on the launch. */
+Test(nngen, fixed_kernels_are_their_files, .init = setup, .fini = teardown) {
+  static const struct {
+    ws_status (*source)(ws_ctx *, char **);
+    const char *path;
+  } fixed[] = {{ws_nngen_add_source, "models/kernels/add.wsa"},
+               {ws_nngen_add_pos_source, "models/kernels/add_pos.wsa"},
+               {ws_nngen_meanpool_source, "models/kernels/meanpool.wsa"},
+               {ws_nngen_softmax_source, "models/kernels/softmax.wsa"},
+               {ws_nngen_head_source, "models/kernels/head.wsa"},
+               {ws_nngen_patch_source, "models/kernels/patch.wsa"}};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    char *src = NULL;
+    cr_assert_eq(fixed[i].source(ctx, &src), WS_OK, "%s", ws_errmsg(ctx));
+    const ws_embedded_file *f = ws_wsa_find(fixed[i].path);
+    cr_assert_not_null(f, "%s", fixed[i].path);
+    cr_expect_eq(strlen(src), f->size_bytes, "%s", fixed[i].path);
+    cr_expect_str_eq(src, f->text, "%s", fixed[i].path);
+    free(src);
+  }
   char *src = NULL;
-  cr_assert_eq(ws_nngen_add_source(ctx, 256, &src), WS_OK, "%s", ws_errmsg(ctx));
-  const ws_embedded_file *f = ws_wsa_find("models/kernels/add.wsa");
-  cr_assert_not_null(f);
-  cr_expect_str_eq(src, f->text, "the model's block size prints the file unchanged");
-  free(src);
-  cr_assert_eq(ws_nngen_add_source(ctx, 128, &src), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect(strstr(src, "IMAD R2, R0, 128, R1") && strstr(src, "Launch: block 128") && !strstr(src, "256"),
-            "%s", src);
-  ws_nngen_kernel k;
-  cr_expect_eq(ws_nngen_kernel_build(ctx, src, "add.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
-  ws_nngen_kernel_release(&k);
-  free(src);
-  cr_assert_eq(ws_nngen_softmax_source(ctx, 8, &src), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect(strstr(src, "IMAD R2, R0, 8, R1") && strstr(src, "8 warps per CTA (block 256)"), "%s", src);
-  free(src);
-  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/none.wsa", NULL, 0, &src), WS_ERR_INVALID,
+  EXPECT_REFUSED(ws_nngen_fixed_source(ctx, "models/kernels/none.wsa", &src), WS_ERR_INVALID,
                  "no embedded kernel models/kernels/none.wsa");
-  EXPECT_REFUSED(
-      ws_nngen_fixed_source(ctx, "models/kernels/head.wsa", &(ws_nngen_subst){"no such text", "x"}, 1, &src),
-      WS_ERR_INVALID, "has no 'no such text' to substitute");
   cr_expect_null(src);
+}
+
+/* One text, any block: add with 64 and with 512 threads per CTA (n not a
+ * multiple of either) gives x + a everywhere, since each thread's index comes
+ * from SR_NTID; softmax with 1 and with 8 warps per CTA gives, bit for bit,
+ * what the model's 4 warps per CTA give. */
+static void launch_fixed(ws_nngen_kernel *k, ws_dim3 grid, ws_dim3 block) {
+  cr_assert_eq(ws_nngen_kernel_launch(dev, k, grid, block, NULL), WS_OK, "%s", ws_errmsg(ctx));
+}
+
+Test(nngen, fixed_kernels_read_the_block_size_at_run_time, .init = setup, .fini = teardown) {
+  enum { N = 1000, ROWS = 13, COLS = 40 };
+  float *x = random_floats(N, -4, 4, 7), *a = random_floats(N, -4, 4, 8);
+  uint64_t dx = upload(x, N), da = upload(a, N), dy = upload(NULL, N);
+  char *src = NULL;
+  ws_nngen_kernel k;
+  cr_assert_eq(ws_nngen_add_source(ctx, &src), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_nngen_kernel_build(ctx, src, "add.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
+  free(src);
+  cr_assert_eq(ws_nngen_kernel_ptr(ctx, &k, "x", dx) | ws_nngen_kernel_ptr(ctx, &k, "a", da) |
+                   ws_nngen_kernel_ptr(ctx, &k, "y", dy) | ws_nngen_kernel_u32(ctx, &k, "n", N),
+               WS_OK, "%s", ws_errmsg(ctx));
+  for (uint32_t threads = 64; threads <= 512; threads *= 8) {
+    cr_assert_eq(ws_device_memset(dev, dy, 0xFF, N * 4), WS_OK);
+    launch_fixed(&k, (ws_dim3){(N + threads - 1) / threads, 1, 1}, (ws_dim3){threads, 1, 1});
+    float *y = download(dy, N);
+    for (int i = 0; i < N; i++)
+      cr_assert_eq(y[i], x[i] + a[i], "block %u: y[%d] = %g, want %g", threads, i, y[i], x[i] + a[i]);
+    free(y);
+  }
+  ws_nngen_kernel_release(&k);
+  /* softmax: the model's launch first, then the same text at 1 and 8 warps */
+  cr_assert_eq(ws_nngen_softmax_run(dev, ROWS, COLS, dx, dy, NULL), WS_OK, "%s", ws_errmsg(ctx));
+  float *want = download(dy, ROWS * COLS);
+  cr_assert_eq(ws_nngen_softmax_source(ctx, &src), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_nngen_kernel_build(ctx, src, "softmax.wsa", &k), WS_OK, "%s", ws_errmsg(ctx));
+  free(src);
+  cr_assert_eq(ws_nngen_kernel_ptr(ctx, &k, "x", dx) | ws_nngen_kernel_ptr(ctx, &k, "y", dy) |
+                   ws_nngen_kernel_u32(ctx, &k, "rows", ROWS) | ws_nngen_kernel_u32(ctx, &k, "cols", COLS),
+               WS_OK, "%s", ws_errmsg(ctx));
+  for (uint32_t warps = 1; warps <= 8; warps *= 8) {
+    ws_dim3 grid, block;
+    cr_assert_eq(ws_nngen_rows_geometry(ctx, ROWS, warps, &grid, &block), WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_device_memset(dev, dy, 0xFF, ROWS * COLS * 4), WS_OK);
+    launch_fixed(&k, grid, block);
+    float *y = download(dy, ROWS * COLS);
+    cr_expect_eq(memcmp(y, want, ROWS * COLS * 4), 0, "softmax at %u warps per CTA differs from 4", warps);
+    free(y);
+  }
+  ws_nngen_kernel_release(&k);
+  free(want);
+  free(x);
+  free(a);
 }
 
 /* ---- timing mode

@@ -10,9 +10,15 @@
 
 #include "base/ctx.h"
 
+/* The cap for text inputs (assembly, docs); other readers state their own. */
+#define WS_FILE_TEXT_MAX_BYTES ((size_t)64 << 20)
+
 /* Reads a whole file into a malloc'd buffer with a NUL after the last byte
- * (text can be used as a C string; binary data keeps *size_bytes). */
-ws_status ws_file_read(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes);
+ * (text can be used as a C string; binary data keeps *size_bytes). A file
+ * over max_bytes is refused before it is read ("PATH: larger than the 64 MiB
+ * limit for KIND"); a pipe or device is read to at most max_bytes + 1. */
+ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind, char **data,
+                       size_t *size_bytes);
 /* Writes via PATH.tmp.PID and rename(2). */
 ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes);
 

@@ -15,6 +15,9 @@
 #include "cli/cli.h"
 
 #define MAX_ITEMS 64
+/* a --buf file becomes one device buffer; 1 GiB is larger than any kernel
+ * here reads and small enough to hold in host memory twice */
+#define BUF_FILE_MAX_BYTES ((size_t)1 << 30)
 
 static const char exec_help[] =
     "usage: warpscope exec FILE [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
@@ -190,7 +193,7 @@ static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
   }
   if (strncmp(spec, "file:", 5) == 0) {
     size_t size = 0;
-    st = ws_file_read(ctx, spec + 5, (char **)&b->data, &size);
+    st = ws_file_read(ctx, spec + 5, BUF_FILE_MAX_BYTES, "--buf files", (char **)&b->data, &size);
     if (st == WS_OK && size == 0)
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file '%s' is empty", b->name, spec + 5);
     b->size_bytes = size;

@@ -50,7 +50,7 @@ static const char *ini_text(const char *gpu, char **owned) {
   const char *embedded = ws_config_preset_text(gpu);
   if (embedded) return embedded;
   size_t size = 0;
-  if (ws_file_read(NULL, gpu, owned, &size) != WS_OK) return NULL;
+  if (ws_file_read(NULL, gpu, WS_CONFIG_MAX_FILE_BYTES, "GPU presets", owned, &size) != WS_OK) return NULL;
   return *owned;
 }
 

@@ -68,7 +68,8 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
   char *data = NULL;
   size_t size = 0;
-  ws_status st = ws_file_read(ctx, path, &data, &size);
+  ws_status st =
+      ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "assembly source or .wso objects", &data, &size);
   if (st != WS_OK) return st;
   if (ws_objfile_is_object(data, size))
     st = ws_objfile_load(ctx, data, size, path, out);

@@ -949,7 +949,7 @@ ws_status ws_asm_file(ws_ctx *ctx, const char *path, ws_program **out) {
   *out = NULL;
   char *buf = NULL;
   size_t len = 0;
-  ws_status st = ws_file_read(ctx, path, &buf, &len);
+  ws_status st = ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "assembly source", &buf, &len);
   if (st != WS_OK) return st;
   st = ws_asm_parse(ctx, buf, len, path, out);
   free(buf);

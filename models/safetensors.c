@@ -414,11 +414,11 @@ ws_status ws_safetensors_parse(ws_ctx *ctx, const void *data, size_t size_bytes,
   return st;
 }
 
-ws_status ws_safetensors_load(ws_ctx *ctx, const char *path, ws_safetensors **out) {
+ws_status ws_safetensors_load(ws_ctx *ctx, const char *path, size_t max_bytes, ws_safetensors **out) {
   *out = NULL;
   char *data = NULL;
   size_t size = 0;
-  ws_status st = ws_file_read(ctx, path, &data, &size);
+  ws_status st = ws_file_read(ctx, path, max_bytes, "safetensors weights", &data, &size);
   if (st != WS_OK) return st;
   st = ws_safetensors_parse(ctx, data, size, path, out);
   free(data);

@@ -53,7 +53,8 @@ typedef struct ws_safetensors ws_safetensors;
 /* Parses a whole file image from memory; `name` prefixes every message. */
 ws_status ws_safetensors_parse(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
                                ws_safetensors **out);
-ws_status ws_safetensors_load(ws_ctx *ctx, const char *path, ws_safetensors **out);
+/* Reads and parses a file; one over max_bytes is refused before it is read. */
+ws_status ws_safetensors_load(ws_ctx *ctx, const char *path, size_t max_bytes, ws_safetensors **out);
 void ws_safetensors_destroy(ws_safetensors *st);
 
 size_t ws_safetensors_count(const ws_safetensors *st);

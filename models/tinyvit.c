@@ -87,6 +87,25 @@ ws_status ws_tinyvit_cfg_validate(ws_ctx *ctx, const ws_tinyvit_cfg *cfg) {
   return WS_OK;
 }
 
+static uint64_t desc_params(const tensor_desc *d, size_t n, uint64_t dim) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t rows = d[i].rows_d * dim + d[i].rows_fixed, cols = d[i].cols_d * dim + d[i].cols_fixed;
+    total += rows * (cols ? cols : 1);
+  }
+  return total;
+}
+
+uint64_t ws_tinyvit_cfg_param_count(const ws_tinyvit_cfg *cfg) {
+  return desc_params(stem_desc, N_STEM, cfg->dim) +
+         cfg->depth * desc_params(block_desc, BLOCK_FIELDS, cfg->dim) +
+         desc_params(head_desc, N_HEAD, cfg->dim);
+}
+
+size_t ws_tinyvit_cfg_tensor_count(const ws_tinyvit_cfg *cfg) {
+  return N_STEM + (size_t)cfg->depth * BLOCK_FIELDS + N_HEAD;
+}
+
 /* ---- weights table ---------------------------------------------------------- */
 
 static void fill_entry(ws_tinyvit_tensor *t, const tensor_desc *d, const char *prefix, uint32_t dim) {
@@ -126,7 +145,7 @@ ws_status ws_tinyvit_weights_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg, ws_t
   ws_tinyvit_weights *w = calloc(1, sizeof *w);
   if (!w) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for TinyViT weights");
   w->cfg = *cfg;
-  w->count = N_STEM + (size_t)cfg->depth * BLOCK_FIELDS + N_HEAD;
+  w->count = ws_tinyvit_cfg_tensor_count(cfg);
   w->tensors = calloc(w->count, sizeof *w->tensors);
   w->descs = calloc(w->count, sizeof *w->descs);
   if (w->tensors && w->descs) {
@@ -283,13 +302,20 @@ static ws_status copy_tensor(ws_ctx *ctx, const char *path, const ws_safetensors
   return WS_OK;
 }
 
+size_t ws_tinyvit_weights_file_max_bytes(void) {
+  const uint64_t mib = 1u << 20;
+  const ws_tinyvit_cfg largest = {WS_TINYVIT_MAX_DIM, 1, WS_TINYVIT_MAX_DEPTH};
+  uint64_t bytes = ws_tinyvit_cfg_param_count(&largest) * sizeof(float) + 8 + mib;
+  return (size_t)((bytes + mib - 1) / mib * mib);
+}
+
 ws_status ws_tinyvit_weights_load(ws_ctx *ctx, const char *path, const ws_tinyvit_cfg *cfg,
                                   ws_tinyvit_weights **out) {
   *out = NULL;
   ws_tinyvit_weights *w = NULL;
   ws_safetensors *st = NULL;
   ws_status rc = ws_tinyvit_weights_create(ctx, cfg, &w);
-  if (rc == WS_OK) rc = ws_safetensors_load(ctx, path, &st);
+  if (rc == WS_OK) rc = ws_safetensors_load(ctx, path, ws_tinyvit_weights_file_max_bytes(), &st);
   if (rc == WS_OK) rc = check_names(ctx, path, st, w);
   for (size_t i = 0; rc == WS_OK && i < w->count; i++)
     rc = copy_tensor(ctx, path, ws_safetensors_find(st, w->tensors[i].name), &w->tensors[i]);
@@ -352,12 +378,15 @@ static void carve_block(ws_tinyvit_block_acts *b, const ws_tinyvit_cfg *cfg, flo
   b->out = take(p, T * d);
 }
 
+size_t ws_tinyvit_acts_floats(const ws_tinyvit_cfg *cfg) {
+  return T * WS_TINYVIT_PATCH_DIM + T * (size_t)cfg->dim + cfg->depth * block_act_floats(cfg) + cfg->dim;
+}
+
 ws_status ws_tinyvit_acts_create(ws_ctx *ctx, const ws_tinyvit_cfg *cfg, ws_tinyvit_acts **out) {
   *out = NULL;
   ws_status st = ws_tinyvit_cfg_validate(ctx, cfg);
   if (st != WS_OK) return st;
-  size_t floats =
-      T * WS_TINYVIT_PATCH_DIM + T * (size_t)cfg->dim + cfg->depth * block_act_floats(cfg) + cfg->dim;
+  size_t floats = ws_tinyvit_acts_floats(cfg);
   ws_tinyvit_acts *a = calloc(1, sizeof *a);
   float *arena = calloc(floats, sizeof *arena);
   ws_tinyvit_block_acts *blocks = calloc(cfg->depth, sizeof *blocks);

@@ -49,6 +49,13 @@ ws_tinyvit_cfg ws_tinyvit_cfg_default(void);
  * sizes beyond WS_TINYVIT_MAX_*. */
 ws_status ws_tinyvit_cfg_validate(ws_ctx *ctx, const ws_tinyvit_cfg *cfg);
 
+/* Sizes of cfg without building anything, for bounding a run up front:
+ * fp32 parameters, tensors, and floats of one image's reference
+ * activations (ws_tinyvit_acts). */
+uint64_t ws_tinyvit_cfg_param_count(const ws_tinyvit_cfg *cfg);
+size_t ws_tinyvit_cfg_tensor_count(const ws_tinyvit_cfg *cfg);
+size_t ws_tinyvit_acts_floats(const ws_tinyvit_cfg *cfg);
+
 /* ---- weights -------------------------------------------------------------- */
 
 typedef struct ws_tinyvit_tensor {
@@ -91,6 +98,12 @@ size_t ws_tinyvit_weights_param_count(const ws_tinyvit_weights *w);
  * missing and unexpected names. */
 ws_status ws_tinyvit_weights_load(ws_ctx *ctx, const char *path, const ws_tinyvit_cfg *cfg,
                                   ws_tinyvit_weights **out);
+/* The largest weights file the loader reads, whatever cfg asks for (so a
+ * file for another config still gets the shape message): every parameter of
+ * the largest model (WS_TINYVIT_MAX_DIM, WS_TINYVIT_MAX_DEPTH) as F32, the
+ * 8-byte length and 1 MiB of JSON header (a depth-32 header is about
+ * 20 KiB), rounded up to whole MiB: 1027 MiB. */
+size_t ws_tinyvit_weights_file_max_bytes(void);
 /* Writes every tensor as F32 (atomically), with metadata model, dim, heads
  * and depth. */
 ws_status ws_tinyvit_weights_save(ws_ctx *ctx, const ws_tinyvit_weights *w, const char *path);

@@ -702,7 +702,7 @@ ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const c
 ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out) {
   char *text = NULL;
   size_t size = 0;
-  ws_status st = ws_file_read(ctx, path, &text, &size);
+  ws_status st = ws_file_read(ctx, path, WS_CONFIG_MAX_FILE_BYTES, "GPU presets", &text, &size);
   if (st == WS_OK) st = ws_config_load_text(ctx, text, size, path, out);
   free(text);
   return st;

@@ -221,6 +221,8 @@ void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, siz
  * "FILE:LINE: error: ...". */
 ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const char *filename,
                               ws_gpu_cfg *out);
+/* A preset is a few KiB of INI; 1 MiB leaves two orders of magnitude. */
+#define WS_CONFIG_MAX_FILE_BYTES ((size_t)1 << 20)
 ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
 /* A preset compiled into the binary (sim/presets/NAME.ini). */
 ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);

@@ -82,7 +82,8 @@ Test(file, read_returns_the_bytes_with_a_nul_after_them) {
   put(path, bytes, sizeof bytes);
   char *data = NULL;
   size_t size = 99;
-  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK, "%s",
+               ws_errmsg(ctx));
   cr_expect_eq(size, 5);
   cr_expect_eq(memcmp(data, bytes, 5), 0);
   cr_expect_eq(data[5], '\0');
@@ -95,7 +96,8 @@ Test(file, read_of_an_empty_file_is_an_empty_string) {
   put(path, "", 0);
   char *data = NULL;
   size_t size = 99;
-  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK, "%s",
+               ws_errmsg(ctx));
   cr_expect_eq(size, 0);
   cr_assert_not_null(data);
   cr_expect_str_eq(data, "");
@@ -117,7 +119,8 @@ Test(file, read_past_the_first_buffer) {
     put(path, bytes, n);
     char *data = NULL;
     size_t size = 0;
-    cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK, "%s",
+                 ws_errmsg(ctx));
     cr_expect_eq(size, n);
     cr_expect_eq(memcmp(data, bytes, n), 0, "%zu bytes differ", n);
     cr_expect_eq(data[n], '\0');
@@ -132,7 +135,7 @@ Test(file, read_of_an_absent_file_names_the_path) {
   snprintf(want, sizeof want, "cannot open '%s': %s", path, strerror(ENOENT));
   char *data = (char *)"untouched";
   size_t size = 7;
-  cr_expect_eq(ws_file_read(ctx, path, &data, &size), WS_ERR_IO);
+  cr_expect_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   cr_expect_str_eq(data, "untouched");
   cr_expect_eq(size, 7);
@@ -144,7 +147,7 @@ Test(file, read_of_a_folder_fails_at_the_read) {
   snprintf(want, sizeof want, "cannot read '%s': %s", dir, strerror(EISDIR));
   char *data = NULL;
   size_t size = 7;
-  cr_expect_eq(ws_file_read(ctx, dir, &data, &size), WS_ERR_IO);
+  cr_expect_eq(ws_file_read(ctx, dir, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   cr_expect_null(data);
   cr_expect_eq(size, 7);
@@ -157,7 +160,7 @@ Test(file, write_creates_the_file_and_leaves_no_temporary) {
   cr_assert_eq(ws_file_write_atomic(ctx, path, bytes, 4), WS_OK, "%s", ws_errmsg(ctx));
   char *data = NULL;
   size_t size = 0;
-  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK);
+  cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK);
   cr_expect_eq(size, 4);
   cr_expect_eq(memcmp(data, bytes, 4), 0);
   free(data);
@@ -173,7 +176,7 @@ Test(file, write_replaces_an_existing_file_whole) {
   cr_assert_eq(ws_file_write_atomic(ctx, path, "new", 3), WS_OK, "%s", ws_errmsg(ctx));
   char *data = NULL;
   size_t size = 0;
-  cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK);
+  cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK);
   cr_expect_eq(size, 3, "no tail of the old content remains");
   cr_expect_str_eq(data, "new");
   free(data);
@@ -218,7 +221,7 @@ Test(file, failed_rename_removes_the_temporary_and_keeps_the_target) {
   cr_expect_eq(tmp, 0);
   char *data = NULL;
   size_t size = 0;
-  cr_assert_eq(ws_file_read(ctx, inner, &data, &size), WS_OK);
+  cr_assert_eq(ws_file_read(ctx, inner, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK);
   cr_expect_str_eq(data, "kept");
   free(data);
 }
@@ -234,4 +237,47 @@ Test(file, write_refuses_a_path_too_long_for_the_temporary) {
   const char *msg = ws_errmsg(ctx);
   cr_expect_eq(strncmp(msg, "output path too long: 'aaaa", 27), 0, "%s", msg);
   free(path);
+}
+
+/* The cap: a regular file is judged by its size before it is read; exactly
+ * the cap is read, one byte more is refused naming the path, the cap and the
+ * kind; a cap that is not whole MiB is stated in bytes. */
+Test(file, read_refuses_a_file_over_its_cap_before_reading_it) {
+  char path[128];
+  in_dir(path, sizeof path, "big.bin");
+  size_t mib = 1u << 20;
+  char *bytes = calloc(mib + 1, 1);
+  cr_assert_not_null(bytes);
+  put(path, bytes, mib + 1);
+  free(bytes);
+  char *data = (char *)1;
+  size_t size = 7;
+  cr_expect_eq(ws_file_read(ctx, path, mib, "test data", &data, &size), WS_ERR_INVALID);
+  char want[256];
+  snprintf(want, sizeof want, "%s: larger than the 1 MiB limit for test data", path);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  cr_expect_eq(data, (char *)1, "the output is untouched");
+  cr_expect_eq(size, 7);
+  cr_assert_eq(ws_file_read(ctx, path, mib + 1, "test data", &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(size, mib + 1);
+  free(data);
+  cr_expect_eq(ws_file_read(ctx, path, 1000, "test data", &data, &size), WS_ERR_INVALID);
+  snprintf(want, sizeof want, "%s: larger than the 1000-byte limit for test data", path);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+}
+
+/* A device has no size: it is read to cap + 1 bytes and refused, so an
+ * endless one ends. */
+Test(file, read_stops_an_endless_device_one_byte_past_the_cap) {
+  char *data = (char *)1;
+  size_t size = 7;
+  cr_expect_eq(ws_file_read(ctx, "/dev/zero", (size_t)3 << 20, "test data", &data, &size), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "/dev/zero: larger than the 3 MiB limit for test data");
+  cr_expect_eq(data, (char *)1);
+  cr_expect_eq(ws_file_read(ctx, "/dev/zero", 0, "test data", &data, &size), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "/dev/zero: larger than the 0-byte limit for test data");
+  cr_assert_eq(ws_file_read(ctx, "/dev/null", 0, "test data", &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(size, 0);
+  cr_expect_eq(data[0], '\0');
+  free(data);
 }

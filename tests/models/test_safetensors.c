@@ -32,8 +32,8 @@ static uint32_t bits(float f) { return ws_f32_bits(f); }
 
 Test(safetensors, reads_fixture_from_independent_encoder) {
   ws_safetensors *st = NULL;
-  cr_assert_eq(ws_safetensors_load(ctx, WS_SOURCE_DIR "/tests/data/mixed.safetensors", &st), WS_OK, "%s",
-               ws_errmsg(ctx));
+  cr_assert_eq(ws_safetensors_load(ctx, WS_SOURCE_DIR "/tests/data/mixed.safetensors", (size_t)1 << 30, &st),
+               WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_safetensors_count(st), 4);
   /* header order, not data order */
   static const char *const order[] = {"s", "b", "a", "c"};
@@ -84,7 +84,7 @@ Test(safetensors, f32_round_trip_is_bit_identical) {
   snprintf(path, sizeof path, "%s/rt.safetensors", dir);
   cr_assert_eq(ws_safetensors_write(ctx, path, in, 3, meta, 2), WS_OK, "%s", ws_errmsg(ctx));
   ws_safetensors *st = NULL;
-  cr_assert_eq(ws_safetensors_load(ctx, path, &st), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_safetensors_load(ctx, path, (size_t)1 << 30, &st), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_safetensors_count(st), 3);
   for (size_t t = 0; t < 3; t++) {
     const ws_safetensors_tensor *got = ws_safetensors_at(st, t);
@@ -162,7 +162,7 @@ Test(safetensors, writer_rejects_bad_tensors) {
 
 Test(safetensors, missing_file_is_an_io_error_naming_it) {
   ws_safetensors *st = (ws_safetensors *)1;
-  cr_expect_eq(ws_safetensors_load(ctx, "/nonexistent/w.safetensors", &st), WS_ERR_IO);
+  cr_expect_eq(ws_safetensors_load(ctx, "/nonexistent/w.safetensors", (size_t)1 << 30, &st), WS_ERR_IO);
   cr_expect_null(st);
   cr_expect(strstr(ws_errmsg(ctx), "/nonexistent/w.safetensors"), "%s", ws_errmsg(ctx));
 }

@@ -440,7 +440,7 @@ Test(tinyvit, weights_round_trip_through_safetensors) {
   cr_expect_eq(
       memcmp(ws_tinyvit_weights_at(w, 0)->data, ws_tinyvit_weights_at(back, 0)->data, n * sizeof(float)), 0);
   ws_safetensors *st = NULL;
-  cr_assert_eq(ws_safetensors_load(ctx, path, &st), WS_OK);
+  cr_assert_eq(ws_safetensors_load(ctx, path, (size_t)1 << 30, &st), WS_OK);
   cr_expect_str_eq(ws_safetensors_metadata(st, "model"), "tinyvit32");
   cr_expect_str_eq(ws_safetensors_metadata(st, "dim"), "32");
   cr_expect_str_eq(ws_safetensors_metadata(st, "heads"), "4");
@@ -586,4 +586,21 @@ Test(tinyvit, layer_costs_add_up) {
   cr_expect_eq(costs[3].in_bytes, 2 * 64 * 64 * 4); /* scores read Q and K */
   /* a small cap still reports the count */
   cr_expect_eq(ws_tinyvit_layer_costs(&cfg, costs, 2), 12);
+}
+
+/* Sizes from the config alone agree with a built weights object; the file
+ * cap is the largest model's (D=1024, depth 32) 268847105 F32 parameters =
+ * 1075388420 bytes, + 8 + 1 MiB of header, rounded up: 1027 MiB. */
+Test(tinyvit, sizes_from_the_config_match_the_weights_and_bound_the_file) {
+  const ws_tinyvit_cfg cfgs[] = {{64, 4, 1}, {96, 3, 2}, {32, 8, 4}};
+  for (size_t i = 0; i < 3; i++) {
+    ws_tinyvit_weights *w = NULL;
+    cr_assert_eq(ws_tinyvit_weights_create(ctx, &cfgs[i], &w), WS_OK, "%s", ws_errmsg(ctx));
+    cr_expect_eq(ws_tinyvit_cfg_param_count(&cfgs[i]), ws_tinyvit_weights_param_count(w));
+    cr_expect_eq(ws_tinyvit_cfg_tensor_count(&cfgs[i]), ws_tinyvit_weights_count(w));
+    ws_tinyvit_weights_destroy(w);
+  }
+  const ws_tinyvit_cfg largest = {1024, 16, 32};
+  cr_expect_eq(ws_tinyvit_cfg_param_count(&largest), 268847105u);
+  cr_expect_eq(ws_tinyvit_weights_file_max_bytes(), (size_t)1027 << 20);
 }

@@ -28,7 +28,8 @@ Test(wsa, text_equals_the_file_on_disk) {
     char path[1024], *data = NULL;
     size_t size = 0;
     snprintf(path, sizeof path, "%s/%s", WS_SOURCE_DIR, f->path);
-    cr_assert_eq(ws_file_read(ctx, path, &data, &size), WS_OK, "%s", ws_errmsg(ctx));
+    cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &data, &size), WS_OK, "%s",
+                 ws_errmsg(ctx));
     cr_expect_eq(f->size_bytes, size, "%s: %zu bytes embedded, %zu on disk", f->path, f->size_bytes, size);
     cr_expect_eq(memcmp(f->text, data, size < f->size_bytes ? size : f->size_bytes), 0,
                  "%s differs from the file", f->path);

@@ -26,7 +26,7 @@ static int process(const ws_docgen_block *g, bool check) {
   int rc = 2;
   if (!block)
     fprintf(stderr, "ws-docgen: generating the %s block failed\n", g->name);
-  else if (ws_file_read(ctx, g->path, &doc, &size) != WS_OK)
+  else if (ws_file_read(ctx, g->path, WS_FILE_TEXT_MAX_BYTES, "documents", &doc, &size) != WS_OK)
     fprintf(stderr, "ws-docgen: %s\n", ws_errmsg(ctx));
   else if (!(spliced = ws_text_splice(doc, g->begin, g->end, block)))
     fprintf(stderr, "ws-docgen: %s lacks the %s / %s markers\n", g->path, g->begin, g->end);

@@ -18,7 +18,8 @@ static void expect_current(const ws_docgen_block *g) {
   char path[1024], *doc = NULL;
   size_t size = 0;
   snprintf(path, sizeof path, "%s/%s", WS_SOURCE_DIR, g->path);
-  cr_assert_eq(ws_file_read(ctx, path, &doc, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "test input", &doc, &size), WS_OK, "%s",
+               ws_errmsg(ctx));
   char *begin = strstr(doc, g->begin);
   char *body = begin ? strchr(begin, '\n') : NULL;
   cr_assert_not_null(body, "%s lacks the line %s", g->path, g->begin);

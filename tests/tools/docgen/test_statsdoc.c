@@ -79,7 +79,9 @@ Test(statsdoc, markers) {
   ws_ctx *ctx = ws_ctx_create();
   char *doc = NULL;
   size_t size = 0;
-  cr_assert_eq(ws_file_read(ctx, WS_SOURCE_DIR "/docs/stats.md", &doc, &size), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(
+      ws_file_read(ctx, WS_SOURCE_DIR "/docs/stats.md", WS_FILE_TEXT_MAX_BYTES, "test input", &doc, &size),
+      WS_OK, "%s", ws_errmsg(ctx));
   char *begin = strstr(doc, WS_STATSDOC_BEGIN), *end = strstr(doc, WS_STATSDOC_END);
   cr_assert_not_null(begin);
   cr_assert_not_null(end);

@@ -1,8 +1,10 @@
 /* image.c - image decode/encode through SDL2_image, separable resampling,
  * ImageNet normalization and the procedural sample images.
  *
- * Files are read with ws_file_read and decoded from memory (IMG_Load_RW), so
- * "cannot open" and "not an image" are told apart. SDL needs no video
+ * Files are read with ws_file_read and decoded from memory, so "cannot
+ * open" and "not an image" are told apart. Before anything is decoded the
+ * format is chosen with SDL_image's own checks and the size read from the
+ * header (models/imghdr.h) and bounded; then that format's loader runs. SDL needs no video
  * initialisation for surfaces, decoding or PNG output. Resampling weights are
  * computed once per axis as (first source index, weights) taps and applied
  * horizontally then vertically. */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -46,12 +49,107 @@ void ws_image_destroy(ws_image *img) {
 
 /* ---- decode / encode ------------------------------------------------------------ */
 
+/* SDL_image 2.6's detection table (IMG.c), in its order, so the format
+ * chosen here is the one IMG_Load_RW would choose. -1: no header reader,
+ * the format is refused. */
+static const struct {
+  const char *name;
+  int (*is)(SDL_RWops *src);
+  int format;
+} sniffers[] = {
+    {"AVIF", IMG_isAVIF, -1},
+    {"CUR", IMG_isCUR, -1},
+    {"ICO", IMG_isICO, -1},
+    {"BMP", IMG_isBMP, WS_IMGHDR_BMP},
+    {"GIF", IMG_isGIF, WS_IMGHDR_GIF},
+    {"JPEG", IMG_isJPG, WS_IMGHDR_JPEG},
+    {"JPEG XL", IMG_isJXL, -1},
+    {"LBM", IMG_isLBM, -1},
+    {"PCX", IMG_isPCX, WS_IMGHDR_PCX},
+    {"PNG", IMG_isPNG, WS_IMGHDR_PNG},
+    {"PNM", IMG_isPNM, WS_IMGHDR_PNM},
+    {"SVG", IMG_isSVG, -1},
+    {"TIFF", IMG_isTIF, WS_IMGHDR_TIFF},
+    {"XCF", IMG_isXCF, -1},
+    {"XPM", IMG_isXPM, -1},
+    {"XV", IMG_isXV, -1},
+    {"WEBP", IMG_isWEBP, WS_IMGHDR_WEBP},
+    {"QOI", IMG_isQOI, WS_IMGHDR_QOI},
+};
+
+/* Each format's own decoder: the one whose header was read. */
+static SDL_Surface *(*const loaders[WS_IMGHDR_FORMAT_COUNT])(SDL_RWops *src) = {
+    IMG_LoadPNG_RW, IMG_LoadPNM_RW,  IMG_LoadGIF_RW, IMG_LoadBMP_RW, IMG_LoadJPG_RW,
+    IMG_LoadTIF_RW, IMG_LoadWEBP_RW, IMG_LoadQOI_RW, IMG_LoadPCX_RW, IMG_LoadTGA_RW};
+
+#define ACCEPTED "PNG, PPM/PGM/PBM, GIF, BMP, JPEG, TIFF, WEBP, QOI, PCX, TGA"
+
+static bool named_tga(const char *name) {
+  size_t n = strlen(name);
+  return n >= 4 && strcasecmp(name + n - 4, ".tga") == 0;
+}
+
+static ws_status sniff(ws_ctx *ctx, SDL_RWops *rw, const char *name, ws_imghdr_format *format) {
+  for (size_t i = 0; i < sizeof sniffers / sizeof *sniffers; i++) {
+    if (!sniffers[i].is(rw)) continue;
+    if (sniffers[i].format >= 0) {
+      *format = (ws_imghdr_format)sniffers[i].format;
+      return WS_OK;
+    }
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s: %s images are not accepted: their size cannot be checked before decoding "
+                       "(accepted: " ACCEPTED ")",
+                       name, sniffers[i].name);
+  }
+  if (named_tga(name)) {
+    *format = WS_IMGHDR_TGA;
+    return WS_OK;
+  }
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable image (no signature of " ACCEPTED ")", name);
+}
+
+static ws_status check_size(ws_ctx *ctx, const char *name, const char *format, uint32_t w, uint32_t h) {
+  if (w >= 1 && h >= 1 && w <= WS_IMAGE_MAX_SIDE && h <= WS_IMAGE_MAX_SIDE &&
+      (uint64_t)w * h <= WS_IMAGE_MAX_PIXELS)
+    return WS_OK;
+  return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%s: %s image is %ux%u; each side must be in [1, %u] and the pixel count at most %u "
+                     "(4096x4096)",
+                     name, format, w, h, WS_IMAGE_MAX_SIDE, WS_IMAGE_MAX_PIXELS);
+}
+
+static ws_status probe_rw(ws_ctx *ctx, SDL_RWops *rw, const void *data, size_t size_bytes, const char *name,
+                          ws_imghdr_format *format, uint32_t *w, uint32_t *h) {
+  ws_status st = sniff(ctx, rw, name, format);
+  if (st == WS_OK) st = ws_imghdr_read(ctx, *format, data, size_bytes, name, w, h);
+  if (st == WS_OK) st = check_size(ctx, name, ws_imghdr_format_name(*format), *w, *h);
+  return st;
+}
+
+static ws_status open_mem(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
+                          SDL_RWops **rw) {
+  if (size_bytes > WS_IMAGE_MAX_FILE_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: larger than the %zu MiB limit for images", name,
+                       WS_IMAGE_MAX_FILE_BYTES >> 20);
+  *rw = SDL_RWFromConstMem(data, (int)size_bytes);
+  return *rw ? WS_OK
+             : ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: cannot wrap the file (SDL: %s)", name, SDL_GetError());
+}
+
+ws_status ws_image_probe(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
+                         ws_imghdr_format *format, uint32_t *width, uint32_t *height) {
+  SDL_RWops *rw = NULL;
+  ws_status st = open_mem(ctx, data, size_bytes, name, &rw);
+  if (st != WS_OK) return st;
+  st = probe_rw(ctx, rw, data, size_bytes, name, format, width, height);
+  SDL_RWclose(rw);
+  return st;
+}
+
 static ws_status copy_rgb24(ws_ctx *ctx, SDL_Surface *rgb, const char *name, ws_image **out) {
-  if (rgb->w <= 0 || rgb->h <= 0 || (uint32_t)rgb->w > WS_IMAGE_MAX_SIDE ||
-      (uint32_t)rgb->h > WS_IMAGE_MAX_SIDE)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: image is %dx%d, each side must be in [1, %u]", name, rgb->w,
-                       rgb->h, WS_IMAGE_MAX_SIDE);
-  ws_status st = ws_image_create(ctx, (uint32_t)rgb->w, (uint32_t)rgb->h, out);
+  ws_status st = check_size(ctx, name, "decoded", (uint32_t)(rgb->w > 0 ? rgb->w : 0),
+                            (uint32_t)(rgb->h > 0 ? rgb->h : 0));
+  if (st == WS_OK) st = ws_image_create(ctx, (uint32_t)rgb->w, (uint32_t)rgb->h, out);
   if (st != WS_OK) return st;
   if (SDL_MUSTLOCK(rgb)) SDL_LockSurface(rgb);
   size_t row_bytes = (size_t)rgb->w * 3;
@@ -62,20 +160,33 @@ static ws_status copy_rgb24(ws_ctx *ctx, SDL_Surface *rgb, const char *name, ws_
   return WS_OK;
 }
 
+/* Decodes with the probed format's own loader, so no other decoder (with
+ * another idea of the size) can run. */
+static SDL_Surface *decode_rw(SDL_RWops *rw, ws_imghdr_format format) {
+  if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0) return NULL;
+  return loaders[format](rw);
+}
+
 ws_status ws_image_decode(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
                           ws_image **out) {
   *out = NULL;
-  if (size_bytes > INT_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: %zu bytes is too large for an image", name, size_bytes);
-  SDL_RWops *rw = SDL_RWFromConstMem(data, (int)size_bytes);
-  SDL_Surface *surf = rw ? IMG_Load_RW(rw, 1) : NULL;
+  SDL_RWops *rw = NULL;
+  ws_status st = open_mem(ctx, data, size_bytes, name, &rw);
+  if (st != WS_OK) return st;
+  ws_imghdr_format format = WS_IMGHDR_PNG;
+  uint32_t w, h;
+  st = probe_rw(ctx, rw, data, size_bytes, name, &format, &w, &h);
+  SDL_Surface *surf = st == WS_OK ? decode_rw(rw, format) : NULL;
+  SDL_RWclose(rw);
+  if (st != WS_OK) return st;
   if (!surf)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable image (SDL_image: %s)", name, IMG_GetError());
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable %s image (SDL_image: %s)", name,
+                       ws_imghdr_format_name(format), IMG_GetError());
   SDL_Surface *rgb = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_RGB24, 0);
   SDL_FreeSurface(surf);
   if (!rgb)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: cannot convert to RGB (SDL: %s)", name, SDL_GetError());
-  ws_status st = copy_rgb24(ctx, rgb, name, out);
+  st = copy_rgb24(ctx, rgb, name, out);
   SDL_FreeSurface(rgb);
   return st;
 }
@@ -84,7 +195,7 @@ ws_status ws_image_load(ws_ctx *ctx, const char *path, ws_image **out) {
   *out = NULL;
   char *data = NULL;
   size_t size = 0;
-  ws_status st = ws_file_read(ctx, path, &data, &size);
+  ws_status st = ws_file_read(ctx, path, WS_IMAGE_MAX_FILE_BYTES, "images", &data, &size);
   if (st != WS_OK) return st;
   st = ws_image_decode(ctx, data, size, path, out);
   free(data);

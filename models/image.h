@@ -18,9 +18,15 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
+#include "models/imghdr.h"
 
 #define WS_IMAGE_INPUT_SIZE 32 /* model input, pixels per side */
 #define WS_IMAGE_MAX_SIDE 16384u
+/* Decoded images are also capped at 16 Mpixel (4096x4096): SDL's 32-bit
+ * surface, its RGB24 copy and ours then stay under 160 MiB. */
+#define WS_IMAGE_MAX_PIXELS (1u << 24)
+/* An uncompressed 16-Mpixel BMP or TIFF is 64 MiB; twice that for files. */
+#define WS_IMAGE_MAX_FILE_BYTES ((size_t)128 << 20)
 #define WS_IMAGE_NOISE_SEED 0x5eedull
 
 typedef struct ws_image {
@@ -32,9 +38,19 @@ typedef struct ws_image {
 ws_status ws_image_create(ws_ctx *ctx, uint32_t width, uint32_t height, ws_image **out);
 void ws_image_destroy(ws_image *img);
 
-/* Loads any format SDL2_image decodes (PNG, PPM/PGM/PBM, BMP, ...) and
- * converts it to RGB; alpha is dropped. A missing file is WS_ERR_IO, an
- * undecodable one WS_ERR_INVALID; both name the file. */
+/* The format (chosen by SDL_image's own signature checks, in its order; TGA,
+ * which has none, by a ".tga" name) and the size the header declares,
+ * refused unless each side is in [1, WS_IMAGE_MAX_SIDE] and the pixel count
+ * at most WS_IMAGE_MAX_PIXELS. Formats whose size cannot be read up front
+ * (ICO, CUR, SVG, XCF, XPM, XV, LBM, AVIF, JPEG XL) are refused. Nothing is
+ * decoded. */
+ws_status ws_image_probe(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name,
+                         ws_imghdr_format *format, uint32_t *width, uint32_t *height);
+/* Loads PNG, PPM/PGM/PBM, GIF, BMP, JPEG, TIFF, WEBP, QOI, PCX or TGA (with
+ * SDL2_image, after ws_image_probe accepts the header) and converts it to
+ * RGB; alpha is dropped. A missing file is WS_ERR_IO, an undecodable,
+ * oversized (over WS_IMAGE_MAX_FILE_BYTES) or refused one WS_ERR_INVALID;
+ * all name the file. */
 ws_status ws_image_load(ws_ctx *ctx, const char *path, ws_image **out);
 /* The same from a file image in memory; `name` is used in messages. */
 ws_status ws_image_decode(ws_ctx *ctx, const void *data, size_t size_bytes, const char *name, ws_image **out);

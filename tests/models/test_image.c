@@ -142,7 +142,7 @@ Test(image, unreadable_files_are_errors_naming_them) {
   cr_expect(strstr(ws_errmsg(ctx), "make_fixtures.py: not a readable image"), "%s", ws_errmsg(ctx));
   const uint8_t truncated_png[12] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
   cr_expect_eq(ws_image_decode(ctx, truncated_png, sizeof truncated_png, "cut.png", &img), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(ctx), "cut.png: not a readable image"), "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "cut.png: PNG header does not give the image size"), "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_image_create(ctx, 0, 5, &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "image size 0x5"), "%s", ws_errmsg(ctx));
   ws_image_destroy(NULL);
@@ -224,4 +224,99 @@ Test(image, input_takes_a_sample_name_or_a_path) {
   cr_expect_eq(ws_image_input(c, "no-such-image.png", a), WS_ERR_IO);
   cr_expect(strstr(ws_errmsg(c), "no-such-image.png") != NULL, "%s", ws_errmsg(c));
   ws_ctx_destroy(c);
+}
+
+/* ---- bounds before decoding ------------------------------------------------------ */
+
+static size_t png_header(uint8_t out[33], uint32_t w, uint32_t h) {
+  const uint8_t head[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+  memcpy(out, head, 16);
+  for (int i = 0; i < 4; i++) {
+    out[16 + i] = (uint8_t)(w >> (24 - 8 * i));
+    out[20 + i] = (uint8_t)(h >> (24 - 8 * i));
+  }
+  const uint8_t rest[9] = {8, 2, 0, 0, 0, 0, 0, 0, 0}; /* depth, RGB, methods, (CRC) */
+  memcpy(out + 24, rest, 9);
+  return 33;
+}
+
+/* The issue's two files: a 43-byte GIF whose frame is 65535x65535 and a PNG
+ * whose IHDR says 65536x65536, refused from the header with the file, the
+ * format, the size found and both limits. */
+Test(image, hostile_headers_are_refused_before_decoding) {
+  const uint8_t gif[43] = {'G', 'I', 'F',  '8',  '9',  'a',  1, 0, 1, 0,    0x80, 0, 0,   0, 0,
+                           0,   255, 255,  255,  '!',  0xF9, 4, 0, 0, 0,    0,    0, ',', 0, 0,
+                           0,   0,   0xff, 0xff, 0xff, 0xff, 0, 2, 2, 0x44, 0x01, 0, ';'};
+  ws_image *img = (ws_image *)1;
+  cr_expect_eq(ws_image_decode(ctx, gif, sizeof gif, "big.gif", &img), WS_ERR_INVALID);
+  cr_expect_null(img);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "big.gif: GIF image is 65535x65535; each side must be in [1, 16384] and the "
+                   "pixel count at most 16777216 (4096x4096)");
+  uint8_t png[33];
+  cr_expect_eq(ws_image_decode(ctx, png, png_header(png, 65536, 65536), "big.png", &img), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "big.png: PNG image is 65536x65536; each side must be in [1, 16384] and the "
+                   "pixel count at most 16777216 (4096x4096)");
+}
+
+Test(image, probe_applies_the_side_and_pixel_limits) {
+  uint8_t png[33];
+  ws_imghdr_format f = WS_IMGHDR_FORMAT_COUNT;
+  uint32_t w = 0, h = 0;
+  cr_assert_eq(ws_image_probe(ctx, png, png_header(png, 4096, 4096), "ok.png", &f, &w, &h), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_expect(f == WS_IMGHDR_PNG && w == 4096 && h == 4096);
+  cr_expect_eq(ws_image_probe(ctx, png, png_header(png, 8192, 4096), "wide.png", &f, &w, &h), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "wide.png: PNG image is 8192x4096;"), "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_image_probe(ctx, png, png_header(png, 16385, 1), "long.png", &f, &w, &h), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "long.png: PNG image is 16385x1;"), "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_image_probe(ctx, png, png_header(png, 0, 1), "empty.png", &f, &w, &h), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "empty.png: PNG image is 0x1;"), "%s", ws_errmsg(ctx));
+  const char *ppm = "P6 20000 2 255\n";
+  cr_expect_eq(ws_image_probe(ctx, ppm, strlen(ppm), "a.ppm", &f, &w, &h), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "a.ppm: PNM image is 20000x2;"), "%s", ws_errmsg(ctx));
+}
+
+/* ICO picks one of several entries and holds a BMP or PNG inside: its size
+ * cannot be judged from a header, so it is refused, naming the formats
+ * that are accepted. */
+Test(image, formats_without_a_readable_size_are_refused) {
+  const uint8_t ico[22] = {0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 40, 0, 0, 0, 22, 0, 0, 0};
+  ws_image *img = (ws_image *)1;
+  cr_expect_eq(ws_image_decode(ctx, ico, sizeof ico, "x.ico", &img), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "x.ico: ICO images are not accepted: their size cannot be checked before "
+                   "decoding (accepted: PNG, PPM/PGM/PBM, GIF, BMP, JPEG, TIFF, WEBP, QOI, PCX, "
+                   "TGA)");
+}
+
+/* A 2x1 24-bit BMP (rows bottom-up, BGR, padded to 4 bytes) and the same
+ * pixels as a TGA (no signature: chosen by its name) decode through their
+ * own loaders. */
+Test(image, bmp_and_tga_decode_through_their_own_loaders) {
+  uint8_t bmp[62] = {'B',      'M', 62, 0,  0,  0,  0, 0, 0, 0, 54, 0, 0, 0,        /* file header */
+                     40,       0,   0,  0,  2,  0,  0, 0, 1, 0, 0,  0, 1, 0, 24, 0, /* info header */
+                     [54] = 3, 2,   1,  30, 20, 10, 0, 0};
+  ws_image *img = NULL;
+  cr_assert_eq(ws_image_decode(ctx, bmp, sizeof bmp, "two.bmp", &img), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert(img->width == 2 && img->height == 1);
+  expect_px(img, 0, 0, 1, 2, 3);
+  expect_px(img, 1, 0, 10, 20, 30);
+  ws_image_destroy(img);
+  const uint8_t tga[24] = {0, 0, 2, [12] = 2, 0, 1, 0, 24, 0x20, 3, 2, 1, 30, 20, 10};
+  cr_assert_eq(ws_image_decode(ctx, tga, sizeof tga, "two.TGA", &img), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert(img->width == 2 && img->height == 1);
+  expect_px(img, 0, 0, 1, 2, 3);
+  expect_px(img, 1, 0, 10, 20, 30);
+  ws_image_destroy(img);
+  cr_expect_eq(ws_image_decode(ctx, tga, sizeof tga, "two.bin", &img), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "two.bin: not a readable image"), "%s", ws_errmsg(ctx));
+}
+
+Test(image, files_over_the_image_cap_are_refused_unread) {
+  ws_image *img = (ws_image *)1;
+  cr_expect_eq(ws_image_load(ctx, "/dev/zero", &img), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "/dev/zero: larger than the 128 MiB limit for images");
+  cr_expect_null(img);
 }

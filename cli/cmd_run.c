@@ -162,8 +162,7 @@ static const char *image_of(const run_opts *o, uint32_t i) {
 }
 
 static ws_status load_weights(ws_ctx *ctx, const run_opts *o, ws_tinyvit_weights **w) {
-  ws_status st = ws_tinyvit_cfg_validate(ctx, &o->model);
-  if (st != WS_OK) return st;
+  ws_status st = WS_OK;
   if (o->weights)
     st = ws_tinyvit_weights_load(ctx, o->weights, &o->model, w);
   else if ((st = ws_tinyvit_weights_create(ctx, &o->model, w)) == WS_OK)
@@ -283,8 +282,20 @@ static void print_summary(const run_opts *o, const ws_vitrun_result *res) {
 
 /* ---- the command --------------------------------------------------------------------- */
 
-static ws_status execute(ws_ctx *ctx, run_opts *o, int *exit_code) {
-  ws_gpu_cfg cfg;
+/* Resolves the tiles and the GPU and judges every flag against what the
+ * pipeline can run on it, before anything is allocated: a value out of
+ * range is a command-line error (exit 2), an unreadable --gpu file a failed
+ * run (exit 1). */
+static int check_flags(ws_ctx *ctx, run_opts *o, ws_gpu_cfg *cfg) {
+  if (ws_cli_gemmopt_resolve(ctx, &o->gemm, &o->vit.gemm) != WS_OK)
+    return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
+  if (ws_cli_gpuopt_resolve(ctx, &o->gpu, cfg) != WS_OK) return ws_cli_error("%s", ws_errmsg(ctx));
+  if (ws_vitrun_validate(ctx, &o->vit, &o->model, cfg) != WS_OK)
+    return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
+  return WS_EXIT_OK;
+}
+
+static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *exit_code) {
   ws_device *dev = NULL;
   ws_runtime *rt = NULL;
   ws_tinyvit_weights *w = NULL;
@@ -292,17 +303,14 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, int *exit_code) {
   memset(&res, 0, sizeof res);
   double host_s = 0;
   float *images = calloc((size_t)o->vit.batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *images);
-  ws_status st = images ? ws_cli_gemmopt_resolve(ctx, &o->gemm, &o->vit.gemm)
-                        : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory");
-  if (st == WS_OK) st = ws_cli_gpuopt_resolve(ctx, &o->gpu, &cfg);
-  if (st == WS_OK) st = load_weights(ctx, o, &w);
+  ws_status st = images ? load_weights(ctx, o, &w) : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory");
   for (uint32_t i = 0; i < o->vit.batch && st == WS_OK; i++)
     st = prepare_image(ctx, image_of(o, i), images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, &host_s);
-  if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
+  if (st == WS_OK) st = ws_device_create(ctx, cfg, &dev);
   if (st == WS_OK) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {
-    print_header(o, &cfg, w, host_s);
+    print_header(o, cfg, w, host_s);
     print_timeline(rt, &o->vit, &res);
     print_summary(o, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
@@ -327,9 +335,13 @@ int ws_cli_run(int argc, char **argv) {
   int rc = parse_flags(argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   ws_ctx *ctx = ws_ctx_create();
-  int exit_code = WS_EXIT_FAIL;
-  ws_status st = execute(ctx, &o, &exit_code);
-  rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : exit_code;
+  ws_gpu_cfg cfg;
+  rc = check_flags(ctx, &o, &cfg);
+  if (rc == WS_EXIT_OK) {
+    int exit_code = WS_EXIT_FAIL;
+    ws_status st = execute(ctx, &o, &cfg, &exit_code);
+    rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : exit_code;
+  }
   ws_ctx_destroy(ctx);
   return rc;
 }

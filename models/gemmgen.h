@@ -54,6 +54,9 @@ typedef struct ws_gemmgen_cfg {
   uint32_t epilogue;   /* WS_GEMMGEN_EPI_* flags */
 } ws_gemmgen_cfg;
 
+/* The largest M, N and K a kernel is run for. */
+#define WS_GEMMGEN_DIM_MAX 65536u
+
 /* Device buffers and shape of one product. bias and res may be 0 when the
  * config's epilogue does not use them. */
 typedef struct ws_gemmgen_problem {

@@ -17,7 +17,6 @@
 
 #define WS_GEMMGEN_REG_LIMIT 255u /* R0..R254 */
 #define WS_GEMMGEN_MAX_PASSES 64u /* loads per thread per tile */
-#define WS_GEMMGEN_DIM_MAX 65536u /* largest M, N, K */
 #define WS_GEMMGEN_LOG2E 1.44269504088896340736
 #define WS_GEMMGEN_SQRT_2_OVER_PI 0.79788456080286535588
 #define WS_GEMMGEN_GELU_C 0.044715 /* the tanh form's cubic coefficient */

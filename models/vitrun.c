@@ -133,26 +133,34 @@ static ws_status alloc_act(run *r, uint64_t floats, uint64_t *out) {
   return st;
 }
 
+/* Floats of every activation buffer alloc_acts makes, in its order. */
+static size_t act_sizes(const ws_tinyvit_cfg *m, uint32_t batch, uint64_t out[MAX_BUFS]) {
+  uint64_t rows = (uint64_t)batch * TOKENS, d = m->dim;
+  const uint64_t want[] = {(uint64_t)batch * WS_TINYVIT_IMAGE_FLOATS,
+                           rows * WS_TINYVIT_PATCH_DIM,
+                           rows * d,
+                           rows * 3 * d,
+                           (uint64_t)m->heads * TOKENS * TOKENS,
+                           rows * d,
+                           rows * d,
+                           rows * d,
+                           rows * 2 * d,
+                           rows * d,
+                           batch * d,
+                           batch,
+                           batch};
+  memcpy(out, want, sizeof want);
+  return sizeof want / sizeof *want;
+}
+
 static ws_status alloc_acts(run *r) {
-  uint64_t rows = (uint64_t)r->batch * TOKENS, d = r->dim;
-  struct {
-    uint64_t *p, floats;
-  } want[] = {{&r->a.img, (uint64_t)r->batch * WS_TINYVIT_IMAGE_FLOATS},
-              {&r->a.patches, rows * WS_TINYVIT_PATCH_DIM},
-              {&r->a.x, rows * d},
-              {&r->a.qkv, rows * 3 * d},
-              {&r->a.scores, (uint64_t)r->mc.heads * TOKENS * TOKENS},
-              {&r->a.att, rows * d},
-              {&r->a.resid, rows * d},
-              {&r->a.x1, rows * d},
-              {&r->a.h, rows * 2 * d},
-              {&r->a.y, rows * d},
-              {&r->a.pooled, r->batch * d},
-              {&r->a.logit, r->batch},
-              {&r->a.prob, r->batch}};
+  uint64_t *const dst[] = {&r->a.img,    &r->a.patches, &r->a.x,   &r->a.qkv, &r->a.scores,
+                           &r->a.att,    &r->a.resid,   &r->a.x1,  &r->a.h,   &r->a.y,
+                           &r->a.pooled, &r->a.logit,   &r->a.prob};
+  uint64_t sizes[MAX_BUFS];
+  size_t n = act_sizes(&r->mc, r->batch, sizes);
   ws_status st = WS_OK;
-  for (size_t i = 0; i < sizeof want / sizeof *want && st == WS_OK; i++)
-    st = alloc_act(r, want[i].floats, want[i].p);
+  for (size_t i = 0; i < n && st == WS_OK; i++) st = alloc_act(r, sizes[i], dst[i]);
   return st;
 }
 
@@ -373,6 +381,110 @@ static ws_status block_layers(run *r, uint32_t b) {
   return st;
 }
 
+/* ---- limits, judged before anything is allocated ------------------------------------- */
+
+uint64_t ws_vitrun_device_bytes(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model) {
+  uint64_t sizes[MAX_BUFS], bytes = ws_tinyvit_cfg_param_count(model) * sizeof(float) +
+                                    ws_tinyvit_cfg_tensor_count(model) * ALIGN_BYTES;
+  size_t n = act_sizes(model, cfg->batch, sizes);
+  for (size_t i = 0; i < n; i++) bytes += round_up(sizes[i] * sizeof(float));
+  return bytes;
+}
+
+/* The largest batch the GEMMs take, and why: M = 64*batch rows within the
+ * generator's largest M, within bm x the grid's y limit, and M*3D (the QKV
+ * output, the largest operand) below 2^31 elements. */
+static uint32_t max_batch(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m, const ws_gpu_cfg *gpu, char *why,
+                          size_t why_bytes) {
+  uint64_t bm = cfg->gemm.bm ? cfg->gemm.bm : 1, grid = gpu->sm.max_grid_dim[1] * bm;
+  uint64_t index = ((1ull << 31) - 1) / (3ull * m->dim), rows = WS_GEMMGEN_DIM_MAX;
+  snprintf(why, why_bytes, "M = 64*batch must be <= %u (the GEMM generator's largest M)", WS_GEMMGEN_DIM_MAX);
+  if (grid < rows)
+    rows = grid, snprintf(why, why_bytes, "M = 64*batch must be <= bm*%u = %llu (the grid's y limit)",
+                          gpu->sm.max_grid_dim[1], (unsigned long long)grid);
+  if (index < rows)
+    rows = index,
+    snprintf(why, why_bytes, "M*3*dim = 64*batch*%u must stay below 2^31 (32-bit indices)", 3 * m->dim);
+  return (uint32_t)(rows / TOKENS);
+}
+
+static ws_status check_batch(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m,
+                             const ws_gpu_cfg *gpu) {
+  char why[160];
+  uint32_t most = max_batch(cfg, m, gpu, why, sizeof why);
+  if (cfg->batch >= 1 && cfg->batch <= most) return WS_OK;
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "--batch must be 1..%u on %s with these tiles (got %u): %s", most,
+                     gpu->gpu.name, cfg->batch, why);
+}
+
+/* Puts "PREFIX: <the message on ctx>" on ctx. */
+static ws_status explain(ws_ctx *ctx, const char *prefix) {
+  char inner[512];
+  snprintf(inner, sizeof inner, "%s", ws_errmsg(ctx));
+  return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s: %s", prefix, inner);
+}
+
+/* Every epilogue the layers fuse changes the kernel's register count. */
+static ws_status check_gemm(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_gpu_cfg *gpu) {
+  static const uint32_t epilogues[] = {WS_GEMMGEN_EPI_BIAS, WS_GEMMGEN_EPI_BIAS | WS_GEMMGEN_EPI_GELU,
+                                       WS_GEMMGEN_EPI_BIAS | WS_GEMMGEN_EPI_RESIDUAL};
+  for (size_t i = 0; i < sizeof epilogues / sizeof *epilogues; i++) {
+    ws_gemmgen_cfg g = cfg->gemm;
+    g.epilogue = epilogues[i];
+    if (ws_gemmgen_check(ctx, &g, gpu) != WS_OK) {
+      char desc[128], prefix[256];
+      ws_gemmgen_describe(&g, desc, sizeof desc);
+      snprintf(prefix, sizeof prefix, "GEMM tiles (--gemm, --bm ...) %s on %s", desc, gpu->gpu.name);
+      return explain(ctx, prefix);
+    }
+  }
+  return WS_OK;
+}
+
+static ws_status check_attention(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m,
+                                 const ws_gpu_cfg *gpu) {
+  if (cfg->attn != WS_VITRUN_ATTN_FLASH) return WS_OK;
+  uint32_t dh = m->dim / m->heads;
+  if (ws_attngen_flash_validate(ctx, gpu, dh, &cfg->flash) == WS_OK) return WS_OK;
+  char prefix[160];
+  snprintf(prefix, sizeof prefix,
+           "--attn flash with --dim %u --heads %u (head_dim %u), --br %u --bc %u on %s", m->dim, m->heads, dh,
+           cfg->flash.br, cfg->flash.bc, gpu->gpu.name);
+  return explain(ctx, prefix);
+}
+
+static ws_status check_memory(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m,
+                              const ws_gpu_cfg *gpu) {
+  const uint64_t mib = 1u << 20;
+  uint64_t dev = ws_vitrun_device_bytes(cfg, m);
+  if (dev > gpu->gpu.dram_size_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "--batch %u --dim %u --depth %u needs %llu MiB of device memory; %s has %llu MiB",
+                       cfg->batch, m->dim, m->depth, (unsigned long long)((dev + mib - 1) / mib),
+                       gpu->gpu.name, (unsigned long long)(gpu->gpu.dram_size_bytes / mib));
+  uint64_t host = dev + 2 * ws_tinyvit_cfg_param_count(m) * sizeof(float) +
+                  (uint64_t)cfg->batch * ws_tinyvit_acts_floats(m) * sizeof(float);
+  if (host > WS_VITRUN_MAX_HOST_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "--batch %u --dim %u --depth %u needs about %llu MiB of host memory (simulated device "
+                       "memory, staged weights, the reference's activations); the limit is %llu MiB",
+                       cfg->batch, m->dim, m->depth, (unsigned long long)((host + mib - 1) / mib),
+                       (unsigned long long)(WS_VITRUN_MAX_HOST_BYTES / mib));
+  return WS_OK;
+}
+
+ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model,
+                             const ws_gpu_cfg *gpu) {
+  ws_status st = ws_tinyvit_cfg_validate(ctx, model);
+  if (st == WS_OK) st = check_batch(ctx, cfg, model, gpu);
+  if (st == WS_OK && (unsigned)cfg->attn >= WS_VITRUN_ATTN_COUNT)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention variant %d", (int)cfg->attn);
+  if (st == WS_OK) st = check_gemm(ctx, cfg, gpu);
+  if (st == WS_OK) st = check_attention(ctx, cfg, model, gpu);
+  if (st == WS_OK) st = check_memory(ctx, cfg, model, gpu);
+  return st;
+}
+
 /* ---- the run ------------------------------------------------------------------------ */
 
 static ws_status upload_images(run *r, const float *images) {
@@ -414,12 +526,7 @@ static ws_status references(run *r, const float *images) {
 }
 
 static ws_status check_cfg(run *r) {
-  if (r->batch == 0 || r->batch > 4096)
-    return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "batch must be 1..4096 (got %u)", r->batch);
-  ws_status st = ws_gemmgen_check(r->ctx, &r->cfg->gemm, ws_device_cfg(r->dev));
-  if (st == WS_OK && r->cfg->attn == WS_VITRUN_ATTN_FLASH)
-    st = ws_attngen_flash_validate(r->ctx, ws_device_cfg(r->dev), r->dim / r->mc.heads, &r->cfg->flash);
-  return st;
+  return ws_vitrun_validate(r->ctx, r->cfg, &r->mc, ws_device_cfg(r->dev));
 }
 
 static ws_status init_result(run *r) {

@@ -42,6 +42,26 @@ ws_vitrun_cfg ws_vitrun_defaults(void);
 const char *ws_vitrun_attn_name(ws_vitrun_attn a);
 ws_status ws_vitrun_attn_parse(ws_ctx *ctx, const char *name, ws_vitrun_attn *out);
 
+/* The host memory a run may take: the simulated device memory is backed by
+ * host memory, the weights are staged twice (the model and a pinned copy)
+ * and the OpenBLAS reference keeps every activation of every image. */
+#define WS_VITRUN_MAX_HOST_BYTES ((uint64_t)8 << 30)
+
+/* Refuses, before anything is allocated, every setting ws_vitrun_run cannot
+ * run on `gpu`, with the flag of `warpscope run` and the real range: the
+ * model sizes (ws_tinyvit_cfg_validate); the batch (each GEMM has M =
+ * 64*batch rows, at most the generator's 65536 and bm times the preset's
+ * grid y limit); the GEMM tiles with each epilogue the layers use (bias,
+ * bias+GELU, bias+residual) and the flash attention tiles at head_dim =
+ * dim/heads against the preset's registers, shared memory and threads; the
+ * device memory the run allocates against the preset's, and the host memory
+ * against WS_VITRUN_MAX_HOST_BYTES. WS_ERR_INVALID or WS_ERR_LIMIT. */
+ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model,
+                             const ws_gpu_cfg *gpu);
+/* Device bytes a run of cfg and model allocates (weights and activations,
+ * each buffer 256-byte aligned). */
+uint64_t ws_vitrun_device_bytes(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model);
+
 /* Tolerances, relative to the layer's largest |reference| (at least 1):
  * fp32 kernels differ from OpenBLAS only in summation order and in the
  * MUFU approximations (a few units of 2^-24 per operation, growing with the

@@ -132,10 +132,10 @@ check run-default 0 "0 outside -> PASS" -- "$ws" run --gpu classroom
 check run-naive-batch 0 "images/s" -- "$ws" run --gpu classroom --attn naive --batch 2 --gemm smem --bm 16 --bn 16
 check run-bad-attn 2 "--attn expects flash or naive, found 'fast'" -- "$ws" run --attn fast
 check run-bad-batch 2 "--batch expects an integer >= 1, found '0'" -- "$ws" run --batch 0
-check run-bad-variant 1 "unknown GEMM variant" -- "$ws" run --gemm turbo
-check run-bad-tiles 1 "must be a power of two" -- "$ws" run --bm 3
-check run-bad-flash 1 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
-check run-bad-heads 1 "heads" -- "$ws" run --dim 64 --heads 5
+check run-bad-variant 2 "unknown GEMM variant" -- "$ws" run --gemm turbo
+check run-bad-tiles 2 "must be a power of two" -- "$ws" run --bm 3
+check run-bad-flash 2 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
+check run-bad-heads 2 "heads" -- "$ws" run --dim 64 --heads 5
 check run-missing-image 1 "$tmp/none.png" -- "$ws" run --image "$tmp/none.png"
 printf 'not an image' > "$tmp/text.png"
 check run-bad-image 1 "text.png" -- "$ws" run --image "$tmp/text.png"
@@ -155,6 +155,25 @@ check kernel-gelu-threads 0 "IMAD R2, R0, 128, R1" -- "$ws" kernel gelu --thread
 check kernel-bad-epilogue 2 "--epilogue expects bias, gelu or residual, found 'relu'" -- "$ws" kernel gemm --epilogue relu
 "$ws" kernel gemm --variant warptile -o "$tmp/g.wsa" >/dev/null 2>&1
 check kernel-out-assembles 0 "kernel gemm_warptile" -- "$ws" asm "$tmp/g.wsa"
+
+# work is bounded before it starts: hostile headers, endless files and unrunnable run flags fail at once
+printf 'GIF89a\001\000\001\000\200\000\000\000\000\000\377\377\377!\371\004\000\000\000\000\000,\000\000\000\000\377\377\377\377\000\002\002D\001\000;' > "$tmp/big.gif"
+check bound-gif-size 0 "43" -- stat -c %s "$tmp/big.gif"
+check bound-gif 1 "big.gif: GIF image is 65535x65535; each side must be in [1, 16384] and the pixel count at most 16777216 (4096x4096)" -- "$ws" run --image "$tmp/big.gif"
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\000\001\000\000\000\001\000\000\010\002\000\000\000\000\000\000\000\000\000\000\000IEND\256B`\202' > "$tmp/big.png"
+check bound-png 1 "big.png: PNG image is 65536x65536; each side must be in [1, 16384]" -- "$ws" run --image "$tmp/big.png"
+printf '\000\000\001\000\001\000\020\020\000\000\001\000\040\000\050\000\000\000\026\000\000\000' > "$tmp/icon.ico"
+check bound-ico 1 "icon.ico: ICO images are not accepted: their size cannot be checked before decoding" -- "$ws" run --image "$tmp/icon.ico"
+check bound-asm-zero 1 "/dev/zero: larger than the 64 MiB limit for assembly source" -- "$ws" asm /dev/zero
+check bound-image-zero 1 "/dev/zero: larger than the 128 MiB limit for images" -- "$ws" run --image /dev/zero
+check bound-weights-zero 1 "/dev/zero: larger than the 1027 MiB limit for safetensors weights" -- "$ws" run --weights /dev/zero
+check bound-gpu-zero 1 "/dev/zero: larger than the 1 MiB limit for GPU presets" -- "$ws" run --gpu /dev/zero
+check bound-batch 2 "--batch must be 1..1024 on a100 with these tiles (got 4096): M = 64*batch must be <= 65536" -- "$ws" run --batch 4096
+check bound-batch-huge 2 "--batch must be 1..1024 on a100 with these tiles (got 100000)" -- "$ws" run --batch 100000
+check bound-batch-grid 2 "--batch must be 1..1023 on a100 with these tiles (got 1024): M = 64*batch must be <= bm*65535" -- "$ws" run --batch 1024 --gemm naive --bm 1 --bn 32
+check bound-flash-registers 2 "--attn flash with --dim 1024 --heads 16 (head_dim 64), --br 64 --bc 64 on a100: flash attention: Bc=64 with dh=64 needs 292 registers" -- "$ws" run --dim 1024 --heads 16 --depth 32
+check bound-device-memory 2 "--batch 1 --dim 1024 --depth 32 needs 1029 MiB of device memory; classroom has 1024 MiB" -- "$ws" run --gpu classroom --dim 1024 --heads 16 --depth 32 --attn naive
+check bound-gemm-registers 2 "warptile needs 272 registers per thread, more than the 255 allowed" -- "$ws" run --gemm warptile --bm 128 --bn 128 --bk 32 --tm 8 --tn 8 --wm 64 --wn 64
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -171,7 +171,7 @@ Test(vitrun, bad_configurations_are_refused_with_the_reason) {
   ws_vitrun_cfg c = ws_vitrun_defaults();
   c.batch = 0;
   cr_expect_eq(run(&f, &c), WS_ERR_INVALID);
-  cr_expect(strstr(ws_errmsg(f.ctx), "batch must be 1..4096") != NULL, "%s", ws_errmsg(f.ctx));
+  cr_expect(strstr(ws_errmsg(f.ctx), "--batch must be 1..1024 on classroom") != NULL, "%s", ws_errmsg(f.ctx));
   c = ws_vitrun_defaults();
   c.flash.br = 48;
   cr_expect_neq(run(&f, &c), WS_OK);
@@ -193,5 +193,91 @@ Test(vitrun, attention_names_parse) {
   cr_expect_eq(a, WS_VITRUN_ATTN_NAIVE);
   cr_expect_eq(ws_vitrun_attn_parse(ctx, "fast", &a), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "unknown attention variant 'fast' (expected flash or naive)");
+  ws_ctx_destroy(ctx);
+}
+
+/* ---- limits judged before anything is allocated ------------------------------------- */
+
+static ws_status validate(const char *preset, ws_vitrun_cfg c, ws_tinyvit_cfg m, ws_ctx *ctx) {
+  ws_gpu_cfg g;
+  cr_assert_eq(ws_config_load_preset(ctx, preset, &g), WS_OK, "%s", ws_errmsg(ctx));
+  return ws_vitrun_validate(ctx, &c, &m, &g);
+}
+
+/* M = 64*batch rows must stay within the GEMM generator's 65536: 1024
+ * images; with bm = 1 the grid's y limit (65535 CTAs) allows 1023. */
+Test(vitrun, validate_states_the_real_batch_range) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  ws_tinyvit_cfg m = ws_tinyvit_cfg_default();
+  c.batch = 1024;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_OK, "%s", ws_errmsg(ctx));
+  c.batch = 4096;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "--batch must be 1..1024 on a100 with these tiles (got 4096): M = 64*batch "
+                   "must be <= 65536 (the GEMM generator's largest M)");
+  c.batch = 0;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_INVALID);
+  c = ws_vitrun_defaults();
+  c.gemm = ws_gemmgen_defaults(WS_GEMMGEN_NAIVE);
+  c.gemm.bm = 1, c.gemm.bn = 32, c.gemm.threads = 32;
+  c.batch = 1024;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "--batch must be 1..1023 on a100 with these tiles (got 1024): M = 64*batch "
+                   "must be <= bm*65535 = 65535 (the grid's y limit)");
+  ws_ctx_destroy(ctx);
+}
+
+/* D=1024, H=16: head_dim 64 needs 36 + 3*64 + Bc = 292 registers in the
+ * flash kernel, over the 255 an A100 thread has; naive attention has no
+ * such limit. */
+Test(vitrun, validate_judges_tiles_and_attention_on_the_preset) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  ws_tinyvit_cfg m = {1024, 16, 1};
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx),
+                   "--attn flash with --dim 1024 --heads 16 (head_dim 64), --br 64 --bc 64 on "
+                   "a100: flash attention: Bc=64 with dh=64 needs 292 registers per thread"),
+            "%s", ws_errmsg(ctx));
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_OK, "%s", ws_errmsg(ctx));
+  c = ws_vitrun_defaults();
+  c.gemm.bm = 3;
+  cr_expect_eq(validate("a100", c, ws_tinyvit_cfg_default(), ctx), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx), "GEMM tiles (--gemm, --bm ...) blocktile2d bm=3"), "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "bm=3 must be a power of two"), "%s", ws_errmsg(ctx));
+  m = (ws_tinyvit_cfg){64, 5, 1};
+  cr_expect_eq(validate("a100", ws_vitrun_defaults(), m, ctx), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "dim 64 is not divisible by heads 5"), "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+}
+
+/* D=64, H=4, depth 1, batch 1: 40641 parameters (stem 48*64 + 64 + 64*64,
+ * block 8*64^2 + 9*64, head 64 + 1) = 162564 bytes, plus 15 tensors x 256
+ * alignment = 166404; activations, each rounded to 256 bytes: image 12288,
+ * patches 12288, x 16384, qkv 49152, scores 4*64*64*4 = 65536, att, resid,
+ * x1 16384 each, h 32768, y 16384, pooled, logit, prob 256 each = 254720. */
+Test(vitrun, device_bytes_and_memory_limits) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  ws_tinyvit_cfg m = ws_tinyvit_cfg_default();
+  cr_expect_eq(ws_vitrun_device_bytes(&c, &m), 166404u + 254720u);
+  /* 1 GiB of weights (D=1024, depth 32) does not fit the classroom's 1 GiB */
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  m = (ws_tinyvit_cfg){1024, 16, 32};
+  cr_expect_eq(validate("classroom", c, m, ctx), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx),
+                   "--batch 1 --dim 1024 --depth 32 needs 1029 MiB of device memory; classroom "
+                   "has 1024 MiB"),
+            "%s", ws_errmsg(ctx));
+  /* on an A100 it fits, but 1024 images keep about 84 MiB of reference
+   * activations each on the host */
+  c.batch = 1024;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx), "MiB of host memory"), "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "the limit is 8192 MiB"), "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }

@@ -2,10 +2,11 @@
  *
  * Design: each reader walks the bytes the way its decoder does, including
  * the decoder's leniencies (libjpeg skips garbage between markers, SDL's GIF
- * reader skips bytes that start no block), so the size found is the size
- * the decoder would allocate. Where a decoder takes one of several
- * candidates, the reader answers with the largest (GIF: logical screen and
- * first frame; TIFF: repeated ImageWidth tags), which can only refuse more.
+ * reader skips bytes that start no block and frames it cannot start), so
+ * the size found is the size the decoder would allocate. Where a decoder
+ * takes one of several candidates that cannot be told apart here (TIFF's
+ * repeated ImageWidth tags), the reader answers with the largest, which can
+ * only refuse more.
  * Every offset is checked against the size before it is read. */
 #include "models/imghdr.h"
 
@@ -70,32 +71,57 @@ static const char *read_pnm(const bytes *b, uint32_t *w, uint32_t *h) {
   return NULL;
 }
 
-/* Skips an extension's sub-blocks up to the empty one (or the end). */
-static size_t gif_skip_blocks(const bytes *b, size_t pos) {
-  while (pos < b->n && b->p[pos] != 0) pos += 1u + b->p[pos];
-  return pos + 1;
+/* One sub-block from pos; SDL's memory reads take nothing when fewer bytes
+ * than the count remain, so such a block ends the walk after its count. */
+static bool gif_block(const bytes *b, size_t *pos) {
+  if (*pos >= b->n) return false;
+  size_t count = b->p[*pos];
+  *pos += 1;
+  if (count == 0 || !has(b, *pos, count)) return false;
+  *pos += count;
+  return true;
 }
 
+/* DoExtension: the label, then sub-blocks up to an empty one; a graphic
+ * control extension (0xF9) takes its first block whatever its size. */
+static size_t gif_skip_extension(const bytes *b, size_t pos) {
+  if (pos >= b->n) return pos;
+  uint8_t label = b->p[pos++];
+  if (label == 0xF9 && pos < b->n) {
+    size_t count = b->p[pos++];
+    if (has(b, pos, count)) pos += count;
+  }
+  while (gif_block(b, &pos)) continue;
+  return pos;
+}
+
+/* SDL's GIF loader scans for ',' (skipping '!' extensions and any other
+ * byte) and reads each image descriptor; a frame whose LZW code size is
+ * over 12 or whose side is 0 fails before its surface is allocated and the
+ * scan goes on after the code size byte. The first other frame is the one
+ * decoded, so its size is the one allocated (the logical screen is only
+ * used for animations). */
 static const char *read_gif(const bytes *b, uint32_t *w, uint32_t *h) {
   if (!has(b, 0, 13)) return "shorter than the 13-byte header";
-  *w = le16(b->p + 6);
-  *h = le16(b->p + 8);
   size_t pos = 13;
   if (b->p[10] & 0x80) pos += 3u * (2u << (b->p[10] & 7)); /* global colour table */
   while (pos < b->n) {
     uint8_t c = b->p[pos++];
     if (c == ';') break;
-    if (c == '!') {
-      pos = gif_skip_blocks(b, pos + 1);
-    } else if (c == ',') {
-      if (!has(b, pos, 9)) break;
-      uint32_t fw = le16(b->p + pos + 4), fh = le16(b->p + pos + 6);
-      *w = fw > *w ? fw : *w;
-      *h = fh > *h ? fh : *h;
-      return NULL;
-    }
+    if (c == '!') pos = gif_skip_extension(b, pos);
+    if (c != ',') continue;
+    if (!has(b, pos, 9)) break;
+    const uint8_t *d = b->p + pos;
+    pos += 9;
+    if (d[8] & 0x80) pos += 3u * (2u << (d[8] & 7)); /* local colour table */
+    if (pos >= b->n) break;
+    uint8_t code_size = b->p[pos++];
+    *w = le16(d + 4);
+    *h = le16(d + 6);
+    if (code_size <= 12 && *w && *h) return NULL;
   }
-  return "no image descriptor";
+  *w = *h = 0;
+  return "no image descriptor that would be decoded";
 }
 
 /* SDL_LoadBMP_RW: a 12-byte OS/2 core header has 16-bit sizes, a 40-byte
@@ -176,12 +202,14 @@ static const char *read_tiff(const bytes *b, uint32_t *w, uint32_t *h) {
 }
 
 /* RIFF header (12 bytes), then the first chunk: "VP8 " (lossy key frame:
- * 14-bit sizes after the start code), "VP8L" (lossless: 14-bit sizes minus
- * one after the 0x2f signature) or "VP8X" (extended: 24-bit canvas sizes
- * minus one), which is what WebPGetFeatures reports. */
+ * 14-bit sizes after the start code; 30 bytes in all), "VP8L" (lossless:
+ * 14-bit sizes minus one after the 0x2f signature; 25 bytes) or "VP8X"
+ * (extended: 24-bit canvas sizes minus one; 30 bytes), which is what
+ * WebPGetFeatures reports. */
 static const char *read_webp(const bytes *b, uint32_t *w, uint32_t *h) {
-  if (!has(b, 0, 30)) return "shorter than the RIFF header and first chunk";
+  if (!has(b, 0, 25)) return "shorter than the RIFF header and first chunk";
   const uint8_t *c = b->p + 12;
+  if (memcmp(c, "VP8L", 4) != 0 && !has(b, 0, 30)) return "shorter than the RIFF header and first chunk";
   if (memcmp(c, "VP8 ", 4) == 0) {
     if (c[11] != 0x9d || c[12] != 0x01 || c[13] != 0x2a) return "no VP8 start code";
     *w = le16(c + 14) & 0x3fff;
@@ -207,9 +235,13 @@ static const char *read_qoi(const bytes *b, uint32_t *w, uint32_t *h) {
   return NULL;
 }
 
-/* SDL's PCX reader: size = max - min + 1 of signed 16-bit window corners. */
+/* SDL's PCX reader: size = max - min + 1 of signed 16-bit window corners.
+ * It also allocates planes x the signed 16-bit bytes per line before it
+ * checks them, so a negative count (a request for all of memory) is
+ * refused here. */
 static const char *read_pcx(const bytes *b, uint32_t *w, uint32_t *h) {
   if (!has(b, 0, 128)) return "shorter than the 128-byte header";
+  if ((int16_t)le16(b->p + 66) <= 0) return "bytes per line not positive";
   int32_t xmin = (int16_t)le16(b->p + 4), ymin = (int16_t)le16(b->p + 6);
   int32_t xmax = (int16_t)le16(b->p + 8), ymax = (int16_t)le16(b->p + 10);
   if (xmax < xmin || ymax < ymin) return "window corners out of order";

@@ -51,17 +51,31 @@ Test(imghdr, pnm_numbers_follow_whitespace_and_comments) {
 }
 
 /* screen 10x20, a 2-entry global colour table, a graphic control extension,
- * then a 30x5 frame: the larger of each side is what may be allocated */
-Test(imghdr, gif_takes_the_larger_of_screen_and_first_frame) {
-  const uint8_t gif[] = {'G', 'I',  'F', '8', '9', 'a', 10, 0, 20, 0, 0x80, 0, 0, /* screen */
-                         1,   2,    3,   4,   5,   6,                             /* colour table */
-                         '!', 0xF9, 4,   0,   0,   0,   0,  0,                    /* extension */
-                         7,                                                       /* a byte SDL skips */
-                         ',', 0,    0,   0,   0,   30,  0,  5, 0,  0, 2,    2, 0x44, 1, 0, ';'};
-  expect_size(WS_IMGHDR_GIF, gif, sizeof gif, 30, 20);
+ * a byte SDL skips, a frame with LZW code size 13 and one 0 pixels wide
+ * (both fail before SDL allocates them), then the 30x5 frame it decodes */
+Test(imghdr, gif_size_is_the_first_frame_sdl_would_allocate) {
+  const uint8_t gif[] = {'G', 'I',  'F', '8', '9', 'a',  10,   0,    20,   0, 0x80, 0, 0, /* screen */
+                         1,   2,    3,   4,   5,   6,                                     /* colour table */
+                         '!', 0xF9, 4,   0,   0,   0,    0,    0,                         /* extension */
+                         7,                                                               /* skipped */
+                         ',', 0,    0,   0,   0,   0xff, 0xff, 0xff, 0xff, 0, 13,         /* code size 13 */
+                         ',', 0,    0,   0,   0,   0,    0,    0xff, 0x7f, 0, 2,          /* width 0 */
+                         ',', 0,    0,   0,   0,   30,   0,    5,    0,    0, 2,    2, 0x44, 1, 0, ';'};
+  expect_size(WS_IMGHDR_GIF, gif, sizeof gif, 30, 5);
   const uint8_t hostile[13] = {'G', 'I', 'F', '8', '9', 'a', 0xff, 0xff, 0xff, 0xff, 0, 0, 0};
-  expect_refused(WS_IMGHDR_GIF, hostile, sizeof hostile,
-                 "bad.img: GIF header does not give the image size: no image descriptor");
+  expect_refused(
+      WS_IMGHDR_GIF, hostile, sizeof hostile,
+      "bad.img: GIF header does not give the image size: no image descriptor that would be decoded");
+}
+
+/* A sub-block longer than what is left is not read (SDL's memory reads are
+ * all or nothing), so the scan resumes after its count byte and finds the
+ * frame inside it. */
+Test(imghdr, gif_scan_resumes_after_a_block_that_does_not_fit) {
+  const uint8_t gif[] = {'G', 'I', 'F', '8',  '9', 'a', 1,    0,    1,    0, 0,
+                         0,   0,   '!', 0xFE, 200, /* comment */
+                         ',', 0,   0,   0,    0,   0,   0x40, 0x40, 0x01, 0, 2};
+  expect_size(WS_IMGHDR_GIF, gif, sizeof gif, 16384, 320);
 }
 
 Test(imghdr, bmp_core_and_info_headers) {
@@ -109,6 +123,10 @@ Test(imghdr, webp_lossy_lossless_and_extended) {
   uint32_t bits = 99u | 49u << 14;
   for (int i = 0; i < 4; i++) vp8l[21 + i] = (uint8_t)(bits >> (8 * i));
   expect_size(WS_IMGHDR_WEBP, vp8l, sizeof vp8l, 100, 50);
+  expect_size(WS_IMGHDR_WEBP, vp8l, 25, 100, 50); /* the smallest lossless header */
+  expect_refused(
+      WS_IMGHDR_WEBP, vp8, 29,
+      "bad.img: WEBP header does not give the image size: shorter than the RIFF header and first chunk");
   uint8_t vp8x[30] = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'E',  'B',  'P', 'V',  'P', '8',
                       'X', 10,  0,   0,   0, 0, 0, 0, 0,   0xff, 0x3f, 0,   0x01, 0,   0};
   expect_size(WS_IMGHDR_WEBP, vp8x, sizeof vp8x, 16384, 2);
@@ -120,9 +138,12 @@ Test(imghdr, webp_lossy_lossless_and_extended) {
 Test(imghdr, qoi_pcx_and_tga) {
   const uint8_t qoi[14] = {'q', 'o', 'i', 'f', 0, 0, 0x01, 0x00, 0, 1, 0, 0, 3, 0};
   expect_size(WS_IMGHDR_QOI, qoi, sizeof qoi, 256, 65536);
-  uint8_t pcx[128] = {10, 5, 1, 8, 0xfe, 0xff, 0, 0, 9, 0, 0xff, 0x7f}; /* x -2..9, y 0..32767 */
-  expect_size(WS_IMGHDR_PCX, pcx, sizeof pcx, 12, 32768);
-  pcx[8] = 0xf0, pcx[9] = 0xff; /* xmax -16 < xmin */
+  uint8_t pcx[128] = {10, 5, 1, 8, 0xfe, 0xff, 0, 0, 9, 0, 0xff, 0x7f, [65] = 1, 0x80, 0xff};
+  expect_refused(WS_IMGHDR_PCX, pcx, sizeof pcx,
+                 "bad.img: PCX header does not give the image size: bytes per line not positive");
+  pcx[67] = 0;                                            /* 128 bytes per line */
+  expect_size(WS_IMGHDR_PCX, pcx, sizeof pcx, 12, 32768); /* x -2..9, y 0..32767 */
+  pcx[8] = 0xf0, pcx[9] = 0xff;                           /* xmax -16 < xmin */
   expect_refused(WS_IMGHDR_PCX, pcx, sizeof pcx,
                  "bad.img: PCX header does not give the image size: window corners out of order");
   const uint8_t tga[18] = {0, 0, 2, [12] = 0x00, 0x04, 0x03, 0x00, 24};

@@ -56,6 +56,12 @@ test-fuzz: build
 	./$(FUZZ)/fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 $(FUZZ)/corpus-st \
 	  2> $(FUZZ)/fuzz_safetensors.log || { tail -n 60 $(FUZZ)/fuzz_safetensors.log; exit 1; }
 	@echo "fuzz_safetensors: $(FUZZ_SECONDS) s without a finding"
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_image
+	mkdir -p $(FUZZ)/corpus-img
+	cp tests/data/image_* tests/data/fuzz_image/* $(FUZZ)/corpus-img/
+	./$(FUZZ)/fuzz_image -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus-img \
+	  2> $(FUZZ)/fuzz_image.log || { tail -n 60 $(FUZZ)/fuzz_image.log; exit 1; }
+	@echo "fuzz_image: $(FUZZ_SECONDS) s without a finding"
 
 bench: build
 	./$(BUILD)/bench_sim functional

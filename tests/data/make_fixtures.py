@@ -6,6 +6,9 @@ independently of warpscope's own PNG and safetensors writers.
   image_4x2.png        4x2 8-bit RGB PNG with the pixels listed in PNG_PIXELS
   mixed.safetensors    F32, F16, BF16 and scalar tensors plus metadata; the
                        header lists tensors in a different order than the data
+  fuzz_image/          the image fuzzer's seed corpus: a tiny file per format
+                       (GIF, BMP, TGA, QOI, PGM, PBM, TIFF decode; JPEG, WEBP
+                       and PCX are headers only)
 
 Run: python3 tests/data/make_fixtures.py (writes next to this script).
 """
@@ -58,6 +61,37 @@ def write_safetensors(path):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors))
 
 
+def le16(v):
+    return struct.pack("<H", v)
+
+
+def write_fuzz_corpus(folder):
+    os.makedirs(folder, exist_ok=True)
+    gif = b"GIF89a" + le16(1) + le16(1) + bytes([0x80, 0, 0]) + bytes([255, 0, 0, 0, 0, 255])
+    gif += b"," + le16(0) + le16(0) + le16(1) + le16(1) + b"\x00" + bytes([2, 2, 0x44, 0x01, 0]) + b";"
+    bmp = b"BM" + struct.pack("<IHHI", 62, 0, 0, 54) + struct.pack("<IiiHHIIiiII", 40, 2, 1, 1, 24, 0, 8, 0, 0, 0, 0)
+    bmp += bytes([3, 2, 1, 30, 20, 10, 0, 0])
+    tga = bytes([0, 0, 2]) + bytes(9) + le16(2) + le16(1) + bytes([24, 0x20]) + bytes([3, 2, 1, 30, 20, 10])
+    qoi = b"qoif" + struct.pack(">II", 1, 1) + bytes([3, 0]) + bytes([0xFE, 10, 20, 30]) + bytes(7) + b"\x01"
+    tif_tags = [(256, 3, 1), (257, 3, 1), (258, 3, 8), (259, 3, 1), (262, 3, 2), (273, 4, 8),
+                (277, 3, 3), (278, 3, 1), (279, 4, 3)]
+    tif = b"II*\x00" + struct.pack("<I", 11) + bytes([10, 20, 30]) + le16(len(tif_tags))
+    tif += b"".join(struct.pack("<HHII", tag, kind, 1, value) for tag, kind, value in tif_tags) + bytes(4)
+    jpg = bytes([0xFF, 0xD8, 0xFF, 0xE0, 0, 16]) + b"JFIF\x00" + bytes([1, 1, 0, 0, 1, 0, 1, 0, 0])
+    jpg += bytes([0xFF, 0xC0, 0, 11, 8, 0, 2, 0, 3, 1, 1, 0x11, 0, 0xFF, 0xD9])
+    vp8l = (3 - 1) | (2 - 1) << 14
+    webp = b"RIFF" + struct.pack("<I", 26) + b"WEBPVP8L" + struct.pack("<I", 5) + b"\x2f" + struct.pack("<I", vp8l)
+    pcx = bytes([10, 5, 1, 8]) + le16(0) + le16(0) + le16(1) + le16(0) + bytes(53) + b"\x01" + le16(2) + bytes(60)
+    pcx += bytes([0xC2, 7])
+    files = {"tiny.gif": gif, "tiny.bmp": bmp, "tiny.tga": tga, "tiny.qoi": qoi, "tiny.tif": tif,
+             "tiny.jpg": jpg, "tiny.webp": webp, "tiny.pcx": pcx, "tiny.pgm": b"P5 2 1 255\n\x10\xf0",
+             "tiny.pbm": b"P1\n# two pixels\n2 1\n1 0\n"}
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+
 if __name__ == "__main__":
     write_png(os.path.join(HERE, "image_4x2.png"), PNG_PIXELS)
     write_safetensors(os.path.join(HERE, "mixed.safetensors"))
+    write_fuzz_corpus(os.path.join(HERE, "fuzz_image"))

@@ -59,7 +59,7 @@ test-fuzz: build
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_image
 	mkdir -p $(FUZZ)/corpus-img
 	cp tests/data/image_* tests/data/fuzz_image/* $(FUZZ)/corpus-img/
-	./$(FUZZ)/fuzz_image -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus-img \
+	./$(FUZZ)/fuzz_image -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=128 $(FUZZ)/corpus-img \
 	  2> $(FUZZ)/fuzz_image.log || { tail -n 60 $(FUZZ)/fuzz_image.log; exit 1; }
 	@echo "fuzz_image: $(FUZZ_SECONDS) s without a finding"
 

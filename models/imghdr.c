@@ -43,7 +43,9 @@ static const char *read_png(const bytes *b, uint32_t *w, uint32_t *h) {
   return NULL;
 }
 
-/* SDL's ReadNumber: whitespace and '#' comments, then decimal digits. */
+/* SDL's ReadNumber: whitespace and '#' comments, then decimal digits and
+ * the byte after them, which it consumes whatever it is (so "10#5" is 10
+ * then 5, not 10 and a comment). */
 static bool pnm_number(const bytes *b, size_t *pos, uint32_t *out) {
   size_t i = *pos;
   for (;;) {
@@ -59,8 +61,9 @@ static bool pnm_number(const bytes *b, size_t *pos, uint32_t *out) {
   uint64_t v = 0;
   for (; i < b->n && b->p[i] >= '0' && b->p[i] <= '9'; i++)
     if ((v = v * 10 + (uint32_t)(b->p[i] - '0')) > UINT32_MAX) v = UINT32_MAX;
+  if (i >= b->n) return false;
   *out = (uint32_t)v;
-  *pos = i;
+  *pos = i + 1;
   return true;
 }
 
@@ -95,6 +98,57 @@ static size_t gif_skip_extension(const bytes *b, size_t pos) {
   return pos;
 }
 
+/* The LZW codes of a frame, read from its sub-blocks LSB first. */
+typedef struct lzw_bits {
+  const bytes *b;
+  size_t pos, left; /* next byte; bytes left in the current sub-block */
+  uint32_t acc, nbits;
+} lzw_bits;
+
+static int lzw_code(lzw_bits *z, uint32_t size) {
+  while (z->nbits < size) {
+    if (z->left == 0) {
+      if (z->pos >= z->b->n || z->b->p[z->pos] == 0 || !has(z->b, z->pos + 1, z->b->p[z->pos])) return -1;
+      z->left = z->b->p[z->pos++];
+    }
+    z->acc |= (uint32_t)z->b->p[z->pos++] << z->nbits;
+    z->nbits += 8;
+    z->left--;
+  }
+  int code = (int)(z->acc & ((1u << size) - 1));
+  z->acc >>= size;
+  z->nbits -= size;
+  return code;
+}
+
+/* SDL_image 2.6's LZW decoder follows each code's prefix chain onto a
+ * fixed stack and only catches a chain that loops on itself, so a code past
+ * the next free table entry (which lets two entries point at each other)
+ * overruns the stack. Replays its code-size schedule without decoding and
+ * refuses such a code; valid streams never contain one. */
+static bool gif_lzw_in_table(const bytes *b, size_t pos, uint32_t min_size) {
+  lzw_bits z = {b, pos, 0, 0, 0};
+  const uint32_t clear = 1u << min_size, end = clear + 1;
+  uint32_t size = min_size + 1, next = clear + 2, limit = 2 * clear;
+  int code;
+  while ((code = lzw_code(&z, size)) == (int)clear) continue; /* the first code: clears skipped */
+  if (code < 0) return true;
+  if ((uint32_t)code > next) return false;
+  while ((code = lzw_code(&z, size)) >= 0) {
+    if ((uint32_t)code == clear) { /* the code after a clear is taken as it is, defining nothing */
+      size = min_size + 1, next = clear + 2, limit = 2 * clear;
+      code = lzw_code(&z, size);
+      if (code < 0) return true;
+      if ((uint32_t)code > next) return false;
+      continue;
+    }
+    if ((uint32_t)code == end) return true;
+    if ((uint32_t)code > next) return false;
+    if (next < 4096 && ++next >= limit && limit < 4096) limit *= 2, size++;
+  }
+  return true;
+}
+
 /* SDL's GIF loader scans for ',' (skipping '!' extensions and any other
  * byte) and reads each image descriptor; a frame whose LZW code size is
  * over 12 or whose side is 0 fails before its surface is allocated and the
@@ -118,7 +172,8 @@ static const char *read_gif(const bytes *b, uint32_t *w, uint32_t *h) {
     uint8_t code_size = b->p[pos++];
     *w = le16(d + 4);
     *h = le16(d + 6);
-    if (code_size <= 12 && *w && *h) return NULL;
+    if (code_size <= 12 && *w && *h)
+      return gif_lzw_in_table(b, pos, code_size) ? NULL : "an LZW code past the code table";
   }
   *w = *h = 0;
   return "no image descriptor that would be decoded";
@@ -159,7 +214,11 @@ static const char *read_jpeg(const bytes *b, uint32_t *w, uint32_t *h) {
     if (m == 0xD8 || m == 0xD9 || m == 0xDA) return "no SOFn frame header before the scan";
     if (!has(b, pos, 2)) return "truncated marker segment";
     if (jpeg_is_sof(m)) {
-      if (!has(b, pos, 7)) return "truncated SOFn frame header";
+      if (!has(b, pos, 8)) return "truncated SOFn frame header";
+      /* SDL asks for RGB (or CMYK): other component counts fail anyway,
+       * and a progressive decoder keeps coefficients for each one */
+      uint8_t comps = b->p[pos + 7];
+      if (comps != 1 && comps != 3 && comps != 4) return "component count not 1, 3 or 4";
       *h = be16(b->p + pos + 3);
       *w = be16(b->p + pos + 5);
       return NULL;

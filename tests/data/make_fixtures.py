@@ -6,6 +6,8 @@ independently of warpscope's own PNG and safetensors writers.
   image_4x2.png        4x2 8-bit RGB PNG with the pixels listed in PNG_PIXELS
   mixed.safetensors    F32, F16, BF16 and scalar tensors plus metadata; the
                        header lists tensors in a different order than the data
+  image_noise96.gif    96x96 GIF of seeded noise (palette i -> (i, 255-i, 7i));
+                       its LZW table fills and clears, codes reach 12 bits
   fuzz_image/          the image fuzzer's seed corpus: a tiny file per format
                        (GIF, BMP, TGA, QOI, PGM, PBM, TIFF decode; JPEG, WEBP
                        and PCX are headers only)
@@ -91,7 +93,65 @@ def write_fuzz_corpus(folder):
             f.write(data)
 
 
+def lzw_encode(indices, min_size):
+    """GIF's variable-width LZW: a clear code first, a clear whenever the
+    table fills (4096 codes), the end code last; codes packed LSB first."""
+    clear, end = 1 << min_size, (1 << min_size) + 1
+    out, acc, nbits = bytearray(), 0, 0
+
+    def emit(code, size):
+        nonlocal acc, nbits
+        acc |= code << nbits
+        nbits += size
+        while nbits >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            nbits -= 8
+
+    def reset():
+        return {bytes([i]): i for i in range(clear)}, end + 1, min_size + 1
+
+    table, nxt, size = reset()
+    emit(clear, size)
+    prefix = b""
+    for i in indices:
+        word = prefix + bytes([i])
+        if word in table:
+            prefix = word
+            continue
+        emit(table[prefix], size)
+        if nxt == 4096:
+            emit(clear, size)
+            table, nxt, size = reset()
+        else:
+            table[word] = nxt
+            nxt += 1
+            if nxt > (1 << size) and size < 12:
+                size += 1
+        prefix = bytes([i])
+    emit(table[prefix], size)
+    emit(end, size)
+    if nbits:
+        out.append(acc & 0xFF)
+    blocks = b"".join(bytes([len(out[k:k + 255])]) + bytes(out[k:k + 255]) for k in range(0, len(out), 255))
+    return bytes([min_size]) + blocks + b"\x00"
+
+
+def write_gif(path, w, h, indices, palette):
+    """A GIF89a with a 256-entry global colour table and one frame."""
+    head = b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF7, 0, 0) + bytes(c for rgb in palette for c in rgb)
+    frame = b"," + struct.pack("<HHHHB", 0, 0, w, h, 0) + lzw_encode(indices, 8)
+    with open(path, "wb") as f:
+        f.write(head + frame + b";")
+
+
 if __name__ == "__main__":
     write_png(os.path.join(HERE, "image_4x2.png"), PNG_PIXELS)
     write_safetensors(os.path.join(HERE, "mixed.safetensors"))
     write_fuzz_corpus(os.path.join(HERE, "fuzz_image"))
+    # 96x96 noise: the LZW table fills and clears, codes grow to 12 bits
+    state, noise = 12345, []
+    for _ in range(96 * 96):
+        state = (state * 1103515245 + 12345) % 2**31
+        noise.append((state >> 16) & 0xFF)
+    write_gif(os.path.join(HERE, "image_noise96.gif"), 96, 96, noise, [(i, 255 - i, (7 * i) & 0xFF) for i in range(256)])

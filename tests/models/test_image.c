@@ -320,3 +320,24 @@ Test(image, files_over_the_image_cap_are_refused_unread) {
   cr_expect_str_eq(ws_errmsg(ctx), "/dev/zero: larger than the 128 MiB limit for images");
   cr_expect_null(img);
 }
+
+/* tests/data/image_noise96.gif holds seeded noise through palette i -> (i,
+ * 255 - i, 7i): its LZW table fills and clears and its codes grow to 12
+ * bits, so every pixel coming back shows the LZW check refuses nothing of a
+ * valid stream. */
+Test(image, loads_gif_whose_lzw_table_fills_and_clears) {
+  ws_image *img = NULL;
+  cr_assert_eq(ws_image_load(ctx, WS_SOURCE_DIR "/tests/data/image_noise96.gif", &img), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_assert(img->width == 96 && img->height == 96);
+  uint64_t state = 12345;
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < 96 * 96; i++) {
+    state = (state * 1103515245u + 12345u) % (1u << 31);
+    uint32_t v = (uint32_t)(state >> 16) & 0xff;
+    const uint8_t *p = px(img, i % 96, i / 96);
+    wrong += p[0] != v || p[1] != 255 - v || p[2] != ((7 * v) & 0xff);
+  }
+  cr_expect_eq(wrong, 0);
+  ws_image_destroy(img);
+}

@@ -46,6 +46,8 @@ Test(imghdr, pnm_numbers_follow_whitespace_and_comments) {
   expect_size(WS_IMGHDR_PNM, p1, strlen(p1), 3, 2);
   const char *huge = "P5 99999999999 1 255\n";
   expect_size(WS_IMGHDR_PNM, huge, strlen(huge), UINT32_MAX, 1);
+  const char *hash = "P6 10#60000\n5 255\n"; /* SDL reads 10, eats '#', reads 60000 */
+  expect_size(WS_IMGHDR_PNM, hash, strlen(hash), 10, 60000);
   expect_refused(WS_IMGHDR_PNM, "P3 12", 5,
                  "bad.img: PNM header does not give the image size: no width and height after the magic");
 }
@@ -66,6 +68,18 @@ Test(imghdr, gif_size_is_the_first_frame_sdl_would_allocate) {
   expect_refused(
       WS_IMGHDR_GIF, hostile, sizeof hostile,
       "bad.img: GIF header does not give the image size: no image descriptor that would be decoded");
+}
+
+/* A 2x1 frame whose first code (min size 2: clear 4, end 5, next free 6)
+ * is 7, past the table: SDL's decoder would chase a prefix loop off its
+ * stack, so the frame is refused. Code 6 (the next free entry) is valid. */
+Test(imghdr, gif_lzw_codes_past_the_table_are_refused) {
+  uint8_t gif[] = {'G', 'I', 'F', '8', '9', 'a', 2, 1, 0, 0, 0,    0, 0,  ',', 0,
+                   0,   0,   0,   2,   0,   1,   0, 0, 2, 1, 0x7C, 0, ';'}; /* codes 4 (clear), 7 in 3 bits */
+  expect_refused(WS_IMGHDR_GIF, gif, sizeof gif,
+                 "bad.img: GIF header does not give the image size: an LZW code past the code table");
+  gif[sizeof gif - 3] = 0x34; /* clear, then 6 */
+  expect_size(WS_IMGHDR_GIF, gif, sizeof gif, 2, 1);
 }
 
 /* A sub-block longer than what is left is not read (SDL's memory reads are
@@ -93,6 +107,11 @@ Test(imghdr, jpeg_walks_markers_like_libjpeg) {
                          0x13, 0x37, 0xFF, 0xFF, 0xFF, 0xD0,            /* garbage, fill, RST0 */
                          0xFF, 0xC2, 0,    11,   8,    0x01, 0x2c, 0x02, 0x80, 1, 1, 0x11, 0}; /* SOF2 */
   expect_size(WS_IMGHDR_JPEG, jpg, sizeof jpg, 640, 300);
+  uint8_t ten[sizeof jpg];
+  memcpy(ten, jpg, sizeof jpg);
+  ten[sizeof jpg - 4] = 10; /* Nf */
+  expect_refused(WS_IMGHDR_JPEG, ten, sizeof ten,
+                 "bad.img: JPEG header does not give the image size: component count not 1, 3 or 4");
   const uint8_t sos_first[] = {0xFF, 0xD8, 0xFF, 0xDA, 0, 2};
   expect_refused(WS_IMGHDR_JPEG, sos_first, sizeof sos_first,
                  "bad.img: JPEG header does not give the image size: no SOFn frame header before the scan");

@@ -131,6 +131,8 @@ static ws_status open_mem(ws_ctx *ctx, const void *data, size_t size_bytes, cons
   if (size_bytes > WS_IMAGE_MAX_FILE_BYTES)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: larger than the %zu MiB limit for images", name,
                        WS_IMAGE_MAX_FILE_BYTES >> 20);
+  if (size_bytes == 0)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a readable image (the file is empty)", name);
   *rw = SDL_RWFromConstMem(data, (int)size_bytes);
   return *rw ? WS_OK
              : ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: cannot wrap the file (SDL: %s)", name, SDL_GetError());

@@ -143,6 +143,8 @@ Test(image, unreadable_files_are_errors_naming_them) {
   const uint8_t truncated_png[12] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
   cr_expect_eq(ws_image_decode(ctx, truncated_png, sizeof truncated_png, "cut.png", &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "cut.png: PNG header does not give the image size"), "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_image_decode(ctx, "", 0, "empty.png", &img), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "empty.png: not a readable image (the file is empty)");
   cr_expect_eq(ws_image_create(ctx, 0, 5, &img), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "image size 0x5"), "%s", ws_errmsg(ctx));
   ws_image_destroy(NULL);

@@ -32,13 +32,15 @@ static const char run_help[] =
     "the timeline (copies and kernels with grid, block, tile config, cycles, time,\n"
     "occupancy, cache hit rates, DRAM traffic and each layer's error against OpenBLAS),\n"
     "the end-to-end latency and the probability.\n\n"
-    "  --image NAME|FILE   a built-in sample (checker, gradient, disc, noise) or a PNG/PPM\n"
-    "                      file, resized to 32x32; repeat for several; a batch cycles\n"
+    "  --image NAME|FILE   a built-in sample (checker, gradient, disc, noise) or an image\n"
+    "                      file (PNG, PPM, GIF, BMP, JPEG, TIFF, WEBP, QOI, PCX, TGA; at most\n"
+    "                      16 Mpixel), resized to 32x32; repeat for several; a batch cycles\n"
     "                      through them (default: the samples in that order)\n"
-    "  --batch N           images per run (default 1); adds images/s\n"
+    "  --batch N           images per run (default 1, at most 1024: M = 64*N GEMM rows);\n"
+    "                      adds images/s\n"
     "  --weights FILE      safetensors weights (names and shapes in docs/tinyvit32.md);\n"
     "                      default: seeded weights\n"
-    "  --dim, --heads, --depth  the model (default 64, 4, 1)\n"
+    "  --dim, --heads, --depth  the model (default 64, 4, 1; at most 1024, 64, 32)\n"
     "  --seed S            seed of the seeded weights (default 1)\n"
     "  --save-weights FILE write the weights used as safetensors\n"
     "  --attn flash|naive  fused attention or scores/softmax/PV kernels (default flash)\n"
@@ -48,7 +50,9 @@ static const char run_help[] =
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
     "%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise.\n";
+    "Every flag is checked against the GPU before anything runs.\n"
+    "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
+    "2 for a flag out of range.\n";
 
 typedef struct run_opts {
   const char *images[MAX_IMAGES];

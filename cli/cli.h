@@ -62,24 +62,65 @@ ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg 
 /* The help lines describing --gpu and --set. */
 extern const char ws_cli_gpuopt_help[];
 
+/* ---- what bounds a launch: --max-warp-insns, --max-cycles, --timeout, --no-spin-check,
+ * Ctrl-C and the progress line (watchopt.c) ---- */
+
+typedef struct ws_cli_watchopt {
+  uint64_t max_warp_insns, max_cycles; /* 0: the defaults (sim/exec/watchdog.h) */
+  double timeout_s;                    /* 0: none */
+  bool no_spin_check;
+} ws_cli_watchopt;
+
+enum { /* getopt codes of the watch options */
+       WS_CLI_WATCH_MAX_WARP_INSNS = 0x200,
+       WS_CLI_WATCH_MAX_CYCLES,
+       WS_CLI_WATCH_TIMEOUT,
+       WS_CLI_WATCH_NO_SPIN_CHECK
+};
+#define WS_CLI_WATCHOPT_LONGS                                                                                \
+  {"max-warp-insns", required_argument, NULL, WS_CLI_WATCH_MAX_WARP_INSNS},                                  \
+      {"max-cycles", required_argument, NULL, WS_CLI_WATCH_MAX_CYCLES},                                      \
+      {"timeout", required_argument, NULL, WS_CLI_WATCH_TIMEOUT}, {                                          \
+    "no-spin-check", no_argument, NULL, WS_CLI_WATCH_NO_SPIN_CHECK                                           \
+  }
+/* Takes option code c: *taken tells whether it was one of them; returns a
+ * usage error for a malformed value, else WS_EXIT_OK. */
+int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char *arg, bool *taken);
+/* Sets the limits on the device, catches SIGINT and SIGTERM (the launch
+ * then stops and reports), and shows progress when stderr is a terminal. */
+void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev);
+/* Whether Ctrl-C or SIGTERM arrived (main exits 130 then). */
+bool ws_cli_interrupted(void);
+#define WS_CLI_WATCHOPT_HELP                                                                                 \
+  "  --max-warp-insns N   stop when one warp issues N instructions (default: 65536 per\n"                    \
+  "                       instruction of the kernel, plus 64)\n"                                             \
+  "  --max-cycles N       stop a timed launch at cycle N (default: no limit)\n"                              \
+  "  --timeout SECONDS    stop a launch after SECONDS of wall-clock time (default: no limit)\n"              \
+  "  --no-spin-check      do not stop warps that provably spin forever\n"                                    \
+  "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
+extern const char ws_cli_watchopt_help[];
+
 /* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
 
 typedef struct ws_cli_runopt {
   bool report;            /* print the per-kernel performance report */
   bool functional;        /* values only, no timing */
   const char *stats_json; /* write every counter here after the launch */
+  ws_cli_watchopt watch;  /* what bounds the launch */
 } ws_cli_runopt;
 
-/* getopt_long entries for the three options; their codes are 'R', 'J', 'F'. */
+/* getopt_long entries for the three options (codes 'R', 'J', 'F') and the
+ * watch options. */
 #define WS_CLI_RUNOPT_LONGS                                                                                  \
-  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'}, {                        \
-    "functional", no_argument, NULL, 'F'                                                                     \
-  }
-/* Takes option code c (with its argument); false when c is not one of them. */
-bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg);
+  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},                          \
+      {"functional", no_argument, NULL, 'F'}, WS_CLI_WATCHOPT_LONGS
+/* Takes option code c (with its argument): *taken tells whether it was one
+ * of them; returns a usage error for a malformed value, else WS_EXIT_OK. */
+int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken);
 /* A usage error for combinations that cannot work, else WS_EXIT_OK. */
 int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o);
-/* Puts the device in the requested mode before the launch. */
+/* Puts the device in the requested mode, with the watch options, before
+ * the launch. */
 void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev);
 /* After a successful launch: prints the report and writes the stats JSON
  * (atomically) as requested. */

@@ -87,9 +87,11 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
       return -1;
     case 'h': printf(example_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("example", "option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (!ws_cli_runopt_take(run, c, optarg))
-        return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
+    default: {
+      bool taken = false;
+      rc = ws_cli_runopt_take("example", run, c, optarg, &taken);
+      if (!taken) return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
+    }
     }
   }
   return rc == WS_EXIT_OK ? ws_cli_runopt_check("example", run) : rc;

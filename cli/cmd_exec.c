@@ -105,9 +105,11 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
     case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
     case 'h': printf(exec_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (!ws_cli_runopt_take(&o->run, c, optarg))
-        return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
+    default: {
+      bool taken = false;
+      rc = ws_cli_runopt_take("exec", &o->run, c, optarg, &taken);
+      if (!taken) return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
+    }
     }
   }
   if (rc != WS_EXIT_OK) return rc;

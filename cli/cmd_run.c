@@ -46,7 +46,7 @@ static const char run_help[] =
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
-    "%s%s"
+    "%s%s%s"
     "  -h, --help          this text\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise.\n";
 
@@ -59,6 +59,7 @@ typedef struct run_opts {
   ws_vitrun_cfg vit;
   ws_cli_gemmopt gemm;
   ws_cli_gpuopt gpu;
+  ws_cli_watchopt watch;
 } run_opts;
 
 static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t *out) {
@@ -84,6 +85,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       WS_CLI_GEMMOPT_LONGS,
                                       {"gpu", required_argument, NULL, 'G'},
                                       {"set", required_argument, NULL, 'S'},
+                                      WS_CLI_WATCHOPT_LONGS,
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -113,10 +115,13 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
   case 'G': o->gpu.gpu = arg; return WS_EXIT_OK;
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
-  default:
+  default: {
     if (c >= WS_CLI_GEMMOPT_FIRST && c < WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES)
       return ws_cli_gemmopt_take("run", &o->gemm, c, arg);
-    return ws_cli_usage_error("run", "unknown option");
+    bool taken = false;
+    int rc = ws_cli_watchopt_take("run", &o->watch, c, arg, &taken);
+    return taken ? rc : ws_cli_usage_error("run", "unknown option");
+  }
   }
 }
 
@@ -125,7 +130,7 @@ static int parse_flags(int argc, char **argv, run_opts *o) {
   int c, rc = WS_EXIT_OK;
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     if (c == 'h') {
-      printf(run_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help);
+      printf(run_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help, ws_cli_watchopt_help);
       return -1;
     }
     if (c == ':') return ws_cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -299,6 +304,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, int *exit_code) {
   for (uint32_t i = 0; i < o->vit.batch && st == WS_OK; i++)
     st = prepare_image(ctx, image_of(o, i), images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, &host_s);
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
+  if (st == WS_OK) ws_cli_watchopt_apply(&o->watch, dev);
   if (st == WS_OK) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {

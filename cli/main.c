@@ -2,6 +2,7 @@
  *
  * Design: each subcommand is a function with its own getopt_long table and
  * --help; main only picks one, so adding a command touches one table. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,7 +50,10 @@ int main(int argc, char **argv) {
     return WS_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(cmd, commands[i].name) == 0) {
+      int rc = commands[i].run(argc - 1, argv + 1);
+      return rc != WS_EXIT_OK && ws_cli_interrupted() ? 128 + SIGINT : rc; /* as a shell reports Ctrl-C */
+    }
   fprintf(stderr, "warpscope: unknown command '%s'\nTry 'warpscope --help'.\n", cmd);
   return WS_EXIT_USAGE;
 }

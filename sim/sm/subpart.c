@@ -106,12 +106,6 @@ void ws_subpart_refresh_warp(const ws_sm *sm, ws_twarp *w) {
   w->next_dep = ws_scoreboard_latest(&w->sb, w->next, 0);
 }
 
-static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
-  const ws_cta *cta = sm->slots[w->cta_slot].cta;
-  return ws_fault_budget(sm->ctx, cta, w->cta_warp, ws_cta_warp_pc(cta, w->cta_warp),
-                         sm->env->budget_warp_insns);
-}
-
 static void count_issue(ws_sm *sm, const ws_scoreboard_insn *si, uint32_t active) {
   uint32_t lanes = ws_lane_count(active);
   sm->warp_insns++;
@@ -262,12 +256,17 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   uint32_t wslot = sp->slot[pick].warp;
   ws_twarp *w = &sm->warps[wslot];
   out->warp = w;
-  if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
+  ws_watchdog *wd = sm->env->wd;
+  if (ws_watchdog_due(wd, sm->env->ls->warp_insns)) {
+    ws_status st = ws_watchdog_check(wd, sm->ctx, cta, w->cta_warp, sm->env->ls, t);
+    if (st != WS_OK) return st;
+  }
   const ws_scoreboard_insn *si = w->next;
   ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->step, sm->env->ls);
   if (st != WS_OK) return st;
+  ws_watchdog_count(wd, &sm->step);
   ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
   return book(sm, sp, w, si, wslot, sm->step.pc, t, out);

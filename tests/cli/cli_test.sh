@@ -156,5 +156,25 @@ check kernel-bad-epilogue 2 "--epilogue expects bias, gelu or residual, found 'r
 "$ws" kernel gemm --variant warptile -o "$tmp/g.wsa" >/dev/null 2>&1
 check kernel-out-assembles 0 "kernel gemm_warptile" -- "$ws" asm "$tmp/g.wsa"
 
+# the watchdog: a runaway kernel stops promptly, with where and how to raise the limit
+printf '.kernel spin\nL:  BRA L\n    EXIT\n' > "$tmp/spin.wsa"
+printf '.kernel count\nL:  IADD R1, R1, 1\n    BRA L\n' > "$tmp/count.wsa"
+check watch-spin 1 "kernel 'spin' can never finish: 1 warp spins" -- "$ws" exec "$tmp/spin.wsa" --grid 1 --block 32
+check watch-spin-where 1 "CTA (0,0,0) warp 0 at pc 0 (line 2): BRA L" -- "$ws" exec "$tmp/spin.wsa" --grid 1 --block 32 --functional
+check watch-per-warp 1 "raise it with --max-warp-insns N" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000
+check watch-max-cycles 1 "reached the limit of 5000 cycles" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --max-cycles 5000
+check watch-timeout 1 "ran for the --timeout limit of 0.2 s" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 --timeout 0.2
+check watch-bad-timeout 2 "--timeout expects seconds, a number in (0, 1e9], found 'soon'" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --timeout soon
+check watch-bad-limit 2 "--max-warp-insns expects a positive whole number, found '0'" -- "$ws" example saxpy --max-warp-insns 0
+check watch-cycles-functional 2 "--max-cycles needs the timing model" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-cycles 10
+check watch-run-flag 1 "reached the limit of 1000 cycles" -- "$ws" run --max-cycles 1000
+"$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL watch-sigint: rc=$rc (want 130)"; fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -67,7 +67,7 @@ static bool same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Reads and assembles o->input; an object file is named as such rather than
+/* Reads and assembles the file at path; an object file is named as such rather than
  * lexed as text (its first byte would be "unexpected character '\x7F'"). */
 static ws_status assemble_input(ws_ctx *ctx, const char *path, ws_program **out) {
   char *data = NULL;

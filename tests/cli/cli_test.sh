@@ -176,5 +176,21 @@ wait "$pid"
 rc=$?
 if [ "$rc" -eq 130 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL watch-sigint: rc=$rc (want 130)"; fi
 
+# objects: asm refuses an object as input and its own input as output; disasm names a damaged or old object
+cp "$saxpy" "$tmp/sx.wsa"
+ln -s sx.wsa "$tmp/sx-link.wsa"
+"$ws" asm "$tmp/sx.wsa" -o "$tmp/sx.wso" >/dev/null 2>&1
+check asm-given-object 1 "$tmp/sx.wso is a warpscope object file, not assembly; use 'warpscope disasm $tmp/sx.wso' to read it" -- "$ws" asm "$tmp/sx.wso"
+check asm-onto-input 2 "-o '$tmp/sx.wsa' is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/sx.wsa"
+check asm-onto-input-spelled 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/./sx.wsa"
+check asm-onto-input-link 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/sx-link.wsa"
+if cmp -s "$saxpy" "$tmp/sx.wsa"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: sx.wsa was overwritten"; fi
+cp "$tmp/sx.wso" "$tmp/flip.wso"
+printf '\x01' | dd of="$tmp/flip.wso" bs=1 seek=500 conv=notrunc status=none
+check disasm-corrupt 1 "flip.wso: corrupt object: checksum mismatch" -- "$ws" disasm "$tmp/flip.wso"
+cp "$tmp/sx.wso" "$tmp/v1.wso"
+printf '\x01' | dd of="$tmp/v1.wso" bs=1 seek=4 conv=notrunc status=none
+check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 2; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,7 +13,12 @@
 /* Reads a whole file into a malloc'd buffer with a NUL after the last byte
  * (text can be used as a C string; binary data keeps *size_bytes). */
 ws_status ws_file_read(ws_ctx *ctx, const char *path, char **data, size_t *size_bytes);
-/* Writes via PATH.tmp.PID and rename(2). */
+/* Writes a whole file so that nothing the user had is lost or half-written:
+ * a regular file (or one a symlink leads to) is replaced by renaming
+ * PATH.tmp.PID over it once complete, so the link itself stays; an absent
+ * file is created the same way; a character device or pipe (/dev/null,
+ * /dev/stdout, a FIFO) is written directly; anything else (a directory, a
+ * block device, a socket) is refused. */
 ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes);
 
 #endif

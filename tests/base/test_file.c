@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -202,15 +203,15 @@ Test(file, write_into_a_missing_folder_names_the_temporary) {
   cr_expect_eq(entries(".tmp.", &tmp), 0, "nothing was created");
 }
 
-/* rename(2) of a file over a folder fails with EISDIR: the temporary is
- * removed and the folder (the previous target) keeps its content. */
+/* A folder is refused before a temporary is made: nothing is left behind
+ * and the folder (the previous target) keeps its content. */
 Test(file, failed_rename_removes_the_temporary_and_keeps_the_target) {
   char path[128], inner[160], want[512];
   in_dir(path, sizeof path, "target");
   cr_assert_eq(mkdir(path, 0700), 0);
   snprintf(inner, sizeof inner, "%s/kept", path);
   put(inner, "kept", 4);
-  snprintf(want, sizeof want, "cannot write '%s': %s", path, strerror(EISDIR));
+  snprintf(want, sizeof want, "cannot write '%s': it is a directory, not a regular file, device or pipe", path);
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;
@@ -234,4 +235,65 @@ Test(file, write_refuses_a_path_too_long_for_the_temporary) {
   const char *msg = ws_errmsg(ctx);
   cr_expect_eq(strncmp(msg, "output path too long: 'aaaa", 27), 0, "%s", msg);
   free(path);
+}
+
+/* ---- outputs never destroy what they point at ------------------------------------- */
+
+Test(file, a_write_through_a_symlink_updates_its_target_and_keeps_the_link) {
+  char target[128], link[128];
+  in_dir(target, sizeof target, "target.bin");
+  in_dir(link, sizeof link, "link.bin");
+  put(target, "old", 3);
+  cr_assert_eq(symlink("target.bin", link), 0, "%s", strerror(errno));
+  cr_assert_eq(ws_file_write_atomic(ctx, link, "new!", 4), WS_OK, "%s", ws_errmsg(ctx));
+  struct stat sb;
+  cr_assert_eq(lstat(link, &sb), 0);
+  cr_expect(S_ISLNK(sb.st_mode), "the link is still a link");
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, target, &data, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(n, 4);
+  cr_expect_str_eq(data, "new!");
+  free(data);
+  size_t tmps = 0;
+  entries(".tmp.", &tmps);
+  cr_expect_eq(tmps, 0, "no temporary file is left");
+}
+
+Test(file, a_character_device_is_written_in_place_not_replaced) {
+  struct stat before, after;
+  cr_assert_eq(stat("/dev/null", &before), 0);
+  cr_assert_eq(ws_file_write_atomic(ctx, "/dev/null", "xyz", 3), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(stat("/dev/null", &after), 0);
+  cr_expect(S_ISCHR(after.st_mode), "/dev/null is still a character device");
+  cr_expect_eq(before.st_rdev, after.st_rdev);
+}
+
+Test(file, a_pipe_is_written_in_place) {
+  char fifo[128];
+  in_dir(fifo, sizeof fifo, "fifo");
+  cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", strerror(errno));
+  pid_t child = fork();
+  cr_assert_neq(child, -1);
+  if (child == 0) { /* the reader: counts what arrives */
+    FILE *f = fopen(fifo, "rb");
+    char buf[16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    _exit(n == 5 && memcmp(buf, "hello", 5) == 0 ? 0 : 1);
+  }
+  cr_expect_eq(ws_file_write_atomic(ctx, fifo, "hello", 5), WS_OK, "%s", ws_errmsg(ctx));
+  int status = 0;
+  cr_assert_eq(waitpid(child, &status, 0), child);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader got the five bytes");
+  struct stat sb;
+  cr_assert_eq(lstat(fifo, &sb), 0);
+  cr_expect(S_ISFIFO(sb.st_mode), "the pipe is still a pipe");
+}
+
+Test(file, a_directory_or_an_empty_name_is_refused) {
+  cr_expect_eq(ws_file_write_atomic(ctx, dir, "x", 1), WS_ERR_IO);
+  cr_expect(strstr(ws_errmsg(ctx), "it is a directory, not a regular file, device or pipe"), "%s",
+            ws_errmsg(ctx));
+  cr_expect_eq(ws_file_write_atomic(ctx, "", "x", 1), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), "an output needs a file name");
 }

@@ -192,5 +192,19 @@ cp "$tmp/sx.wso" "$tmp/v1.wso"
 printf '\x01' | dd of="$tmp/v1.wso" bs=1 seek=4 conv=notrunc status=none
 check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 2; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
 
+# outputs: devices and pipes are written in place, links keep pointing, stdout errors are failures
+sxargs=(exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1)
+check out-dev-null 0 "executed: 1 CTAs" -- "$ws" "${sxargs[@]}" --out y=/dev/null
+if [ -c /dev/null ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: /dev/null replaced"; fi
+echo old > "$tmp/target.bin"
+ln -s target.bin "$tmp/link.bin"
+check out-through-link 0 "executed: 1 CTAs" -- "$ws" "${sxargs[@]}" --out y="$tmp/link.bin"
+if [ -L "$tmp/link.bin" ] && [ "$(wc -c < "$tmp/target.bin")" -eq 20 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: link replaced or target not written"; fi
+check out-directory 1 "it is a directory, not a regular file, device or pipe" -- "$ws" "${sxargs[@]}" --out y="$tmp"
+if [ -w /dev/full ]; then
+  check stdout-full-disasm 1 "writing standard output: No space left on device" -- bash -c "\"$ws\" disasm \"$saxpy\" > /dev/full"
+  check stdout-full-kernel 1 "writing standard output" -- bash -c "\"$ws\" kernel add > /dev/full"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

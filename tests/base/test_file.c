@@ -192,11 +192,12 @@ Test(file, write_of_nothing_makes_an_empty_file) {
   cr_expect_eq(st.st_size, 0);
 }
 
-/* The temporary cannot be created: the message names it (PATH.tmp.PID). */
-Test(file, write_into_a_missing_folder_names_the_temporary) {
+/* The temporary beside the target cannot be created: the message names the
+ * file the user asked for. */
+Test(file, write_into_a_missing_folder_names_the_target) {
   char path[128], want[512];
   in_dir(path, sizeof path, "nodir/out.bin");
-  snprintf(want, sizeof want, "cannot create '%s.tmp.%ld': %s", path, (long)getpid(), strerror(ENOENT));
+  snprintf(want, sizeof want, "cannot create '%s': %s", path, strerror(ENOENT));
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;
@@ -211,7 +212,8 @@ Test(file, failed_rename_removes_the_temporary_and_keeps_the_target) {
   cr_assert_eq(mkdir(path, 0700), 0);
   snprintf(inner, sizeof inner, "%s/kept", path);
   put(inner, "kept", 4);
-  snprintf(want, sizeof want, "cannot write '%s': it is a directory, not a regular file, device or pipe", path);
+  snprintf(want, sizeof want, "cannot write '%s': it is a directory, not a regular file, device or pipe",
+           path);
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;
@@ -296,4 +298,52 @@ Test(file, a_directory_or_an_empty_name_is_refused) {
             ws_errmsg(ctx));
   cr_expect_eq(ws_file_write_atomic(ctx, "", "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), "an output needs a file name");
+}
+
+/* Outputs of one command are all written or none: a second output that
+ * cannot be created leaves the first file as it was, and no temporary. */
+Test(file, a_batch_that_fails_changes_nothing) {
+  char first[128], second[128];
+  in_dir(first, sizeof first, "first.bin");
+  in_dir(second, sizeof second, "nodir/second.bin");
+  put(first, "old", 3);
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, first, "new!", 4), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, second, "x", 1), WS_ERR_IO);
+  ws_file_batch_free(&b);
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, first, &data, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(data, "old");
+  free(data);
+  size_t tmps = 0;
+  entries(".tmp.", &tmps);
+  cr_expect_eq(tmps, 0);
+}
+
+Test(file, a_batch_commits_every_output_and_refuses_one_file_twice) {
+  char a[128], b_path[128], link[128];
+  in_dir(a, sizeof a, "a.bin");
+  in_dir(b_path, sizeof b_path, "b.bin");
+  in_dir(link, sizeof link, "a-link.bin");
+  cr_assert_eq(symlink("a.bin", link), 0);
+  put(a, "0", 1);
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, a, "aa", 2), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, link, "zz", 2), WS_ERR_INVALID, "the link names a.bin again");
+  cr_expect(strstr(ws_errmsg(ctx), "a-link.bin' is written twice by one command"), "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, b_path, "bbb", 3), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, "/dev/null", "ignored", 7), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_commit(ctx, &b), WS_OK, "%s", ws_errmsg(ctx));
+  ws_file_batch_free(&b);
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, a, &data, &n), WS_OK);
+  cr_expect_str_eq(data, "aa");
+  free(data);
+  cr_assert_eq(ws_file_read(ctx, b_path, &data, &n), WS_OK);
+  cr_expect_str_eq(data, "bbb");
+  free(data);
 }

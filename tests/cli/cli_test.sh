@@ -70,7 +70,7 @@ check exec-unset-param 1 "param 'y' was not set" -- "$ws" exec "$saxpy" --grid 1
   --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5
 check exec-block-limit 1 "2048 threads" -- "$ws" exec "$saxpy" --grid 1 --block 2048 --arg n=5 \
   --arg a=2 --buf x=f32:1 --buf y=f32:1
-check exec-bad-buf 1 "--buf x: expected a f32 value, found 'abc'" -- "$ws" exec "$saxpy" --grid 1 \
+check exec-bad-buf 2 "--buf x: expected a f32 value, found 'abc'" -- "$ws" exec "$saxpy" --grid 1 \
   --block 32 --buf x=f32:1,abc
 # n = 8 over 5-element buffers: lane 5 reads past the end; no output file appears
 rm -f "$tmp/fault.bin"
@@ -205,6 +205,20 @@ if [ -w /dev/full ]; then
   check stdout-full-disasm 1 "writing standard output: No space left on device" -- bash -c "\"$ws\" disasm \"$saxpy\" > /dev/full"
   check stdout-full-kernel 1 "writing standard output" -- bash -c "\"$ws\" kernel add > /dev/full"
 fi
+
+# exec's flags are checked before anything runs: malformed, duplicate or out-of-range values exit 2
+check exec-dup-arg 2 "--arg n given twice" -- "$ws" "${sxargs[@]}" --arg n=6
+check exec-dup-out-path 2 "is already the output of --out y=" -- "$ws" "${sxargs[@]}" --out y="$tmp/o1" --out x="$tmp/o1"
+check exec-dup-out-name 2 "--out y given twice" -- "$ws" "${sxargs[@]}" --out y="$tmp/o1" --out y="$tmp/o2"
+check exec-print-count 2 "--print y:f32:100: COUNT must be 0..5 (the buffer's size)" -- "$ws" "${sxargs[@]}" --print y:f32:100
+check exec-print-type 2 "TYPE must be f32, u32, s32, f16 or x32" -- "$ws" "${sxargs[@]}" --print y:f64
+check exec-out-no-path 2 "--out expects NAME=PATH, found 'y'" -- "$ws" "${sxargs[@]}" --out y
+check exec-arg-no-value 2 "--arg expects NAME=VALUE, found 'n'" -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n
+check exec-buf-type 2 "expected f32:, u32:, s32:, f16:, zeros: or file:, found 'f64:1'" -- "$ws" "${sxargs[@]}" --buf q=f64:1
+check exec-zeros-cap 2 "zeros: expects a byte count in 1..2^40 (1 TiB)" -- "$ws" "${sxargs[@]}" --buf w=zeros:99999999999999
+echo keep > "$tmp/keep.bin"
+check exec-outputs-all-or-none 1 "cannot create '$tmp/nodir/x.bin'" -- "$ws" "${sxargs[@]}" --out y="$tmp/keep.bin" --out x="$tmp/nodir/x.bin"
+if [ "$(cat "$tmp/keep.bin")" = keep ] && ! ls "$tmp" | grep -q '\.tmp\.'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed command changed keep.bin or left a temporary"; fi
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -445,21 +445,21 @@ ws_status ws_microbench_stream_hbm(ws_device *dev, uint64_t buffer_bytes, ws_mic
  * streaming more than its L1 holds. The grid is cut to fit one sweep in the
  * buffer, so the buffer stays at most the requested size. */
 /* Passes 3-6 measure the L2 only when it holds both buffers and served
- * their reads: no L2 miss, and at most a tenth of the reads hitting L1 (an
- * SM re-reading lines it read itself: a few on classroom, every one on a
- * one-SM preset). */
-static void check_l2_copy(const ws_gpu_cfg *cfg, uint64_t buffer_bytes, const uint64_t served_sectors[3],
+ * their reads: at least nine in ten sectors read hit L2. The rest are a few
+ * conflict misses (a100: 220 of 1.1 million) or lines an SM read itself and
+ * finds in its L1 (classroom: 1.6%); on a one-SM preset every SM re-reads
+ * its own lines. */
+static void check_l2_copy(const ws_gpu_cfg *cfg, uint64_t buffer_bytes, const uint64_t sectors[3],
                           ws_microbench_bw *out) {
-  uint64_t l1 = served_sectors[0], reads = served_sectors[0] + served_sectors[1] + served_sectors[2];
+  uint64_t reads = sectors[0] + sectors[1] + sectors[2];
   if (2 * buffer_bytes > cfg->geom.l2_bytes)
     snprintf(out->why, sizeof out->why, "its two %llu-byte buffers do not fit in the %llu-byte L2",
              (unsigned long long)buffer_bytes, (unsigned long long)cfg->geom.l2_bytes);
-  else if (served_sectors[2])
-    snprintf(out->why, sizeof out->why, "passes 3-6 missed L2 for %llu of their %llu sectors read",
-             (unsigned long long)served_sectors[2], (unsigned long long)reads);
-  else if (l1 * 10 > reads)
-    snprintf(out->why, sizeof out->why, "passes 3-6 hit L1 for %llu of their %llu sectors read",
-             (unsigned long long)l1, (unsigned long long)reads);
+  else if (sectors[1] * 10 < reads * 9)
+    snprintf(out->why, sizeof out->why,
+             "passes 3-6 found only %llu of their %llu sectors read in L2 (%llu hit L1, %llu missed L2)",
+             (unsigned long long)sectors[1], (unsigned long long)reads, (unsigned long long)sectors[0],
+             (unsigned long long)sectors[2]);
 }
 
 static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_bw *out) {

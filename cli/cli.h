@@ -28,7 +28,8 @@ int ws_cli_bench_gpu(int argc, char **argv);
 int ws_cli_run(int argc, char **argv);
 int ws_cli_kernel(int argc, char **argv);
 
-/* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
+/* "warpscope: error: ..." on stderr, or "warpscope: WHERE: error: ..." when
+ * the message is located (holds ": error: ") already; returns WS_EXIT_FAIL. */
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warpscope CMD: ...\nTry 'warpscope CMD --help'." on stderr; returns WS_EXIT_USAGE. */
 int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

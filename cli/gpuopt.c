@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "cli/cli.h"
 
 const char ws_cli_gpuopt_help[] =
@@ -32,8 +33,9 @@ ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg 
   ws_status st = is_path(gpu) ? ws_config_load_file(ctx, gpu, &cfg) : ws_config_load_preset(ctx, gpu, &cfg);
   for (int i = 0; i < o->nsets && st == WS_OK; i++) st = ws_config_set(ctx, &cfg, o->sets[i]);
   if (st == WS_OK && o->nsets > 0) {
-    char origin[300];
-    snprintf(origin, sizeof origin, "%s (after --set)", gpu);
+    char origin[300], shown[256];
+    snprintf(origin, sizeof origin, "%s (after --set)",
+             ws_text_escape(shown, sizeof shown, gpu, strlen(gpu)));
     st = ws_config_validate(ctx, &cfg, origin);
   }
   if (st == WS_OK) *out = cfg;

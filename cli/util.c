@@ -12,13 +12,16 @@
 #include "isa/asm.h"
 #include "isa/objfile.h"
 
+/* A located library message ("FILE:LINE:COL: error: ...", "a100 (after
+ * --set): error: ...") already says "error:" after its location: it keeps
+ * its own label, so every message shows exactly one. */
 int ws_cli_error(const char *fmt, ...) {
+  char msg[WS_ERRMSG_MAX_BYTES + 256];
   va_list ap;
   va_start(ap, fmt);
-  fputs("warpscope: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "warpscope: %s%s\n", strstr(msg, ": error: ") ? "" : "error: ", msg);
   return WS_EXIT_FAIL;
 }
 

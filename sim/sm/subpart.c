@@ -138,9 +138,12 @@ static uint32_t ideal_wavefronts(uint32_t active, uint32_t width_bytes) {
 
 /* A full warp reading consecutive words touches each bank once per phase,
  * as does a full warp reading one word (broadcast): skip the bank model for
- * these, the commonest shared accesses. */
-static bool trivially_conflict_free(const ws_warp_step *step, uint32_t bank_width_bytes) {
+ * these, the commonest shared accesses. That holds when one bank row holds
+ * a phase's 128 bytes and each lane's access is whole bank words; a
+ * narrower memory (16 banks, say) goes through the bank model. */
+static bool trivially_conflict_free(const ws_warp_step *step, uint32_t banks, uint32_t bank_width_bytes) {
   if (step->active_mask != UINT32_MAX || step->width_bytes < bank_width_bytes) return false;
+  if (banks * bank_width_bytes < 128u || step->width_bytes % bank_width_bytes) return false;
   uint64_t stride = step->addr[1] - step->addr[0];
   if ((stride != step->width_bytes && stride != 0) || step->addr[0] % bank_width_bytes) return false;
   uint64_t off = 0; /* accumulated without an early exit: a branch-free loop */
@@ -161,7 +164,7 @@ static bool memo_matches(const ws_smem_memo *e, const ws_warp_step *step, uint32
 static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_step *step, uint32_t ideal) {
   const ws_gpu_cfg *cfg = sm->cfg;
   if (!step->active_mask) return 0;
-  if (trivially_conflict_free(step, cfg->smem.bank_width_bytes)) return ideal;
+  if (trivially_conflict_free(step, cfg->smem.banks, cfg->smem.bank_width_bytes)) return ideal;
   uint32_t row = cfg->smem.banks * cfg->smem.bank_width_bytes;
   uint32_t row_offset = row ? (uint32_t)(step->addr[0] % row) : 0;
   ws_smem_memo *e = &sm->memo[step->pc % WS_SMEM_MEMO_ENTRIES];

@@ -220,5 +220,31 @@ echo keep > "$tmp/keep.bin"
 check exec-outputs-all-or-none 1 "cannot create '$tmp/nodir/x.bin'" -- "$ws" "${sxargs[@]}" --out y="$tmp/keep.bin" --out x="$tmp/nodir/x.bin"
 if [ "$(cat "$tmp/keep.bin")" = keep ] && ! ls "$tmp" | grep -q '\.tmp\.'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed command changed keep.bin or left a temporary"; fi
 
+# ---- presets the timing model cannot run, INI details, microbenchmarks that cannot measure ----
+check set-warp-slots 1 "warpscope: a100 (after --set): error: key 'sm.max_warps_per_sm': 64 resident warps exceed sm.subpartitions (1) x 32" -- "$ws" run --set sm.subpartitions=1
+check set-warp-slots-show 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- "$ws" gpus show classroom --set sm.subpartitions=1
+check set-warp-slots-functional 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- \
+  "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set sm.subpartitions=1 --functional
+check set-l1-sectors 1 "warpscope: classroom (after --set): error: key 'l1.line_bytes': 1024 B lines hold 32 sectors of 32 B; at most 8 sectors per line" -- \
+  "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set l1.line_bytes=1024 --set l1.size_kib=128 --set l1.assoc=32
+check asm-one-error-label 1 "warpscope: $tmp/bad.wsa:2:5: error: unknown mnemonic" -- "$ws" asm "$tmp/bad.wsa"
+sed '16s/.*/[sm/' "$src/sim/presets/classroom.ini" > "$tmp/open.ini"
+check ini-unterminated-section 1 "warpscope: $tmp/open.ini:16: error: unterminated section header '[sm' (expected ']')" -- "$ws" gpus show "$tmp/open.ini"
+sed '12s/^num_sms = 2 /num_sms = 2\x00junk/' "$src/sim/presets/classroom.ini" > "$tmp/nul.ini"
+check ini-nul-byte 1 "warpscope: $tmp/nul.ini:12:12: error: NUL byte (a preset is text)" -- "$ws" gpus show "$tmp/nul.ini"
+printf '\220\376=\001\n' > "$tmp/noise.ini"
+check ini-escaped-bytes 1 "$tmp/noise.ini:1: error: key '\\x90\\xFE' is outside any [section]" -- "$ws" gpus show "$tmp/noise.ini"
+head -c 4096 "$ws" > "$tmp/binary.ini"
+check ini-binary 1 "error: NUL byte (a preset is text)" -- "$ws" gpus show "$tmp/binary.ini"
+for f in noise binary; do # messages about garbage files are printable text
+  if "$ws" gpus show "$tmp/$f.ini" 2>&1 | LC_ALL=C grep -q '[^[:print:]]'; then
+    failed=$((failed + 1)) && echo "FAIL ini-$f-printable: raw bytes in the message"
+  else passed=$((passed + 1)); fi
+done
+check bench-l2-too-small 0 "L2 hit, near       (cannot be measured on this preset: the L2 holds 16 lines, and a chain that misses L1 needs more than its 32 ways of one set)" -- \
+  "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=2 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-1kib 0 "DRAM, closed bank      32     16    456.00" -- "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-copy-one-sm 0 "L2 (copy, passes 3-6)    (cannot be measured on this preset: passes 3-6 found only 3872 of their 4468 sectors read in L2 (596 hit L1, 0 missed L2))" -- "$ws" bench-gpu bandwidth --gpu classroom --set gpu.num_sms=1
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -36,6 +36,16 @@ int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 
 /* "X", "X,Y" or "X,Y,Z", each 1..2^32-1. */
 bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);
+/* Options seen so far by one command's getopt loop. */
+typedef struct ws_cli_seen {
+  uint64_t bits[16];
+} ws_cli_seen;
+/* A usage error when option code c was given before and its long name is
+ * not in `repeatable` (comma-separated names); a flag whose last value would
+ * silently win is refused. */
+struct option;
+int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, int c,
+                const char *repeatable);
 /* A whole decimal/0x number in [0, max]. */
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 
@@ -57,6 +67,8 @@ typedef struct ws_cli_gpuopt {
 
 /* Records one --set for command `cmd`; a usage error when there are too many. */
 int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignment);
+/* Records --gpu; an unknown preset name is a usage error. */
+int ws_cli_gpuopt_set_gpu(const char *cmd, ws_cli_gpuopt *o, const char *gpu);
 /* Loads the preset (a name) or INI file (a path: it holds '/' or ends in
  * .ini), applies the overrides, then validates the result. */
 ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out);
@@ -149,6 +161,9 @@ typedef struct ws_cli_gemmopt {
   }
 int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *arg);
 /* The variant's defaults (or default_cfg), then each tile flag given. */
+/* A usage error for an unknown variant (named by variant_flag: "--gemm",
+ * "--variant") or a tile flag the variant does not use; else WS_EXIT_OK. */
+int ws_cli_gemmopt_check(const char *cmd, const char *variant_flag, const ws_cli_gemmopt *o);
 ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmgen_cfg *out);
 extern const char ws_cli_gemmopt_help[];
 

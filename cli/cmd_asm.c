@@ -34,8 +34,13 @@ static int parse_io(const char *cmd, const char *help, int argc, char **argv, io
       {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   opterr = 0;
   int c;
+  ws_cli_seen seen = {{0}};
   while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
-    if (c == 'o')
+    int rc = ws_cli_once(cmd, &seen, longs, c, "");
+    if (rc != WS_EXIT_OK) return rc;
+    if (c == 'o' && !*optarg)
+      return ws_cli_usage_error(cmd, "-o needs a file name");
+    else if (c == 'o')
       o->output = optarg;
     else if (c == 'h') {
       fputs(help, stdout);

@@ -35,9 +35,11 @@ static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("bench-gpu", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     switch (c) {
-    case 'G': gpu->gpu = optarg; break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("bench-gpu", gpu, optarg); break;
     case 'S': rc = ws_cli_gpuopt_add_set("bench-gpu", gpu, optarg); break;
     case 'h': printf(bench_help, ws_cli_gpuopt_help); return -1;
     case ':': return ws_cli_usage_error("bench-gpu", "option '%s' needs a value", argv[optind - 1]);

@@ -279,7 +279,9 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   uint64_t v;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set")) != WS_EXIT_OK) break;
     switch (c) {
     case 'K': o->kernel = optarg; break;
     case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;
@@ -293,7 +295,7 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
     case 'B': rc = push_item(o->bufs, &o->nbufs, optarg); break;
     case 'p': rc = push_item(o->prints, &o->nprints, optarg); break;
     case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
-    case 'G': o->gpu.gpu = optarg; break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("exec", &o->gpu, optarg); break;
     case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
     case 'h': printf(exec_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);

@@ -113,7 +113,7 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'r': return parse_u32("--br", arg, 1, &o->vit.flash.br);
   case 'c': return parse_u32("--bc", arg, 1, &o->vit.flash.bc);
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
-  case 'G': o->gpu.gpu = arg; return WS_EXIT_OK;
+  case 'G': return ws_cli_gpuopt_set_gpu("run", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
   default: {
     if (c >= WS_CLI_GEMMOPT_FIRST && c < WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES)
@@ -331,6 +331,7 @@ int ws_cli_run(int argc, char **argv) {
   o.gemm.has_default_cfg = true;
   o.gemm.default_cfg = o.vit.gemm;
   int rc = parse_flags(argc, argv, &o);
+  if (rc == WS_EXIT_OK) rc = ws_cli_gemmopt_check("run", "--gemm", &o.gemm);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   ws_ctx *ctx = ws_ctx_create();
   int exit_code = WS_EXIT_FAIL;

@@ -94,15 +94,15 @@ check gpus-show-dram 0 "DRAM bandwidth                  900.0 GB/s  (32 channels
 check gpus-show-file 0 "v100: NVIDIA Tesla V100-SXM2-16GB (compute capability 7.0)" -- "$ws" gpus show "$src/sim/presets/v100.ini"
 check gpus-show-set 0 "L2 sets per slice          128  (512 KiB / (2 slices x 16 ways x 128 B))" -- \
   "$ws" gpus show classroom --set l2.size_kib=512
-check gpus-unknown 1 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
+check gpus-unknown 2 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
 check gpus-bad-sub 2 "unknown subcommand 'list'" -- "$ws" gpus list
 check gpus-bad-set 1 "a100 (after --set): error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B lines) = 25.6 sets, not a power of two" -- \
   "$ws" gpus show a100 --set l2.size_kib=4096
 printf '[gpu]\nname = x\nnum_sm = 2\n' > "$tmp/bad.ini"
 check gpus-bad-file 1 "$tmp/bad.ini:3: error: unknown key 'num_sm' in section [gpu]" -- "$ws" gpus show "$tmp/bad.ini"
 check example-gpu 0 "PASS" -- "$ws" example saxpy --n 1000 --gpu classroom
-check example-bad-gpu 1 "unknown GPU preset 'x100'" -- "$ws" example saxpy --gpu x100
-check example-bad-set 1 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$ws" example saxpy --set sm.warps=4
+check example-bad-gpu 2 "unknown GPU preset 'x100'" -- "$ws" example saxpy --gpu x100
+check example-bad-set 2 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$ws" example saxpy --set sm.warps=4
 check exec-gpu-set 0 "executed: 1 CTAs" -- "$ws" exec "$saxpy" --gpu v100 --set sm.scheduler=lrr --grid 1 --block 32 \
   --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1
 
@@ -132,7 +132,7 @@ check run-default 0 "0 outside -> PASS" -- "$ws" run --gpu classroom
 check run-naive-batch 0 "images/s" -- "$ws" run --gpu classroom --attn naive --batch 2 --gemm smem --bm 16 --bn 16
 check run-bad-attn 2 "--attn expects flash or naive, found 'fast'" -- "$ws" run --attn fast
 check run-bad-batch 2 "--batch expects an integer >= 1, found '0'" -- "$ws" run --batch 0
-check run-bad-variant 1 "unknown GEMM variant" -- "$ws" run --gemm turbo
+check run-bad-variant 2 "unknown GEMM variant" -- "$ws" run --gemm turbo
 check run-bad-tiles 1 "must be a power of two" -- "$ws" run --bm 3
 check run-bad-flash 1 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
 check run-bad-heads 1 "heads" -- "$ws" run --dim 64 --heads 5
@@ -245,6 +245,21 @@ check bench-l2-too-small 0 "L2 hit, near       (cannot be measured on this prese
   "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=2 --set l2.slices=1 --set l2.assoc=1
 check bench-l2-1kib 0 "DRAM, closed bank      32     16    456.00" -- "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
 check bench-l2-copy-one-sm 0 "L2 (copy, passes 3-6)    (cannot be measured on this preset: passes 3-6 found only 3872 of their 4468 sectors read in L2 (596 hit L1, 0 missed L2))" -- "$ws" bench-gpu bandwidth --gpu classroom --set gpu.num_sms=1
+
+# one rule for exit codes: anything wrong on the command line is 2, before anything runs
+check dup-gpu 2 "--gpu given twice (one value is allowed; the last would silently win)" -- "$ws" example saxpy --gpu a100 --gpu v100
+check dup-output 2 "--output given twice" -- "$ws" asm "$saxpy" -o "$tmp/a.wso" -o "$tmp/b.wso"
+check asm-empty-output 2 "-o needs a file name" -- "$ws" asm "$saxpy" -o ""
+check set-malformed 2 "--set noequals: error: expected SECTION.KEY=VALUE" -- "$ws" example saxpy --set noequals
+check set-bad-value 2 "expects an unsigned integer, found 'abc'" -- "$ws" example saxpy --set l2.size_kib=abc
+check kernel-bad-variant 2 "--variant: unknown GEMM variant 'bogus'" -- "$ws" kernel gemm --variant bogus
+check run-flag-not-for-variant 2 "--wn does not apply to the blocktile2d GEMM" -- "$ws" run --wn 3
+check kernel-flag-not-for-variant 2 "--bk does not apply to the naive GEMM" -- "$ws" kernel gemm --variant naive --bk 8
+check epilogue-twice 2 "--epilogue names bias twice" -- "$ws" kernel gemm --epilogue bias,bias
+check example-flag-not-for-it 2 "saxpy takes --n only, not --m" -- "$ws" example saxpy --m 5
+check example-n-range 2 "saxpy: n must be 1..8388608" -- "$ws" example saxpy --n 0
+check example-mma-shape 2 "mma: the m16n8k16 kernel needs M % 16 == 0" -- "$ws" example mma --m 17
+check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

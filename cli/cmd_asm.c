@@ -118,6 +118,10 @@ int ws_cli_disasm(int argc, char **argv) {
   io_opts o = {0};
   int rc = parse_io("disasm", disasm_help, argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  /* the canonical text would replace the input: its comments and layout lost */
+  if (o.output && same_file(o.input, o.output))
+    return ws_cli_usage_error("disasm", "-o '%s' is the input file; the canonical text would replace it",
+                              o.output);
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
   ws_status st = ws_cli_load_program(ctx, o.input, &prog);

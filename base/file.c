@@ -60,9 +60,9 @@ static ws_status write_direct(ws_ctx *ctx, const char *path, const void *data, s
 }
 
 struct ws_file_item {
-  char *final;      /* the file replaced (a link's target), or the device written */
-  char *tmp;        /* NULL: written directly at commit */
-  const void *data; /* direct items only: written at commit */
+  char *final; /* the file replaced (a link's target), or the device written */
+  char *tmp;   /* NULL: written directly at commit */
+  void *data;  /* direct items only: a copy, written at commit */
   size_t size_bytes;
 };
 
@@ -145,8 +145,13 @@ ws_status ws_file_batch_add(ws_ctx *ctx, ws_file_batch *b, const char *path, con
     b->cap = cap;
   }
   ws_file_item *it = &b->items[b->n];
-  *it = (ws_file_item){.final = final, .data = data, .size_bytes = size_bytes};
-  st = direct ? WS_OK : write_temp(ctx, b, it, data, size_bytes);
+  *it = (ws_file_item){.final = final, .size_bytes = size_bytes};
+  if (direct && !(it->data = malloc(size_bytes ? size_bytes : 1)))
+    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", path);
+  else if (direct)
+    memcpy(it->data, data, size_bytes);
+  else
+    st = write_temp(ctx, b, it, data, size_bytes);
   b->n++; /* even when failed: ws_file_batch_free removes its temporary */
   return st;
 }
@@ -164,9 +169,7 @@ ws_status ws_file_batch_commit(ws_ctx *ctx, ws_file_batch *b) {
     }
   }
   for (size_t i = 0; i < b->n && st == WS_OK; i++)
-    if (!b->items[i].tmp && b->items[i].data)
-      st = write_direct(ctx, b->items[i].final, b->items[i].data, b->items[i].size_bytes);
-  for (size_t i = 0; i < b->n; i++) b->items[i].data = NULL; /* done: free() touches nothing */
+    if (b->items[i].data) st = write_direct(ctx, b->items[i].final, b->items[i].data, b->items[i].size_bytes);
   return st;
 }
 
@@ -175,6 +178,7 @@ void ws_file_batch_free(ws_file_batch *b) {
     if (b->items[i].tmp) remove(b->items[i].tmp);
     free(b->items[i].tmp);
     free(b->items[i].final);
+    free(b->items[i].data);
   }
   free(b->items);
   if (b->blocked) sigprocmask(SIG_SETMASK, &b->saved, NULL);

@@ -27,8 +27,8 @@ ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, 
  * temporary file (devices and pipes wait); commit renames them all into
  * place, then writes the devices; free removes whatever was not committed.
  * Two adds naming one file are refused. SIGINT and SIGTERM are held from the
- * first temporary file to free, so none is left behind. The data of a
- * device or pipe output must stay valid until commit. */
+ * first temporary file to free, so none is left behind. Data for a device
+ * or pipe is copied, so the caller's buffer may go before commit. */
 typedef struct ws_file_item ws_file_item;
 typedef struct ws_file_batch {
   ws_file_item *items;

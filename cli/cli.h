@@ -136,10 +136,12 @@ int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o);
  * the launch. */
 void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev);
 /* After a successful launch: prints the report and writes the stats JSON
- * (atomically) as requested. */
+ * as requested: into `outputs` when the command writes several files (all
+ * or none, base/file.h), else atomically on its own (outputs NULL). */
+typedef struct ws_file_batch ws_file_batch;
 ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
                                const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls);
+                               const ws_launch_stats *ls, ws_file_batch *outputs);
 extern const char ws_cli_runopt_help[];
 
 /* ---- GEMM tiles: --bm --bn --bk --tm --tn --wm --wn --threads (gemmopt.c) ---- */

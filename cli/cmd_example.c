@@ -138,7 +138,7 @@ int ws_cli_example(int argc, char **argv) {
   }
   if (st == WS_OK) print_check(&check, &cfg);
   if (st == WS_OK)
-    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats);
+    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
   rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : check.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);

@@ -417,19 +417,15 @@ static ws_status print_buffer(exec_state *s, const char *spec) {
   return WS_OK;
 }
 
-/* Every --out, all or none (base/file.h's batch). */
-static ws_status write_outputs(exec_state *s, const exec_opts *o) {
-  ws_file_batch batch;
-  ws_file_batch_init(&batch);
+/* Every --out, added to the command's outputs (written all or none). */
+static ws_status add_outputs(exec_state *s, const exec_opts *o, ws_file_batch *batch) {
   ws_status st = WS_OK;
   for (int i = 0; i < o->nouts && st == WS_OK; i++) {
     char name[WS_NAME_MAX];
     spec_name(o->outs[i], "=", name);
     const buf_item *b = find_buf(s, name);
-    st = ws_file_batch_add(s->ctx, &batch, strchr(o->outs[i], '=') + 1, b->data, b->size_bytes);
+    st = ws_file_batch_add(s->ctx, batch, strchr(o->outs[i], '=') + 1, b->data, b->size_bytes);
   }
-  if (st == WS_OK) st = ws_file_batch_commit(s->ctx, &batch);
-  ws_file_batch_free(&batch);
   return st;
 }
 
@@ -474,11 +470,16 @@ static ws_status run(exec_state *s, const exec_opts *o) {
          stats.ctas, stats.warp_insns, stats.thread_insns);
   if (stats.cycles) printf(", %" PRIu64 " cycles on %s", stats.cycles, cfg.gpu.name);
   putchar('\n');
-  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats);
+  ws_file_batch outputs; /* the stats JSON and every --out: all or none */
+  ws_file_batch_init(&outputs);
+  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)
     st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
   for (int i = 0; i < o->nprints && st == WS_OK; i++) st = print_buffer(s, o->prints[i]);
-  return st == WS_OK ? write_outputs(s, o) : st;
+  if (st == WS_OK) st = add_outputs(s, o, &outputs);
+  if (st == WS_OK) st = ws_file_batch_commit(s->ctx, &outputs);
+  ws_file_batch_free(&outputs);
+  return st;
 }
 
 int ws_cli_exec(int argc, char **argv) {

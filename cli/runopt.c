@@ -45,23 +45,25 @@ void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev) {
   ws_cli_watchopt_apply(&o->watch, dev);
 }
 
-static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats) {
+static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats,
+                                  ws_file_batch *outputs) {
   char *text = NULL;
   size_t size = 0;
   FILE *mem = open_memstream(&text, &size);
   if (!mem) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats");
   ws_stats_write_json(stats, mem, true);
   bool ok = fclose(mem) == 0;
-  ws_status st = ok ? ws_file_write_atomic(ctx, path, text, size)
-                    : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats");
+  ws_status st = !ok       ? ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats")
+                 : outputs ? ws_file_batch_add(ctx, outputs, path, text, size)
+                           : ws_file_write_atomic(ctx, path, text, size);
   free(text);
   return st;
 }
 
 ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
                                const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls) {
+                               const ws_launch_stats *ls, ws_file_batch *outputs) {
   if (o->report)
     ws_report_print(stdout, ws_device_cfg(dev), kernel_name, grid, block, ls, ws_device_stats(dev));
-  return o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev)) : WS_OK;
+  return o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev), outputs) : WS_OK;
 }

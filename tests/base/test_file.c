@@ -347,3 +347,24 @@ Test(file, a_batch_commits_every_output_and_refuses_one_file_twice) {
   cr_expect_str_eq(data, "bbb");
   free(data);
 }
+
+/* What was added is kept by the batch: the caller's buffer may be freed
+ * before commit, for files (written at add) and devices (copied). */
+Test(file, a_batch_needs_no_caller_buffer_at_commit) {
+  char path[128];
+  in_dir(path, sizeof path, "late.bin");
+  char *data = strdup("late data");
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, path, data, 9), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, "/dev/null", data, 9), WS_OK, "%s", ws_errmsg(ctx));
+  memset(data, 'x', 9);
+  free(data);
+  cr_expect_eq(ws_file_batch_commit(ctx, &b), WS_OK, "%s", ws_errmsg(ctx));
+  ws_file_batch_free(&b);
+  char *back = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, path, &back, &n), WS_OK);
+  cr_expect_str_eq(back, "late data");
+  free(back);
+}

@@ -260,6 +260,8 @@ check example-flag-not-for-it 2 "saxpy takes --n only, not --m" -- "$ws" example
 check example-n-range 2 "saxpy: n must be 1..8388608" -- "$ws" example saxpy --n 0
 check example-mma-shape 2 "mma: the m16n8k16 kernel needs M % 16 == 0" -- "$ws" example mma --m 17
 check disasm-onto-input 2 "-o '$tmp/sx.wsa' is the input file; the canonical text would replace it" -- "$ws" disasm "$tmp/sx.wsa" -o "$tmp/sx.wsa"
+check exec-stats-and-out-all-or-none 1 "cannot create '$tmp/nodir/y.bin'" -- "$ws" "${sxargs[@]}" --stats-json "$tmp/none.json" --out y="$tmp/nodir/y.bin"
+if [ ! -e "$tmp/none.json" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: stats JSON written though an --out failed"; fi
 check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
 echo "cli: $passed passed, $failed failed"

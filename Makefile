@@ -1,7 +1,7 @@
 # warpscope - two commands on a fresh Debian 12 machine:
 #   make run    install missing packages, build, run the main job (TinyViT32)
 #   make test   install missing packages, build, run every test (plain, then
-#               under ASan+UBSan, then a short fuzz run of the assembler)
+#               under ASan+UBSan, then a short fuzz run of each parser)
 # make bench runs the simulator-speed benchmarks.
 
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -40,7 +40,7 @@ test-asan: deps
 
 test-fuzz: build
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_FUZZ=ON -DWS_TESTS=OFF -DWS_WERROR=$(WERROR)
-	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile fuzz_safetensors
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile fuzz_safetensors fuzz_ini
 	mkdir -p $(FUZZ)/corpus
 	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
 	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus \
@@ -56,6 +56,11 @@ test-fuzz: build
 	./$(FUZZ)/fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 $(FUZZ)/corpus-st \
 	  2> $(FUZZ)/fuzz_safetensors.log || { tail -n 60 $(FUZZ)/fuzz_safetensors.log; exit 1; }
 	@echo "fuzz_safetensors: $(FUZZ_SECONDS) s without a finding"
+	mkdir -p $(FUZZ)/corpus-ini
+	cp sim/presets/*.ini $(FUZZ)/corpus-ini/
+	./$(FUZZ)/fuzz_ini -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 $(FUZZ)/corpus-ini \
+	  2> $(FUZZ)/fuzz_ini.log || { tail -n 60 $(FUZZ)/fuzz_ini.log; exit 1; }
+	@echo "fuzz_ini: $(FUZZ_SECONDS) s without a finding"
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_image
 	mkdir -p $(FUZZ)/corpus-img
 	cp tests/data/image_* tests/data/fuzz_image/* $(FUZZ)/corpus-img/

@@ -39,12 +39,8 @@ const char *ws_errmsg(const ws_ctx *ctx) { return ctx ? ctx->msg : ""; }
 ws_status ws_ctx_status(const ws_ctx *ctx) { return ctx ? ctx->status : WS_OK; }
 
 const char *ws_status_name(ws_status st) {
-  static const char *const names[WS_STATUS_COUNT] = {"ok",
-                                                     "invalid input",
-                                                     "i/o error",
-                                                     "out of memory",
-                                                     "device limit exceeded",
-                                                     "kernel fault",
-                                                     "instruction budget exhausted"};
+  static const char *const names[WS_STATUS_COUNT] = {
+      "ok",           "invalid input",   "i/o error",  "out of memory", "device limit exceeded",
+      "kernel fault", "limit exhausted", "interrupted"};
   return (unsigned)st < WS_STATUS_COUNT ? names[st] : "unknown status";
 }

@@ -11,12 +11,13 @@
 
 typedef enum ws_status {
   WS_OK = 0,
-  WS_ERR_INVALID, /* bad argument, malformed input, value out of range */
-  WS_ERR_IO,      /* a file could not be read or written */
-  WS_ERR_NOMEM,   /* host allocation failed */
-  WS_ERR_LIMIT,   /* a device limit was exceeded (grid, block, shared memory) */
-  WS_ERR_FAULT,   /* a kernel faulted (out of bounds, misaligned, barrier misuse) */
-  WS_ERR_BUDGET,  /* the instruction budget ran out */
+  WS_ERR_INVALID,     /* bad argument, malformed input, value out of range */
+  WS_ERR_IO,          /* a file could not be read or written */
+  WS_ERR_NOMEM,       /* host allocation failed */
+  WS_ERR_LIMIT,       /* a device limit was exceeded (grid, block, shared memory) */
+  WS_ERR_FAULT,       /* a kernel faulted (out of bounds, misaligned, barrier misuse) */
+  WS_ERR_BUDGET,      /* a limit ran out: instructions, cycles or wall-clock time */
+  WS_ERR_INTERRUPTED, /* stopped on request (Ctrl-C) */
   WS_STATUS_COUNT
 } ws_status;
 

@@ -1,7 +1,11 @@
 /* file.c - whole-file reads and atomic writes (temp file + rename). */
+/* realpath(3) is an XSI function in glibc's headers */
+#define _XOPEN_SOURCE 700
 #include "base/file.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,18 +66,148 @@ ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const ch
   return WS_OK;
 }
 
-ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return ws_ctx_fail(ctx, WS_ERR_IO, "output path too long: '%s'", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+/* Writes straight into a character device or a pipe (/dev/null, /dev/stdout,
+ * a FIFO): those cannot be replaced by a rename, and need not be. */
+static ws_status write_direct(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
   bool ok = fwrite(data, 1, size_bytes, f) == size_bytes;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int err = errno;
-    remove(tmp);
-    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+  int err = errno;
+  if (fclose(f) != 0 && ok) ok = false, err = errno;
+  return ok ? WS_OK : ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+}
+
+struct ws_file_item {
+  char *final; /* the file replaced (a link's target), or the device written */
+  char *tmp;   /* NULL: written directly at commit */
+  void *data;  /* direct items only: a copy, written at commit */
+  size_t size_bytes;
+};
+
+void ws_file_batch_init(ws_file_batch *b) { memset(b, 0, sizeof *b); }
+
+/* Where `path` is written, and how: *final is malloc'd; *direct for devices
+ * and pipes. */
+static ws_status resolve_target(ws_ctx *ctx, const char *path, char **final, bool *direct) {
+  struct stat sb;
+  *direct = false;
+  if (!*path) return ws_ctx_fail(ctx, WS_ERR_IO, "an output needs a file name");
+  if (strlen(path) + 48 >= PATH_MAX) return ws_ctx_fail(ctx, WS_ERR_IO, "output path too long: '%s'", path);
+  if (stat(path, &sb) != 0) { /* absent (or a dangling link: created where it points) */
+    if (errno != ENOENT) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    *final = strdup(path);
+  } else if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode)) {
+    *direct = true;
+    *final = strdup(path);
+  } else if (!S_ISREG(sb.st_mode)) {
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': it is a %s, not a regular file, device or pipe",
+                       path,
+                       S_ISDIR(sb.st_mode)   ? "directory"
+                       : S_ISBLK(sb.st_mode) ? "block device"
+                                             : "socket");
+  } else if (!(* final = realpath(path, NULL))) { /* a link's target is replaced, the link stays */
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot resolve '%s': %s", path, strerror(errno));
   }
-  return WS_OK;
+  return *final ? WS_OK : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", path);
+}
+
+/* SIGINT and SIGTERM wait while temporary files exist, so an interrupted
+ * command never leaves one behind; they are delivered when the batch ends. */
+static void block_signals(ws_file_batch *b) {
+  if (b->blocked) return;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  b->blocked = sigprocmask(SIG_BLOCK, &set, &b->saved) == 0;
+}
+
+static ws_status write_temp(ws_ctx *ctx, ws_file_batch *b, ws_file_item *it, const void *data, size_t n) {
+  size_t len = strlen(it->final) + 48;
+  it->tmp = malloc(len);
+  if (!it->tmp) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", it->final);
+  snprintf(it->tmp, len, "%s.tmp.%ld.%zu", it->final, (long)getpid(), b->n);
+  block_signals(b);
+  FILE *f = fopen(it->tmp, "wb");
+  if (!f) {
+    int err = errno;
+    free(it->tmp);
+    it->tmp = NULL;
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", it->final, strerror(err));
+  }
+  bool ok = fwrite(data, 1, n, f) == n;
+  int err = errno;
+  if (fclose(f) != 0 && ok) ok = false, err = errno;
+  return ok ? WS_OK : ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", it->final, strerror(err));
+}
+
+ws_status ws_file_batch_add(ws_ctx *ctx, ws_file_batch *b, const char *path, const void *data,
+                            size_t size_bytes) {
+  char *final = NULL;
+  bool direct = false;
+  ws_status st = resolve_target(ctx, path, &final, &direct);
+  if (st != WS_OK) return st;
+  for (size_t i = 0; i < b->n; i++)
+    if (strcmp(b->items[i].final, final) == 0) {
+      free(final);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "'%s' is written twice by one command", path);
+    }
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 4;
+    ws_file_item *grown = realloc(b->items, cap * sizeof *grown);
+    if (!grown) {
+      free(final);
+      return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", path);
+    }
+    b->items = grown;
+    b->cap = cap;
+  }
+  ws_file_item *it = &b->items[b->n];
+  *it = (ws_file_item){.final = final, .size_bytes = size_bytes};
+  if (direct && !(it->data = malloc(size_bytes ? size_bytes : 1)))
+    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", path);
+  else if (direct)
+    memcpy(it->data, data, size_bytes);
+  else
+    st = write_temp(ctx, b, it, data, size_bytes);
+  b->n++; /* even when failed: ws_file_batch_free removes its temporary */
+  return st;
+}
+
+ws_status ws_file_batch_commit(ws_ctx *ctx, ws_file_batch *b) {
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < b->n && st == WS_OK; i++) {
+    ws_file_item *it = &b->items[i];
+    if (!it->tmp) continue;
+    if (rename(it->tmp, it->final) != 0)
+      st = ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", it->final, strerror(errno));
+    else {
+      free(it->tmp);
+      it->tmp = NULL;
+    }
+  }
+  for (size_t i = 0; i < b->n && st == WS_OK; i++)
+    if (b->items[i].data) st = write_direct(ctx, b->items[i].final, b->items[i].data, b->items[i].size_bytes);
+  return st;
+}
+
+void ws_file_batch_free(ws_file_batch *b) {
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->items[i].tmp) remove(b->items[i].tmp);
+    free(b->items[i].tmp);
+    free(b->items[i].final);
+    free(b->items[i].data);
+  }
+  free(b->items);
+  if (b->blocked) sigprocmask(SIG_SETMASK, &b->saved, NULL);
+  ws_file_batch_init(b);
+}
+
+ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes) {
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  ws_status st = ws_file_batch_add(ctx, &b, path, data, size_bytes);
+  if (st == WS_OK) st = ws_file_batch_commit(ctx, &b);
+  ws_file_batch_free(&b);
+  return st;
 }

@@ -6,6 +6,8 @@
 #ifndef WS_FILE_H
 #define WS_FILE_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/ctx.h"
@@ -19,7 +21,32 @@
  * limit for KIND"); a pipe or device is read to at most max_bytes + 1. */
 ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind, char **data,
                        size_t *size_bytes);
-/* Writes via PATH.tmp.PID and rename(2). */
+/* Writes a whole file so that nothing the user had is lost or half-written:
+ * a regular file (or the one a symlink leads to) is replaced by renaming a
+ * temporary file beside it over it once complete, so the link itself stays;
+ * an absent file is created the same way; a character device or pipe
+ * (/dev/null, /dev/stdout, a FIFO) is written directly; anything else (a
+ * directory, a block device, a socket) is refused. */
 ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, size_t size_bytes);
+
+/* Several outputs of one command, all or none: each add writes its
+ * temporary file (devices and pipes wait); commit renames them all into
+ * place, then writes the devices; free removes whatever was not committed.
+ * Two adds naming one file are refused. SIGINT and SIGTERM are held from the
+ * first temporary file to free, so none is left behind. Data for a device
+ * or pipe is copied, so the caller's buffer may go before commit. */
+typedef struct ws_file_item ws_file_item;
+typedef struct ws_file_batch {
+  ws_file_item *items;
+  size_t n, cap;
+  sigset_t saved;
+  bool blocked;
+} ws_file_batch;
+
+void ws_file_batch_init(ws_file_batch *b);
+ws_status ws_file_batch_add(ws_ctx *ctx, ws_file_batch *b, const char *path, const void *data,
+                            size_t size_bytes);
+ws_status ws_file_batch_commit(ws_ctx *ctx, ws_file_batch *b);
+void ws_file_batch_free(ws_file_batch *b);
 
 #endif

@@ -92,3 +92,21 @@ char *ws_text_splice(const char *doc, const char *begin, const char *end, const 
   ws_text_puts(&t, stop);
   return ws_text_take(&t);
 }
+
+char *ws_text_escape(char *dst, size_t dst_bytes, const char *src, size_t src_len) {
+  if (!dst_bytes) return dst;
+  size_t n = 0;
+  for (size_t i = 0; i < src_len; i++) {
+    unsigned char b = (unsigned char)src[i];
+    bool plain = b >= 0x20 && b < 0x7f;
+    size_t need = plain ? 1 : 4;
+    if (n + need >= dst_bytes) break; /* whole escapes only */
+    if (plain)
+      dst[n] = (char)b;
+    else
+      snprintf(dst + n, 5, "\\x%02X", b);
+    n += need;
+  }
+  dst[n] = '\0';
+  return dst;
+}

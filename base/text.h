@@ -32,4 +32,9 @@ char *ws_text_take(ws_text *t);
 char *ws_text_splice(const char *doc, const char *begin, const char *end, const char *content);
 void ws_text_free(ws_text *t);
 
+/* `src_len` bytes of `src` as printable text in dst (always NUL-terminated,
+ * cut to fit): bytes outside printable ASCII become \xNN, so a message that
+ * quotes a binary file echoes no raw bytes. Returns dst. */
+char *ws_text_escape(char *dst, size_t dst_bytes, const char *src, size_t src_len);
+
 #endif

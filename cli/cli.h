@@ -28,13 +28,24 @@ int ws_cli_bench_gpu(int argc, char **argv);
 int ws_cli_run(int argc, char **argv);
 int ws_cli_kernel(int argc, char **argv);
 
-/* "warpscope: error: ..." on stderr; returns WS_EXIT_FAIL. */
+/* "warpscope: error: ..." on stderr, or "warpscope: WHERE: error: ..." when
+ * the message is located (holds ": error: ") already; returns WS_EXIT_FAIL. */
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warpscope CMD: ...\nTry 'warpscope CMD --help'." on stderr; returns WS_EXIT_USAGE. */
 int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "X", "X,Y" or "X,Y,Z", each 1..2^32-1. */
 bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);
+/* Options seen so far by one command's getopt loop. */
+typedef struct ws_cli_seen {
+  uint64_t bits[16];
+} ws_cli_seen;
+/* A usage error when option code c was given before and its long name is
+ * not in `repeatable` (comma-separated names); a flag whose last value would
+ * silently win is refused. */
+struct option;
+int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, int c,
+                const char *repeatable);
 /* A whole decimal/0x number in [0, max]. */
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 
@@ -56,11 +67,51 @@ typedef struct ws_cli_gpuopt {
 
 /* Records one --set for command `cmd`; a usage error when there are too many. */
 int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignment);
+/* Records --gpu; an unknown preset name is a usage error. */
+int ws_cli_gpuopt_set_gpu(const char *cmd, ws_cli_gpuopt *o, const char *gpu);
 /* Loads the preset (a name) or INI file (a path: it holds '/' or ends in
  * .ini), applies the overrides, then validates the result. */
 ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out);
 /* The help lines describing --gpu and --set. */
 extern const char ws_cli_gpuopt_help[];
+
+/* ---- what bounds a launch: --max-warp-insns, --max-cycles, --timeout, --no-spin-check,
+ * Ctrl-C and the progress line (watchopt.c) ---- */
+
+typedef struct ws_cli_watchopt {
+  uint64_t max_warp_insns, max_cycles; /* 0: the defaults (sim/exec/watchdog.h) */
+  double timeout_s;                    /* 0: none */
+  bool no_spin_check;
+} ws_cli_watchopt;
+
+enum { /* getopt codes of the watch options */
+       WS_CLI_WATCH_MAX_WARP_INSNS = 0x200,
+       WS_CLI_WATCH_MAX_CYCLES,
+       WS_CLI_WATCH_TIMEOUT,
+       WS_CLI_WATCH_NO_SPIN_CHECK
+};
+#define WS_CLI_WATCHOPT_LONGS                                                                                \
+  {"max-warp-insns", required_argument, NULL, WS_CLI_WATCH_MAX_WARP_INSNS},                                  \
+      {"max-cycles", required_argument, NULL, WS_CLI_WATCH_MAX_CYCLES},                                      \
+      {"timeout", required_argument, NULL, WS_CLI_WATCH_TIMEOUT}, {                                          \
+    "no-spin-check", no_argument, NULL, WS_CLI_WATCH_NO_SPIN_CHECK                                           \
+  }
+/* Takes option code c: *taken tells whether it was one of them; returns a
+ * usage error for a malformed value, else WS_EXIT_OK. */
+int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char *arg, bool *taken);
+/* Sets the limits on the device, catches SIGINT and SIGTERM (the launch
+ * then stops and reports), and shows progress when stderr is a terminal. */
+void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev);
+/* Whether Ctrl-C or SIGTERM arrived (main exits 130 then). */
+bool ws_cli_interrupted(void);
+#define WS_CLI_WATCHOPT_HELP                                                                                 \
+  "  --max-warp-insns N   stop when one warp issues N instructions (default: 65536 per\n"                    \
+  "                       instruction of the kernel, plus 64)\n"                                             \
+  "  --max-cycles N       stop a timed launch at cycle N (default: no limit)\n"                              \
+  "  --timeout SECONDS    stop a launch after SECONDS of wall-clock time (default: no limit)\n"              \
+  "  --no-spin-check      do not stop warps that provably spin forever\n"                                    \
+  "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
+extern const char ws_cli_watchopt_help[];
 
 /* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
 
@@ -68,24 +119,29 @@ typedef struct ws_cli_runopt {
   bool report;            /* print the per-kernel performance report */
   bool functional;        /* values only, no timing */
   const char *stats_json; /* write every counter here after the launch */
+  ws_cli_watchopt watch;  /* what bounds the launch */
 } ws_cli_runopt;
 
-/* getopt_long entries for the three options; their codes are 'R', 'J', 'F'. */
+/* getopt_long entries for the three options (codes 'R', 'J', 'F') and the
+ * watch options. */
 #define WS_CLI_RUNOPT_LONGS                                                                                  \
-  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'}, {                        \
-    "functional", no_argument, NULL, 'F'                                                                     \
-  }
-/* Takes option code c (with its argument); false when c is not one of them. */
-bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg);
+  {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},                          \
+      {"functional", no_argument, NULL, 'F'}, WS_CLI_WATCHOPT_LONGS
+/* Takes option code c (with its argument): *taken tells whether it was one
+ * of them; returns a usage error for a malformed value, else WS_EXIT_OK. */
+int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken);
 /* A usage error for combinations that cannot work, else WS_EXIT_OK. */
 int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o);
-/* Puts the device in the requested mode before the launch. */
+/* Puts the device in the requested mode, with the watch options, before
+ * the launch. */
 void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev);
 /* After a successful launch: prints the report and writes the stats JSON
- * (atomically) as requested. */
+ * as requested: into `outputs` when the command writes several files (all
+ * or none, base/file.h), else atomically on its own (outputs NULL). */
+typedef struct ws_file_batch ws_file_batch;
 ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
                                const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls);
+                               const ws_launch_stats *ls, ws_file_batch *outputs);
 extern const char ws_cli_runopt_help[];
 
 /* ---- GEMM tiles: --bm --bn --bk --tm --tn --wm --wn --threads (gemmopt.c) ---- */
@@ -107,6 +163,9 @@ typedef struct ws_cli_gemmopt {
   }
 int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *arg);
 /* The variant's defaults (or default_cfg), then each tile flag given. */
+/* A usage error for an unknown variant (named by variant_flag: "--gemm",
+ * "--variant") or a tile flag the variant does not use; else WS_EXIT_OK. */
+int ws_cli_gemmopt_check(const char *cmd, const char *variant_flag, const ws_cli_gemmopt *o);
 ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmgen_cfg *out);
 extern const char ws_cli_gemmopt_help[];
 

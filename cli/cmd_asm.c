@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "cli/cli.h"
@@ -33,8 +34,13 @@ static int parse_io(const char *cmd, const char *help, int argc, char **argv, io
       {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   opterr = 0;
   int c;
+  ws_cli_seen seen = {{0}};
   while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
-    if (c == 'o')
+    int rc = ws_cli_once(cmd, &seen, longs, c, "");
+    if (rc != WS_EXIT_OK) return rc;
+    if (c == 'o' && !*optarg)
+      return ws_cli_usage_error(cmd, "-o needs a file name");
+    else if (c == 'o')
       o->output = optarg;
     else if (c == 'h') {
       fputs(help, stdout);
@@ -59,13 +65,40 @@ static void print_kernel_summary(const ws_kernel *k) {
            ws_program_ptype_name((ws_ptype)k->params[i].type), k->params[i].offset_bytes);
 }
 
+/* True when both paths name one existing file: the same device and inode,
+ * so "./k.wsa", another spelling or a symbolic link count too. */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Reads and assembles the file at path; an object file is named as such rather than
+ * lexed as text (its first byte would be "unexpected character '\x7F'"). */
+static ws_status assemble_input(ws_ctx *ctx, const char *path, ws_program **out) {
+  char *data = NULL;
+  size_t size = 0;
+  ws_status st = ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "assembly source", &data, &size);
+  if (st == WS_OK && ws_objfile_is_object(data, size))
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%s is a warpscope object file, not assembly; use 'warpscope disasm %s' to read it",
+                     path, path);
+  else if (st == WS_OK)
+    st = ws_asm_parse(ctx, data, size, path, out);
+  free(data);
+  return st;
+}
+
 int ws_cli_asm(int argc, char **argv) {
   io_opts o = {0};
   int rc = parse_io("asm", asm_help, argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  /* refused before anything is read or written: the object would replace the assembly */
+  if (o.output && same_file(o.input, o.output))
+    return ws_cli_usage_error("asm", "-o '%s' is the input file; the object would replace the assembly",
+                              o.output);
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
-  ws_status st = ws_asm_file(ctx, o.input, &prog);
+  ws_status st = assemble_input(ctx, o.input, &prog);
   if (st == WS_OK && o.output) {
     size_t size = 0;
     uint8_t *obj = ws_objfile_save(prog, &size);
@@ -85,6 +118,10 @@ int ws_cli_disasm(int argc, char **argv) {
   io_opts o = {0};
   int rc = parse_io("disasm", disasm_help, argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  /* the canonical text would replace the input: its comments and layout lost */
+  if (o.output && same_file(o.input, o.output))
+    return ws_cli_usage_error("disasm", "-o '%s' is the input file; the canonical text would replace it",
+                              o.output);
   ws_ctx *ctx = ws_ctx_create();
   ws_program *prog = NULL;
   ws_status st = ws_cli_load_program(ctx, o.input, &prog);

@@ -35,9 +35,11 @@ static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("bench-gpu", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     switch (c) {
-    case 'G': gpu->gpu = optarg; break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("bench-gpu", gpu, optarg); break;
     case 'S': rc = ws_cli_gpuopt_add_set("bench-gpu", gpu, optarg); break;
     case 'h': printf(bench_help, ws_cli_gpuopt_help); return -1;
     case ':': return ws_cli_usage_error("bench-gpu", "option '%s' needs a value", argv[optind - 1]);
@@ -61,9 +63,10 @@ static ws_status run_latency(ws_device *dev) {
   printf("%-18s %6s %6s %9s %9s %9s %6s %8s\n", "level", "elems", "steps", "measured", "path", "expected",
          "diff", "ns");
   for (int i = 0; i < WS_MICROBENCH_LEVEL_COUNT; i++) {
-    if (!r[i].present) {
-      printf("%-18s %s\n", ws_microbench_level_name((ws_microbench_level)i),
-             "(one L2 partition: no far slice)");
+    if (!r[i].present || r[i].why[0]) {
+      printf("%-18s (%s%s)\n", ws_microbench_level_name((ws_microbench_level)i),
+             r[i].present ? "cannot be measured on this preset: " : "one L2 partition: no far slice",
+             r[i].present ? r[i].why : "");
       continue;
     }
     printf("%-18s %6u %6u %9.2f %9llu %9llu %+6.2f %8.1f\n", ws_microbench_level_name((ws_microbench_level)i),
@@ -98,6 +101,11 @@ static ws_status run_bandwidth(ws_device *dev) {
   printf("%-24s %12s %10s %12s %10s %10s %7s\n", "level", "buffer B", "grid", "cycles", "GB/s", "peak GB/s",
          "% peak");
   for (int i = 0; i < WS_MICROBENCH_BW_COUNT; i++) {
+    if (r[i].why[0]) {
+      printf("%-24s (cannot be measured on this preset: %s)\n",
+             ws_microbench_bw_name((ws_microbench_bw_kind)i), r[i].why);
+      continue;
+    }
     print_bw_row(ws_microbench_bw_name((ws_microbench_bw_kind)i), &r[i], r[i].gbps, true);
     if (i == WS_MICROBENCH_BW_HBM) print_bw_row("  DRAM traffic in it", &r[i], r[i].dram_gbps, false);
   }
@@ -140,8 +148,10 @@ static ws_status run_coalescing(ws_device *dev) {
            rows[i].predicted_sectors, (unsigned long long)rows[i].lines, rows[i].predicted_lines,
            ok ? "yes" : "NO");
   }
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
   printf("\nsectors = sm*.l1.sector_hits + sm*.l1.sector_misses; lines = sm*.l1.loads;\n"
-         "predicted = distinct 32-byte sectors and 128-byte lines among the 32 addresses.\n");
+         "predicted = distinct %u-byte sectors and %u-byte lines among the 32 addresses.\n",
+         cfg->l1.sector_bytes, cfg->l1.line_bytes);
   return WS_OK;
 }
 

@@ -62,7 +62,9 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("example", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     switch (c) {
     case 'm':
       rc = parse_size("--m", optarg, &s->m);
@@ -80,16 +82,18 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
       if (!ws_cli_parse_u64(optarg, UINT64_MAX, &s->seed))
         rc = ws_cli_usage_error("example", "--seed expects a non-negative integer, found '%s'", optarg);
       break;
-    case 'G': gpu->gpu = optarg; break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("example", gpu, optarg); break;
     case 'S': rc = ws_cli_gpuopt_add_set("example", gpu, optarg); break;
     case 'l':
       for (int i = 0; ws_example_names[i]; i++) puts(ws_example_names[i]);
       return -1;
     case 'h': printf(example_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
     case ':': return ws_cli_usage_error("example", "option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (!ws_cli_runopt_take(run, c, optarg))
-        return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
+    default: {
+      bool taken = false;
+      rc = ws_cli_runopt_take("example", run, c, optarg, &taken);
+      if (!taken) return ws_cli_usage_error("example", "unknown option '%s'", argv[optind - 1]);
+    }
     }
   }
   return rc == WS_EXIT_OK ? ws_cli_runopt_check("example", run) : rc;
@@ -111,11 +115,18 @@ int ws_cli_example(int argc, char **argv) {
   for (int i = 0; ws_example_names[i]; i++) known |= strcmp(ws_example_names[i], name) == 0;
   if (!known)
     return ws_cli_usage_error("example", "unknown example '%s' (expected saxpy, reduce, sgemm or mma)", name);
+  if ((sized[0] || sized[2]) && !ws_example_uses_mk(name))
+    return ws_cli_usage_error("example", "%s takes --n only, not --%s", name, sized[0] ? "m" : "k");
   ws_example_shape def = ws_example_default_shape(name);
   if (!sized[0]) s.m = def.m;
   if (!sized[1]) s.n = def.n;
   if (!sized[2]) s.k = def.k;
   ws_ctx *ctx = ws_ctx_create();
+  if (ws_example_check_shape(ctx, name, &s) != WS_OK) {
+    rc = ws_cli_usage_error("example", "%s", ws_errmsg(ctx));
+    ws_ctx_destroy(ctx);
+    return rc;
+  }
   ws_gpu_cfg cfg;
   ws_device *dev = NULL;
   ws_example_check check;
@@ -127,7 +138,7 @@ int ws_cli_example(int argc, char **argv) {
   }
   if (st == WS_OK) print_check(&check, &cfg);
   if (st == WS_OK)
-    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats);
+    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
   rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : check.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);

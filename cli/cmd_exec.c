@@ -73,53 +73,6 @@ static int parse_dim_flag(const char *flag, const char *text, ws_dim3 *dim, bool
   return WS_EXIT_OK;
 }
 
-static int parse_flags(int argc, char **argv, exec_opts *o) {
-  static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
-                                        {"grid", required_argument, NULL, 'g'},
-                                        {"block", required_argument, NULL, 'b'},
-                                        {"shared", required_argument, NULL, 's'},
-                                        {"arg", required_argument, NULL, 'a'},
-                                        {"buf", required_argument, NULL, 'B'},
-                                        {"print", required_argument, NULL, 'p'},
-                                        {"out", required_argument, NULL, 'o'},
-                                        {"gpu", required_argument, NULL, 'G'},
-                                        {"set", required_argument, NULL, 'S'},
-                                        WS_CLI_RUNOPT_LONGS,
-                                        {"help", no_argument, NULL, 'h'},
-                                        {NULL, 0, NULL, 0}};
-  opterr = 0;
-  int c, rc = WS_EXIT_OK;
-  uint64_t v;
-  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-    switch (c) {
-    case 'K': o->kernel = optarg; break;
-    case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;
-    case 'b': rc = parse_dim_flag("--block", optarg, &o->block, &o->have_block); break;
-    case 's':
-      if (!ws_cli_parse_u64(optarg, UINT32_MAX, &v))
-        return ws_cli_usage_error("exec", "--shared expects a byte count, found '%s'", optarg);
-      o->dyn_shared_bytes = (uint32_t)v;
-      break;
-    case 'a': rc = push_item(o->args, &o->nargs, optarg); break;
-    case 'B': rc = push_item(o->bufs, &o->nbufs, optarg); break;
-    case 'p': rc = push_item(o->prints, &o->nprints, optarg); break;
-    case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
-    case 'G': o->gpu.gpu = optarg; break;
-    case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
-    case 'h': printf(exec_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
-    case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (!ws_cli_runopt_take(&o->run, c, optarg))
-        return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (rc != WS_EXIT_OK) return rc;
-  if (optind != argc - 1) return ws_cli_usage_error("exec", "expected one kernel file");
-  if (!o->have_grid || !o->have_block) return ws_cli_usage_error("exec", "--grid and --block are required");
-  o->file = argv[optind];
-  return ws_cli_runopt_check("exec", &o->run);
-}
-
 /* Splits "NAME=REST" into name (bounded) and a pointer to REST. */
 static ws_status split_assign(ws_ctx *ctx, const char *flag, const char *text, char *name,
                               const char **rest) {
@@ -186,8 +139,9 @@ static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
   strcpy(b->type, "f32");
   if (strncmp(spec, "zeros:", 6) == 0) {
     if (!ws_cli_parse_u64(spec + 6, 1ull << 40, &b->size_bytes) || b->size_bytes == 0)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: zeros: expects a byte count > 0, found '%s'",
-                         b->name, spec + 6);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                         "--buf %s: zeros: expects a byte count in 1..2^40 (1 TiB), found '%s'", b->name,
+                         spec + 6);
     b->data = calloc(1, b->size_bytes);
     return b->data ? WS_OK : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for --buf %s", b->name);
   }
@@ -209,6 +163,160 @@ static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
                      "--buf %s: expected f32:, u32:, s32:, f16:, zeros: or file:, found '%s'", b->name, spec);
 }
 
+static bool is_print_type(const char *type) {
+  static const char *const types[] = {"f32", "u32", "s32", "f16", "x32"};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcmp(type, types[i]) == 0) return true;
+  return false;
+}
+
+/* The NAME of "NAME<delim>..." in name; false when empty or too long. */
+static bool spec_name(const char *spec, const char *delims, char name[WS_NAME_MAX]) {
+  size_t len = strcspn(spec, delims);
+  if (len == 0 || len >= WS_NAME_MAX) return false;
+  memcpy(name, spec, len);
+  name[len] = '\0';
+  return true;
+}
+
+/* Index of the spec among list[0..n) whose NAME is `name`, or -1. */
+static int find_named(const char *const *list, int n, const char *delims, const char *name) {
+  char other[WS_NAME_MAX];
+  for (int i = 0; i < n; i++)
+    if (spec_name(list[i], delims, other) && strcmp(other, name) == 0) return i;
+  return -1;
+}
+
+/* A buffer spec without its file: contents parsed as it will be. */
+static int check_buf(const char *spec) {
+  ws_ctx *ctx = ws_ctx_create();
+  buf_item b;
+  memset(&b, 0, sizeof b);
+  const char *eq = strchr(spec, '='), *rest = NULL;
+  ws_status st;
+  if (eq && strncmp(eq + 1, "file:", 5) == 0) { /* read at run time: an unreadable file fails the run */
+    st = split_assign(ctx, "--buf", spec, b.name, &rest);
+    if (st == WS_OK && !eq[6]) st = ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file: needs a path", b.name);
+  } else {
+    st = parse_buf_spec(ctx, spec, &b);
+  }
+  int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("exec", "%s", ws_errmsg(ctx));
+  free(b.data);
+  ws_ctx_destroy(ctx);
+  return rc;
+}
+
+/* "NAME[:TYPE[:COUNT]]" naming a --buf, TYPE one of the print types. */
+static int check_print(const exec_opts *o, const char *spec) {
+  char name[WS_NAME_MAX];
+  if (!spec_name(spec, ":", name))
+    return ws_cli_usage_error("exec", "--print expects NAME[:TYPE[:COUNT]], found '%s'", spec);
+  if (find_named(o->bufs, o->nbufs, "=", name) < 0)
+    return ws_cli_usage_error("exec", "--print %s: no --buf named '%s'", spec, name);
+  const char *rest = spec + strlen(name);
+  if (*rest++ != ':') return WS_EXIT_OK;
+  size_t tlen = strcspn(rest, ":");
+  char type[4] = "";
+  if (tlen == 3) memcpy(type, rest, 3);
+  if (!is_print_type(type))
+    return ws_cli_usage_error("exec", "--print %s: TYPE must be f32, u32, s32, f16 or x32", spec);
+  uint64_t count;
+  if (rest[tlen] == ':' && !ws_cli_parse_u64(rest + tlen + 1, UINT64_MAX, &count))
+    return ws_cli_usage_error("exec", "--print %s: COUNT must be a whole number, found '%s'", spec,
+                              rest + tlen + 1);
+  return WS_EXIT_OK;
+}
+
+/* Everything the flags name, checked before anything is read or run: a
+ * malformed spec, a name given twice or an output of no buffer is a usage
+ * error, so a typo costs no simulation and leaves no file behind. */
+static int validate_specs(const exec_opts *o) {
+  char name[WS_NAME_MAX];
+  for (int i = 0; i < o->nargs; i++) {
+    if (!spec_name(o->args[i], "=", name) || !strchr(o->args[i], '='))
+      return ws_cli_usage_error("exec", "--arg expects NAME=VALUE, found '%s'", o->args[i]);
+    if (find_named(o->args, i, "=", name) >= 0)
+      return ws_cli_usage_error("exec", "--arg %s given twice", name);
+  }
+  for (int i = 0; i < o->nbufs; i++) {
+    int rc = check_buf(o->bufs[i]);
+    if (rc != WS_EXIT_OK) return rc;
+    spec_name(o->bufs[i], "=", name);
+    if (find_named(o->bufs, i, "=", name) >= 0)
+      return ws_cli_usage_error("exec", "--buf %s given twice", name);
+  }
+  for (int i = 0; i < o->nprints; i++) {
+    int rc = check_print(o, o->prints[i]);
+    if (rc != WS_EXIT_OK) return rc;
+  }
+  for (int i = 0; i < o->nouts; i++) {
+    const char *eq = strchr(o->outs[i], '=');
+    if (!spec_name(o->outs[i], "=", name) || !eq || !eq[1])
+      return ws_cli_usage_error("exec", "--out expects NAME=PATH, found '%s'", o->outs[i]);
+    if (find_named(o->bufs, o->nbufs, "=", name) < 0)
+      return ws_cli_usage_error("exec", "--out %s: no --buf named '%s'", o->outs[i], name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(strchr(o->outs[j], '=') + 1, eq + 1) == 0)
+        return ws_cli_usage_error("exec", "--out %s: '%s' is already the output of --out %s", o->outs[i],
+                                  eq + 1, o->outs[j]);
+    if (find_named(o->outs, i, "=", name) >= 0)
+      return ws_cli_usage_error("exec", "--out %s given twice", name);
+  }
+  return WS_EXIT_OK;
+}
+
+static int parse_flags(int argc, char **argv, exec_opts *o) {
+  static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
+                                        {"grid", required_argument, NULL, 'g'},
+                                        {"block", required_argument, NULL, 'b'},
+                                        {"shared", required_argument, NULL, 's'},
+                                        {"arg", required_argument, NULL, 'a'},
+                                        {"buf", required_argument, NULL, 'B'},
+                                        {"print", required_argument, NULL, 'p'},
+                                        {"out", required_argument, NULL, 'o'},
+                                        {"gpu", required_argument, NULL, 'G'},
+                                        {"set", required_argument, NULL, 'S'},
+                                        WS_CLI_RUNOPT_LONGS,
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int c, rc = WS_EXIT_OK;
+  uint64_t v;
+  ws_cli_seen seen = {{0}};
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set")) != WS_EXIT_OK) break;
+    switch (c) {
+    case 'K': o->kernel = optarg; break;
+    case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;
+    case 'b': rc = parse_dim_flag("--block", optarg, &o->block, &o->have_block); break;
+    case 's':
+      if (!ws_cli_parse_u64(optarg, UINT32_MAX, &v))
+        return ws_cli_usage_error("exec", "--shared expects a byte count, found '%s'", optarg);
+      o->dyn_shared_bytes = (uint32_t)v;
+      break;
+    case 'a': rc = push_item(o->args, &o->nargs, optarg); break;
+    case 'B': rc = push_item(o->bufs, &o->nbufs, optarg); break;
+    case 'p': rc = push_item(o->prints, &o->nprints, optarg); break;
+    case 'o': rc = push_item(o->outs, &o->nouts, optarg); break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("exec", &o->gpu, optarg); break;
+    case 'S': rc = ws_cli_gpuopt_add_set("exec", &o->gpu, optarg); break;
+    case 'h': printf(exec_help, ws_cli_gpuopt_help, ws_cli_runopt_help); return -1;
+    case ':': return ws_cli_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
+    default: {
+      bool taken = false;
+      rc = ws_cli_runopt_take("exec", &o->run, c, optarg, &taken);
+      if (!taken) return ws_cli_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
+    }
+    }
+  }
+  if (rc != WS_EXIT_OK) return rc;
+  if (optind != argc - 1) return ws_cli_usage_error("exec", "expected one kernel file");
+  if (!o->have_grid || !o->have_block) return ws_cli_usage_error("exec", "--grid and --block are required");
+  o->file = argv[optind];
+  rc = ws_cli_runopt_check("exec", &o->run);
+  return rc == WS_EXIT_OK ? validate_specs(o) : rc;
+}
+
 typedef struct exec_state {
   ws_ctx *ctx;
   ws_program *prog;
@@ -217,6 +325,7 @@ typedef struct exec_state {
   ws_args args;
   buf_item bufs[MAX_ITEMS];
   int nbufs;
+  bool usage; /* the failure is a command-line error (exit 2) */
 } exec_state;
 
 static buf_item *find_buf(exec_state *s, const char *name) {
@@ -272,13 +381,6 @@ static void print_element(const char *type, const uint8_t *p) {
     printf("0x%08" PRIx32, w);
 }
 
-static bool is_print_type(const char *type) {
-  static const char *const types[] = {"f32", "u32", "s32", "f16", "x32"};
-  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-    if (strcmp(type, types[i]) == 0) return true;
-  return false;
-}
-
 /* "NAME[:TYPE[:COUNT]]": prints the buffer read back from the device. */
 static ws_status print_buffer(exec_state *s, const char *spec) {
   char name[WS_NAME_MAX], type[4];
@@ -318,29 +420,34 @@ static ws_status print_buffer(exec_state *s, const char *spec) {
   return WS_OK;
 }
 
-static ws_status write_output(exec_state *s, const char *spec) {
-  char name[WS_NAME_MAX];
-  const char *path = NULL;
-  ws_status st = split_assign(s->ctx, "--out", spec, name, &path);
-  if (st != WS_OK) return st;
-  buf_item *b = find_buf(s, name);
-  if (!b) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: no --buf named '%s'", spec, name);
-  if (!*path) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--out %s: empty path", spec);
-  return ws_file_write_atomic(s->ctx, path, b->data, b->size_bytes);
+/* Every --out, added to the command's outputs (written all or none). */
+static ws_status add_outputs(exec_state *s, const exec_opts *o, ws_file_batch *batch) {
+  ws_status st = WS_OK;
+  for (int i = 0; i < o->nouts && st == WS_OK; i++) {
+    char name[WS_NAME_MAX];
+    spec_name(o->outs[i], "=", name);
+    const buf_item *b = find_buf(s, name);
+    st = ws_file_batch_add(s->ctx, batch, strchr(o->outs[i], '=') + 1, b->data, b->size_bytes);
+  }
+  return st;
 }
 
-/* Checks print/out names before the run, so a typo costs no simulation. */
-static ws_status check_outputs(exec_state *s, const exec_opts *o) {
-  for (int i = 0; i < o->nprints + o->nouts; i++) {
-    const char *spec = i < o->nprints ? o->prints[i] : o->outs[i - o->nprints];
+/* A --print COUNT larger than its buffer, known once file: buffers are read:
+ * refused before the launch. */
+static ws_status check_print_counts(exec_state *s, const exec_opts *o) {
+  for (int i = 0; i < o->nprints; i++) {
     char name[WS_NAME_MAX];
-    size_t len = strcspn(spec, i < o->nprints ? ":" : "=");
-    if (len == 0 || len >= WS_NAME_MAX) continue; /* reported with its full message later */
-    memcpy(name, spec, len);
-    name[len] = '\0';
-    if (!find_buf(s, name))
-      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "%s %s: no --buf named '%s'",
-                         i < o->nprints ? "--print" : "--out", spec, name);
+    spec_name(o->prints[i], ":", name);
+    const buf_item *b = find_buf(s, name);
+    const char *type = strchr(o->prints[i], ':');
+    const char *count = type ? strchr(type + 1, ':') : NULL;
+    size_t elem = (type ? strncmp(type + 1, "f16", 3) == 0 : strcmp(b->type, "f16") == 0) ? 2 : 4;
+    uint64_t want = 0, have = b->size_bytes / elem;
+    if (count && (!ws_cli_parse_u64(count + 1, UINT64_MAX, &want) || want > have)) {
+      s->usage = true;
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID,
+                         "--print %s: COUNT must be 0..%" PRIu64 " (the buffer's size)", o->prints[i], have);
+    }
   }
   return WS_OK;
 }
@@ -355,7 +462,7 @@ static ws_status run(exec_state *s, const exec_opts *o) {
   if (st != WS_OK) return st;
   ws_args_init(&s->args, s->kernel);
   if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||
-      (st = check_outputs(s, o)) != WS_OK)
+      (st = check_print_counts(s, o)) != WS_OK)
     return st;
   ws_cli_runopt_apply(&o->run, s->dev);
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
@@ -366,11 +473,15 @@ static ws_status run(exec_state *s, const exec_opts *o) {
          stats.ctas, stats.warp_insns, stats.thread_insns);
   if (stats.cycles) printf(", %" PRIu64 " cycles on %s", stats.cycles, cfg.gpu.name);
   putchar('\n');
-  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats);
+  ws_file_batch outputs; /* the stats JSON and every --out: all or none */
+  ws_file_batch_init(&outputs);
+  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)
     st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
   for (int i = 0; i < o->nprints && st == WS_OK; i++) st = print_buffer(s, o->prints[i]);
-  for (int i = 0; i < o->nouts && st == WS_OK; i++) st = write_output(s, o->outs[i]);
+  if (st == WS_OK) st = add_outputs(s, o, &outputs);
+  if (st == WS_OK) st = ws_file_batch_commit(s->ctx, &outputs);
+  ws_file_batch_free(&outputs);
   return st;
 }
 
@@ -383,7 +494,9 @@ int ws_cli_exec(int argc, char **argv) {
   memset(&s, 0, sizeof s);
   s.ctx = ws_ctx_create();
   ws_status st = run(&s, &o);
-  rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(s.ctx));
+  rc = st == WS_OK ? WS_EXIT_OK
+       : s.usage   ? ws_cli_usage_error("exec", "%s", ws_errmsg(s.ctx))
+                   : ws_cli_error("%s", ws_errmsg(s.ctx));
   for (int i = 0; i < s.nbufs; i++) free(s.bufs[i].data);
   ws_device_destroy(s.dev);
   ws_program_destroy(s.prog);

@@ -135,7 +135,9 @@ int ws_cli_gpus(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("gpus", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     switch (c) {
     case 'S': rc = ws_cli_gpuopt_add_set("gpus", &o, optarg); break;
     case 'h': fputs(gpus_help, stdout); return WS_EXIT_OK;
@@ -152,6 +154,6 @@ int ws_cli_gpus(int argc, char **argv) {
     return ws_cli_usage_error("gpus", "unknown subcommand '%s' (expected 'show')", argv[optind]);
   if (argc - optind != 2)
     return ws_cli_usage_error("gpus", "'gpus show' expects one preset name or INI file");
-  o.gpu = argv[optind + 1];
-  return show(&o);
+  rc = ws_cli_gpuopt_set_gpu("gpus", &o, argv[optind + 1]);
+  return rc == WS_EXIT_OK ? show(&o) : rc;
 }

@@ -78,6 +78,7 @@ static int parse_epilogue(const char *text, uint32_t *out) {
     while (i < 3 && strcmp(tok, names[i].name)) i++;
     if (i == 3)
       return ws_cli_usage_error("kernel", "--epilogue expects bias, gelu or residual, found '%s'", tok);
+    if (*out & names[i].flag) return ws_cli_usage_error("kernel", "--epilogue names %s twice", tok);
     *out |= names[i].flag;
   }
   return WS_EXIT_OK;
@@ -101,7 +102,7 @@ static int take(kernel_opts *o, int c, const char *arg) {
   case 'w': return parse_count("--warps", arg, &o->warps);
   case 'a': o->fused_add = true; return WS_EXIT_OK;
   case 'o': o->out = arg; return WS_EXIT_OK;
-  case 'G': o->gpu.gpu = arg; return WS_EXIT_OK;
+  case 'G': return ws_cli_gpuopt_set_gpu("kernel", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("kernel", &o->gpu, arg);
   default:
     if (c == WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES - 1) { /* --threads serves both */
@@ -118,7 +119,9 @@ static int take(kernel_opts *o, int c, const char *arg) {
 static int parse_flags(int argc, char **argv, kernel_opts *o) {
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("kernel", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     if (c == 'h') {
       printf(kernel_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help);
       return -1;
@@ -189,6 +192,7 @@ int ws_cli_kernel(int argc, char **argv) {
     return ws_cli_usage_error("kernel", "expected one KIND (gemm, flash, layernorm, ...)");
   const char *kind = argv[optind];
   rc = check_block_flags(kind, &o);
+  if (!rc && !strcmp(kind, "gemm")) rc = ws_cli_gemmopt_check("kernel", "--variant", &o.gemm);
   if (rc) return rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;

@@ -48,7 +48,7 @@ static const char run_help[] =
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
-    "%s%s"
+    "%s%s%s"
     "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
@@ -63,6 +63,7 @@ typedef struct run_opts {
   ws_vitrun_cfg vit;
   ws_cli_gemmopt gemm;
   ws_cli_gpuopt gpu;
+  ws_cli_watchopt watch;
 } run_opts;
 
 static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t *out) {
@@ -88,6 +89,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       WS_CLI_GEMMOPT_LONGS,
                                       {"gpu", required_argument, NULL, 'G'},
                                       {"set", required_argument, NULL, 'S'},
+                                      WS_CLI_WATCHOPT_LONGS,
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -115,12 +117,15 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'r': return parse_u32("--br", arg, 1, &o->vit.flash.br);
   case 'c': return parse_u32("--bc", arg, 1, &o->vit.flash.bc);
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
-  case 'G': o->gpu.gpu = arg; return WS_EXIT_OK;
+  case 'G': return ws_cli_gpuopt_set_gpu("run", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
-  default:
+  default: {
     if (c >= WS_CLI_GEMMOPT_FIRST && c < WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES)
       return ws_cli_gemmopt_take("run", &o->gemm, c, arg);
-    return ws_cli_usage_error("run", "unknown option");
+    bool taken = false;
+    int rc = ws_cli_watchopt_take("run", &o->watch, c, arg, &taken);
+    return taken ? rc : ws_cli_usage_error("run", "unknown option");
+  }
   }
 }
 
@@ -129,7 +134,7 @@ static int parse_flags(int argc, char **argv, run_opts *o) {
   int c, rc = WS_EXIT_OK;
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     if (c == 'h') {
-      printf(run_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help);
+      printf(run_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help, ws_cli_watchopt_help);
       return -1;
     }
     if (c == ':') return ws_cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -311,6 +316,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
   for (uint32_t i = 0; i < o->vit.batch && st == WS_OK; i++)
     st = prepare_image(ctx, image_of(o, i), images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, &host_s);
   if (st == WS_OK) st = ws_device_create(ctx, cfg, &dev);
+  if (st == WS_OK) ws_cli_watchopt_apply(&o->watch, dev);
   if (st == WS_OK) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {
@@ -337,6 +343,7 @@ int ws_cli_run(int argc, char **argv) {
   o.gemm.has_default_cfg = true;
   o.gemm.default_cfg = o.vit.gemm;
   int rc = parse_flags(argc, argv, &o);
+  if (rc == WS_EXIT_OK) rc = ws_cli_gemmopt_check("run", "--gemm", &o.gemm);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;

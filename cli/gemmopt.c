@@ -42,6 +42,33 @@ static uint32_t implied_threads(const ws_gemmgen_cfg *g) {
   }
 }
 
+/* The variant's name and the tile flags are checked together once all
+ * flags are in: an unknown variant, or a flag the variant's kernel does not
+ * read (--wm with blocktile2d), is a usage error rather than ignored. */
+int ws_cli_gemmopt_check(const char *cmd, const char *variant_flag, const ws_cli_gemmopt *o) {
+  ws_gemmgen_variant v = o->default_variant;
+  if (o->variant) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_status st = ws_gemmgen_variant_parse(ctx, o->variant, &v);
+    int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error(cmd, "%s: %s", variant_flag, ws_errmsg(ctx));
+    ws_ctx_destroy(ctx);
+    if (rc != WS_EXIT_OK) return rc;
+  }
+  bool used[WS_CLI_GEMM_TILES] = {true,
+                                  true,
+                                  ws_gemmgen_uses_k_tiles(v),
+                                  ws_gemmgen_uses_thread_tile(v),
+                                  ws_gemmgen_uses_thread_tile(v),
+                                  ws_gemmgen_uses_warp_tile(v),
+                                  ws_gemmgen_uses_warp_tile(v),
+                                  true};
+  for (int i = 0; i < WS_CLI_GEMM_TILES; i++)
+    if (o->tiles[i] && !used[i])
+      return ws_cli_usage_error(cmd, "%s does not apply to the %s GEMM", tile_flags[i],
+                                ws_gemmgen_variant_name(v));
+  return WS_EXIT_OK;
+}
+
 ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmgen_cfg *out) {
   ws_gemmgen_variant v = o->default_variant;
   if (o->variant) {

@@ -2,6 +2,8 @@
  *
  * Design: each subcommand is a function with its own getopt_long table and
  * --help; main only picks one, so adding a command touches one table. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,11 +36,16 @@ static void print_help(FILE *out) {
                "  --help      this text\n  --version   the version\n");
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    print_help(stderr);
-    return WS_EXIT_USAGE;
-  }
+/* Everything printed must have reached standard output: a full disk or a
+ * closed pipe turns a success into a failure, not silently lost output. */
+static int check_stdout(int rc) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+  fprintf(stderr, "warpscope: error: writing standard output: %s\n", strerror(errno ? errno : EIO));
+  return rc == WS_EXIT_OK ? WS_EXIT_FAIL : rc;
+}
+
+static int dispatch(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     print_help(stdout);
@@ -49,7 +56,18 @@ int main(int argc, char **argv) {
     return WS_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(cmd, commands[i].name) == 0) {
+      int rc = commands[i].run(argc - 1, argv + 1);
+      return rc != WS_EXIT_OK && ws_cli_interrupted() ? 128 + SIGINT : rc; /* as a shell reports Ctrl-C */
+    }
   fprintf(stderr, "warpscope: unknown command '%s'\nTry 'warpscope --help'.\n", cmd);
   return WS_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return WS_EXIT_USAGE;
+  }
+  return check_stdout(dispatch(argc, argv));
 }

@@ -16,9 +16,10 @@ const char ws_cli_runopt_help[] =
     "  --report             print the performance report of the launch (cycles, IPC, occupancy,\n"
     "                       stall reasons, cache hit rates, DRAM traffic, FLOP/s; docs/stats.md)\n"
     "  --stats-json FILE    write every counter of the launch to FILE as JSON\n"
-    "  --functional         compute values only, without the timing model (fastest)\n";
+    "  --functional         compute values only, without the timing model (fastest)\n" WS_CLI_WATCHOPT_HELP;
 
-bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg) {
+int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken) {
+  *taken = true;
   if (c == 'R')
     o->report = true;
   else if (c == 'F')
@@ -26,38 +27,43 @@ bool ws_cli_runopt_take(ws_cli_runopt *o, int c, const char *arg) {
   else if (c == 'J')
     o->stats_json = arg;
   else
-    return false;
-  return true;
+    return ws_cli_watchopt_take(cmd, &o->watch, c, arg, taken);
+  return WS_EXIT_OK;
 }
 
 int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o) {
   if (o->functional && (o->report || o->stats_json))
     return ws_cli_usage_error(cmd, "--report and --stats-json need the timing model; drop --functional");
   if (o->stats_json && !*o->stats_json) return ws_cli_usage_error(cmd, "--stats-json needs a file name");
+  if (o->functional && o->watch.max_cycles)
+    return ws_cli_usage_error(cmd, "--max-cycles needs the timing model; drop --functional");
   return WS_EXIT_OK;
 }
 
 void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev) {
   ws_device_set_mode(dev, o->functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
+  ws_cli_watchopt_apply(&o->watch, dev);
 }
 
-static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats) {
+static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats,
+                                  ws_file_batch *outputs) {
   char *text = NULL;
   size_t size = 0;
   FILE *mem = open_memstream(&text, &size);
   if (!mem) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats");
   ws_stats_write_json(stats, mem, true);
   bool ok = fclose(mem) == 0;
-  ws_status st = ok ? ws_file_write_atomic(ctx, path, text, size)
-                    : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats");
+  ws_status st = !ok       ? ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory rendering the stats")
+                 : outputs ? ws_file_batch_add(ctx, outputs, path, text, size)
+                           : ws_file_write_atomic(ctx, path, text, size);
   free(text);
   return st;
 }
 
 ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
                                const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls) {
+                               const ws_launch_stats *ls, ws_file_batch *outputs) {
   if (o->report)
     ws_report_print(stdout, ws_device_cfg(dev), kernel_name, grid, block, ls, ws_device_stats(dev));
-  return o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev)) : WS_OK;
+  return o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev), outputs) : WS_OK;
 }

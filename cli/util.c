@@ -1,6 +1,7 @@
 /* util.c - shared CLI helpers: messages, number and dimension parsing, whole
  * file reads and atomic writes, program loading. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +13,16 @@
 #include "isa/asm.h"
 #include "isa/objfile.h"
 
+/* A located library message ("FILE:LINE:COL: error: ...", "a100 (after
+ * --set): error: ...") already says "error:" after its location: it keeps
+ * its own label, so every message shows exactly one. */
 int ws_cli_error(const char *fmt, ...) {
+  char msg[WS_ERRMSG_MAX_BYTES + 256];
   va_list ap;
   va_start(ap, fmt);
-  fputs("warpscope: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "warpscope: %s%s\n", strstr(msg, ": error: ") ? "" : "error: ", msg);
   return WS_EXIT_FAIL;
 }
 
@@ -92,4 +96,22 @@ ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *na
                        prog->nkernels, prog->kernels[0].name);
   *out = &prog->kernels[0];
   return WS_OK;
+}
+
+int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, int c,
+                const char *repeatable) {
+  if (c < 0 || c >= 64 * 16 || c == ':' || c == '?' || c == 'h') return WS_EXIT_OK;
+  const char *name = NULL;
+  for (const struct option *o = longs; o->name; o++)
+    if (o->val == c && !o->flag) name = o->name;
+  if (!name) return WS_EXIT_OK;
+  size_t len = strlen(name);
+  for (const char *p = strstr(repeatable, name); p; p = strstr(p + 1, name))
+    if ((p == repeatable || p[-1] == ',') && (p[len] == ',' || !p[len])) return WS_EXIT_OK;
+  uint64_t bit = 1ull << (c % 64);
+  if (seen->bits[c / 64] & bit)
+    return ws_cli_usage_error(cmd, "--%s given twice (one value is allowed; the last would silently win)",
+                              name);
+  seen->bits[c / 64] |= bit;
+  return WS_EXIT_OK;
 }

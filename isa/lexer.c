@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
+
 #define DESCRIBE_MAX_CHARS 40
 
 void ws_lexer_init(ws_lexer *lx, const char *src, size_t len) {
@@ -99,7 +101,8 @@ void ws_lexer_describe(const ws_token *t, char *buf, size_t size) {
   } else if (t->kind == WS_TOK_EOL) {
     snprintf(buf, size, "end of line");
   } else if (t->kind == WS_TOK_BAD && (b < 0x20 || b >= 0x7f)) {
-    snprintf(buf, size, "'\\x%02X'", b);
+    char esc[8];
+    snprintf(buf, size, "'%s'", ws_text_escape(esc, sizeof esc, t->text, 1));
   } else if (t->len > DESCRIBE_MAX_CHARS) {
     snprintf(buf, size, "'%.*s...'", DESCRIBE_MAX_CHARS, t->text);
   } else {

@@ -117,9 +117,6 @@ static void compare(const float *got, const float *ref, const double *bound, uin
 }
 
 static ws_status run_saxpy(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
-  if (s->n == 0 || s->n > (1u << 23))
-    return ws_ctx_fail(ws_device_ctx(dev), WS_ERR_INVALID,
-                       "saxpy: n must be 1..8388608 so 2*i+1 stays exact in fp32, got %u", s->n);
   float *x = malloc(s->n * sizeof *x), *y = malloc(s->n * sizeof *y), *ref = malloc(s->n * sizeof *ref);
   run_env env;
   ws_status st = (x && y && ref) ? env_open(&env, dev, "models/examples/saxpy.wsa") : WS_ERR_NOMEM;
@@ -151,9 +148,6 @@ out_free:
 }
 
 static ws_status run_reduce(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
-  if (s->n == 0 || s->n > 1000000)
-    return ws_ctx_fail(ws_device_ctx(dev), WS_ERR_INVALID,
-                       "reduce: n must be 1..1000000 so every partial sum is exact, got %u", s->n);
   float *x = malloc(s->n * sizeof *x);
   run_env env;
   ws_status st = x ? env_open(&env, dev, "models/examples/reduce.wsa") : WS_ERR_NOMEM;
@@ -314,8 +308,6 @@ static ws_status run_gemm(ws_device *dev, const gemm_spec *spec, const ws_exampl
 }
 
 static ws_status run_sgemm(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
-  ws_status st = check_gemm_shape(ws_device_ctx(dev), "sgemm", s);
-  if (st != WS_OK) return st;
   gemm_spec spec = {"models/examples/sgemm.wsa",
                     "SGEMM, shared-memory tiled 16x16",
                     false,
@@ -325,13 +317,6 @@ static ws_status run_sgemm(ws_device *dev, const ws_example_shape *s, ws_example
 }
 
 static ws_status run_mma(ws_device *dev, const ws_example_shape *s, ws_example_check *check) {
-  ws_ctx *ctx = ws_device_ctx(dev);
-  ws_status st = check_gemm_shape(ctx, "mma", s);
-  if (st != WS_OK) return st;
-  if (s->m % 16 || s->n % 8 || s->k % 16)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "mma: the m16n8k16 kernel needs M %% 16 == 0, N %% 8 == 0, K %% 16 == 0, got %ux%ux%u",
-                       s->m, s->n, s->k);
   gemm_spec spec = {"models/examples/mma_gemm.wsa",
                     "GEMM on the tensor core (HMMA m16n8k16, f16 in, f32 accumulate)",
                     true,
@@ -340,9 +325,33 @@ static ws_status run_mma(ws_device *dev, const ws_example_shape *s, ws_example_c
   return run_gemm(dev, &spec, s, check);
 }
 
+static bool is_gemm(const char *name) { return strcmp(name, "sgemm") == 0 || strcmp(name, "mma") == 0; }
+
+ws_status ws_example_check_shape(ws_ctx *ctx, const char *name, const ws_example_shape *s) {
+  if (strcmp(name, "saxpy") == 0 && (s->n == 0 || s->n > (1u << 23)))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "saxpy: n must be 1..8388608 so 2*i+1 stays exact in fp32, got %u", s->n);
+  if (strcmp(name, "reduce") == 0 && (s->n == 0 || s->n > 1000000))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "reduce: n must be 1..1000000 so every partial sum is exact, got %u", s->n);
+  if (is_gemm(name)) {
+    ws_status st = check_gemm_shape(ctx, name, s);
+    if (st != WS_OK) return st;
+  }
+  if (strcmp(name, "mma") == 0 && (s->m % 16 || s->n % 8 || s->k % 16))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "mma: the m16n8k16 kernel needs M %% 16 == 0, N %% 8 == 0, K %% 16 == 0, got %ux%ux%u",
+                       s->m, s->n, s->k);
+  return WS_OK;
+}
+
+bool ws_example_uses_mk(const char *name) { return is_gemm(name); }
+
 ws_status ws_example_run(ws_device *dev, const char *name, const ws_example_shape *shape,
                          ws_example_check *check) {
   memset(check, 0, sizeof *check);
+  ws_status st = ws_example_check_shape(ws_device_ctx(dev), name, shape);
+  if (st != WS_OK) return st;
   if (strcmp(name, "saxpy") == 0) return run_saxpy(dev, shape, check);
   if (strcmp(name, "reduce") == 0) return run_reduce(dev, shape, check);
   if (strcmp(name, "sgemm") == 0) return run_sgemm(dev, shape, check);

@@ -39,6 +39,12 @@ extern const char *const ws_example_names[];
 /* Default shape for an example name (sgemm 256x256x256 and so on). */
 ws_example_shape ws_example_default_shape(const char *name);
 
+/* WS_ERR_INVALID with the reason when `shape` is not one example `name`
+ * supports (ws_example_run checks it first). */
+ws_status ws_example_check_shape(ws_ctx *ctx, const char *name, const ws_example_shape *s);
+/* Whether the example reads M and K (the GEMMs) besides N. */
+bool ws_example_uses_mk(const char *name);
+
 /* Runs example `name` on dev with `shape`. WS_ERR_INVALID for an unknown name
  * or a shape the kernel does not support; a wrong answer is not an error but
  * check->pass = false. */

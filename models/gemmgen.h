@@ -69,6 +69,13 @@ const char *ws_gemmgen_variant_name(ws_gemmgen_variant v);
 /* WS_ERR_INVALID listing the accepted names when `name` is none of them. */
 ws_status ws_gemmgen_variant_parse(ws_ctx *ctx, const char *name, ws_gemmgen_variant *out);
 
+/* Which tile fields the variant's kernel reads: bm and bn always; bk from
+ * smem on; tm and tn for the register-blocked steps; wm and wn from
+ * warptile on. */
+bool ws_gemmgen_uses_k_tiles(ws_gemmgen_variant v);
+bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v);
+bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v);
+
 /* A sensible config for the variant (no epilogue). */
 ws_gemmgen_cfg ws_gemmgen_defaults(ws_gemmgen_variant v);
 /* "naive bm=32 bn=32 threads=1024" / "... bk=8 tm=8 tn=8 ..." (the fields

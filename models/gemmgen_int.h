@@ -22,9 +22,6 @@
 #define WS_GEMMGEN_GELU_C 0.044715 /* the tanh form's cubic coefficient */
 
 /* ---- gemmgen_cfg.c ---- */
-bool ws_gemmgen_uses_k_tiles(ws_gemmgen_variant v);
-bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v);
-bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v);
 /* What the variant changes, for the top of its kernel. */
 const char *ws_gemmgen_variant_note(ws_gemmgen_variant v);
 uint32_t ws_gemmgen_ilog2(uint32_t x);

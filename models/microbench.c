@@ -9,9 +9,14 @@
  * Device caches are emptied at every timed launch (ws_memsys_reset in the
  * engine), so every level that needs warm caches warms them inside the same
  * launch: the chase runs `warm` untimed steps first, the L2 copy times a
- * second pass. */
+ * second pass. A level is reported only when the counters of the two
+ * launches show that its extra timed loads were all served by it; on a
+ * preset too small for a chain (a tiny L1 or L2) the row says why instead
+ * of carrying another level's latency under its name. */
 #include "models/microbench.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +69,7 @@ static bool line_is_far(const ws_device *dev, uint64_t line) {
 
 /* ---- latency: pointer chases ------------------------------------------------ */
 
-#define CHASE_ELEMS_L1 32u   /* 4 KiB of lines: fits every preset's L1 */
+#define CHASE_ELEMS_L1 32u   /* 4 KiB of lines: fits every preset's L1 (fewer on a smaller one) */
 #define CHASE_ELEMS_L2 128u  /* lines in one L1 set: twice the most ways a preset has (64) */
 #define CHASE_ELEMS_DRAM 32u /* fresh (channel, bank) pairs: classroom has exactly 32 */
 #define CHASE_SMEM_STEPS 128u
@@ -99,19 +104,59 @@ static ws_status chase_once(kern *kn, uint64_t out, uint32_t warm, uint32_t step
   return st;
 }
 
-/* The N- and 2N-step runs and their per-step difference. */
+/* Where the last launch's global loads were served: L1 hits, L2 hits and
+ * L2 misses, in sectors (one per chase step). */
+static void served(const ws_device *dev, uint64_t out[3]) {
+  const ws_stats *stats = ws_device_stats(dev);
+  out[0] = ws_stats_sum(stats, "sm*.l1.sector_hits");
+  out[1] = ws_stats_sum(stats, "l2.*.sector_hits");
+  out[2] = ws_stats_sum(stats, "l2.*.sector_misses");
+}
+
+/* The N- and 2N-step runs, their per-step difference and where the N extra
+ * steps were served. */
 static ws_status chase_pair(kern *kn, uint64_t out, uint32_t warm, ws_microbench_latency *r) {
+  uint64_t a[3] = {0}, b[3] = {0};
   ws_status st = chase_once(kn, out, warm, r->steps, &r->cycles_n);
+  served(kn->dev, a);
   if (st == WS_OK) st = chase_once(kn, out, warm, 2 * r->steps, &r->cycles_2n);
+  served(kn->dev, b);
+  r->served_l1 = b[0] - a[0];
+  r->served_l2 = b[1] - a[1];
+  r->served_dram = b[2] - a[2];
   if (st == WS_OK && r->cycles_2n >= r->cycles_n && r->steps)
     r->measured_cycles = (double)(r->cycles_2n - r->cycles_n) / r->steps;
   return st;
 }
 
-/* L1: consecutive lines; one lap fills the L1, then N = one lap, 2N = two. */
+static void why(ws_microbench_latency *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void why(ws_microbench_latency *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why, sizeof r->why, fmt, ap);
+  va_end(ap);
+}
+
+/* Every one of the N extra timed loads must have been served by the level
+ * the row names, or the difference measures something else. */
+static void check_served(ws_microbench_level lv, ws_microbench_latency *r) {
+  uint64_t want[3] = {0};
+  want[lv == WS_MICROBENCH_L1 ? 0 : lv == WS_MICROBENCH_DRAM ? 2 : 1] = r->steps;
+  if (r->served_l1 == want[0] && r->served_l2 == want[1] && r->served_dram == want[2]) return;
+  why(r, "of its %u timed loads %llu hit L1, %llu hit L2 and %llu missed L2", r->steps,
+      (unsigned long long)r->served_l1, (unsigned long long)r->served_l2, (unsigned long long)r->served_dram);
+}
+
+/* Lines the L1 holds. */
+static uint64_t l1_lines(const ws_gpu_cfg *cfg) { return (uint64_t)cfg->geom.l1_sets * cfg->l1.assoc; }
+
+/* L1: consecutive lines, no more than the L1 holds (consecutive lines fill
+ * its sets in turn); one lap fills the L1, then N = one lap, 2N = two. */
 static uint32_t pick_l1(const ws_gpu_cfg *cfg, uint64_t base, uint64_t *addrs) {
-  for (uint32_t i = 0; i < CHASE_ELEMS_L1; i++) addrs[i] = base + (uint64_t)i * cfg->l1.line_bytes;
-  return CHASE_ELEMS_L1;
+  uint32_t n = l1_lines(cfg) < CHASE_ELEMS_L1 ? (uint32_t)l1_lines(cfg) : CHASE_ELEMS_L1;
+  for (uint32_t i = 0; i < n; i++) addrs[i] = base + (uint64_t)i * cfg->l1.line_bytes;
+  return n;
 }
 
 /* L2: lines that all fall into one L1 set (a cyclic walk over more lines
@@ -178,25 +223,51 @@ typedef struct chase_env {
   uint8_t *bank_used; /* per (channel, bank): taken by a DRAM chain element */
 } chase_env;
 
-static ws_status chase_global(chase_env *e, ws_microbench_level lv, ws_microbench_latency *r) {
-  uint32_t n = 0;
-  uint64_t base = e->region;
-  if (lv == WS_MICROBENCH_L1)
-    n = pick_l1(e->cfg, base, e->addrs);
-  else if (lv == WS_MICROBENCH_DRAM)
-    n = pick_dram(e->cfg, e->dev, base, e->region_bytes, e->bank_used, e->addrs);
-  else
-    n = pick_l2(e->cfg, e->dev, base, e->region_bytes, lv == WS_MICROBENCH_L2_FAR, e->addrs);
-  if (n < 2)
-    return ws_ctx_fail(ws_device_ctx(e->dev), WS_ERR_INVALID,
-                       "microbench: found only %u suitable lines for the %s chase", n,
-                       ws_microbench_level_name(lv));
+/* Why no chain of this preset can hit L2 while missing L1: a chain misses
+ * L1 only with more lines than an L1 set has ways, and the L2 must hold
+ * them all. False when a chain may. */
+static bool l2_too_small(const ws_gpu_cfg *cfg, ws_microbench_latency *r) {
+  uint64_t l2_lines = cfg->geom.l2_bytes / cfg->l2.line_bytes;
+  if (l2_lines > cfg->l1.assoc) return false;
+  why(r, "the L2 holds %llu lines, and a chain that misses L1 needs more than its %u ways of one set",
+      (unsigned long long)l2_lines, cfg->l1.assoc);
+  return true;
+}
+
+/* Runs the first n lines of e->addrs as a chain and checks where it was served. */
+static ws_status run_chain(chase_env *e, ws_microbench_level lv, uint32_t n, ws_microbench_latency *r) {
+  r->why[0] = '\0';
   r->chain_elems = n;
   r->warm_steps = lv == WS_MICROBENCH_DRAM ? 0 : n;
   r->steps = lv == WS_MICROBENCH_DRAM ? n / 2 : n;
   ws_status st = write_chain(e->dev, e->addrs, n);
   if (st == WS_OK) st = ws_args_set_ptr(e->kn.ctx, &e->kn.args, "start", e->addrs[0]);
   if (st == WS_OK) st = chase_pair(&e->kn, e->out, r->warm_steps, r);
+  if (st == WS_OK) check_served(lv, r);
+  return st;
+}
+
+static ws_status chase_global(chase_env *e, ws_microbench_level lv, ws_microbench_latency *r) {
+  uint32_t n = 0;
+  uint64_t base = e->region;
+  bool l2 = lv == WS_MICROBENCH_L2_NEAR || lv == WS_MICROBENCH_L2_FAR;
+  if (l2 && l2_too_small(e->cfg, r)) return WS_OK;
+  if (lv == WS_MICROBENCH_L1)
+    n = pick_l1(e->cfg, base, e->addrs);
+  else if (lv == WS_MICROBENCH_DRAM)
+    n = pick_dram(e->cfg, e->dev, base, e->region_bytes, e->bank_used, e->addrs);
+  else
+    n = pick_l2(e->cfg, e->dev, base, e->region_bytes, lv == WS_MICROBENCH_L2_FAR, e->addrs);
+  r->chain_elems = n;
+  if (n < 2) {
+    why(r, "found only %u suitable line%s for a chain of at least 2", n, n == 1 ? "" : "s");
+    return WS_OK;
+  }
+  ws_status st = run_chain(e, lv, n, r);
+  /* a small L2 may not keep the whole chain: then the shortest chain that
+   * still misses L1 (one line more than a set's ways) is tried */
+  uint32_t shortest = e->cfg->l1.assoc + 1;
+  if (st == WS_OK && l2 && r->served_dram && n > shortest) st = run_chain(e, lv, shortest, r);
   return st;
 }
 
@@ -207,6 +278,13 @@ static ws_status chase_smem(ws_device *dev, uint64_t out, ws_microbench_latency 
   r->chain_elems = 1024;
   r->warm_steps = 0;
   r->steps = CHASE_SMEM_STEPS;
+  uint32_t per_sm = 0;
+  if (st == WS_OK && ctas_per_sm(&kn, 1, &per_sm) != WS_OK) {
+    why(r, "its %u-byte chain does not fit the %u bytes of shared memory a CTA may use",
+        kn.k->shared_size_bytes, ws_device_cfg(dev)->smem.max_per_block_bytes);
+    kern_close(&kn);
+    return WS_OK;
+  }
   if (st == WS_OK) st = chase_pair(&kn, out, NO_WARM_PARAM, r);
   kern_close(&kn);
   return st;
@@ -217,7 +295,13 @@ static ws_status chase_open(chase_env *e, ws_device *dev) {
   e->dev = dev;
   e->cfg = ws_device_cfg(dev);
   ws_ctx *ctx = ws_device_ctx(dev);
+  /* twice the L2 for the DRAM chain, and room for the L1 and L2 chains on a
+   * preset whose L2 is smaller than they are */
+  uint64_t set_stride = (uint64_t)e->cfg->geom.l1_sets * e->cfg->l1.line_bytes;
   e->region_bytes = 2 * e->cfg->geom.l2_bytes;
+  if (e->region_bytes < (uint64_t)CHASE_ELEMS_L1 * e->cfg->l1.line_bytes)
+    e->region_bytes = (uint64_t)CHASE_ELEMS_L1 * e->cfg->l1.line_bytes;
+  if (e->region_bytes < CHASE_ELEMS_L2 * set_stride) e->region_bytes = CHASE_ELEMS_L2 * set_stride;
   e->addrs = calloc(CHASE_ELEMS_L2 > CHASE_ELEMS_DRAM ? CHASE_ELEMS_L2 : CHASE_ELEMS_DRAM, sizeof *e->addrs);
   e->bank_used = calloc((size_t)e->cfg->hbm.channels * e->cfg->hbm.banks_per_channel, 1);
   if (!e->addrs || !e->bank_used)
@@ -360,6 +444,24 @@ ws_status ws_microbench_stream_hbm(ws_device *dev, uint64_t buffer_bytes, ws_mic
  * meets its own lines again only num_sms passes later, or (two SMs) after
  * streaming more than its L1 holds. The grid is cut to fit one sweep in the
  * buffer, so the buffer stays at most the requested size. */
+/* Passes 3-6 measure the L2 only when it holds both buffers and served
+ * their reads: at least nine in ten sectors read hit L2. The rest are a few
+ * conflict misses (a100: 220 of 1.1 million) or lines an SM read itself and
+ * finds in its L1 (classroom: 1.6%); on a one-SM preset every SM re-reads
+ * its own lines. */
+static void check_l2_copy(const ws_gpu_cfg *cfg, uint64_t buffer_bytes, const uint64_t sectors[3],
+                          ws_microbench_bw *out) {
+  uint64_t reads = sectors[0] + sectors[1] + sectors[2];
+  if (2 * buffer_bytes > cfg->geom.l2_bytes)
+    snprintf(out->why, sizeof out->why, "its two %llu-byte buffers do not fit in the %llu-byte L2",
+             (unsigned long long)buffer_bytes, (unsigned long long)cfg->geom.l2_bytes);
+  else if (sectors[1] * 10 < reads * 9)
+    snprintf(out->why, sizeof out->why,
+             "passes 3-6 found only %llu of their %llu sectors read in L2 (%llu hit L1, %llu missed L2)",
+             (unsigned long long)sectors[1], (unsigned long long)reads, (unsigned long long)sectors[0],
+             (unsigned long long)sectors[2]);
+}
+
 static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_bw *out) {
   const ws_gpu_cfg *cfg = ws_device_cfg(dev);
   stream_env s;
@@ -373,8 +475,13 @@ static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_
     s.n16 = (buffer_bytes / sweep ? buffer_bytes / sweep : 1) * sweep / 16;
     st = ws_args_set_u32(s.kn.ctx, &s.kn.args, "n16", (uint32_t)s.n16);
   }
+  uint64_t a[3] = {0}, b[3] = {0};
   if (st == WS_OK) st = stream_launch(&s, 2, &two);
+  served(dev, a);
   if (st == WS_OK) st = stream_launch(&s, 6, &six);
+  served(dev, b);
+  uint64_t passes[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  if (st == WS_OK) check_l2_copy(cfg, s.n16 * 16, passes, out);
   if (st == WS_OK) {
     stream_fill(&s, out);
     out->bytes *= 4;
@@ -529,10 +636,14 @@ ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows, ws_microb
   kern kn;
   uint64_t data = 0, out = 0;
   ws_status st = kern_open(&kn, dev, "models/microbench/stride.wsa");
-  /* the data buffer is 256-byte aligned (the allocator's alignment), so lane 0 starts a line */
-  if (st == WS_OK) st = ws_device_malloc(dev, 4ull * 32 * WS_MICROBENCH_MAX_STRIDE, &data);
+  /* lane 0 must start a line, as the prediction assumes: the allocator's
+   * 256-byte alignment does that for lines up to 256 B, longer lines get
+   * room to round the start up */
+  uint32_t line = ws_device_cfg(dev)->l1.line_bytes, pad = line > 256 ? line : 0;
+  if (st == WS_OK) st = ws_device_malloc(dev, 4ull * 32 * WS_MICROBENCH_MAX_STRIDE + pad, &data);
   if (st == WS_OK) st = ws_device_malloc(dev, 4ull * 32, &out);
-  if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "data", data);
+  uint64_t start = (data + line - 1) / line * line;
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "data", start);
   if (st == WS_OK) st = ws_args_set_ptr(ctx, &kn.args, "out", out);
   for (uint32_t i = 0; i < nrows && st == WS_OK; i++) st = coalesce_one(&kn, i + 1, &rows[i]);
   if (out) ws_device_free(dev, out);

@@ -43,8 +43,17 @@ typedef enum ws_microbench_level {
   WS_MICROBENCH_LEVEL_COUNT
 } ws_microbench_level;
 
+#define WS_MICROBENCH_WHY_BYTES 192
+
 typedef struct ws_microbench_latency {
-  bool present;             /* false: the level does not exist on this preset */
+  bool present; /* false: the level does not exist on this preset */
+  /* "" when measured; else why this preset cannot make the chain hit the
+   * level (too few lines fit, or the timed loads were served elsewhere):
+   * the numbers below are then no measurement of the level */
+  char why[WS_MICROBENCH_WHY_BYTES];
+  /* where the N extra timed loads of the 2N run were served, from the
+   * counters of the two launches: L1 hits, L2 hits, L2 misses */
+  uint64_t served_l1, served_l2, served_dram;
   uint32_t chain_elems;     /* distinct 8-byte elements (lines) in the chain */
   uint32_t warm_steps;      /* untimed steps filling the caches first */
   uint32_t steps;           /* N */
@@ -57,7 +66,8 @@ typedef struct ws_microbench_latency {
 
 const char *ws_microbench_level_name(ws_microbench_level level);
 /* Runs the five chases (a level the preset lacks is left with present =
- * false). Needs the device in timing mode. */
+ * false; one it has but cannot measure gets a `why`). Needs the device in
+ * timing mode. */
 ws_status ws_microbench_latency_run(ws_device *dev, ws_microbench_latency out[WS_MICROBENCH_LEVEL_COUNT]);
 
 /* ---- bandwidth ----------------------------------------------------------- */
@@ -82,6 +92,9 @@ typedef struct ws_microbench_bw {
   double gbps;           /* bytes / cycles x core clock, in 10^9 B/s */
   double peak_gbps;      /* the preset's peak for this level */
   double dram_gbps;      /* HBM only: what the channels moved (hbm.ch*.bytes_*) over the same cycles */
+  /* L2 only: "" when passes 3-6 were served by the L2; else why this preset
+   * cannot keep the copy there (the figures above are then no L2 bandwidth) */
+  char why[WS_MICROBENCH_WHY_BYTES];
   uint32_t ctas, threads_per_cta;
 } ws_microbench_bw;
 

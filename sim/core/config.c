@@ -8,7 +8,12 @@
  * lexing; our reader feeds it the text line by line, counting lines and
  * stripping comments first, because Debian's libinih is built without
  * INI_HANDLER_LINENO (the handler cannot learn the line) and with a
- * 200-byte line limit that long source citations would overflow.
+ * 200-byte line limit that long source citations would overflow. The
+ * reader also checks each line's shape itself (a NUL byte, an unterminated
+ * [section], a line that is neither a section nor a key), so the first
+ * error by line number is the one reported, whichever of inih or the key
+ * handler would have met it, and every byte a message quotes from the file
+ * is escaped (\xNN).
  * The components below trust a config that passed validate(): every rule
  * one of them relies on is checked here, at load and after overrides, with
  * the file and line that set the key, and derive() computes every quantity
@@ -16,6 +21,7 @@
  * access or disagrees with another about it. */
 #include "sim/core/config.h"
 
+#include <ctype.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +30,7 @@
 
 #include "base/embedded.h"
 #include "base/file.h"
+#include "base/text.h"
 
 /* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
  * only this file reads it, through ws_config_preset_text. */
@@ -332,6 +339,30 @@ static size_t enum_list(const ws_cfg_key *k, char *list, size_t list_bytes) {
   return n;
 }
 
+/* A NUL-terminated value as messages quote it: non-printable bytes as \xNN. */
+static const char *escape(char *buf, size_t buf_bytes, const char *value) {
+  return ws_text_escape(buf, buf_bytes, value, strlen(value));
+}
+
+/* Names are printed by `warpscope gpus` and written into reports: printable
+ * ASCII only, so no preset can put control bytes on a terminal. */
+static ws_status set_string(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
+                            const char *where) {
+  size_t len = strlen(value);
+  if (len == 0 || len >= k->size_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects 1 to %zu characters, found %zu",
+                       where, k->section, k->key, k->size_bytes - 1, len);
+  for (const char *p = value; *p; p++)
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e) {
+      char shown[128];
+      return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                         "%s: error: key '%s.%s' expects printable ASCII text, found '%s'", where, k->section,
+                         k->key, escape(shown, sizeof shown, value));
+    }
+  memcpy((char *)cfg + k->offset, value, len + 1);
+  return WS_OK;
+}
+
 static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
                           const char *where) {
   for (size_t i = 0; k->enum_names[i]; i++)
@@ -339,10 +370,10 @@ static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, con
       put_number(cfg, k, i);
       return WS_OK;
     }
-  char list[128];
+  char list[128], shown[128];
   enum_list(k, list, sizeof list);
   return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects one of %s, found '%s'", where,
-                     k->section, k->key, list, value);
+                     k->section, k->key, list, escape(shown, sizeof shown, value));
 }
 
 /* Parses `value` by the key's type and range into cfg; `where` prefixes the
@@ -350,23 +381,17 @@ static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, con
 static ws_status set_field(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
                            const char *where) {
   if (k->type == WS_CFG_ENUM) return set_enum(ctx, cfg, k, value, where);
-  if (k->type == WS_CFG_STRING) {
-    size_t len = strlen(value);
-    if (len == 0 || len >= k->size_bytes)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects 1 to %zu characters, found %zu",
-                         where, k->section, k->key, k->size_bytes - 1, len);
-    memcpy((char *)cfg + k->offset, value, len + 1);
-    return WS_OK;
-  }
+  if (k->type == WS_CFG_STRING) return set_string(ctx, cfg, k, value, where);
   uint64_t v = 0;
   bool overflow;
+  char shown[128];
   if (!parse_uint(value, &v, &overflow))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' expects an unsigned integer, found '%s'",
-                       where, k->section, k->key, value);
+                       where, k->section, k->key, escape(shown, sizeof shown, value));
   if (overflow || v < k->min || v > k->max)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s' = %s is out of range [%llu, %llu]%s%s",
-                       where, k->section, k->key, value, (unsigned long long)k->min,
-                       (unsigned long long)k->max, *k->unit ? " " : "", k->unit);
+                       where, k->section, k->key, escape(shown, sizeof shown, value),
+                       (unsigned long long)k->min, (unsigned long long)k->max, *k->unit ? " " : "", k->unit);
   put_number(cfg, k, v);
   return WS_OK;
 }
@@ -428,6 +453,13 @@ static ws_status check_cache(const checker *c, const char *sec, uint32_t size_ki
 }
 
 static ws_status check_limits(const checker *c, const ws_gpu_cfg *g) {
+  /* warps are dealt to sub-partitions round robin, and each scheduler keeps
+   * its warps in one 32-bit slot mask (sim/sm/sched.h) */
+  uint32_t slots = g->sm.subpartitions * WS_CFG_MAX_WARPS_PER_SUBPARTITION;
+  if (g->sm.max_warps_per_sm > slots)
+    return bad(c, "sm.max_warps_per_sm",
+               "%u resident warps exceed sm.subpartitions (%u) x %u warp slots per sub-partition (%u)",
+               g->sm.max_warps_per_sm, g->sm.subpartitions, WS_CFG_MAX_WARPS_PER_SUBPARTITION, slots);
   if (g->sm.max_threads_per_block > g->sm.max_warps_per_sm * 32u)
     return bad(c, "sm.max_threads_per_block", "%u threads exceed max_warps_per_sm (%u) x 32",
                g->sm.max_threads_per_block, g->sm.max_warps_per_sm);
@@ -579,13 +611,27 @@ ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {
 typedef struct loader {
   ws_ctx *ctx;
   ws_gpu_cfg *cfg;
-  const char *filename;
+  const char *filename;         /* escaped, as every message shows it */
   const char *text, *end, *pos; /* the reader's cursor */
   uint32_t line;                /* lines handed to inih so far */
-  uint32_t long_line;           /* first line too long for inih, 0 when none */
-  ws_status status;             /* WS_OK until the handler records a message */
+  ws_status status;             /* WS_OK until the first error is recorded */
   uint32_t seen[KEY_COUNT];     /* line of each key's assignment, 0 when absent */
 } loader;
+
+static void fail_line(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records "FILE:LINE: error: ..." for the line being read or handled, unless
+ * an earlier line already failed: lines come in order, so the first error
+ * recorded is the first in the file. */
+static void fail_line(loader *L, const char *fmt, ...) {
+  if (L->status != WS_OK) return;
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  L->status = ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s:%u: error: %s", L->filename, L->line, msg);
+}
 
 /* Cuts a ';' or '#' comment that starts the line or follows whitespace. */
 static void strip_comment(char *s) {
@@ -596,72 +642,95 @@ static void strip_comment(char *s) {
     }
 }
 
-/* inih's ini_reader: the next line (comment removed), or NULL at the end. */
+/* What inih would refuse in a comment-free line, checked here so that the
+ * message names this line (inih only reports a line number at the end,
+ * after the handler may have failed on a later line). */
+static void check_shape(loader *L, const char *s) {
+  size_t len = strlen(s);
+  while (len && isspace((unsigned char)s[len - 1])) len--;
+  if (!len) return;
+  char shown[96];
+  ws_text_escape(shown, sizeof shown, s, len < 40 ? len : 40);
+  if (s[0] == '[' && !memchr(s, ']', len))
+    fail_line(L, "unterminated section header '%s' (expected ']')", shown);
+  else if (s[0] != '[' && !memchr(s, '=', len) && !memchr(s, ':', len))
+    fail_line(L, "expected '[section]' or 'key = value', found '%s'", shown);
+}
+
+/* A NUL byte would end the line for inih and hide the rest: a text preset
+ * has none, so one means a binary or damaged file. */
+static bool check_nul(loader *L, const char *line, const char *stop) {
+  const char *nul = memchr(line, '\0', (size_t)(stop - line));
+  if (!nul) return true;
+  if (L->status == WS_OK)
+    L->status = ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s:%u:%zu: error: NUL byte (a preset is text)",
+                            L->filename, L->line, (size_t)(nul - line) + 1);
+  return false;
+}
+
+/* inih's ini_reader: the next line (comment removed), or NULL at the end. A
+ * line found malformed is recorded and handed over empty. */
 static char *read_line(char *str, int num, void *stream) {
   loader *L = stream;
   if (L->pos >= L->end) return NULL;
-  const char *nl = memchr(L->pos, '\n', (size_t)(L->end - L->pos));
+  const char *line = L->pos;
+  const char *nl = memchr(line, '\n', (size_t)(L->end - line));
   const char *stop = nl ? nl : L->end;
-  char buf[4096];
-  size_t len = (size_t)(stop - L->pos);
-  if (len >= sizeof buf) len = sizeof buf - 1;
-  memcpy(buf, L->pos, len);
-  buf[len] = '\0';
   L->pos = nl ? nl + 1 : L->end;
   L->line++;
+  if (L->line == 1 && stop - line >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3; /* UTF-8 BOM */
+  char buf[4096];
+  size_t len = (size_t)(stop - line);
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  memcpy(buf, line, len);
+  buf[len] = '\0';
   strip_comment(buf);
   /* no leading blanks: inih would read an indented line as a continuation of the previous value */
-  const char *start = buf + strspn(buf, " \t");
+  const char *start = buf;
+  while (isspace((unsigned char)*start)) start++;
   size_t keep = strlen(start);
-  if (keep + 2 > (size_t)num) { /* room for "\n" and the NUL */
-    if (!L->long_line) L->long_line = L->line;
-    keep = (size_t)num - 2;
-  }
+  bool ok = check_nul(L, line, stop);
+  if (ok && keep + 2 > (size_t)num) /* room for "\n" and the NUL */
+    fail_line(L, "line longer than %d characters (comments excluded)", num - 2);
+  if (ok) check_shape(L, start);
+  if (!ok || keep + 2 > (size_t)num) keep = 0;
   memcpy(str, start, keep);
   str[keep] = '\n';
   str[keep + 1] = '\0';
   return str;
 }
 
-/* Records that the handler failed (its message is on the context) and tells
- * inih so; later lines are still read but leave the first message alone. */
-static int fail_handler(loader *L, ws_status st) {
-  L->status = st;
-  return 0;
-}
-
 static int on_value(void *user, const char *section, const char *name, const char *value) {
   loader *L = user;
   if (L->status != WS_OK) return 0; /* keep the first message */
-  char where[512];
+  char where[512], sec[128], key[128];
   snprintf(where, sizeof where, "%s:%u", L->filename, L->line);
-  if (L->long_line == L->line) /* inih saw a truncated line: its value is not the file's */
-    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
-                                       "%s: error: line longer than %d characters (comments excluded)", where,
-                                       INI_MAX_LINE - 2));
-  if (!*section)
-    return fail_handler(
-        L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: key '%s' is outside any [section]", where, name));
+  escape(sec, sizeof sec, section);
+  escape(key, sizeof key, name);
+  if (!*section) {
+    fail_line(L, "key '%s' is outside any [section]", key);
+    return 0;
+  }
   if (!known_section(section)) {
     char list[128] = "";
     for (size_t i = 0; sections[i]; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sections[i]);
-    return fail_handler(L,
-                        ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: unknown section [%s] (sections: %s)",
-                                    where, section, list));
+    fail_line(L, "unknown section [%s] (sections: %s)", sec, list);
+    return 0;
   }
   const ws_cfg_key *k = find_key(section, name);
-  if (!k)
-    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID, "%s: error: unknown key '%s' in section [%s]",
-                                       where, name, section));
+  if (!k) {
+    fail_line(L, "unknown key '%s' in section [%s]", key, sec);
+    return 0;
+  }
   uint32_t *seen = &L->seen[k - keys];
-  if (*seen)
-    return fail_handler(L, ws_ctx_fail(L->ctx, WS_ERR_INVALID,
-                                       "%s: error: duplicate key '%s.%s' (first set on line %u)", where,
-                                       section, name, *seen));
+  if (*seen) {
+    fail_line(L, "duplicate key '%s.%s' (first set on line %u)", sec, key, *seen);
+    return 0;
+  }
   *seen = L->line;
-  if (set_field(L->ctx, L->cfg, k, value, where) != WS_OK) return fail_handler(L, WS_ERR_INVALID);
-  return 1;
+  L->status = set_field(L->ctx, L->cfg, k, value, where);
+  return L->status == WS_OK;
 }
 
 static ws_status check_required(const loader *L) {
@@ -676,23 +745,19 @@ ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const c
                               ws_gpu_cfg *out) {
   loader *L = calloc(1, sizeof *L);
   if (!L) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory loading %s", filename);
+  char name[512];
+  ws_text_escape(name, sizeof name, filename, strlen(filename));
   ws_gpu_cfg cfg;
   apply_defaults(&cfg);
-  *L = (loader){.ctx = ctx, .cfg = &cfg, .filename = filename, .text = text, .end = text + len, .pos = text};
+  *L = (loader){.ctx = ctx, .cfg = &cfg, .filename = name, .text = text, .end = text + len, .pos = text};
   int rc = ini_parse_stream(read_line, L, on_value, L);
-  ws_status st = WS_OK;
-  if (L->status != WS_OK)
-    st = L->status;
-  else if (L->long_line && (rc == 0 || (uint32_t)rc >= L->long_line))
-    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%u: error: line longer than %d characters (comments excluded)",
-                     filename, L->long_line, INI_MAX_LINE - 2);
-  else if (rc > 0)
-    st =
-        ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%d: error: expected '[section]' or 'key = value'", filename, rc);
-  else if (rc < 0)
-    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory parsing %s", filename);
+  ws_status st = L->status;
+  /* the reader checks every line inih can refuse, and a stack-buffered inih
+   * allocates nothing: a nonzero rc with no message is a mismatch between them */
+  if (st == WS_OK && rc != 0)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:%d: error: expected '[section]' or 'key = value'", name, rc);
   if (st == WS_OK) st = check_required(L);
-  if (st == WS_OK) st = validate(ctx, &cfg, filename, L->seen);
+  if (st == WS_OK) st = validate(ctx, &cfg, name, L->seen);
   if (st == WS_OK) derive(&cfg);
   free(L);
   if (st == WS_OK) *out = cfg;
@@ -735,8 +800,8 @@ ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) 
 }
 
 ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
-  char where[256];
-  snprintf(where, sizeof where, "--set %s", assignment);
+  char where[256], shown[200];
+  snprintf(where, sizeof where, "--set %s", escape(shown, sizeof shown, assignment));
   const char *eq = strchr(assignment, '=');
   char name[96];
   size_t len = eq ? (size_t)(eq - assignment) : 0;
@@ -745,7 +810,9 @@ ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
   memcpy(name, assignment, len);
   name[len] = '\0';
   const ws_cfg_key *k = ws_config_find_key(name);
-  if (!k) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: unknown key '%s'", where, name);
+  if (!k)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: unknown key '%s'", where,
+                       escape(shown, sizeof shown, name));
   ws_status st = set_field(ctx, cfg, k, eq + 1, where);
   if (st == WS_OK) derive(cfg);
   return st;

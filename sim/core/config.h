@@ -142,10 +142,12 @@ typedef struct ws_cfg_pcie {
 } ws_cfg_pcie;
 
 /* Bounds of the key table that components size their types by (crossbar and
- * event unit numbers are 16-bit, sector masks 8-bit); they assert them at
- * compile time instead of checking each config. */
+ * event unit numbers are 16-bit, sector masks 8-bit, a scheduler's warp
+ * slots one 32-bit mask); they assert them at compile time instead of
+ * checking each config. */
 #define WS_CFG_MAX_SMS 1024u
 #define WS_CFG_MAX_SUBPARTITIONS 8u
+#define WS_CFG_MAX_WARPS_PER_SUBPARTITION 32u
 #define WS_CFG_MAX_L2_SLICES 1024u
 #define WS_CFG_MAX_HBM_CHANNELS 1024u
 #define WS_CFG_MAX_SECTORS_PER_LINE 8u

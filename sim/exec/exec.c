@@ -12,46 +12,52 @@
 
 #include "sim/exec/cta.h"
 #include "sim/exec/fault.h"
+#include "sim/exec/watchdog.h"
 
 /* Runs one warp until it waits at a barrier, finishes or faults. */
-static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t budget, ws_warp_step *step,
+static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *wd, ws_warp_step *step,
                           ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
   while (w->state == WS_WARP_READY) {
-    if (stats->warp_insns >= budget)
-      return ws_fault_budget(ctx, cta, warp, ws_cta_warp_pc(cta, warp), budget);
+    if (ws_watchdog_due(wd, stats->warp_insns)) {
+      ws_status st = ws_watchdog_check(wd, ctx, cta, warp, stats, 0);
+      if (st != WS_OK) return st;
+    }
     ws_status st = ws_cta_step(ctx, cta, warp, w->insns_issued, step, stats);
     if (st != WS_OK) return st;
+    ws_watchdog_count(wd, step);
   }
   return WS_OK;
 }
 
-static ws_status run_cta(ws_ctx *ctx, ws_cta *cta, uint64_t budget, ws_warp_step *step,
+static ws_status run_cta(ws_ctx *ctx, ws_cta *cta, ws_watchdog *wd, ws_warp_step *step,
                          ws_launch_stats *stats) {
   while (!ws_cta_done(cta)) {
     for (uint32_t w = 0; w < cta->nwarps; w++) {
-      ws_status st = run_warp(ctx, cta, w, budget, step, stats);
+      ws_status st = run_warp(ctx, cta, w, wd, step, stats);
       if (st != WS_OK) return st;
     }
   }
   return WS_OK;
 }
 
-ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t budget_warp_insns,
-                      ws_launch_stats *stats) {
+ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats *stats) {
   ws_launch_stats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
   ws_cta *cta = NULL;
   ws_status st = ws_cta_create(ctx, launch, &cta);
   if (st != WS_OK) return st;
+  ws_watchdog wd;
+  st = ws_watchdog_init(&wd, ctx, launch, cta->nwarps);
   ws_warp_step step;
   uint64_t nctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
   for (uint64_t id = 0; id < nctas && st == WS_OK; id++) {
     ws_cta_reset(cta, id);
-    st = run_cta(ctx, cta, budget_warp_insns, &step, stats);
+    st = run_cta(ctx, cta, &wd, &step, stats);
     if (st == WS_OK) stats->ctas++;
   }
+  ws_watchdog_free(&wd);
   ws_cta_destroy(cta);
   return st;
 }

@@ -19,10 +19,11 @@
 /* Runs every CTA in linear order (x fastest, then y, then z); within a CTA
  * the warps are visited round-robin, each running until it waits at a
  * barrier or finishes. SR_SMID = CTA linear id % num_sms; SR_CLOCK = the
- * warp's count of issued instructions. Stops at the first fault (WS_ERR_FAULT)
- * or when more than budget_warp_insns warp instructions would issue
- * (WS_ERR_BUDGET). stats (may be NULL) is zeroed first and filled. */
-ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t budget_warp_insns,
-                      ws_launch_stats *stats);
+ * warp's count of issued instructions. Stops at the first fault (WS_ERR_FAULT),
+ * when launch->budget_warp_insns or a limit of launch->watch runs out
+ * (WS_ERR_BUDGET), on an interrupt (WS_ERR_INTERRUPTED), or when its warps
+ * provably spin forever (WS_ERR_FAULT; sim/exec/watchdog.h). stats (may be
+ * NULL) is zeroed first and filled. */
+ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats *stats);
 
 #endif

@@ -26,15 +26,3 @@ ws_status ws_fault_report(const ws_exec_site *s, ws_status st, uint32_t lane, co
   return ws_ctx_fail(s->ctx, st, "%s\n    in kernel '%s' CTA (%u,%u,%u) %s pc %u: %s", head, k->name, c.x,
                      c.y, c.z, where, s->pc, text);
 }
-
-ws_status ws_fault_budget(ws_ctx *ctx, const ws_cta *cta, uint32_t warp, uint32_t pc,
-                          uint64_t budget_warp_insns) {
-  const ws_kernel *k = cta->launch->kernel;
-  char text[160] = "";
-  if (pc < k->ninsns) ws_disasm_insn(k, &k->insns[pc], text, sizeof text);
-  const ws_dim3 c = cta->ctaid;
-  return ws_ctx_fail(ctx, WS_ERR_BUDGET,
-                     "instruction budget of %" PRIu64 " warp instructions exhausted in kernel '%s'"
-                     " (runaway loop?) at CTA (%u,%u,%u) warp %u pc %u: %s",
-                     budget_warp_insns, k->name, c.x, c.y, c.z, warp, pc, text);
-}

@@ -1,5 +1,5 @@
-/* fault.h - the reports that stop a launch: a faulting instruction, and an
- * exhausted instruction budget.
+/* fault.h - the report that stops a launch at a faulting instruction (the
+ * limits and spin detection that stop one too are sim/exec/watchdog.h).
  *
  * Design: both the functional launcher and the timing model stop a kernel
  * for the same reasons, so one file words the reports: the message names
@@ -35,10 +35,5 @@ typedef struct ws_exec_site {
  * WS_FAULT_NO_LANE). Returns st. */
 ws_status ws_fault_report(const ws_exec_site *s, ws_status st, uint32_t lane, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* WS_ERR_BUDGET: more than budget_warp_insns warp instructions would issue;
- * names the warp about to issue, its pc and instruction. */
-ws_status ws_fault_budget(ws_ctx *ctx, const ws_cta *cta, uint32_t warp, uint32_t pc,
-                          uint64_t budget_warp_insns);
 
 #endif

@@ -8,6 +8,8 @@
 #ifndef WS_LAUNCH_H
 #define WS_LAUNCH_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "isa/program.h"
@@ -28,6 +30,31 @@ typedef struct ws_launch_stats {
   uint64_t warp_insns_by_unit[WS_UNIT_COUNT];
 } ws_launch_stats;
 
+/* What a long launch reports while it runs (ws_watch.progress). */
+typedef struct ws_progress {
+  const char *kernel;
+  uint64_t cycles; /* simulated so far (0 in functional mode) */
+  uint64_t warp_insns;
+  uint64_t ctas_done, ctas_total;
+  double elapsed_s; /* wall clock since the launch started */
+  bool done;        /* the launch ended: a last call, only after earlier reports */
+} ws_progress;
+
+/* What stops a launch that runs too long or forever; see sim/exec/watchdog.h.
+ * A zero limit means the default: for max_warp_insns_per_warp,
+ * ws_watchdog_default_per_warp(kernel); max_cycles and timeout_s are then
+ * off. The launch as a whole is bounded by the preset's
+ * gpu.insn_budget_warp_insns too. */
+typedef struct ws_watch {
+  uint64_t max_warp_insns_per_warp;
+  uint64_t max_cycles;                                /* timing mode */
+  double timeout_s;                                   /* wall clock */
+  bool no_spin_check;                                 /* true: do not stop warps that provably spin forever */
+  const volatile sig_atomic_t *interrupt;             /* becomes nonzero: stop now (Ctrl-C) */
+  void (*progress)(void *user, const ws_progress *p); /* about every 0.25 s; NULL: none */
+  void *progress_user;
+} ws_watch;
+
 /* Everything one launch needs; read-only while it runs. */
 typedef struct ws_exec_launch {
   const ws_kernel *kernel;
@@ -38,7 +65,9 @@ typedef struct ws_exec_launch {
   ws_mem *mem;
   const uint8_t *const_bank;
   uint32_t const_bank_bytes;
-  uint32_t num_sms; /* for SR_SMID */
+  uint32_t num_sms;           /* for SR_SMID */
+  uint64_t budget_warp_insns; /* the whole launch (gpu.insn_budget_warp_insns) */
+  const ws_watch *watch;      /* NULL: the defaults */
 } ws_exec_launch;
 
 #endif

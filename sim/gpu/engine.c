@@ -43,7 +43,9 @@ struct ws_engine {
   uint32_t nwords;
   ws_dispatch dispatch;
   uint64_t cycle;
-  bool keep_l2; /* a launch finds the previous launch's L2 contents */
+  bool keep_l2;        /* a launch finds the previous launch's L2 contents */
+  ws_watchdog *wd;     /* the running launch's */
+  ws_launch_stats *ls; /* the running launch's; ctas kept current for progress reports */
   /* counters */
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
@@ -192,16 +194,26 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
       if (st != WS_OK) return st;
       e->dispatch.retired += retired;
       freed |= retired != 0;
+      e->ls->ctas = e->dispatch.retired;
     }
   return freed ? place(e, t + 1) : WS_OK;
 }
 
+/* Loop iterations between the watchdog's polls of the limits that need no
+ * instruction (cycles, wall-clock time, interrupt): warps may wait on memory
+ * for a long time without issuing. */
+#define POLL_EVERY_ITERATIONS 4096u
+
 static ws_status main_loop(ws_engine *e, uint64_t *end) {
   uint64_t t = 0;
-  for (;;) {
+  for (uint32_t iter = 1;; iter++) {
     uint64_t n = next_cycle(e);
     if (n == NEVER) break;
     t = n;
+    if (iter % POLL_EVERY_ITERATIONS == 0) {
+      ws_status st = ws_watchdog_poll(e->wd, e->ctx, e->ls, t);
+      if (st != WS_OK) return st;
+    }
     handle_events(e, t);
     ws_status st = run_sms(e, t);
     if (st != WS_OK) return st;
@@ -237,7 +249,7 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
 }
 
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
-                        uint64_t budget_warp_insns, ws_launch_stats *ls) {
+                        ws_launch_stats *ls) {
   memset(ls, 0, sizeof *ls);
   ls->occupancy = *occ;
   ws_stats_reset(e->stats);
@@ -252,16 +264,26 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
                    .nrows = ws_cta_regs_needed(launch->kernel),
                    .ctas_per_sm = occ->ctas_per_sm,
                    .warps_per_cta = occ->warps_per_cta,
-                   .budget_warp_insns = budget_warp_insns,
                    .ls = ls};
+  ws_watchdog wd;
+  uint64_t ctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
+  uint64_t resident = (uint64_t)e->nsms * occ->ctas_per_sm;
+  if (ctas < resident) resident = ctas;
+  ws_status st = ws_watchdog_init(&wd, e->ctx, launch, (uint32_t)(resident * occ->warps_per_cta));
+  env.wd = e->wd = &wd;
+  e->ls = ls;
   ws_scoreboard_insn *table = NULL;
-  ws_status st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows,
-                                           e->cfg->regfile.banks_per_subpartition, &table);
+  if (st == WS_OK)
+    st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition,
+                                   &table);
   env.table = table;
   uint64_t end = 0;
   if (st == WS_OK) st = begin(e, &env, launch, occ);
   if (st == WS_OK) st = main_loop(e, &end);
   finish(e, end, ls);
   free(table);
+  ws_watchdog_free(&wd);
+  e->wd = NULL;
+  e->ls = NULL;
   return st;
 }

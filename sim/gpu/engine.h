@@ -28,9 +28,11 @@ void ws_engine_set_keep_l2(ws_engine *e, bool keep);
 
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
  * > 0) from ws_occupancy_compute. Zeroes every registered counter first.
- * ls (not NULL) is zeroed and filled, cycles included. Faults, budget
- * exhaustion and host-memory failures return their status and message. */
+ * ls (not NULL) is zeroed and filled, cycles included. Faults, the limits
+ * of launch->budget_warp_insns and launch->watch, interrupts, warps that
+ * provably spin forever (sim/exec/watchdog.h) and host-memory failures
+ * return their status and message. */
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
-                        uint64_t budget_warp_insns, ws_launch_stats *ls);
+                        ws_launch_stats *ls);
 
 #endif

@@ -33,6 +33,8 @@ struct ws_device {
   bool keep_l2;
   ws_device_observer observer;
   void *observer_user;
+  ws_watch watch;
+  bool has_watch;
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -165,6 +167,11 @@ ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 b, uin
                               k->shared_size_bytes + dyn_shared_bytes, occ);
 }
 
+void ws_device_set_watch(ws_device *dev, const ws_watch *watch) {
+  dev->has_watch = watch != NULL;
+  if (watch) dev->watch = *watch;
+}
+
 void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
   dev->keep_l2 = keep_l2;
   if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
@@ -206,9 +213,11 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                                  .mem = dev->mem,
                                  .const_bank = dev->const_bank,
                                  .const_bank_bytes = dev->cfg.gpu.const_bank_bytes,
-                                 .num_sms = dev->cfg.gpu.num_sms};
+                                 .num_sms = dev->cfg.gpu.num_sms,
+                                 .budget_warp_insns = dev->cfg.gpu.insn_budget_warp_insns,
+                                 .watch = dev->has_watch ? &dev->watch : NULL};
   if (dev->mode == WS_MODE_FUNCTIONAL) {
-    st = ws_exec_run(dev->ctx, &launch, dev->cfg.gpu.insn_budget_warp_insns, stats);
+    st = ws_exec_run(dev->ctx, &launch, stats);
     stats->occupancy = occ;
     return st;
   }
@@ -216,7 +225,7 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
     if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
     ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
   }
-  return ws_engine_run(dev->engine, &launch, &occ, dev->cfg.gpu.insn_budget_warp_insns, stats);
+  return ws_engine_run(dev->engine, &launch, &occ, stats);
 }
 
 void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out) {

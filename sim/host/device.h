@@ -40,6 +40,9 @@ void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
  * left it, valid and dirty lines included, as kernels in one process do on
  * a real GPU; the L1s are emptied at every launch either way. */
 void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
+/* The limits, interrupt flag and progress callback every later launch runs
+ * under (ws_watch in sim/exec/launch.h; copied; NULL: the defaults). */
+void ws_device_set_watch(ws_device *dev, const ws_watch *watch);
 ws_exec_mode ws_device_mode(const ws_device *dev);
 /* Every timing component's counters, by hierarchical name (docs/stats.md);
  * zeroed at the start of each timed launch, so after a launch they describe

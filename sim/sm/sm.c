@@ -35,6 +35,9 @@ static const char *const stall_descs[WS_STALL_COUNT] = {
     "warp-cycles waiting at DEPBAR for LDGSTS groups",
     "warp-cycles waiting for the target of a taken branch"};
 
+_Static_assert(WS_CFG_MAX_WARPS_PER_SUBPARTITION <= WS_SCHED_MAX_SLOTS,
+               "every warp the config allows has a scheduler slot");
+
 /* the issue check's one-cache-line promise (sm_int.h) */
 _Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
                "the fields the issue scan reads must stay in a warp's first cache line");
@@ -138,10 +141,9 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   ws_sm_end(sm);
   sm->env = env;
   sm->nslots = env->ctas_per_sm;
+  /* the occupancy rules keep nwarps <= max_warps_per_sm, which the config
+   * check keeps <= subpartitions x WS_CFG_MAX_WARPS_PER_SUBPARTITION */
   sm->nwarps = env->ctas_per_sm * env->warps_per_cta;
-  if (sm->nwarps > sm->nsp * WS_SCHED_MAX_SLOTS)
-    return ws_ctx_fail(sm->ctx, WS_ERR_LIMIT, "%u resident warps exceed the model's %u warp slots per SM",
-                       sm->nwarps, sm->nsp * WS_SCHED_MAX_SLOTS);
   sm->slots = calloc(sm->nslots, sizeof *sm->slots);
   size_t warps_bytes = (sm->nwarps ? sm->nwarps : 1) * sizeof *sm->warps; /* a multiple of 64 */
   sm->warps = aligned_alloc(_Alignof(ws_twarp), warps_bytes);

@@ -23,6 +23,7 @@
 #include "sim/core/config.h"
 #include "sim/core/stats.h"
 #include "sim/exec/cta.h"
+#include "sim/exec/watchdog.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/lsu.h"
 #include "sim/sm/sched.h"
@@ -59,7 +60,7 @@ typedef struct ws_sm_env {
   uint32_t nrows;                  /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;
-  uint64_t budget_warp_insns;
+  ws_watchdog *wd;     /* limits and spin detection, shared by every SM */
   ws_launch_stats *ls; /* functional counters (ws_cta_step fills them) */
 } ws_sm_env;
 

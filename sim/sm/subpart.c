@@ -106,12 +106,6 @@ void ws_subpart_refresh_warp(const ws_sm *sm, ws_twarp *w) {
   w->next_dep = ws_scoreboard_latest(&w->sb, w->next, 0);
 }
 
-static ws_status budget_exhausted(ws_sm *sm, const ws_twarp *w) {
-  const ws_cta *cta = sm->slots[w->cta_slot].cta;
-  return ws_fault_budget(sm->ctx, cta, w->cta_warp, ws_cta_warp_pc(cta, w->cta_warp),
-                         sm->env->budget_warp_insns);
-}
-
 static void count_issue(ws_sm *sm, const ws_scoreboard_insn *si, uint32_t active) {
   uint32_t lanes = ws_lane_count(active);
   sm->warp_insns++;
@@ -144,9 +138,12 @@ static uint32_t ideal_wavefronts(uint32_t active, uint32_t width_bytes) {
 
 /* A full warp reading consecutive words touches each bank once per phase,
  * as does a full warp reading one word (broadcast): skip the bank model for
- * these, the commonest shared accesses. */
-static bool trivially_conflict_free(const ws_warp_step *step, uint32_t bank_width_bytes) {
+ * these, the commonest shared accesses. That holds when one bank row holds
+ * a phase's 128 bytes and each lane's access is whole bank words; a
+ * narrower memory (16 banks, say) goes through the bank model. */
+static bool trivially_conflict_free(const ws_warp_step *step, uint32_t banks, uint32_t bank_width_bytes) {
   if (step->active_mask != UINT32_MAX || step->width_bytes < bank_width_bytes) return false;
+  if (banks * bank_width_bytes < 128u || step->width_bytes % bank_width_bytes) return false;
   uint64_t stride = step->addr[1] - step->addr[0];
   if ((stride != step->width_bytes && stride != 0) || step->addr[0] % bank_width_bytes) return false;
   uint64_t off = 0; /* accumulated without an early exit: a branch-free loop */
@@ -167,7 +164,7 @@ static bool memo_matches(const ws_smem_memo *e, const ws_warp_step *step, uint32
 static uint32_t smem_wavefronts(ws_sm *sm, const ws_warp_step *step, uint32_t ideal) {
   const ws_gpu_cfg *cfg = sm->cfg;
   if (!step->active_mask) return 0;
-  if (trivially_conflict_free(step, cfg->smem.bank_width_bytes)) return ideal;
+  if (trivially_conflict_free(step, cfg->smem.banks, cfg->smem.bank_width_bytes)) return ideal;
   uint32_t row = cfg->smem.banks * cfg->smem.bank_width_bytes;
   uint32_t row_offset = row ? (uint32_t)(step->addr[0] % row) : 0;
   ws_smem_memo *e = &sm->memo[step->pc % WS_SMEM_MEMO_ENTRIES];
@@ -262,12 +259,17 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   uint32_t wslot = sp->slot[pick].warp;
   ws_twarp *w = &sm->warps[wslot];
   out->warp = w;
-  if (sm->env->ls->warp_insns >= sm->env->budget_warp_insns) return budget_exhausted(sm, w);
   ws_cta *cta = sm->slots[w->cta_slot].cta;
+  ws_watchdog *wd = sm->env->wd;
+  if (ws_watchdog_due(wd, sm->env->ls->warp_insns)) {
+    ws_status st = ws_watchdog_check(wd, sm->ctx, cta, w->cta_warp, sm->env->ls, t);
+    if (st != WS_OK) return st;
+  }
   const ws_scoreboard_insn *si = w->next;
   ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
   ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->step, sm->env->ls);
   if (st != WS_OK) return st;
+  ws_watchdog_count(wd, &sm->step);
   ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
   return book(sm, sp, w, si, wslot, sm->step.pc, t, out);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -194,26 +195,28 @@ Test(file, write_of_nothing_makes_an_empty_file) {
   cr_expect_eq(st.st_size, 0);
 }
 
-/* The temporary cannot be created: the message names it (PATH.tmp.PID). */
-Test(file, write_into_a_missing_folder_names_the_temporary) {
+/* The temporary beside the target cannot be created: the message names the
+ * file the user asked for. */
+Test(file, write_into_a_missing_folder_names_the_target) {
   char path[128], want[512];
   in_dir(path, sizeof path, "nodir/out.bin");
-  snprintf(want, sizeof want, "cannot create '%s.tmp.%ld': %s", path, (long)getpid(), strerror(ENOENT));
+  snprintf(want, sizeof want, "cannot create '%s': %s", path, strerror(ENOENT));
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;
   cr_expect_eq(entries(".tmp.", &tmp), 0, "nothing was created");
 }
 
-/* rename(2) of a file over a folder fails with EISDIR: the temporary is
- * removed and the folder (the previous target) keeps its content. */
+/* A folder is refused before a temporary is made: nothing is left behind
+ * and the folder (the previous target) keeps its content. */
 Test(file, failed_rename_removes_the_temporary_and_keeps_the_target) {
   char path[128], inner[160], want[512];
   in_dir(path, sizeof path, "target");
   cr_assert_eq(mkdir(path, 0700), 0);
   snprintf(inner, sizeof inner, "%s/kept", path);
   put(inner, "kept", 4);
-  snprintf(want, sizeof want, "cannot write '%s': %s", path, strerror(EISDIR));
+  snprintf(want, sizeof want, "cannot write '%s': it is a directory, not a regular file, device or pipe",
+           path);
   cr_expect_eq(ws_file_write_atomic(ctx, path, "x", 1), WS_ERR_IO);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   size_t tmp = 0;
@@ -280,4 +283,134 @@ Test(file, read_stops_an_endless_device_one_byte_past_the_cap) {
   cr_expect_eq(size, 0);
   cr_expect_eq(data[0], '\0');
   free(data);
+}
+
+/* ---- outputs never destroy what they point at ------------------------------------- */
+
+Test(file, a_write_through_a_symlink_updates_its_target_and_keeps_the_link) {
+  char target[128], link[128];
+  in_dir(target, sizeof target, "target.bin");
+  in_dir(link, sizeof link, "link.bin");
+  put(target, "old", 3);
+  cr_assert_eq(symlink("target.bin", link), 0, "%s", strerror(errno));
+  cr_assert_eq(ws_file_write_atomic(ctx, link, "new!", 4), WS_OK, "%s", ws_errmsg(ctx));
+  struct stat sb;
+  cr_assert_eq(lstat(link, &sb), 0);
+  cr_expect(S_ISLNK(sb.st_mode), "the link is still a link");
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, target, 1 << 20, "test data", &data, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(n, 4);
+  cr_expect_str_eq(data, "new!");
+  free(data);
+  size_t tmps = 0;
+  entries(".tmp.", &tmps);
+  cr_expect_eq(tmps, 0, "no temporary file is left");
+}
+
+Test(file, a_character_device_is_written_in_place_not_replaced) {
+  struct stat before, after;
+  cr_assert_eq(stat("/dev/null", &before), 0);
+  cr_assert_eq(ws_file_write_atomic(ctx, "/dev/null", "xyz", 3), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(stat("/dev/null", &after), 0);
+  cr_expect(S_ISCHR(after.st_mode), "/dev/null is still a character device");
+  cr_expect_eq(before.st_rdev, after.st_rdev);
+}
+
+Test(file, a_pipe_is_written_in_place) {
+  char fifo[128];
+  in_dir(fifo, sizeof fifo, "fifo");
+  cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", strerror(errno));
+  pid_t child = fork();
+  cr_assert_neq(child, -1);
+  if (child == 0) { /* the reader: counts what arrives */
+    FILE *f = fopen(fifo, "rb");
+    char buf[16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    _exit(n == 5 && memcmp(buf, "hello", 5) == 0 ? 0 : 1);
+  }
+  cr_expect_eq(ws_file_write_atomic(ctx, fifo, "hello", 5), WS_OK, "%s", ws_errmsg(ctx));
+  int status = 0;
+  cr_assert_eq(waitpid(child, &status, 0), child);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader got the five bytes");
+  struct stat sb;
+  cr_assert_eq(lstat(fifo, &sb), 0);
+  cr_expect(S_ISFIFO(sb.st_mode), "the pipe is still a pipe");
+}
+
+Test(file, a_directory_or_an_empty_name_is_refused) {
+  cr_expect_eq(ws_file_write_atomic(ctx, dir, "x", 1), WS_ERR_IO);
+  cr_expect(strstr(ws_errmsg(ctx), "it is a directory, not a regular file, device or pipe"), "%s",
+            ws_errmsg(ctx));
+  cr_expect_eq(ws_file_write_atomic(ctx, "", "x", 1), WS_ERR_IO);
+  cr_expect_str_eq(ws_errmsg(ctx), "an output needs a file name");
+}
+
+/* Outputs of one command are all written or none: a second output that
+ * cannot be created leaves the first file as it was, and no temporary. */
+Test(file, a_batch_that_fails_changes_nothing) {
+  char first[128], second[128];
+  in_dir(first, sizeof first, "first.bin");
+  in_dir(second, sizeof second, "nodir/second.bin");
+  put(first, "old", 3);
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, first, "new!", 4), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, second, "x", 1), WS_ERR_IO);
+  ws_file_batch_free(&b);
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, first, 1 << 20, "test data", &data, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(data, "old");
+  free(data);
+  size_t tmps = 0;
+  entries(".tmp.", &tmps);
+  cr_expect_eq(tmps, 0);
+}
+
+Test(file, a_batch_commits_every_output_and_refuses_one_file_twice) {
+  char a[128], b_path[128], link[128];
+  in_dir(a, sizeof a, "a.bin");
+  in_dir(b_path, sizeof b_path, "b.bin");
+  in_dir(link, sizeof link, "a-link.bin");
+  cr_assert_eq(symlink("a.bin", link), 0);
+  put(a, "0", 1);
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, a, "aa", 2), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, link, "zz", 2), WS_ERR_INVALID, "the link names a.bin again");
+  cr_expect(strstr(ws_errmsg(ctx), "a-link.bin' is written twice by one command"), "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, b_path, "bbb", 3), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, "/dev/null", "ignored", 7), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_commit(ctx, &b), WS_OK, "%s", ws_errmsg(ctx));
+  ws_file_batch_free(&b);
+  char *data = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, a, 1 << 20, "test data", &data, &n), WS_OK);
+  cr_expect_str_eq(data, "aa");
+  free(data);
+  cr_assert_eq(ws_file_read(ctx, b_path, 1 << 20, "test data", &data, &n), WS_OK);
+  cr_expect_str_eq(data, "bbb");
+  free(data);
+}
+
+/* What was added is kept by the batch: the caller's buffer may be freed
+ * before commit, for files (written at add) and devices (copied). */
+Test(file, a_batch_needs_no_caller_buffer_at_commit) {
+  char path[128];
+  in_dir(path, sizeof path, "late.bin");
+  char *data = strdup("late data");
+  ws_file_batch b;
+  ws_file_batch_init(&b);
+  cr_expect_eq(ws_file_batch_add(ctx, &b, path, data, 9), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(ws_file_batch_add(ctx, &b, "/dev/null", data, 9), WS_OK, "%s", ws_errmsg(ctx));
+  memset(data, 'x', 9);
+  free(data);
+  cr_expect_eq(ws_file_batch_commit(ctx, &b), WS_OK, "%s", ws_errmsg(ctx));
+  ws_file_batch_free(&b);
+  char *back = NULL;
+  size_t n = 0;
+  cr_assert_eq(ws_file_read(ctx, path, 1 << 20, "test data", &back, &n), WS_OK);
+  cr_expect_str_eq(back, "late data");
+  free(back);
 }

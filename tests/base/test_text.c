@@ -48,3 +48,12 @@ Test(text, splice_replaces_between_markers) {
   free(s);
   cr_expect_null(ws_text_splice("no markers", "<!-- B", "<!-- E", "x"));
 }
+
+Test(text, escape_shows_non_printable_bytes_as_hex) {
+  char buf[64];
+  cr_assert_str_eq(ws_text_escape(buf, sizeof buf, "a=1", 3), "a=1");
+  cr_assert_str_eq(ws_text_escape(buf, sizeof buf, "x\0y\x7f\xff\n", 6), "x\\x00y\\x7F\\xFF\\x0A");
+  /* cut to fit, never inside an escape */
+  cr_assert_str_eq(ws_text_escape(buf, 6, "ab\x01z", 4), "ab");
+  cr_assert_str_eq(ws_text_escape(buf, 7, "ab\x01z", 4), "ab\\x01");
+}

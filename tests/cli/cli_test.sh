@@ -70,7 +70,7 @@ check exec-unset-param 1 "param 'y' was not set" -- "$ws" exec "$saxpy" --grid 1
   --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5
 check exec-block-limit 1 "2048 threads" -- "$ws" exec "$saxpy" --grid 1 --block 2048 --arg n=5 \
   --arg a=2 --buf x=f32:1 --buf y=f32:1
-check exec-bad-buf 1 "--buf x: expected a f32 value, found 'abc'" -- "$ws" exec "$saxpy" --grid 1 \
+check exec-bad-buf 2 "--buf x: expected a f32 value, found 'abc'" -- "$ws" exec "$saxpy" --grid 1 \
   --block 32 --buf x=f32:1,abc
 # n = 8 over 5-element buffers: lane 5 reads past the end; no output file appears
 rm -f "$tmp/fault.bin"
@@ -94,15 +94,15 @@ check gpus-show-dram 0 "DRAM bandwidth                  900.0 GB/s  (32 channels
 check gpus-show-file 0 "v100: NVIDIA Tesla V100-SXM2-16GB (compute capability 7.0)" -- "$ws" gpus show "$src/sim/presets/v100.ini"
 check gpus-show-set 0 "L2 sets per slice          128  (512 KiB / (2 slices x 16 ways x 128 B))" -- \
   "$ws" gpus show classroom --set l2.size_kib=512
-check gpus-unknown 1 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
+check gpus-unknown 2 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
 check gpus-bad-sub 2 "unknown subcommand 'list'" -- "$ws" gpus list
 check gpus-bad-set 1 "a100 (after --set): error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B lines) = 25.6 sets, not a power of two" -- \
   "$ws" gpus show a100 --set l2.size_kib=4096
 printf '[gpu]\nname = x\nnum_sm = 2\n' > "$tmp/bad.ini"
 check gpus-bad-file 1 "$tmp/bad.ini:3: error: unknown key 'num_sm' in section [gpu]" -- "$ws" gpus show "$tmp/bad.ini"
 check example-gpu 0 "PASS" -- "$ws" example saxpy --n 1000 --gpu classroom
-check example-bad-gpu 1 "unknown GPU preset 'x100'" -- "$ws" example saxpy --gpu x100
-check example-bad-set 1 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$ws" example saxpy --set sm.warps=4
+check example-bad-gpu 2 "unknown GPU preset 'x100'" -- "$ws" example saxpy --gpu x100
+check example-bad-set 2 "--set sm.warps=4: error: unknown key 'sm.warps'" -- "$ws" example saxpy --set sm.warps=4
 check exec-gpu-set 0 "executed: 1 CTAs" -- "$ws" exec "$saxpy" --gpu v100 --set sm.scheduler=lrr --grid 1 --block 32 \
   --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1
 
@@ -136,6 +136,10 @@ check run-bad-variant 2 "unknown GEMM variant" -- "$ws" run --gemm turbo
 check run-bad-tiles 2 "must be a power of two" -- "$ws" run --bm 3
 check run-bad-flash 2 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
 check run-bad-heads 2 "heads" -- "$ws" run --dim 64 --heads 5
+
+check run-bad-tiles 1 "must be a power of two" -- "$ws" run --bm 3
+check run-bad-flash 1 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
+check run-bad-heads 1 "heads" -- "$ws" run --dim 64 --heads 5
 check run-missing-image 1 "$tmp/none.png" -- "$ws" run --image "$tmp/none.png"
 printf 'not an image' > "$tmp/text.png"
 check run-bad-image 1 "text.png" -- "$ws" run --image "$tmp/text.png"
@@ -174,6 +178,114 @@ check bound-batch-grid 2 "--batch must be 1..1023 on a100 with these tiles (got 
 check bound-flash-registers 2 "--attn flash with --dim 1024 --heads 16 (head_dim 64), --br 64 --bc 64 on a100: flash attention: Bc=64 with dh=64 needs 292 registers" -- "$ws" run --dim 1024 --heads 16 --depth 32
 check bound-device-memory 2 "--batch 1 --dim 1024 --depth 32 needs 1029 MiB of device memory; classroom has 1024 MiB" -- "$ws" run --gpu classroom --dim 1024 --heads 16 --depth 32 --attn naive
 check bound-gemm-registers 2 "warptile needs 272 registers per thread, more than the 255 allowed" -- "$ws" run --gemm warptile --bm 128 --bn 128 --bk 32 --tm 8 --tn 8 --wm 64 --wn 64
+
+# the watchdog: a runaway kernel stops promptly, with where and how to raise the limit
+printf '.kernel spin\nL:  BRA L\n    EXIT\n' > "$tmp/spin.wsa"
+printf '.kernel count\nL:  IADD R1, R1, 1\n    BRA L\n' > "$tmp/count.wsa"
+check watch-spin 1 "kernel 'spin' can never finish: 1 warp spins" -- "$ws" exec "$tmp/spin.wsa" --grid 1 --block 32
+check watch-spin-where 1 "CTA (0,0,0) warp 0 at pc 0 (line 2): BRA L" -- "$ws" exec "$tmp/spin.wsa" --grid 1 --block 32 --functional
+check watch-per-warp 1 "raise it with --max-warp-insns N" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000
+check watch-max-cycles 1 "reached the limit of 5000 cycles" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --max-cycles 5000
+check watch-timeout 1 "ran for the --timeout limit of 0.2 s" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 --timeout 0.2
+check watch-bad-timeout 2 "--timeout expects seconds, a number in (0, 1e9], found 'soon'" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --timeout soon
+check watch-bad-limit 2 "--max-warp-insns expects a positive whole number, found '0'" -- "$ws" example saxpy --max-warp-insns 0
+check watch-cycles-functional 2 "--max-cycles needs the timing model" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-cycles 10
+check watch-run-flag 1 "reached the limit of 1000 cycles" -- "$ws" run --max-cycles 1000
+"$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL watch-sigint: rc=$rc (want 130)"; fi
+
+# objects: asm refuses an object as input and its own input as output; disasm names a damaged or old object
+cp "$saxpy" "$tmp/sx.wsa"
+ln -s sx.wsa "$tmp/sx-link.wsa"
+"$ws" asm "$tmp/sx.wsa" -o "$tmp/sx.wso" >/dev/null 2>&1
+check asm-given-object 1 "$tmp/sx.wso is a warpscope object file, not assembly; use 'warpscope disasm $tmp/sx.wso' to read it" -- "$ws" asm "$tmp/sx.wso"
+check asm-onto-input 2 "-o '$tmp/sx.wsa' is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/sx.wsa"
+check asm-onto-input-spelled 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/./sx.wsa"
+check asm-onto-input-link 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/sx-link.wsa"
+if cmp -s "$saxpy" "$tmp/sx.wsa"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: sx.wsa was overwritten"; fi
+cp "$tmp/sx.wso" "$tmp/flip.wso"
+printf '\x01' | dd of="$tmp/flip.wso" bs=1 seek=500 conv=notrunc status=none
+check disasm-corrupt 1 "flip.wso: corrupt object: checksum mismatch" -- "$ws" disasm "$tmp/flip.wso"
+cp "$tmp/sx.wso" "$tmp/v1.wso"
+printf '\x01' | dd of="$tmp/v1.wso" bs=1 seek=4 conv=notrunc status=none
+check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 2; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
+
+# outputs: devices and pipes are written in place, links keep pointing, stdout errors are failures
+sxargs=(exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1)
+check out-dev-null 0 "executed: 1 CTAs" -- "$ws" "${sxargs[@]}" --out y=/dev/null
+if [ -c /dev/null ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: /dev/null replaced"; fi
+echo old > "$tmp/target.bin"
+ln -s target.bin "$tmp/link.bin"
+check out-through-link 0 "executed: 1 CTAs" -- "$ws" "${sxargs[@]}" --out y="$tmp/link.bin"
+if [ -L "$tmp/link.bin" ] && [ "$(wc -c < "$tmp/target.bin")" -eq 20 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: link replaced or target not written"; fi
+check out-directory 1 "it is a directory, not a regular file, device or pipe" -- "$ws" "${sxargs[@]}" --out y="$tmp"
+if [ -w /dev/full ]; then
+  check stdout-full-disasm 1 "writing standard output: No space left on device" -- bash -c "\"$ws\" disasm \"$saxpy\" > /dev/full"
+  check stdout-full-kernel 1 "writing standard output" -- bash -c "\"$ws\" kernel add > /dev/full"
+fi
+
+# exec's flags are checked before anything runs: malformed, duplicate or out-of-range values exit 2
+check exec-dup-arg 2 "--arg n given twice" -- "$ws" "${sxargs[@]}" --arg n=6
+check exec-dup-out-path 2 "is already the output of --out y=" -- "$ws" "${sxargs[@]}" --out y="$tmp/o1" --out x="$tmp/o1"
+check exec-dup-out-name 2 "--out y given twice" -- "$ws" "${sxargs[@]}" --out y="$tmp/o1" --out y="$tmp/o2"
+check exec-print-count 2 "--print y:f32:100: COUNT must be 0..5 (the buffer's size)" -- "$ws" "${sxargs[@]}" --print y:f32:100
+check exec-print-type 2 "TYPE must be f32, u32, s32, f16 or x32" -- "$ws" "${sxargs[@]}" --print y:f64
+check exec-out-no-path 2 "--out expects NAME=PATH, found 'y'" -- "$ws" "${sxargs[@]}" --out y
+check exec-arg-no-value 2 "--arg expects NAME=VALUE, found 'n'" -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n
+check exec-buf-type 2 "expected f32:, u32:, s32:, f16:, zeros: or file:, found 'f64:1'" -- "$ws" "${sxargs[@]}" --buf q=f64:1
+check exec-zeros-cap 2 "zeros: expects a byte count in 1..2^40 (1 TiB)" -- "$ws" "${sxargs[@]}" --buf w=zeros:99999999999999
+echo keep > "$tmp/keep.bin"
+check exec-outputs-all-or-none 1 "cannot create '$tmp/nodir/x.bin'" -- "$ws" "${sxargs[@]}" --out y="$tmp/keep.bin" --out x="$tmp/nodir/x.bin"
+if [ "$(cat "$tmp/keep.bin")" = keep ] && ! ls "$tmp" | grep -q '\.tmp\.'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed command changed keep.bin or left a temporary"; fi
+
+# ---- presets the timing model cannot run, INI details, microbenchmarks that cannot measure ----
+check set-warp-slots 1 "warpscope: a100 (after --set): error: key 'sm.max_warps_per_sm': 64 resident warps exceed sm.subpartitions (1) x 32" -- "$ws" run --set sm.subpartitions=1
+check set-warp-slots-show 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- "$ws" gpus show classroom --set sm.subpartitions=1
+check set-warp-slots-functional 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- \
+  "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set sm.subpartitions=1 --functional
+check set-l1-sectors 1 "warpscope: classroom (after --set): error: key 'l1.line_bytes': 1024 B lines hold 32 sectors of 32 B; at most 8 sectors per line" -- \
+  "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set l1.line_bytes=1024 --set l1.size_kib=128 --set l1.assoc=32
+check asm-one-error-label 1 "warpscope: $tmp/bad.wsa:2:5: error: unknown mnemonic" -- "$ws" asm "$tmp/bad.wsa"
+sed '16s/.*/[sm/' "$src/sim/presets/classroom.ini" > "$tmp/open.ini"
+check ini-unterminated-section 1 "warpscope: $tmp/open.ini:16: error: unterminated section header '[sm' (expected ']')" -- "$ws" gpus show "$tmp/open.ini"
+sed '12s/^num_sms = 2 /num_sms = 2\x00junk/' "$src/sim/presets/classroom.ini" > "$tmp/nul.ini"
+check ini-nul-byte 1 "warpscope: $tmp/nul.ini:12:12: error: NUL byte (a preset is text)" -- "$ws" gpus show "$tmp/nul.ini"
+printf '\220\376=\001\n' > "$tmp/noise.ini"
+check ini-escaped-bytes 1 "$tmp/noise.ini:1: error: key '\\x90\\xFE' is outside any [section]" -- "$ws" gpus show "$tmp/noise.ini"
+head -c 4096 "$ws" > "$tmp/binary.ini"
+check ini-binary 1 "error: NUL byte (a preset is text)" -- "$ws" gpus show "$tmp/binary.ini"
+for f in noise binary; do # messages about garbage files are printable text
+  if "$ws" gpus show "$tmp/$f.ini" 2>&1 | LC_ALL=C grep -q '[^[:print:]]'; then
+    failed=$((failed + 1)) && echo "FAIL ini-$f-printable: raw bytes in the message"
+  else passed=$((passed + 1)); fi
+done
+check bench-l2-too-small 0 "L2 hit, near       (cannot be measured on this preset: the L2 holds 16 lines, and a chain that misses L1 needs more than its 32 ways of one set)" -- \
+  "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=2 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-1kib 0 "DRAM, closed bank      32     16    456.00" -- "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-copy-one-sm 0 "L2 (copy, passes 3-6)    (cannot be measured on this preset: passes 3-6 found only 3872 of their 4468 sectors read in L2 (596 hit L1, 0 missed L2))" -- "$ws" bench-gpu bandwidth --gpu classroom --set gpu.num_sms=1
+
+# one rule for exit codes: anything wrong on the command line is 2, before anything runs
+check dup-gpu 2 "--gpu given twice (one value is allowed; the last would silently win)" -- "$ws" example saxpy --gpu a100 --gpu v100
+check dup-output 2 "--output given twice" -- "$ws" asm "$saxpy" -o "$tmp/a.wso" -o "$tmp/b.wso"
+check asm-empty-output 2 "-o needs a file name" -- "$ws" asm "$saxpy" -o ""
+check set-malformed 2 "--set noequals: error: expected SECTION.KEY=VALUE" -- "$ws" example saxpy --set noequals
+check set-bad-value 2 "expects an unsigned integer, found 'abc'" -- "$ws" example saxpy --set l2.size_kib=abc
+check kernel-bad-variant 2 "--variant: unknown GEMM variant 'bogus'" -- "$ws" kernel gemm --variant bogus
+check run-flag-not-for-variant 2 "--wn does not apply to the blocktile2d GEMM" -- "$ws" run --wn 3
+check kernel-flag-not-for-variant 2 "--bk does not apply to the naive GEMM" -- "$ws" kernel gemm --variant naive --bk 8
+check epilogue-twice 2 "--epilogue names bias twice" -- "$ws" kernel gemm --epilogue bias,bias
+check example-flag-not-for-it 2 "saxpy takes --n only, not --m" -- "$ws" example saxpy --m 5
+check example-n-range 2 "saxpy: n must be 1..8388608" -- "$ws" example saxpy --n 0
+check example-mma-shape 2 "mma: the m16n8k16 kernel needs M % 16 == 0" -- "$ws" example mma --m 17
+check disasm-onto-input 2 "-o '$tmp/sx.wsa' is the input file; the canonical text would replace it" -- "$ws" disasm "$tmp/sx.wsa" -o "$tmp/sx.wsa"
+check exec-stats-and-out-all-or-none 1 "cannot create '$tmp/nodir/y.bin'" -- "$ws" "${sxargs[@]}" --stats-json "$tmp/none.json" --out y="$tmp/nodir/y.bin"
+if [ ! -e "$tmp/none.json" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: stats JSON written though an --out failed"; fi
+check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -52,6 +52,8 @@ static void check_latencies(const char *preset) {
   cr_expect_eq(r[WS_MICROBENCH_L2_FAR].present, cfg->l2.partitions == 2, "%s", preset);
   for (int i = 0; i < WS_MICROBENCH_LEVEL_COUNT; i++) {
     if (!r[i].present) continue;
+    cr_expect_str_empty(r[i].why, "%s %s: %s", preset, ws_microbench_level_name((ws_microbench_level)i),
+                        r[i].why);
     cr_expect_eq(r[i].measured_cycles, (double)r[i].expected_cycles, "%s %s: measured %.3f, expected %llu",
                  preset, ws_microbench_level_name((ws_microbench_level)i), r[i].measured_cycles,
                  (unsigned long long)r[i].expected_cycles);
@@ -102,7 +104,119 @@ Test(microbench, latency_runs_are_deterministic) {
   cr_expect_eq(memcmp(a, b, sizeof a), 0);
 }
 
+/* classroom with the given "key=value" overrides */
+static void open_classroom_with(const char *const *sets, size_t n) {
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
+  for (size_t i = 0; i < n; i++) cr_assert_eq(ws_config_set(ctx, &cfg, sets[i]), WS_OK, "%s", sets[i]);
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
+}
+
+/* An L2 of 2 KiB (16 lines, one way) cannot keep a chain of more lines than
+ * an L1 set's 32 ways: the row says so instead of timing L1 hits (39
+ * cycles) under the L2's name. */
+Test(microbench, latency_refuses_an_l2_too_small_for_a_chain) {
+  static const char *const sets[] = {"l2.size_kib=2", "l2.slices=1", "l2.assoc=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(r[WS_MICROBENCH_L2_NEAR].present);
+  cr_expect_str_eq(
+      r[WS_MICROBENCH_L2_NEAR].why,
+      "the L2 holds 16 lines, and a chain that misses L1 needs more than its 32 ways of one set");
+  /* the other levels still measure what the preset predicts */
+  cr_expect_str_empty(r[WS_MICROBENCH_L1].why);
+  cr_expect_eq(r[WS_MICROBENCH_L1].measured_cycles, 39.0);
+  cr_expect_str_empty(r[WS_MICROBENCH_DRAM].why);
+  cr_expect_eq(r[WS_MICROBENCH_DRAM].measured_cycles, 456.0);
+  cr_expect_eq(r[WS_MICROBENCH_DRAM].served_dram, r[WS_MICROBENCH_DRAM].steps);
+}
+
+/* With a 1 KiB L2 the chains once ran past the end of their buffer ("address
+ * is not inside any allocation"): the buffer now holds every chain. */
+Test(microbench, latency_runs_on_a_1_kib_l2) {
+  static const char *const sets[] = {"l2.size_kib=1", "l2.slices=1", "l2.assoc=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(r[WS_MICROBENCH_L2_NEAR].why,
+                   "the L2 holds 8 lines, and a chain that misses L1 needs more than its 32 ways of one set");
+  cr_expect_eq(r[WS_MICROBENCH_L1].measured_cycles, 39.0);
+}
+
+/* A 32 KiB direct-mapped L2 cannot keep the 128-line chain (its lines, 4
+ * apart, share 64 sets), but keeps the shortest one that misses L1: 33
+ * lines, one more than the L1 set's ways. */
+Test(microbench, latency_shortens_the_l2_chain_to_fit) {
+  static const char *const sets[] = {"l2.size_kib=32", "l2.slices=1", "l2.assoc=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_microbench_latency *l2 = &r[WS_MICROBENCH_L2_NEAR];
+  cr_expect_str_empty(l2->why, "%s", l2->why);
+  cr_expect_eq(l2->chain_elems, 33);
+  cr_expect_eq(l2->served_l2, 33);
+  cr_expect_eq(l2->served_l1, 0);
+  cr_expect_eq(l2->measured_cycles, 221.0);
+}
+
+/* An 8 KiB direct-mapped L2 keeps not even that: the row names where the
+ * loads went. */
+Test(microbench, latency_reports_where_the_loads_went) {
+  static const char *const sets[] = {"l2.size_kib=8", "l2.slices=1", "l2.assoc=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(r[WS_MICROBENCH_L2_NEAR].why, "of its 33 timed loads 0 hit L1, 0 hit L2 and 33 missed L2");
+}
+
+Test(microbench, latency_refuses_what_the_l1_or_smem_cannot_hold) {
+  static const char *const sets[] = {"smem.max_per_block_bytes=1024", "hbm.channels=1",
+                                     "hbm.banks_per_channel=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(r[WS_MICROBENCH_SMEM].why,
+                   "its 4096-byte chain does not fit the 1024 bytes of shared memory a CTA may use");
+  /* one (channel, bank) pair: no second closed bank for a chain */
+  cr_expect_str_eq(r[WS_MICROBENCH_DRAM].why, "found only 1 suitable line for a chain of at least 2");
+  cr_expect_str_empty(r[WS_MICROBENCH_L2_NEAR].why);
+}
+
+/* An L1 of 1 KiB holds 8 lines: the L1 chain has 8 elements, all hits. */
+Test(microbench, latency_l1_chain_fits_a_small_l1) {
+  static const char *const sets[] = {"l1.size_kib=1", "l1.assoc=8"};
+  open_classroom_with(sets, 2);
+  ws_microbench_latency r[WS_MICROBENCH_LEVEL_COUNT];
+  cr_assert_eq(ws_microbench_latency_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(r[WS_MICROBENCH_L1].chain_elems, 8);
+  cr_expect_eq(r[WS_MICROBENCH_L1].served_l1, 8);
+  cr_expect_eq(r[WS_MICROBENCH_L1].measured_cycles, 39.0);
+}
+
 /* ---- bandwidth ------------------------------------------------------------------- */
+
+/* One SM re-reads its own lines, which its L1 still holds: that is no L2
+ * bandwidth. */
+Test(microbench, l2_bandwidth_refuses_l1_hits) {
+  static const char *const sets[] = {"gpu.num_sms=1"};
+  open_classroom_with(sets, 1);
+  ws_microbench_bw r[WS_MICROBENCH_BW_COUNT];
+  ws_microbench_bw_opts o = {0, 0, 4};
+  cr_assert_eq(ws_microbench_bandwidth_run(dev, &o, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(r[WS_MICROBENCH_BW_L2].why,
+                   "passes 3-6 found only 3872 of their 4468 sectors read in L2 (596 hit L1, 0 missed L2)");
+  cr_expect_str_empty(r[WS_MICROBENCH_BW_HBM].why);
+}
+
+Test(microbench, l2_bandwidth_refuses_buffers_larger_than_the_l2) {
+  static const char *const sets[] = {"l2.size_kib=2", "l2.slices=1", "l2.assoc=1"};
+  open_classroom_with(sets, 3);
+  ws_microbench_bw r[WS_MICROBENCH_BW_COUNT];
+  ws_microbench_bw_opts o = {0, 0, 4};
+  cr_assert_eq(ws_microbench_bandwidth_run(dev, &o, r), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(r[WS_MICROBENCH_BW_L2].why, "its two 4096-byte buffers do not fit in the 2048-byte L2");
+}
 
 static ws_microbench_bw stream_twice_l2(const char *preset) {
   open_preset(preset);
@@ -145,6 +259,7 @@ Test(microbench, smem_bandwidth_classroom_at_pipe_peak) {
   cr_expect_leq(r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
   cr_expect_leq(r[WS_MICROBENCH_BW_L2].gbps, r[WS_MICROBENCH_BW_L2].peak_gbps);
   cr_expect_gt(r[WS_MICROBENCH_BW_L2].gbps, 0.0);
+  cr_expect_str_empty(r[WS_MICROBENCH_BW_L2].why, "%s", r[WS_MICROBENCH_BW_L2].why);
 }
 
 /* ---- shared-memory banks ----------------------------------------------------------- */
@@ -178,6 +293,20 @@ Test(microbench, smem_n_way_conflict_costs_n_accesses) {
     cr_expect_geq(rows[i].relative, n * 0.99, "stride %u: %.3f x stride 1", i + 1, rows[i].relative);
     cr_expect_leq(rows[i].relative, n * 1.01, "stride %u: %.3f x stride 1", i + 1, rows[i].relative);
   }
+}
+
+/* 16 banks: a full warp reading consecutive words puts two in every bank,
+ * which the bank model counts (the conflict-free shortcut assumes 32 banks
+ * of 4 bytes and is not taken). */
+Test(microbench, sixteen_banks_conflict_at_stride_one) {
+  static const char *const sets[] = {"smem.banks=16"};
+  open_classroom_with(sets, 1);
+  ws_microbench_bank_row rows[2];
+  cr_assert_eq(ws_microbench_smem_banks_run(dev, 2, rows), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(rows[0].predicted_degree, 2);
+  cr_expect_eq(rows[0].wavefronts_per_access, 2.0);
+  cr_expect_eq(rows[1].predicted_degree, 4);
+  cr_expect_eq(rows[1].wavefronts_per_access, 4.0);
 }
 
 /* ---- coalescing --------------------------------------------------------------------- */

@@ -161,7 +161,27 @@ static const bad_case bad_cases[] = {
     {0, NULL, "[l1]\nwrite_policy = back\n",
      "t.ini:59: error: key 'l1.write_policy' expects one of write-through, write-back, found 'back'"},
     {1, "; no section", NULL, "t.ini:2: error: key 'name' is outside any [section]"},
-    {10, "max_warps_per_sm 64", NULL, "t.ini:10: error: expected '[section]' or 'key = value'"},
+    {10, "max_warps_per_sm 64", NULL,
+     "t.ini:10: error: expected '[section]' or 'key = value', found 'max_warps_per_sm 64'"},
+    /* an unterminated header is reported on its own line, not where the keys after it fail */
+    {9, "[sm", NULL, "t.ini:9: error: unterminated section header '[sm' (expected ']')"},
+    {9, "[sm   ; the SM", NULL, "t.ini:9: error: unterminated section header '[sm' (expected ']')"},
+    /* the first malformed line wins over a later key error */
+    {5, "cc_minor 0", "[gpu]\nbogus = 1\n",
+     "t.ini:5: error: expected '[section]' or 'key = value', found 'cc_minor 0'"},
+    /* bytes quoted from the file are escaped */
+    {35, "as\x01soc = 4", NULL, "t.ini:35: error: unknown key 'as\\x01soc' in section [l1]"},
+    {34, "size_kib = 16\xff", NULL,
+     "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16\\xFF'"},
+    {45, "[n\x1b[0moc]", NULL,
+     "t.ini:46: error: unknown section [n\\x1B[0moc] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, "
+     "pcie)"},
+    {2, "name = t\x7f", NULL, "t.ini:2: error: key 'gpu.name' expects printable ASCII text, found 't\\x7F'"},
+    {1, "\x80\x81", NULL, "t.ini:1: error: expected '[section]' or 'key = value', found '\\x80\\x81'"},
+    /* each scheduler keeps its warps in 32 slots: 64 warps need at least 2 sub-partitions */
+    {0, NULL, "[sm]\nsubpartitions = 1\n",
+     "t.ini:10: error: key 'sm.max_warps_per_sm': 64 resident warps exceed sm.subpartitions (1) x 32 warp "
+     "slots per sub-partition (32)"},
     {0, NULL, "[sm]\nmax_threads_per_block = 4096\n",
      "t.ini:59: error: key 'sm.max_threads_per_block': 4096 threads exceed max_warps_per_sm (64) x 32"},
     /* 16 KiB / (4 ways x 512 B) = 8 sets, but a sector mask has 8 bits */
@@ -198,6 +218,68 @@ Test(config, bad_input) {
     free(text);
     ws_ctx_destroy(ctx);
   }
+}
+
+Test(config, a_nul_byte_is_an_error_at_its_line_and_column) {
+  ws_ctx *ctx = ws_ctx_create();
+  char *text = build(6, "num_sms = 2#junk", NULL);
+  size_t len = strlen(text);
+  *strchr(text, '#') = '\0'; /* "num_sms = 2\0junk": inih alone would drop the rest of the line */
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_config_load_text(ctx, text, len, "t.ini", &cfg), WS_ERR_INVALID);
+  cr_assert_str_eq(ws_errmsg(ctx), "t.ini:6:12: error: NUL byte (a preset is text)");
+  free(text);
+  ws_ctx_destroy(ctx);
+}
+
+/* Whatever the bytes, the message is printable ASCII and located in the file. */
+Test(config, binary_input_echoes_no_raw_bytes) {
+  static const char elf[] = "\x7f"
+                            "ELF\x02\x01\x01\x00\x00\x00";
+  static const char noise[] = "\x90\xfe=\x01\x02\n[\xc3\xa9]\n\xff\xfe:\x80\n";
+  const struct {
+    const char *text;
+    size_t len;
+    const char *msg;
+  } cases[] = {
+      {elf, sizeof elf - 1, "bin.ini:1:8: error: NUL byte (a preset is text)"},
+      {noise, sizeof noise - 1, "bin.ini:1: error: key '\\x90\\xFE' is outside any [section]"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_gpu_cfg cfg;
+    cr_assert_eq(ws_config_load_text(ctx, cases[i].text, cases[i].len, "bin.ini", &cfg), WS_ERR_INVALID);
+    cr_assert_str_eq(ws_errmsg(ctx), cases[i].msg);
+    ws_ctx_destroy(ctx);
+  }
+}
+
+Test(config, a_utf8_bom_and_form_feeds_are_accepted) {
+  ws_ctx *ctx = ws_ctx_create();
+  char *text = build2(1, "\xef\xbb\xbf[gpu]", 35, "\f assoc = 4", NULL);
+  ws_gpu_cfg cfg;
+  cr_assert_eq(load(ctx, text, &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(cfg.l1.assoc, 4);
+  free(text);
+  ws_ctx_destroy(ctx);
+}
+
+Test(config, warps_must_fit_the_schedulers_slots) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_config_load_preset(ctx, "a100", &cfg), WS_OK);
+  /* 64 warps over 2 sub-partitions of 32 slots fit exactly */
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.subpartitions=2"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 (after --set)"), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.subpartitions=1"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 (after --set)"), WS_ERR_INVALID);
+  cr_assert_str_eq(ws_errmsg(ctx), "a100 (after --set): error: key 'sm.max_warps_per_sm': 64 resident warps "
+                                   "exceed sm.subpartitions (1) x 32 warp slots per sub-partition (32)");
+  /* the pair is consistent again with fewer warps */
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.max_warps_per_sm=32"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "sm.max_threads_per_block=1024"), WS_OK);
+  cr_assert_eq(ws_config_validate(ctx, &cfg, "a100 (after --set)"), WS_OK, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
 }
 
 Test(config, slices_must_split_evenly_into_partitions) {
@@ -320,6 +402,9 @@ static const set_case set_cases[] = {
     /* the limits the timing model's tables are sized by (an SM holds at most 8 sub-partitions) */
     {"sm.subpartitions=9",
      "--set sm.subpartitions=9: error: key 'sm.subpartitions' = 9 is out of range [1, 8]"},
+    {"l2.size_kib=\x1b[31m",
+     "--set l2.size_kib=\\x1B[31m: error: key 'l2.size_kib' expects an unsigned integer, found '\\x1B[31m'"},
+    {"l\xff.x=1", "--set l\\xFF.x=1: error: unknown key 'l\\xFF.x'"},
     {"hbm.channel_mbps=0",
      "--set hbm.channel_mbps=0: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
 };

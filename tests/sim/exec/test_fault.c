@@ -145,9 +145,14 @@ Test(faults, instruction_budget) {
   simtest t;
   st_init_cfg(&t, ".kernel spin\nMOV R1, 0\nloop:\nIADD R1, R1, 1\nBRA loop\n", "spin", &cfg);
   /* MOV, then 499 (IADD, BRA) pairs and one IADD: the 1001st is the BRA */
-  expect_fault(&t, 64, WS_ERR_BUDGET,
-               "instruction budget of 1000 warp instructions exhausted in kernel 'spin' (runaway loop?) "
-               "at CTA (0,0,0) warp 0 pc 2: BRA loop");
+  cr_expect_eq(st_launch(&t, (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, 0), WS_ERR_BUDGET);
+  const char *msg = ws_errmsg(t.ctx);
+  cr_expect(
+      strstr(msg, "kernel 'spin' stopped: the launch issued 1000 warp instructions, the launch's limit"),
+      "%s", msg);
+  cr_expect(strstr(msg, "0 of 1 CTAs done, 1000 warp instructions)\n    next to issue: CTA (0,0,0) warp 0 at "
+                        "pc 2 (line 5): BRA loop\n    raise it with --set gpu.insn_budget_warp_insns=N"),
+            "%s", msg);
   cr_expect_eq(t.stats.warp_insns, 1000);
   st_fini(&t);
   /* exactly the budget is fine */

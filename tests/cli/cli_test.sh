@@ -137,9 +137,9 @@ check run-bad-tiles 2 "must be a power of two" -- "$ws" run --bm 3
 check run-bad-flash 2 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
 check run-bad-heads 2 "heads" -- "$ws" run --dim 64 --heads 5
 
-check run-bad-tiles 1 "must be a power of two" -- "$ws" run --bm 3
-check run-bad-flash 1 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
-check run-bad-heads 1 "heads" -- "$ws" run --dim 64 --heads 5
+check run-bad-tiles 2 "must be a power of two" -- "$ws" run --bm 3
+check run-bad-flash 2 "head_dim must be a power of two" -- "$ws" run --dim 48 --heads 4
+check run-bad-heads 2 "heads" -- "$ws" run --dim 64 --heads 5
 check run-missing-image 1 "$tmp/none.png" -- "$ws" run --image "$tmp/none.png"
 printf 'not an image' > "$tmp/text.png"
 check run-bad-image 1 "text.png" -- "$ws" run --image "$tmp/text.png"

@@ -359,7 +359,8 @@ Test(microbench, cli_exit_codes) {
   cr_expect_eq(cli_exit("latency --bogus"), 2);
   cr_expect_eq(cli_exit(""), 2);
   cr_expect_eq(cli_exit("nosuch"), 2);
-  cr_expect_eq(cli_exit("latency --gpu nosuchgpu"), 1);
+  cr_expect_eq(cli_exit("latency --gpu nosuchgpu"), 2, "an unknown preset name is a command-line error");
+  cr_expect_eq(cli_exit("latency --gpu /nonexistent/gpu.ini"), 1, "an unreadable preset file fails the run");
 }
 
 Test(microbench, cli_latency_table_shows_expected_and_diff) {

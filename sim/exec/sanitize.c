@@ -3,9 +3,11 @@
  * Design: the race shadow keeps, per 4-byte word (every access of this ISA
  * is 4, 8 or 16 bytes and aligned, so a word is exact), the last writer and
  * up to two readers since it: the first reader, and the latest one from
- * another warp than the first. Any later writer differs in warp from at
- * least one of two readers of different warps, so a write-after-read hazard
- * is never missed for want of room. Shared memory has one shadow per CTA
+ * another warp than the first; a reader that happens before a new read is
+ * dropped, since whatever races with it races with the new read too. Within
+ * a CTA a later writer differs in warp from at least one of two readers of
+ * different warps, so no write-after-read is missed for want of room; across
+ * CTAs a reader can be displaced, and a hazard with it missed. Shared memory has one shadow per CTA
  * object, indexed directly; global memory a shadow of 4 KiB pages in a hash
  * table for the launch, capped (WS_SANITIZE_GLOBAL_CAP_MIB) so a large
  * problem is refused with a message rather than exhausting the host. A
@@ -299,9 +301,11 @@ static ws_status race_word(const ws_exec_site *s, ws_space sp, uint64_t addr, sa
                            const san_site *cur) {
   bool both_atomic = cur->kind == ACC_ATOMIC && wd->w.kind == ACC_ATOMIC;
   if (!both_atomic && !ordered(&wd->w, cur)) return hazard(s, sp, addr, cur, &wd->w);
-  if (cur->kind == ACC_READ) {
-    if (ordered(&wd->r1, cur))
-      wd->r1 = *cur, wd->r2.epoch = 0;
+  if (cur->kind == ACC_READ) { /* a reader ordered before cur is covered by cur */
+    if (ordered(&wd->r2, cur)) wd->r2.epoch = 0;
+    if (ordered(&wd->r1, cur)) wd->r1 = wd->r2, wd->r2.epoch = 0;
+    if (!wd->r1.epoch)
+      wd->r1 = *cur;
     else if (wd->r1.cta != cur->cta || wd->r1.tid / LANES != cur->tid / LANES)
       wd->r2 = *cur;
     return WS_OK;

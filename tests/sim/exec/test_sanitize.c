@@ -93,6 +93,30 @@ Test(sanitize, checks_are_off_by_default) {
   st_fini(&t);
 }
 
+/* Lane 0 of warps 0, 1 and 2 reads a word, then warp 2 writes it: the write
+ * races with warp 0's read though warp 2's own read came last. */
+Test(sanitize, write_after_reads_of_three_warps) {
+  static const char src[] = ".kernel k\n"
+                            ".shared buf 4\n"
+                            "    S2R R0, SR_TID.X\n"
+                            "    AND R1, R0, 31\n"
+                            "    ISETP.NE.U32 P0, R1, 0\n"
+                            "@P0 EXIT\n"
+                            "    LDS.32 R2, [buf]\n"
+                            "    ISETP.LT.U32 P1, R0, 64\n"
+                            "@P1 EXIT\n"
+                            "    STS.32 [buf], R0\n"
+                            "    EXIT\n";
+  simtest t;
+  init_checked(&t, src, WS_CHECK_RACE, false);
+  expect_report(&t, 1, 96,
+                "race check: write-after-read hazard on shared memory at 0x0\n"
+                "    write by CTA (0,0,0) warp 2 lane 0 pc 7 line 10: STS.32 [RZ], R0\n"
+                "    read  by CTA (0,0,0) warp 0 lane 0 pc 4 line 7: LDS.32 R2, [RZ]\n"
+                "    in kernel 'k' CTA (0,0,0) warp 2 lane 0 pc 7: STS.32 [RZ], R0");
+  st_fini(&t);
+}
+
 /* Lane 0 of every CTA writes out[0]: CTAs are never ordered. */
 static const char global_waw_src[] = ".kernel k\n"
                                      ".param .ptr out\n"

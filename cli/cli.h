@@ -115,18 +115,31 @@ extern const char ws_cli_watchopt_help[];
 
 /* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
 
+/* --check race|init|sync (repeatable, comma-separated): the device's checks
+ * (ws_device_set_checks), shared by exec, example and run. */
+#define WS_CLI_CHECK 0x210 /* its getopt code */
+#define WS_CLI_CHECK_LONG                                                                                    \
+  { "check", required_argument, NULL, WS_CLI_CHECK }
+#define WS_CLI_CHECK_HELP                                                                                    \
+  "  --check race|init|sync  stop at the first race on shared or global memory, read of an\n"                \
+  "                       uninitialized register or memory, or barrier misuse (repeatable,\n"                \
+  "                       comma-separated; docs/usage.md)\n"
+/* Adds the checks named in arg to *checks; a usage error for an unknown name. */
+int ws_cli_check_take(const char *cmd, const char *arg, uint32_t *checks);
+
 typedef struct ws_cli_runopt {
   bool report;            /* print the per-kernel performance report */
   bool functional;        /* values only, no timing */
   const char *stats_json; /* write every counter here after the launch */
   ws_cli_watchopt watch;  /* what bounds the launch */
+  uint32_t checks;        /* WS_CHECK_* (--check) */
 } ws_cli_runopt;
 
-/* getopt_long entries for the three options (codes 'R', 'J', 'F') and the
- * watch options. */
+/* getopt_long entries for the three options (codes 'R', 'J', 'F'), --check
+ * and the watch options. */
 #define WS_CLI_RUNOPT_LONGS                                                                                  \
   {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},                          \
-      {"functional", no_argument, NULL, 'F'}, WS_CLI_WATCHOPT_LONGS
+      {"functional", no_argument, NULL, 'F'}, WS_CLI_CHECK_LONG, WS_CLI_WATCHOPT_LONGS
 /* Takes option code c (with its argument): *taken tells whether it was one
  * of them; returns a usage error for a malformed value, else WS_EXIT_OK. */
 int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken);

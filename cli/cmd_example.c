@@ -11,7 +11,7 @@
 static const char example_help[] =
     "usage: warpscope example NAME [--m M] [--n N] [--k K] [--seed S] [--gpu NAME|FILE.ini]\n"
     "                         [--set SECTION.KEY=VALUE]... [--report] [--stats-json FILE]\n"
-    "                         [--functional]\n"
+    "                         [--functional] [--check race|init|sync]\n"
     "       warpscope example --list\n\n"
     "Runs a shipped example kernel on the simulated GPU and checks the result:\n"
     "  saxpy   y = a*x + y (seed 002's kernel), against the closed form\n"

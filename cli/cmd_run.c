@@ -26,7 +26,7 @@ static const char run_help[] =
     "                     [--attn flash|naive] [--br N] [--bc N]\n"
     "                     [--gemm VARIANT] [--bm N] [--bn N] [--bk N] [--tm N] [--tn N]\n"
     "                     [--wm N] [--wn N] [--threads N] [--gpu NAME|FILE.ini]\n"
-    "                     [--set SECTION.KEY=VALUE]...\n\n"
+    "                     [--set SECTION.KEY=VALUE]... [--check race|init|sync]\n\n"
     "Runs TinyViT32 pixel-to-logit on the simulated GPU: the image crosses PCIe into HBM,\n"
     "every layer runs as a generated, tiled kernel, and the probability comes back. Prints\n"
     "the timeline (copies and kernels with grid, block, tile config, cycles, time,\n"
@@ -48,7 +48,7 @@ static const char run_help[] =
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
-    "%s%s%s"
+    "%s%s" WS_CLI_CHECK_HELP "%s"
     "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
@@ -64,6 +64,7 @@ typedef struct run_opts {
   ws_cli_gemmopt gemm;
   ws_cli_gpuopt gpu;
   ws_cli_watchopt watch;
+  uint32_t checks; /* --check */
 } run_opts;
 
 static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t *out) {
@@ -90,6 +91,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       {"gpu", required_argument, NULL, 'G'},
                                       {"set", required_argument, NULL, 'S'},
                                       WS_CLI_WATCHOPT_LONGS,
+                                      WS_CLI_CHECK_LONG,
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -119,6 +121,7 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
   case 'G': return ws_cli_gpuopt_set_gpu("run", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
+  case WS_CLI_CHECK: return ws_cli_check_take("run", arg, &o->checks);
   default: {
     if (c >= WS_CLI_GEMMOPT_FIRST && c < WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES)
       return ws_cli_gemmopt_take("run", &o->gemm, c, arg);
@@ -317,6 +320,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
     st = prepare_image(ctx, image_of(o, i), images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, &host_s);
   if (st == WS_OK) st = ws_device_create(ctx, cfg, &dev);
   if (st == WS_OK) ws_cli_watchopt_apply(&o->watch, dev);
+  if (st == WS_OK) ws_device_set_checks(dev, o->checks);
   if (st == WS_OK) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {

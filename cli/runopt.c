@@ -1,6 +1,6 @@
 /* runopt.c - the options every launching command shares: --report prints
  * the per-kernel performance report, --stats-json FILE dumps every counter,
- * --functional skips the timing model.
+ * --functional skips the timing model, --check turns on the checks.
  *
  * Design: the JSON is rendered in memory and written with one atomic rename,
  * so a failure never leaves a half-written stats file behind. */
@@ -16,7 +16,27 @@ const char ws_cli_runopt_help[] =
     "  --report             print the performance report of the launch (cycles, IPC, occupancy,\n"
     "                       stall reasons, cache hit rates, DRAM traffic, FLOP/s; docs/stats.md)\n"
     "  --stats-json FILE    write every counter of the launch to FILE as JSON\n"
-    "  --functional         compute values only, without the timing model (fastest)\n" WS_CLI_WATCHOPT_HELP;
+    "  --functional         compute values only, without the timing model (fastest)\n" WS_CLI_CHECK_HELP
+        WS_CLI_WATCHOPT_HELP;
+
+int ws_cli_check_take(const char *cmd, const char *arg, uint32_t *checks) {
+  static const struct {
+    const char *name;
+    uint32_t bit;
+  } names[] = {{"race", WS_CHECK_RACE}, {"init", WS_CHECK_INIT}, {"sync", WS_CHECK_SYNC}};
+  for (const char *p = arg;; p++) {
+    size_t n = strcspn(p, ",");
+    size_t i = 0;
+    while (i < sizeof names / sizeof names[0] && (strlen(names[i].name) != n || strncmp(p, names[i].name, n)))
+      i++;
+    if (i == sizeof names / sizeof names[0])
+      return ws_cli_usage_error(cmd, "--check expects race, init or sync (comma-separated), found '%.*s'",
+                                (int)n, p);
+    *checks |= names[i].bit;
+    p += n;
+    if (!*p) return WS_EXIT_OK;
+  }
+}
 
 int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken) {
   *taken = true;
@@ -26,6 +46,8 @@ int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg
     o->functional = true;
   else if (c == 'J')
     o->stats_json = arg;
+  else if (c == WS_CLI_CHECK)
+    return ws_cli_check_take(cmd, arg, &o->checks);
   else
     return ws_cli_watchopt_take(cmd, &o->watch, c, arg, taken);
   return WS_EXIT_OK;
@@ -42,6 +64,7 @@ int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o) {
 
 void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev) {
   ws_device_set_mode(dev, o->functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
+  ws_device_set_checks(dev, o->checks);
   ws_cli_watchopt_apply(&o->watch, dev);
 }
 

@@ -105,29 +105,31 @@ typedef struct epi_layout {
   uint32_t col_off[EPI_MAX], acc_seg[EPI_MAX];
 } epi_layout;
 
-static void emit_gelu(emitter *e, ws_kreg x, ws_kreg t) {
+/* g is the guard of the edge path ("@P2 " or ""): lanes whose element lies
+ * outside C load no bias or residual, so they must not compute with it. */
+static void emit_gelu(emitter *e, ws_kreg x, ws_kreg t, const char *g) {
   float c = (float)WS_GEMMGEN_GELU_C, kz = (float)(-2.0 * WS_GEMMGEN_SQRT_2_OVER_PI * WS_GEMMGEN_LOG2E);
-  ws_kbuild_ins(e->k, "FMUL %r, %r, %r // GELU: x^2", t, x, x);
-  ws_kbuild_ins(e->k, "FFMA %r, %r, %g, 1 // 1 + 0.044715 x^2", t, t, (double)c);
-  ws_kbuild_ins(e->k, "FMUL %r, %r, %r // y/sqrt(2/pi) = x + 0.044715 x^3", t, t, x);
-  ws_kbuild_ins(e->k, "FMUL %r, %r, %g // -2y*log2(e)", t, t, (double)kz);
-  ws_kbuild_ins(e->k, "MUFU.EX2 %r, %r // exp(-2y)", t, t);
-  ws_kbuild_ins(e->k, "FADD %r, %r, 1", t, t);
-  ws_kbuild_ins(e->k, "MUFU.RCP %r, %r // 1/(1+exp(-2y)) = (1 + tanh y)/2", t, t);
-  ws_kbuild_ins(e->k, "FMUL %r, %r, %r // 0.5x(1 + tanh y)", x, x, t);
+  ws_kbuild_ins(e->k, "%sFMUL %r, %r, %r // GELU: x^2", g, t, x, x);
+  ws_kbuild_ins(e->k, "%sFFMA %r, %r, %g, 1 // 1 + 0.044715 x^2", g, t, t, (double)c);
+  ws_kbuild_ins(e->k, "%sFMUL %r, %r, %r // y/sqrt(2/pi) = x + 0.044715 x^3", g, t, t, x);
+  ws_kbuild_ins(e->k, "%sFMUL %r, %r, %g // -2y*log2(e)", g, t, t, (double)kz);
+  ws_kbuild_ins(e->k, "%sMUFU.EX2 %r, %r // exp(-2y)", g, t, t);
+  ws_kbuild_ins(e->k, "%sFADD %r, %r, 1", g, t, t);
+  ws_kbuild_ins(e->k, "%sMUFU.RCP %r, %r // 1/(1+exp(-2y)) = (1 + tanh y)/2", g, t, t);
+  ws_kbuild_ins(e->k, "%sFMUL %r, %r, %r // 0.5x(1 + tanh y)", g, x, x, t);
 }
 
-static void emit_epi_values(emitter *e, ws_kreg accr, uint32_t cw) {
+static void emit_epi_values(emitter *e, ws_kreg accr, uint32_t cw, const char *g) {
   const ws_gemmgen_plan *p = e->p;
   uint32_t epi = e->c->epilogue;
   for (uint32_t q = 0; q < cw; q++) {
     if (epi & WS_GEMMGEN_EPI_BIAS)
-      ws_kbuild_ins(e->k, "FADD %r, %r, %r%s", ws_kreg_at(accr, q), ws_kreg_at(accr, q), ws_kreg_at(p->eb, q),
-                    note(q == 0, "// + bias"));
-    if (epi & WS_GEMMGEN_EPI_GELU) emit_gelu(e, ws_kreg_at(accr, q), p->t0);
+      ws_kbuild_ins(e->k, "%sFADD %r, %r, %r%s", g, ws_kreg_at(accr, q), ws_kreg_at(accr, q),
+                    ws_kreg_at(p->eb, q), note(q == 0, "// + bias"));
+    if (epi & WS_GEMMGEN_EPI_GELU) emit_gelu(e, ws_kreg_at(accr, q), p->t0, g);
     if (epi & WS_GEMMGEN_EPI_RESIDUAL)
-      ws_kbuild_ins(e->k, "FADD %r, %r, %r%s", ws_kreg_at(accr, q), ws_kreg_at(accr, q), ws_kreg_at(p->er, q),
-                    note(q == 0, "// + residual"));
+      ws_kbuild_ins(e->k, "%sFADD %r, %r, %r%s", g, ws_kreg_at(accr, q), ws_kreg_at(accr, q),
+                    ws_kreg_at(p->er, q), note(q == 0, "// + residual"));
   }
 }
 
@@ -165,7 +167,7 @@ static void emit_epi_path(emitter *e, const epi_layout *L, bool checked, uint32_
           ws_kbuild_ins(e->k, "%sLDG.%s %r, [%r+%u]", g, w, p->eb, p->addr, off * 4);
         if (epi & WS_GEMMGEN_EPI_RESIDUAL)
           ws_kbuild_ins(e->k, "%sLDG.%s %r, [%r+%u]", g, w, p->er, p->pbt, off * 4);
-        emit_epi_values(e, accr, cw);
+        emit_epi_values(e, accr, cw, g);
         ws_kbuild_ins(e->k, "%sSTG.%s [%r+%u], %r", g, w, p->pat, off * 4, accr);
       }
   }

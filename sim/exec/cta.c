@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim/exec/exec_int.h"
+#include "sim/exec/sanitize.h"
 
 uint32_t ws_cta_regs_needed(const ws_kernel *k) {
   uint32_t need = k->regs_per_thread;
@@ -47,12 +48,20 @@ ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out)
     ws_cta_destroy(cta);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a CTA");
   }
+  if (launch->sanitize) {
+    ws_status st = ws_sanitize_cta_create(ctx, launch->sanitize, cta, &cta->san);
+    if (st != WS_OK) {
+      ws_cta_destroy(cta);
+      return st;
+    }
+  }
   *out = cta;
   return WS_OK;
 }
 
 void ws_cta_destroy(ws_cta *cta) {
   if (!cta) return;
+  ws_sanitize_cta_destroy(cta->san);
   for (uint32_t i = 0; cta->warps && i < cta->nwarps; i++) ws_warp_free(&cta->warps[i]);
   free(cta->warps);
   free(cta->smem);
@@ -69,6 +78,7 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   cta->ctaid.y = (uint32_t)(linear_id / g.x % g.y);
   cta->ctaid.z = (uint32_t)(linear_id / ((uint64_t)g.x * g.y));
   memset(cta->smem, 0, cta->smem_bytes);
+  if (cta->san) ws_sanitize_cta_reset(cta->san);
   cta->warps_waiting = 0;
   cta->warps_done = 0;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
@@ -90,6 +100,7 @@ uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp) {
 /* Releases the barrier once every unfinished warp waits at it. */
 static void try_release(ws_cta *cta, ws_warp_step *step) {
   if (!cta->warps_waiting || cta->warps_waiting + cta->warps_done != cta->nwarps) return;
+  if (cta->san) ws_sanitize_barrier(cta->san, cta);
   cta->warps_waiting = 0;
   if (step) step->flags |= WS_STEP_BAR_RELEASED;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
@@ -196,6 +207,16 @@ static ws_status dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const 
   return st;
 }
 
+/* The step under --check: the checks see the register reads before the
+ * instruction runs, and its writes and memory accesses after. */
+static ws_status step_checked(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const ws_opinfo *info) {
+  ws_status st = ws_sanitize_before(cta->san, s);
+  if (st == WS_OK) st = dispatch(cta, w, s, info);
+  if (st != WS_OK) return st;
+  if (w->state == WS_WARP_READY) settle(cta, w, s->step);
+  return ws_sanitize_after(cta->san, s);
+}
+
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
                       ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
@@ -213,6 +234,7 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
   if (!info) return ws_fault_report(&s, WS_ERR_FAULT, WS_FAULT_NO_LANE, "invalid opcode %u", insn->op);
   w->insns_issued++;
   if (stats) count(stats, info, s.exec);
+  if (cta->san) return step_checked(cta, w, &s, info);
   ws_status st = dispatch(cta, w, &s, info);
   if (st != WS_OK) return st;
   if (w->state == WS_WARP_READY) settle(cta, w, step);

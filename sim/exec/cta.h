@@ -23,6 +23,8 @@
 #include "sim/exec/launch.h"
 #include "sim/exec/warp.h"
 
+typedef struct ws_sanitize_cta ws_sanitize_cta;
+
 typedef struct ws_cta {
   const ws_exec_launch *launch;
   ws_dim3 ctaid;
@@ -35,6 +37,7 @@ typedef struct ws_cta {
   uint32_t smem_bytes;
   uint32_t warps_waiting; /* at the barrier */
   uint32_t warps_done;
+  ws_sanitize_cta *san; /* the checks' state (sim/exec/sanitize.h); NULL: no checks */
 } ws_cta;
 
 /* Registers per thread the executor must hold for k: the larger of the

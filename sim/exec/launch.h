@@ -16,6 +16,17 @@
 #include "sim/core/occupancy.h"
 
 typedef struct ws_mem ws_mem;
+typedef struct ws_sanitize ws_sanitize;
+
+/* Checks a launch can run under (sim/exec/sanitize.h), like compute-sanitizer's
+ * tools: shared and global memory races, reads of uninitialized registers
+ * and memory, barrier misuse. */
+enum {
+  WS_CHECK_RACE = 1u << 0,
+  WS_CHECK_INIT = 1u << 1,
+  WS_CHECK_SYNC = 1u << 2,
+  WS_CHECK_ALL = (1u << 3) - 1u
+};
 
 typedef struct ws_dim3 {
   uint32_t x, y, z;
@@ -68,6 +79,7 @@ typedef struct ws_exec_launch {
   uint32_t num_sms;           /* for SR_SMID */
   uint64_t budget_warp_insns; /* the whole launch (gpu.insn_budget_warp_insns) */
   const ws_watch *watch;      /* NULL: the defaults */
+  ws_sanitize *sanitize;      /* the checks' launch-wide state; NULL: no checks */
 } ws_exec_launch;
 
 #endif

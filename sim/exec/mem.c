@@ -27,6 +27,7 @@ typedef struct alloc_rec {
   uint64_t base;
   uint64_t size_bytes;
   uint8_t **pages; /* NULL once freed */
+  uint8_t **init;  /* per page, 1 bit per written byte; NULL: not tracked */
   uint64_t npages;
   bool live;
 } alloc_rec;
@@ -39,6 +40,7 @@ struct ws_mem {
   alloc_rec *recs;
   size_t nrecs, cap_recs;
   size_t last_hit; /* index into recs, valid when nrecs > 0 */
+  bool track_init; /* new allocations get init records */
 };
 
 ws_mem *ws_mem_create(uint64_t capacity_bytes) {
@@ -49,7 +51,15 @@ ws_mem *ws_mem_create(uint64_t capacity_bytes) {
   return mem;
 }
 
+static void release_init(alloc_rec *r) {
+  if (!r->init) return;
+  for (uint64_t i = 0; i < r->npages; i++) free(r->init[i]);
+  free(r->init);
+  r->init = NULL;
+}
+
 static void release_pages(ws_mem *mem, alloc_rec *r) {
+  release_init(r);
   if (!r->pages) return;
   for (uint64_t i = 0; i < r->npages; i++) {
     if (r->pages[i]) mem->resident_pages--;
@@ -85,14 +95,17 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
                        size_bytes, mem->allocated_bytes, mem->capacity_bytes);
   uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
   uint8_t **pages = calloc((size_t)npages, sizeof *pages);
-  if (!pages || !grow_recs(mem)) {
+  uint8_t **init = mem->track_init ? calloc((size_t)npages, sizeof *init) : NULL;
+  if (!pages || (mem->track_init && !init) || !grow_recs(mem)) {
     free(pages);
+    free(init);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted allocating a page table");
   }
   alloc_rec *r = &mem->recs[mem->nrecs++];
   r->base = mem->next_base;
   r->size_bytes = size_bytes;
   r->pages = pages;
+  r->init = init;
   r->npages = npages;
   r->live = true;
   uint64_t span = (size_bytes + ALIGN_BYTES - 1) & ~(ALIGN_BYTES - 1);
@@ -239,12 +252,69 @@ static ws_status walk_pages(ws_mem *mem, ws_ctx *ctx, alloc_rec *r, uint64_t off
   return WS_OK;
 }
 
+/* ---- initialization tracking ---------------------------------------------- */
+
+void ws_mem_set_track_init(ws_mem *mem, bool on) {
+  mem->track_init = on;
+  if (!on)
+    for (size_t i = 0; i < mem->nrecs; i++) release_init(&mem->recs[i]);
+}
+
+/* The init bitmap of the page holding offset `off`; NULL when none (with
+ * `make`, only when host memory ran out). */
+static uint8_t *init_page(alloc_rec *r, uint64_t off, bool make) {
+  uint8_t **slot = &r->init[off >> PAGE_SHIFT];
+  if (!*slot && make) *slot = calloc(1, PAGE_BYTES / 8);
+  return *slot;
+}
+
+/* Sets bits [from, to) of one page's bitmap. */
+static void set_bits(uint8_t *bits, uint64_t from, uint64_t to) {
+  for (; from < to && (from & 7); from++) bits[from >> 3] |= (uint8_t)(1u << (from & 7));
+  if (to - from >= 8) memset(bits + (from >> 3), 0xFF, (size_t)((to - from) >> 3));
+  for (from += (to - from) & ~7ull; from < to; from++) bits[from >> 3] |= (uint8_t)(1u << (from & 7));
+}
+
+bool ws_mem_mark_init(ws_mem *mem, uint64_t addr, uint64_t size_bytes) {
+  alloc_rec *r = lookup(mem, addr, size_bytes);
+  if (!r || !r->init) return true;
+  for (uint64_t off = addr - r->base, end = off + size_bytes; off < end;) {
+    uint8_t *bits = init_page(r, off, true);
+    if (!bits) return false;
+    uint64_t in_page = off & (PAGE_BYTES - 1);
+    uint64_t n = PAGE_BYTES - in_page < end - off ? PAGE_BYTES - in_page : end - off;
+    set_bits(bits, in_page, in_page + n);
+    off += n;
+  }
+  return true;
+}
+
+bool ws_mem_find_uninit(ws_mem *mem, uint64_t addr, uint64_t size_bytes, uint64_t *first) {
+  alloc_rec *r = lookup(mem, addr, size_bytes);
+  if (!r || !r->init) return false;
+  for (uint64_t off = addr - r->base, end = off + size_bytes; off < end; off++) {
+    const uint8_t *bits = init_page(r, off, false);
+    uint64_t b = off & (PAGE_BYTES - 1);
+    if (!bits || !(bits[b >> 3] >> (b & 7) & 1u)) {
+      *first = r->base + off;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* After a host write: its bytes count as written. */
+static ws_status host_marked(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint64_t size_bytes) {
+  if (ws_mem_mark_init(mem, dst, size_bytes)) return WS_OK;
+  return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted tracking initialized bytes");
+}
+
 ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src, uint64_t size_bytes) {
   if (size_bytes == 0) return WS_OK;
   alloc_rec *r = NULL;
   ws_status st = host_range(mem, ctx, "copy", dst, size_bytes, &r);
-  if (st != WS_OK) return st;
-  return walk_pages(mem, ctx, r, dst - r->base, (uint8_t *)(uintptr_t)src, 0, size_bytes, 0);
+  if (st == WS_OK) st = walk_pages(mem, ctx, r, dst - r->base, (uint8_t *)(uintptr_t)src, 0, size_bytes, 0);
+  return st == WS_OK ? host_marked(mem, ctx, dst, size_bytes) : st;
 }
 
 ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src, uint64_t size_bytes) {
@@ -259,8 +329,8 @@ ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uin
   if (size_bytes == 0) return WS_OK;
   alloc_rec *r = NULL;
   ws_status st = host_range(mem, ctx, "fill", dst, size_bytes, &r);
-  if (st != WS_OK) return st;
-  return walk_pages(mem, ctx, r, dst - r->base, NULL, value, size_bytes, 2);
+  if (st == WS_OK) st = walk_pages(mem, ctx, r, dst - r->base, NULL, value, size_bytes, 2);
+  return st == WS_OK ? host_marked(mem, ctx, dst, size_bytes) : st;
 }
 
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem) { return mem->allocated_bytes; }

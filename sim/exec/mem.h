@@ -8,6 +8,7 @@
 #ifndef WS_MEM_H
 #define WS_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,19 @@ ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t 
 ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src, uint64_t size_bytes);
 ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src, uint64_t size_bytes);
 ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uint64_t size_bytes);
+
+/* Initialization tracking, for the init check: allocations made while it is
+ * on remember which bytes the host (copy_in, fill) or a kernel
+ * (ws_mem_mark_init) wrote, one bit per byte, kept per page touched; turning
+ * it off forgets every record. Allocations made before it was turned on
+ * count as fully written, so turning it on late never reports a false read. */
+void ws_mem_set_track_init(ws_mem *mem, bool on);
+/* Marks [addr, addr+size) of a live allocation written; false when host
+ * memory for the record ran out. Untracked ranges are ignored. */
+bool ws_mem_mark_init(ws_mem *mem, uint64_t addr, uint64_t size_bytes);
+/* Whether [addr, addr+size) of a live allocation holds a byte never written;
+ * *first is then the lowest such address. */
+bool ws_mem_find_uninit(ws_mem *mem, uint64_t addr, uint64_t size_bytes, uint64_t *first);
 
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem); /* live allocations */
 uint64_t ws_mem_resident_bytes(const ws_mem *mem);  /* touched pages */

@@ -20,6 +20,7 @@
 #include "sim/exec/cta.h"
 #include "sim/exec/exec.h"
 #include "sim/exec/mem.h"
+#include "sim/exec/sanitize.h"
 #include "sim/gpu/engine.h"
 
 struct ws_device {
@@ -35,6 +36,7 @@ struct ws_device {
   void *observer_user;
   ws_watch watch;
   bool has_watch;
+  uint32_t checks; /* WS_CHECK_* */
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -172,6 +174,13 @@ void ws_device_set_watch(ws_device *dev, const ws_watch *watch) {
   if (watch) dev->watch = *watch;
 }
 
+void ws_device_set_checks(ws_device *dev, uint32_t checks) {
+  dev->checks = checks & WS_CHECK_ALL;
+  ws_mem_set_track_init(dev->mem, (dev->checks & WS_CHECK_INIT) != 0);
+}
+
+uint32_t ws_device_checks(const ws_device *dev) { return dev->checks; }
+
 void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
   dev->keep_l2 = keep_l2;
   if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
@@ -194,6 +203,22 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
   return st;
 }
 
+/* Runs a checked launch record in the device's mode. */
+static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws_occupancy *occ,
+                          ws_launch_stats *stats) {
+  ws_status st = WS_OK;
+  if (dev->mode == WS_MODE_FUNCTIONAL) {
+    st = ws_exec_run(dev->ctx, launch, stats);
+    stats->occupancy = *occ;
+    return st;
+  }
+  if (!dev->engine) {
+    if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
+    ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
+  }
+  return ws_engine_run(dev->engine, launch, occ, stats);
+}
+
 static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                             uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats) {
   memset(stats, 0, sizeof *stats);
@@ -205,6 +230,8 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
   ws_occupancy occ;
   if (st == WS_OK) st = ws_device_occupancy(dev, k, block, dyn_shared_bytes, &occ);
   if (st != WS_OK) return st;
+  ws_sanitize *san = NULL;
+  if (dev->checks && (st = ws_sanitize_create(dev->ctx, dev->checks, k, &san)) != WS_OK) return st;
   const ws_exec_launch launch = {.kernel = k,
                                  .grid = grid,
                                  .block = block,
@@ -215,17 +242,11 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                                  .const_bank_bytes = dev->cfg.gpu.const_bank_bytes,
                                  .num_sms = dev->cfg.gpu.num_sms,
                                  .budget_warp_insns = dev->cfg.gpu.insn_budget_warp_insns,
-                                 .watch = dev->has_watch ? &dev->watch : NULL};
-  if (dev->mode == WS_MODE_FUNCTIONAL) {
-    st = ws_exec_run(dev->ctx, &launch, stats);
-    stats->occupancy = occ;
-    return st;
-  }
-  if (!dev->engine) {
-    if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
-    ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
-  }
-  return ws_engine_run(dev->engine, &launch, &occ, stats);
+                                 .watch = dev->has_watch ? &dev->watch : NULL,
+                                 .sanitize = san};
+  st = run_mode(dev, &launch, &occ, stats);
+  ws_sanitize_destroy(san);
+  return st;
 }
 
 void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out) {

@@ -43,6 +43,13 @@ void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
 /* The limits, interrupt flag and progress callback every later launch runs
  * under (ws_watch in sim/exec/launch.h; copied; NULL: the defaults). */
 void ws_device_set_watch(ws_device *dev, const ws_watch *watch);
+/* The checks every later launch runs under (WS_CHECK_RACE | WS_CHECK_INIT |
+ * WS_CHECK_SYNC, sim/exec/launch.h; 0: none, the default); the first finding
+ * stops a launch with WS_ERR_FAULT and a report. Set them before allocating:
+ * the init check follows which bytes were written only for allocations made
+ * while it is on (older ones count as written), and turning it off forgets. */
+void ws_device_set_checks(ws_device *dev, uint32_t checks);
+uint32_t ws_device_checks(const ws_device *dev);
 ws_exec_mode ws_device_mode(const ws_device *dev);
 /* Every timing component's counters, by hierarchical name (docs/stats.md);
  * zeroed at the start of each timed launch, so after a launch they describe

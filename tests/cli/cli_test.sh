@@ -287,5 +287,18 @@ check exec-stats-and-out-all-or-none 1 "cannot create '$tmp/nodir/y.bin'" -- "$w
 if [ ! -e "$tmp/none.json" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: stats JSON written though an --out failed"; fi
 check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
+# --check: a race is reported and exits 1, a clean run prints nothing extra, unknown names are usage errors
+race=(exec "$src/tests/data/race.wsa" --grid 1 --block 64 --buf out=zeros:256)
+check check-race 1 "race check: write-after-read hazard on shared memory at 0x80" -- "$ws" "${race[@]}" --functional --check race
+check check-race-timing 1 "    in kernel 'neighbour' CTA (0,0,0) warp 0 lane 31 pc 7: LDS.32 R4, [R3]" -- "$ws" "${race[@]}" --check sync,race
+check check-race-off 0 "executed: 1 CTAs" -- "$ws" "${race[@]}"
+check check-init 1 "init check: read of shared memory at 0x80, never written by this CTA, at line 15" -- "$ws" "${race[@]}" --functional --check init
+check check-clean 0 "executed: 1 CTAs" -- "$ws" "${sxargs[@]}" --check race,init --check sync
+if [ "$("$ws" "${sxargs[@]}" 2>&1)" = "$("$ws" "${sxargs[@]}" --check race,init,sync 2>&1)" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: --check changed a clean run's output"; fi
+check check-unknown 2 "--check expects race, init or sync (comma-separated), found 'rice'" -- "$ws" "${race[@]}" --check race,rice
+check check-example 0 "-> PASS" -- "$ws" example saxpy --functional --check race,init,sync
+check check-run 0 "-> PASS" -- "$ws" run --gpu classroom --check race,init,sync
+check check-run-unknown 2 "--check expects race, init or sync (comma-separated), found ''" -- "$ws" run --check race,
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -64,7 +64,7 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
   int c, rc = WS_EXIT_OK;
   ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("example", &seen, longs, c, "set")) != WS_EXIT_OK) break;
+    if ((rc = ws_cli_once("example", &seen, longs, c, "set,check")) != WS_EXIT_OK) break;
     switch (c) {
     case 'm':
       rc = parse_size("--m", optarg, &s->m);

@@ -285,7 +285,7 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
   uint64_t v;
   ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set")) != WS_EXIT_OK) break;
+    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set,check")) != WS_EXIT_OK) break;
     switch (c) {
     case 'K': o->kernel = optarg; break;
     case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;

@@ -135,7 +135,9 @@ static int take(run_opts *o, int c, const char *arg) {
 static int parse_flags(int argc, char **argv, run_opts *o) {
   opterr = 0;
   int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("run", &seen, longs, c, "image,set,check")) != WS_EXIT_OK) break;
     if (c == 'h') {
       printf(run_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help, ws_cli_watchopt_help);
       return -1;

@@ -285,6 +285,8 @@ check example-mma-shape 2 "mma: the m16n8k16 kernel needs M % 16 == 0" -- "$ws" 
 check disasm-onto-input 2 "-o '$tmp/sx.wsa' is the input file; the canonical text would replace it" -- "$ws" disasm "$tmp/sx.wsa" -o "$tmp/sx.wsa"
 check exec-stats-and-out-all-or-none 1 "cannot create '$tmp/nodir/y.bin'" -- "$ws" "${sxargs[@]}" --stats-json "$tmp/none.json" --out y="$tmp/nodir/y.bin"
 if [ ! -e "$tmp/none.json" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: stats JSON written though an --out failed"; fi
+check run-dup-batch 2 "--batch given twice" -- "$ws" run --batch 2 --batch 3
+check run-dup-save-weights 2 "--save-weights given twice" -- "$ws" run --save-weights "$tmp/a" --save-weights "$tmp/b"
 check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
 # --check: a race is reported and exits 1, a clean run prints nothing extra, unknown names are usage errors

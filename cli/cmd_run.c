@@ -181,7 +181,6 @@ static ws_status load_weights(ws_ctx *ctx, const run_opts *o, ws_tinyvit_weights
     st = ws_tinyvit_weights_load(ctx, o->weights, &o->model, w);
   else if ((st = ws_tinyvit_weights_create(ctx, &o->model, w)) == WS_OK)
     ws_tinyvit_weights_init_seeded(*w, o->seed);
-  if (st == WS_OK && o->save_weights) st = ws_tinyvit_weights_save(ctx, *w, o->save_weights);
   return st;
 }
 
@@ -331,6 +330,9 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
     print_summary(o, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }
+  /* the weights file is an output like any other: written only by a run
+   * that succeeded, so a refused or failed run leaves the old file alone */
+  if (st == WS_OK && res.pass && o->save_weights) st = ws_tinyvit_weights_save(ctx, w, o->save_weights);
   ws_vitrun_result_free(&res);
   ws_runtime_destroy(rt);
   ws_device_destroy(dev);

@@ -287,6 +287,9 @@ check exec-stats-and-out-all-or-none 1 "cannot create '$tmp/nodir/y.bin'" -- "$w
 if [ ! -e "$tmp/none.json" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: stats JSON written though an --out failed"; fi
 check run-dup-batch 2 "--batch given twice" -- "$ws" run --batch 2 --batch 3
 check run-dup-save-weights 2 "--save-weights given twice" -- "$ws" run --save-weights "$tmp/a" --save-weights "$tmp/b"
+echo old > "$tmp/keep.safetensors"
+check run-refused-keeps-weights-file 1 "nonexistent" -- "$ws" run --save-weights "$tmp/keep.safetensors" --image /nonexistent.png
+if [ "$(cat "$tmp/keep.safetensors")" = old ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed run overwrote --save-weights"; fi
 check gpus-show-unknown 2 "unknown GPU preset 'nosuch'" -- "$ws" gpus show nosuch
 
 # --check: a race is reported and exits 1, a clean run prints nothing extra, unknown names are usage errors

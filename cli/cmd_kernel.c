@@ -41,7 +41,8 @@ static const char kernel_help[] =
     "%s"
     "  -o FILE             write the text to FILE (atomically) instead of stdout\n"
     "  -h, --help          this text\n"
-    "Exit status: 0 on success, 1 when the generator refuses the configuration, 2 on a usage error.\n";
+    "Exit status: 0 on success, 2 on a usage error (a configuration the generator refuses\n"
+    "included), 1 when a GPU file cannot be read or the output cannot be written.\n";
 
 typedef struct kernel_opts {
   ws_cli_gemmopt gemm;
@@ -197,16 +198,21 @@ int ws_cli_kernel(int argc, char **argv) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
   char *text = NULL;
-  bool known = true;
+  bool known = true, refused = false;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &o.gpu, &cfg);
-  if (st == WS_OK) st = generate(ctx, kind, &o, &cfg, &text, &known);
+  if (st == WS_OK) refused = (st = generate(ctx, kind, &o, &cfg, &text, &known)) != WS_OK;
   if (!known)
     rc = ws_cli_usage_error("kernel", "unknown kernel kind '%s' (see warpscope kernel --help)", kind);
   else if (st == WS_OK && o.out)
     st = ws_file_write_atomic(ctx, o.out, text, strlen(text));
   else if (st == WS_OK)
     fputs(text, stdout);
-  if (known) rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : WS_EXIT_OK;
+  /* the flags are this command's only input: a configuration the generator
+   * refuses is a command-line error, like the same flags given to run */
+  if (known)
+    rc = st == WS_OK ? WS_EXIT_OK
+         : refused   ? ws_cli_usage_error("kernel", "%s", ws_errmsg(ctx))
+                     : ws_cli_error("%s", ws_errmsg(ctx));
   free(text);
   ws_ctx_destroy(ctx);
   return rc;

@@ -149,7 +149,7 @@ check run-wrong-weights 1 "tensor 'patch_embed.weight' has shape [64, 48], expec
 head -c 20 "$tmp/w.safetensors" > "$tmp/cut.safetensors"
 check run-truncated-weights 1 "cut.safetensors" -- "$ws" run --weights "$tmp/cut.safetensors"
 check kernel-gemm 0 ".kernel gemm_smem" -- "$ws" kernel gemm --variant smem --bm 16 --bn 16 --epilogue bias,gelu
-check kernel-gemm-refused 1 "must be a power of two" -- "$ws" kernel gemm --variant mma --bm 3
+check kernel-gemm-refused 2 "must be a power of two" -- "$ws" kernel gemm --variant mma --bm 3
 check kernel-flash 0 ".kernel flash_attention" -- "$ws" kernel flash --head-dim 16
 check kernel-unknown 2 "unknown kernel kind 'nope'" -- "$ws" kernel nope
 check kernel-add-reads-ntid 0 "S2R R3, SR_NTID.X" -- "$ws" kernel add

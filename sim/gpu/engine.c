@@ -194,9 +194,10 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
       if (st != WS_OK) return st;
       e->dispatch.retired += retired;
       freed |= retired != 0;
-      e->ls->ctas = e->dispatch.retired;
     }
-  return freed ? place(e, t + 1) : WS_OK;
+  if (!freed) return WS_OK;
+  e->ls->ctas = e->dispatch.retired; /* for progress reports */
+  return place(e, t + 1);
 }
 
 /* Loop iterations between the watchdog's polls of the limits that need no

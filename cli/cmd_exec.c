@@ -50,12 +50,21 @@ typedef struct buf_item {
   uint64_t dptr;
 } buf_item;
 
+/* A --print spec, parsed once before the run. */
+typedef struct print_spec {
+  char name[WS_NAME_MAX];
+  char type[4]; /* "": the buffer's own type */
+  bool counted;
+  uint64_t count;
+} print_spec;
+
 typedef struct exec_opts {
   const char *file, *kernel;
   ws_dim3 grid, block;
   bool have_grid, have_block;
   uint32_t dyn_shared_bytes;
   const char *args[MAX_ITEMS], *bufs[MAX_ITEMS], *prints[MAX_ITEMS], *outs[MAX_ITEMS];
+  print_spec print_specs[MAX_ITEMS]; /* prints[i] parsed */
   int nargs, nbufs, nprints, nouts;
   ws_cli_gpuopt gpu;
   ws_cli_runopt run;
@@ -87,6 +96,9 @@ static ws_status split_assign(ws_ctx *ctx, const char *flag, const char *text, c
   return WS_OK;
 }
 
+/* Bytes per element of a buffer or print type. */
+static size_t elem_bytes(const char *type) { return strcmp(type, "f16") == 0 ? 2 : 4; }
+
 /* Converts one listed value of a buffer spec into 4 or 2 bytes at dst. */
 static bool convert_value(const char *type, const char *text, uint8_t *dst) {
   char *end = NULL;
@@ -112,7 +124,7 @@ static bool convert_value(const char *type, const char *text, uint8_t *dst) {
 }
 
 static ws_status parse_value_list(ws_ctx *ctx, buf_item *b, const char *list) {
-  size_t elem = strcmp(b->type, "f16") == 0 ? 2 : 4, count = 1;
+  size_t elem = elem_bytes(b->type), count = 1;
   for (const char *p = list; *p; p++) count += (*p == ',');
   b->data = calloc(count, elem);
   if (!b->data) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
@@ -208,21 +220,20 @@ static int check_buf(const char *spec) {
 }
 
 /* "NAME[:TYPE[:COUNT]]" naming a --buf, TYPE one of the print types. */
-static int check_print(const exec_opts *o, const char *spec) {
-  char name[WS_NAME_MAX];
-  if (!spec_name(spec, ":", name))
+static int parse_print(const exec_opts *o, const char *spec, print_spec *p) {
+  memset(p, 0, sizeof *p);
+  if (!spec_name(spec, ":", p->name))
     return ws_cli_usage_error("exec", "--print expects NAME[:TYPE[:COUNT]], found '%s'", spec);
-  if (find_named(o->bufs, o->nbufs, "=", name) < 0)
-    return ws_cli_usage_error("exec", "--print %s: no --buf named '%s'", spec, name);
-  const char *rest = spec + strlen(name);
+  if (find_named(o->bufs, o->nbufs, "=", p->name) < 0)
+    return ws_cli_usage_error("exec", "--print %s: no --buf named '%s'", spec, p->name);
+  const char *rest = spec + strlen(p->name);
   if (*rest++ != ':') return WS_EXIT_OK;
   size_t tlen = strcspn(rest, ":");
-  char type[4] = "";
-  if (tlen == 3) memcpy(type, rest, 3);
-  if (!is_print_type(type))
+  if (tlen == 3) memcpy(p->type, rest, 3);
+  if (!is_print_type(p->type))
     return ws_cli_usage_error("exec", "--print %s: TYPE must be f32, u32, s32, f16 or x32", spec);
-  uint64_t count;
-  if (rest[tlen] == ':' && !ws_cli_parse_u64(rest + tlen + 1, UINT64_MAX, &count))
+  p->counted = rest[tlen] == ':';
+  if (p->counted && !ws_cli_parse_u64(rest + tlen + 1, UINT64_MAX, &p->count))
     return ws_cli_usage_error("exec", "--print %s: COUNT must be a whole number, found '%s'", spec,
                               rest + tlen + 1);
   return WS_EXIT_OK;
@@ -231,7 +242,7 @@ static int check_print(const exec_opts *o, const char *spec) {
 /* Everything the flags name, checked before anything is read or run: a
  * malformed spec, a name given twice or an output of no buffer is a usage
  * error, so a typo costs no simulation and leaves no file behind. */
-static int validate_specs(const exec_opts *o) {
+static int validate_specs(exec_opts *o) {
   char name[WS_NAME_MAX];
   for (int i = 0; i < o->nargs; i++) {
     if (!spec_name(o->args[i], "=", name) || !strchr(o->args[i], '='))
@@ -247,7 +258,7 @@ static int validate_specs(const exec_opts *o) {
       return ws_cli_usage_error("exec", "--buf %s given twice", name);
   }
   for (int i = 0; i < o->nprints; i++) {
-    int rc = check_print(o, o->prints[i]);
+    int rc = parse_print(o, o->prints[i], &o->print_specs[i]);
     if (rc != WS_EXIT_OK) return rc;
   }
   for (int i = 0; i < o->nouts; i++) {
@@ -342,8 +353,6 @@ static ws_status setup_buffers(exec_state *s, const exec_opts *o) {
     ws_status st = parse_buf_spec(s->ctx, o->bufs[i], b);
     if (b->data) s->nbufs++;
     if (st != WS_OK) return st;
-    if (s->nbufs > 1 && find_buf(s, b->name) != b)
-      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--buf %s given twice", b->name);
     if ((st = ws_device_malloc(s->dev, b->size_bytes, &b->dptr)) != WS_OK ||
         (st = ws_device_memcpy_htod(s->dev, b->dptr, b->data, b->size_bytes)) != WS_OK ||
         (st = ws_args_set_ptr(s->ctx, &s->args, b->name, b->dptr)) != WS_OK)
@@ -382,43 +391,27 @@ static void print_element(const char *type, const uint8_t *p) {
     printf("0x%08" PRIx32, w);
 }
 
-/* "NAME[:TYPE[:COUNT]]": prints the buffer read back from the device. */
-static ws_status print_buffer(exec_state *s, const char *spec) {
-  char name[WS_NAME_MAX], type[4];
-  size_t len = strcspn(spec, ":");
-  if (len == 0 || len >= WS_NAME_MAX)
-    return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print expects NAME[:TYPE[:COUNT]], found '%s'", spec);
-  memcpy(name, spec, len);
-  name[len] = '\0';
-  buf_item *b = find_buf(s, name);
-  if (!b) return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: no --buf named '%s'", spec, name);
-  strcpy(type, b->type);
-  const char *rest = spec + len;
-  if (*rest == ':') {
-    rest++;
-    size_t tlen = strcspn(rest, ":");
-    if (tlen == 3) {
-      memcpy(type, rest, 3);
-      type[3] = '\0';
-    }
-    if (tlen != 3 || !is_print_type(type))
-      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: TYPE must be f32, u32, s32, f16 or x32", spec);
-    rest += tlen;
-  }
-  size_t elem = strcmp(type, "f16") == 0 ? 2 : 4;
-  uint64_t count = b->size_bytes / elem, want;
-  if (*rest == ':') {
-    if (!ws_cli_parse_u64(rest + 1, count, &want))
-      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--print %s: COUNT must be 0..%" PRIu64, spec, count);
-    count = want;
-  }
-  printf("%s (%s[%" PRIu64 "]):", name, type, count);
+/* The element type a --print shows and the number of elements. */
+static const char *print_type(const print_spec *p, const buf_item *b) {
+  return p->type[0] ? p->type : b->type;
+}
+
+static uint64_t print_count(const print_spec *p, const buf_item *b) {
+  return p->counted ? p->count : b->size_bytes / elem_bytes(print_type(p, b));
+}
+
+/* Prints a buffer read back from the device, as its --print says. */
+static void print_buffer(exec_state *s, const print_spec *p) {
+  const buf_item *b = find_buf(s, p->name);
+  const char *type = print_type(p, b);
+  size_t elem = elem_bytes(type);
+  uint64_t count = print_count(p, b);
+  printf("%s (%s[%" PRIu64 "]):", p->name, type, count);
   for (uint64_t i = 0; i < count; i++) {
     fputs(i % 8 == 0 ? "\n  " : " ", stdout);
     print_element(type, b->data + i * elem);
   }
   putchar('\n');
-  return WS_OK;
 }
 
 /* Every --out, added to the command's outputs (written all or none). */
@@ -437,14 +430,10 @@ static ws_status add_outputs(exec_state *s, const exec_opts *o, ws_file_batch *b
  * refused before the launch. */
 static ws_status check_print_counts(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nprints; i++) {
-    char name[WS_NAME_MAX];
-    spec_name(o->prints[i], ":", name);
-    const buf_item *b = find_buf(s, name);
-    const char *type = strchr(o->prints[i], ':');
-    const char *count = type ? strchr(type + 1, ':') : NULL;
-    size_t elem = (type ? strncmp(type + 1, "f16", 3) == 0 : strcmp(b->type, "f16") == 0) ? 2 : 4;
-    uint64_t want = 0, have = b->size_bytes / elem;
-    if (count && (!ws_cli_parse_u64(count + 1, UINT64_MAX, &want) || want > have)) {
+    const print_spec *p = &o->print_specs[i];
+    const buf_item *b = find_buf(s, p->name);
+    uint64_t have = b->size_bytes / elem_bytes(print_type(p, b));
+    if (p->counted && p->count > have) {
       s->usage = true;
       return ws_ctx_fail(s->ctx, WS_ERR_INVALID,
                          "--print %s: COUNT must be 0..%" PRIu64 " (the buffer's size)", o->prints[i], have);
@@ -479,7 +468,7 @@ static ws_status run(exec_state *s, const exec_opts *o) {
   st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)
     st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
-  for (int i = 0; i < o->nprints && st == WS_OK; i++) st = print_buffer(s, o->prints[i]);
+  for (int i = 0; i < o->nprints && st == WS_OK; i++) print_buffer(s, &o->print_specs[i]);
   if (st == WS_OK) st = add_outputs(s, o, &outputs);
   if (st == WS_OK) st = ws_file_batch_commit(s->ctx, &outputs);
   ws_file_batch_free(&outputs);

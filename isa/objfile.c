@@ -328,23 +328,23 @@ static bool get_kernel(reader *r, ws_kernel *k, uint32_t *last_line) {
   return !r->short_read && !r->bad;
 }
 
+static ws_status header_cut(ws_ctx *ctx, size_t size, const char *name) {
+  return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%s: truncated or corrupt object: %zu bytes, the header alone is %d", name, size,
+                     HEADER_BYTES);
+}
+
 /* Magic, version, size and checksum, before any field is read. */
 static ws_status check_header(ws_ctx *ctx, const uint8_t *p, size_t size, const char *name) {
   if (!ws_objfile_is_object(p, size))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a warpscope object (bad magic)", name);
-  if (size < VERSION_AT + 4)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s: truncated or corrupt object: %zu bytes, the header alone is %d", name, size,
-                       HEADER_BYTES);
+  if (size < VERSION_AT + 4) return header_cut(ctx, size, name);
   uint32_t version = load_u32(p + VERSION_AT);
   if (version != WS_OBJFILE_VERSION)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: object format version %u, this warpscope reads %u; reassemble the .wsa", name,
                        version, WS_OBJFILE_VERSION);
-  if (size < HEADER_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s: truncated or corrupt object: %zu bytes, the header alone is %d", name, size,
-                       HEADER_BYTES);
+  if (size < HEADER_BYTES) return header_cut(ctx, size, name); /* after the version: an old one says so */
   uint32_t recorded = load_u32(p + SIZE_AT);
   if (recorded != size)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,

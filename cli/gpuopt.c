@@ -30,7 +30,10 @@ int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignm
   return rc;
 }
 
-static bool is_path(const char *gpu);
+static bool is_path(const char *gpu) {
+  size_t n = strlen(gpu);
+  return strchr(gpu, '/') || (n > 4 && strcmp(gpu + n - 4, ".ini") == 0);
+}
 
 /* A preset name that is none of the presets is a usage error; a file is
  * read when the command runs (an unreadable one fails the run). */
@@ -47,11 +50,6 @@ int ws_cli_gpuopt_set_gpu(const char *cmd, ws_cli_gpuopt *o, const char *gpu) {
   }
   o->gpu = gpu;
   return WS_EXIT_OK;
-}
-
-static bool is_path(const char *gpu) {
-  size_t n = strlen(gpu);
-  return strchr(gpu, '/') || (n > 4 && strcmp(gpu + n - 4, ".ini") == 0);
 }
 
 ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out) {

@@ -56,7 +56,7 @@ static ws_status kern_launch(kern *kn, uint32_t ctas, uint32_t threads, ws_launc
 static ws_status ctas_per_sm(kern *kn, uint32_t threads, uint32_t *out) {
   ws_occupancy occ;
   ws_status st = ws_device_occupancy(kn->dev, kn->k, (ws_dim3){threads, 1, 1}, 0, &occ);
-  *out = occ.ctas_per_sm;
+  *out = st == WS_OK ? occ.ctas_per_sm : 0;
   return st;
 }
 
@@ -115,15 +115,22 @@ static void served(const ws_device *dev, uint64_t out[3]) {
 
 /* The N- and 2N-step runs, their per-step difference and where the N extra
  * steps were served. */
+/* What the longer of two launches served beyond the shorter one (each
+ * launch resets the counters, so a level may serve fewer in the longer:
+ * that counts as none, not as a wrapped difference). */
+static uint64_t counted_between(uint64_t shorter, uint64_t longer) {
+  return longer > shorter ? longer - shorter : 0;
+}
+
 static ws_status chase_pair(kern *kn, uint64_t out, uint32_t warm, ws_microbench_latency *r) {
   uint64_t a[3] = {0}, b[3] = {0};
   ws_status st = chase_once(kn, out, warm, r->steps, &r->cycles_n);
   served(kn->dev, a);
   if (st == WS_OK) st = chase_once(kn, out, warm, 2 * r->steps, &r->cycles_2n);
   served(kn->dev, b);
-  r->served_l1 = b[0] - a[0];
-  r->served_l2 = b[1] - a[1];
-  r->served_dram = b[2] - a[2];
+  r->served_l1 = counted_between(a[0], b[0]);
+  r->served_l2 = counted_between(a[1], b[1]);
+  r->served_dram = counted_between(a[2], b[2]);
   if (st == WS_OK && r->cycles_2n >= r->cycles_n && r->steps)
     r->measured_cycles = (double)(r->cycles_2n - r->cycles_n) / r->steps;
   return st;
@@ -278,8 +285,7 @@ static ws_status chase_smem(ws_device *dev, uint64_t out, ws_microbench_latency 
   r->chain_elems = 1024;
   r->warm_steps = 0;
   r->steps = CHASE_SMEM_STEPS;
-  uint32_t per_sm = 0;
-  if (st == WS_OK && ctas_per_sm(&kn, 1, &per_sm) != WS_OK) {
+  if (st == WS_OK && kn.k->shared_size_bytes > ws_device_cfg(dev)->smem.max_per_block_bytes) {
     why(r, "its %u-byte chain does not fit the %u bytes of shared memory a CTA may use",
         kn.k->shared_size_bytes, ws_device_cfg(dev)->smem.max_per_block_bytes);
     kern_close(&kn);
@@ -480,7 +486,8 @@ static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_
   served(dev, a);
   if (st == WS_OK) st = stream_launch(&s, 6, &six);
   served(dev, b);
-  uint64_t passes[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  uint64_t passes[3] = {counted_between(a[0], b[0]), counted_between(a[1], b[1]),
+                        counted_between(a[2], b[2])};
   if (st == WS_OK) check_l2_copy(cfg, s.n16 * 16, passes, out);
   if (st == WS_OK) {
     stream_fill(&s, out);

@@ -421,7 +421,7 @@ static ws_status check_batch(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tin
 static ws_status explain(ws_ctx *ctx, const char *prefix) {
   char inner[512];
   snprintf(inner, sizeof inner, "%s", ws_errmsg(ctx));
-  return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s: %s", prefix, inner);
+  return ws_ctx_fail(ctx, ws_ctx_status(ctx), "%s: %s", prefix, inner);
 }
 
 /* Every epilogue the layers fuse changes the kernel's register count. */
@@ -462,14 +462,17 @@ static ws_status check_memory(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_ti
                        "--batch %u --dim %u --depth %u needs %llu MiB of device memory; %s has %llu MiB",
                        cfg->batch, m->dim, m->depth, (unsigned long long)((dev + mib - 1) / mib),
                        gpu->gpu.name, (unsigned long long)(gpu->gpu.dram_size_bytes / mib));
+  uint64_t staging = (uint64_t)cfg->batch * TOKENS * 3 * m->dim; /* read-back buffer (init_result) */
+  if (staging < (uint64_t)m->heads * TOKENS * TOKENS) staging = (uint64_t)m->heads * TOKENS * TOKENS;
   uint64_t host = dev + 2 * ws_tinyvit_cfg_param_count(m) * sizeof(float) +
-                  (uint64_t)cfg->batch * ws_tinyvit_acts_floats(m) * sizeof(float);
+                  ((uint64_t)cfg->batch * ws_tinyvit_acts_floats(m) + staging) * sizeof(float);
   if (host > WS_VITRUN_MAX_HOST_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "--batch %u --dim %u --depth %u needs about %llu MiB of host memory (simulated device "
-                       "memory, staged weights, the reference's activations); the limit is %llu MiB",
-                       cfg->batch, m->dim, m->depth, (unsigned long long)((host + mib - 1) / mib),
-                       (unsigned long long)(WS_VITRUN_MAX_HOST_BYTES / mib));
+    return ws_ctx_fail(
+        ctx, WS_ERR_LIMIT,
+        "--batch %u --dim %u --depth %u needs about %llu MiB of host memory (simulated device "
+        "memory, staged weights, the reference's activations, read-back); the limit is %llu MiB",
+        cfg->batch, m->dim, m->depth, (unsigned long long)((host + mib - 1) / mib),
+        (unsigned long long)(WS_VITRUN_MAX_HOST_BYTES / mib));
   return WS_OK;
 }
 

@@ -11,6 +11,10 @@
 #include "sim/exec/fault.h"
 #include "sim/exec/mem.h"
 
+/* What a memory access does to a word, as the units and the checks
+ * (sanitize.c) name it. */
+typedef enum ws_exec_access { ACC_READ, ACC_WRITE, ACC_ATOMIC } ws_exec_access;
+
 /* Integer, fp32, SFU, conversion, shuffle and vote instructions. */
 void ws_exec_alu(const ws_exec_site *s);
 /* HMMA.16816.F32 (faults unless all 32 lanes execute). */

@@ -19,13 +19,11 @@
 
 #define LANES WS_WARP_LANES
 
-typedef enum access_kind { ACC_READ, ACC_WRITE, ACC_ATOMIC } access_kind;
-
 static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant", "param"};
 static const char *const access_names[] = {"read", "write", "atomic"};
 
 static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t width,
-                              access_kind kind, ws_mem_fault f) {
+                              ws_exec_access kind, ws_mem_fault f) {
   if (f == WS_MEM_MISALIGNED)
     return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned global %s of size %u at 0x%016" PRIx64,
                            access_names[kind], width, addr);
@@ -52,7 +50,7 @@ static uint8_t *window(const ws_exec_site *s, ws_space sp, uint64_t *size_bytes)
 }
 
 static ws_status window_fault(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr,
-                              uint32_t width, access_kind kind, uint64_t size_bytes) {
+                              uint32_t width, ws_exec_access kind, uint64_t size_bytes) {
   static const char *const what[WS_SPACE_COUNT] = {"", "", "shared window", "constant bank",
                                                    "parameter buffer"};
   if (addr & (width - 1))
@@ -66,7 +64,7 @@ static ws_status window_fault(const ws_exec_site *s, ws_space sp, uint32_t lane,
 
 /* One lane's access of `width` bytes; atomics read here and write later. */
 static ws_status access(const ws_exec_site *s, ws_space sp, uint32_t lane, uint64_t addr, void *data,
-                        uint32_t width, access_kind kind) {
+                        uint32_t width, ws_exec_access kind) {
   if (sp == WS_SPACE_GLOBAL) {
     ws_mem *mem = s->cta->launch->mem;
     ws_mem_fault f =

@@ -8,7 +8,7 @@
 #include "isa/asm.h"
 
 ws_status ws_fault_report(const ws_exec_site *s, ws_status st, uint32_t lane, const char *fmt, ...) {
-  char head[512], text[160], where[96];
+  char head[WS_ERRMSG_MAX_BYTES], text[160], where[96]; /* a race report quotes two sites */
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(head, sizeof head, fmt, ap);

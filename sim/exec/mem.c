@@ -276,6 +276,7 @@ static void set_bits(uint8_t *bits, uint64_t from, uint64_t to) {
 }
 
 bool ws_mem_mark_init(ws_mem *mem, uint64_t addr, uint64_t size_bytes) {
+  if (!mem->track_init) return true; /* no record has a bitmap: nothing to mark */
   alloc_rec *r = lookup(mem, addr, size_bytes);
   if (!r || !r->init) return true;
   for (uint64_t off = addr - r->base, end = off + size_bytes; off < end;) {

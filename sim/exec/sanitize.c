@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "isa/asm.h"
+#include "sim/exec/exec_int.h"
 #include "sim/exec/mem.h"
 
 #define LANES WS_WARP_LANES
@@ -29,15 +30,13 @@
 #define GPAGE_CAP ((WS_SANITIZE_GLOBAL_CAP_MIB << 20) >> GPAGE_SHIFT)
 #define NO_PC UINT32_MAX
 
-typedef enum acc_kind { ACC_READ, ACC_WRITE, ACC_ATOMIC } acc_kind;
-
 /* One access in the shadow; epoch 0 means none. */
 typedef struct san_site {
   uint32_t pc;
   uint32_t epoch; /* the CTA's barrier epoch at the access */
   uint32_t cta;   /* linear CTA id (0 for shared memory, which is per CTA) */
   uint16_t tid;   /* thread in the CTA: warp * 32 + lane */
-  uint8_t kind;   /* acc_kind */
+  uint8_t kind;   /* ws_exec_access */
   uint8_t pad;
 } san_site;
 
@@ -248,7 +247,7 @@ static ws_status uninit_mem(const ws_exec_site *s, uint32_t lane, ws_space sp, u
 }
 
 static ws_status init_shared(ws_sanitize_cta *sc, const ws_exec_site *s, uint32_t lane, uint64_t addr,
-                             uint32_t width, acc_kind kind) {
+                             uint32_t width, ws_exec_access kind) {
   for (uint64_t w = addr / 4; w < (addr + width) / 4; w++) {
     uint32_t *word = &sc->smem_def[w / 32];
     uint32_t bit = 1u << (w % 32);
@@ -259,7 +258,7 @@ static ws_status init_shared(ws_sanitize_cta *sc, const ws_exec_site *s, uint32_
 }
 
 static ws_status init_global(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t width,
-                             acc_kind kind) {
+                             ws_exec_access kind) {
   ws_mem *mem = s->cta->launch->mem;
   uint64_t first = 0;
   if (kind != ACC_WRITE && ws_mem_find_uninit(mem, addr, width, &first))
@@ -361,7 +360,7 @@ static ws_status global_page(ws_sanitize *san, ws_ctx *ctx, uint64_t addr, san_w
 }
 
 static ws_status race_access(ws_sanitize_cta *sc, const ws_exec_site *s, ws_space sp, uint32_t lane,
-                             uint64_t addr, uint32_t width, acc_kind kind) {
+                             uint64_t addr, uint32_t width, ws_exec_access kind) {
   san_site cur = {s->pc, sc->epoch, 0, (uint16_t)(s->warp_idx * LANES + lane), (uint8_t)kind, 0};
   if (sp == WS_SPACE_GLOBAL) cur.cta = (uint32_t)s->cta->linear_id;
   for (uint64_t a = addr & ~3ull; a < addr + width; a += 4) {
@@ -398,7 +397,7 @@ static ws_status same_insn_writes(const ws_exec_site *s, ws_space sp, const uint
 /* ---- memory accesses of one step ---------------------------------------------- */
 
 static ws_status check_access(ws_sanitize_cta *sc, const ws_exec_site *s, ws_space sp, uint32_t lane,
-                              uint64_t addr, uint32_t width, acc_kind kind) {
+                              uint64_t addr, uint32_t width, ws_exec_access kind) {
   ws_status st = WS_OK;
   if (sc->san->checks & WS_CHECK_RACE) st = race_access(sc, s, sp, lane, addr, width, kind);
   if (st != WS_OK || !(sc->san->checks & WS_CHECK_INIT)) return st;
@@ -407,7 +406,7 @@ static ws_status check_access(ws_sanitize_cta *sc, const ws_exec_site *s, ws_spa
 }
 
 static ws_status check_lanes(ws_sanitize_cta *sc, const ws_exec_site *s, ws_space sp, const uint64_t *addr,
-                             acc_kind kind) {
+                             ws_exec_access kind) {
   const uint32_t width = s->step->width_bytes;
   if (kind == ACC_WRITE && (sc->san->checks & WS_CHECK_RACE)) {
     ws_status st = same_insn_writes(s, sp, addr, width);
@@ -431,7 +430,7 @@ static ws_status check_memory(ws_sanitize_cta *sc, const ws_exec_site *s) {
     ws_status st = check_lanes(sc, s, WS_SPACE_GLOBAL, step->addr, ACC_READ);
     return st == WS_OK ? check_lanes(sc, s, WS_SPACE_SHARED, dst, ACC_WRITE) : st;
   }
-  acc_kind kind = ACC_READ;
+  ws_exec_access kind = ACC_READ;
   if (step->flags & WS_STEP_ATOMIC)
     kind = ACC_ATOMIC;
   else if (step->flags & WS_STEP_STORE)

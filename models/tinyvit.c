@@ -87,12 +87,17 @@ ws_status ws_tinyvit_cfg_validate(ws_ctx *ctx, const ws_tinyvit_cfg *cfg) {
   return WS_OK;
 }
 
+/* The shape of one tensor of the table at model width dim (cols 0: a vector). */
+static uint64_t desc_rows(const tensor_desc *d, uint64_t dim) { return d->rows_d * dim + d->rows_fixed; }
+static uint64_t desc_cols(const tensor_desc *d, uint64_t dim) { return d->cols_d * dim + d->cols_fixed; }
+static uint64_t desc_count(const tensor_desc *d, uint64_t dim) {
+  uint64_t cols = desc_cols(d, dim);
+  return desc_rows(d, dim) * (cols ? cols : 1);
+}
+
 static uint64_t desc_params(const tensor_desc *d, size_t n, uint64_t dim) {
   uint64_t total = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t rows = d[i].rows_d * dim + d[i].rows_fixed, cols = d[i].cols_d * dim + d[i].cols_fixed;
-    total += rows * (cols ? cols : 1);
-  }
+  for (size_t i = 0; i < n; i++) total += desc_count(&d[i], dim);
   return total;
 }
 
@@ -110,11 +115,11 @@ size_t ws_tinyvit_cfg_tensor_count(const ws_tinyvit_cfg *cfg) {
 
 static void fill_entry(ws_tinyvit_tensor *t, const tensor_desc *d, const char *prefix, uint32_t dim) {
   snprintf(t->name, sizeof t->name, "%s%s", prefix, d->suffix);
-  uint32_t rows = d->rows_d * dim + d->rows_fixed, cols = d->cols_d * dim + d->cols_fixed;
+  uint32_t cols = (uint32_t)desc_cols(d, dim);
   t->ndim = cols ? 2 : 1;
-  t->shape[0] = rows;
+  t->shape[0] = (uint32_t)desc_rows(d, dim);
   t->shape[1] = cols;
-  t->count = (size_t)rows * (cols ? cols : 1);
+  t->count = (size_t)desc_count(d, dim);
 }
 
 /* Fills names, shapes and descriptors; data pointers come later. */

@@ -235,6 +235,7 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
   step->active_mask = s.exec;
   step->space = WS_SPACE_NONE;
   step->width_bytes = 0;
+  step->tag_lanes = step->tag_result = 0;
   const ws_opinfo *info = ws_isa_opinfo((ws_op)insn->op);
   if (!info) return ws_fault_report(&s, WS_ERR_FAULT, WS_FAULT_NO_LANE, "invalid opcode %u", insn->op);
   w->insns_issued++;

@@ -95,6 +95,8 @@ typedef struct ws_warp_step {
   uint8_t space;                 /* ws_space, for memory instructions */
   uint8_t width_bytes;           /* per-lane access size */
   uint32_t wait_groups;          /* DEPBAR's operand */
+  uint32_t tag_lanes;            /* lanes whose memory access moved a followed value (0: following off) */
+  uint32_t tag_result;           /* lanes whose destination holds a followed value after it */
   uint64_t addr[WS_WARP_LANES];  /* per-lane address (shared/const/param: offset) */
   uint32_t addr2[WS_WARP_LANES]; /* LDGSTS shared destination offsets */
 } ws_warp_step;

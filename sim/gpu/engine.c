@@ -25,6 +25,7 @@
 struct ws_engine {
   ws_ctx *ctx;
   const ws_gpu_cfg *cfg;
+  const ws_probe *probe; /* NULL: nobody watches */
   ws_stats *stats;
   ws_eventq q;
   ws_memsys *mem;
@@ -96,6 +97,40 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 }
 
 void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
+
+void ws_engine_set_probe(ws_engine *e, const ws_probe *probe) {
+  e->probe = probe;
+  ws_memsys_set_probe(e->mem, probe);
+}
+
+static ws_probe_launch probe_launch(const ws_exec_launch *launch, const ws_occupancy *occ, uint64_t cycles) {
+  const ws_kernel *k = launch->kernel;
+  return (ws_probe_launch){.kernel_name = k->name,
+                           .kernel = k,
+                           .grid = {launch->grid.x, launch->grid.y, launch->grid.z},
+                           .block = {launch->block.x, launch->block.y, launch->block.z},
+                           .regs_per_thread = k->regs_per_thread,
+                           .shared_bytes = k->shared_size_bytes + launch->dyn_shared_bytes,
+                           .ctas_per_sm = occ->ctas_per_sm,
+                           .cycles = cycles};
+}
+
+/* The launch's own record, then its end: after the last micro-op. */
+static void probe_end(const ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
+                      uint64_t end) {
+  const ws_dim3 g = launch->grid, b = launch->block;
+  ws_probe_event ev = {.end = end,
+                       .sm = WS_PROBE_NONE,
+                       .unit = WS_PROBE_NONE,
+                       .warp = WS_PROBE_NONE,
+                       .pc = UINT32_MAX,
+                       .a = (uint32_t)((uint64_t)g.x * g.y * g.z),
+                       .b = b.x * b.y * b.z,
+                       .kind = WS_PEV_KERNEL};
+  e->probe->event(e->probe->user, &ev);
+  ws_probe_launch l = probe_launch(launch, occ, end);
+  e->probe->launch_end(e->probe->user, &l);
+}
 
 void ws_engine_destroy(ws_engine *e) {
   if (!e) return;
@@ -265,7 +300,12 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
                    .nrows = ws_cta_regs_needed(launch->kernel),
                    .ctas_per_sm = occ->ctas_per_sm,
                    .warps_per_cta = occ->warps_per_cta,
-                   .ls = ls};
+                   .ls = ls,
+                   .probe = e->probe};
+  if (e->probe) {
+    ws_probe_launch l = probe_launch(launch, occ, 0);
+    e->probe->launch_begin(e->probe->user, &l);
+  }
   ws_watchdog wd;
   uint64_t ctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
   uint64_t resident = (uint64_t)e->nsms * occ->ctas_per_sm;
@@ -282,6 +322,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   if (st == WS_OK) st = begin(e, &env, launch, occ);
   if (st == WS_OK) st = main_loop(e, &end);
   finish(e, end, ls);
+  if (e->probe) probe_end(e, launch, occ, end);
   free(table);
   ws_watchdog_free(&wd);
   e->wd = NULL;

@@ -14,6 +14,7 @@
 #include "base/ctx.h"
 #include "sim/core/config.h"
 #include "sim/core/occupancy.h"
+#include "sim/core/probe.h"
 #include "sim/core/stats.h"
 #include "sim/exec/exec.h"
 
@@ -25,6 +26,9 @@ void ws_engine_destroy(ws_engine *e);
 /* Whether each launch keeps the L2 contents the previous one left
  * (default: no, every launch starts with empty caches). */
 void ws_engine_set_keep_l2(ws_engine *e, bool keep);
+/* Every later launch reports its micro-ops to `probe` (sim/core/probe.h;
+ * NULL: none, the default). It must outlive those launches. */
+void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
 
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
  * > 0) from ws_occupancy_compute. Zeroes every registered counter first.

@@ -32,6 +32,7 @@ struct ws_device {
   ws_stats *stats;
   ws_engine *engine; /* created on the first timed launch */
   bool keep_l2;
+  const ws_probe *probe;
   ws_device_observer observer;
   void *observer_user;
   ws_watch watch;
@@ -186,6 +187,13 @@ void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
   if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
 }
 
+void ws_device_set_probe(ws_device *dev, const ws_probe *probe) {
+  dev->probe = probe;
+  if (dev->engine) ws_engine_set_probe(dev->engine, probe);
+}
+
+const ws_probe *ws_device_probe(const ws_device *dev) { return dev->probe; }
+
 void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
   dev->observer = fn;
   dev->observer_user = user;
@@ -215,6 +223,7 @@ static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws
   if (!dev->engine) {
     if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
     ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
+    ws_engine_set_probe(dev->engine, dev->probe);
   }
   return ws_engine_run(dev->engine, launch, occ, stats);
 }

@@ -14,6 +14,7 @@
 #include "isa/program.h"
 #include "sim/core/config.h"
 #include "sim/core/occupancy.h"
+#include "sim/core/probe.h"
 #include "sim/core/stats.h"
 #include "sim/exec/args.h"
 #include "sim/exec/launch.h"
@@ -81,6 +82,13 @@ ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 block,
  * channel, bank and row), and whether its slice is on the far side of the L2
  * from SM `sm`: the mapping the L2, crossbar and DRAM use. */
 void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out);
+
+/* Every later timed launch reports each of its micro-ops to `probe`
+ * (sim/core/probe.h; NULL, the default: none), which must outlive them.
+ * Functional launches have no micro-ops and report nothing. Values,
+ * counters and cycles are the same with and without a probe. */
+void ws_device_set_probe(ws_device *dev, const ws_probe *probe);
+const ws_probe *ws_device_probe(const ws_device *dev);
 
 /* Called after every successful launch, with the launch's statistics (the
  * device's stats registry still describes it): how the host runtime puts

@@ -69,6 +69,12 @@ ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   return NULL;
 }
 
+void ws_cache_where(ws_cache *c, uint64_t set_key, uint64_t tag, uint32_t *set, uint32_t *way) {
+  ws_cache_way *first = set_of(c, set_key), *w = ws_cache_find(c, set_key, tag);
+  *set = (uint32_t)((size_t)(first - c->ways) / c->assoc);
+  *way = w ? (uint32_t)(w - first) : UINT32_MAX;
+}
+
 void ws_cache_touch(ws_cache *c, ws_cache_way *w) { c->repl->touch(c, w); }
 
 ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {

@@ -59,6 +59,9 @@ void ws_cache_touch(ws_cache *c, ws_cache_way *w);
 /* The way to replace for a line of set `set_key`, or NULL when every way of
  * the set is pending. The caller evicts its contents, then installs. */
 ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key);
+/* Set index of `set_key`, and the way holding `tag` there (UINT32_MAX when
+ * it is not present): where a probe says a line lives. */
+void ws_cache_where(ws_cache *c, uint64_t set_key, uint64_t tag, uint32_t *set, uint32_t *way);
 /* Makes `w` hold line `tag` with no valid sectors, and touches it. */
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag);
 

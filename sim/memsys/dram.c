@@ -188,13 +188,15 @@ static int pick(const ws_dram *d, const channel *c, uint64_t now) {
 
 /* Cycle of the column command for `e` issued at `now`, opening its row as
  * needed, with the row-buffer outcome counted. */
-static uint64_t column_cycle(ws_dram *d, channel *c, const qent *e, uint64_t now) {
+static uint64_t column_cycle(ws_dram *d, channel *c, const qent *e, uint64_t now, uint8_t *outcome) {
   bank *b = &c->banks[e->bank];
   if (b->open && b->row == e->row) {
     c->st.row_hits++;
+    *outcome = WS_PROBE_ROW_HIT;
     return now;
   }
   uint64_t act = now;
+  *outcome = b->open ? WS_PROBE_ROW_CONFLICT : WS_PROBE_ROW_MISS;
   if (b->open) {
     c->st.row_conflicts++;
     uint64_t pre = now > b->act_cycle + d->t_ras ? now : b->act_cycle + d->t_ras;
@@ -213,7 +215,8 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
   memmove(&c->queue[idx], &c->queue[idx + 1], (c->count - idx - 1) * sizeof(qent));
   c->count--;
   c->reserved--;
-  uint64_t col = column_cycle(d, c, &e, now);
+  uint8_t outcome;
+  uint64_t col = column_cycle(d, c, &e, now, &outcome);
   uint64_t bus = ws_dram_bus_cycles(&d->cfg, e.bytes);
   /* the bank takes its next column command once this burst has gone (tCCD ~ burst time) */
   c->banks[e.bank].ready_cycle = col + bus;
@@ -235,7 +238,13 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
     c->st.reads++;
     c->st.bytes_read += moved;
   }
-  return (ws_dram_issue){e.id, e.is_write, done};
+  return (ws_dram_issue){.id = e.id,
+                         .is_write = e.is_write,
+                         .row_outcome = outcome,
+                         .bank = e.bank,
+                         .bytes = e.bytes,
+                         .row = e.row,
+                         .done_cycle = done};
 }
 
 static uint64_t next_wake(const channel *c, uint64_t now) {

@@ -17,6 +17,7 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
+#include "sim/core/probe.h"
 #include "sim/core/stats.h"
 
 typedef struct ws_dram ws_dram;
@@ -26,6 +27,10 @@ typedef struct ws_dram ws_dram;
 typedef struct ws_dram_issue {
   uint32_t id;
   bool is_write;
+  uint8_t row_outcome; /* WS_PROBE_ROW_*: hit, miss (bank closed) or conflict (another row open) */
+  uint32_t bank;
+  uint32_t bytes;
+  uint64_t row;
   uint64_t done_cycle;
 } ws_dram_issue;
 

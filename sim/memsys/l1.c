@@ -149,6 +149,11 @@ static ws_cache_way *find(ws_l1 *l1, uint64_t line) {
   return ws_cache_find(&l1->tags, n, n);
 }
 
+void ws_l1_where(ws_l1 *l1, uint64_t line, uint32_t *set, uint32_t *way) {
+  uint64_t n = line_no(l1, line);
+  ws_cache_where(&l1->tags, n, n, set, way);
+}
+
 /* A way for `line`, evicting the victim (its dirty sectors go to r's
  * writeback). NULL when the set is fully pinned or a needed write-buffer
  * slot is missing; then nothing has changed. */

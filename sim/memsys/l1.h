@@ -42,6 +42,9 @@ typedef struct ws_l1_result {
   uint8_t wb_mask;
 } ws_l1_result;
 
+/* Where `line` lives in the tag array (way UINT32_MAX: not held). */
+void ws_l1_where(ws_l1 *l1, uint64_t line, uint32_t *set, uint32_t *way);
+
 /* A waiter whose sectors have all arrived. */
 typedef struct ws_l1_done {
   uint32_t id;

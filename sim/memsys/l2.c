@@ -219,6 +219,14 @@ static ws_cache_way *find(ws_l2 *l2, slice *sl, uint64_t line) {
   return ws_cache_find(&sl->tags, set_key(l2, line), line >> l2->line_shift);
 }
 
+void ws_l2_where(ws_l2 *l2, uint32_t s, uint64_t line, uint32_t *set, uint32_t *way) {
+  ws_cache_where(&l2->s[s].tags, set_key(l2, line), line >> l2->line_shift, set, way);
+}
+
+bool ws_l2_is_far(const ws_l2 *l2, uint32_t sm, uint32_t s) {
+  return ws_addrmap_slice_partition(&l2->map, s) != ws_addrmap_sm_partition(&l2->map, sm);
+}
+
 /* A way for `line` with its victim evicted; NULL (and a stall) when the set
  * is fully pinned or the victim is dirty and the write-back buffer full. */
 static ws_cache_way *allocate(ws_l2 *l2, slice *sl, uint64_t line, ws_l2_result *r) {

@@ -59,6 +59,10 @@ void ws_l2_reset_timing(ws_l2 *l2);
 uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr);
 
 /* The slice's input FIFO (bounded by the crossbar credits). */
+/* Where `line` lives in its slice's tag array (way UINT32_MAX: not held),
+ * and whether the slice is in another partition than SM `sm`. */
+void ws_l2_where(ws_l2 *l2, uint32_t s, uint64_t line, uint32_t *set, uint32_t *way);
+bool ws_l2_is_far(const ws_l2 *l2, uint32_t sm, uint32_t s);
 void ws_l2_push(ws_l2 *l2, uint32_t slice, uint32_t id);
 bool ws_l2_head(const ws_l2 *l2, uint32_t slice, uint32_t *id);
 void ws_l2_pop(ws_l2 *l2, uint32_t slice);

@@ -42,11 +42,14 @@ typedef struct req {
   uint64_t line;
   uint64_t cookie;
   uint64_t ready_cycle; /* earliest send while it waits in a list */
+  uint64_t uop;         /* micro-op number, for the probe */
+  uint64_t link;        /* a DRAM read's requester (its uop) */
   uint32_t next;        /* free list or waiting list */
   uint32_t sm, slice;
   uint8_t mask; /* the sectors this packet carries or asks for */
   uint8_t kind; /* ws_access_kind */
   uint8_t role;
+  uint8_t flags; /* WS_PROBE_TAGGED */
 } req;
 
 typedef struct fifo {
@@ -71,6 +74,8 @@ struct ws_memsys {
   ws_l1_done *l1_done; /* scratch for fills */
   ws_l2_done *l2_done;
   ws_dram_issue *issues;
+  const ws_probe *probe; /* NULL: nobody watches */
+  uint64_t next_uop;
 };
 
 /* ---- pool and lists -------------------------------------------------------- */
@@ -113,6 +118,86 @@ static void post(ws_memsys *m, uint64_t cycle, uint16_t kind, uint32_t unit, uin
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* ---- the probe: each micro-op as one record, built only when one is set ---- */
+
+static ws_probe_event probe_ev(const req *r, uint8_t kind, uint64_t begin, uint64_t end) {
+  return (ws_probe_event){.begin = begin,
+                          .end = end,
+                          .addr = r->line,
+                          .uop = r->uop,
+                          .link = r->link,
+                          .sm = r->role == ROLE_ACCESS ? (uint16_t)r->sm : WS_PROBE_NONE,
+                          .unit = (uint16_t)r->slice,
+                          .warp = WS_PROBE_NONE,
+                          .pc = UINT32_MAX,
+                          .c = r->mask,
+                          .kind = kind,
+                          .flags = (uint8_t)(r->flags | (r->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
+                                             (r->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0))};
+}
+
+static __attribute__((noinline, cold)) void probe_xbar(ws_memsys *m, const req *r, uint8_t dir,
+                                                       uint32_t bytes, uint64_t ready, uint64_t arrive) {
+  ws_probe_event ev = probe_ev(r, WS_PEV_XBAR, ready, arrive);
+  ev.a = bytes;
+  ev.outcome = dir;
+  m->probe->event(m->probe->user, &ev);
+}
+
+static __attribute__((noinline, cold)) void probe_l2(ws_memsys *m, const req *r, const ws_l2_result *res,
+                                                     uint64_t now) {
+  ws_probe_event ev = probe_ev(r, WS_PEV_L2, now, res->outcome == WS_L2_HIT ? res->ready_cycle : now);
+  ws_l2_where(m->l2, r->slice, r->line, &ev.a, &ev.b);
+  ev.outcome = res->outcome == WS_L2_HIT    ? WS_PROBE_L2_HIT
+               : res->outcome == WS_L2_MISS ? WS_PROBE_L2_MISS
+                                            : WS_PROBE_L2_WRITTEN;
+  if (ws_l2_is_far(m->l2, r->sm, r->slice)) ev.flags |= WS_PROBE_FAR;
+  if (res->writeback) ev.flags |= WS_PROBE_WRITEBACK;
+  m->probe->event(m->probe->user, &ev);
+}
+
+static __attribute__((noinline, cold)) void probe_dram(ws_memsys *m, uint32_t ch, const ws_dram_issue *is,
+                                                       uint64_t now) {
+  ws_probe_event ev = probe_ev(&m->pool[is->id], WS_PEV_DRAM, now, is->done_cycle);
+  ev.unit = (uint16_t)ch;
+  ev.a = is->bank;
+  ev.b = (uint32_t)is->row;
+  ev.c = is->bytes;
+  ev.outcome = is->row_outcome;
+  m->probe->event(m->probe->user, &ev);
+}
+
+static __attribute__((noinline, cold)) void probe_simple(ws_memsys *m, const req *r, uint8_t kind,
+                                                         uint64_t begin, uint64_t end) {
+  ws_probe_event ev = probe_ev(r, kind, begin, end);
+  m->probe->event(m->probe->user, &ev);
+}
+
+static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, const ws_line_access *a,
+                                                     uint64_t uop, const ws_l1_result *res, uint64_t cycle) {
+  static const uint8_t outcome[WS_L1_OUTCOME_COUNT] = {[WS_L1_HIT] = WS_PROBE_L1_HIT,
+                                                       [WS_L1_MISS] = WS_PROBE_L1_MISS,
+                                                       [WS_L1_MERGED] = WS_PROBE_L1_MERGE,
+                                                       [WS_L1_FORWARD] = WS_PROBE_L1_FORWARD,
+                                                       [WS_L1_REJECT] = WS_PROBE_L1_RESFAIL};
+  bool hit_load = res->outcome == WS_L1_HIT && a->kind != WS_ACCESS_STORE;
+  ws_probe_event ev = {.begin = cycle,
+                       .end = hit_load ? res->resp_cycle : cycle + m->cfg.l1.hit_lat_cycles,
+                       .addr = a->line_addr,
+                       .uop = uop,
+                       .sm = (uint16_t)sm,
+                       .unit = WS_PROBE_NONE,
+                       .warp = a->warp,
+                       .pc = UINT32_MAX,
+                       .c = a->sector_mask,
+                       .kind = WS_PEV_L1,
+                       .outcome = outcome[res->outcome],
+                       .flags = (uint8_t)(a->flags | (a->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
+                                          (a->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0))};
+  ws_l1_where(m->l1[sm], a->line_addr, &ev.a, &ev.b);
+  m->probe->event(m->probe->user, &ev);
+}
+
 static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
   return (uint32_t)__builtin_popcount(mask) * m->cfg.l1.sector_bytes;
 }
@@ -124,6 +209,7 @@ static void transmit_req(ws_memsys *m, uint32_t id, uint64_t ready) {
   bool carries_data = r->kind == WS_ACCESS_STORE || r->kind == WS_ACCESS_ATOMIC;
   uint32_t bytes = WS_XBAR_HEADER_BYTES + (carries_data ? sector_bytes(m, r->mask) : 0);
   uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_REQ, r->sm, r->slice, bytes, ready);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_xbar(m, r, WS_PROBE_DIR_REQ, bytes, ready, arrive);
   post(m, arrive, EV_REQ_ARRIVE, r->slice, id);
   /* a store's write-buffer slot frees as it leaves; an atomic's on its response */
   if (r->kind == WS_ACCESS_STORE) ws_l1_wbuf_release(m->l1[r->sm]);
@@ -145,7 +231,9 @@ static void send_req(ws_memsys *m, uint32_t id, uint64_t ready) {
 
 static void transmit_resp(ws_memsys *m, uint32_t id, uint64_t ready) {
   req *r = &m->pool[id];
-  uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm, sector_bytes(m, r->mask), ready);
+  uint32_t bytes = sector_bytes(m, r->mask);
+  uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_RESP, r->slice, r->sm, bytes, ready);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_xbar(m, r, WS_PROBE_DIR_RESP, bytes, ready, arrive);
   post(m, arrive, EV_RESP_ARRIVE, r->sm, id);
 }
 
@@ -184,9 +272,14 @@ static void send_dram(ws_memsys *m, uint32_t id, uint64_t ready) {
   fifo_push(m, f, id);
 }
 
-static uint32_t new_dram_req(ws_memsys *m, role ro, uint64_t line, uint8_t mask, uint32_t slice) {
+static uint32_t new_dram_req(ws_memsys *m, role ro, uint64_t line, uint8_t mask, uint32_t slice,
+                             const req *cause) {
   uint32_t id = pool_alloc(m);
   m->pool[id] = (req){.line = line,
+                      .uop = ++m->next_uop,
+                      .link = ro == ROLE_DRAM_READ ? cause->uop : 0,
+                      .flags = ro == ROLE_DRAM_READ ? cause->flags : 0,
+                      .sm = cause->sm,
                       .next = NO_ID,
                       .slice = slice,
                       .mask = mask,
@@ -214,6 +307,7 @@ static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
   uint32_t n = ws_dram_schedule(m->dram, ch, now, m->issues, m->cfg.hbm.queue_depth, &wake);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t id = m->issues[i].id;
+    if (__builtin_expect(m->probe != NULL, 0)) probe_dram(m, ch, &m->issues[i], now);
     if (m->issues[i].is_write) /* held until its burst is on the bus: a kernel ends after it */
       post(m, m->issues[i].done_cycle, EV_DRAM_WRITTEN, ch, id);
     else
@@ -230,12 +324,14 @@ static void dram_kick(ws_memsys *m, uint32_t ch, uint64_t now) {
 
 static void slice_outcome(ws_memsys *m, uint32_t slice, uint32_t id, const ws_l2_result *res, uint64_t now) {
   req *r = &m->pool[id];
-  if (res->writeback) send_dram(m, new_dram_req(m, ROLE_DRAM_WRITE, res->wb_line, res->wb_mask, slice), now);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_l2(m, r, res, now);
+  if (res->writeback)
+    send_dram(m, new_dram_req(m, ROLE_DRAM_WRITE, res->wb_line, res->wb_mask, slice, r), now);
   if (res->outcome == WS_L2_HIT) {
     send_resp(m, id, res->ready_cycle);
   } else if (res->outcome == WS_L2_MISS && res->fetch_mask) {
     /* the miss is known after the slice's tag pass */
-    uint32_t d = new_dram_req(m, ROLE_DRAM_READ, r->line, res->fetch_mask, slice);
+    uint32_t d = new_dram_req(m, ROLE_DRAM_READ, r->line, res->fetch_mask, slice, r);
     send_dram(m, d, now + m->cfg.l2.hit_lat_cycles);
   } else if (res->outcome == WS_L2_WRITTEN) {
     pool_free(m, id);
@@ -274,6 +370,7 @@ static void pump(ws_memsys *m, uint32_t slice, uint64_t now) {
 
 static void on_l2_fill(ws_memsys *m, uint32_t slice, uint32_t id, uint64_t now) {
   req *r = &m->pool[id];
+  if (__builtin_expect(m->probe != NULL, 0)) probe_simple(m, r, WS_PEV_L2_FILL, now, now);
   uint32_t n = ws_l2_fill(m->l2, slice, r->line, r->mask, now, m->l2_done);
   pool_free(m, id);
   for (uint32_t i = 0; i < n; i++) send_resp(m, m->l2_done[i].id, m->l2_done[i].ready_cycle);
@@ -298,6 +395,8 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
     return;
   }
   uint32_t n = ws_l1_fill(l1, r->line, r->mask, now, m->l1_done);
+  if (__builtin_expect(m->probe != NULL, 0))
+    probe_simple(m, r, WS_PEV_L1_FILL, now, n ? m->l1_done[n - 1].resp_cycle : now);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t done = m->l1_done[i].id;
     post(m, m->l1_done[i].resp_cycle, WS_EVK_MEM_RESP, sm, m->pool[done].cookie);
@@ -314,6 +413,8 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   req *r = &m->pool[id];
   *r = (req){.line = a->line_addr,
              .cookie = cookie,
+             .uop = m->next_uop + 1,
+             .flags = a->flags,
              .next = NO_ID,
              .sm = sm,
              .slice = ws_l2_slice_of(m->l2, a->line_addr),
@@ -324,13 +425,17 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   ws_l1_access(m->l1[sm], a, id, cycle, &res);
   /* whatever leaves the L1 has gone through its pipeline (tag check) first */
   uint64_t leave = cycle + m->cfg.l1.hit_lat_cycles;
-  if (res.outcome == WS_L1_REJECT) {
+  bool accepted = res.outcome != WS_L1_REJECT;
+  if (__builtin_expect(m->probe != NULL, 0)) probe_l1(m, sm, a, accepted ? r->uop : 0, &res, cycle);
+  if (!accepted) {
     pool_free(m, id);
     return false;
   }
+  m->next_uop++;
   if (res.writeback) {
     uint32_t w = pool_alloc(m);
     m->pool[w] = (req){.line = res.wb_line,
+                       .uop = ++m->next_uop,
                        .next = NO_ID,
                        .sm = sm,
                        .slice = ws_l2_slice_of(m->l2, res.wb_line),
@@ -383,10 +488,13 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
   }
 }
 
+void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe) { m->probe = probe; }
+
 bool ws_memsys_idle(const ws_memsys *m) { return m->free_n == m->pool_n; }
 
 static void reset(ws_memsys *m, bool keep_l2) {
   m->epoch++;
+  m->next_uop = 0;
   for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) ws_l1_reset(m->l1[i]);
   ws_xbar_reset(m->xbar);
   if (keep_l2)

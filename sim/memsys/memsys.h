@@ -28,6 +28,7 @@
 #include "base/ctx.h"
 #include "sim/core/config.h"
 #include "sim/core/eventq.h"
+#include "sim/core/probe.h"
 #include "sim/core/stats.h"
 
 /* Event kinds: the engine owns the numbering so components cannot collide. */
@@ -52,6 +53,8 @@ typedef struct ws_line_access {
   uint8_t sector_mask; /* bit i: sector i of the line is touched */
   uint8_t kind;        /* ws_access_kind */
   uint16_t bytes;      /* bytes the warp actually uses in this line (for efficiency stats) */
+  uint16_t warp;       /* the SM warp slot that asked (for the probe) */
+  uint8_t flags;       /* WS_PROBE_TAGGED when it moves a followed value */
 } ws_line_access;
 
 typedef struct ws_memsys ws_memsys;
@@ -69,6 +72,11 @@ void ws_memsys_reset(ws_memsys *m);
  * NVIDIA GPUs invalidate them at kernel boundaries): how a kernel finds the
  * hierarchy after the previous one in a real process. */
 void ws_memsys_reset_keep_l2(ws_memsys *m);
+
+/* Every micro-op of the hierarchy goes to `probe` (NULL: none, the
+ * default); it must outlive its use. Memory micro-ops are numbered from 1
+ * at every reset, in the order they are created. */
+void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);

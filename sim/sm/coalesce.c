@@ -65,7 +65,7 @@ uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_
     const span *s = &spans[i];
     bool new_line = i == 0 || s->line != spans[i - 1].line;
     if (new_line) {
-      if (lines < max_out) out[lines] = (ws_line_access){s->line, 0, (uint8_t)kind, 0};
+      if (lines < max_out) out[lines] = (ws_line_access){.line_addr = s->line, .kind = (uint8_t)kind};
       lines++;
       covered_hi = 0;
     }

@@ -9,6 +9,7 @@
  * Residency counters (active cycles, resident warps) are integrated lazily
  * at each change, not per cycle. */
 #include "sim/sm/sm_int.h"
+#include "sim/sm/smprobe.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -140,6 +141,7 @@ static void layout_warps(ws_sm *sm) {
 ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   ws_sm_end(sm);
   sm->env = env;
+  sm->probe = env->probe;
   sm->nslots = env->ctas_per_sm;
   /* the occupancy rules keep nwarps <= max_warps_per_sm, which the config
    * check keeps <= subpartitions x WS_CFG_MAX_WARPS_PER_SUBPARTITION */
@@ -248,6 +250,7 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
   slot->mem_outstanding = 0;
   slot->done_cycle = cycle;
   slot->retire_cycle = NEVER;
+  slot->start_cycle = cycle;
   slot->warps_left = 0;
   for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
     ws_twarp *w = &sm->warps[s * sm->env->warps_per_cta + i];
@@ -314,6 +317,7 @@ static void async_done(ws_sm *sm, ws_twarp *w, uint64_t group, uint64_t cycle) {
 void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
   if (!r) return;
+  if (__builtin_expect(sm->probe != NULL, 0)) ws_smprobe_mem_done(sm, r->warp, r->pc, cycle);
   ws_twarp *w = &sm->warps[r->warp];
   if (r->kind == WS_ACCESS_ASYNC)
     async_done(sm, w, r->group, cycle);
@@ -343,6 +347,7 @@ static void retire_ctas(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
       continue;
     }
     ws_sm_flush(sm, cycle);
+    if (sm->probe) ws_smprobe_cta(sm, s, cycle);
     slot->busy = false;
     slot->retire_cycle = NEVER;
     sm->busy_ctas--;

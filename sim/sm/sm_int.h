@@ -93,6 +93,7 @@ typedef struct ws_cta_slot {
   uint32_t mem_outstanding; /* queued or in-flight memory instructions */
   uint64_t done_cycle;      /* latest warp completion (incl. owed results) */
   uint64_t retire_cycle;    /* UINT64_MAX until retirement is due */
+  uint64_t start_cycle;     /* when it was placed (for the probe) */
 } ws_cta_slot;
 
 struct ws_sm {
@@ -102,6 +103,7 @@ struct ws_sm {
   uint32_t nsp;
   uint32_t lat_cycles[WS_UNIT_COUNT], ii_cycles[WS_UNIT_COUNT];
   const ws_sm_env *env;
+  const ws_probe *probe; /* env->probe, one load closer */
   ws_cta_slot *slots;
   uint32_t nslots;
   ws_twarp *warps;
@@ -113,6 +115,8 @@ struct ws_sm {
   uint64_t age_counter;
   ws_warp_step step; /* scratch for ws_cta_step (no per-issue allocation) */
   ws_smem_memo memo[WS_SMEM_MEMO_ENTRIES];
+  uint32_t smem_wf, smem_ideal; /* the last shared access's wavefronts, for the probe */
+  uint64_t smem_ready;
   /* lazily integrated residency */
   uint32_t live_warps, busy_ctas;
   uint64_t acc_cycle;

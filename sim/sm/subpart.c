@@ -14,6 +14,7 @@
 
 #include "sim/exec/fault.h"
 #include "sim/sm/sm_int.h"
+#include "sim/sm/smprobe.h"
 
 #define NEVER UINT64_MAX
 
@@ -23,9 +24,24 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
   sp->next_cycle = NEVER;
 }
 
+/* The spans charged, as probe records; issue records stand for the
+ * `selected` spans. */
+static __attribute__((noinline, cold)) void probe_charge(ws_sm *sm, ws_subpart *sp, uint32_t i,
+                                                         uint64_t cycle) {
+  uint64_t since = sp->slot[i].since, split = sp->slot[i].split;
+  uint8_t r = sp->slot[i].reason;
+  if (split < cycle && split > since) {
+    if (r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, since, split);
+    since = split;
+  }
+  if (split < cycle) r = sp->slot[i].reason2;
+  if (r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, since, cycle);
+}
+
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle) {
   uint64_t since = sp->slot[i].since, split = sp->slot[i].split;
   if (cycle <= since) return;
+  if (__builtin_expect(sm->probe != NULL, 0)) probe_charge(sm, sp, i, cycle);
   if (split < cycle) {
     if (split > since) sm->stall[sp->slot[i].reason] += split - since;
     sp->slot[i].reason = sp->slot[i].reason2;
@@ -212,6 +228,11 @@ static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scor
     uint32_t wf = smem_wavefronts(sm, step, ideal);
     uint64_t ready = ws_lsu_smem(&sm->lsu, start, wf, ideal);
     set_short(w, si, ready, WS_SCOREBOARD_MIO, wf > ideal ? wf - ideal : 0);
+    if (__builtin_expect(sm->probe != NULL, 0)) {
+      sm->smem_wf = wf;
+      sm->smem_ideal = ideal;
+      sm->smem_ready = ready;
+    }
     return WS_OK;
   }
   case WS_MEMC_CONST: set_short(w, si, start + cfg->sm.const_lat_cycles, WS_SCOREBOARD_MIO, 0); return WS_OK;
@@ -278,7 +299,9 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   ws_watchdog_count(sm->env->wd, &sm->step);
   ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
-  return book(sm, sp, w, si, wslot, sm->step.pc, t, out);
+  st = book(sm, sp, w, si, wslot, sm->step.pc, t, out);
+  if (__builtin_expect(sm->probe != NULL, 0) && st == WS_OK) ws_smprobe_issue(sm, sp, w, si, wslot, t);
+  return st;
 }
 
 /* The verdict on a slot that was eligible and has not issued since: only

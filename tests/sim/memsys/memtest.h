@@ -118,7 +118,10 @@ static inline void mt_run(mt_sys *s, uint64_t until) {
 
 static inline bool mt_access(mt_sys *s, uint32_t sm, uint64_t line, uint8_t mask, ws_access_kind kind,
                              uint64_t cookie) {
-  ws_line_access a = {line, mask, (uint8_t)kind, (uint16_t)(__builtin_popcount(mask) * 32)};
+  ws_line_access a = {.line_addr = line,
+                      .sector_mask = mask,
+                      .kind = (uint8_t)kind,
+                      .bytes = (uint16_t)(__builtin_popcount(mask) * 32)};
   return ws_memsys_access(s->m, sm, &a, s->now, cookie);
 }
 

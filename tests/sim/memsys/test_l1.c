@@ -40,7 +40,7 @@ static void lt_fini(lt *t) {
 }
 
 static ws_l1_result acc(lt *t, uint64_t line, uint8_t mask, ws_access_kind k, uint32_t id, uint64_t now) {
-  ws_line_access a = {line, mask, (uint8_t)k, 0};
+  ws_line_access a = {.line_addr = line, .sector_mask = mask, .kind = (uint8_t)k};
   ws_l1_result r;
   ws_l1_access(t->l1, &a, id, now, &r);
   return r;

@@ -77,6 +77,31 @@ uint64_t ws_pcie_transfer_ns(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pci
   return cfg->setup_lat_ns + body;
 }
 
+void ws_pcie_for_each_chunk(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pcie_dir dir,
+                            ws_pcie_host_mem mem, void (*fn)(void *user, const ws_pcie_chunk *c),
+                            void *user) {
+  if (size_bytes == 0) return;
+  if (mem != WS_PCIE_PAGEABLE) {
+    ws_pcie_chunk c = {0, size_bytes, cfg->setup_lat_ns, cfg->setup_lat_ns + ws_pcie_dma_ns(cfg, size_bytes)};
+    fn(user, &c);
+    return;
+  }
+  uint64_t chunk = cfg->staging_chunk_bytes, staged = cfg->setup_lat_ns, dma_free = cfg->setup_lat_ns;
+  for (uint64_t off = 0; off < size_bytes; off += chunk) {
+    uint64_t n = size_bytes - off < chunk ? size_bytes - off : chunk;
+    ws_pcie_chunk c = {off, n, 0, 0};
+    if (dir ==
+        WS_PCIE_H2D) { /* the CPU stages chunk after chunk; each DMA waits for its chunk and the engine */
+      staged += ws_pcie_host_copy_ns(cfg, n);
+      c.dma_begin_ns = staged > dma_free ? staged : dma_free;
+    } else { /* the DMA runs back to back; the CPU copies out behind it */
+      c.dma_begin_ns = dma_free;
+    }
+    c.dma_end_ns = dma_free = c.dma_begin_ns + ws_pcie_dma_ns(cfg, n);
+    fn(user, &c);
+  }
+}
+
 uint64_t ws_pcie_peak_mbps(const ws_cfg_pcie *cfg) {
   const ws_pcie_gen *g = ws_pcie_gen_info(cfg->gen);
   if (!g) return 0;

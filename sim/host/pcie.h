@@ -48,6 +48,20 @@ uint64_t ws_pcie_transfer_ns(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pci
                              ws_pcie_host_mem mem);
 /* The link's payload bandwidth for large transfers, in MB/s (10^6 B/s),
  * rounded down: lanes x rate x code efficiency x TLP efficiency. */
+/* One DMA burst of a transfer: which bytes, and when the copy engine moves
+ * them, in ns from the transfer's start. */
+typedef struct ws_pcie_chunk {
+  uint64_t offset_bytes, size_bytes;
+  uint64_t dma_begin_ns, dma_end_ns;
+} ws_pcie_chunk;
+/* Calls fn for every DMA burst of a transfer, in order, with the times the
+ * closed form above implies: a pinned transfer is one burst after the setup
+ * latency; a pageable one is one per staging chunk, each DMA starting once
+ * its chunk is staged (H2D) or the previous DMA is done (D2H, the CPU
+ * copying out behind it). An H2D transfer's last burst ends when
+ * ws_pcie_transfer_ns says. */
+void ws_pcie_for_each_chunk(const ws_cfg_pcie *cfg, uint64_t size_bytes, ws_pcie_dir dir,
+                            ws_pcie_host_mem mem, void (*fn)(void *user, const ws_pcie_chunk *c), void *user);
 uint64_t ws_pcie_peak_mbps(const ws_cfg_pcie *cfg);
 
 #endif

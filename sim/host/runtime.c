@@ -225,13 +225,74 @@ static ws_runtime_record *push(ws_runtime *rt, ws_runtime_op kind, uint32_t stre
   return r;
 }
 
+/* ---- the probe: the timeline's records and the DMA bursts of copies ---- */
+
+static const uint8_t probe_op[WS_RUNTIME_OP_COUNT] = {[WS_RUNTIME_OP_H2D] = WS_PROBE_HOST_H2D,
+                                                      [WS_RUNTIME_OP_D2H] = WS_PROBE_HOST_D2H,
+                                                      [WS_RUNTIME_OP_KERNEL] = WS_PROBE_HOST_KERNEL,
+                                                      [WS_RUNTIME_OP_HOST] = WS_PROBE_HOST_WORK,
+                                                      [WS_RUNTIME_OP_EVENT] = WS_PROBE_HOST_EVENT};
+
+/* rec: the timeline record it belongs to (a launch's overhead: the kernel's, next) */
+static void probe_host(const ws_runtime *rt, uint8_t op, uint32_t stream, size_t rec, uint64_t begin_ns,
+                       uint64_t end_ns, uint64_t bytes) {
+  const ws_probe *p = ws_device_probe(rt->dev);
+  if (!p) return;
+  ws_probe_event ev = {.begin = begin_ns,
+                       .end = end_ns,
+                       .addr = bytes,
+                       .sm = WS_PROBE_NONE,
+                       .unit = (uint16_t)(stream == WS_RUNTIME_STREAM_HOST ? WS_PROBE_NONE : stream),
+                       .warp = WS_PROBE_NONE,
+                       .pc = UINT32_MAX,
+                       .a = (uint32_t)rec,
+                       .kind = WS_PEV_HOST,
+                       .outcome = op};
+  p->event(p->user, &ev);
+}
+
+static void probe_record(const ws_runtime *rt, const ws_runtime_record *r) {
+  probe_host(rt, probe_op[r->kind], r->stream, (size_t)(r - rt->recs), r->start_ns, r->end_ns, r->size_bytes);
+}
+
+typedef struct chunk_ctx {
+  const ws_runtime *rt;
+  const ws_runtime_record *r;
+} chunk_ctx;
+
+static void probe_chunk(void *user, const ws_pcie_chunk *c) {
+  const chunk_ctx *x = user;
+  const ws_probe *p = ws_device_probe(x->rt->dev);
+  ws_probe_event ev = {.begin = x->r->start_ns + c->dma_begin_ns,
+                       .end = x->r->start_ns + c->dma_end_ns,
+                       .addr = c->offset_bytes,
+                       .sm = WS_PROBE_NONE,
+                       .unit = (uint16_t)x->r->stream,
+                       .warp = WS_PROBE_NONE,
+                       .pc = UINT32_MAX,
+                       .a = (uint32_t)(x->rt->nrecs - 1),
+                       .c = (uint32_t)c->size_bytes,
+                       .kind = WS_PEV_PCIE,
+                       .outcome = x->r->kind == WS_RUNTIME_OP_H2D ? WS_PROBE_DIR_REQ : WS_PROBE_DIR_RESP};
+  p->event(p->user, &ev);
+}
+
+static void probe_copy(const ws_runtime *rt, const ws_runtime_record *r, ws_pcie_dir dir) {
+  if (!ws_device_probe(rt->dev)) return;
+  probe_record(rt, r);
+  chunk_ctx x = {rt, r};
+  ws_pcie_for_each_chunk(&rt->pcie, r->size_bytes, dir, r->host_mem, probe_chunk, &x);
+}
+
 ws_status ws_runtime_event_record(ws_runtime *rt, ws_runtime_event ev, ws_runtime_stream s,
                                   const char *name) {
   event *e = find_event(rt, ev);
   if (!e) return WS_ERR_INVALID;
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
   uint64_t t = max_u64(rt->host_ns, rt->stream_ready_ns[s]);
-  if (!push(rt, WS_RUNTIME_OP_EVENT, s, name, t, t)) return WS_ERR_NOMEM;
+  ws_runtime_record *r = push(rt, WS_RUNTIME_OP_EVENT, s, name, t, t);
+  if (!r) return WS_ERR_NOMEM;
+  probe_record(rt, r);
   *e = (event){true, t};
   return WS_OK;
 }
@@ -301,6 +362,7 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   if (!r) return WS_ERR_NOMEM;
   r->size_bytes = size_bytes;
   r->host_mem = b->mem;
+  probe_copy(rt, r, dir);
   /* the call returns only once the CPU has finished staging a pageable copy */
   if (b->mem == WS_PCIE_PAGEABLE) rt->host_ns = max_u64(rt->host_ns, start + dur);
   return WS_OK;
@@ -327,6 +389,8 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
                          const ws_launch_stats *stats) {
   ws_runtime *rt = user;
   if (!rt->placing) return WS_OK;
+  probe_host(rt, WS_PROBE_HOST_LAUNCH_OVERHEAD, WS_RUNTIME_STREAM_HOST, rt->nrecs, rt->host_ns,
+             rt->host_ns + rt->pcie.launch_overhead_ns, 0);
   rt->host_ns += rt->pcie.launch_overhead_ns; /* the launch call itself keeps the host busy */
   uint64_t dur = cycles_to_ns(stats->cycles, rt->core_clock_mhz);
   uint64_t start = place(rt, rt->place_stream, ENGINE_COMPUTE, dur);
@@ -338,6 +402,7 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
   r->stats = *stats;
   snprintf(r->kernel, sizeof r->kernel, "%s", k->name);
   ws_report_summarize(ws_device_cfg(rt->dev), ws_device_stats(rt->dev), &r->summary);
+  probe_record(rt, r);
   return WS_OK;
 }
 
@@ -370,8 +435,10 @@ ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel
 
 ws_status ws_runtime_host_work(ws_runtime *rt, const char *name, uint64_t duration_ns) {
   if (check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
-  if (!push(rt, WS_RUNTIME_OP_HOST, WS_RUNTIME_STREAM_HOST, name, rt->host_ns, rt->host_ns + duration_ns))
-    return WS_ERR_NOMEM;
+  ws_runtime_record *r =
+      push(rt, WS_RUNTIME_OP_HOST, WS_RUNTIME_STREAM_HOST, name, rt->host_ns, rt->host_ns + duration_ns);
+  if (!r) return WS_ERR_NOMEM;
+  probe_record(rt, r);
   rt->host_ns += duration_ns;
   return WS_OK;
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "models/example.h"
+#include "sim/host/pcie.h"
+#include "sim/host/runtime.h"
 #include "sim/memsys/dram.h"
 #include "sim/memsys/latency.h"
 #include "sim/memsys/xbar.h"
@@ -203,4 +205,54 @@ Test(probe, records_add_up_and_change_nothing) {
     free(v1);
     free(r.ev);
   }
+}
+
+Test(probe, runtime_records_and_dma_bursts) {
+  simtest t;
+  st_init(&t, ".kernel k\nEXIT\n", "k");
+  rec r = {0};
+  ws_probe p = probe_of(&r);
+  ws_device_set_probe(t.dev, &p);
+  ws_runtime *rt = NULL;
+  cr_assert_eq(ws_runtime_create(t.dev, &rt), WS_OK);
+  const ws_cfg_pcie *pc = &ws_device_cfg(t.dev)->pcie;
+  uint64_t bytes = 2ull * pc->staging_chunk_bytes + 1000; /* three staging chunks, the last short */
+  ws_runtime_host h;
+  cr_assert_eq(ws_runtime_host_alloc(rt, bytes, WS_PCIE_PAGEABLE, &h), WS_OK);
+  uint64_t d;
+  cr_assert_eq(ws_runtime_malloc(rt, bytes, &d), WS_OK);
+  cr_assert_eq(ws_runtime_memcpy_htod(rt, 0, d, h, 0, bytes, "in"), WS_OK);
+  cr_assert_eq(ws_runtime_launch(rt, 0, t.k, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, &t.args, "k"),
+               WS_OK);
+  cr_assert_eq(ws_runtime_host_work(rt, "cpu", 500), WS_OK);
+  size_t nrec;
+  const ws_runtime_record *tl = ws_runtime_timeline(rt, &nrec);
+  cr_expect_eq(count(&r, WS_PEV_HOST, 0, true) - count(&r, WS_PEV_HOST, WS_PROBE_HOST_LAUNCH_OVERHEAD, false),
+               nrec, "one record per timeline entry");
+  /* the bursts tile the copy in order and the last one ends the copy */
+  uint64_t next_off = 0, prev_end = tl[0].start_ns;
+  size_t bursts = 0;
+  for (size_t i = 0; i < r.n; i++) {
+    const ws_probe_event *e = &r.ev[i];
+    if (e->kind != WS_PEV_PCIE) continue;
+    bursts++;
+    cr_expect_eq(e->addr, next_off);
+    cr_expect_geq(e->begin, prev_end);
+    cr_expect_eq(e->end - e->begin, ws_pcie_dma_ns(pc, e->c), "a burst lasts its DMA time");
+    next_off += e->c;
+    prev_end = e->end;
+  }
+  cr_expect_eq(bursts, 3u);
+  cr_expect_eq(next_off, bytes);
+  cr_expect_eq(prev_end, tl[0].end_ns, "the last burst ends the copy");
+  const ws_probe_event *ovh = NULL;
+  for (size_t i = 0; i < r.n; i++)
+    if (r.ev[i].kind == WS_PEV_HOST && r.ev[i].outcome == WS_PROBE_HOST_LAUNCH_OVERHEAD) ovh = &r.ev[i];
+  cr_assert(ovh);
+  cr_expect_eq(ovh->end - ovh->begin, pc->launch_overhead_ns);
+  cr_expect_eq(ovh->a, 1u, "the overhead of the kernel, the second record");
+  cr_expect_leq(ovh->end, tl[1].start_ns);
+  ws_runtime_destroy(rt);
+  free(r.ev);
+  st_fini(&t);
 }

@@ -275,7 +275,8 @@ static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
 /* out of line, like barrier_released: rare next to the visits, and kept out of ws_sm_cycle's loop */
 __attribute__((noinline)) static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_cta_slot *slot = &sm->slots[w->cta_slot];
-  ws_subpart_charge_warp(sm, w, cycle + 1); /* its final issue cycle */
+  /* its final issue cycle */
+  (sm->probe ? ws_subpart_charge_warp_probed : ws_subpart_charge_warp)(sm, w, cycle + 1);
   w->finished = true;
   sm->sp[w->sp].live_mask &= ~(1u << w->sp_slot);
   ws_sm_flush(sm, cycle + 1);
@@ -372,14 +373,16 @@ static void lsu_cycle(ws_sm *sm, uint64_t cycle) {
  * then the sub-partition settles its next cycle. */
 static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
   ws_subpart_outcome out;
-  ws_status st = ws_subpart_issue(sm, sp, cycle, &out);
+  ws_status st = __builtin_expect(sm->probe != NULL, 0) ? ws_subpart_issue_probed(sm, sp, cycle, &out)
+                                                        : ws_subpart_issue(sm, sp, cycle, &out);
   if (st != WS_OK) return st;
   if (!out.actions) return WS_OK;
   uint32_t cta_slot = out.warp->cta_slot;
   if (out.actions & WS_SUBPART_MEM_ISSUED) sm->slots[cta_slot].mem_outstanding++;
   if (out.actions & WS_SUBPART_BAR_RELEASED) barrier_released(sm, cta_slot, cycle);
   if (out.actions & WS_SUBPART_WARP_DONE) warp_finished(sm, out.warp, cycle);
-  if (out.actions & WS_SUBPART_FINISH) ws_subpart_finish(sm, sp, cycle, &out);
+  if (out.actions & WS_SUBPART_FINISH)
+    (sm->probe ? ws_subpart_finish_probed : ws_subpart_finish)(sm, sp, cycle, &out);
   return WS_OK;
 }
 

@@ -60,8 +60,8 @@ typedef struct ws_sm_env {
   uint32_t nrows;                  /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;
-  ws_watchdog *wd;     /* limits and spin detection, shared by every SM */
-  ws_launch_stats *ls; /* functional counters (ws_cta_step fills them) */
+  ws_watchdog *wd;       /* limits and spin detection, shared by every SM */
+  ws_launch_stats *ls;   /* functional counters (ws_cta_step fills them) */
   const ws_probe *probe; /* every micro-op of the SM goes here; NULL: none */
 } ws_sm_env;
 

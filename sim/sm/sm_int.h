@@ -159,6 +159,11 @@ enum {
  * without memory, barrier or exit); the other fields are set otherwise. */
 ws_status ws_subpart_issue(ws_sm *sm, ws_subpart *sp, uint64_t cycle, ws_subpart_outcome *out);
 void ws_subpart_finish(ws_sm *sm, ws_subpart *sp, uint64_t cycle, const ws_subpart_outcome *out);
+/* The same three with the probe's hooks (subpart_probed.c): what the SM
+ * calls when a probe is set. */
+ws_status ws_subpart_issue_probed(ws_sm *sm, ws_subpart *sp, uint64_t cycle, ws_subpart_outcome *out);
+void ws_subpart_finish_probed(ws_sm *sm, ws_subpart *sp, uint64_t cycle, const ws_subpart_outcome *out);
+void ws_subpart_charge_warp_probed(ws_sm *sm, ws_twarp *w, uint64_t cycle);
 /* Stall accounting of scheduler slot i (the warp in it). */
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle);
 void ws_subpart_set_reason(ws_sm *sm, ws_subpart *sp, uint32_t i, ws_stall r, uint64_t cycle);

@@ -8,13 +8,23 @@
  * becomes ready, a unit frees) or "never without an event" (memory,
  * barrier); the sub-partition then sleeps until the earliest such cycle, so
  * idle time costs nothing. The checks run in a fixed priority (the first
- * that blocks names the stall), mirroring Nsight Compute's reasons. */
+ * that blocks names the stall), mirroring Nsight Compute's reasons.
+ *
+ * The file is compiled twice: as itself, and by subpart_probed.c with
+ * WS_SUBPART_PROBED set and every public name suffixed _probed. Only the
+ * second reports to the probe (sim/sm/smprobe.h), and the SM calls it only
+ * when a probe is set, so the issue path without one has no test for it at
+ * all: a test per stall-reason change alone cost 2.6% of a timing run. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "sim/exec/fault.h"
 #include "sim/sm/sm_int.h"
 #include "sim/sm/smprobe.h"
+
+#ifndef WS_SUBPART_PROBED
+#define WS_SUBPART_PROBED 0
+#endif
 
 #define NEVER UINT64_MAX
 
@@ -24,6 +34,7 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
   sp->next_cycle = NEVER;
 }
 
+#if WS_SUBPART_PROBED
 /* The spans charged, as probe records; issue records stand for the
  * `selected` spans. */
 static __attribute__((noinline, cold)) void probe_charge(ws_sm *sm, ws_subpart *sp, uint32_t i,
@@ -37,11 +48,14 @@ static __attribute__((noinline, cold)) void probe_charge(ws_sm *sm, ws_subpart *
   if (split < cycle) r = sp->slot[i].reason2;
   if (r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, since, cycle);
 }
+#endif
 
 void ws_subpart_charge(ws_sm *sm, ws_subpart *sp, uint32_t i, uint64_t cycle) {
   uint64_t since = sp->slot[i].since, split = sp->slot[i].split;
   if (cycle <= since) return;
-  if (__builtin_expect(sm->probe != NULL, 0)) probe_charge(sm, sp, i, cycle);
+#if WS_SUBPART_PROBED
+  probe_charge(sm, sp, i, cycle);
+#endif
   if (split < cycle) {
     if (split > since) sm->stall[sp->slot[i].reason] += split - since;
     sp->slot[i].reason = sp->slot[i].reason2;
@@ -228,11 +242,11 @@ static ws_status issue_lsu(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scor
     uint32_t wf = smem_wavefronts(sm, step, ideal);
     uint64_t ready = ws_lsu_smem(&sm->lsu, start, wf, ideal);
     set_short(w, si, ready, WS_SCOREBOARD_MIO, wf > ideal ? wf - ideal : 0);
-    if (__builtin_expect(sm->probe != NULL, 0)) {
-      sm->smem_wf = wf;
-      sm->smem_ideal = ideal;
-      sm->smem_ready = ready;
-    }
+#if WS_SUBPART_PROBED
+    sm->smem_wf = wf;
+    sm->smem_ideal = ideal;
+    sm->smem_ready = ready;
+#endif
     return WS_OK;
   }
   case WS_MEMC_CONST: set_short(w, si, start + cfg->sm.const_lat_cycles, WS_SCOREBOARD_MIO, 0); return WS_OK;
@@ -299,9 +313,13 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   ws_watchdog_count(sm->env->wd, &sm->step);
   ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
+#if WS_SUBPART_PROBED
   st = book(sm, sp, w, si, wslot, sm->step.pc, t, out);
-  if (__builtin_expect(sm->probe != NULL, 0) && st == WS_OK) ws_smprobe_issue(sm, sp, w, si, wslot, t);
+  if (st == WS_OK) ws_smprobe_issue(sm, sp, w, si, wslot, t);
   return st;
+#else
+  return book(sm, sp, w, si, wslot, sm->step.pc, t, out);
+#endif
 }
 
 /* The verdict on a slot that was eligible and has not issued since: only

@@ -22,6 +22,7 @@
 #include "sim/exec/mem.h"
 #include "sim/exec/sanitize.h"
 #include "sim/gpu/engine.h"
+#include "sim/sm/sm.h"
 
 struct ws_device {
   ws_ctx *ctx;
@@ -193,6 +194,10 @@ void ws_device_set_probe(ws_device *dev, const ws_probe *probe) {
 }
 
 const ws_probe *ws_device_probe(const ws_device *dev) { return dev->probe; }
+
+const char *ws_device_stall_name(uint32_t r) { return ws_sm_stall_name((ws_stall)r); }
+
+uint32_t ws_device_stall_count(void) { return WS_STALL_COUNT; }
 
 void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
   dev->observer = fn;

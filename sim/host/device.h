@@ -89,6 +89,10 @@ void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_locat
  * counters and cycles are the same with and without a probe. */
 void ws_device_set_probe(ws_device *dev, const ws_probe *probe);
 const ws_probe *ws_device_probe(const ws_device *dev);
+/* The name of stall reason r (WS_PEV_STALL's a; "?" when out of range), and
+ * how many there are. */
+const char *ws_device_stall_name(uint32_t r);
+uint32_t ws_device_stall_count(void);
 
 /* Called after every successful launch, with the launch's statistics (the
  * device's stats registry still describes it): how the host runtime puts

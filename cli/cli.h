@@ -16,6 +16,10 @@
 #include "isa/program.h"
 #include "models/gemmgen.h"
 #include "sim/host/device.h"
+#include "sim/host/runtime.h"
+#include "traces/journey.h"
+#include "traces/tee.h"
+#include "traces/wst.h"
 
 enum { WS_EXIT_OK = 0, WS_EXIT_FAIL = 1, WS_EXIT_USAGE = 2 };
 
@@ -113,6 +117,65 @@ bool ws_cli_interrupted(void);
   "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
 extern const char ws_cli_watchopt_help[];
 
+/* ---- what to record of a launch: --trace FILE and its filters (traceopt.c) ---- */
+
+typedef struct ws_cli_traceopt {
+  const char *path; /* --trace; NULL: no trace */
+  char **kernels;   /* --trace-kernels, split (into kernel_text) */
+  char *kernel_text;
+  size_t nkernels;
+  uint32_t sms[WS_CFG_MAX_SMS]; /* --trace-sms */
+  size_t nsms;
+  bool has_cycles; /* --trace-cycles A:B (cycle_end 0: open) */
+  uint64_t cycle_begin, cycle_end;
+  bool follow_only;
+} ws_cli_traceopt;
+
+enum { /* getopt codes of the trace options */
+       WS_CLI_TRACE = 0x220,
+       WS_CLI_TRACE_KERNELS,
+       WS_CLI_TRACE_SMS,
+       WS_CLI_TRACE_CYCLES,
+       WS_CLI_TRACE_FOLLOW_ONLY
+};
+#define WS_CLI_TRACEOPT_LONGS                                                                                \
+  {"trace", required_argument, NULL, WS_CLI_TRACE},                                                          \
+      {"trace-kernels", required_argument, NULL, WS_CLI_TRACE_KERNELS},                                      \
+      {"trace-sms", required_argument, NULL, WS_CLI_TRACE_SMS},                                              \
+      {"trace-cycles", required_argument, NULL, WS_CLI_TRACE_CYCLES}, {                                      \
+    "trace-follow-only", no_argument, NULL, WS_CLI_TRACE_FOLLOW_ONLY                                         \
+  }
+/* Takes option code c: *taken tells whether it was one of them; returns a
+ * usage error for a malformed value, else WS_EXIT_OK. */
+int ws_cli_traceopt_take(const char *cmd, ws_cli_traceopt *o, int c, const char *arg, bool *taken);
+/* Usage errors for combinations that cannot work, and for SMs the GPU lacks. */
+int ws_cli_traceopt_check(const char *cmd, const ws_cli_traceopt *o, bool functional, bool following);
+/* The GPU lacks an SM of --trace-sms: WS_ERR_INVALID, a command-line error. */
+ws_status ws_cli_traceopt_check_gpu(ws_ctx *ctx, const ws_cli_traceopt *o, const ws_gpu_cfg *cfg);
+void ws_cli_traceopt_free(ws_cli_traceopt *o);
+#define WS_CLI_TRACEOPT_HELP                                                                                 \
+  "  --trace FILE.wst     record every micro-op of the timed launches (docs/traces.md)\n"                    \
+  "  --trace-kernels A,B  record only launches of these kernels\n"                                           \
+  "  --trace-sms LIST     record only these SMs' micro-ops (0-3,7; DRAM and host records stay)\n"            \
+  "  --trace-cycles A:B   record only micro-ops beginning in cycles [A, B) of each launch (A: for\n"         \
+  "                       no end)\n"                                                                         \
+  "  --trace-follow-only  record only what carries the followed pixel (with --follow-pixel)\n"
+extern const char ws_cli_traceopt_help[];
+
+/* A trace being recorded (and a pixel's journey being followed). */
+typedef struct ws_cli_trace {
+  ws_wst_writer *writer; /* NULL: no --trace */
+  ws_journey *journey;   /* NULL: nothing followed */
+  ws_tee tee;
+} ws_cli_trace;
+/* Sets the probe on dev before the launches. */
+ws_status ws_cli_trace_start(ws_ctx *ctx, const ws_cli_traceopt *o, ws_device *dev, bool follow,
+                             ws_cli_trace *t);
+/* After a successful run: stores the timeline (rt may be NULL) and the
+ * journey, puts the file in place and says on stderr what it holds. */
+ws_status ws_cli_trace_finish(ws_ctx *ctx, const ws_cli_traceopt *o, ws_cli_trace *t, const ws_runtime *rt);
+void ws_cli_trace_free(ws_cli_trace *t);
+
 /* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
 
 /* --check race|init|sync (repeatable, comma-separated): the device's checks
@@ -133,28 +196,34 @@ typedef struct ws_cli_runopt {
   const char *stats_json; /* write every counter here after the launch */
   ws_cli_watchopt watch;  /* what bounds the launch */
   uint32_t checks;        /* WS_CHECK_* (--check) */
+  ws_cli_traceopt trace;  /* --trace and its filters */
+  ws_cli_trace rec;       /* the trace being recorded */
 } ws_cli_runopt;
 
 /* getopt_long entries for the three options (codes 'R', 'J', 'F'), --check
  * and the watch options. */
 #define WS_CLI_RUNOPT_LONGS                                                                                  \
   {"report", no_argument, NULL, 'R'}, {"stats-json", required_argument, NULL, 'J'},                          \
-      {"functional", no_argument, NULL, 'F'}, WS_CLI_CHECK_LONG, WS_CLI_WATCHOPT_LONGS
+      {"functional", no_argument, NULL, 'F'}, WS_CLI_CHECK_LONG, WS_CLI_WATCHOPT_LONGS,                      \
+      WS_CLI_TRACEOPT_LONGS
 /* Takes option code c (with its argument): *taken tells whether it was one
  * of them; returns a usage error for a malformed value, else WS_EXIT_OK. */
 int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg, bool *taken);
-/* A usage error for combinations that cannot work, else WS_EXIT_OK. */
+/* A usage error for combinations that cannot work (and, with the GPU's
+ * config, trace filters naming SMs it lacks), else WS_EXIT_OK. */
 int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o);
-/* Puts the device in the requested mode, with the watch options, before
- * the launch. */
-void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev);
+/* Puts the device in the requested mode, with the watch options and the
+ * trace, before the launch. */
+ws_status ws_cli_runopt_apply(ws_ctx *ctx, ws_cli_runopt *o, ws_device *dev);
+/* Drops an unfinished trace (nothing is written) and the options' memory. */
+void ws_cli_runopt_free(ws_cli_runopt *o);
 /* After a successful launch: prints the report and writes the stats JSON
  * as requested: into `outputs` when the command writes several files (all
  * or none, base/file.h), else atomically on its own (outputs NULL). */
 typedef struct ws_file_batch ws_file_batch;
-ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
-                               const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls, ws_file_batch *outputs);
+ws_status ws_cli_runopt_finish(ws_ctx *ctx, ws_cli_runopt *o, const ws_device *dev, const char *kernel_name,
+                               ws_dim3 grid, ws_dim3 block, const ws_launch_stats *ls,
+                               ws_file_batch *outputs);
 extern const char ws_cli_runopt_help[];
 
 /* ---- GEMM tiles: --bm --bn --bk --tm --tn --wm --wn --threads (gemmopt.c) ---- */

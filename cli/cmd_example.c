@@ -99,14 +99,12 @@ static int parse_flags(int argc, char **argv, ws_example_shape *s, bool *sized, 
   return rc == WS_EXIT_OK ? ws_cli_runopt_check("example", run) : rc;
 }
 
-int ws_cli_example(int argc, char **argv) {
+static int example(int argc, char **argv, ws_cli_runopt *run) {
   ws_example_shape s = {0, 0, 0, 1};
   bool sized[3] = {false, false, false};
   ws_cli_gpuopt gpu;
-  ws_cli_runopt run;
   memset(&gpu, 0, sizeof gpu);
-  memset(&run, 0, sizeof run);
-  int rc = parse_flags(argc, argv, &s, sized, &gpu, &run);
+  int rc = parse_flags(argc, argv, &s, sized, &gpu, run);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
     return ws_cli_usage_error("example", "expected one example name (saxpy, reduce, sgemm, mma)");
@@ -131,16 +129,27 @@ int ws_cli_example(int argc, char **argv) {
   ws_device *dev = NULL;
   ws_example_check check;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &gpu, &cfg);
+  bool usage = st == WS_OK && ws_cli_traceopt_check_gpu(ctx, &run->trace, &cfg) != WS_OK;
+  if (usage) st = WS_ERR_INVALID;
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
-  if (st == WS_OK) {
-    ws_cli_runopt_apply(&run, dev);
-    st = ws_example_run(dev, name, &s, &check);
-  }
+  if (st == WS_OK) st = ws_cli_runopt_apply(ctx, run, dev);
+  if (st == WS_OK) st = ws_example_run(dev, name, &s, &check);
   if (st == WS_OK) print_check(&check, &cfg);
   if (st == WS_OK)
-    st = ws_cli_runopt_finish(ctx, &run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
-  rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : check.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
+    st = ws_cli_runopt_finish(ctx, run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
+  rc = usage         ? ws_cli_usage_error("example", "%s", ws_errmsg(ctx))
+       : st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx))
+       : check.pass  ? WS_EXIT_OK
+                     : WS_EXIT_FAIL;
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);
+  return rc;
+}
+
+int ws_cli_example(int argc, char **argv) {
+  ws_cli_runopt run;
+  memset(&run, 0, sizeof run);
+  int rc = example(argc, argv, &run);
+  ws_cli_runopt_free(&run);
   return rc;
 }

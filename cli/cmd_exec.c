@@ -442,10 +442,11 @@ static ws_status check_print_counts(exec_state *s, const exec_opts *o) {
   return WS_OK;
 }
 
-static ws_status run(exec_state *s, const exec_opts *o) {
+static ws_status run(exec_state *s, exec_opts *o) {
   ws_gpu_cfg cfg;
   ws_launch_stats stats;
   ws_status st = ws_cli_gpuopt_resolve(s->ctx, &o->gpu, &cfg);
+  if (st == WS_OK && (st = ws_cli_traceopt_check_gpu(s->ctx, &o->run.trace, &cfg)) != WS_OK) s->usage = true;
   if (st == WS_OK) st = ws_cli_load_program(s->ctx, o->file, &s->prog);
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
   if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
@@ -454,7 +455,7 @@ static ws_status run(exec_state *s, const exec_opts *o) {
   if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||
       (st = check_print_counts(s, o)) != WS_OK)
     return st;
-  ws_cli_runopt_apply(&o->run, s->dev);
+  if ((st = ws_cli_runopt_apply(s->ctx, &o->run, s->dev)) != WS_OK) return st;
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
   if (st != WS_OK) return st;
   printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name, o->grid.x,
@@ -479,7 +480,10 @@ int ws_cli_exec(int argc, char **argv) {
   exec_opts o;
   memset(&o, 0, sizeof o);
   int rc = parse_flags(argc, argv, &o);
-  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  if (rc != WS_EXIT_OK) {
+    ws_cli_runopt_free(&o.run);
+    return rc < 0 ? WS_EXIT_OK : rc;
+  }
   exec_state s;
   memset(&s, 0, sizeof s);
   s.ctx = ws_ctx_create();
@@ -488,6 +492,7 @@ int ws_cli_exec(int argc, char **argv) {
        : s.usage   ? ws_cli_usage_error("exec", "%s", ws_errmsg(s.ctx))
                    : ws_cli_error("%s", ws_errmsg(s.ctx));
   for (int i = 0; i < s.nbufs; i++) free(s.bufs[i].data);
+  ws_cli_runopt_free(&o.run);
   ws_device_destroy(s.dev);
   ws_program_destroy(s.prog);
   ws_ctx_destroy(s.ctx);

@@ -17,7 +17,7 @@ const char ws_cli_runopt_help[] =
     "                       stall reasons, cache hit rates, DRAM traffic, FLOP/s; docs/stats.md)\n"
     "  --stats-json FILE    write every counter of the launch to FILE as JSON\n"
     "  --functional         compute values only, without the timing model (fastest)\n" WS_CLI_CHECK_HELP
-        WS_CLI_WATCHOPT_HELP;
+        WS_CLI_WATCHOPT_HELP WS_CLI_TRACEOPT_HELP;
 
 int ws_cli_check_take(const char *cmd, const char *arg, uint32_t *checks) {
   static const struct {
@@ -48,8 +48,10 @@ int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg
     o->stats_json = arg;
   else if (c == WS_CLI_CHECK)
     return ws_cli_check_take(cmd, arg, &o->checks);
-  else
-    return ws_cli_watchopt_take(cmd, &o->watch, c, arg, taken);
+  else {
+    int rc = ws_cli_traceopt_take(cmd, &o->trace, c, arg, taken);
+    return *taken ? rc : ws_cli_watchopt_take(cmd, &o->watch, c, arg, taken);
+  }
   return WS_EXIT_OK;
 }
 
@@ -59,13 +61,19 @@ int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o) {
   if (o->stats_json && !*o->stats_json) return ws_cli_usage_error(cmd, "--stats-json needs a file name");
   if (o->functional && o->watch.max_cycles)
     return ws_cli_usage_error(cmd, "--max-cycles needs the timing model; drop --functional");
-  return WS_EXIT_OK;
+  return ws_cli_traceopt_check(cmd, &o->trace, o->functional, false);
 }
 
-void ws_cli_runopt_apply(const ws_cli_runopt *o, ws_device *dev) {
+ws_status ws_cli_runopt_apply(ws_ctx *ctx, ws_cli_runopt *o, ws_device *dev) {
   ws_device_set_mode(dev, o->functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
   ws_device_set_checks(dev, o->checks);
   ws_cli_watchopt_apply(&o->watch, dev);
+  return ws_cli_trace_start(ctx, &o->trace, dev, false, &o->rec);
+}
+
+void ws_cli_runopt_free(ws_cli_runopt *o) {
+  ws_cli_trace_free(&o->rec);
+  ws_cli_traceopt_free(&o->trace);
 }
 
 static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats,
@@ -83,10 +91,11 @@ static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats 
   return st;
 }
 
-ws_status ws_cli_runopt_finish(ws_ctx *ctx, const ws_cli_runopt *o, const ws_device *dev,
-                               const char *kernel_name, ws_dim3 grid, ws_dim3 block,
-                               const ws_launch_stats *ls, ws_file_batch *outputs) {
+ws_status ws_cli_runopt_finish(ws_ctx *ctx, ws_cli_runopt *o, const ws_device *dev, const char *kernel_name,
+                               ws_dim3 grid, ws_dim3 block, const ws_launch_stats *ls,
+                               ws_file_batch *outputs) {
   if (o->report)
     ws_report_print(stdout, ws_device_cfg(dev), kernel_name, grid, block, ls, ws_device_stats(dev));
-  return o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev), outputs) : WS_OK;
+  ws_status st = o->stats_json ? write_stats_json(ctx, o->stats_json, ws_device_stats(dev), outputs) : WS_OK;
+  return st == WS_OK ? ws_cli_trace_finish(ctx, &o->trace, &o->rec, NULL) : st;
 }

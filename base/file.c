@@ -211,3 +211,97 @@ ws_status ws_file_write_atomic(ws_ctx *ctx, const char *path, const void *data, 
   ws_file_batch_free(&b);
   return st;
 }
+
+/* ---- streams ------------------------------------------------------------------ */
+
+struct ws_file_stream {
+  char *final; /* the file replaced (a link's target), or the device written */
+  char *tmp;   /* NULL: an anonymous temporary file, copied into a device or pipe */
+  FILE *f;
+  bool done; /* committed (or failed at commit): nothing left to remove */
+};
+
+/* A fresh name beside the target, created exclusively so two streams of one
+ * process to one target never share a temporary file. */
+static ws_status create_temp(ws_ctx *ctx, ws_file_stream *s) {
+  size_t len = strlen(s->final) + 48;
+  if (!(s->tmp = malloc(len)))
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", s->final);
+  for (unsigned i = 0; i < 1000; i++) {
+    snprintf(s->tmp, len, "%s.tmp.%ld.s%u", s->final, (long)getpid(), i);
+    if ((s->f = fopen(s->tmp, "wb+x")) != NULL) return WS_OK;
+    if (errno != EEXIST) break;
+  }
+  int err = errno;
+  free(s->tmp);
+  s->tmp = NULL;
+  return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", s->final, strerror(err));
+}
+
+ws_status ws_file_stream_open(ws_ctx *ctx, const char *path, ws_file_stream **out) {
+  *out = NULL;
+  ws_file_stream *s = calloc(1, sizeof *s);
+  if (!s) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for output '%s'", path);
+  bool direct = false;
+  ws_status st = resolve_target(ctx, path, &s->final, &direct);
+  if (st == WS_OK && direct && !(s->f = tmpfile()))
+    st = ws_ctx_fail(ctx, WS_ERR_IO, "cannot create a temporary file for '%s': %s", path, strerror(errno));
+  else if (st == WS_OK && !direct)
+    st = create_temp(ctx, s);
+  if (st != WS_OK) {
+    ws_file_stream_close(s);
+    return st;
+  }
+  *out = s;
+  return WS_OK;
+}
+
+FILE *ws_file_stream_fp(ws_file_stream *s) { return s->f; }
+
+/* The anonymous file's bytes into the device or pipe. */
+static ws_status copy_to_device(ws_ctx *ctx, ws_file_stream *s) {
+  if (fflush(s->f) != 0 || fseek(s->f, 0, SEEK_SET) != 0)
+    return ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", s->final, strerror(errno));
+  FILE *dev = fopen(s->final, "wb");
+  if (!dev) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", s->final, strerror(errno));
+  char buf[1 << 16];
+  bool ok = true;
+  int err = 0;
+  size_t n;
+  while (ok && (n = fread(buf, 1, sizeof buf, s->f)) > 0)
+    if (fwrite(buf, 1, n, dev) != n) ok = false, err = errno;
+  if (ok && ferror(s->f)) ok = false, err = errno;
+  if (fclose(dev) != 0 && ok) ok = false, err = errno;
+  return ok ? WS_OK : ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", s->final, strerror(err));
+}
+
+ws_status ws_file_stream_commit(ws_ctx *ctx, ws_file_stream *s) {
+  if (s->done || !s->f) return ws_ctx_fail(ctx, WS_ERR_INVALID, "'%s' is already committed", s->final);
+  ws_status st = WS_OK;
+  if (!s->tmp) {
+    st = copy_to_device(ctx, s);
+  } else {
+    bool ok = fflush(s->f) == 0;
+    int err = errno;
+    if (fclose(s->f) != 0 && ok) ok = false, err = errno;
+    s->f = NULL;
+    if (ok && rename(s->tmp, s->final) != 0) ok = false, err = errno;
+    if (ok) {
+      free(s->tmp);
+      s->tmp = NULL;
+    } else {
+      st = ws_ctx_fail(ctx, WS_ERR_IO, "cannot write '%s': %s", s->final, strerror(err));
+    }
+  }
+  s->done = true;
+  return st;
+}
+
+void ws_file_stream_close(ws_file_stream *s) {
+  if (!s) return;
+  if (s->f) fclose(s->f);
+  if (s->tmp) remove(s->tmp);
+  free(s->tmp);
+  free(s->final);
+  free(s);
+}

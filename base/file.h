@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/ctx.h"
 
@@ -48,5 +49,23 @@ ws_status ws_file_batch_add(ws_ctx *ctx, ws_file_batch *b, const char *path, con
                             size_t size_bytes);
 ws_status ws_file_batch_commit(ws_ctx *ctx, ws_file_batch *b);
 void ws_file_batch_free(ws_file_batch *b);
+
+/* One output written piece by piece (a trace), put in place whole at
+ * commit by the same rules as ws_file_write_atomic: the bytes go to a
+ * temporary file beside the target (a link's target), renamed over it at
+ * commit; a character device or pipe gets an anonymous temporary file
+ * copied into it at commit; anything else is refused at open. The FILE is
+ * seekable either way, so a writer may go back to fill in a header.
+ * Signals are not held while the stream is open (a long simulation must
+ * stay interruptible): an owner that stops on Ctrl-C closes the stream,
+ * which removes the temporary file. Close without commit discards it. */
+typedef struct ws_file_stream ws_file_stream;
+
+ws_status ws_file_stream_open(ws_ctx *ctx, const char *path, ws_file_stream **out);
+FILE *ws_file_stream_fp(ws_file_stream *s);
+/* Flushes and closes the temporary file, then renames or copies it into
+ * place; the stream is spent either way (close it). */
+ws_status ws_file_stream_commit(ws_ctx *ctx, ws_file_stream *s);
+void ws_file_stream_close(ws_file_stream *s);
 
 #endif

@@ -11,6 +11,7 @@ packages=(
   libinih-dev                            # GPU preset INI files
   libcjson-dev                           # safetensors headers (JSON)
   zlib1g-dev                             # CRC-32 of .wso object files
+  libzstd-dev                            # .wst trace chunks
   libsdl2-dev libsdl2-image-dev          # images (PNG/PPM) and the window
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
   clang-format                           # the house format, checked by make test

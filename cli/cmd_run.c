@@ -26,7 +26,8 @@ static const char run_help[] =
     "                     [--attn flash|naive] [--br N] [--bc N]\n"
     "                     [--gemm VARIANT] [--bm N] [--bn N] [--bk N] [--tm N] [--tn N]\n"
     "                     [--wm N] [--wn N] [--threads N] [--gpu NAME|FILE.ini]\n"
-    "                     [--set SECTION.KEY=VALUE]... [--check race|init|sync]\n\n"
+    "                     [--set SECTION.KEY=VALUE]... [--check race|init|sync]\n"
+    "                     [--follow-pixel X,Y[,C]]\n\n"
     "Runs TinyViT32 pixel-to-logit on the simulated GPU: the image crosses PCIe into HBM,\n"
     "every layer runs as a generated, tiled kernel, and the probability comes back. Prints\n"
     "the timeline (copies and kernels with grid, block, tile config, cycles, time,\n"
@@ -45,6 +46,9 @@ static const char run_help[] =
     "  --save-weights FILE write the weights used as safetensors\n"
     "  --attn flash|naive  fused attention or scores/softmax/PV kernels (default flash)\n"
     "  --br, --bc N        flash attention tile rows of Q and of K/V (default 64, 64)\n"
+    "  --follow-pixel X,Y[,C]  tag pixel (X, Y) of image 0 (0..31; channel C 0..2, default all\n"
+    "                      three) in host memory, let the tags travel with the values, and\n"
+    "                      print how many output elements of each layer it reached\n"
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
@@ -67,6 +71,27 @@ typedef struct run_opts {
   uint32_t checks; /* --check */
 } run_opts;
 
+/* --follow-pixel X,Y[,C]: decimal digits only, two or three fields; the
+ * ranges are the pipeline's to judge (ws_vitrun_validate). */
+static int parse_pixel(const char *text, ws_vitrun_follow *f) {
+  uint32_t v[3];
+  int n = 0;
+  const char *p = text;
+  for (;;) {
+    size_t len = strspn(p, "0123456789");
+    if (n == 3 || len == 0 || len > 9 || (p[len] != ',' && p[len] != '\0')) break;
+    v[n++] = (uint32_t)strtoul(p, NULL, 10);
+    p += len;
+    if (!*p && n >= 2) {
+      *f = (ws_vitrun_follow){true, v[0], v[1], n == 3 ? v[2] : WS_VITRUN_ALL_CHANNELS};
+      return WS_EXIT_OK;
+    }
+    if (!*p++) break;
+  }
+  return ws_cli_usage_error(
+      "run", "--follow-pixel expects X,Y or X,Y,C (pixel 0..31, channel 0..2), found '%s'", text);
+}
+
 static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t *out) {
   uint64_t v;
   if (!ws_cli_parse_u64(text, UINT32_MAX, &v) || v < min)
@@ -87,6 +112,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       {"br", required_argument, NULL, 'r'},
                                       {"bc", required_argument, NULL, 'c'},
                                       {"gemm", required_argument, NULL, 'g'},
+                                      {"follow-pixel", required_argument, NULL, 'P'},
                                       WS_CLI_GEMMOPT_LONGS,
                                       {"gpu", required_argument, NULL, 'G'},
                                       {"set", required_argument, NULL, 'S'},
@@ -119,6 +145,7 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'r': return parse_u32("--br", arg, 1, &o->vit.flash.br);
   case 'c': return parse_u32("--bc", arg, 1, &o->vit.flash.bc);
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
+  case 'P': return parse_pixel(arg, &o->vit.follow);
   case 'G': return ws_cli_gpuopt_set_gpu("run", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
   case WS_CLI_CHECK: return ws_cli_check_take("run", arg, &o->checks);
@@ -293,6 +320,18 @@ static void print_summary(const run_opts *o, const ws_vitrun_result *res) {
          res->nchecks, WS_VITRUN_TOL_FP32, WS_VITRUN_TOL_FP16, bad, res->pass ? "PASS" : "FAIL");
 }
 
+/* The followed pixel's reach: one row per layer output. */
+static void print_reach(const ws_vitrun_follow *f, const ws_vitrun_result *res) {
+  if (f->channel == WS_VITRUN_ALL_CHANNELS)
+    printf("\npixel (%u,%u) reached:\n", f->x, f->y);
+  else
+    printf("\npixel (%u,%u) channel %u reached:\n", f->x, f->y, f->channel);
+  printf("  %-24s %10s %10s\n", "layer", "elements", "out of");
+  for (size_t i = 0; i < res->nreach; i++)
+    printf("  %-24s %10" PRIu64 " %10" PRIu64 "\n", res->reach[i].layer, res->reach[i].reached,
+           res->reach[i].total);
+}
+
 /* ---- the command --------------------------------------------------------------------- */
 
 /* Resolves the tiles and the GPU and judges every flag against what the
@@ -328,6 +367,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
     print_header(o, cfg, w, host_s);
     print_timeline(rt, &o->vit, &res);
     print_summary(o, &res);
+    if (o->vit.follow.on) print_reach(&o->vit.follow, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }
   /* the weights file is an output like any other: written only by a run

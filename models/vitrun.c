@@ -40,7 +40,8 @@ typedef struct run {
   ws_tinyvit_acts **ref; /* per image */
   float *host;           /* readback scratch */
   ws_vitrun_result *out;
-  size_t cap_checks;
+  size_t cap_checks, cap_reach;
+  bool was_following; /* the device's following before the run */
 } run;
 
 ws_vitrun_cfg ws_vitrun_defaults(void) {
@@ -213,6 +214,34 @@ static void finish_check(run *r, ws_vitrun_check *c) {
   r->out->pass &= c->pass;
 }
 
+/* A new row of out->reach for `total` elements; NULL (with the message)
+ * when host memory ran out. */
+static ws_vitrun_reach *new_reach(run *r, const char *layer, uint64_t total) {
+  ws_vitrun_result *o = r->out;
+  if (o->nreach == r->cap_reach) {
+    size_t cap = r->cap_reach ? 2 * r->cap_reach : 16;
+    ws_vitrun_reach *x = realloc(o->reach, cap * sizeof *x);
+    if (!x) {
+      ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "host memory exhausted following a pixel");
+      return NULL;
+    }
+    o->reach = x;
+    r->cap_reach = cap;
+  }
+  ws_vitrun_reach *x = &o->reach[o->nreach++];
+  memset(x, 0, sizeof *x);
+  snprintf(x->layer, sizeof x->layer, "%s", layer);
+  x->total = total;
+  return x;
+}
+
+/* With a pixel followed: the row of `layer`, the `elems` floats at p. */
+static ws_status reach(run *r, const char *layer, uint64_t p, uint64_t elems) {
+  if (!r->cfg->follow.on) return WS_OK;
+  ws_vitrun_reach *x = new_reach(r, layer, elems);
+  return x ? ws_device_followed(r->dev, p, elems * sizeof(float), sizeof(float), &x->reached) : WS_ERR_NOMEM;
+}
+
 static const float *ref_patches(const ws_tinyvit_acts *a, uint32_t b) {
   (void)b;
   return a->patches;
@@ -267,7 +296,24 @@ static ws_status embed(run *r) {
   return st;
 }
 
-static ws_status attention(run *r) {
+/* The naive kernels one stage at a time, so that a followed pixel's reach
+ * into S and P (the scores buffer after the first and the second kernel)
+ * is counted for image 0. */
+static ws_status naive_attention(run *r, uint32_t b, uint32_t image, uint64_t q, uint64_t o) {
+  static const char *const stage_names[] = {"scores", "softmax", NULL};
+  const ws_attngen_shape s = {TOKENS, r->mc.heads, r->dim / r->mc.heads};
+  ws_status st = WS_OK;
+  for (int k = 0; k < WS_ATTNGEN_STAGE_COUNT && st == WS_OK; k++) {
+    st = ws_attngen_naive_stage_run(r->dev, &s, (ws_attngen_stage)k, q, r->a.scores, o, NULL);
+    if (st != WS_OK || image || !stage_names[k]) continue;
+    char name[WS_RUNTIME_NAME_MAX];
+    snprintf(name, sizeof name, "blocks.%u.attn.%s", b, stage_names[k]);
+    st = reach(r, name, r->a.scores, (uint64_t)s.heads * TOKENS * TOKENS);
+  }
+  return st;
+}
+
+static ws_status attention(run *r, uint32_t b) {
   const ws_attngen_shape s = {TOKENS, r->mc.heads, r->dim / r->mc.heads};
   uint64_t stride_qkv = (uint64_t)TOKENS * 3 * r->dim * 4, stride_att = (uint64_t)TOKENS * r->dim * 4;
   ws_status st = WS_OK;
@@ -276,7 +322,7 @@ static ws_status attention(run *r) {
     if (r->cfg->attn == WS_VITRUN_ATTN_FLASH)
       st = ws_attngen_flash_run(r->dev, &s, &r->cfg->flash, q, o, NULL);
     else
-      st = ws_attngen_naive_run(r->dev, &s, q, r->a.scores, o, NULL);
+      st = naive_attention(r, b, i, q, o);
   }
   return st;
 }
@@ -303,6 +349,7 @@ static ws_status layer(run *r, const char *name, layer_fn fn, uint32_t block, ui
   ws_runtime_capture_end(r->rt);
   if (st == WS_OK) st = compare(r, c, result, per_image, ref, block);
   finish_check(r, c);
+  if (st == WS_OK) st = reach(r, name, result, per_image * r->batch);
   return st;
 }
 
@@ -314,10 +361,7 @@ static ws_status l_embed(run *r, uint32_t b) {
   (void)b;
   return embed(r);
 }
-static ws_status l_attn(run *r, uint32_t b) {
-  (void)b;
-  return attention(r);
-}
+static ws_status l_attn(run *r, uint32_t b) { return attention(r, b); }
 static ws_status l_pool(run *r, uint32_t b) {
   (void)b;
   return pool(r);
@@ -476,9 +520,23 @@ static ws_status check_memory(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_ti
   return WS_OK;
 }
 
+static ws_status check_follow(ws_ctx *ctx, const ws_vitrun_follow *f) {
+  const uint32_t side = WS_TINYVIT_IMAGE_SIZE;
+  if (!f->on) return WS_OK;
+  if (f->x >= side || f->y >= side)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "--follow-pixel X,Y[,C]: X and Y must be 0..%u (the image is %ux%u), got %u,%u",
+                       side - 1, side, side, f->x, f->y);
+  if (f->channel >= WS_TINYVIT_CHANNELS && f->channel != WS_VITRUN_ALL_CHANNELS)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "--follow-pixel X,Y[,C]: C must be 0..%u (R, G, B), got %u",
+                       WS_TINYVIT_CHANNELS - 1, f->channel);
+  return WS_OK;
+}
+
 ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model,
                              const ws_gpu_cfg *gpu) {
   ws_status st = ws_tinyvit_cfg_validate(ctx, model);
+  if (st == WS_OK) st = check_follow(ctx, &cfg->follow);
   if (st == WS_OK) st = check_batch(ctx, cfg, model, gpu);
   if (st == WS_OK && (unsigned)cfg->attn >= WS_VITRUN_ATTN_COUNT)
     st = ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention variant %d", (int)cfg->attn);
@@ -496,6 +554,13 @@ static ws_status upload_images(run *r, const float *images) {
   ws_status st = ws_runtime_host_alloc(r->rt, bytes, WS_PCIE_PINNED, &h);
   if (st != WS_OK) return st;
   memcpy(ws_runtime_host_data(r->rt, h), images, bytes);
+  const ws_vitrun_follow *f = &r->cfg->follow;
+  for (uint32_t c = 0; f->on && c < WS_TINYVIT_CHANNELS && st == WS_OK; c++) {
+    uint64_t at = ((uint64_t)c * WS_TINYVIT_IMAGE_SIZE + f->y) * WS_TINYVIT_IMAGE_SIZE + f->x;
+    if (f->channel == WS_VITRUN_ALL_CHANNELS || f->channel == c)
+      st = ws_runtime_host_follow(r->rt, h, at * sizeof(float), sizeof(float)); /* image 0's pixel */
+  }
+  if (st != WS_OK) return st;
   size_t idx;
   ws_runtime_timeline(r->rt, &idx);
   st = ws_runtime_memcpy_htod(r->rt, 0, r->a.img, h, 0, bytes, "image");
@@ -512,6 +577,11 @@ static ws_status read_back(run *r) {
   size_t n;
   r->out->end_ns = ws_runtime_timeline(r->rt, &n)[n - 1].end_ns;
   memcpy(r->out->prob, ws_runtime_host_data(r->rt, h), bytes);
+  if (r->cfg->follow.on) { /* the probabilities' tags crossed back with them */
+    ws_vitrun_reach *x = new_reach(r, "probability", r->batch);
+    st = x ? ws_runtime_host_followed(r->rt, h, 0, bytes, sizeof(float), &x->reached) : WS_ERR_NOMEM;
+    if (st != WS_OK) return st;
+  }
   return ws_device_memcpy_dtoh(r->dev, r->out->logit, r->a.logit, bytes);
 }
 
@@ -568,6 +638,7 @@ static ws_status pipeline(run *r, const float *images) {
 }
 
 static void release(run *r) {
+  if (r->cfg->follow.on && !r->was_following) ws_device_set_follow(r->dev, false);
   for (size_t i = 0; i < r->nbufs; i++) ws_runtime_free(r->rt, r->bufs[i]);
   if (r->wbase) ws_runtime_free(r->rt, r->wbase);
   for (uint32_t i = 0; r->ref && i < r->batch; i++) ws_tinyvit_acts_destroy(r->ref[i]);
@@ -591,6 +662,8 @@ ws_status ws_vitrun_run(ws_runtime *rt, const ws_tinyvit_weights *w, const float
   r.out = out;
   memset(out, 0, sizeof *out);
   ws_status st = check_cfg(&r);
+  r.was_following = ws_device_following(r.dev);
+  if (st == WS_OK && cfg->follow.on) ws_device_set_follow(r.dev, true);
   if (st == WS_OK) st = init_result(&r);
   if (st == WS_OK) st = references(&r, images);
   if (st == WS_OK) st = pipeline(&r, images);
@@ -601,6 +674,7 @@ ws_status ws_vitrun_run(ws_runtime *rt, const ws_tinyvit_weights *w, const float
 void ws_vitrun_result_free(ws_vitrun_result *r) {
   if (!r) return;
   free(r->checks);
+  free(r->reach);
   free(r->logit); /* prob, ref_logit and ref_prob share its allocation */
   memset(r, 0, sizeof *r);
 }

@@ -28,15 +28,28 @@ typedef enum ws_vitrun_attn {
   WS_VITRUN_ATTN_COUNT
 } ws_vitrun_attn;
 
+#define WS_VITRUN_ALL_CHANNELS UINT32_MAX
+
+/* A pixel of image 0 to follow (the device's pixel following,
+ * ws_device_set_follow): its bytes are tagged in host memory before the
+ * image crosses PCIe, and after each layer the run counts the output
+ * elements that hold a tagged byte (ws_vitrun_result.reach). */
+typedef struct ws_vitrun_follow {
+  bool on;
+  uint32_t x, y;    /* 0 .. WS_TINYVIT_IMAGE_SIZE - 1 */
+  uint32_t channel; /* 0 .. WS_TINYVIT_CHANNELS - 1, or WS_VITRUN_ALL_CHANNELS */
+} ws_vitrun_follow;
+
 typedef struct ws_vitrun_cfg {
   uint32_t batch; /* images per run */
   ws_vitrun_attn attn;
   ws_attngen_flash_cfg flash; /* Br, Bc of the fused attention */
   ws_gemmgen_cfg gemm;        /* variant and tiles of every linear layer; epilogues set per layer */
+  ws_vitrun_follow follow;    /* off by default */
 } ws_vitrun_cfg;
 
 /* batch 1, flash attention Br = Bc = 64, blocktile2d GEMMs with 32 x 32
- * tiles (bk 16, 2 x 2 per thread). */
+ * tiles (bk 16, 2 x 2 per thread), following nothing. */
 ws_vitrun_cfg ws_vitrun_defaults(void);
 /* "flash" / "naive"; WS_ERR_INVALID naming both for anything else. */
 const char *ws_vitrun_attn_name(ws_vitrun_attn a);
@@ -55,7 +68,8 @@ ws_status ws_vitrun_attn_parse(ws_ctx *ctx, const char *name, ws_vitrun_attn *ou
  * bias+GELU, bias+residual) and the flash attention tiles at head_dim =
  * dim/heads against the preset's registers, shared memory and threads; the
  * device memory the run allocates against the preset's, and the host memory
- * against WS_VITRUN_MAX_HOST_BYTES. WS_ERR_INVALID or WS_ERR_LIMIT. */
+ * against WS_VITRUN_MAX_HOST_BYTES; the followed pixel's coordinates and
+ * channel. WS_ERR_INVALID or WS_ERR_LIMIT. */
 ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model,
                              const ws_gpu_cfg *gpu);
 /* Device bytes a run of cfg and model allocates (weights and activations,
@@ -80,9 +94,24 @@ typedef struct ws_vitrun_check {
   bool pass;
 } ws_vitrun_check;
 
+/* How far the followed pixel reached: one row per layer output, in
+ * pipeline order: "patch", "patch_embed", per block "blocks.N.qkv", with
+ * naive attention "blocks.N.attn.scores" (S after its kernel) and
+ * "blocks.N.attn.softmax" (P, in the same buffer) of image 0, then
+ * "blocks.N.attn", "proj", "norm1", "fc1", "fc2"; "pool", "head" (the
+ * logits) and "probability" (the host buffer the probabilities are copied
+ * back into). Counts cover the whole batch. */
+typedef struct ws_vitrun_reach {
+  char layer[WS_RUNTIME_NAME_MAX];
+  uint64_t reached; /* output elements holding a tagged byte */
+  uint64_t total;   /* output elements */
+} ws_vitrun_reach;
+
 typedef struct ws_vitrun_result {
   ws_vitrun_check *checks; /* one per layer, in pipeline order */
   size_t nchecks;
+  ws_vitrun_reach *reach; /* with cfg->follow.on; else NULL */
+  size_t nreach;
   float *logit, *prob; /* per image, read back from the device */
   float *ref_logit, *ref_prob;
   uint64_t image_start_ns; /* the image's H2D begins */
@@ -93,6 +122,8 @@ typedef struct ws_vitrun_result {
 /* Runs cfg->batch images (each 3 x 32 x 32 fp32 CHW, normalized) through
  * the network on rt's device. The weights are uploaded first (their own
  * H2D), then the images, the kernels and the readback follow on stream 0.
+ * With cfg->follow.on the run turns the device's following on for its
+ * duration (back off at the end if it was off) and fills out->reach.
  * *out is filled even when a check fails (out->pass false); free it with
  * ws_vitrun_result_free. */
 ws_status ws_vitrun_run(ws_runtime *rt, const ws_tinyvit_weights *w, const float *images,

@@ -14,6 +14,7 @@
 
 #include "sim/exec/exec_int.h"
 #include "sim/exec/sanitize.h"
+#include "sim/exec/taint.h"
 
 uint32_t ws_cta_regs_needed(const ws_kernel *k) {
   uint32_t need = k->regs_per_thread;
@@ -48,13 +49,14 @@ ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out)
     ws_cta_destroy(cta);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a CTA");
   }
-  if (launch->sanitize) {
-    ws_status st = ws_sanitize_cta_create(ctx, launch->sanitize, cta, &cta->san);
-    if (st != WS_OK) {
-      ws_cta_destroy(cta);
-      return st;
-    }
+  ws_status st = WS_OK;
+  if (launch->sanitize) st = ws_sanitize_cta_create(ctx, launch->sanitize, cta, &cta->san);
+  if (st == WS_OK && launch->taint) st = ws_taint_cta_create(ctx, launch->taint, cta, &cta->tnt);
+  if (st != WS_OK) {
+    ws_cta_destroy(cta);
+    return st;
   }
+  cta->shadowed = cta->san || cta->tnt;
   *out = cta;
   return WS_OK;
 }
@@ -62,6 +64,7 @@ ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out)
 void ws_cta_destroy(ws_cta *cta) {
   if (!cta) return;
   ws_sanitize_cta_destroy(cta->san);
+  ws_taint_cta_destroy(cta->tnt);
   for (uint32_t i = 0; cta->warps && i < cta->nwarps; i++) ws_warp_free(&cta->warps[i]);
   free(cta->warps);
   free(cta->smem);
@@ -79,6 +82,7 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   cta->ctaid.z = (uint32_t)(linear_id / ((uint64_t)g.x * g.y));
   memset(cta->smem, 0, cta->smem_bytes);
   if (cta->san) ws_sanitize_cta_reset(cta->san);
+  if (cta->tnt) ws_taint_cta_reset(cta->tnt);
   cta->warps_waiting = 0;
   cta->warps_done = 0;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
@@ -211,15 +215,18 @@ dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const ws_opinfo *info) 
   return st;
 }
 
-/* The step under --check: the checks see the register reads before the
- * instruction runs, and its writes and memory accesses after. */
-static __attribute__((noinline, cold)) ws_status step_checked(ws_cta *cta, ws_warp *w, const ws_exec_site *s,
-                                                              const ws_opinfo *info) {
-  ws_status st = ws_sanitize_before(cta->san, s);
+/* The step under a shadow (--check, pixel following): the checks and the
+ * tags see the register reads before the instruction runs, and its writes
+ * and memory accesses after. */
+static __attribute__((noinline, cold)) ws_status step_shadowed(ws_cta *cta, ws_warp *w, const ws_exec_site *s,
+                                                               const ws_opinfo *info) {
+  ws_status st = cta->san ? ws_sanitize_before(cta->san, s) : WS_OK;
+  if (cta->tnt) ws_taint_before(cta->tnt, s);
   if (st == WS_OK) st = dispatch(cta, w, s, info);
   if (st != WS_OK) return st;
   if (w->state == WS_WARP_READY) settle(cta, w, s->step);
-  return ws_sanitize_after(cta->san, s);
+  if (cta->tnt && (st = ws_taint_after(cta->tnt, s)) != WS_OK) return st;
+  return cta->san ? ws_sanitize_after(cta->san, s) : WS_OK;
 }
 
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
@@ -235,12 +242,13 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
   step->active_mask = s.exec;
   step->space = WS_SPACE_NONE;
   step->width_bytes = 0;
-  step->tag_lanes = step->tag_result = 0;
+  step->tag_lanes = 0;
+  step->tag_result = 0;
   const ws_opinfo *info = ws_isa_opinfo((ws_op)insn->op);
   if (!info) return ws_fault_report(&s, WS_ERR_FAULT, WS_FAULT_NO_LANE, "invalid opcode %u", insn->op);
   w->insns_issued++;
   if (stats) count(stats, info, s.exec);
-  if (cta->san) return step_checked(cta, w, &s, info);
+  if (cta->shadowed) return step_shadowed(cta, w, &s, info);
   ws_status st = dispatch(cta, w, &s, info);
   if (st != WS_OK) return st;
   if (w->state == WS_WARP_READY) settle(cta, w, step);

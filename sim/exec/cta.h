@@ -24,6 +24,7 @@
 #include "sim/exec/warp.h"
 
 typedef struct ws_sanitize_cta ws_sanitize_cta;
+typedef struct ws_taint_cta ws_taint_cta;
 
 typedef struct ws_cta {
   const ws_exec_launch *launch;
@@ -38,6 +39,8 @@ typedef struct ws_cta {
   uint32_t warps_waiting; /* at the barrier */
   uint32_t warps_done;
   ws_sanitize_cta *san; /* the checks' state (sim/exec/sanitize.h); NULL: no checks */
+  ws_taint_cta *tnt;    /* pixel following's state (sim/exec/taint.h); NULL: off */
+  bool shadowed;        /* san or tnt: the one test a step makes for either */
 } ws_cta;
 
 /* Registers per thread the executor must hold for k: the larger of the

@@ -387,24 +387,11 @@ static void sfu(const ws_exec_site *s) {
 
 /* ---- warp-wide ------------------------------------------------------------ */
 
-/* Source lane of a shuffle, or the lane itself when out of range. The value
- * read is the source lane's register even if that lane is inactive or
- * guarded off (deterministic; on hardware it is undefined). */
-static inline unsigned shfl_src(ws_shfl_mode mode, unsigned lane, uint32_t b) {
-  switch (mode) {
-  case WS_SHFL_IDX: return b & 31u;
-  case WS_SHFL_UP: return b > lane ? lane : lane - b;
-  case WS_SHFL_DOWN: return b > 31u - lane ? lane : lane + b;
-  case WS_SHFL_BFLY: return lane ^ (b & 31u);
-  default: return lane;
-  }
-}
-
 static void exec_shfl(const ws_exec_site *s) {
   uint32_t tb[LANES], r[LANES];
   const uint32_t *a = src_k(s, 1, 0), *b = src(s, 2, tb);
   const ws_shfl_mode mode = (ws_shfl_mode)s->insn->cmp;
-  for (unsigned l = 0; l < LANES; l++) r[l] = a[shfl_src(mode, l, b[l])];
+  for (unsigned l = 0; l < LANES; l++) r[l] = a[ws_exec_shfl_src(mode, l, b[l])];
   put_d(s, r);
 }
 

@@ -15,6 +15,20 @@
  * (sanitize.c) name it. */
 typedef enum ws_exec_access { ACC_READ, ACC_WRITE, ACC_ATOMIC } ws_exec_access;
 
+/* Source lane of a shuffle, or the lane itself when out of range. The value
+ * read is the source lane's register even if that lane is inactive or
+ * guarded off (deterministic; on hardware it is undefined). The provenance
+ * shadow (taint.c) moves tags with the same rule. */
+static inline unsigned ws_exec_shfl_src(ws_shfl_mode mode, unsigned lane, uint32_t b) {
+  switch (mode) {
+  case WS_SHFL_IDX: return b & 31u;
+  case WS_SHFL_UP: return b > lane ? lane : lane - b;
+  case WS_SHFL_DOWN: return b > 31u - lane ? lane : lane + b;
+  case WS_SHFL_BFLY: return lane ^ (b & 31u);
+  default: return lane;
+  }
+}
+
 /* Integer, fp32, SFU, conversion, shuffle and vote instructions. */
 void ws_exec_alu(const ws_exec_site *s);
 /* HMMA.16816.F32 (faults unless all 32 lanes execute). */

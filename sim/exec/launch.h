@@ -17,6 +17,7 @@
 
 typedef struct ws_mem ws_mem;
 typedef struct ws_sanitize ws_sanitize;
+typedef struct ws_taint ws_taint;
 
 /* Checks a launch can run under (sim/exec/sanitize.h), like compute-sanitizer's
  * tools: shared and global memory races, reads of uninitialized registers
@@ -80,6 +81,7 @@ typedef struct ws_exec_launch {
   uint64_t budget_warp_insns; /* the whole launch (gpu.insn_budget_warp_insns) */
   const ws_watch *watch;      /* NULL: the defaults */
   ws_sanitize *sanitize;      /* the checks' launch-wide state; NULL: no checks */
+  ws_taint *taint;            /* pixel following's launch-wide state (taint.h); NULL: off */
 } ws_exec_launch;
 
 #endif

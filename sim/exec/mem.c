@@ -366,3 +366,8 @@ void ws_mem_explain(ws_mem *mem, uint64_t addr, ws_mem_fault f, char *buf, size_
     snprintf(buf, size, "address is below every allocation");
   }
 }
+
+ws_status ws_mem_check_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr, uint64_t size_bytes) {
+  alloc_rec *r;
+  return host_range(mem, ctx, what, addr, size_bytes, &r);
+}

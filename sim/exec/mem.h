@@ -55,6 +55,10 @@ bool ws_mem_mark_init(ws_mem *mem, uint64_t addr, uint64_t size_bytes);
  * *first is then the lowest such address. */
 bool ws_mem_find_uninit(ws_mem *mem, uint64_t addr, uint64_t size_bytes, uint64_t *first);
 
+/* WS_OK when [addr, addr+size) lies inside one live allocation; otherwise
+ * WS_ERR_INVALID with "WHAT of N bytes at ADDR: why" on ctx. */
+ws_status ws_mem_check_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr, uint64_t size_bytes);
+
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem); /* live allocations */
 uint64_t ws_mem_resident_bytes(const ws_mem *mem);  /* touched pages */
 const char *ws_mem_fault_name(ws_mem_fault f);

@@ -89,14 +89,18 @@ enum {
 
 typedef struct ws_warp_step {
   uint32_t pc;
-  uint16_t op;                   /* ws_op */
-  uint16_t flags;                /* WS_STEP_* */
-  uint32_t active_mask;          /* lanes that executed (active and guard true) */
-  uint8_t space;                 /* ws_space, for memory instructions */
-  uint8_t width_bytes;           /* per-lane access size */
-  uint32_t wait_groups;          /* DEPBAR's operand */
-  uint32_t tag_lanes;            /* lanes whose memory access moved a followed value (0: following off) */
-  uint32_t tag_result;           /* lanes whose destination holds a followed value after it */
+  uint16_t op;          /* ws_op */
+  uint16_t flags;       /* WS_STEP_* */
+  uint32_t active_mask; /* lanes that executed (active and guard true) */
+  uint8_t space;        /* ws_space, for memory instructions */
+  uint8_t width_bytes;  /* per-lane access size */
+  uint32_t wait_groups; /* DEPBAR's operand */
+  /* pixel following (sim/exec/taint.h; both 0 when it is off): lanes whose
+   * memory access moved a tagged value (a load that read a tagged byte, a
+   * store or atomic of a tagged value, an async copy of a tagged byte), and
+   * executing lanes whose destination is tagged after the instruction */
+  uint32_t tag_lanes;
+  uint32_t tag_result;
   uint64_t addr[WS_WARP_LANES];  /* per-lane address (shared/const/param: offset) */
   uint32_t addr2[WS_WARP_LANES]; /* LDGSTS shared destination offsets */
 } ws_warp_step;

@@ -21,6 +21,7 @@
 #include "sim/exec/exec.h"
 #include "sim/exec/mem.h"
 #include "sim/exec/sanitize.h"
+#include "sim/exec/taint.h"
 #include "sim/gpu/engine.h"
 #include "sim/sm/sm.h"
 
@@ -38,7 +39,8 @@ struct ws_device {
   void *observer_user;
   ws_watch watch;
   bool has_watch;
-  uint32_t checks; /* WS_CHECK_* */
+  uint32_t checks;     /* WS_CHECK_* */
+  ws_taint_mem *taint; /* the tags of global memory while following; NULL: off */
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -68,6 +70,7 @@ ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) 
 void ws_device_destroy(ws_device *dev) {
   if (!dev) return;
   ws_engine_destroy(dev->engine);
+  ws_taint_mem_destroy(dev->taint);
   ws_stats_destroy(dev->stats);
   free(dev->const_bank);
   ws_mem_destroy(dev->mem);
@@ -92,8 +95,10 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
 
 ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
 
+static ws_status untag(ws_device *dev, ws_status st, uint64_t dst, uint64_t size_bytes);
+
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
-  return ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes);
+  return untag(dev, ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes), dst, size_bytes);
 }
 
 ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes) {
@@ -101,7 +106,7 @@ ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_
 }
 
 ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes) {
-  return ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes);
+  return untag(dev, ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes), dst, size_bytes);
 }
 
 ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes) {
@@ -245,7 +250,12 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
   if (st == WS_OK) st = ws_device_occupancy(dev, k, block, dyn_shared_bytes, &occ);
   if (st != WS_OK) return st;
   ws_sanitize *san = NULL;
+  ws_taint *tnt = NULL;
   if (dev->checks && (st = ws_sanitize_create(dev->ctx, dev->checks, k, &san)) != WS_OK) return st;
+  if (dev->taint && (st = ws_taint_create(dev->ctx, dev->taint, k, &tnt)) != WS_OK) {
+    ws_sanitize_destroy(san);
+    return st;
+  }
   const ws_exec_launch launch = {.kernel = k,
                                  .grid = grid,
                                  .block = block,
@@ -257,8 +267,10 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                                  .num_sms = dev->cfg.gpu.num_sms,
                                  .budget_warp_insns = dev->cfg.gpu.insn_budget_warp_insns,
                                  .watch = dev->has_watch ? &dev->watch : NULL,
-                                 .sanitize = san};
+                                 .sanitize = san,
+                                 .taint = tnt};
   st = run_mode(dev, &launch, &occ, stats);
+  ws_taint_destroy(tnt);
   ws_sanitize_destroy(san);
   return st;
 }
@@ -267,4 +279,68 @@ void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_locat
   ws_addrmap map;
   ws_addrmap_init(&map, &dev->cfg);
   ws_addrmap_locate(&map, sm, addr, out);
+}
+
+/* ---- pixel following ------------------------------------------------------------ */
+
+void ws_device_set_follow(ws_device *dev, bool on) {
+  if (on && !dev->taint) dev->taint = ws_taint_mem_create(); /* NULL: reported by the calls that need it */
+  if (!on) {
+    ws_taint_mem_destroy(dev->taint);
+    dev->taint = NULL;
+  }
+}
+
+bool ws_device_following(const ws_device *dev) { return dev->taint != NULL; }
+
+/* After a host write of plain bytes: they are untagged. Clearing never
+ * allocates, so it cannot fail. */
+static ws_status untag(ws_device *dev, ws_status st, uint64_t dst, uint64_t size_bytes) {
+  if (st == WS_OK && dev->taint) ws_taint_mem_set(dev->taint, dst, size_bytes, false);
+  return st;
+}
+
+static ws_status follow_nomem(ws_device *dev) {
+  return ws_ctx_fail(dev->ctx, WS_ERR_NOMEM, "host memory exhausted following a pixel");
+}
+
+ws_status ws_device_follow_range(ws_device *dev, uint64_t dptr, uint64_t size_bytes) {
+  if (!dev->taint)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "cannot tag device bytes: following is off (ws_device_set_follow first)");
+  ws_status st = ws_mem_check_range(dev->mem, dev->ctx, "tag", dptr, size_bytes);
+  if (st == WS_OK && !ws_taint_mem_set(dev->taint, dptr, size_bytes, true)) st = follow_nomem(dev);
+  return st;
+}
+
+ws_status ws_device_followed(ws_device *dev, uint64_t dptr, uint64_t size_bytes, uint32_t elem_bytes,
+                             uint64_t *count) {
+  *count = 0;
+  if (!elem_bytes || size_bytes % elem_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "count of tagged elements: %" PRIu64
+                       " bytes are not a whole number of %u-byte elements",
+                       size_bytes, elem_bytes);
+  ws_status st = ws_mem_check_range(dev->mem, dev->ctx, "count of tagged elements", dptr, size_bytes);
+  if (st == WS_OK && dev->taint)
+    *count = ws_taint_mem_count(dev->taint, dptr, size_bytes / elem_bytes, elem_bytes);
+  return st;
+}
+
+ws_status ws_device_follow_htod(ws_device *dev, uint64_t dst, const uint8_t *tags, uint64_t size_bytes) {
+  ws_status st = ws_mem_check_range(dev->mem, dev->ctx, "tagged copy", dst, size_bytes);
+  if (st == WS_OK && dev->taint && !ws_taint_mem_write(dev->taint, dst, tags, size_bytes))
+    st = follow_nomem(dev);
+  return st;
+}
+
+ws_status ws_device_follow_dtoh(ws_device *dev, uint8_t *tags, uint64_t src, uint64_t size_bytes, bool *any) {
+  ws_status st = ws_mem_check_range(dev->mem, dev->ctx, "tagged copy", src, size_bytes);
+  bool some = false;
+  if (st == WS_OK && dev->taint)
+    some = ws_taint_mem_read(dev->taint, src, tags, size_bytes);
+  else if (st == WS_OK)
+    memset(tags, 0, (size_t)size_bytes);
+  if (any) *any = some;
+  return st;
 }

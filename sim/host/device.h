@@ -52,6 +52,17 @@ void ws_device_set_watch(ws_device *dev, const ws_watch *watch);
 void ws_device_set_checks(ws_device *dev, uint32_t checks);
 uint32_t ws_device_checks(const ws_device *dev);
 ws_exec_mode ws_device_mode(const ws_device *dev);
+/* Pixel following (provenance; sim/exec/taint.h, docs/usage.md): while it
+ * is on, every byte of device memory carries a tag that travels with its
+ * value through every launch (loads, every arithmetic result, shared
+ * memory, stores) in both modes, and each step record marks the lanes that
+ * moved a tagged value. Turn it on before the bytes to follow are written;
+ * turning it off forgets every tag. Copies from plain host memory and
+ * memset write untagged bytes; the host runtime's buffers carry tags of
+ * their own (ws_runtime_host_follow). Tags never change a value or a
+ * counter. */
+void ws_device_set_follow(ws_device *dev, bool on);
+bool ws_device_following(const ws_device *dev);
 /* Every timing component's counters, by hierarchical name (docs/stats.md);
  * zeroed at the start of each timed launch, so after a launch they describe
  * that launch. */
@@ -102,5 +113,24 @@ uint32_t ws_device_stall_count(void);
 typedef ws_status (*ws_device_observer)(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                                         const ws_launch_stats *stats);
 void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user);
+
+/* ---- pixel following (see ws_device_set_follow) --------------------------------- */
+
+/* Tags the bytes [dptr, dptr+size) of one live allocation; following must
+ * be on. */
+ws_status ws_device_follow_range(ws_device *dev, uint64_t dptr, uint64_t size_bytes);
+/* *count = the elements of elem_bytes in [dptr, dptr+size) (one live
+ * allocation, size a multiple of elem_bytes) that hold at least one tagged
+ * byte; 0 while following is off. */
+ws_status ws_device_followed(ws_device *dev, uint64_t dptr, uint64_t size_bytes, uint32_t elem_bytes,
+                             uint64_t *count);
+/* The tags of a copy's host side, one byte per byte (nonzero: tagged), for
+ * host memory that carries tags: after ws_device_memcpy_htod of the same
+ * range, follow_htod gives the device bytes the host bytes' tags (tags
+ * NULL: untagged); follow_dtoh fills tags from the device bytes' and sets
+ * *any (may be NULL) when one is tagged. Both do nothing while following
+ * is off (follow_dtoh then reports every byte untagged). */
+ws_status ws_device_follow_htod(ws_device *dev, uint64_t dst, const uint8_t *tags, uint64_t size_bytes);
+ws_status ws_device_follow_dtoh(ws_device *dev, uint8_t *tags, uint64_t src, uint64_t size_bytes, bool *any);
 
 #endif

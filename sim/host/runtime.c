@@ -26,6 +26,7 @@ typedef struct host_buf {
   uint64_t size_bytes;
   ws_pcie_host_mem mem;
   bool live;
+  uint8_t *tags; /* pixel following: one per byte, nonzero when tagged; NULL: none */
 } host_buf;
 
 typedef struct event {
@@ -100,7 +101,10 @@ ws_status ws_runtime_create(ws_device *dev, ws_runtime **out) {
 void ws_runtime_destroy(ws_runtime *rt) {
   if (!rt) return;
   ws_device_set_observer(rt->dev, NULL, NULL);
-  for (size_t i = 0; i < rt->nhosts; i++) free(rt->hosts[i].data);
+  for (size_t i = 0; i < rt->nhosts; i++) {
+    free(rt->hosts[i].data);
+    free(rt->hosts[i].tags);
+  }
   free(rt->recs);
   free(rt->events);
   free(rt->hosts);
@@ -126,7 +130,7 @@ ws_status ws_runtime_host_alloc(ws_runtime *rt, uint64_t size_bytes, ws_pcie_hos
   if (!data)
     return ws_ctx_fail(rt->ctx, WS_ERR_NOMEM, "host memory exhausted allocating a %llu-byte host buffer",
                        (unsigned long long)size_bytes);
-  rt->hosts[rt->nhosts++] = (host_buf){data, size_bytes, mem, true};
+  rt->hosts[rt->nhosts++] = (host_buf){data, size_bytes, mem, true, NULL};
   *out = (ws_runtime_host)rt->nhosts;
   return WS_OK;
 }
@@ -149,7 +153,9 @@ ws_status ws_runtime_host_free(ws_runtime *rt, ws_runtime_host h) {
   host_buf *b = find_host(rt, h);
   if (!b) return WS_ERR_INVALID;
   free(b->data);
+  free(b->tags);
   b->data = NULL;
+  b->tags = NULL;
   b->live = false;
   return WS_OK;
 }
@@ -347,6 +353,9 @@ static host_buf *copy_host_side(ws_runtime *rt, ws_runtime_host h, uint64_t offs
   return b;
 }
 
+static ws_status copy_tags(ws_runtime *rt, ws_pcie_dir dir, host_buf *b, uint64_t host_offset, uint64_t dptr,
+                           uint64_t size_bytes);
+
 static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_runtime_host h,
                       uint64_t host_offset, uint64_t dptr, uint64_t size_bytes, const char *name) {
   if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
@@ -354,6 +363,7 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   if (!b) return WS_ERR_INVALID;
   ws_status st = dir == WS_PCIE_H2D ? ws_device_memcpy_htod(rt->dev, dptr, b->data + host_offset, size_bytes)
                                     : ws_device_memcpy_dtoh(rt->dev, b->data + host_offset, dptr, size_bytes);
+  if (st == WS_OK) st = copy_tags(rt, dir, b, host_offset, dptr, size_bytes);
   if (st != WS_OK) return st;
   uint64_t dur = ws_pcie_transfer_ns(&rt->pcie, size_bytes, dir, b->mem);
   uint64_t start = place(rt, s, dir == WS_PCIE_H2D ? ENGINE_H2D : ENGINE_D2H, dur);
@@ -492,4 +502,70 @@ void ws_runtime_print_timeline(FILE *out, const ws_runtime *rt) {
             ws_runtime_op_name(r->kind), stream, r->name, what, r->start_ns, r->end_ns,
             r->end_ns - r->start_ns);
   }
+}
+
+/* ---- pixel following ------------------------------------------------------------------ */
+
+/* A copy carries its bytes' tags: H2D gives the device bytes the host
+ * bytes' tags (ws_device_memcpy_htod has already cleared them), D2H the
+ * host bytes the device bytes'. A host buffer gets its tag array on its
+ * first tagged byte. */
+static ws_status copy_tags(ws_runtime *rt, ws_pcie_dir dir, host_buf *b, uint64_t host_offset, uint64_t dptr,
+                           uint64_t size_bytes) {
+  if (dir == WS_PCIE_H2D)
+    return b->tags && ws_device_following(rt->dev)
+               ? ws_device_follow_htod(rt->dev, dptr, b->tags + host_offset, size_bytes)
+               : WS_OK;
+  if (!ws_device_following(rt->dev)) {
+    if (b->tags) memset(b->tags + host_offset, 0, (size_t)size_bytes);
+    return WS_OK;
+  }
+  bool fresh = !b->tags, any = false;
+  if (fresh && !(b->tags = calloc((size_t)b->size_bytes, 1))) return nomem(rt, "following a pixel");
+  ws_status st = ws_device_follow_dtoh(rt->dev, b->tags + host_offset, dptr, size_bytes, &any);
+  if (fresh && !any) {
+    free(b->tags);
+    b->tags = NULL;
+  }
+  return st;
+}
+
+/* The live buffer h with [offset, offset+size) inside it. */
+static host_buf *host_range(ws_runtime *rt, ws_runtime_host h, const char *what, uint64_t offset,
+                            uint64_t size_bytes) {
+  host_buf *b = find_host(rt, h);
+  if (b && (offset > b->size_bytes || size_bytes > b->size_bytes - offset)) {
+    ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                "%s of %llu bytes at offset %llu runs past the end of the %llu-byte host buffer %u", what,
+                (unsigned long long)size_bytes, (unsigned long long)offset, (unsigned long long)b->size_bytes,
+                h);
+    return NULL;
+  }
+  return b;
+}
+
+ws_status ws_runtime_host_follow(ws_runtime *rt, ws_runtime_host h, uint64_t offset, uint64_t size_bytes) {
+  host_buf *b = host_range(rt, h, "tag", offset, size_bytes);
+  if (!b) return WS_ERR_INVALID;
+  if (!b->tags && !(b->tags = calloc((size_t)b->size_bytes, 1))) return nomem(rt, "following a pixel");
+  memset(b->tags + offset, 1, (size_t)size_bytes);
+  return WS_OK;
+}
+
+ws_status ws_runtime_host_followed(ws_runtime *rt, ws_runtime_host h, uint64_t offset, uint64_t size_bytes,
+                                   uint32_t elem_bytes, uint64_t *count) {
+  *count = 0;
+  host_buf *b = host_range(rt, h, "count of tagged elements", offset, size_bytes);
+  if (!b) return WS_ERR_INVALID;
+  if (!elem_bytes || size_bytes % elem_bytes)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "count of tagged elements: %llu bytes are not a whole number of %u-byte elements",
+                       (unsigned long long)size_bytes, elem_bytes);
+  for (uint64_t e = 0; b->tags && e < size_bytes / elem_bytes; e++) {
+    const uint8_t *t = b->tags + offset + e * elem_bytes;
+    bool tagged = false;
+    for (uint32_t i = 0; i < elem_bytes && !tagged; i++) tagged = t[i] != 0;
+    *count += tagged;
+  }
+  return WS_OK;
 }

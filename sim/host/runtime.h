@@ -77,6 +77,15 @@ void *ws_runtime_host_data(ws_runtime *rt, ws_runtime_host h);
 ws_status ws_runtime_malloc(ws_runtime *rt, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr);
 
+/* Pixel following (ws_device_set_follow): tags size_bytes of host buffer h
+ * at offset. With following on, an H2D copy gives the device bytes it
+ * writes the host bytes' tags and a D2H copy the host bytes the device
+ * bytes' (tagged or not); `count` is the elements of elem_bytes in the
+ * range that hold at least one tagged byte. */
+ws_status ws_runtime_host_follow(ws_runtime *rt, ws_runtime_host h, uint64_t offset, uint64_t size_bytes);
+ws_status ws_runtime_host_followed(ws_runtime *rt, ws_runtime_host h, uint64_t offset, uint64_t size_bytes,
+                                   uint32_t elem_bytes, uint64_t *count);
+
 /* ---- streams and events --------------------------------------------------- */
 
 ws_status ws_runtime_stream_create(ws_runtime *rt, ws_runtime_stream *out);

@@ -305,5 +305,29 @@ check check-example 0 "-> PASS" -- "$ws" example saxpy --functional --check race
 check check-run 0 "-> PASS" -- "$ws" run --gpu classroom --check race,init,sync
 check check-run-unknown 2 "--check expects race, init or sync (comma-separated), found ''" -- "$ws" run --check race,
 
+# --follow-pixel X,Y[,C]: strict syntax, ranges judged before anything runs (2), a table after the usual output
+fp="--follow-pixel expects X,Y or X,Y,C (pixel 0..31, channel 0..2), found"
+check follow-pixel-one-field 2 "$fp '12'" -- "$ws" run --follow-pixel 12
+check follow-pixel-four-fields 2 "$fp '1,2,0,1'" -- "$ws" run --follow-pixel 1,2,0,1
+check follow-pixel-sign 2 "$fp '-1,7'" -- "$ws" run --follow-pixel=-1,7
+check follow-pixel-empty-field 2 "$fp '12,,7'" -- "$ws" run --follow-pixel 12,,7
+check follow-pixel-trailing-comma 2 "$fp '12,7,'" -- "$ws" run --follow-pixel 12,7,
+check follow-pixel-hex 2 "$fp '0x1,2'" -- "$ws" run --follow-pixel 0x1,2
+check follow-pixel-x 2 "--follow-pixel X,Y[,C]: X and Y must be 0..31 (the image is 32x32), got 32,7" -- "$ws" run --follow-pixel 32,7
+check follow-pixel-y 2 "X and Y must be 0..31 (the image is 32x32), got 0,99" -- "$ws" run --follow-pixel 0,99
+check follow-pixel-channel 2 "--follow-pixel X,Y[,C]: C must be 0..2 (R, G, B), got 3" -- "$ws" run --follow-pixel 1,2,3
+check follow-pixel-twice 2 "--follow-pixel given twice" -- "$ws" run --follow-pixel 1,2 --follow-pixel 3,4
+table="pixel (12,7) reached:
+  layer                      elements     out of
+  patch                             3       3072
+  patch_embed                      64       4096
+  blocks.0.qkv                    192      12288"
+check follow-pixel-table 0 "$table" -- "$ws" run --gpu classroom --follow-pixel 12,7
+check follow-pixel-probability 0 "  probability                       1          1" -- "$ws" run --gpu classroom --follow-pixel 12,7,2
+check follow-pixel-channel-head 0 "pixel (0,31) channel 2 reached:" -- "$ws" run --gpu classroom --follow-pixel 0,31,2
+plain=$("$ws" run --gpu classroom 2>&1 | grep -v "preprocessing")
+followed=$("$ws" run --gpu classroom --follow-pixel 12,7 2>&1 | grep -v "preprocessing")
+if [ "${followed#"$plain"}" != "$followed" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: --follow-pixel changed the usual output of run"; fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

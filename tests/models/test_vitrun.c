@@ -281,3 +281,158 @@ Test(vitrun, device_bytes_and_memory_limits) {
   cr_expect(strstr(ws_errmsg(ctx), "the limit is 8192 MiB"), "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
+
+/* ---- following a pixel ----------------------------------------------------------------- */
+
+typedef struct want_reach {
+  char layer[WS_RUNTIME_NAME_MAX];
+  uint64_t reached, total;
+} want_reach;
+
+static size_t want_row(want_reach *w, size_t n, const char *layer, uint64_t reached, uint64_t total) {
+  snprintf(w[n].layer, sizeof w[n].layer, "%s", layer);
+  w[n].reached = reached;
+  w[n].total = total;
+  return n + 1;
+}
+
+/* What a pixel reaches, from the model's structure alone. Its channels
+ * land in `channels` values of one patch (token t = (y/4)*8 + x/4); the
+ * patch embedding is row-wise, so only row t of x (D values); the QKV
+ * projection likewise (3D). Attention mixes tokens: S[h][i][j] = Q_i.K_j
+ * holds the tag where i = t or j = t (2T - 1 per head), softmax normalizes
+ * each row with all of its entries (every row has a tagged j = t), and
+ * every output row i sums P[i][t] V_t, so all T x D outputs are reached;
+ * from there every row is tagged (projection, LayerNorm, MLP), the mean
+ * pool reaches D values, the head one logit and the probability one value.
+ * A second block starts from all-tagged inputs. Other images of a batch
+ * are never reached: the counts are image 0's, the totals the batch's. The
+ * naive attention rows count image 0's scores buffer. */
+static size_t expected_reach(const ws_tinyvit_cfg *m, ws_vitrun_attn attn, uint32_t batch, uint32_t channels,
+                             want_reach *w) {
+  const uint64_t t = WS_TINYVIT_TOKENS, d = m->dim, h = m->heads, b = batch;
+  size_t n = 0;
+  char name[WS_RUNTIME_NAME_MAX];
+  n = want_row(w, n, "patch", channels, t * WS_TINYVIT_PATCH_DIM * b);
+  n = want_row(w, n, "patch_embed", d, t * d * b);
+  for (uint32_t k = 0; k < m->depth; k++) {
+    bool first = k == 0;
+#define ROW(suffix, reached, total)                                                                          \
+  snprintf(name, sizeof name, "blocks.%u.%s", k, suffix), n = want_row(w, n, name, reached, total)
+    ROW("qkv", first ? 3 * d : t * 3 * d, t * 3 * d * b);
+    if (attn == WS_VITRUN_ATTN_NAIVE) {
+      ROW("attn.scores", first ? h * (2 * t - 1) : h * t * t, h * t * t);
+      ROW("attn.softmax", h * t * t, h * t * t);
+    }
+    ROW("attn", t * d, t * d * b);
+    ROW("proj", t * d, t * d * b);
+    ROW("norm1", t * d, t * d * b);
+    ROW("fc1", t * 2 * d, t * 2 * d * b);
+    ROW("fc2", t * d, t * d * b);
+#undef ROW
+  }
+  n = want_row(w, n, "pool", d, d * b);
+  n = want_row(w, n, "head", 1, b);
+  return want_row(w, n, "probability", 1, b);
+}
+
+static void expect_reach(fixture *f, const ws_tinyvit_cfg *m, const ws_vitrun_cfg *c, bool timing,
+                         const char *what) {
+  ws_device_set_mode(f->dev, timing ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+  expect_pass(f, c, what);
+  want_reach w[8 + 8 * 32];
+  uint32_t channels = c->follow.channel == WS_VITRUN_ALL_CHANNELS ? WS_TINYVIT_CHANNELS : 1;
+  size_t n = expected_reach(m, c->attn, c->batch, channels, w);
+  cr_assert_eq(f->res.nreach, n, "%s: %zu rows", what, f->res.nreach);
+  for (size_t i = 0; i < n; i++) {
+    const ws_vitrun_reach *r = &f->res.reach[i];
+    cr_expect_str_eq(r->layer, w[i].layer, "%s: row %zu", what, i);
+    cr_expect_eq(r->reached, w[i].reached, "%s: %s reached %llu, want %llu", what, r->layer,
+                 (unsigned long long)r->reached, (unsigned long long)w[i].reached);
+    cr_expect_eq(r->total, w[i].total, "%s: %s of %llu", what, r->layer, (unsigned long long)r->total);
+  }
+  cr_expect(!ws_device_following(f->dev), "%s: the run turned following back off", what);
+}
+
+/* Both attentions, the default GEMM and the tensor-core one, functional
+ * and timing: the same counts, all from expected_reach. */
+Test(vitrun, following_a_pixel_reaches_what_the_model_structure_says) {
+  fixture f;
+  const ws_tinyvit_cfg m = ws_tinyvit_cfg_default();
+  setup(&f, "classroom", m, 1);
+  const ws_gemmgen_variant gemms[] = {ws_vitrun_defaults().gemm.variant, WS_GEMMGEN_MMA};
+  for (int timing = 0; timing < 2; timing++)
+    for (int a = 0; a < WS_VITRUN_ATTN_COUNT; a++)
+      for (int g = 0; g < 2; g++) {
+        ws_vitrun_cfg c = ws_vitrun_defaults();
+        c.attn = (ws_vitrun_attn)a;
+        if (g) c.gemm = ws_gemmgen_defaults(gemms[g]);
+        c.follow = (ws_vitrun_follow){true, 12, 7, g ? 1u : WS_VITRUN_ALL_CHANNELS};
+        char what[96];
+        snprintf(what, sizeof what, "%s + %s, %s, pixel (12,7%s)", ws_gemmgen_variant_name(c.gemm.variant),
+                 ws_vitrun_attn_name(c.attn), timing ? "timing" : "functional", g ? ",1" : "");
+        expect_reach(&f, &m, &c, timing, what);
+      }
+  teardown(&f);
+}
+
+/* Two blocks and a batch of two: the second block starts from all-tagged
+ * inputs, and image 1 is never reached. */
+Test(vitrun, following_a_pixel_through_two_blocks_and_a_batch) {
+  fixture f;
+  const ws_tinyvit_cfg m = {32, 2, 2};
+  setup(&f, "classroom", m, 2);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = 2;
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  c.follow = (ws_vitrun_follow){true, 31, 0, 2};
+  expect_reach(&f, &m, &c, true, "D=32 H=2 depth 2, batch 2");
+  teardown(&f);
+}
+
+/* Following changes no value and no time: the probabilities, every
+ * layer's error and every record's times and cycles are those of the run
+ * without it (each on a fresh device: the L2 outlives a run). */
+Test(vitrun, following_changes_no_value_and_no_time) {
+  fixture f[2];
+  for (int k = 0; k < 2; k++) {
+    setup(&f[k], "classroom", tiny, 1);
+    ws_vitrun_cfg c = ws_vitrun_defaults();
+    if (k) c.follow = (ws_vitrun_follow){true, 0, 31, WS_VITRUN_ALL_CHANNELS};
+    cr_assert_eq(run(&f[k], &c), WS_OK, "%s", ws_errmsg(f[k].ctx));
+  }
+  cr_expect_null(f[0].res.reach, "no pixel followed: no rows");
+  cr_expect_eq(f[1].res.nreach, 11);
+  cr_expect_eq(memcmp(f[0].res.prob, f[1].res.prob, sizeof(float)), 0);
+  cr_assert_eq(f[0].res.nchecks, f[1].res.nchecks);
+  for (size_t i = 0; i < f[0].res.nchecks; i++)
+    cr_expect_eq(f[0].res.checks[i].max_abs_err, f[1].res.checks[i].max_abs_err, "layer %zu", i);
+  size_t n0, n1;
+  const ws_runtime_record *r0 = ws_runtime_timeline(f[0].rt, &n0), *r1 = ws_runtime_timeline(f[1].rt, &n1);
+  cr_assert_eq(n0, n1);
+  for (size_t i = 0; i < n0; i++) {
+    cr_expect_eq(r0[i].start_ns, r1[i].start_ns, "record %zu", i);
+    cr_expect_eq(r0[i].end_ns, r1[i].end_ns, "record %zu", i);
+    cr_expect_eq(memcmp(&r0[i].stats, &r1[i].stats, sizeof r0[i].stats), 0, "record %zu", i);
+  }
+  teardown(&f[0]);
+  teardown(&f[1]);
+}
+
+Test(vitrun, a_followed_pixel_outside_the_image_is_refused) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  const ws_tinyvit_cfg m = ws_tinyvit_cfg_default();
+  c.follow = (ws_vitrun_follow){true, 31, 31, 2};
+  cr_expect_eq(validate("classroom", c, m, ctx), WS_OK, "%s", ws_errmsg(ctx));
+  c.follow = (ws_vitrun_follow){true, 32, 7, WS_VITRUN_ALL_CHANNELS};
+  cr_expect_eq(validate("classroom", c, m, ctx), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "--follow-pixel X,Y[,C]: X and Y must be 0..31 (the image is 32x32), got 32,7");
+  c.follow = (ws_vitrun_follow){true, 3, 7, 3};
+  cr_expect_eq(validate("classroom", c, m, ctx), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "--follow-pixel X,Y[,C]: C must be 0..2 (R, G, B), got 3");
+  c.follow.on = false; /* ignored when off */
+  cr_expect_eq(validate("classroom", c, m, ctx), WS_OK);
+  ws_ctx_destroy(ctx);
+}

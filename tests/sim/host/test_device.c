@@ -137,3 +137,60 @@ Test(device, smid_wraps_over_the_sms) {
   for (uint32_t i = 0; i < 10; i++) cr_expect_eq(out[i], i % 4);
   st_fini(&t);
 }
+
+/* ---- pixel following -------------------------------------------------------------- */
+
+/* out[tid] = tid for 64 threads: a kernel that reads nothing tagged, so
+ * every byte it writes is untagged, whatever the bytes held before. */
+Test(device, following_tags_counts_clears_and_refuses_bad_ranges) {
+  simtest t;
+  st_init(&t, kern, "t");
+  uint64_t n = 99;
+  cr_expect(!ws_device_following(t.dev));
+  uint64_t p = st_buf(&t, "out", 256, NULL);
+  cr_expect_eq(ws_device_follow_range(t.dev, p, 4), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(t.ctx),
+                   "cannot tag device bytes: following is off (ws_device_set_follow first)");
+  cr_expect_eq(ws_device_followed(t.dev, p, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 0, "nothing is tagged while following is off");
+  ws_device_set_follow(t.dev, true);
+  cr_expect(ws_device_following(t.dev));
+  cr_assert_eq(ws_device_follow_range(t.dev, p + 6, 5), WS_OK, "%s", ws_errmsg(t.ctx));
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 2, "bytes 6..10 touch words 1 and 2");
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 1, &n), WS_OK);
+  cr_expect_eq(n, 5);
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 256, &n), WS_OK);
+  cr_expect_eq(n, 1);
+  /* the kernel overwrites words 0..63 with untagged values */
+  st_run(&t, 1, 64);
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 1, &n), WS_OK);
+  cr_expect_eq(n, 0, "a store of an untagged value clears the tag");
+  /* host writes are untagged bytes */
+  cr_assert_eq(ws_device_follow_range(t.dev, p, 256), WS_OK);
+  cr_assert_eq(ws_device_memset(t.dev, p, 0, 16), WS_OK);
+  uint32_t words[4] = {1, 2, 3, 4};
+  cr_assert_eq(ws_device_memcpy_htod(t.dev, p + 240, words, sizeof words), WS_OK);
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 64 - 4 - 4);
+  /* a copy's host tags, both ways */
+  uint8_t tags[8] = {0, 0, 0, 0, 0, 1, 0, 0}, back[8];
+  bool any = false;
+  cr_assert_eq(ws_device_follow_htod(t.dev, p, tags, sizeof tags), WS_OK);
+  cr_assert_eq(ws_device_follow_dtoh(t.dev, back, p, sizeof back, &any), WS_OK);
+  cr_expect(any);
+  cr_expect_arr_eq(back, tags, sizeof tags);
+  /* bad ranges and element sizes */
+  cr_expect_eq(ws_device_followed(t.dev, p, 10, 4, &n), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(t.ctx),
+                   "count of tagged elements: 10 bytes are not a whole number of 4-byte elements");
+  cr_expect_eq(ws_device_follow_range(t.dev, p + 200, 100), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(t.ctx), "tag of 100 bytes at 0x") != NULL, "%s", ws_errmsg(t.ctx));
+  cr_expect(strstr(ws_errmsg(t.ctx), "runs past the end of the 256-byte allocation") != NULL);
+  /* off forgets every tag */
+  ws_device_set_follow(t.dev, false);
+  ws_device_set_follow(t.dev, true);
+  cr_assert_eq(ws_device_followed(t.dev, p, 256, 1, &n), WS_OK);
+  cr_expect_eq(n, 0);
+  st_fini(&t);
+}

@@ -404,3 +404,68 @@ Test(runtime, capture_puts_device_launches_on_a_stream) {
                true, "the memory summary describes the launch");
   teardown(&f);
 }
+
+/* ---- pixel following ------------------------------------------------------------ */
+
+/* A tagged host word crosses PCIe, the kernel's out[i] = 3 in[i] + 1
+ * carries it, and the copy back tags the host word; an untagged copy over
+ * it clears the device's tags, and the copy back the host's. */
+Test(runtime, copies_carry_tags_both_ways) {
+  fixture f;
+  setup(&f);
+  ws_device_set_follow(f.dev, true);
+  ws_runtime_host hin = host_buf(&f, 256, WS_PCIE_PINNED), hout = host_buf(&f, 256, WS_PCIE_PAGEABLE);
+  uint64_t n = 0;
+  cr_assert_eq(ws_runtime_host_follow(f.rt, hin, 7 * 4 + 2, 1), WS_OK, "one byte of word 7");
+  cr_assert_eq(ws_runtime_host_followed(f.rt, hin, 0, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 1);
+  cr_assert_eq(ws_runtime_memcpy_htod(f.rt, 0, f.d_in, hin, 0, 256, "in"), WS_OK);
+  cr_assert_eq(ws_device_followed(f.dev, f.d_in, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 1);
+  launch(&f, 0, "triple");
+  cr_assert_eq(ws_device_followed(f.dev, f.d_out, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 1);
+  cr_assert_eq(ws_device_followed(f.dev, f.d_out + 28, 4, 4, &n), WS_OK);
+  cr_expect_eq(n, 1, "out[7]");
+  cr_assert_eq(ws_runtime_memcpy_dtoh(f.rt, 0, hout, 0, f.d_out, 256, "out"), WS_OK);
+  cr_assert_eq(ws_runtime_host_followed(f.rt, hout, 0, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 1);
+  cr_assert_eq(ws_runtime_host_followed(f.rt, hout, 28, 4, 1, &n), WS_OK);
+  cr_expect_eq(n, 4, "all four bytes of out[7]: the kernel wrote a tagged word");
+  /* an untagged host buffer copied over the tagged input clears it */
+  ws_runtime_host plain = host_buf(&f, 256, WS_PCIE_PINNED);
+  cr_assert_eq(ws_runtime_memcpy_htod(f.rt, 0, f.d_in, plain, 0, 256, "in"), WS_OK);
+  cr_assert_eq(ws_device_followed(f.dev, f.d_in, 256, 1, &n), WS_OK);
+  cr_expect_eq(n, 0);
+  launch(&f, 0, "triple");
+  cr_assert_eq(ws_runtime_memcpy_dtoh(f.rt, 0, hout, 0, f.d_out, 256, "out"), WS_OK);
+  cr_assert_eq(ws_runtime_host_followed(f.rt, hout, 0, 256, 1, &n), WS_OK);
+  cr_expect_eq(n, 0, "the copy back of untagged bytes clears the host's tags");
+  /* misuse */
+  cr_expect_eq(ws_runtime_host_follow(f.rt, hin, 250, 8), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(f.ctx),
+                   "tag of 8 bytes at offset 250 runs past the end of the 256-byte host buffer 1");
+  cr_expect_eq(ws_runtime_host_followed(f.rt, hin, 0, 6, 4, &n), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(f.ctx),
+                   "count of tagged elements: 6 bytes are not a whole number of 4-byte elements");
+  cr_expect_eq(ws_runtime_host_follow(f.rt, 99, 0, 1), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(f.ctx), "unknown host buffer 99");
+  teardown(&f);
+}
+
+/* With following off, copies move no tags: the device stays untagged, and
+ * a copy back clears what the host buffer had. */
+Test(runtime, copies_without_following_move_no_tags) {
+  fixture f;
+  setup(&f);
+  ws_runtime_host h = host_buf(&f, 256, WS_PCIE_PINNED);
+  uint64_t n = 0;
+  cr_assert_eq(ws_runtime_host_follow(f.rt, h, 0, 256), WS_OK);
+  cr_assert_eq(ws_runtime_memcpy_htod(f.rt, 0, f.d_in, h, 0, 256, NULL), WS_OK);
+  cr_assert_eq(ws_device_followed(f.dev, f.d_in, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 0);
+  cr_assert_eq(ws_runtime_memcpy_dtoh(f.rt, 0, h, 0, f.d_in, 128, NULL), WS_OK);
+  cr_assert_eq(ws_runtime_host_followed(f.rt, h, 0, 256, 4, &n), WS_OK);
+  cr_expect_eq(n, 32, "the first 128 bytes were overwritten by untagged ones");
+  teardown(&f);
+}

@@ -27,7 +27,8 @@ static const char run_help[] =
     "                     [--gemm VARIANT] [--bm N] [--bn N] [--bk N] [--tm N] [--tn N]\n"
     "                     [--wm N] [--wn N] [--threads N] [--gpu NAME|FILE.ini]\n"
     "                     [--set SECTION.KEY=VALUE]... [--check race|init|sync]\n"
-    "                     [--follow-pixel X,Y[,C]]\n\n"
+    "                     [--follow-pixel X,Y[,C]] [--trace FILE.wst [--trace-kernels A,B]\n"
+    "                     [--trace-sms LIST] [--trace-cycles A:B] [--trace-follow-only]]\n\n"
     "Runs TinyViT32 pixel-to-logit on the simulated GPU: the image crosses PCIe into HBM,\n"
     "every layer runs as a generated, tiled kernel, and the probability comes back. Prints\n"
     "the timeline (copies and kernels with grid, block, tile config, cycles, time,\n"
@@ -48,12 +49,12 @@ static const char run_help[] =
     "  --br, --bc N        flash attention tile rows of Q and of K/V (default 64, 64)\n"
     "  --follow-pixel X,Y[,C]  tag pixel (X, Y) of image 0 (0..31; channel C 0..2, default all\n"
     "                      three) in host memory, let the tags travel with the values, and\n"
-    "                      print how many output elements of each layer it reached\n"
+    "                      print its journey hop by hop and how many output elements of each\n"
+    "                      layer it reached\n"
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
-    "%s%s" WS_CLI_CHECK_HELP "%s"
-    "  -h, --help          this text\n"
+    "%s%s" WS_CLI_CHECK_HELP "%s" WS_CLI_TRACEOPT_HELP "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
     "2 for a flag out of range.\n";
@@ -69,6 +70,7 @@ typedef struct run_opts {
   ws_cli_gpuopt gpu;
   ws_cli_watchopt watch;
   uint32_t checks; /* --check */
+  ws_cli_traceopt trace;
 } run_opts;
 
 /* --follow-pixel X,Y[,C]: decimal digits only, two or three fields; the
@@ -118,6 +120,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       {"set", required_argument, NULL, 'S'},
                                       WS_CLI_WATCHOPT_LONGS,
                                       WS_CLI_CHECK_LONG,
+                                      WS_CLI_TRACEOPT_LONGS,
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -153,7 +156,8 @@ static int take(run_opts *o, int c, const char *arg) {
     if (c >= WS_CLI_GEMMOPT_FIRST && c < WS_CLI_GEMMOPT_FIRST + WS_CLI_GEMM_TILES)
       return ws_cli_gemmopt_take("run", &o->gemm, c, arg);
     bool taken = false;
-    int rc = ws_cli_watchopt_take("run", &o->watch, c, arg, &taken);
+    int rc = ws_cli_traceopt_take("run", &o->trace, c, arg, &taken);
+    if (!taken) rc = ws_cli_watchopt_take("run", &o->watch, c, arg, &taken);
     return taken ? rc : ws_cli_usage_error("run", "unknown option");
   }
   }
@@ -175,7 +179,7 @@ static int parse_flags(int argc, char **argv, run_opts *o) {
   }
   if (rc == WS_EXIT_OK && optind != argc)
     return ws_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-  return rc;
+  return rc == WS_EXIT_OK ? ws_cli_traceopt_check("run", &o->trace, false, o->vit.follow.on) : rc;
 }
 
 /* ---- inputs ------------------------------------------------------------------ */
@@ -332,6 +336,18 @@ static void print_reach(const ws_vitrun_follow *f, const ws_vitrun_result *res) 
            res->reach[i].total);
 }
 
+/* The followed pixel's journey, hop by hop. */
+static void print_journey(const ws_vitrun_follow *f, const ws_journey *j, const ws_runtime *rt,
+                          const ws_gpu_cfg *cfg) {
+  const ws_journey_hop *hops;
+  size_t n = ws_journey_hops(j, &hops), ntl;
+  const ws_runtime_record *tl = ws_runtime_timeline(rt, &ntl);
+  printf("\njourney of pixel (%u,%u), the first time it reaches each level in each step (times in ns on the\n"
+         "timeline; cycles from the kernel's start):\n",
+         f->x, f->y);
+  ws_journey_print(stdout, hops, n, tl, ntl, cfg->gpu.core_clock_mhz);
+}
+
 /* ---- the command --------------------------------------------------------------------- */
 
 /* Resolves the tiles and the GPU and judges every flag against what the
@@ -342,6 +358,8 @@ static int check_flags(ws_ctx *ctx, run_opts *o, ws_gpu_cfg *cfg) {
   if (ws_cli_gemmopt_resolve(ctx, &o->gemm, &o->vit.gemm) != WS_OK)
     return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
   if (ws_cli_gpuopt_resolve(ctx, &o->gpu, cfg) != WS_OK) return ws_cli_error("%s", ws_errmsg(ctx));
+  if (ws_cli_traceopt_check_gpu(ctx, &o->trace, cfg) != WS_OK)
+    return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
   if (ws_vitrun_validate(ctx, &o->vit, &o->model, cfg) != WS_OK)
     return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
   return WS_EXIT_OK;
@@ -362,14 +380,20 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
   if (st == WS_OK) ws_cli_watchopt_apply(&o->watch, dev);
   if (st == WS_OK) ws_device_set_checks(dev, o->checks);
   if (st == WS_OK) st = ws_runtime_create(dev, &rt);
+  ws_cli_trace trace;
+  memset(&trace, 0, sizeof trace);
+  if (st == WS_OK) st = ws_cli_trace_start(ctx, &o->trace, dev, o->vit.follow.on, &trace);
   if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
   if (st == WS_OK) {
     print_header(o, cfg, w, host_s);
     print_timeline(rt, &o->vit, &res);
     print_summary(o, &res);
+    if (o->vit.follow.on) print_journey(&o->vit.follow, trace.journey, rt, cfg);
     if (o->vit.follow.on) print_reach(&o->vit.follow, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }
+  if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, rt);
+  ws_cli_trace_free(&trace);
   /* the weights file is an output like any other: written only by a run
    * that succeeded, so a refused or failed run leaves the old file alone */
   if (st == WS_OK && res.pass && o->save_weights) st = ws_tinyvit_weights_save(ctx, w, o->save_weights);
@@ -392,7 +416,10 @@ int ws_cli_run(int argc, char **argv) {
   o.gemm.default_cfg = o.vit.gemm;
   int rc = parse_flags(argc, argv, &o);
   if (rc == WS_EXIT_OK) rc = ws_cli_gemmopt_check("run", "--gemm", &o.gemm);
-  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  if (rc != WS_EXIT_OK) {
+    ws_cli_traceopt_free(&o.trace);
+    return rc < 0 ? WS_EXIT_OK : rc;
+  }
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;
   rc = check_flags(ctx, &o, &cfg);
@@ -401,6 +428,7 @@ int ws_cli_run(int argc, char **argv) {
     ws_status st = execute(ctx, &o, &cfg, &exit_code);
     rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : exit_code;
   }
+  ws_cli_traceopt_free(&o.trace);
   ws_ctx_destroy(ctx);
   return rc;
 }

@@ -18,6 +18,7 @@ struct ws_journey {
   size_t first_of[WS_JOURNEY_LEVEL_COUNT];
   uint32_t last_copy; /* timeline record of the last copy that carried it (UINT32_MAX: none) */
   bool nomem;
+  size_t pending_load; /* the register hop of a global load whose data is not back yet (SIZE_MAX: none) */
 };
 
 static const char *const level_names[WS_JOURNEY_LEVEL_COUNT] = {
@@ -140,14 +141,29 @@ static void on_copy(ws_journey *j, const ws_probe_event *ev) {
     bool at_end = (l == WS_JOURNEY_DRAM) == h2d;
     h->first = at_end ? ev->end : ev->begin;
     h->spent = 0;
-    snprintf(h->component, sizeof h->component, "%s, offset %" PRIu64,
-             l == WS_JOURNEY_HOST ? "host buffer" : "device buffer", ev->addr);
+    snprintf(h->component, sizeof h->component, "%s, byte %" PRIu32 " of the copy",
+             l == WS_JOURNEY_HOST ? "host buffer" : "device memory", ev->b);
   }
+}
+
+/* A global load's value is in its registers when its last line is back. */
+static void on_mem_done(ws_journey *j, const ws_probe_event *ev) {
+  ws_journey_hop *h = &j->hops[j->pending_load];
+  if (ev->sm != h->sm || ev->warp != h->warp || ev->pc != h->pc) return;
+  h->spent = ev->begin - h->first; /* issue to data */
+  h->first = ev->begin;
+  j->pending_load = SIZE_MAX;
+}
+
+static bool is_global_load(const ws_probe_event *ev) {
+  return ev->kind == WS_PEV_ISSUE && (ev->b == WS_OP_LDG || ev->b == WS_OP_ATOMGADD ||
+                                      ev->b == WS_OP_ATOMGMAX || ev->b == WS_OP_ATOMGCAS);
 }
 
 static void on_event(void *user, const ws_probe_event *ev) {
   ws_journey *j = user;
   ws_journey_level level;
+  if (ev->kind == WS_PEV_MEM_DONE && j->pending_load != SIZE_MAX) on_mem_done(j, ev);
   if (!(ev->flags & WS_PROBE_TAGGED) || !level_of(ev, &level)) return;
   if (ev->kind == WS_PEV_PCIE) {
     on_copy(j, ev);
@@ -155,13 +171,14 @@ static void on_event(void *user, const ws_probe_event *ev) {
   }
   size_t at = j->first_of[level];
   if (at != SIZE_MAX) { /* records come in processing order: keep the earliest */
-    if (ev->begin < j->hops[at].first) fill(&j->hops[at], j, level, ev);
+    if (level != WS_JOURNEY_REGISTERS && ev->begin < j->hops[at].first) fill(&j->hops[at], j, level, ev);
     return;
   }
   ws_journey_hop *h = add_hop(j);
   if (!h) return;
   j->first_of[level] = j->n - 1;
   fill(h, j, level, ev);
+  if (level == WS_JOURNEY_REGISTERS && is_global_load(ev)) j->pending_load = j->n - 1;
 }
 
 static void on_launch_begin(void *user, const ws_probe_launch *l) {
@@ -169,6 +186,7 @@ static void on_launch_begin(void *user, const ws_probe_launch *l) {
   j->launch = j->launches++;
   snprintf(j->kernel, sizeof j->kernel, "%s", l->kernel_name);
   j->launch_first_hop = j->n;
+  j->pending_load = SIZE_MAX;
   for (int i = 0; i < WS_JOURNEY_LEVEL_COUNT; i++) j->first_of[i] = SIZE_MAX;
 }
 
@@ -192,6 +210,7 @@ ws_status ws_journey_create(ws_ctx *ctx, ws_journey **out) {
   ws_journey *j = *out;
   j->probe = (ws_probe){j, on_launch_begin, on_launch_end, on_event};
   j->last_copy = UINT32_MAX;
+  j->pending_load = SIZE_MAX;
   for (int i = 0; i < WS_JOURNEY_LEVEL_COUNT; i++) j->first_of[i] = SIZE_MAX;
   return WS_OK;
 }

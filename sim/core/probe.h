@@ -45,7 +45,7 @@ typedef enum ws_probe_kind {
   WS_PEV_HOST,     /* runtime timeline (ns): outcome ws_probe_host_op, unit = stream,
                       addr = bytes (copies), a = timeline record index */
   WS_PEV_PCIE,     /* one DMA chunk (ns): outcome ws_probe_dir (H2D = REQ), addr = offset in the copy,
-                      c = bytes, a = timeline record index */
+                      c = bytes, a = timeline record index; b = offset of its first followed byte */
   WS_PEV_COUNT
 } ws_probe_kind;
 

@@ -220,6 +220,8 @@ struct ws_taint {
   tinsn *insns;
 };
 
+ws_taint_mem *ws_taint_memory(const ws_taint *t) { return t->mem; }
+
 static tkind kind_of(ws_op op) {
   switch (op) {
   case WS_OP_SHFL: return TK_SHFL;

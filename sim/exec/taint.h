@@ -65,6 +65,8 @@ uint64_t ws_taint_mem_resident_bytes(const ws_taint_mem *tm);
 /* The launch-wide state for kernel k over the device's shadow tm. */
 ws_status ws_taint_create(ws_ctx *ctx, ws_taint_mem *tm, const ws_kernel *k, ws_taint **out);
 void ws_taint_destroy(ws_taint *t);
+/* The global-memory tags the launch reads and writes. */
+ws_taint_mem *ws_taint_memory(const ws_taint *t);
 
 /* ---- one CTA object (created with the CTA, reset with it) ---------------------- */
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sim/core/eventq.h"
+#include "sim/exec/taint.h"
 #include "sim/gpu/dispatch.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/scoreboard.h"
@@ -101,6 +102,10 @@ void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe) {
   e->probe = probe;
   ws_memsys_set_probe(e->mem, probe);
+}
+
+static bool tagged(void *user, uint64_t addr, uint64_t size_bytes) {
+  return ws_taint_mem_any(user, addr, size_bytes);
 }
 
 static ws_probe_launch probe_launch(const ws_exec_launch *launch, const ws_occupancy *occ, uint64_t cycles) {
@@ -302,6 +307,10 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
                    .warps_per_cta = occ->warps_per_cta,
                    .ls = ls,
                    .probe = e->probe};
+  if (e->probe && launch->taint)
+    ws_memsys_set_tag_query(e->mem, tagged, ws_taint_memory(launch->taint));
+  else
+    ws_memsys_set_tag_query(e->mem, NULL, NULL);
   if (e->probe) {
     ws_probe_launch l = probe_launch(launch, occ, 0);
     e->probe->launch_begin(e->probe->user, &l);

@@ -264,11 +264,26 @@ static void probe_record(const ws_runtime *rt, const ws_runtime_record *r) {
 typedef struct chunk_ctx {
   const ws_runtime *rt;
   const ws_runtime_record *r;
+  const uint8_t *tags; /* the host side's tags at the copy's offset; NULL: none */
 } chunk_ctx;
+
+/* Whether a burst carries a followed byte (the host side's tags after the
+ * copy: what it read for H2D, what it wrote for D2H). */
+static bool chunk_tagged(const chunk_ctx *x, const ws_pcie_chunk *c, uint64_t *first) {
+  if (!x->tags) return false;
+  for (uint64_t i = 0; i < c->size_bytes; i++)
+    if (x->tags[c->offset_bytes + i]) {
+      *first = c->offset_bytes + i;
+      return true;
+    }
+  return false;
+}
 
 static void probe_chunk(void *user, const ws_pcie_chunk *c) {
   const chunk_ctx *x = user;
   const ws_probe *p = ws_device_probe(x->rt->dev);
+  uint64_t first = 0;
+  bool tagged = chunk_tagged(x, c, &first);
   ws_probe_event ev = {.begin = x->r->start_ns + c->dma_begin_ns,
                        .end = x->r->start_ns + c->dma_end_ns,
                        .addr = c->offset_bytes,
@@ -277,16 +292,19 @@ static void probe_chunk(void *user, const ws_pcie_chunk *c) {
                        .warp = WS_PROBE_NONE,
                        .pc = UINT32_MAX,
                        .a = (uint32_t)(x->rt->nrecs - 1),
+                       .b = (uint32_t)first,
                        .c = (uint32_t)c->size_bytes,
                        .kind = WS_PEV_PCIE,
-                       .outcome = x->r->kind == WS_RUNTIME_OP_H2D ? WS_PROBE_DIR_REQ : WS_PROBE_DIR_RESP};
+                       .outcome = x->r->kind == WS_RUNTIME_OP_H2D ? WS_PROBE_DIR_REQ : WS_PROBE_DIR_RESP,
+                       .flags = tagged ? WS_PROBE_TAGGED : 0};
   p->event(p->user, &ev);
 }
 
-static void probe_copy(const ws_runtime *rt, const ws_runtime_record *r, ws_pcie_dir dir) {
+static void probe_copy(const ws_runtime *rt, const ws_runtime_record *r, ws_pcie_dir dir,
+                       const uint8_t *tags) {
   if (!ws_device_probe(rt->dev)) return;
   probe_record(rt, r);
-  chunk_ctx x = {rt, r};
+  chunk_ctx x = {rt, r, tags};
   ws_pcie_for_each_chunk(&rt->pcie, r->size_bytes, dir, r->host_mem, probe_chunk, &x);
 }
 
@@ -372,7 +390,7 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   if (!r) return WS_ERR_NOMEM;
   r->size_bytes = size_bytes;
   r->host_mem = b->mem;
-  probe_copy(rt, r, dir);
+  probe_copy(rt, r, dir, b->tags ? b->tags + host_offset : NULL);
   /* the call returns only once the CPU has finished staging a pageable copy */
   if (b->mem == WS_PCIE_PAGEABLE) rt->host_ns = max_u64(rt->host_ns, start + dur);
   return WS_OK;

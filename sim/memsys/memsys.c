@@ -75,6 +75,8 @@ struct ws_memsys {
   ws_l2_done *l2_done;
   ws_dram_issue *issues;
   const ws_probe *probe; /* NULL: nobody watches */
+  ws_memsys_tag_fn tag_fn;
+  void *tag_user;
   uint64_t next_uop;
 };
 
@@ -120,7 +122,17 @@ static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* ---- the probe: each micro-op as one record, built only when one is set ---- */
 
-static ws_probe_event probe_ev(const req *r, uint8_t kind, uint64_t begin, uint64_t end) {
+/* WS_PROBE_TAGGED when a sector of `mask` of `line` holds a followed value. */
+static uint8_t sectors_tag(const ws_memsys *m, uint64_t line, uint8_t mask, uint8_t fallback) {
+  if (!m->tag_fn) return fallback & WS_PROBE_TAGGED;
+  for (uint32_t i = 0; mask >> i; i++)
+    if ((mask >> i & 1u) &&
+        m->tag_fn(m->tag_user, line + (uint64_t)i * m->cfg.l1.sector_bytes, m->cfg.l1.sector_bytes))
+      return WS_PROBE_TAGGED;
+  return 0;
+}
+
+static ws_probe_event probe_ev(const ws_memsys *m, const req *r, uint8_t kind, uint64_t begin, uint64_t end) {
   return (ws_probe_event){.begin = begin,
                           .end = end,
                           .addr = r->line,
@@ -132,13 +144,14 @@ static ws_probe_event probe_ev(const req *r, uint8_t kind, uint64_t begin, uint6
                           .pc = UINT32_MAX,
                           .c = r->mask,
                           .kind = kind,
-                          .flags = (uint8_t)(r->flags | (r->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
+                          .flags = (uint8_t)(sectors_tag(m, r->line, r->mask, r->flags) |
+                                             (r->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
                                              (r->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0))};
 }
 
 static __attribute__((noinline, cold)) void probe_xbar(ws_memsys *m, const req *r, uint8_t dir,
                                                        uint32_t bytes, uint64_t ready, uint64_t arrive) {
-  ws_probe_event ev = probe_ev(r, WS_PEV_XBAR, ready, arrive);
+  ws_probe_event ev = probe_ev(m, r, WS_PEV_XBAR, ready, arrive);
   ev.a = bytes;
   ev.outcome = dir;
   m->probe->event(m->probe->user, &ev);
@@ -146,7 +159,9 @@ static __attribute__((noinline, cold)) void probe_xbar(ws_memsys *m, const req *
 
 static __attribute__((noinline, cold)) void probe_l2(ws_memsys *m, const req *r, const ws_l2_result *res,
                                                      uint64_t now) {
-  ws_probe_event ev = probe_ev(r, WS_PEV_L2, now, res->outcome == WS_L2_HIT ? res->ready_cycle : now);
+  /* a miss is known after the tag pass */
+  ws_probe_event ev = probe_ev(m, r, WS_PEV_L2, now,
+                               res->outcome == WS_L2_HIT ? res->ready_cycle : now + m->cfg.l2.hit_lat_cycles);
   ws_l2_where(m->l2, r->slice, r->line, &ev.a, &ev.b);
   ev.outcome = res->outcome == WS_L2_HIT    ? WS_PROBE_L2_HIT
                : res->outcome == WS_L2_MISS ? WS_PROBE_L2_MISS
@@ -158,7 +173,7 @@ static __attribute__((noinline, cold)) void probe_l2(ws_memsys *m, const req *r,
 
 static __attribute__((noinline, cold)) void probe_dram(ws_memsys *m, uint32_t ch, const ws_dram_issue *is,
                                                        uint64_t now) {
-  ws_probe_event ev = probe_ev(&m->pool[is->id], WS_PEV_DRAM, now, is->done_cycle);
+  ws_probe_event ev = probe_ev(m, &m->pool[is->id], WS_PEV_DRAM, now, is->done_cycle);
   ev.unit = (uint16_t)ch;
   ev.a = is->bank;
   ev.b = (uint32_t)is->row;
@@ -169,7 +184,7 @@ static __attribute__((noinline, cold)) void probe_dram(ws_memsys *m, uint32_t ch
 
 static __attribute__((noinline, cold)) void probe_simple(ws_memsys *m, const req *r, uint8_t kind,
                                                          uint64_t begin, uint64_t end) {
-  ws_probe_event ev = probe_ev(r, kind, begin, end);
+  ws_probe_event ev = probe_ev(m, r, kind, begin, end);
   m->probe->event(m->probe->user, &ev);
 }
 
@@ -192,7 +207,8 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
                        .c = a->sector_mask,
                        .kind = WS_PEV_L1,
                        .outcome = outcome[res->outcome],
-                       .flags = (uint8_t)(a->flags | (a->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
+                       .flags = (uint8_t)(sectors_tag(m, a->line_addr, a->sector_mask, a->flags) |
+                                          (a->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
                                           (a->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0))};
   ws_l1_where(m->l1[sm], a->line_addr, &ev.a, &ev.b);
   m->probe->event(m->probe->user, &ev);
@@ -489,6 +505,11 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
 }
 
 void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe) { m->probe = probe; }
+
+void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user) {
+  m->tag_fn = fn;
+  m->tag_user = user;
+}
 
 bool ws_memsys_idle(const ws_memsys *m) { return m->free_n == m->pool_n; }
 

@@ -77,6 +77,12 @@ void ws_memsys_reset_keep_l2(ws_memsys *m);
  * default); it must outlive its use. Memory micro-ops are numbered from 1
  * at every reset, in the order they are created. */
 void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe);
+/* Whether any byte of [addr, addr + size_bytes) holds a followed value:
+ * with a probe, each record's sectors are asked (sector granularity), so
+ * a line is tagged while it carries the value, whoever asked for it. NULL
+ * (the default): records are tagged when the access that made them was. */
+typedef bool (*ws_memsys_tag_fn)(void *user, uint64_t addr, uint64_t size_bytes);
+void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);

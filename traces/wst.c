@@ -324,9 +324,8 @@ static void on_launch_end(void *user, const ws_probe_launch *pl) {
 static bool is_host(unsigned kind) { return kind == WS_PEV_HOST || kind == WS_PEV_PCIE; }
 
 static bool keep(const ws_wst_writer *w, const ws_probe_event *ev) {
-  if (is_host(ev->kind)) return true;
   if (w->in_launch && w->launch_dropped) return false;
-  if (ev->kind == WS_PEV_KERNEL) return true;
+  if (is_host(ev->kind) || ev->kind == WS_PEV_KERNEL) return true;
   if (w->follow_only && ev->kind != WS_PEV_CTA && !(ev->flags & WS_PROBE_TAGGED)) return false;
   if (w->sm_set && ev->sm != WS_PROBE_NONE && !(w->sm_set[ev->sm >> 3] & (1u << (ev->sm & 7)))) return false;
   return ev->begin >= w->cycle_begin && (w->cycle_end == 0 || ev->begin < w->cycle_end);
@@ -641,7 +640,7 @@ static void free_tables(tables *t) {
 
 /* Up to n bytes at `offset`; returns how many there were. */
 static size_t read_at(const ws_wst_reader *r, uint64_t offset, void *buf, size_t n) {
-  if (offset >= r->size) return 0;
+  if (n == 0 || offset >= r->size) return 0;
   if (n > r->size - offset) n = (size_t)(r->size - offset);
   if (r->mem) {
     memcpy(buf, r->mem + offset, n);

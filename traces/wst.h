@@ -32,7 +32,7 @@
 
 /* What the writer keeps; NULL or all zero: everything. */
 typedef struct ws_wst_filter {
-  const char *const *kernels; /* only launches of these kernels (others: table entry, no events) */
+  const char *const *kernels; /* only launches of these kernels (others: a table entry, no events at all) */
   size_t kernel_count;
   const uint32_t *sms; /* only events of these SMs; events without an SM (DRAM, L2 fills, host) stay */
   size_t sm_count;

@@ -35,7 +35,7 @@
   68u /* kernel grid[3] block[3] ctas (u32), cycles seen events (u64), chunks flags */
 #define INDEX_ENTRY_BYTES 32u
 #define LAUNCH_BLOCK_MAX_BYTES 65536u
-#define NAME_MAX_BYTES 4096u
+#define NAME_MAX_BYTES 4096u /* kernel and stall-reason names */
 
 /* Grows *p (of *cap elements of `size` bytes) to hold n + 1; false: no memory. */
 static bool grow(void **p, size_t *cap, size_t n, size_t size) {
@@ -292,6 +292,10 @@ static void on_launch_begin(void *user, const ws_probe_launch *pl) {
   if (w->in_launch) end_launch(w, 0, false);
   flush_chunk(w);
   const char *name = pl->kernel_name ? pl->kernel_name : "";
+  if (strlen(name) > NAME_MAX_BYTES) {
+    fail(w, WS_ERR_LIMIT, "trace '%s': a kernel name over %u bytes", w->path, NAME_MAX_BYTES);
+    return;
+  }
   uint32_t k = kernel_index(w, pl, name);
   if (w->err != WS_OK) return;
   if (w->nlaunches >= WS_WST_NO_LAUNCH - 1) {
@@ -431,6 +435,10 @@ static ws_status nomem(ws_wst_writer *w) {
 }
 
 ws_status ws_wst_writer_set_names(ws_wst_writer *w, const char *const *names, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (names[i] && strlen(names[i]) > NAME_MAX_BYTES)
+      return ws_ctx_fail(w->ctx, WS_ERR_LIMIT, "trace '%s': name %zu is over %u bytes", w->path, i,
+                         NAME_MAX_BYTES);
   char **copy = calloc(count ? count : 1, sizeof *copy);
   if (!copy) return nomem(w);
   bool ok = true;

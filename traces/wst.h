@@ -137,8 +137,7 @@ const char *const *ws_wst_names(const ws_wst_reader *r, size_t *count);
 /* The stored fields of each record; stats and summary are zero. */
 const ws_runtime_record *ws_wst_timeline(const ws_wst_reader *r, size_t *count);
 const void *ws_wst_journey(const ws_wst_reader *r, size_t *size_bytes);
-/* Events seen and recorded per kind (recorded only, from the chunks, when
- * the metadata was lost). */
+/* Events seen and recorded per kind (zero when the metadata was lost). */
 const ws_wst_counts *ws_wst_counts_of(const ws_wst_reader *r);
 /* Chunks decompressed so far by all cursors: what a seek skipped shows. */
 uint64_t ws_wst_chunks_decoded(const ws_wst_reader *r);

@@ -746,6 +746,22 @@ Test(wst, nothing_appears_before_commit_and_nothing_stays_without_it) {
   ws_wst_close(r);
 }
 
+Test(wst, the_first_error_of_a_callback_is_kept_for_commit) {
+  char path[128];
+  in_dir(path, sizeof path, "err.wst");
+  ws_wst_writer *w = writer(path, NULL);
+  const ws_probe *p = ws_wst_writer_probe(w);
+  end_launch(p, 0, 1); /* never began */
+  ws_probe_event bad = {.kind = WS_PEV_COUNT};
+  p->event(p->user, &bad); /* a second error: not the one reported */
+  cr_expect_eq(ws_wst_writer_commit(w), WS_ERR_INVALID);
+  char want[200];
+  snprintf(want, sizeof want, "trace '%s': a launch ended that never began", path);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  ws_wst_writer_free(w);
+  cr_expect_eq(files_in_dir(), 0);
+}
+
 Test(wst, a_link_is_kept_and_its_target_replaced) {
   char target[128], link[128];
   in_dir(target, sizeof target, "target.wst");

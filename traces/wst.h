@@ -118,8 +118,9 @@ ws_status ws_wst_open_memory(ws_ctx *ctx, const void *data, size_t size_bytes, c
                              ws_wst_reader **out);
 void ws_wst_close(ws_wst_reader *r);
 
-/* NULL for an intact file; else "NAME: byte N: what was expected, what was
- * found; read K chunks before it". */
+/* NULL for an intact file; else why the index went unused and where the
+ * walk stopped: "NAME: byte N: X expected, Y found; walked the blocks
+ * instead: byte M: ...; K chunks (E events) before it". */
 const char *ws_wst_warning(const ws_wst_reader *r);
 uint32_t ws_wst_version(const ws_wst_reader *r);
 uint64_t ws_wst_file_bytes(const ws_wst_reader *r);

@@ -61,6 +61,12 @@ test-fuzz: build
 	./$(FUZZ)/fuzz_ini -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 $(FUZZ)/corpus-ini \
 	  2> $(FUZZ)/fuzz_ini.log || { tail -n 60 $(FUZZ)/fuzz_ini.log; exit 1; }
 	@echo "fuzz_ini: $(FUZZ_SECONDS) s without a finding"
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_wst
+	mkdir -p $(FUZZ)/corpus-wst
+	cd $(BUILD) && WS_WST_CORPUS=$(abspath $(FUZZ))/corpus-wst ./test_wst --filter 'wst/small_traces_seed_the_fuzzer' >/dev/null
+	./$(FUZZ)/fuzz_wst -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=256 $(FUZZ)/corpus-wst \
+	  2> $(FUZZ)/fuzz_wst.log || { tail -n 60 $(FUZZ)/fuzz_wst.log; exit 1; }
+	@echo "fuzz_wst: $(FUZZ_SECONDS) s without a finding"
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_image
 	mkdir -p $(FUZZ)/corpus-img
 	cp tests/data/image_* tests/data/fuzz_image/* $(FUZZ)/corpus-img/

@@ -15,8 +15,9 @@
 
 #define WS_BLOCK_FILE_HEADER_BYTES 64u
 #define WS_BLOCK_HEADER_BYTES 48u
-#define WS_BLOCK_FILE_MAGIC "\x89WST\r\n\x1a\n" /* 8 bytes: a text-mode copy or a truncated transfer shows   \
-                                                 */
+/* 8 bytes, as PNG's: a non-ASCII first byte, and line ends a text-mode
+ * copy would change */
+#define WS_BLOCK_FILE_MAGIC "\x89WST\r\n\x1a\n"
 
 typedef enum ws_block_kind {
   WS_BLOCK_CONFIG, /* "WSCF": the resolved GPU config as INI text */

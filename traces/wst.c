@@ -35,7 +35,7 @@
   68u /* kernel grid[3] block[3] ctas (u32), cycles seen events (u64), chunks flags */
 #define INDEX_ENTRY_BYTES 32u
 #define LAUNCH_BLOCK_MAX_BYTES 65536u
-#define NAME_MAX_BYTES 4096u
+#define NAME_MAX_BYTES 4096u /* kernel and stall-reason names */
 
 /* Grows *p (of *cap elements of `size` bytes) to hold n + 1; false: no memory. */
 static bool grow(void **p, size_t *cap, size_t n, size_t size) {
@@ -292,6 +292,10 @@ static void on_launch_begin(void *user, const ws_probe_launch *pl) {
   if (w->in_launch) end_launch(w, 0, false);
   flush_chunk(w);
   const char *name = pl->kernel_name ? pl->kernel_name : "";
+  if (strlen(name) > NAME_MAX_BYTES) {
+    fail(w, WS_ERR_LIMIT, "trace '%s': a kernel name over %u bytes", w->path, NAME_MAX_BYTES);
+    return;
+  }
   uint32_t k = kernel_index(w, pl, name);
   if (w->err != WS_OK) return;
   if (w->nlaunches >= WS_WST_NO_LAUNCH - 1) {
@@ -324,9 +328,8 @@ static void on_launch_end(void *user, const ws_probe_launch *pl) {
 static bool is_host(unsigned kind) { return kind == WS_PEV_HOST || kind == WS_PEV_PCIE; }
 
 static bool keep(const ws_wst_writer *w, const ws_probe_event *ev) {
-  if (is_host(ev->kind)) return true;
   if (w->in_launch && w->launch_dropped) return false;
-  if (ev->kind == WS_PEV_KERNEL) return true;
+  if (is_host(ev->kind) || ev->kind == WS_PEV_KERNEL) return true;
   if (w->follow_only && ev->kind != WS_PEV_CTA && !(ev->flags & WS_PROBE_TAGGED)) return false;
   if (w->sm_set && ev->sm != WS_PROBE_NONE && !(w->sm_set[ev->sm >> 3] & (1u << (ev->sm & 7)))) return false;
   return ev->begin >= w->cycle_begin && (w->cycle_end == 0 || ev->begin < w->cycle_end);
@@ -432,6 +435,10 @@ static ws_status nomem(ws_wst_writer *w) {
 }
 
 ws_status ws_wst_writer_set_names(ws_wst_writer *w, const char *const *names, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (names[i] && strlen(names[i]) > NAME_MAX_BYTES)
+      return ws_ctx_fail(w->ctx, WS_ERR_LIMIT, "trace '%s': name %zu is over %u bytes", w->path, i,
+                         NAME_MAX_BYTES);
   char **copy = calloc(count ? count : 1, sizeof *copy);
   if (!copy) return nomem(w);
   bool ok = true;
@@ -641,7 +648,7 @@ static void free_tables(tables *t) {
 
 /* Up to n bytes at `offset`; returns how many there were. */
 static size_t read_at(const ws_wst_reader *r, uint64_t offset, void *buf, size_t n) {
-  if (offset >= r->size) return 0;
+  if (n == 0 || offset >= r->size) return 0;
   if (n > r->size - offset) n = (size_t)(r->size - offset);
   if (r->mem) {
     memcpy(buf, r->mem + offset, n);

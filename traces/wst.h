@@ -32,7 +32,7 @@
 
 /* What the writer keeps; NULL or all zero: everything. */
 typedef struct ws_wst_filter {
-  const char *const *kernels; /* only launches of these kernels (others: table entry, no events) */
+  const char *const *kernels; /* only launches of these kernels (others: a table entry, no events at all) */
   size_t kernel_count;
   const uint32_t *sms; /* only events of these SMs; events without an SM (DRAM, L2 fills, host) stay */
   size_t sm_count;
@@ -118,8 +118,9 @@ ws_status ws_wst_open_memory(ws_ctx *ctx, const void *data, size_t size_bytes, c
                              ws_wst_reader **out);
 void ws_wst_close(ws_wst_reader *r);
 
-/* NULL for an intact file; else "NAME: byte N: what was expected, what was
- * found; read K chunks before it". */
+/* NULL for an intact file; else why the index went unused and where the
+ * walk stopped: "NAME: byte N: X expected, Y found; walked the blocks
+ * instead: byte M: ...; K chunks (E events) before it". */
 const char *ws_wst_warning(const ws_wst_reader *r);
 uint32_t ws_wst_version(const ws_wst_reader *r);
 uint64_t ws_wst_file_bytes(const ws_wst_reader *r);
@@ -137,8 +138,7 @@ const char *const *ws_wst_names(const ws_wst_reader *r, size_t *count);
 /* The stored fields of each record; stats and summary are zero. */
 const ws_runtime_record *ws_wst_timeline(const ws_wst_reader *r, size_t *count);
 const void *ws_wst_journey(const ws_wst_reader *r, size_t *size_bytes);
-/* Events seen and recorded per kind (recorded only, from the chunks, when
- * the metadata was lost). */
+/* Events seen and recorded per kind (zero when the metadata was lost). */
 const ws_wst_counts *ws_wst_counts_of(const ws_wst_reader *r);
 /* Chunks decompressed so far by all cursors: what a seek skipped shows. */
 uint64_t ws_wst_chunks_decoded(const ws_wst_reader *r);

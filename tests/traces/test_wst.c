@@ -746,6 +746,22 @@ Test(wst, nothing_appears_before_commit_and_nothing_stays_without_it) {
   ws_wst_close(r);
 }
 
+Test(wst, the_first_error_of_a_callback_is_kept_for_commit) {
+  char path[128];
+  in_dir(path, sizeof path, "err.wst");
+  ws_wst_writer *w = writer(path, NULL);
+  const ws_probe *p = ws_wst_writer_probe(w);
+  end_launch(p, 0, 1); /* never began */
+  ws_probe_event bad = {.kind = WS_PEV_COUNT};
+  p->event(p->user, &bad); /* a second error: not the one reported */
+  cr_expect_eq(ws_wst_writer_commit(w), WS_ERR_INVALID);
+  char want[200];
+  snprintf(want, sizeof want, "trace '%s': a launch ended that never began", path);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  ws_wst_writer_free(w);
+  cr_expect_eq(files_in_dir(), 0);
+}
+
 Test(wst, a_link_is_kept_and_its_target_replaced) {
   char target[128], link[128];
   in_dir(target, sizeof target, "target.wst");
@@ -774,6 +790,50 @@ Test(wst, a_directory_is_refused_and_a_full_device_reported_at_commit) {
   cr_assert_eq(ws_wst_writer_create(ctx, "/dev/null", &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
   ws_wst_writer_free(w);
+}
+
+/* ---- the fuzzer's seeds ------------------------------------------------------------ */
+
+/* Small traces that touch every table: written into $WS_WST_CORPUS when
+ * set (make test-fuzz seeds tests/fuzz/fuzz_wst.c with them), else into
+ * the test folder; either way each must open intact. */
+Test(wst, small_traces_seed_the_fuzzer) {
+  const char *corpus = getenv("WS_WST_CORPUS");
+  for (int seed = 0; seed < 3; seed++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/seed%d.wst", corpus ? corpus : dir, seed);
+    static const char *const only[] = {"layernorm"};
+    ws_wst_filter f = {.kernels = only, .kernel_count = 1};
+    ws_wst_writer *w = writer(path, seed == 2 ? &f : NULL);
+    const ws_probe *p = ws_wst_writer_probe(w);
+    uint64_t s = (uint64_t)seed;
+    for (int k = 0; k < 2; k++) {
+      begin_launch(p, k + seed);
+      for (int i = 0; i < 12 * (seed + 1); i++) {
+        ws_probe_event ev = random_event(&s, (unsigned)i % WS_PEV_COUNT);
+        ev.begin %= 200, ev.end = ev.begin + (uint64_t)i % 7, ev.addr &= 0xffff80, ev.uop %= 64, ev.pc %= 16;
+        p->event(p->user, &ev);
+      }
+      end_launch(p, k + seed, 200);
+    }
+    ws_probe_event host = {.kind = WS_PEV_HOST, .begin = 5, .end = 90, .sm = WS_PROBE_NONE};
+    p->event(p->user, &host);
+    static const char *const names[] = {"none", "wait"};
+    ws_runtime_record rec = {.kind = WS_RUNTIME_OP_D2H, .size_bytes = 64, .end_ns = 90};
+    strcpy(rec.name, "out");
+    cr_assert_eq(ws_wst_writer_set_names(w, names, 2), WS_OK);
+    cr_assert_eq(ws_wst_writer_set_timeline(w, &rec, 1), WS_OK);
+    cr_assert_eq(ws_wst_writer_set_journey(w, "ledger", 6), WS_OK);
+    cr_assert_eq(ws_wst_writer_kernel_source(w, &kernel_ids[seed], "EXIT;\n"), WS_OK);
+    cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+    ws_wst_writer_free(w);
+    ws_wst_reader *r = open_ok(path);
+    cr_expect_null(ws_wst_warning(r));
+    /* seed 2 keeps launch 0 (layernorm), none of launch 1 (gelu) */
+    cr_expect_eq(count_all(r, NULL), seed == 2 ? 36 + 1 : 2 * 12 * (size_t)(seed + 1) + 1);
+    cr_expect_lt(ws_wst_file_bytes(r), 16384);
+    ws_wst_close(r);
+  }
 }
 
 /* ---- size ---------------------------------------------------------------------- */

@@ -122,6 +122,7 @@ static ws_status start_writer(ws_ctx *ctx, const ws_cli_traceopt *o, const ws_gp
                      .cycle_end = o->cycle_end,
                      .follow_only = o->follow_only};
   ws_status st = ws_wst_writer_create(ctx, o->path, cfg, &f, &t->writer);
+  if (st == WS_OK) ws_wst_writer_disassemble(t->writer, true);
   const char *names[64];
   uint32_t n = ws_device_stall_count();
   for (uint32_t i = 0; i < n && i < 64; i++) names[i] = ws_device_stall_name(i);

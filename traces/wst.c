@@ -14,6 +14,8 @@
  * start instead and keeps what it passed. */
 #include "traces/wst.h"
 
+#include "isa/asm.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -141,6 +143,7 @@ struct ws_wst_writer {
   size_t ntimeline;
   ws_codec_buf journey;
   ws_wst_counts counts;
+  bool disassemble; /* kernels without a source get their disassembly */
 };
 
 __attribute__((format(printf, 3, 4))) static void fail(ws_wst_writer *w, ws_status st, const char *fmt, ...) {
@@ -242,6 +245,14 @@ static const char *source_of(const ws_wst_writer *w, const void *identity) {
   return NULL;
 }
 
+/* The text of a kernel its owner gave none for: its canonical assembly,
+ * which assembles back to the same program (docs/isa.md). */
+static char *disassembly(const ws_wst_writer *w, const ws_probe_launch *l) {
+  if (!w->disassemble || !l->kernel) return NULL;
+  ws_program p = {(ws_kernel *)l->kernel, 1};
+  return ws_disasm_program(&p);
+}
+
 /* The kernel table's entry for (identity, name), added when new. */
 static uint32_t kernel_index(ws_wst_writer *w, const ws_probe_launch *l, const char *name) {
   for (size_t i = 0; i < w->nkernels; i++)
@@ -253,10 +264,10 @@ static uint32_t kernel_index(ws_wst_writer *w, const ws_probe_launch *l, const c
   const char *src = source_of(w, l->kernel);
   wkernel k = {.identity = l->kernel,
                .name = strdup(name),
-               .source = src ? strdup(src) : NULL,
+               .source = src ? strdup(src) : disassembly(w, l),
                .regs = l->regs_per_thread,
                .shared = l->shared_bytes};
-  if (!k.name || (src && !k.source)) {
+  if (!k.name || (!k.source && (src || w->disassemble))) {
     free(k.name);
     free(k.source);
     fail_nomem(w);
@@ -502,6 +513,8 @@ ws_status ws_wst_writer_set_journey(ws_wst_writer *w, const void *data, size_t s
   w->journey = b;
   return WS_OK;
 }
+
+void ws_wst_writer_disassemble(ws_wst_writer *w, bool on) { w->disassemble = on; }
 
 /* ---- commit -------------------------------------------------------------------- */
 

@@ -90,6 +90,10 @@ ws_status ws_wst_writer_set_names(ws_wst_writer *w, const char *const *names, si
 /* The text the kernel identified by `kernel` (launch_begin's l->kernel) was
  * assembled from, copied; before or after its launches. */
 ws_status ws_wst_writer_kernel_source(ws_wst_writer *w, const void *kernel, const char *source_text);
+/* With on, a kernel launched without a source given (above) gets its
+ * canonical disassembly as its text: launch_begin's l->kernel must then be
+ * the ws_kernel launched, as the simulator's probe gives it. */
+void ws_wst_writer_disassemble(ws_wst_writer *w, bool on);
 /* The runtime's timeline, copied: kind, stream, name, size, host memory,
  * grid, block, start, end and kernel name of each record. */
 ws_status ws_wst_writer_set_timeline(ws_wst_writer *w, const ws_runtime_record *recs, size_t count);

@@ -329,5 +329,27 @@ plain=$("$ws" run --gpu classroom 2>&1 | grep -v "preprocessing")
 followed=$("$ws" run --gpu classroom --follow-pixel 12,7 2>&1 | grep -v "preprocessing")
 if [ "${followed#"$plain"}" != "$followed" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: --follow-pixel changed the usual output of run"; fi
 
+# --trace FILE.wst: flags judged before anything runs (2); the file appears only after a good run;
+# the same run gives the same bytes; recording changes nothing run prints
+check trace-needs-file 2 "--trace-kernels, --trace-sms, --trace-cycles and --trace-follow-only need --trace FILE" -- "$ws" example saxpy --trace-sms 0
+check trace-functional 2 "--trace needs the timing model" -- "$ws" example saxpy --functional --trace "$tmp/f.wst"
+check trace-sms-syntax 2 "--trace-sms expects SM numbers and ranges" -- "$ws" example saxpy --trace "$tmp/f.wst" --trace-sms 3-1
+check trace-sms-gpu 2 "--trace-sms: SM 200 does not exist on a100 (SMs 0-107)" -- "$ws" example saxpy --gpu a100 --trace "$tmp/f.wst" --trace-sms 200
+check trace-cycles-order 2 "--trace-cycles expects A:B with A < B (or A:), found '9:3'" -- "$ws" run --trace "$tmp/f.wst" --trace-cycles 9:3
+check trace-follow-only-alone 2 "--trace-follow-only needs a followed pixel" -- "$ws" run --trace "$tmp/f.wst" --trace-follow-only
+check trace-kernels-empty 2 "--trace-kernels expects kernel names separated by commas" -- "$ws" example saxpy --trace "$tmp/f.wst" --trace-kernels a,,b
+[ -e "$tmp/f.wst" ] && { failed=$((failed + 1)); echo "FAIL: a refused run wrote its trace"; } || passed=$((passed + 1))
+check trace-fault 1 "" -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=64 --arg a=2 --buf x=f32:1 --buf y=f32:1 --trace "$tmp/fault.wst"
+[ -e "$tmp/fault.wst" ] && { failed=$((failed + 1)); echo "FAIL: a faulting run wrote its trace"; } || passed=$((passed + 1))
+check trace-run 0 "micro-ops recorded" -- "$ws" run --gpu classroom --trace "$tmp/r1.wst"
+"$ws" run --gpu classroom --trace "$tmp/r2.wst" > /dev/null 2>&1
+if cmp -s "$tmp/r1.wst" "$tmp/r2.wst"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two runs gave two traces"; fi
+traced=$("$ws" run --gpu classroom --follow-pixel 12,7 --trace "$tmp/r3.wst" 2>/dev/null | grep -v "preprocessing")
+untraced=$("$ws" run --gpu classroom --follow-pixel 12,7 2>/dev/null | grep -v "preprocessing")
+if [ "$traced" = "$untraced" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: --trace changed what run prints"; fi
+check trace-follow-only 0 "micro-ops recorded" -- "$ws" run --gpu classroom --follow-pixel 12,7 --trace "$tmp/r4.wst" --trace-follow-only
+check trace-filters 0 "micro-ops recorded" -- "$ws" example sgemm --gpu classroom --trace "$tmp/s.wst" --trace-sms 0-1 --trace-cycles 100:2000 --trace-kernels sgemm
+check journey-ends 0 "host RAM      host buffer, byte 0 of the copy" -- "$ws" run --gpu classroom --follow-pixel 12,7
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

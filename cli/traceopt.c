@@ -149,9 +149,10 @@ static void print_summary(const char *path, const ws_wst_counts *c, uint64_t fil
     seen += c->seen[k];
     kept += c->recorded[k];
   }
-  fprintf(stderr, "trace: %s: %" PRIu64 " of %" PRIu64 " micro-ops recorded, %" PRIu64 " bytes", path, kept,
-          seen, file_bytes);
-  if (kept) fprintf(stderr, " (%.2f bytes per micro-op)", (double)file_bytes / (double)kept);
+  fflush(stdout); /* after what the command printed, in a terminal or a pipe */
+  fprintf(stderr, "trace: %s: %" PRIu64 " of %" PRIu64 " micro-ops recorded", path, kept, seen);
+  if (file_bytes) fprintf(stderr, ", %" PRIu64 " bytes", file_bytes);
+  if (file_bytes && kept) fprintf(stderr, " (%.2f bytes per micro-op)", (double)file_bytes / (double)kept);
   fputc('\n', stderr);
 }
 

@@ -63,6 +63,8 @@ test-fuzz: build
 	@echo "fuzz_ini: $(FUZZ_SECONDS) s without a finding"
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_wst
 	mkdir -p $(FUZZ)/corpus-wst
+	printf 'launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n0\t3\t1\t2\t7\t5\t100\t20\tgemm\tslice 3 set 9 (hit)\n' \
+	  > $(FUZZ)/corpus-wst/journey.tsv
 	cd $(BUILD) && WS_WST_CORPUS=$(abspath $(FUZZ))/corpus-wst ./test_wst --filter 'wst/small_traces_seed_the_fuzzer' >/dev/null
 	./$(FUZZ)/fuzz_wst -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=256 $(FUZZ)/corpus-wst \
 	  2> $(FUZZ)/fuzz_wst.log || { tail -n 60 $(FUZZ)/fuzz_wst.log; exit 1; }

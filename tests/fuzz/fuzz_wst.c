@@ -15,6 +15,7 @@
 
 #include "traces/block.h"
 #include "traces/codec.h"
+#include "traces/journey.h"
 #include "traces/wst.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -112,6 +113,17 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     free(copy);
   }
   decode_columns(data, size);
+  /* the journey a trace stores is text the visualizer parses */
+  ws_journey_hop *hops = NULL;
+  size_t nhops = 0;
+  ws_status st = ws_journey_from_text(ctx, (const char *)data, size, &hops, &nhops);
+  if (st != WS_OK && st != WS_ERR_INVALID && st != WS_ERR_NOMEM) abort();
+  if (st == WS_OK) {
+    for (size_t i = 0; i < nhops; i++)
+      if (hops[i].level >= WS_JOURNEY_LEVEL_COUNT || !memchr(hops[i].component, 0, sizeof hops[i].component))
+        abort();
+  }
+  free(hops);
   ws_ctx_destroy(ctx);
   return 0;
 }

@@ -282,22 +282,40 @@ static void info_launches(const ws_wst_reader *r) {
   }
 }
 
-static void info_counts(const ws_wst_reader *r) {
-  const ws_wst_counts *c = ws_wst_counts_of(r);
+/* Records per kind; a damaged file's counts were lost with its metadata,
+ * so the intact chunks are counted (what the probe saw is unknown then). */
+static void info_counts(ws_wst_reader *r) {
+  ws_wst_counts c = *ws_wst_counts_of(r);
+  bool lost = ws_wst_warning(r) != NULL;
+  if (lost) {
+    memset(&c, 0, sizeof c);
+    ws_wst_cursor *cur = NULL;
+    ws_probe_event ev;
+    uint32_t launch;
+    bool got = true;
+    if (ws_wst_cursor_open(r, &cur) == WS_OK)
+      while (ws_wst_cursor_next(cur, &ev, &launch, &got) == WS_OK && got)
+        if (ev.kind < WS_PEV_COUNT) c.recorded[ev.kind]++;
+    ws_wst_cursor_close(cur);
+  }
   uint64_t rec = 0, seen = 0;
   printf("events:   %-10s %12s %12s\n", "kind", "recorded", "seen");
   for (uint8_t k = 0; k < WS_PEV_COUNT; k++) {
-    printf("          %-10s %12" PRIu64 " %12" PRIu64 "\n", ws_evtext_kind_name(k), c->recorded[k],
-           c->seen[k]);
-    rec += c->recorded[k];
-    seen += c->seen[k];
+    char s[24] = "-";
+    if (!lost) snprintf(s, sizeof s, "%" PRIu64, c.seen[k]);
+    printf("          %-10s %12" PRIu64 " %12s\n", ws_evtext_kind_name(k), c.recorded[k], s);
+    rec += c.recorded[k];
+    seen += c.seen[k];
   }
-  printf("          %-10s %12" PRIu64 " %12" PRIu64 "\n", "total", rec, seen);
-  if (rec) printf("          %.2f bytes per recorded event\n", (double)ws_wst_file_bytes(r) / (double)rec);
+  char s[24] = "-";
+  if (!lost) snprintf(s, sizeof s, "%" PRIu64, seen);
+  printf("          %-10s %12" PRIu64 " %12s\n", "total", rec, s);
+  if (rec)
+    printf("          %.2f bytes per recorded event%s\n", (double)ws_wst_file_bytes(r) / (double)rec,
+           lost ? " (counting the damaged part)" : "");
 }
 
 static int cmd_info(const trace_opts *o, ws_wst_reader *r) {
-  (void)o;
   printf("file:     %s: %" PRIu64 " bytes, .wst version %u, %zu chunks\n", o->path, ws_wst_file_bytes(r),
          ws_wst_version(r), ws_wst_chunk_count(r));
   info_gpu(r);

@@ -113,7 +113,7 @@ static const char *field(char *buf, const ws_probe_event *ev, int which) {
   uint32_t v = which == 0 ? ev->a : which == 1 ? ev->b : ev->c;
   bool mask = (ev->kind == WS_PEV_ISSUE && which != 1) || (ev->kind == WS_PEV_SMEM && which == 0) ||
               (which == 2 && (ev->kind == WS_PEV_L1 || ev->kind == WS_PEV_L2 || ev->kind == WS_PEV_L1_FILL ||
-                              ev->kind == WS_PEV_L2_FILL));
+                              ev->kind == WS_PEV_L2_FILL || ev->kind == WS_PEV_XBAR));
   bool way = which == 1 && (ev->kind == WS_PEV_L1 || ev->kind == WS_PEV_L2);
   if (way && v == UINT32_MAX) return "-";
   snprintf(buf, 24, mask ? "0x%" PRIx32 : "%" PRIu32, v);

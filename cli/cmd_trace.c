@@ -58,7 +58,7 @@ enum { OPT_WINDOW = 0x310, OPT_NO_FLOWS };
 
 typedef struct trace_opts {
   const char *sub, *path;
-  bool has_launch, has_sm, has_cycles, has_uop, no_flows;
+  bool has_launch, has_sm, has_cycles, has_uop, has_limit, no_flows;
   uint32_t launch, sm;
   uint64_t cycle_begin, cycle_end, uop, limit, window;
   uint32_t kinds; /* bit per kind; 0: all */
@@ -86,15 +86,18 @@ static int parse_cycles(const char *arg, trace_opts *o) {
 }
 
 static int parse_kinds(const char *arg, trace_opts *o) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", arg);
   if (!*arg || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
     return ws_cli_usage_error("trace", "--kind expects kind names separated by commas, found '%s'", arg);
-  for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+  for (const char *k = arg; *k;) {
+    size_t n = strcspn(k, ",");
+    char name[16] = "";
     uint8_t kind;
-    if (!ws_evtext_kind_parse(k, &kind))
-      return ws_cli_usage_error("trace", "--kind: unknown kind '%s' (see 'warpscope trace --help')", k);
+    if (n < sizeof name) memcpy(name, k, n);
+    if (n >= sizeof name || !ws_evtext_kind_parse(name, &kind))
+      return ws_cli_usage_error("trace", "--kind: unknown kind '%.*s' (see 'warpscope trace --help')", (int)n,
+                                k);
     o->kinds |= 1u << kind;
+    k += n + (k[n] == ',');
   }
   return WS_EXIT_OK;
 }
@@ -127,6 +130,7 @@ static int take(trace_opts *o, int c, const char *arg) {
   o->has_launch |= c == OPT_LAUNCH;
   o->has_sm |= c == OPT_SM;
   o->has_uop |= c == OPT_UOP;
+  o->has_limit |= c == OPT_LIMIT;
   return rc;
 }
 
@@ -360,7 +364,7 @@ static bool dump_cursor(dump_state *d, ws_wst_cursor *cur, ws_ctx *ctx, int *rc)
   bool got = true;
   uint32_t cur_launch = UINT32_MAX;
   while (got) {
-    if (d->o->limit && d->printed >= d->o->limit) return false;
+    if (d->o->has_limit && d->printed >= d->o->limit) return false;
     if (ws_wst_cursor_next(cur, &ev, &launch, &got) != WS_OK) {
       *rc = ws_cli_error("%s", ws_errmsg(ctx)); /* a damaged chunk: go on with the next */
       got = true;
@@ -445,11 +449,12 @@ static int cmd_stats(const trace_opts *o, ws_wst_reader *r, ws_ctx *ctx) {
   print_filtered_note(r, launch);
   if (!o->json || strcmp(o->json, "-")) {
     size_t nl = ws_wst_launch_count(r);
-    if (o->has_launch)
-      printf("counters of launch %u (%s), rebuilt from its records\n", o->launch,
-             kernel_name(r, ws_wst_launch(r, o->launch)->kernel));
-    else
-      printf("counters of %zu launch%s, added up, rebuilt from their records\n", nl, nl == 1 ? "" : "es");
+    if (o->has_launch || nl == 1) {
+      uint32_t l = o->has_launch ? o->launch : 0;
+      printf("counters of launch %u (%s), rebuilt from its records\n", l,
+             kernel_name(r, ws_wst_launch(r, l)->kernel));
+    } else
+      printf("counters of %zu launches, added up, rebuilt from their records\n", nl);
     for (size_t i = 0; i < ws_tstats_count(t); i++)
       printf("  %-40s %" PRIu64 "\n", ws_tstats_name(t, i), ws_tstats_value(t, i));
   }

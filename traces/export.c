@@ -890,6 +890,7 @@ static void host_event(pf *p, const ws_probe_event *ev) {
 }
 
 static void write_host(pf *p) {
+  if (!p->nhost) return;
   qsort(p->host, p->nhost, sizeof *p->host, by_begin);
   for (size_t i = 0; i < p->nhost; i++) host_event(p, &p->host[i]);
 }

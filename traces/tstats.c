@@ -35,32 +35,43 @@ enum {
   SM_L1_ASYNCS,
   SM_L1_LINE_HITS,
   SM_L1_LINE_MISSES,
+  SM_L1_SECTOR_HITS,
+  SM_L1_SECTOR_MISSES,
+  SM_L1_MSHR_MERGES,
+  SM_L1_EVICTIONS,
+  SM_L1_WRITEBACKS,
   SM_NOC_REQ_BYTES,
   SM_UNIT0, /* inst_by_unit, WS_UNIT_COUNT of them, then the stall reasons */
   SM_FIXED = SM_UNIT0 + WS_UNIT_COUNT
 };
-static const char *const sm_names[SM_UNIT0] = {"sm%u.cycles_active",
-                                               "sm%u.warps_active_sum",
-                                               "sm%u.warp_insns",
-                                               "sm%u.thread_insns",
-                                               "sm%u.flops.fp32",
-                                               "sm%u.flops.tensor",
-                                               "sm%u.rf.bank_conflict_cycles",
-                                               "sm%u.ctas",
-                                               "sm%u.branches_taken",
-                                               "sm%u.lsu.line_accesses",
-                                               "sm%u.lsu.sectors",
-                                               "sm%u.lsu.refusals",
-                                               "sm%u.smem.insns",
-                                               "sm%u.smem.wavefronts",
-                                               "sm%u.smem.bank_conflicts",
-                                               "sm%u.l1.loads",
-                                               "sm%u.l1.stores",
-                                               "sm%u.l1.atomics",
-                                               "sm%u.l1.asyncs",
-                                               "sm%u.l1.line_hits",
-                                               "sm%u.l1.line_misses",
-                                               "noc.sm%u.req_bytes"};
+static const char *const sm_names[] = {"sm%u.cycles_active",
+                                       "sm%u.warps_active_sum",
+                                       "sm%u.warp_insns",
+                                       "sm%u.thread_insns",
+                                       "sm%u.flops.fp32",
+                                       "sm%u.flops.tensor",
+                                       "sm%u.rf.bank_conflict_cycles",
+                                       "sm%u.ctas",
+                                       "sm%u.branches_taken",
+                                       "sm%u.lsu.line_accesses",
+                                       "sm%u.lsu.sectors",
+                                       "sm%u.lsu.refusals",
+                                       "sm%u.smem.insns",
+                                       "sm%u.smem.wavefronts",
+                                       "sm%u.smem.bank_conflicts",
+                                       "sm%u.l1.loads",
+                                       "sm%u.l1.stores",
+                                       "sm%u.l1.atomics",
+                                       "sm%u.l1.asyncs",
+                                       "sm%u.l1.line_hits",
+                                       "sm%u.l1.line_misses",
+                                       "sm%u.l1.sector_hits",
+                                       "sm%u.l1.sector_misses",
+                                       "sm%u.l1.mshr_merges",
+                                       "sm%u.l1.evictions",
+                                       "sm%u.l1.writebacks",
+                                       "noc.sm%u.req_bytes"};
+_Static_assert(sizeof sm_names / sizeof sm_names[0] == SM_UNIT0, "a name per SM counter");
 
 enum { GPU_CYCLES, GPU_CTAS, GPU_WARP_INSNS, GPU_THREAD_INSNS, GPU_COUNT };
 static const char *const gpu_names[GPU_COUNT] = {"gpu.cycles", "gpu.ctas", "gpu.warp_insns",
@@ -105,6 +116,13 @@ typedef struct lsu_entry {
   uint32_t lines;
 } lsu_entry;
 
+/* One way of an SM's L1 as the records rebuild it (l1.c's tags and MSHRs). */
+typedef struct l1_way {
+  uint64_t line;
+  uint8_t valid, dirty, requested, arrived;
+  bool pending;
+} l1_way;
+
 typedef struct sm_state {
   lsu_entry ring[LSU_RING]; /* global-memory instructions whose lines are not all sent */
   uint32_t head, count;
@@ -124,6 +142,8 @@ struct ws_tstats {
   uint64_t *v;
   sm_state *sm;
   uint32_t *bra_pc; /* per SM and warp slot: a branch awaiting the warp's next issue */
+  l1_way *l1;       /* per SM, set and way */
+  uint32_t l1_sets, l1_assoc;
   uint64_t *bus_fp; /* per channel: bus time of the current launch */
   uint32_t launch;  /* the launch being added (UINT32_MAX: none yet) */
   bool oom;         /* an interval could not be stored (the count is then low) */
@@ -201,7 +221,10 @@ ws_status ws_tstats_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *const
   t->sm = calloc(t->nsms, sizeof *t->sm);
   t->bra_pc = malloc((size_t)t->nsms * t->warps * sizeof *t->bra_pc);
   t->bus_fp = calloc(t->nch, sizeof *t->bus_fp);
-  if (!t->names || !t->v || !t->sm || !t->bra_pc || !t->bus_fp || !name_all(t, stall_names)) {
+  t->l1_sets = cfg->geom.l1_sets;
+  t->l1_assoc = cfg->l1.assoc;
+  t->l1 = calloc((size_t)t->nsms * t->l1_sets * t->l1_assoc, sizeof *t->l1);
+  if (!t->names || !t->v || !t->sm || !t->bra_pc || !t->bus_fp || !t->l1 || !name_all(t, stall_names)) {
     ws_tstats_destroy(t);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "trace stats: out of memory for %u SMs' counters",
                        cfg->gpu.num_sms);
@@ -220,6 +243,7 @@ void ws_tstats_destroy(ws_tstats *t) {
   free(t->sm);
   free(t->bra_pc);
   free(t->bus_fp);
+  free(t->l1);
   free(t);
 }
 
@@ -270,6 +294,7 @@ static void end_launch(ws_tstats *t) {
     t->bus_fp[c] = 0;
   }
   for (size_t i = 0; i < (size_t)t->nsms * t->warps; i++) t->bra_pc[i] = NO_PC;
+  memset(t->l1, 0, (size_t)t->nsms * t->l1_sets * t->l1_assoc * sizeof *t->l1); /* L1s start empty */
 }
 
 void ws_tstats_finish(ws_tstats *t) {
@@ -315,6 +340,75 @@ static void on_coalesce(ws_tstats *t, const ws_probe_event *ev) {
   s->ring[(s->head + s->count++) % LSU_RING] = (lsu_entry){s->last_op == WS_OP_LDGSTS, ev->a};
 }
 
+/* ---- the L1's tags, replayed: each record names the set and the way the
+ * line ends in, so the replay never chooses a victim; it only needs what
+ * each way held to know which sectors were valid, whether the line's MSHR
+ * was in flight, and what a replaced line was. */
+
+static l1_way *l1_set(ws_tstats *t, uint16_t sm, uint32_t set) {
+  return &t->l1[((size_t)sm * t->l1_sets + set) * t->l1_assoc];
+}
+
+/* The way holding `line` (valid sectors or a fill awaited: cache.c's find). */
+static l1_way *l1_find(ws_tstats *t, l1_way *set, uint64_t line) {
+  for (uint32_t i = 0; i < t->l1_assoc; i++)
+    if (set[i].line == line && (set[i].valid || set[i].pending)) return &set[i];
+  return NULL;
+}
+
+/* l1.c allocate: the victim way takes the line. */
+static l1_way *l1_install(ws_tstats *t, uint64_t *c, l1_way *set, uint32_t way, uint64_t line) {
+  if (way >= t->l1_assoc) return NULL;
+  l1_way *w = &set[way];
+  if (w->valid) c[SM_L1_EVICTIONS]++;
+  if (w->valid & w->dirty) c[SM_L1_WRITEBACKS]++;
+  *w = (l1_way){.line = line};
+  return w;
+}
+
+/* l1.c access_read, merge_read, new_mshr, count_read; access_store_wb; access_forward. */
+static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool store, bool atomic) {
+  if (ev->a >= t->l1_sets) return;
+  l1_way *set = l1_set(t, ev->sm, ev->a), *w = l1_find(t, set, ev->addr);
+  uint8_t mask = (uint8_t)ev->c, miss = mask & (uint8_t) ~(w ? w->valid : 0);
+  if (ev->outcome == WS_PROBE_L1_FORWARD) {
+    if (w) {
+      w->valid &= (uint8_t)~mask;
+      w->dirty &= (uint8_t)~mask;
+    }
+    return;
+  }
+  if (store || atomic) { /* a write-back store: written into the line, allocated without a fetch */
+    if (!w && !(w = l1_install(t, c, set, ev->b, ev->addr))) return;
+    w->valid |= mask;
+    w->dirty |= mask;
+    return;
+  }
+  if (ev->outcome == WS_PROBE_L1_HIT) miss = 0;
+  c[SM_L1_SECTOR_HITS] += (uint32_t)__builtin_popcount(mask & (uint8_t)~miss);
+  c[SM_L1_SECTOR_MISSES] += (uint32_t)__builtin_popcount(miss);
+  if (!miss) return;
+  if (w && w->pending) { /* merged into the MSHR in flight; the sectors it lacks are asked too */
+    c[SM_L1_MSHR_MERGES]++;
+    w->requested |= miss;
+    return;
+  }
+  if (!w && !(w = l1_install(t, c, set, ev->b, ev->addr))) return;
+  w->pending = true;
+  w->requested = miss;
+  w->arrived = 0;
+}
+
+/* l1.c ws_l1_fill: the sectors arrive; the MSHR frees when all asked are in. */
+static void l1_fill(ws_tstats *t, const ws_probe_event *ev) {
+  uint64_t n = ev->addr >> t->cfg.geom.line_shift;
+  l1_way *w = l1_find(t, l1_set(t, ev->sm, (uint32_t)(n % t->l1_sets)), ev->addr);
+  if (!w || !w->pending) return;
+  w->valid |= (uint8_t)ev->c;
+  w->arrived |= (uint8_t)ev->c;
+  if ((w->arrived & w->requested) == w->requested) w->pending = false;
+}
+
 /* memsys.c probe_l1, l1.c (by_kind, count_read) and lsu.c ws_lsu_send. */
 static void on_l1(ws_tstats *t, const ws_probe_event *ev) {
   uint64_t *c = sm_counters(t, ev->sm);
@@ -334,6 +428,7 @@ static void on_l1(ws_tstats *t, const ws_probe_event *ev) {
   c[store ? SM_L1_STORES : atomic ? SM_L1_ATOMICS : async ? SM_L1_ASYNCS : SM_L1_LOADS]++;
   if (ev->outcome == WS_PROBE_L1_HIT && !store && !atomic) c[SM_L1_LINE_HITS]++;
   if (ev->outcome == WS_PROBE_L1_MISS || ev->outcome == WS_PROBE_L1_MERGE) c[SM_L1_LINE_MISSES]++;
+  l1_replay(t, c, ev, store, atomic);
 }
 
 /* l2.c lookup_write, count_read, allocate; ws_l2_occupy for busy_cycles. */
@@ -381,6 +476,7 @@ static void on_sm_record(ws_tstats *t, const ws_probe_event *ev) {
   case WS_PEV_RF_BANK: c[SM_RF_CONFLICT] += ev->a; break;
   case WS_PEV_COALESCE: on_coalesce(t, ev); break;
   case WS_PEV_L1: on_l1(t, ev); break;
+  case WS_PEV_L1_FILL: l1_fill(t, ev); break;
   case WS_PEV_SMEM: /* lsu.c ws_lsu_smem */
     c[SM_SMEM_INSNS]++;
     c[SM_SMEM_WAVEFRONTS] += ev->b;

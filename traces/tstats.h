@@ -8,9 +8,11 @@
  * that need more than one record are kept small: each SM's LSU queue
  * (which instruction a line access belongs to: a load or an LDGSTS), each
  * warp slot's last branch (taken when the warp's next issue is not at the
- * next pc), each SM's resident-CTA spans as merged intervals, and each HBM
- * channel's bus time in the DRAM model's fixed point. Everything else is a
- * sum, so memory stays bounded whatever the trace's length. */
+ * next pc), each SM's resident-CTA spans as merged intervals, each HBM
+ * channel's bus time in the DRAM model's fixed point, and each L1's tags,
+ * replayed from the set and way every L1 record names (which sectors were
+ * valid, which MSHRs in flight, what a replaced way held). Everything else
+ * is a sum, so memory stays bounded whatever the trace's length. */
 #ifndef WS_TSTATS_H
 #define WS_TSTATS_H
 

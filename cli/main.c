@@ -23,6 +23,8 @@ static const command commands[] = {
     {"kernel", ws_cli_kernel, "print a generated kernel (GEMM ladder, attention, LayerNorm...) as .wsa"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
     {"bench-gpu", ws_cli_bench_gpu, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
+    {"trace", ws_cli_trace_command,
+     "read a .wst trace: info, dump, counters rebuilt, Perfetto JSON or CSV export"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

@@ -350,6 +350,34 @@ if [ "$traced" = "$untraced" ]; then passed=$((passed + 1)); else failed=$((fail
 check trace-follow-only 0 "micro-ops recorded" -- "$ws" run --gpu classroom --follow-pixel 12,7 --trace "$tmp/r4.wst" --trace-follow-only
 check trace-filters 0 "micro-ops recorded" -- "$ws" example sgemm --gpu classroom --trace "$tmp/s.wst" --trace-sms 0-1 --trace-cycles 100:2000 --trace-kernels sgemm
 check journey-ends 0 "host RAM      host buffer, byte 0 of the copy" -- "$ws" run --gpu classroom --follow-pixel 12,7
+# trace: reading a .wst file (docs/traces.md)
+check trace-record 0 "-> PASS" -- "$ws" example saxpy --gpu classroom --n 4096 --trace "$tmp/t.wst"
+check trace-info 0 "  0   saxpy" -- "$ws" trace info "$tmp/t.wst"
+check trace-info-gpu 0 "gpu:      classroom: 2 SMs at 1000 MHz" -- "$ws" trace info "$tmp/t.wst"
+if [ "$("$ws" trace dump "$tmp/t.wst" --kind dram --limit 3 | wc -l)" -eq 4 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: trace dump --kind dram --limit 3 is not a header and 3 lines"; fi
+check trace-dump-header 0 "launch kind     begin" -- "$ws" trace dump "$tmp/t.wst" --kind dram --limit 3
+if ! "$ws" trace dump "$tmp/t.wst" --kind l1,l2 --sm 1 --cycles 100:300 | tail -n +2 | awk '$2 != "l1" && $2 != "l2" || $5 != 1 || $3 < 100 || $3 >= 300 { bad = 1 } END { exit bad }'; then failed=$((failed + 1)); echo "FAIL: trace dump filters"; else passed=$((passed + 1)); fi
+check trace-dump-uop 0 "l1_fill" -- "$ws" trace dump "$tmp/t.wst" --uop 5
+check trace-stats 0 "  gpu.warp_insns                           2176" -- "$ws" trace stats "$tmp/t.wst"
+check trace-stats-json 0 "" -- "$ws" trace stats "$tmp/t.wst" --json "$tmp/ts.json"
+check trace-stats-json-content 0 '"sm1.stall.long_scoreboard": ' -- cat "$tmp/ts.json"
+check trace-export-perfetto 0 "" -- "$ws" trace export "$tmp/t.wst" --format perfetto -o "$tmp/t.json"
+check trace-export-perfetto-content 0 '"process_name","args":{"name":"SM 0"}' -- cat "$tmp/t.json"
+check trace-export-csv 0 "launch,kind,begin,end" -- "$ws" trace export "$tmp/t.wst" --format csv
+head -c 20000 "$tmp/t.wst" > "$tmp/cut.wst"
+check trace-truncated 1 "cut.wst: byte 20000: " -- "$ws" trace info "$tmp/cut.wst"
+check trace-truncated-export 1 "nothing exported from a damaged trace" -- "$ws" trace export "$tmp/cut.wst" --format csv -o "$tmp/cut.csv"
+[ -e "$tmp/cut.csv" ] && { failed=$((failed + 1)); echo "FAIL: cut.csv was written"; } || passed=$((passed + 1))
+check trace-missing-file 1 "cannot open '$tmp/none.wst'" -- "$ws" trace info "$tmp/none.wst"
+check trace-unknown-subcommand 2 "unknown subcommand 'show'" -- "$ws" trace show "$tmp/t.wst"
+check trace-no-subcommand 2 "expected a subcommand" -- "$ws" trace
+check trace-no-file 2 "'trace dump' expects one FILE.wst" -- "$ws" trace dump
+check trace-unknown-kind 2 "--kind: unknown kind 'l3'" -- "$ws" trace dump "$tmp/t.wst" --kind l1,l3
+check trace-flag-not-for-sub 2 "--limit does not apply to 'trace stats'" -- "$ws" trace stats "$tmp/t.wst" --limit 3
+check trace-export-no-format 2 "needs --format perfetto or --format csv" -- "$ws" trace export "$tmp/t.wst"
+check trace-bad-launch 2 "--launch 4: $tmp/t.wst holds launches 0-0" -- "$ws" trace dump "$tmp/t.wst" --launch 4
+check trace-bad-cycles 2 "--cycles expects A:B with A < B" -- "$ws" trace dump "$tmp/t.wst" --cycles 9:3
+check trace-help 0 "usage: warpscope trace info FILE.wst" -- "$ws" trace --help
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -319,6 +319,22 @@ static void info_counts(ws_wst_reader *r) {
            lost ? " (counting the damaged part)" : "");
 }
 
+/* A followed pixel's ledger (traces/journey.h), when the run kept one. */
+static void info_journey(ws_wst_reader *r) {
+  size_t size = 0;
+  const void *text = ws_wst_journey(r, &size);
+  if (!text || !size) return;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_journey_hop *hops = NULL;
+  size_t n = 0;
+  if (ctx && ws_journey_from_text(ctx, text, size, &hops, &n) == WS_OK)
+    printf("journey:  a followed pixel, %zu hops (warpscope run --follow-pixel; docs/traces.md)\n", n);
+  else
+    printf("journey:  %zu bytes that are not a journey: %s\n", size, ctx ? ws_errmsg(ctx) : "out of memory");
+  free(hops);
+  ws_ctx_destroy(ctx);
+}
+
 static int cmd_info(const trace_opts *o, ws_wst_reader *r) {
   printf("file:     %s: %" PRIu64 " bytes, .wst version %u, %zu chunks\n", o->path, ws_wst_file_bytes(r),
          ws_wst_version(r), ws_wst_chunk_count(r));
@@ -326,6 +342,7 @@ static int cmd_info(const trace_opts *o, ws_wst_reader *r) {
   info_kernels(r);
   info_launches(r);
   info_counts(r);
+  info_journey(r);
   return damaged(r);
 }
 

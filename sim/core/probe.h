@@ -33,7 +33,8 @@ typedef enum ws_probe_kind {
   WS_PEV_L1,       /* sm, uop, addr = line; a = set, b = way, c = sector mask; outcome ws_probe_l1 */
   WS_PEV_XBAR,     /* sm, unit = slice, uop; a = bytes; outcome ws_probe_dir; begin send, end arrival */
   WS_PEV_L2,       /* sm, unit = slice, uop, addr = line; a = set, b = way, c = sector mask;
-                      outcome ws_probe_l2; flags FAR, WRITEBACK; end = data ready (hit) */
+                      outcome ws_probe_l2; flags FAR, WRITEBACK; end = data ready (hit) or the
+                      end of the tag pass (miss, write) */
   WS_PEV_DRAM,     /* unit = channel, uop, link = the uop whose miss asked for it, addr = line;
                       a = bank, b = row, c = bytes; outcome ws_probe_row; flags WRITE;
                       begin = reached the controller, end = burst done */

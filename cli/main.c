@@ -25,6 +25,7 @@ static const command commands[] = {
     {"bench-gpu", ws_cli_bench_gpu, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
     {"trace", ws_cli_trace_command,
      "read a .wst trace: info, dump, counters rebuilt, Perfetto JSON or CSV export"},
+    {"viz", ws_cli_viz, "draw a trace's GPU at a cycle: PNG screenshots and frames, rendered in software"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

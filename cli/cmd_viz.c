@@ -39,18 +39,20 @@ static const char viz_help[] =
     "  --kernel NAME       the first launch of kernel NAME\n"
     "  --zoom V            gpu (default), sm:N (one SM) or smem:N (its shared-memory banks)\n"
     "  --size WxH          the picture's size in pixels (default 1280x800)\n"
+    "  --window N          the cycles the live counters (hit rates, bandwidth) look back over\n"
+    "                      (default 256)\n"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 1 when the trace cannot be read or a file cannot be written,\n"
     "2 on a usage error.\n";
 
 #define MAX_FRAMES 10000u
 
-enum { OPT_SHOT = 0x400, OPT_AT, OPT_FRAMES, OPT_EVERY, OPT_LAUNCH, OPT_KERNEL, OPT_ZOOM, OPT_SIZE };
+enum { OPT_SHOT = 0x400, OPT_AT, OPT_FRAMES, OPT_EVERY, OPT_LAUNCH, OPT_KERNEL, OPT_ZOOM, OPT_SIZE, OPT_WINDOW };
 
 typedef struct viz_opts {
   const char *path, *shot, *frames, *kernel, *zoom;
   bool has_at, has_launch, has_every;
-  uint64_t at, every;
+  uint64_t at, every, window;
   uint32_t launch;
   int32_t width, height;
 } viz_opts;
@@ -63,6 +65,7 @@ static const struct option longs[] = {{"screenshot", required_argument, NULL, OP
                                       {"kernel", required_argument, NULL, OPT_KERNEL},
                                       {"zoom", required_argument, NULL, OPT_ZOOM},
                                       {"size", required_argument, NULL, OPT_SIZE},
+                                      {"window", required_argument, NULL, OPT_WINDOW},
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -102,6 +105,7 @@ static int take(viz_opts *o, int c, const char *arg) {
   case OPT_SIZE: return parse_size(arg, o);
   case OPT_AT: o->has_at = true; return parse_u64_flag("--at-cycle", arg, 0, UINT64_MAX, &o->at);
   case OPT_EVERY: o->has_every = true; return parse_u64_flag("--every", arg, 1, UINT64_MAX, &o->every);
+  case OPT_WINDOW: return parse_u64_flag("--window", arg, 1, UINT32_MAX, &o->window);
   case OPT_LAUNCH:
     o->has_launch = true;
     rc = parse_u64_flag("--launch", arg, 0, UINT32_MAX - 1, &v);
@@ -208,9 +212,9 @@ static ws_status open_all(viz_state *s, const viz_opts *o, uint32_t *launch) {
   return st;
 }
 
-static ws_status shot_at(viz_state *s, uint32_t launch, uint64_t cycle, const char *path) {
+static ws_status shot_at(viz_state *s, const viz_opts *o, uint32_t launch, uint64_t cycle, const char *path) {
   const ws_viz_frame *f = NULL;
-  ws_status st = ws_viz_model_frame(s->model, cycle, 0, &f);
+  ws_status st = ws_viz_model_frame(s->model, cycle, (uint32_t)o->window, &f);
   return st == WS_OK ? ws_viz_shot_png(s->ctx, path, s->layout, f, &s->ropts, kernel_name(s, launch)) : st;
 }
 
@@ -227,7 +231,7 @@ static ws_status frames(viz_state *s, const viz_opts *o, uint32_t launch, uint64
     char path[4096];
     if (snprintf(path, sizeof path, "%s/frame_%06" PRIu64 ".png", o->frames, i) >= (int)sizeof path)
       return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--frames: the directory name is too long");
-    st = shot_at(s, launch, i * o->every, path);
+    st = shot_at(s, o, launch, i * o->every, path);
   }
   return st;
 }
@@ -240,11 +244,11 @@ static ws_status draw(viz_state *s, const viz_opts *o) {
   if (o->shot && o->at > end)
     return ws_ctx_fail(s->ctx, refuse(s), "--at-cycle %" PRIu64 ": launch %u (%s) ends at cycle %" PRIu64,
                        o->at, launch, kernel_name(s, launch), end);
-  return o->shot ? shot_at(s, launch, o->at, o->shot) : frames(s, o, launch, end);
+  return o->shot ? shot_at(s, o, launch, o->at, o->shot) : frames(s, o, launch, end);
 }
 
 int ws_cli_viz(int argc, char **argv) {
-  viz_opts o = {.width = 1280, .height = 800};
+  viz_opts o = {.width = 1280, .height = 800, .window = 256};
   int rc = parse_flags(argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   viz_state s = {.ctx = ws_ctx_create()};

@@ -47,7 +47,17 @@ static const char viz_help[] =
 
 #define MAX_FRAMES 10000u
 
-enum { OPT_SHOT = 0x400, OPT_AT, OPT_FRAMES, OPT_EVERY, OPT_LAUNCH, OPT_KERNEL, OPT_ZOOM, OPT_SIZE, OPT_WINDOW };
+enum {
+  OPT_SHOT = 0x400,
+  OPT_AT,
+  OPT_FRAMES,
+  OPT_EVERY,
+  OPT_LAUNCH,
+  OPT_KERNEL,
+  OPT_ZOOM,
+  OPT_SIZE,
+  OPT_WINDOW
+};
 
 typedef struct viz_opts {
   const char *path, *shot, *frames, *kernel, *zoom;

@@ -379,5 +379,25 @@ check trace-bad-launch 2 "--launch 4: $tmp/t.wst holds launches 0-0" -- "$ws" tr
 check trace-bad-cycles 2 "--cycles expects A:B with A < B" -- "$ws" trace dump "$tmp/t.wst" --cycles 9:3
 check trace-help 0 "usage: warpscope trace info FILE.wst" -- "$ws" trace --help
 
+# viz: headless pictures of a trace; flags checked (2), the trace's limits checked before a file is written
+"$ws" example saxpy --gpu classroom --trace "$tmp/v.wst" > /dev/null 2>&1
+check viz-help 0 "usage: warpscope viz FILE.wst --screenshot OUT.png" -- "$ws" viz --help
+check viz-no-output 2 "give --screenshot FILE or --frames DIR" -- "$ws" viz "$tmp/v.wst"
+check viz-every-alone 2 "--frames needs --every N" -- "$ws" viz "$tmp/v.wst" --frames "$tmp/fr"
+check viz-size 2 "--size expects WxH from 320x200 to 8192x8192, found '10x10'" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --size 10x10
+check viz-zoom 2 "view 'sm:9': classroom has 2 SMs (0..1)" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --zoom sm:9
+check viz-kernel 2 "--kernel gemm: the trace holds no launch of it" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --kernel gemm
+check viz-cycle 2 "--at-cycle 99999999: launch 0 (saxpy) ends at cycle" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --at-cycle 99999999
+[ -e "$tmp/a.png" ] && { failed=$((failed + 1)); echo "FAIL: a refused viz wrote its picture"; } || passed=$((passed + 1))
+check viz-missing 1 "" -- "$ws" viz "$tmp/none.wst" --screenshot "$tmp/a.png"
+head -c 3000 "$tmp/v.wst" > "$tmp/cut.wst"
+check viz-truncated 1 "byte" -- "$ws" viz "$tmp/cut.wst" --screenshot "$tmp/a.png" --at-cycle 10
+check viz-shot 0 "" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --at-cycle 300
+check viz-shot-png 0 "PNG" -- head -c 4 "$tmp/a.png"
+"$ws" viz "$tmp/v.wst" --screenshot "$tmp/b.png" --at-cycle 300 > /dev/null 2>&1
+if cmp -s "$tmp/a.png" "$tmp/b.png"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two screenshots of one cycle differ"; fi
+check viz-frames 0 "" -- "$ws" viz "$tmp/v.wst" --frames "$tmp/fr" --every 400 --zoom sm:1 --size 640x400
+check viz-frames-count 0 "frame_000000.png" -- ls "$tmp/fr"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

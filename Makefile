@@ -11,7 +11,7 @@ FUZZ      ?= build-fuzz
 FUZZ_SECONDS ?= 25
 WERROR    := $(if $(CI),ON,OFF)
 
-.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs format clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs viz-images format clean
 
 all: build
 
@@ -84,6 +84,10 @@ bench: build
 
 docs: build
 	./$(BUILD)/ws-docgen --update
+
+# the pictures of docs/viz.md, drawn by warpscope viz (the viz_images test checks them)
+viz-images: build
+	bash scripts/viz-images.sh ./$(BUILD)/warpscope docs/img
 
 # formats every C file as .clang-format says (make test checks it)
 format: deps

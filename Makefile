@@ -81,6 +81,7 @@ bench: build
 	./$(BUILD)/bench_sim timing
 	./$(BUILD)/bench_vit a100 1
 	./$(BUILD)/bench_vit a100 8
+	./$(BUILD)/bench_viz h100 600
 
 docs: build
 	./$(BUILD)/ws-docgen --update

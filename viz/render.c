@@ -11,9 +11,8 @@
  * Packets: a crossbar packet crosses the crossbar band from its SM's port
  * (a point on the SM's column, one per SM row so SMs of one column are
  * told apart) to its slice's port, requests upward and responses downward;
- * a DRAM packet crosses the DRAM band from its channel (`slice` field)
- * toward the slice that asked (`sm` field, where it names a slice) or
- * straight down; PCIe packets run along their lane. Size grows with bytes. */
+ * a DRAM packet crosses the DRAM band from its channel (`channel`) to the
+ * L2 slice its line maps to (`slice`); PCIe packets run along their lane. Size grows with bytes. */
 #include "viz/render.h"
 
 #include <SDL2/SDL.h>
@@ -511,9 +510,10 @@ static ws_status check_packets(ws_viz_render *r, const ws_viz_frame *f) {
       return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
                          "frame: packet %zu: SM %u -> slice %u out of range (%u SMs, %u slices)", i, p->sm,
                          p->slice, c->gpu.num_sms, c->l2.slices);
-    if (p->link == WS_VIZ_LINK_DRAM && p->slice >= c->hbm.channels)
-      return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "frame: packet %zu: channel %u out of range (%u channels)",
-                         i, p->slice, c->hbm.channels);
+    if (p->link == WS_VIZ_LINK_DRAM && (p->channel >= c->hbm.channels || p->slice >= c->l2.slices))
+      return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
+                         "frame: packet %zu: channel %u -> slice %u out of range (%u channels, %u slices)", i,
+                         p->channel, p->slice, c->hbm.channels, c->l2.slices);
   }
   return WS_OK;
 }
@@ -680,13 +680,10 @@ static bool packet_path(const ws_viz_render *r, const ws_viz_packet *p, int32_t 
   }
   case WS_VIZ_LINK_DRAM: {
     *band = get(r, WS_VIZ_PART_DRAM_LINK, 0, 0);
-    ws_viz_rect ch = get(r, WS_VIZ_PART_HBM_CHANNEL, 0, p->slice);
+    ws_viz_rect ch = get(r, WS_VIZ_PART_HBM_CHANNEL, 0, p->channel);
+    ws_viz_rect sl = get(r, WS_VIZ_PART_L2_SLICE, 0, p->slice);
     *x0 = ch.x + ch.w / 2;
-    *x1 = *x0;
-    if (p->sm < r->cfg->l2.slices) {
-      ws_viz_rect sl = get(r, WS_VIZ_PART_L2_SLICE, 0, p->sm);
-      *x1 = sl.x + sl.w / 2;
-    }
+    *x1 = sl.x + sl.w / 2;
     *y0 = band->y, *y1 = band->y + band->h - 1;
     return true;
   }

@@ -156,9 +156,10 @@ static ws_viz_frame frame_busy(const ws_gpu_cfg *c, uint32_t seed, size_t npacke
                             : WS_VIZ_LINK_PCIE_D2H;
     p->sm = (uint16_t)(lcg(&s) % n);
     p->slice = (uint16_t)(lcg(&s) % c->l2.slices);
-    if (p->link == WS_VIZ_LINK_DRAM) {
-      p->sm = p->slice;
-      p->slice = (uint16_t)(lcg(&s) % c->hbm.channels);
+    p->channel = WS_PROBE_NONE;
+    if (p->link == WS_VIZ_LINK_DRAM) { /* from a channel to the slice its line maps to */
+      p->channel = (uint16_t)(lcg(&s) % c->hbm.channels);
+      p->sm = WS_PROBE_NONE;
     }
     p->bytes = 32u << (lcg(&s) % 3);
     p->tagged = lcg(&s) % 25 == 0;

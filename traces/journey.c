@@ -110,6 +110,11 @@ static void describe(const ws_probe_event *ev, char *buf, size_t n) {
   }
 }
 
+static bool is_global_load(const ws_probe_event *ev) {
+  return ev->kind == WS_PEV_ISSUE && (ev->b == WS_OP_LDG || ev->b == WS_OP_ATOMGADD ||
+                                      ev->b == WS_OP_ATOMGMAX || ev->b == WS_OP_ATOMGCAS);
+}
+
 static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level, const ws_probe_event *ev) {
   *h = (ws_journey_hop){.launch = ev->kind == WS_PEV_PCIE ? WS_JOURNEY_HOST_LAUNCH : j->launch,
                         .level = (uint8_t)level,
@@ -121,6 +126,11 @@ static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level,
                         .spent = ev->end > ev->begin ? ev->end - ev->begin : 0};
   if (ev->kind != WS_PEV_PCIE) snprintf(h->kernel, sizeof h->kernel, "%s", j->kernel);
   describe(ev, h->component, sizeof h->component);
+  if (level == WS_JOURNEY_REGISTERS && !is_global_load(ev) &&
+      ev->end > ev->begin) { /* shared, constant: data in */
+    h->first = ev->end;
+    h->spent = ev->end - ev->begin;
+  }
 }
 
 /* The first burst of a copy that carries the value: host RAM, the link and
@@ -153,11 +163,6 @@ static void on_mem_done(ws_journey *j, const ws_probe_event *ev) {
   h->spent = ev->begin - h->first; /* issue to data */
   h->first = ev->begin;
   j->pending_load = SIZE_MAX;
-}
-
-static bool is_global_load(const ws_probe_event *ev) {
-  return ev->kind == WS_PEV_ISSUE && (ev->b == WS_OP_LDG || ev->b == WS_OP_ATOMGADD ||
-                                      ev->b == WS_OP_ATOMGMAX || ev->b == WS_OP_ATOMGCAS);
 }
 
 static void on_event(void *user, const ws_probe_event *ev) {

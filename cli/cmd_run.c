@@ -392,6 +392,10 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
     if (o->vit.follow.on) print_reach(&o->vit.follow, &res);
     *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }
+  /* the trace keeps the pixel's reach per layer beside its hops */
+  for (size_t i = 0; st == WS_OK && trace.journey && i < res.nreach; i++)
+    st = ws_journey_add_reach(ctx, trace.journey, res.reach[i].layer, res.reach[i].reached,
+                              res.reach[i].total);
   if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, rt);
   ws_cli_trace_free(&trace);
   /* the weights file is an output like any other: written only by a run

@@ -326,11 +326,15 @@ static void info_journey(ws_wst_reader *r) {
   if (!text || !size) return;
   ws_ctx *ctx = ws_ctx_create();
   ws_journey_hop *hops = NULL;
-  size_t n = 0;
-  if (ctx && ws_journey_from_text(ctx, text, size, &hops, &n) == WS_OK)
-    printf("journey:  a followed pixel, %zu hops (warpscope run --follow-pixel; docs/traces.md)\n", n);
+  ws_journey_reach *reach = NULL;
+  size_t n = 0, nreach = 0;
+  if (ctx && ws_journey_from_text(ctx, text, size, &hops, &n, &reach, &nreach) == WS_OK)
+    printf("journey:  a followed pixel, %zu hops, its reach in %zu layers (warpscope run --follow-pixel;\n"
+           "          docs/traces.md)\n",
+           n, nreach);
   else
     printf("journey:  %zu bytes that are not a journey: %s\n", size, ctx ? ws_errmsg(ctx) : "out of memory");
+  free(reach);
   free(hops);
   ws_ctx_destroy(ctx);
 }

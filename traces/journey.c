@@ -19,6 +19,8 @@ struct ws_journey {
   uint32_t last_copy; /* timeline record of the last copy that carried it (UINT32_MAX: none) */
   bool nomem;
   size_t pending_load; /* the register hop of a global load whose data is not back yet (SIZE_MAX: none) */
+  ws_journey_reach *reach;
+  size_t nreach, reach_cap;
 };
 
 static const char *const level_names[WS_JOURNEY_LEVEL_COUNT] = {
@@ -222,6 +224,7 @@ ws_status ws_journey_create(ws_ctx *ctx, ws_journey **out) {
 
 void ws_journey_destroy(ws_journey *j) {
   if (!j) return;
+  free(j->reach);
   free(j->hops);
   free(j);
 }
@@ -300,9 +303,34 @@ void ws_journey_print(FILE *out, const ws_journey_hop *hops, size_t nhops, const
 /* ---- as text, for the trace ---------------------------------------------------- */
 
 #define TEXT_HEADER "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n"
+#define REACH_HEADER "layer\treached\ttotal\n"
+
+ws_status ws_journey_add_reach(ws_ctx *ctx, ws_journey *j, const char *layer, uint64_t reached,
+                               uint64_t total) {
+  if (strlen(layer) >= sizeof j->reach->layer || strchr(layer, '\t') || strchr(layer, '\n'))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: layer name '%.20s...' is too long or has a tab", layer);
+  if (j->nreach == j->reach_cap) {
+    size_t cap = j->reach_cap ? 2 * j->reach_cap : 16;
+    ws_journey_reach *r = realloc(j->reach, cap * sizeof *r);
+    if (!r) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "journey: out of memory");
+    j->reach = r;
+    j->reach_cap = cap;
+  }
+  ws_journey_reach *r = &j->reach[j->nreach++];
+  memset(r, 0, sizeof *r);
+  snprintf(r->layer, sizeof r->layer, "%s", layer);
+  r->reached = reached;
+  r->total = total;
+  return WS_OK;
+}
+
+size_t ws_journey_reaches(const ws_journey *j, const ws_journey_reach **out) {
+  *out = j->reach;
+  return j->nreach;
+}
 
 ws_status ws_journey_to_text(ws_ctx *ctx, const ws_journey *j, char **text, size_t *size_bytes) {
-  size_t cap = sizeof TEXT_HEADER + j->n * 200;
+  size_t cap = sizeof TEXT_HEADER + sizeof REACH_HEADER + j->n * 200 + j->nreach * 120;
   char *buf = malloc(cap);
   if (!buf) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory writing the journey");
   size_t n = (size_t)snprintf(buf, cap, "%s", TEXT_HEADER);
@@ -313,6 +341,10 @@ ws_status ws_journey_to_text(ws_ctx *ctx, const ws_journey *j, char **text, size
         "%" PRIu32 "\t%u\t%u\t%u\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n", h->launch,
         h->level, h->sm, h->warp, h->lanes, h->pc, h->first, h->spent, h->kernel, h->component);
   }
+  if (j->nreach) n += (size_t)snprintf(buf + n, cap - n, "%s", REACH_HEADER);
+  for (size_t i = 0; i < j->nreach; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s\t%" PRIu64 "\t%" PRIu64 "\n", j->reach[i].layer,
+                          j->reach[i].reached, j->reach[i].total);
   *text = buf;
   *size_bytes = n;
   return WS_OK;
@@ -361,28 +393,79 @@ static bool parse_hop(const char **p, const char *end, ws_journey_hop *h) {
          parse_str(p, end, '\n', h->component, sizeof h->component);
 }
 
+static bool parse_reach(const char **p, const char *end, ws_journey_reach *r) {
+  return parse_str(p, end, '\t', r->layer, sizeof r->layer) &&
+         parse_u64(p, end, '\t', UINT64_MAX, &r->reached) && parse_u64(p, end, '\n', UINT64_MAX, &r->total) &&
+         r->reached <= r->total;
+}
+
+/* The reach rows after their header line; `line` numbers the first. */
+static ws_status reach_from_text(ws_ctx *ctx, const char *p, const char *end, size_t line,
+                                 ws_journey_reach **reach, size_t *nreach) {
+  size_t rows = 0;
+  for (const char *c = p; c < end; c++) rows += *c == '\n';
+  ws_journey_reach *r = calloc(rows ? rows : 1, sizeof *r);
+  if (!r) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "journey: out of memory for %zu layers", rows);
+  for (size_t i = 0; i < rows; i++) {
+    if (!parse_reach(&p, end, &r[i])) {
+      free(r);
+      return ws_ctx_fail(
+          ctx, WS_ERR_INVALID,
+          "journey: line %zu: a layer, the elements reached and their total (no fewer) expected", line + i);
+    }
+  }
+  if (p != end) {
+    free(r);
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line %zu: text after the last layer", line + rows);
+  }
+  if (reach) {
+    *reach = r;
+    *nreach = rows;
+  } else {
+    free(r);
+  }
+  return WS_OK;
+}
+
+/* Where the reach section's header line starts, or end. */
+static const char *reach_start(const char *p, const char *end) {
+  size_t rl = sizeof REACH_HEADER - 1;
+  while (p < end) {
+    if ((size_t)(end - p) >= rl && memcmp(p, REACH_HEADER, rl) == 0) return p;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : end;
+  }
+  return end;
+}
+
 ws_status ws_journey_from_text(ws_ctx *ctx, const char *text, size_t size_bytes, ws_journey_hop **hops,
-                               size_t *nhops) {
+                               size_t *nhops, ws_journey_reach **reach, size_t *nreach) {
   *hops = NULL;
   *nhops = 0;
+  if (reach) *reach = NULL, *nreach = 0;
   size_t hl = sizeof TEXT_HEADER - 1;
   if (size_bytes < hl || memcmp(text, TEXT_HEADER, hl) != 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line 1: the header line expected");
+  const char *p = text + hl, *end = text + size_bytes, *hops_end = reach_start(p, end);
   size_t lines = 0;
-  for (size_t i = hl; i < size_bytes; i++) lines += text[i] == '\n';
+  for (const char *c = p; c < hops_end; c++) lines += *c == '\n';
   ws_journey_hop *h = calloc(lines ? lines : 1, sizeof *h);
   if (!h) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "journey: out of memory for %zu hops", lines);
-  const char *p = text + hl, *end = text + size_bytes;
   for (size_t i = 0; i < lines; i++) {
-    if (!parse_hop(&p, end, &h[i])) {
+    if (!parse_hop(&p, hops_end, &h[i])) {
       free(h);
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line %zu: a hop (10 tab-separated fields) expected",
                          i + 2);
     }
   }
-  if (p != end) {
+  ws_status st = p != hops_end ? ws_ctx_fail(ctx, WS_ERR_INVALID,
+                                             "journey: line %zu: text after the last hop", lines + 2)
+                 : hops_end < end
+                     ? reach_from_text(ctx, hops_end + sizeof REACH_HEADER - 1, end, lines + 3, reach, nreach)
+                     : WS_OK;
+  if (st != WS_OK) {
     free(h);
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line %zu: text after the last hop", lines + 2);
+    return st;
   }
   *hops = h;
   *nhops = lines;

@@ -49,6 +49,13 @@ typedef struct ws_journey_hop {
   char component[64]; /* where: "ch 3 bank 5 row 12", "slice 7 set 40 way 2 (far)", ... */
 } ws_journey_hop;
 
+/* How many output elements of a layer the followed value reached, of how
+ * many: what the model's owner counts after the run (models/vitrun.h). */
+typedef struct ws_journey_reach {
+  char layer[64];
+  uint64_t reached, total;
+} ws_journey_reach;
+
 typedef struct ws_journey ws_journey;
 
 ws_status ws_journey_create(ws_ctx *ctx, ws_journey **out);
@@ -68,11 +75,18 @@ const char *ws_journey_level_name(ws_journey_level level);
 void ws_journey_print(FILE *out, const ws_journey_hop *hops, size_t nhops, const ws_runtime_record *tl,
                       size_t ntl, uint32_t clock_mhz);
 
-/* Tab-separated text, one hop per line after a header line: what a trace
- * stores; _from_text reads it back into `hops` (malloc'd) and checks every
- * field. */
+/* Adds a layer's reach (copied; a name longer than 63 bytes is refused). */
+ws_status ws_journey_add_reach(ws_ctx *ctx, ws_journey *j, const char *layer, uint64_t reached,
+                               uint64_t total);
+size_t ws_journey_reaches(const ws_journey *j, const ws_journey_reach **out);
+
+/* Tab-separated text: a header line and one hop per line, then, when there
+ * are any, a second header line and one layer's reach per line: what a
+ * trace stores. _from_text reads it back into `hops` and `reach` (malloc'd;
+ * reach and nreach may be NULL) and checks every field, naming the line of
+ * a damaged one. */
 ws_status ws_journey_to_text(ws_ctx *ctx, const ws_journey *j, char **text, size_t *size_bytes);
 ws_status ws_journey_from_text(ws_ctx *ctx, const char *text, size_t size_bytes, ws_journey_hop **hops,
-                               size_t *nhops);
+                               size_t *nhops, ws_journey_reach **reach, size_t *nreach);
 
 #endif

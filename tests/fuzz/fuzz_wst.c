@@ -116,7 +116,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   /* the journey a trace stores is text the visualizer parses */
   ws_journey_hop *hops = NULL;
   size_t nhops = 0;
-  ws_status st = ws_journey_from_text(ctx, (const char *)data, size, &hops, &nhops);
+  ws_journey_reach *reach = NULL;
+  size_t nreach = 0;
+  ws_status st = ws_journey_from_text(ctx, (const char *)data, size, &hops, &nhops, &reach, &nreach);
+  for (size_t i = 0; st == WS_OK && i < nreach; i++)
+    if (reach[i].reached > reach[i].total || !memchr(reach[i].layer, 0, sizeof reach[i].layer)) abort();
+  free(reach);
   if (st != WS_OK && st != WS_ERR_INVALID && st != WS_ERR_NOMEM) abort();
   if (st == WS_OK) {
     for (size_t i = 0; i < nhops; i++)

@@ -130,20 +130,44 @@ Test(journey, the_ledger_as_text_round_trips) {
   run_followed(&f, NULL, 0, 31);
   const ws_journey_hop *h;
   size_t n = ws_journey_hops(f.j, &h);
+  /* the run's per-layer reach goes with the hops */
+  for (size_t i = 0; i < f.res.nreach; i++)
+    cr_assert_eq(
+        ws_journey_add_reach(f.ctx, f.j, f.res.reach[i].layer, f.res.reach[i].reached, f.res.reach[i].total),
+        WS_OK);
+  cr_assert_gt(f.res.nreach, 0u);
   char *text = NULL;
   size_t size = 0;
   cr_assert_eq(ws_journey_to_text(f.ctx, f.j, &text, &size), WS_OK);
   ws_journey_hop *back = NULL;
-  size_t nback = 0;
-  cr_assert_eq(ws_journey_from_text(f.ctx, text, size, &back, &nback), WS_OK, "%s", ws_errmsg(f.ctx));
+  ws_journey_reach *reach = NULL;
+  size_t nback = 0, nreach = 0;
+  cr_assert_eq(ws_journey_from_text(f.ctx, text, size, &back, &nback, &reach, &nreach), WS_OK, "%s",
+               ws_errmsg(f.ctx));
   cr_assert_eq(nback, n);
   for (size_t i = 0; i < n; i++) cr_expect_eq(memcmp(&back[i], &h[i], sizeof *h), 0, "hop %zu", i);
+  cr_assert_eq(nreach, f.res.nreach);
+  for (size_t i = 0; i < nreach; i++) {
+    cr_expect_str_eq(reach[i].layer, f.res.reach[i].layer);
+    cr_expect_eq(reach[i].reached, f.res.reach[i].reached);
+    cr_expect_eq(reach[i].total, f.res.reach[i].total);
+  }
+  cr_expect_eq(reach[nreach - 1].reached, 1u, "the probability");
+  free(reach);
   free(back);
+  /* more reached than there are is refused, naming the line */
+  char *over = strdup(text);
+  char *row = strstr(strstr(over, "layer\treached\ttotal\n"), "\npool\t");
+  cr_assert(row);
+  row[6] = '9'; /* pool reached 94 of its 64 */
+  cr_expect_neq(ws_journey_from_text(f.ctx, over, size, &back, &nback, &reach, &nreach), WS_OK);
+  cr_expect(strstr(ws_errmsg(f.ctx), "no fewer"), "%s", ws_errmsg(f.ctx));
+  free(over);
   /* a damaged line is named */
   char *bad = strdup(text);
   char *second = strchr(strchr(bad, '\n') + 1, '\n') + 1; /* line 3 */
   second[0] = 'x';
-  cr_expect_neq(ws_journey_from_text(f.ctx, bad, size, &back, &nback), WS_OK);
+  cr_expect_neq(ws_journey_from_text(f.ctx, bad, size, &back, &nback, NULL, NULL), WS_OK);
   cr_expect(strstr(ws_errmsg(f.ctx), "line 3"), "%s", ws_errmsg(f.ctx));
   free(bad);
   free(text);

@@ -75,16 +75,26 @@ static void set_note(ws_viz_app *a, const char *fmt, ...) {
 static void trace_failed(ws_viz_app *a, ws_status st) {
   if (a->error == WS_OK) a->error = st;
   snprintf(a->message, sizeof a->message, "%s", ws_errmsg(a->ctx));
+  fprintf(stderr, "warpscope: %s\n", a->message);
   a->broken = true;
   a->frame = NULL;
+}
+
+/* A move to `launch` failed to decode it: the player stands on it, at
+ * cycle 0 of nothing, so the status line names it, k/K move on from it and
+ * the next seek loads again. */
+static void stand_on_broken(ws_viz_app *a, ws_status st, uint32_t launch) {
+  trace_failed(a, st);
+  a->player.launch = launch < a->player.launches ? launch : a->player.launches - 1;
+  a->player.cycle = a->player.end_cycle = 0;
+  a->player.playing = false;
 }
 
 static void seek(ws_viz_app *a, uint32_t launch, uint64_t cycle) {
   if (!a->have_player) return;
   ws_status st = ws_viz_player_seek(&a->player, launch, cycle);
   if (st != WS_OK) {
-    trace_failed(a, st);
-    a->player.end_cycle = 0; /* the next seek loads again */
+    stand_on_broken(a, st, launch);
   } else {
     a->broken = false;
     a->message[0] = '\0';
@@ -233,6 +243,7 @@ static void key(ws_viz_app *a, const SDL_KeyboardEvent *k) {
   if (sym == SDLK_MINUS || sym == SDLK_KP_MINUS) ws_viz_player_slower(p);
   if (a->broken) return; /* the steps below need the launch decoded */
   ws_status st = WS_OK;
+  uint32_t next = p->launch + 1; /* the only launch a step can fail to load */
   if (sym == SDLK_SPACE)
     ws_viz_player_toggle(p);
   else if (sym == SDLK_RIGHT || sym == SDLK_PERIOD)
@@ -241,10 +252,7 @@ static void key(ws_viz_app *a, const SDL_KeyboardEvent *k) {
     st = ws_viz_player_step_insn(p);
   else if (sym == SDLK_p)
     screenshot(a);
-  if (st != WS_OK) {
-    trace_failed(a, st);
-    p->end_cycle = 0;
-  }
+  if (st != WS_OK) stand_on_broken(a, st, next);
 }
 
 static void resized(ws_viz_app *a, int32_t w, int32_t h) {
@@ -417,11 +425,9 @@ static void draw_help(ws_viz_app *a, SDL_Surface *s) {
 
 void ws_viz_app_frame(ws_viz_app *a, double seconds) {
   if (a->have_player && !a->broken) {
+    uint32_t next = a->player.launch + 1;
     ws_status st = ws_viz_player_advance(&a->player, seconds);
-    if (st != WS_OK) {
-      trace_failed(a, st);
-      a->player.end_cycle = 0;
-    }
+    if (st != WS_OK) stand_on_broken(a, st, next);
   }
   if (a->have_player && !a->broken) {
     const ws_viz_frame *f = NULL;
@@ -515,7 +521,6 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
   } else {
     trace_failed(a, pst);
   }
-  if (a->message[0]) fprintf(stderr, "warpscope: %s\n", a->message);
   ws_viz_app_frame(a, 0);
   *out = a;
   return WS_OK;

@@ -363,3 +363,59 @@ Test(app, a_truncated_trace_shows_its_message) {
   ws_ctx_destroy(c2);
   unlink(cut);
 }
+
+/* A flipped byte in a chunk of launch 1: moving there shows the CRC error
+ * in the window; launch 0 is still reachable and drawn. */
+Test(app, a_damaged_launch_shows_its_message_and_the_others_stay_reachable) {
+  size_t nchunks = ws_wst_chunk_count(reader);
+  struct stat fst;
+  cr_assert_eq(stat(path, &fst), 0);
+  uint64_t at = 0;
+  for (size_t i = 0; i < nchunks && !at; i++) {
+    const ws_wst_chunk_info *c = ws_wst_chunk(reader, i);
+    uint64_t end = i + 1 < nchunks ? ws_wst_chunk(reader, i + 1)->offset : (uint64_t)fst.st_size;
+    /* a quarter into the payload (past the 48-byte block header): the last
+     * chunk ends before the file's index */
+    if (c->launch == 1 && c->events && end > c->offset + 96) at = c->offset + 48 + (end - c->offset - 48) / 4;
+  }
+  cr_assert_gt(at, 0u, "a chunk of launch 1 with a payload");
+  char bad[] = "/tmp/ws_app_bad_XXXXXX";
+  int fd = mkstemp(bad);
+  cr_assert_geq(fd, 0);
+  FILE *in = fopen(path, "rb");
+  cr_assert_not_null(in);
+  unsigned char buf[65536];
+  size_t n, off = 0;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+    if (at >= off && at < off + n) buf[at - off] ^= 0x5A;
+    cr_assert_eq(write(fd, buf, n), (ssize_t)n);
+    off += n;
+  }
+  fclose(in);
+  close(fd);
+  ws_ctx *c2 = ws_ctx_create();
+  ws_wst_reader *r2 = NULL;
+  ws_viz_model *m2 = NULL;
+  cr_assert_eq(ws_wst_open(c2, bad, &r2), WS_OK, "%s", ws_errmsg(c2));
+  cr_assert_eq(ws_viz_model_create(c2, r2, &m2), WS_OK, "%s", ws_errmsg(c2));
+  ws_viz_app_opts o = {.width = 800, .height = 600};
+  ws_viz_app *a = NULL;
+  cr_assert_eq(ws_viz_app_open(c2, r2, m2, &o, &a), WS_OK, "%s", ws_errmsg(c2));
+  cr_expect_null(ws_viz_app_message(a), "launch 0 is intact");
+  press(a, SDLK_k, 0);
+  ws_viz_app_frame(a, 0.1);
+  cr_expect(ws_viz_app_message(a) && strstr(ws_viz_app_message(a), "CRC-32"), "message '%s'",
+            ws_viz_app_message(a) ? ws_viz_app_message(a) : "(none)");
+  press(a, SDLK_SPACE, 0);
+  press(a, SDLK_RIGHT, 0);
+  ws_viz_app_frame(a, 0.1);
+  press(a, SDLK_k, KMOD_LSHIFT);
+  ws_viz_app_frame(a, 0);
+  cr_expect_eq(ws_viz_app_player(a)->launch, 0u);
+  cr_expect_null(ws_viz_app_message(a), "back on launch 0, drawn again");
+  ws_viz_app_close(a);
+  ws_viz_model_destroy(m2);
+  ws_wst_close(r2);
+  ws_ctx_destroy(c2);
+  unlink(bad);
+}

@@ -481,6 +481,9 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
     return st;
   }
   a->sdl_up = true;
+  /* the picture is drawn in software: the window takes it through X11's
+   * own framebuffer, never through a GL texture (no GL libraries loaded) */
+  SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
   if (TTF_Init() != 0) {
     st = ws_ctx_fail(ctx, WS_ERR_IO, "cannot start SDL_ttf: %s", TTF_GetError());
   } else {

@@ -21,20 +21,21 @@
 
 static const char *const help_lines[] = {
     "Keys",
-    "space        play / pause",
-    "right, .     one cycle on",
-    "n            next instruction of the selected warp (none selected: next change)",
-    "k / K        next / previous kernel launch",
-    "+ =  /  -    faster / slower",
-    "z            zoom into the SM under the mouse (sm:N)",
-    "x            that SM's shared-memory banks (smem:N)",
-    "g            the whole GPU",
-    "p            save a screenshot (viz-cycle-N.png)",
-    "?            this help",
-    "Esc          clear the selected warp, close this help",
-    "q            quit",
-    "Mouse: click a warp slot to select it; click the timeline to seek,",
-    "a launch below it to jump there; hover for what is under the mouse.",
+    "space\tplay / pause",
+    "right, .\tone cycle on",
+    "n\tnext instruction of the selected warp (none selected: next change)",
+    "k / K\tnext / previous kernel launch",
+    "+ or = / -\tfaster / slower",
+    "z\tzoom into the SM under the mouse (sm:N)",
+    "x\tthat SM's shared-memory banks (smem:N)",
+    "g\tthe whole GPU",
+    "p\tsave a screenshot (viz-cycle-N.png)",
+    "?\tthis help",
+    "Esc\tclear the selected warp, close this help",
+    "q\tquit",
+    "Mouse: click a warp slot to select it; click or drag on the timeline",
+    "(bottom) to seek, a launch in the row above it to jump there; hover",
+    "for what is under the mouse.",
 };
 
 struct ws_viz_app {
@@ -148,12 +149,14 @@ static bool sm_under_mouse(const ws_viz_app *a, uint32_t *sm) {
 
 /* ---- the bottom bar's geometry --------------------------------------------------------------------- */
 
-static SDL_Rect scrub_rect(const ws_viz_app *a) {
-  return (SDL_Rect){4, a->h - a->bar_h + a->line_h + 2, a->w - 8, ROW_PX};
-}
+/* Below the status line: the launches' row (one segment per launch, named
+ * where it fits), then the launch's timeline along the bottom. */
 static SDL_Rect launch_rect(const ws_viz_app *a) {
-  SDL_Rect s = scrub_rect(a);
-  return (SDL_Rect){s.x, s.y + ROW_PX + 2, s.w, ROW_PX};
+  return (SDL_Rect){4, a->h - a->bar_h + a->line_h + 2, a->w - 8, a->line_h};
+}
+static SDL_Rect scrub_rect(const ws_viz_app *a) {
+  SDL_Rect k = launch_rect(a);
+  return (SDL_Rect){k.x, k.y + k.h + 2, k.w, ROW_PX};
 }
 static bool in_rect(SDL_Rect r, int32_t x, int32_t y) {
   return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
@@ -364,8 +367,8 @@ static void draw_bar(ws_viz_app *a, SDL_Surface *s) {
   char line[512];
   if (a->have_player) {
     snprintf(line, sizeof line,
-             "%s   %g cycles/s   launch %u of %u (%s)   cycle %" PRIu64 " / %" PRIu64 "%s%s",
-             p->playing ? "playing" : "paused", ws_viz_player_speed(p), p->launch + 1, p->launches,
+             "%s   %g cycles/s   launch %u (%u of %u, %s)   cycle %" PRIu64 " / %" PRIu64 "%s%s",
+             p->playing ? "playing" : "paused", ws_viz_player_speed(p), p->launch, p->launch + 1, p->launches,
              kernel_name(a, p->launch), p->cycle, p->end_cycle, a->note[0] ? "   " : "", a->note);
   } else {
     snprintf(line, sizeof line, "no launch to show");
@@ -387,7 +390,7 @@ static void draw_bar(ws_viz_app *a, SDL_Surface *s) {
     SDL_Rect seg = {x0, kr.y, x1 - x0, kr.h};
     SDL_FillRect(s, &seg, map(s, i == p->launch ? WS_VIZ_COL_BAR : WS_VIZ_COL_BAR_BG));
     outline(s, seg, map(s, WS_VIZ_COL_FRAME));
-    if (seg.w > 40) text(a, s, seg.x + 3, seg.y - 2, WS_VIZ_COL_TEXT_DIM, kernel_name(a, i));
+    if (seg.w > 40) text(a, s, seg.x + 4, seg.y + 1, WS_VIZ_COL_TEXT, kernel_name(a, i));
   }
 }
 
@@ -404,21 +407,32 @@ static void draw_tooltip(ws_viz_app *a, SDL_Surface *s) {
   text(a, s, box.x + 4, box.y + 2, WS_VIZ_COL_TEXT, a->tooltip);
 }
 
+/* A help line "KEY\tWHAT" in two columns, or one line of prose. */
+static int32_t help_line(ws_viz_app *a, SDL_Surface *s, int32_t x, int32_t y, int32_t col, size_t i) {
+  const char *line = help_lines[i], *tab = strchr(line, '\t');
+  ws_viz_colour c = i == 0 ? WS_VIZ_COL_TEXT : WS_VIZ_COL_TEXT_DIM;
+  if (!tab) return text(a, s, x, y, c, line);
+  char keys[32];
+  snprintf(keys, sizeof keys, "%.*s", (int)(tab - line), line);
+  text(a, s, x, y, WS_VIZ_COL_TEXT, keys);
+  return col + text(a, s, x + col, y, c, tab + 1);
+}
+
 static void draw_help(ws_viz_app *a, SDL_Surface *s) {
   size_t n = sizeof help_lines / sizeof help_lines[0];
-  int32_t wmax = 0;
+  int32_t col = 7 * a->line_h, wmax = 0;
   for (size_t i = 0; i < n; i++) {
+    const char *tab = strchr(help_lines[i], '\t');
     int tw = 0, th = 0;
-    if (TTF_SizeUTF8(a->font, help_lines[i], &tw, &th) == 0 && tw > wmax) wmax = tw;
+    if (TTF_SizeUTF8(a->font, tab ? tab + 1 : help_lines[i], &tw, &th) == 0 && tw + (tab ? col : 0) > wmax)
+      wmax = tw + (tab ? col : 0);
   }
   SDL_Rect box = {0, 0, wmax + 24, (int)n * a->line_h + 16};
   box.x = (a->w - box.w) / 2;
   box.y = (a->h - box.h) / 2;
   SDL_FillRect(s, &box, map(s, WS_VIZ_COL_PANEL));
   outline(s, box, map(s, WS_VIZ_COL_TEXT));
-  for (size_t i = 0; i < n; i++)
-    text(a, s, box.x + 12, box.y + 8 + (int32_t)i * a->line_h, i == 0 ? WS_VIZ_COL_TEXT : WS_VIZ_COL_TEXT_DIM,
-         help_lines[i]);
+  for (size_t i = 0; i < n; i++) help_line(a, s, box.x + 12, box.y + 8 + (int32_t)i * a->line_h, col, i);
 }
 
 /* ---- frames ------------------------------------------------------------------------------------------- */
@@ -494,7 +508,7 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
   }
   if (st == WS_OK) {
     a->line_h = TTF_FontLineSkip(a->font) + 2;
-    a->bar_h = a->line_h + 2 * ROW_PX + 8;
+    a->bar_h = 2 * a->line_h + ROW_PX + 8;
     a->win = SDL_CreateWindow("warpscope viz", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, a->w, a->h,
                               SDL_WINDOW_RESIZABLE);
     if (!a->win) st = ws_ctx_fail(ctx, WS_ERR_IO, "cannot open a window: %s", SDL_GetError());

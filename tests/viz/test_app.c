@@ -302,11 +302,11 @@ Test(app, window_shows_an_issuing_warp_and_a_click_selects_it) {
 Test(app, timeline_and_launch_row_seek) {
   ws_viz_app *a = open_at(0);
   const ws_viz_player *p = ws_viz_app_player(a);
-  /* the launch row is the bar's last row: its right half is launch 1 */
-  click(a, 1024 * 3 / 4, 700 - 8);
+  /* the launch row sits above the timeline: its right half is launch 1 */
+  click(a, 1024 * 3 / 4, 700 - 24);
   cr_expect_eq(p->launch, 1u, "a click on the second segment jumps to launch 1");
-  /* the timeline sits just above it: its middle is the launch's middle */
-  click(a, 512, 700 - 8 - 14);
+  /* the timeline runs along the bottom: its middle is the launch's middle */
+  click(a, 512, 700 - 8);
   cr_expect(p->cycle > p->end_cycle / 4 && p->cycle < p->end_cycle * 3 / 4, "cycle %lu of %lu",
             (unsigned long)p->cycle, (unsigned long)p->end_cycle);
   ws_viz_app_close(a);

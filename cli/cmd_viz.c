@@ -1,5 +1,6 @@
-/* cmd_viz.c - `warpscope viz FILE.wst`: the GPU of a trace drawn at a
- * cycle: headless (--screenshot, --frames) into PNG files.
+/* cmd_viz.c - `warpscope viz FILE.wst`: the GPU of a trace played back in
+ * a window (viz/app.h), or drawn at a cycle headless (--screenshot,
+ * --frames) into PNG files.
  *
  * Design: the command reads the trace only (traces/wst.h) and hands it to
  * the visualizer's replay model, layout and renderer (viz/); nothing here
@@ -15,13 +16,16 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "viz/app.h"
 #include "viz/layout.h"
 #include "viz/model.h"
 #include "viz/render.h"
 #include "viz/shot.h"
 
 static const char viz_help[] =
-    "usage: warpscope viz FILE.wst --screenshot OUT.png [--at-cycle N] [--launch N | --kernel NAME]\n"
+    "usage: warpscope viz FILE.wst [--launch N | --kernel NAME] [--at-cycle N] [--zoom gpu|sm:N|smem:N]\n"
+    "                     [--size WxH]\n"
+    "       warpscope viz FILE.wst --screenshot OUT.png [--at-cycle N] [--launch N | --kernel NAME]\n"
     "                     [--zoom gpu|sm:N|smem:N] [--size WxH]\n"
     "       warpscope viz FILE.wst --frames DIR --every N [--launch N | --kernel NAME] [--zoom ...]\n"
     "                     [--size WxH]\n\n"
@@ -30,20 +34,25 @@ static const char viz_help[] =
     "tensor cores, L1 and L2 activity, HBM banks with their open rows, the requests moving on\n"
     "the crossbar, and the live counters. Rendered in software: the same trace and flags give\n"
     "the same PNG bytes.\n\n"
+    "Without --screenshot or --frames it opens a window that plays the trace back: space plays\n"
+    "and pauses, right arrow steps a cycle, n a warp instruction, k/K a kernel, +/- change the\n"
+    "speed, z/x/g zoom, p saves a picture, ? lists every key, q quits (docs/viz.md). It needs a\n"
+    "display; --screenshot draws without one.\n\n"
     "  --screenshot FILE   write the picture at --at-cycle to FILE (PNG, atomically)\n"
-    "  --at-cycle N        the cycle within the launch (default 0)\n"
+    "  --at-cycle N        the cycle within the launch (default 0): the picture's, or where the\n"
+    "                      window starts\n"
     "  --frames DIR        write DIR/frame_000000.png, ... every N cycles of the launch\n"
     "  --every N           the cycles between two frames\n"
     "  --launch N          the launch (counted from 0, as `warpscope trace info` lists them;\n"
     "                      default: the first with records)\n"
     "  --kernel NAME       the first launch of kernel NAME\n"
     "  --zoom V            gpu (default), sm:N (one SM) or smem:N (its shared-memory banks)\n"
-    "  --size WxH          the picture's size in pixels (default 1280x800)\n"
+    "  --size WxH          the picture's or the window's size in pixels (default 1280x800)\n"
     "  --window N          the cycles the live counters (hit rates, bandwidth) look back over\n"
     "                      (default 256)\n"
     "  -h, --help          this text\n"
-    "Exit status: 0 on success, 1 when the trace cannot be read or a file cannot be written,\n"
-    "2 on a usage error.\n";
+    "Exit status: 0 on success, 1 when the trace cannot be read, a file cannot be written or\n"
+    "no window can be opened (no display), 2 on a usage error.\n";
 
 #define MAX_FRAMES 10000u
 
@@ -128,13 +137,11 @@ static int take(viz_opts *o, int c, const char *arg) {
 
 /* The combinations that cannot work, before the trace is opened. */
 static int check(const viz_opts *o) {
-  if (!o->shot && !o->frames)
-    return ws_cli_usage_error("viz",
-                              "give --screenshot FILE or --frames DIR (the window is not built in yet)");
   if (o->shot && o->frames) return ws_cli_usage_error("viz", "--screenshot and --frames exclude each other");
   if (o->frames && !o->has_every) return ws_cli_usage_error("viz", "--frames needs --every N");
   if (!o->frames && o->has_every) return ws_cli_usage_error("viz", "--every goes with --frames");
-  if (o->frames && o->has_at) return ws_cli_usage_error("viz", "--at-cycle goes with --screenshot");
+  if (o->frames && o->has_at)
+    return ws_cli_usage_error("viz", "--at-cycle goes with --screenshot or the window, not --frames");
   if (o->kernel && o->has_launch)
     return ws_cli_usage_error("viz", "--launch and --kernel exclude each other");
   if ((o->shot && !*o->shot) || (o->frames && !*o->frames))
@@ -251,9 +258,19 @@ static ws_status draw(viz_state *s, const viz_opts *o) {
   ws_status st = open_all(s, o, &launch);
   if (st != WS_OK) return st;
   uint64_t end = ws_wst_launch(s->reader, launch)->cycles;
-  if (o->shot && o->at > end)
+  if (!o->frames && o->at > end)
     return ws_ctx_fail(s->ctx, refuse(s), "--at-cycle %" PRIu64 ": launch %u (%s) ends at cycle %" PRIu64,
                        o->at, launch, kernel_name(s, launch), end);
+  if (!o->shot && !o->frames) {
+    ws_viz_app_opts ao = {.width = o->width,
+                          .height = o->height,
+                          .has_launch = true,
+                          .launch = launch,
+                          .cycle = o->at,
+                          .view = ws_viz_layout_view(s->layout),
+                          .window_cycles = (uint32_t)o->window};
+    return ws_viz_app_run(s->ctx, s->reader, s->model, &ao);
+  }
   return o->shot ? shot_at(s, o, launch, o->at, o->shot) : frames(s, o, launch, end);
 }
 

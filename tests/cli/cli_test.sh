@@ -381,8 +381,7 @@ check trace-help 0 "usage: warpscope trace info FILE.wst" -- "$ws" trace --help
 
 # viz: headless pictures of a trace; flags checked (2), the trace's limits checked before a file is written
 "$ws" example saxpy --gpu classroom --trace "$tmp/v.wst" > /dev/null 2>&1
-check viz-help 0 "usage: warpscope viz FILE.wst --screenshot OUT.png" -- "$ws" viz --help
-check viz-no-output 2 "give --screenshot FILE or --frames DIR" -- "$ws" viz "$tmp/v.wst"
+check viz-help 0 "warpscope viz FILE.wst --screenshot OUT.png" -- "$ws" viz --help
 check viz-every-alone 2 "--frames needs --every N" -- "$ws" viz "$tmp/v.wst" --frames "$tmp/fr"
 check viz-size 2 "--size expects WxH from 320x200 to 8192x8192, found '10x10'" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --size 10x10
 check viz-zoom 2 "view 'sm:9': classroom has 2 SMs (0..1)" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/a.png" --zoom sm:9
@@ -398,6 +397,10 @@ check viz-shot-png 0 "PNG" -- head -c 4 "$tmp/a.png"
 if cmp -s "$tmp/a.png" "$tmp/b.png"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two screenshots of one cycle differ"; fi
 check viz-frames 0 "" -- "$ws" viz "$tmp/v.wst" --frames "$tmp/fr" --every 400 --zoom sm:1 --size 640x400
 check viz-frames-count 0 "frame_000000.png" -- ls "$tmp/fr"
+# viz without --screenshot/--frames opens a window: without a display it says so and exits 1
+check viz-no-display 1 "cannot open a window" -- env DISPLAY= WAYLAND_DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst"
+check viz-no-display-hint 1 "--screenshot draws without one" -- env DISPLAY= WAYLAND_DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst"
+check viz-window-cycle 2 "--at-cycle 99999999: launch 0 (saxpy) ends at cycle" -- env DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst" --at-cycle 99999999
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,17 +6,20 @@
  * Design: host preprocessing is real host work, measured with the host's
  * clock and printed on its own line, never mixed into the simulated
  * timeline: everything simulated stays bit-identical run to run. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "models/image.h"
 #include "models/vitrun.h"
 #include "sim/host/pcie.h"
+#include "viz/app.h"
 
 #define MAX_IMAGES 64
 
@@ -28,7 +31,7 @@ static const char run_help[] =
     "                     [--wm N] [--wn N] [--threads N] [--gpu NAME|FILE.ini]\n"
     "                     [--set SECTION.KEY=VALUE]... [--check race|init|sync]\n"
     "                     [--follow-pixel X,Y[,C]] [--trace FILE.wst [--trace-kernels A,B]\n"
-    "                     [--trace-sms LIST] [--trace-cycles A:B] [--trace-follow-only]]\n\n"
+    "                     [--trace-sms LIST] [--trace-cycles A:B] [--trace-follow-only]] [--viz]\n\n"
     "Runs TinyViT32 pixel-to-logit on the simulated GPU: the image crosses PCIe into HBM,\n"
     "every layer runs as a generated, tiled kernel, and the probability comes back. Prints\n"
     "the timeline (copies and kernels with grid, block, tile config, cycles, time,\n"
@@ -54,7 +57,10 @@ static const char run_help[] =
     "  --gemm VARIANT      naive, coalesced, smem, blocktile1d, blocktile2d, vectorized,\n"
     "                      warptile, async or mma (default: blocktile2d bm=32 bn=32 bk=16\n"
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
-    "%s%s" WS_CLI_CHECK_HELP "%s" WS_CLI_TRACEOPT_HELP "  -h, --help          this text\n"
+    "%s%s" WS_CLI_CHECK_HELP "%s" WS_CLI_TRACEOPT_HELP
+    "  --viz               after the run, open its trace in the visualizer's window\n"
+    "                      (docs/viz.md; recorded to a temporary file unless --trace names one)\n"
+    "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
     "2 for a flag out of range.\n";
@@ -71,6 +77,8 @@ typedef struct run_opts {
   ws_cli_watchopt watch;
   uint32_t checks; /* --check */
   ws_cli_traceopt trace;
+  bool viz;           /* --viz */
+  char viz_trace[64]; /* the temporary trace --viz records when --trace names none */
 } run_opts;
 
 /* --follow-pixel X,Y[,C]: decimal digits only, two or three fields; the
@@ -121,6 +129,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       WS_CLI_WATCHOPT_LONGS,
                                       WS_CLI_CHECK_LONG,
                                       WS_CLI_TRACEOPT_LONGS,
+                                      {"viz", no_argument, NULL, 'V'},
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -149,6 +158,7 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'c': return parse_u32("--bc", arg, 1, &o->vit.flash.bc);
   case 'g': o->gemm.variant = arg; return WS_EXIT_OK;
   case 'P': return parse_pixel(arg, &o->vit.follow);
+  case 'V': o->viz = true; return WS_EXIT_OK;
   case 'G': return ws_cli_gpuopt_set_gpu("run", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("run", &o->gpu, arg);
   case WS_CLI_CHECK: return ws_cli_check_take("run", arg, &o->checks);
@@ -348,6 +358,32 @@ static void print_journey(const ws_vitrun_follow *f, const ws_journey *j, const 
   ws_journey_print(stdout, hops, n, tl, ntl, cfg->gpu.core_clock_mhz);
 }
 
+/* --viz: the run's trace in the visualizer's window, from its first launch. */
+static ws_status view(ws_ctx *ctx, const char *path) {
+  fflush(stdout);
+  ws_wst_reader *r = NULL;
+  ws_viz_model *m = NULL;
+  ws_status st = ws_wst_open(ctx, path, &r);
+  if (st == WS_OK) st = ws_viz_model_create(ctx, r, &m);
+  ws_viz_app_opts ao = {0};
+  if (st == WS_OK) st = ws_viz_app_run(ctx, r, m, &ao);
+  ws_viz_model_destroy(m);
+  ws_wst_close(r);
+  return st;
+}
+
+/* --viz without --trace: a trace file of its own, removed at the end. */
+static ws_status viz_trace_file(ws_ctx *ctx, run_opts *o) {
+  if (!o->viz || o->trace.path) return WS_OK;
+  snprintf(o->viz_trace, sizeof o->viz_trace, "/tmp/warpscope-run-XXXXXX");
+  int fd = mkstemp(o->viz_trace);
+  if (fd < 0)
+    return ws_ctx_fail(ctx, WS_ERR_IO, "--viz: cannot create a temporary trace: %s", strerror(errno));
+  close(fd);
+  o->trace.path = o->viz_trace;
+  return WS_OK;
+}
+
 /* ---- the command --------------------------------------------------------------------- */
 
 /* Resolves the tiles and the GPU and judges every flag against what the
@@ -398,6 +434,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
                               res.reach[i].total);
   if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, rt);
   ws_cli_trace_free(&trace);
+  if (st == WS_OK && o->viz) st = view(ctx, o->trace.path);
   /* the weights file is an output like any other: written only by a run
    * that succeeded, so a refused or failed run leaves the old file alone */
   if (st == WS_OK && res.pass && o->save_weights) st = ws_tinyvit_weights_save(ctx, w, o->save_weights);
@@ -429,7 +466,9 @@ int ws_cli_run(int argc, char **argv) {
   rc = check_flags(ctx, &o, &cfg);
   if (rc == WS_EXIT_OK) {
     int exit_code = WS_EXIT_FAIL;
-    ws_status st = execute(ctx, &o, &cfg, &exit_code);
+    ws_status st = viz_trace_file(ctx, &o);
+    if (st == WS_OK) st = execute(ctx, &o, &cfg, &exit_code);
+    if (o.viz_trace[0]) unlink(o.viz_trace);
     rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : exit_code;
   }
   ws_cli_traceopt_free(&o.trace);

@@ -495,6 +495,19 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
     return st;
   }
   a->sdl_up = true;
+  /* with no display SDL falls back to a driver that shows nothing (the
+   * window would wait for keys no one can press): refused unless asked for */
+  const char *driver = SDL_GetCurrentVideoDriver(), *asked = SDL_getenv("SDL_VIDEODRIVER");
+  if (driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) &&
+      !(asked && !strcmp(asked, driver))) {
+    st = ws_ctx_fail(
+        ctx, WS_ERR_IO,
+        "cannot open a window: no display (SDL found only its %s video driver); --screenshot draws "
+        "without one",
+        driver);
+    ws_viz_app_close(a);
+    return st;
+  }
   /* the picture is drawn in software: the window takes it through X11's
    * own framebuffer, never through a GL texture (no GL libraries loaded) */
   SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");

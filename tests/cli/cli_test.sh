@@ -402,5 +402,12 @@ check viz-no-display 1 "cannot open a window" -- env DISPLAY= WAYLAND_DISPLAY= S
 check viz-no-display-hint 1 "--screenshot draws without one" -- env DISPLAY= WAYLAND_DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst"
 check viz-window-cycle 2 "--at-cycle 99999999: launch 0 (saxpy) ends at cycle" -- env DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst" --at-cycle 99999999
 
+# with no display SDL would fall back to a driver that shows nothing: refused, never a window no one can close
+check viz-offscreen-refused 1 "no display (SDL found only its offscreen video driver)" -- env -u SDL_VIDEODRIVER DISPLAY= WAYLAND_DISPLAY= "$ws" viz "$tmp/v.wst"
+before=$(ls /tmp/warpscope-run-* 2>/dev/null | wc -l)
+check run-viz-no-display 1 "cannot open a window" -- env -u SDL_VIDEODRIVER DISPLAY= WAYLAND_DISPLAY= "$ws" run --gpu classroom --viz
+after=$(ls /tmp/warpscope-run-* 2>/dev/null | wc -l)
+if [ "$before" = "$after" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: run --viz left its temporary trace"; fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

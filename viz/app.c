@@ -11,6 +11,7 @@
 
 #include "viz/palette.h"
 #include "viz/render.h"
+#include "viz/runrow.h"
 #include "viz/shot.h"
 
 #define DEFAULT_W 1280
@@ -34,8 +35,9 @@ static const char *const help_lines[] = {
     "Esc\tclear the selected warp, close this help",
     "q\tquit",
     "Mouse: click a warp slot to select it; click or drag on the timeline",
-    "(bottom) to seek, a launch in the row above it to jump there; hover",
-    "for what is under the mouse.",
+    "(bottom) to seek; the row above it is the run, its launches and copies",
+    "on the runtime's clock: click a launch to jump there; hover for what is",
+    "under the mouse.",
 };
 
 struct ws_viz_app {
@@ -50,9 +52,10 @@ struct ws_viz_app {
   ws_viz_render *render;
   ws_viz_render_opts ropts;
   ws_viz_player player;
-  bool have_player; /* the player started: a launch decoded */
-  bool broken;      /* the loaded launch failed to decode: no picture */
-  ws_status error;  /* the first trace error shown */
+  ws_viz_runrow row; /* the launches and copies above the timeline */
+  bool have_player;  /* the player started: a launch decoded */
+  bool broken;       /* the loaded launch failed to decode: no picture */
+  ws_status error;   /* the first trace error shown */
   char message[512];
   char note[256];
   char tooltip[320];
@@ -149,8 +152,9 @@ static bool sm_under_mouse(const ws_viz_app *a, uint32_t *sm) {
 
 /* ---- the bottom bar's geometry --------------------------------------------------------------------- */
 
-/* Below the status line: the launches' row (one segment per launch, named
- * where it fits), then the launch's timeline along the bottom. */
+/* Below the status line: the run's row (its launches and copies on the
+ * runtime's clock, viz/runrow.h, named where they fit), then the launch's
+ * timeline along the bottom. */
 static SDL_Rect launch_rect(const ws_viz_app *a) {
   return (SDL_Rect){4, a->h - a->bar_h + a->line_h + 2, a->w - 8, a->line_h};
 }
@@ -181,9 +185,15 @@ static void click(ws_viz_app *a, int32_t x, int32_t y) {
     return;
   }
   SDL_Rect k = launch_rect(a);
-  if (in_rect(k, x, y) && a->have_player && a->player.launches) {
-    uint32_t launch = (uint32_t)((int64_t)(x - k.x) * a->player.launches / k.w);
-    seek(a, launch, 0);
+  size_t i;
+  if (in_rect(k, x, y) && a->have_player && ws_viz_runrow_at(&a->row, k.w, x - k.x, &i)) {
+    const ws_viz_runrow_seg *g = &a->row.segs[i];
+    seek(a, g->launch, 0);
+    if (g->kind != WS_VIZ_RUNROW_LAUNCH) {
+      char d[200];
+      ws_viz_runrow_describe(&a->row, a->reader, i, d, sizeof d);
+      set_note(a, "%s; no kernel runs in a copy: showing launch %u", d, g->launch);
+    }
     return;
   }
   ws_viz_hit hit;
@@ -331,8 +341,20 @@ static const char *warp_state_name(const ws_viz_app *a, uint8_t st, char *buf, s
   return buf;
 }
 
+/* Over the run's row: the launch or copy under the mouse. */
+static bool row_tooltip(ws_viz_app *a) {
+  SDL_Rect k = launch_rect(a);
+  size_t i;
+  if (!a->have_player || !in_rect(k, a->mouse_x, a->mouse_y) ||
+      !ws_viz_runrow_at(&a->row, k.w, a->mouse_x - k.x, &i))
+    return false;
+  ws_viz_runrow_describe(&a->row, a->reader, i, a->tooltip, sizeof a->tooltip);
+  return true;
+}
+
 static void make_tooltip(ws_viz_app *a) {
   a->tooltip[0] = '\0';
+  if (row_tooltip(a)) return;
   ws_viz_hit hit;
   if (!a->layout || !ws_viz_layout_hit(a->layout, a->mouse_x, a->mouse_y, &hit) ||
       hit.part == WS_VIZ_PART_NONE || hit.part == WS_VIZ_PART_HEADER)
@@ -360,6 +382,32 @@ static const char *kernel_name(const ws_viz_app *a, uint32_t launch) {
   return k ? k->name : "?";
 }
 
+/* A segment's colour: the launch shown, another launch, or a copy in its
+ * direction's packet colour. */
+static ws_viz_colour row_colour(const ws_viz_app *a, const ws_viz_runrow_seg *g) {
+  if (g->kind == WS_VIZ_RUNROW_H2D || g->kind == WS_VIZ_RUNROW_D2H) return WS_VIZ_COL_PKT_PCIE;
+  return g->launch == a->player.launch ? WS_VIZ_COL_BAR : WS_VIZ_COL_BAR_BG;
+}
+
+static void draw_row(ws_viz_app *a, SDL_Surface *s) {
+  SDL_Rect kr = launch_rect(a);
+  SDL_FillRect(s, &kr, map(s, WS_VIZ_COL_HEADER));
+  for (size_t i = 0; i < a->row.nsegs; i++) {
+    const ws_viz_runrow_seg *g = &a->row.segs[i];
+    int32_t x0, x1;
+    ws_viz_runrow_span(&a->row, i, kr.w, &x0, &x1);
+    SDL_Rect seg = {kr.x + x0, kr.y, x1 - x0, kr.h};
+    SDL_FillRect(s, &seg, map(s, row_colour(a, g)));
+    outline(s, seg, map(s, WS_VIZ_COL_FRAME));
+    size_t ntl = 0;
+    const char *name = g->kind == WS_VIZ_RUNROW_LAUNCH ? kernel_name(a, g->launch)
+                                                       : ws_wst_timeline(a->reader, &ntl)[g->record].name;
+    int tw = 0, th = 0;
+    if (TTF_SizeUTF8(a->font, name, &tw, &th) == 0 && tw + 8 <= seg.w)
+      text(a, s, seg.x + 4, seg.y + 1, WS_VIZ_COL_TEXT, name);
+  }
+}
+
 static void draw_bar(ws_viz_app *a, SDL_Surface *s) {
   SDL_Rect bar = {0, a->h - a->bar_h, a->w, a->bar_h};
   SDL_FillRect(s, &bar, map(s, WS_VIZ_COL_HEADER));
@@ -383,15 +431,7 @@ static void draw_bar(ws_viz_app *a, SDL_Surface *s) {
     done.w = (int)((double)sc.w * (double)p->cycle / (double)p->end_cycle);
     SDL_FillRect(s, &done, map(s, WS_VIZ_COL_BAR));
   }
-  SDL_Rect kr = launch_rect(a);
-  for (uint32_t i = 0; i < p->launches; i++) {
-    int32_t x0 = kr.x + (int32_t)((int64_t)kr.w * i / p->launches);
-    int32_t x1 = kr.x + (int32_t)((int64_t)kr.w * (i + 1) / p->launches);
-    SDL_Rect seg = {x0, kr.y, x1 - x0, kr.h};
-    SDL_FillRect(s, &seg, map(s, i == p->launch ? WS_VIZ_COL_BAR : WS_VIZ_COL_BAR_BG));
-    outline(s, seg, map(s, WS_VIZ_COL_FRAME));
-    if (seg.w > 40) text(a, s, seg.x + 4, seg.y + 1, WS_VIZ_COL_TEXT, kernel_name(a, i));
-  }
+  draw_row(a, s);
 }
 
 static void draw_tooltip(ws_viz_app *a, SDL_Surface *s) {
@@ -535,6 +575,11 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
     ws_viz_app_close(a);
     return st;
   }
+  st = ws_viz_runrow_build(ctx, r, &a->row);
+  if (st != WS_OK) {
+    ws_viz_app_close(a);
+    return st;
+  }
   ws_status pst = ws_viz_player_init(&a->player, ctx, r, m);
   if (pst == WS_OK) {
     a->have_player = true;
@@ -560,6 +605,7 @@ void ws_viz_app_close(ws_viz_app *a) {
   if (!a) return;
   ws_viz_render_destroy(a->render);
   ws_viz_layout_destroy(a->layout);
+  ws_viz_runrow_free(&a->row);
   if (a->font) TTF_CloseFont(a->font);
   if (a->ttf_up) TTF_Quit();
   if (a->win) SDL_DestroyWindow(a->win);

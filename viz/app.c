@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "viz/inspect.h"
 #include "viz/palette.h"
 #include "viz/render.h"
 #include "viz/runrow.h"
@@ -52,13 +53,14 @@ struct ws_viz_app {
   ws_viz_render *render;
   ws_viz_render_opts ropts;
   ws_viz_player player;
-  ws_viz_runrow row; /* the launches and copies above the timeline */
-  bool have_player;  /* the player started: a launch decoded */
-  bool broken;       /* the loaded launch failed to decode: no picture */
-  ws_status error;   /* the first trace error shown */
+  ws_viz_runrow row;       /* the launches and copies above the timeline */
+  ws_viz_inspect *inspect; /* memory components' last micro-op, for tooltips */
+  bool have_player;        /* the player started: a launch decoded */
+  bool broken;             /* the loaded launch failed to decode: no picture */
+  ws_status error;         /* the first trace error shown */
   char message[512];
   char note[256];
-  char tooltip[320];
+  char tooltip[1024];         /* lines separated by newlines */
   const ws_viz_frame *frame; /* the frame last drawn (NULL: none) */
   int32_t w, h, bar_h, line_h;
   int32_t mouse_x, mouse_y;
@@ -370,6 +372,12 @@ static void make_tooltip(ws_viz_app *a) {
       snprintf(a->tooltip, sizeof a->tooltip, "%s: %s, pc %u", desc, name, f->warp_pc[i]);
     else
       snprintf(a->tooltip, sizeof a->tooltip, "%s: %s", desc, name);
+  } else if (ws_viz_inspect_covers(hit.part) && f && !a->broken) {
+    char last[768];
+    if (ws_viz_inspect_describe(a->inspect, a->player.launch, a->player.cycle, a->opts.window_cycles, &hit,
+                                last, sizeof last) != WS_OK)
+      snprintf(last, sizeof last, "%s", ws_errmsg(a->ctx));
+    snprintf(a->tooltip, sizeof a->tooltip, "%s:\n%s", desc, last);
   } else {
     snprintf(a->tooltip, sizeof a->tooltip, "%s", desc);
   }
@@ -436,15 +444,26 @@ static void draw_bar(ws_viz_app *a, SDL_Surface *s) {
 
 static void draw_tooltip(ws_viz_app *a, SDL_Surface *s) {
   if (!a->tooltip[0]) return;
-  int tw = 0, th = 0;
-  if (TTF_SizeUTF8(a->font, a->tooltip, &tw, &th) != 0) return;
-  SDL_Rect box = {a->mouse_x + 14, a->mouse_y + 14, tw + 8, th + 4};
+  char lines[sizeof a->tooltip];
+  snprintf(lines, sizeof lines, "%s", a->tooltip);
+  int tw = 0, th = 0, n = 0;
+  for (char *save = NULL, *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+    int w = 0;
+    if (TTF_SizeUTF8(a->font, l, &w, &th) != 0) return;
+    if (w > tw) tw = w;
+  }
+  SDL_Rect box = {a->mouse_x + 14, a->mouse_y + 14, tw + 8, n * a->line_h + 4};
   if (box.x + box.w > a->w) box.x = a->w - box.w;
   if (box.y + box.h > a->h) box.y = a->mouse_y - box.h - 4;
   if (box.x < 0) box.x = 0;
+  if (box.y < 0) box.y = 0;
   SDL_FillRect(s, &box, map(s, WS_VIZ_COL_PANEL));
   outline(s, box, map(s, WS_VIZ_COL_FRAME));
-  text(a, s, box.x + 4, box.y + 2, WS_VIZ_COL_TEXT, a->tooltip);
+  snprintf(lines, sizeof lines, "%s", a->tooltip);
+  int y = box.y + 2;
+  for (char *save = NULL, *l = strtok_r(lines, "\n", &save); l;
+       l = strtok_r(NULL, "\n", &save), y += a->line_h)
+    text(a, s, box.x + 4, y, WS_VIZ_COL_TEXT, l);
 }
 
 /* A help line "KEY\tWHAT" in two columns, or one line of prose. */
@@ -576,6 +595,7 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
     return st;
   }
   st = ws_viz_runrow_build(ctx, r, &a->row);
+  if (st == WS_OK) st = ws_viz_inspect_create(ctx, r, ws_viz_model_cfg(m), &a->inspect);
   if (st != WS_OK) {
     ws_viz_app_close(a);
     return st;
@@ -606,6 +626,7 @@ void ws_viz_app_close(ws_viz_app *a) {
   ws_viz_render_destroy(a->render);
   ws_viz_layout_destroy(a->layout);
   ws_viz_runrow_free(&a->row);
+  ws_viz_inspect_destroy(a->inspect);
   if (a->font) TTF_CloseFont(a->font);
   if (a->ttf_up) TTF_Quit();
   if (a->win) SDL_DestroyWindow(a->win);

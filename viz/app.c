@@ -60,7 +60,7 @@ struct ws_viz_app {
   ws_status error;         /* the first trace error shown */
   char message[512];
   char note[256];
-  char tooltip[1024];         /* lines separated by newlines */
+  char tooltip[1024];        /* lines separated by newlines */
   const ws_viz_frame *frame; /* the frame last drawn (NULL: none) */
   int32_t w, h, bar_h, line_h;
   int32_t mouse_x, mouse_y;
@@ -354,9 +354,45 @@ static bool row_tooltip(ws_viz_app *a) {
   return true;
 }
 
+/* "crossbar request: SM 3 -> L2 slice 7" and the like. */
+static void packet_route(const ws_viz_packet *p, char *buf, size_t n) {
+  switch (p->link) {
+  case WS_VIZ_LINK_XBAR_REQ:
+    snprintf(buf, n, "crossbar request: SM %u -> L2 slice %u", p->sm, p->slice);
+    break;
+  case WS_VIZ_LINK_XBAR_RESP:
+    snprintf(buf, n, "crossbar response: L2 slice %u -> SM %u", p->slice, p->sm);
+    break;
+  case WS_VIZ_LINK_DRAM:
+    if (p->write)
+      snprintf(buf, n, "DRAM write burst: L2 slice %u -> HBM channel %u", p->slice, p->channel);
+    else
+      snprintf(buf, n, "DRAM read burst: HBM channel %u -> L2 slice %u", p->channel, p->slice);
+    break;
+  default: snprintf(buf, n, "PCIe burst"); break;
+  }
+}
+
+/* Over a packet in flight: its route, bytes, micro-op and the cycles of
+ * its hop. */
+static bool packet_tooltip(ws_viz_app *a) {
+  size_t i;
+  if (!a->frame || a->broken || !ws_viz_render_packet_at(a->render, a->frame, a->mouse_x, a->mouse_y, &i))
+    return false;
+  const ws_viz_packet *p = &a->frame->packets[i];
+  char route[128];
+  packet_route(p, route, sizeof route);
+  snprintf(a->tooltip, sizeof a->tooltip,
+           "%s, %u bytes, micro-op %" PRIu64 "%s\ncycles %" PRIu64 " to %" PRIu64 ": %" PRIu64
+           " cycles on the link, %.0f%% of the way",
+           route, p->bytes, p->uop, p->tagged ? ", carries the followed pixel" : "", p->begin, p->end,
+           p->end - p->begin, 100.0 * p->progress);
+  return true;
+}
+
 static void make_tooltip(ws_viz_app *a) {
   a->tooltip[0] = '\0';
-  if (row_tooltip(a)) return;
+  if (row_tooltip(a) || packet_tooltip(a)) return;
   ws_viz_hit hit;
   if (!a->layout || !ws_viz_layout_hit(a->layout, a->mouse_x, a->mouse_y, &hit) ||
       hit.part == WS_VIZ_PART_NONE || hit.part == WS_VIZ_PART_HEADER)

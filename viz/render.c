@@ -713,16 +713,25 @@ static ws_viz_rect square_in(int32_t x, int32_t y, int32_t s, ws_viz_rect band) 
                        clampi(y - s / 2, band.y, band.y + band.h - s), s, s};
 }
 
+/* Where a packet is drawn: its centre, its side (growing with bytes) and
+ * the band it stays inside; false when it has no path in this view. */
+static bool packet_place(const ws_viz_render *r, const ws_viz_packet *p, int32_t *x, int32_t *y,
+                         int32_t *side, ws_viz_rect *band) {
+  int32_t x0, y0, x1, y1;
+  if (!packet_path(r, p, &x0, &y0, &x1, &y1, band) || band->w < 1 || band->h < 1) return false;
+  float t = p->progress < 0.0f ? 0.0f : p->progress > 1.0f ? 1.0f : p->progress;
+  *x = lerp(x0, x1, t), *y = lerp(y0, y1, t);
+  *side = 2 + (int32_t)((p->bytes < 256 ? p->bytes : 256) / 64);
+  return true;
+}
+
 static void draw_packets(ws_viz_render *r, const ws_viz_frame *f) {
   SDL_SetRenderDrawBlendMode(r->ren, SDL_BLENDMODE_BLEND);
   for (size_t i = 0; i < f->npackets; i++) {
     const ws_viz_packet *p = &f->packets[i];
-    int32_t x0, y0, x1, y1;
+    int32_t x, y, s;
     ws_viz_rect band;
-    if (!packet_path(r, p, &x0, &y0, &x1, &y1, &band) || band.w < 1 || band.h < 1) continue;
-    float t = p->progress < 0.0f ? 0.0f : p->progress > 1.0f ? 1.0f : p->progress;
-    int32_t x = lerp(x0, x1, t), y = lerp(y0, y1, t);
-    int32_t s = 2 + (int32_t)((p->bytes < 256 ? p->bytes : 256) / 64);
+    if (!packet_place(r, p, &x, &y, &s, &band)) continue;
     if (p->tagged) {
       SDL_Rect g = sdl_rect(square_in(x, y, 3 * s + 2, band));
       set_colour(r, ws_viz_palette(WS_VIZ_COL_GLOW), 128);
@@ -731,6 +740,22 @@ static void draw_packets(ws_viz_render *r, const ws_viz_frame *f) {
     push(r, p->tagged ? WS_VIZ_COL_PKT_TAGGED : (int)packet_colour[p->link], square_in(x, y, s, band));
   }
   SDL_SetRenderDrawBlendMode(r->ren, SDL_BLENDMODE_NONE);
+}
+
+bool ws_viz_render_packet_at(const ws_viz_render *r, const ws_viz_frame *f, int32_t x, int32_t y, size_t *i) {
+  if (r->view.zoom != WS_VIZ_ZOOM_GPU || !f || !f->packets) return false;
+  for (size_t k = f->npackets; k-- > 0;) { /* the last drawn is on top */
+    int32_t px, py, s;
+    ws_viz_rect band;
+    if (!packet_place(r, &f->packets[k], &px, &py, &s, &band)) continue;
+    ws_viz_rect q = square_in(px, py, s, band);
+    /* a 2-pixel square is hard to point at: two pixels of slack around it */
+    if (x >= q.x - 2 && y >= q.y - 2 && x < q.x + q.w + 2 && y < q.y + q.h + 2) {
+      *i = k;
+      return true;
+    }
+  }
+  return false;
 }
 
 /* ---- text ---------------------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #ifndef WS_VIZ_RENDER_H
 #define WS_VIZ_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/ctx.h"
@@ -44,6 +45,10 @@ void ws_viz_render_destroy(ws_viz_render *r);
  * an SM, slice or channel out of range is refused, and the surface keeps
  * the previous picture. Arrays of the frame left NULL draw as idle. */
 ws_status ws_viz_render_draw(ws_viz_render *r, const ws_viz_frame *f, const char *kernel);
+
+/* The packet of frame `f` (the one last drawn) drawn at or within two
+ * pixels of (x, y): false when none, or when the view draws no packets. */
+bool ws_viz_render_packet_at(const ws_viz_render *r, const ws_viz_frame *f, int32_t x, int32_t y, size_t *i);
 
 /* The picture: width x height of the layout, SDL_PIXELFORMAT_RGB888 (no
  * alpha), owned by the renderer and rewritten by each draw. */

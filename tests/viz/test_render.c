@@ -371,6 +371,35 @@ Test(render, packets_along_their_link) {
   ws_viz_layout_destroy(l);
 }
 
+/* What a tooltip points at: the packet drawn under the mouse, the last
+ * drawn on top, none between them or in a zoomed view. */
+Test(render, packet_under_the_mouse) {
+  ws_gpu_cfg c = preset("classroom");
+  ws_viz_layout *l = layout(&c, 1280, 800, "gpu");
+  ws_viz_render *r = renderer(l);
+  ws_viz_frame f = frame_new(&c, 3);
+  f.npackets = 3;
+  f.packets[0] = (ws_viz_packet){.link = WS_VIZ_LINK_PCIE_H2D, .bytes = 128, .progress = 0};
+  f.packets[1] = (ws_viz_packet){.link = WS_VIZ_LINK_PCIE_D2H, .bytes = 128, .progress = 1};
+  f.packets[2] = (ws_viz_packet){.link = WS_VIZ_LINK_PCIE_H2D, .bytes = 128, .progress = 0};
+  draw(r, &f);
+  ws_viz_rect h2d = rect_of(l, WS_VIZ_PART_PCIE, 0, 0), d2h = rect_of(l, WS_VIZ_PART_PCIE, 0, 1);
+  size_t i = 99;
+  cr_expect(ws_viz_render_packet_at(r, &f, h2d.x + 1, h2d.y + h2d.h / 2, &i) && i == 2,
+            "the last drawn wins");
+  cr_expect(ws_viz_render_packet_at(r, &f, d2h.x + 1, d2h.y + d2h.h / 2, &i) && i == 1);
+  cr_expect(!ws_viz_render_packet_at(r, &f, h2d.x + h2d.w / 2, h2d.y + h2d.h / 2, &i), "nothing mid-lane");
+  ws_viz_layout *zl = layout(&c, 1280, 800, "sm:0");
+  ws_viz_render *zr = renderer(zl);
+  cr_expect(!ws_viz_render_packet_at(zr, &f, h2d.x + 1, h2d.y + h2d.h / 2, &i),
+            "an SM view draws no packets");
+  ws_viz_render_destroy(zr);
+  ws_viz_layout_destroy(zl);
+  frame_free(&f);
+  ws_viz_render_destroy(r);
+  ws_viz_layout_destroy(l);
+}
+
 Test(render, zoomed_views) {
   ws_gpu_cfg c = preset("a100");
   ws_viz_frame f = frame_new(&c, 0);

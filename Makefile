@@ -11,7 +11,7 @@ FUZZ      ?= build-fuzz
 FUZZ_SECONDS ?= 25
 WERROR    := $(if $(CI),ON,OFF)
 
-.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs viz-images format clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz bench docs viz-images chart-images format clean
 
 all: build
 
@@ -90,9 +90,13 @@ docs: build
 viz-images: build
 	bash scripts/viz-images.sh ./$(BUILD)/warpscope docs/img
 
+# the charts of docs/explore.md, drawn by warpscope with cairo (the chart_images test checks them)
+chart-images: build
+	bash scripts/chart-images.sh ./$(BUILD)/warpscope docs/img
+
 # formats every C file as .clang-format says (make test checks it)
 format: deps
-	find base isa sim models cli bench tools tests traces viz -name '*.[ch]' -type f | xargs clang-format -i
+	find base isa sim models cli bench tools tests traces viz plot -name '*.[ch]' -type f | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

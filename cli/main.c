@@ -26,6 +26,8 @@ static const command commands[] = {
     {"trace", ws_cli_trace_command,
      "read a .wst trace: info, dump, counters rebuilt, Perfetto JSON or CSV export"},
     {"viz", ws_cli_viz, "draw a trace's GPU at a cycle: PNG screenshots and frames, rendered in software"},
+    {"occupancy", ws_cli_occupancy,
+     "the CUDA occupancy calculator: CTAs per SM, the limiter and the three curves, as tables or a chart"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

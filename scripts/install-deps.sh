@@ -15,6 +15,7 @@ packages=(
   libsdl2-dev libsdl2-image-dev          # images (PNG/PPM) and the window
   libsdl2-ttf-dev fonts-dejavu-core      # the visualizer's text, in a font every machine has
   xvfb                                   # a real window in the visualizer's tests
+  libcairo2-dev                          # charts (PNG and SVG)
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
   clang-format                           # the house format, checked by make test
 )

@@ -10,6 +10,7 @@
 #include "sim/core/occupancy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static uint32_t round_up(uint32_t v, uint32_t unit) { return unit ? (v + unit - 1) / unit * unit : v; }
 
@@ -103,4 +104,51 @@ ws_status ws_occupancy_compute(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t thre
       "too many resources requested for launch: a CTA of %u threads, %u registers/thread and %u B "
       "shared memory does not fit on an SM of %s; %s",
       threads_per_cta, regs_per_thread, smem_per_cta_bytes, cfg->gpu.name, why);
+}
+
+/* ---- curves ------------------------------------------------------------------------------------- */
+
+static const char *const axis_names[WS_OCC_AXIS_COUNT] = {"threads", "registers", "shared memory"};
+
+const char *ws_occupancy_axis_name(ws_occ_axis axis) {
+  return axis < WS_OCC_AXIS_COUNT ? axis_names[axis] : "?";
+}
+
+/* The axis's first value, step and last value. */
+static void axis_range(const ws_gpu_cfg *cfg, ws_occ_axis axis, uint32_t *lo, uint32_t *step, uint32_t *hi) {
+  switch (axis) {
+  case WS_OCC_AXIS_THREADS: *lo = 32, *step = 32, *hi = cfg->sm.max_threads_per_block; break;
+  case WS_OCC_AXIS_REGS: *lo = 1, *step = 1, *hi = cfg->regfile.max_regs_per_thread; break;
+  default:
+    *lo = 0, *step = cfg->smem.alloc_unit_bytes ? cfg->smem.alloc_unit_bytes : 1;
+    *hi = cfg->smem.max_per_block_bytes;
+    break;
+  }
+}
+
+ws_status ws_occupancy_curve(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_occ_axis axis, uint32_t threads_per_cta,
+                             uint32_t regs_per_thread, uint32_t smem_per_cta_bytes, ws_occ_point **points,
+                             size_t *npoints) {
+  *points = NULL;
+  *npoints = 0;
+  if (axis >= WS_OCC_AXIS_COUNT)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "occupancy curve: unknown axis %d", axis);
+  uint32_t lo, step, hi;
+  axis_range(cfg, axis, &lo, &step, &hi);
+  if (hi < lo) return WS_OK;
+  size_t n = (size_t)(hi - lo) / step + 1;
+  ws_occ_point *p = calloc(n, sizeof *p);
+  if (!p) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for an occupancy curve of %zu points", n);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t x = lo + (uint32_t)i * step;
+    uint32_t t = axis == WS_OCC_AXIS_THREADS ? x : threads_per_cta;
+    uint32_t r = axis == WS_OCC_AXIS_REGS ? x : regs_per_thread;
+    uint32_t s = axis == WS_OCC_AXIS_SMEM ? x : smem_per_cta_bytes;
+    p[i].x = x;
+    compute_limits(cfg, t ? t : 1, r, s, &p[i].occ);
+    pick_minimum(cfg, &p[i].occ);
+  }
+  *points = p;
+  *npoints = n;
+  return WS_OK;
 }

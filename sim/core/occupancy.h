@@ -13,6 +13,7 @@
 #ifndef WS_OCCUPANCY_H
 #define WS_OCCUPANCY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/ctx.h"
@@ -43,5 +44,27 @@ typedef struct ws_occupancy {
 ws_status ws_occupancy_compute(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t threads_per_cta,
                                uint32_t regs_per_thread, uint32_t smem_per_cta_bytes, ws_occupancy *out);
 const char *ws_occupancy_limiter_name(ws_occ_limiter l); /* "warps", "registers", ... */
+
+/* The CUDA Occupancy Calculator's three curves: occupancy as one resource
+ * of the CTA varies and the other two stay as given. */
+typedef enum ws_occ_axis {
+  WS_OCC_AXIS_THREADS, /* threads per CTA: 32 to max_threads_per_block, by 32 */
+  WS_OCC_AXIS_REGS,    /* registers per thread: 1 to max_regs_per_thread */
+  WS_OCC_AXIS_SMEM,    /* shared memory per CTA: 0 to max_per_block_bytes, by the allocation unit */
+  WS_OCC_AXIS_COUNT
+} ws_occ_axis;
+
+typedef struct ws_occ_point {
+  uint32_t x;       /* the varied resource's value */
+  ws_occupancy occ; /* ctas_per_sm 0 where the CTA does not fit */
+} ws_occ_point;
+
+/* The points of one curve, in rising x, into *points (malloc'd; the
+ * caller frees) and *npoints; a GPU without threads, registers or
+ * shared memory to vary gives no points. */
+ws_status ws_occupancy_curve(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_occ_axis axis, uint32_t threads_per_cta,
+                             uint32_t regs_per_thread, uint32_t smem_per_cta_bytes, ws_occ_point **points,
+                             size_t *npoints);
+const char *ws_occupancy_axis_name(ws_occ_axis axis); /* "threads", "registers", "shared memory" */
 
 #endif

@@ -409,5 +409,27 @@ check run-viz-no-display 1 "cannot open a window" -- env -u SDL_VIDEODRIVER DISP
 after=$(ls /tmp/warpscope-run-* 2>/dev/null | wc -l)
 if [ "$before" = "$after" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: run --viz left its temporary trace"; fi
 
+# occupancy: the calculator's numbers (hand-computed in tests/sim/core/test_occupancy.c) and its refusals
+check occ-a100 0 "occupancy: 4 CTAs per SM, 32 of 64 warps active: 50.0 %, limited by registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64
+check occ-curve 0 "33-40                6     48     75.0 %  registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64
+check occ-smem-k 0 "49152 B shared memory (50176 B allocated" -- "$ws" occupancy --gpu a100 --threads 256 --smem 48K
+check occ-no-fit 0 "occupancy: 0 CTAs per SM: too many resources requested for launch" -- "$ws" occupancy --gpu v100 --threads 256 --smem 200K
+check occ-gemm 0 "generated GEMM" -- "$ws" occupancy --gpu classroom --gemm blocktile2d
+check occ-no-threads 2 "--threads T is needed (or --gemm VARIANT)" -- "$ws" occupancy --gpu a100 --regs 64
+check occ-regs-gemm 2 "--regs comes from the kernel with --gemm" -- "$ws" occupancy --gemm mma --regs 40
+check occ-bad-smem 2 "--smem expects bytes or KiB with K (49152, 48K), found '4Q'" -- "$ws" occupancy --threads 128 --smem 4Q
+check occ-tiles-alone 2 "tile flags need --gemm VARIANT" -- "$ws" occupancy --threads 128 --bm 64
+check occ-chart-ext 2 "a .png or .svg file name expected, '.txt' found" -- "$ws" occupancy --threads 128 -o "$tmp/occ.txt"
+[ -e "$tmp/occ.txt" ] && { failed=$((failed + 1)); echo "FAIL: a refused chart was written"; } || passed=$((passed + 1))
+check occ-chart-png 0 "wrote $tmp/occ.png" -- "$ws" occupancy --threads 128 -o "$tmp/occ.png"
+check occ-chart-is-png 0 "PNG" -- head -c 4 "$tmp/occ.png"
+check occ-chart-svg 0 "" -- "$ws" occupancy --threads 128 -o "$tmp/occ.svg"
+check occ-chart-is-svg 0 "<svg" -- head -c 200 "$tmp/occ.svg"
+"$ws" occupancy --threads 128 -o "$tmp/occ2.svg" > /dev/null 2>&1
+if cmp -s "$tmp/occ.svg" "$tmp/occ2.svg"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two charts of one CTA differ"; fi
+printf '.kernel k\n.shared buf 4096 16\n  EXIT\n' > "$tmp/k.wsa"
+check occ-kernel 0 "4096 B shared memory" -- "$ws" occupancy --threads 64 --kernel "$tmp/k.wsa"
+check occ-kernel-name 1 "" -- "$ws" occupancy --threads 64 --kernel "$tmp/k.wsa:nosuch"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

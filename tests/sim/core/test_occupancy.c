@@ -10,6 +10,7 @@
  * Registers: 16384 per sub-partition, allocated per warp in units of 256. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "sim/core/occupancy.h"
 
@@ -218,4 +219,64 @@ Test(occupancy, limiter_names) {
   cr_assert_str_eq(ws_occupancy_limiter_name(WS_OCC_REGS), "registers");
   cr_assert_str_eq(ws_occupancy_limiter_name(WS_OCC_SMEM), "shared memory");
   cr_assert_str_eq(ws_occupancy_limiter_name(WS_OCC_CTAS), "CTAs");
+}
+
+/* The curve's point at x (the axis rises by a fixed step). */
+static const ws_occ_point *at(const ws_occ_point *p, size_t n, uint32_t x) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i].x == x) return &p[i];
+  cr_assert_fail("no point at %u", x);
+  return NULL;
+}
+
+Test(occupancy, curve_of_registers_cc80) {
+  /* 256 threads (8 warps): r registers -> ceil(32r / 256) x 256 per warp;
+   * 16384 / that warps per sub-partition, x4 / 8 CTAs, at most 8 by warps */
+  ws_gpu_cfg cfg = preset("a100");
+  ws_occ_point *p;
+  size_t n;
+  cr_assert_eq(ws_occupancy_curve(NULL, &cfg, WS_OCC_AXIS_REGS, 256, 64, 0, &p, &n), WS_OK);
+  cr_assert_eq(n, 255);
+  cr_expect_eq(p[0].x, 1);
+  cr_expect_eq(at(p, n, 32)->occ.active_warps_per_sm, 64); /* 1024/warp: 16 per sub-partition, 8 CTAs */
+  cr_expect_eq(at(p, n, 32)->occ.limiter, WS_OCC_WARPS);
+  cr_expect_eq(at(p, n, 33)->occ.active_warps_per_sm, 48); /* 1056 -> 1280: 12 per sub, 6 CTAs */
+  cr_expect_eq(at(p, n, 40)->occ.active_warps_per_sm, 48);
+  cr_expect_eq(at(p, n, 41)->occ.active_warps_per_sm, 40); /* 1312 -> 1536: 10 per sub, 5 CTAs */
+  cr_expect_eq(at(p, n, 64)->occ.active_warps_per_sm, 32);
+  cr_expect_eq(at(p, n, 64)->occ.limiter, WS_OCC_REGS);
+  cr_expect_eq(at(p, n, 255)->occ.active_warps_per_sm, 8); /* 8160 -> 8192: 2 per sub, 1 CTA */
+  free(p);
+}
+
+Test(occupancy, curve_of_threads_cc80) {
+  ws_gpu_cfg cfg = preset("a100");
+  ws_occ_point *p;
+  size_t n;
+  cr_assert_eq(ws_occupancy_curve(NULL, &cfg, WS_OCC_AXIS_THREADS, 256, 64, 0, &p, &n), WS_OK);
+  cr_assert_eq(n, 32); /* 32 to 1024 by 32 */
+  /* one warp of 64 registers: 8 per sub-partition -> 32 CTAs, tied with the CTA limit; the register
+   * rule comes first */
+  cr_expect_eq(p[0].occ.ctas_per_sm, 32);
+  cr_expect_eq(p[0].occ.limiter, WS_OCC_REGS);
+  cr_expect_eq(at(p, n, 1024)->occ.ctas_per_sm, 1); /* 32 warps: the 32 register-file warps */
+  cr_expect_eq(at(p, n, 1024)->occ.active_warps_per_sm, 32);
+  cr_expect_eq(at(p, n, 96)->occ.active_warps_per_sm, 30); /* 3 warps: 32 / 3 = 10 CTAs */
+  free(p);
+}
+
+Test(occupancy, curve_of_shared_memory_cc80) {
+  /* 256 threads, 32 registers: 8 CTAs by warps and registers; (s + 1024 reserve) rounded to 128 */
+  ws_gpu_cfg cfg = preset("a100");
+  ws_occ_point *p;
+  size_t n;
+  cr_assert_eq(ws_occupancy_curve(NULL, &cfg, WS_OCC_AXIS_SMEM, 256, 32, 0, &p, &n), WS_OK);
+  cr_assert_eq(n, cfg.smem.max_per_block_bytes / 128 + 1);
+  cr_expect_eq(p[0].x, 0);
+  cr_expect_eq(p[0].occ.ctas_per_sm, 8);
+  cr_expect_eq(at(p, n, 49152)->occ.ctas_per_sm, 3); /* 167936 / 50176 */
+  cr_expect_eq(at(p, n, 49152)->occ.limiter, WS_OCC_SMEM);
+  cr_expect_eq(p[n - 1].x, cfg.smem.max_per_block_bytes);
+  cr_expect_eq(p[n - 1].occ.ctas_per_sm, 167936 / (cfg.smem.max_per_block_bytes + 1024));
+  free(p);
 }

@@ -550,7 +550,6 @@ ws_status ws_wst_writer_set_journey(ws_wst_writer *w, const void *data, size_t s
   ws_codec_buf b = {0};
   if (!ws_codec_buf_append(&b, data, size_bytes)) return nomem(w);
   ws_codec_buf_free(&w->journey);
-  ws_codec_buf_free(&w->regions);
   w->journey = b;
   return WS_OK;
 }
@@ -653,6 +652,7 @@ void ws_wst_writer_free(ws_wst_writer *w) {
   free(w->names);
   ws_codec_buf_free(&w->timeline);
   ws_codec_buf_free(&w->journey);
+  ws_codec_buf_free(&w->regions);
   free(w->path);
   free(w);
 }

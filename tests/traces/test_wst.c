@@ -598,6 +598,8 @@ static void write_regions(const char *path) {
   begin_launch(ws_wst_writer_probe(w), 0);
   end_launch(ws_wst_writer_probe(w), 0, 10);
   cr_assert_eq(ws_wst_writer_set_regions(w, test_regions, 3), WS_OK, "%s", ws_errmsg(ctx));
+  /* after the ranges, as a run that follows a pixel sets it: neither replaces the other */
+  cr_assert_eq(ws_wst_writer_set_journey(w, "hops", 4), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
   ws_wst_writer_free(w);
 }
@@ -617,6 +619,9 @@ Test(wst, named_ranges_come_back) {
     cr_expect_eq(g[i].tensor, test_regions[i].tensor);
     cr_expect_str_eq(g[i].name, test_regions[i].name);
   }
+  size_t jn = 0;
+  const void *j = ws_wst_journey(r, &jn);
+  cr_expect(jn == 4 && memcmp(j, "hops", 4) == 0, "the journey comes back beside them");
   ws_wst_close(r);
 }
 

@@ -178,6 +178,10 @@ ws_status ws_cli_trace_start(ws_ctx *ctx, const ws_cli_traceopt *o, ws_device *d
  * journey, puts the file in place and says on stderr what it holds. */
 ws_status ws_cli_trace_finish(ws_ctx *ctx, const ws_cli_traceopt *o, ws_cli_trace *t, const ws_runtime *rt);
 void ws_cli_trace_free(ws_cli_trace *t);
+/* The named device ranges a run without a runtime knows (an example's or
+ * exec's buffers), for the trace being recorded; nothing without --trace.
+ * A run with a runtime gets its table from ws_cli_trace_finish. */
+ws_status ws_cli_trace_regions(ws_cli_trace *t, const ws_runtime_region *regions, size_t count);
 
 /* ---- what to do around a launch: --report, --stats-json FILE, --functional (runopt.c) ---- */
 

@@ -135,6 +135,7 @@ static int example(int argc, char **argv, ws_cli_runopt *run) {
   if (st == WS_OK) st = ws_cli_runopt_apply(ctx, run, dev);
   if (st == WS_OK) st = ws_example_run(dev, name, &s, &check);
   if (st == WS_OK) print_check(&check, &cfg);
+  if (st == WS_OK) st = ws_cli_trace_regions(&run->rec, check.regions, check.nregions);
   if (st == WS_OK)
     st = ws_cli_runopt_finish(ctx, run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
   rc = usage         ? ws_cli_usage_error("example", "%s", ws_errmsg(ctx))

@@ -361,6 +361,18 @@ static ws_status setup_buffers(exec_state *s, const exec_opts *o) {
   return WS_OK;
 }
 
+/* The buffers by the names the user gave them, class other (a user's
+ * kernel means nothing we know), sorted as the device allocated them. */
+static ws_status name_buffers(exec_state *s, exec_opts *o) {
+  ws_runtime_region g[MAX_ITEMS];
+  for (int i = 0; i < s->nbufs; i++) {
+    g[i] = (ws_runtime_region){
+        .addr = s->bufs[i].dptr, .size_bytes = s->bufs[i].size_bytes, .tensor = WS_RUNTIME_TENSOR_OTHER};
+    snprintf(g[i].name, sizeof g[i].name, "%s", s->bufs[i].name);
+  }
+  return ws_cli_trace_regions(&o->run.rec, g, (size_t)s->nbufs);
+}
+
 static ws_status setup_args(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nargs; i++) {
     char name[WS_NAME_MAX];
@@ -466,7 +478,9 @@ static ws_status run(exec_state *s, exec_opts *o) {
   putchar('\n');
   ws_file_batch outputs; /* the stats JSON and every --out: all or none */
   ws_file_batch_init(&outputs);
-  st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
+  st = name_buffers(s, o);
+  if (st == WS_OK)
+    st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)
     st = ws_device_memcpy_dtoh(s->dev, s->bufs[i].data, s->bufs[i].dptr, s->bufs[i].size_bytes);
   for (int i = 0; i < o->nprints && st == WS_OK; i++) print_buffer(s, &o->print_specs[i]);

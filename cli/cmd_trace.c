@@ -339,12 +339,25 @@ static void info_journey(ws_wst_reader *r) {
   ws_ctx_destroy(ctx);
 }
 
+/* The named device ranges, one line each: the viz colours traffic by them. */
+static void info_regions(ws_wst_reader *r) {
+  size_t n = 0;
+  const ws_runtime_region *g = ws_wst_regions(r, &n);
+  if (!n) return;
+  printf("ranges:   %zu named device ranges\n", n);
+  for (size_t i = 0; i < n; i++)
+    printf("  %-11s %-30s 0x%010" PRIx64 "-0x%010" PRIx64 " %10" PRIu64 " B\n",
+           ws_runtime_tensor_name(g[i].tensor), g[i].name, g[i].addr, g[i].addr + g[i].size_bytes,
+           g[i].size_bytes);
+}
+
 static int cmd_info(const trace_opts *o, ws_wst_reader *r) {
   printf("file:     %s: %" PRIu64 " bytes, .wst version %u, %zu chunks\n", o->path, ws_wst_file_bytes(r),
          ws_wst_version(r), ws_wst_chunk_count(r));
   info_gpu(r);
   info_kernels(r);
   info_launches(r);
+  info_regions(r);
   info_counts(r);
   info_journey(r);
   return damaged(r);

@@ -156,6 +156,10 @@ static void print_summary(const char *path, const ws_wst_counts *c, uint64_t fil
   fputc('\n', stderr);
 }
 
+ws_status ws_cli_trace_regions(ws_cli_trace *t, const ws_runtime_region *regions, size_t count) {
+  return t->writer ? ws_wst_writer_set_regions(t->writer, regions, count) : WS_OK;
+}
+
 ws_status ws_cli_trace_finish(ws_ctx *ctx, const ws_cli_traceopt *o, ws_cli_trace *t, const ws_runtime *rt) {
   ws_status st = t->journey ? ws_journey_status(t->journey, ctx) : WS_OK;
   if (!t->writer || st != WS_OK) return st;
@@ -163,6 +167,8 @@ ws_status ws_cli_trace_finish(ws_ctx *ctx, const ws_cli_traceopt *o, ws_cli_trac
     size_t n;
     const ws_runtime_record *tl = ws_runtime_timeline(rt, &n);
     st = ws_wst_writer_set_timeline(t->writer, tl, n);
+    const ws_runtime_region *g = ws_runtime_regions(rt, &n);
+    if (st == WS_OK) st = ws_wst_writer_set_regions(t->writer, g, n);
   }
   if (st == WS_OK && t->journey) {
     char *text = NULL;

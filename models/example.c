@@ -30,7 +30,8 @@ typedef struct run_env {
   ws_program *prog;
   const ws_kernel *kernel;
   ws_args args;
-  uint64_t bufs[4];
+  uint64_t bufs[WS_EXAMPLE_MAX_BUFFERS];
+  ws_runtime_region regions[WS_EXAMPLE_MAX_BUFFERS]; /* bufs, named as their params */
   unsigned nbufs;
 } run_env;
 
@@ -84,6 +85,9 @@ static ws_status env_buffer(run_env *env, const char *name, const void *src, uin
   uint64_t dptr = 0;
   ws_status st = ws_device_malloc(env->dev, size_bytes, &dptr);
   if (st != WS_OK) return st;
+  ws_runtime_region *g = &env->regions[env->nbufs];
+  *g = (ws_runtime_region){.addr = dptr, .size_bytes = size_bytes, .tensor = WS_RUNTIME_TENSOR_OTHER};
+  snprintf(g->name, sizeof g->name, "%s", name);
   env->bufs[env->nbufs++] = dptr;
   st = src ? ws_device_memcpy_htod(env->dev, dptr, src, size_bytes)
            : ws_device_memset(env->dev, dptr, 0, size_bytes);
@@ -97,6 +101,8 @@ static ws_status env_launch(run_env *env, ws_dim3 grid, ws_dim3 block, ws_exampl
   snprintf(check->kernel, sizeof check->kernel, "%s", env->kernel->name);
   check->grid = grid;
   check->block = block;
+  memcpy(check->regions, env->regions, env->nbufs * sizeof *env->regions);
+  check->nregions = env->nbufs;
   return ws_device_launch(env->dev, env->kernel, grid, block, 0, &env->args, &check->stats);
 }
 

@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include "sim/host/device.h"
+#include "sim/host/runtime.h"
+
+#define WS_EXAMPLE_MAX_BUFFERS 4
 
 typedef struct ws_example_check {
   char title[160];  /* what ran, e.g. "SGEMM 33x65x17 (shared-memory tiled)" */
@@ -26,6 +29,11 @@ typedef struct ws_example_check {
   double worst_ratio; /* max over outputs of |error| / bound (0 when exact) */
   bool pass;
   ws_launch_stats stats;
+  /* the device buffers by their kernel parameter's name, class other (an
+   * example's operands are no model's tensors), sorted by address: what a
+   * trace of the run names (ws_wst_writer_set_regions) */
+  ws_runtime_region regions[WS_EXAMPLE_MAX_BUFFERS];
+  size_t nregions;
 } ws_example_check;
 
 typedef struct ws_example_shape {

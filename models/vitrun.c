@@ -109,6 +109,13 @@ static ws_status upload_weights(run *r) {
   if (st != WS_OK) return st;
   uint8_t *host = ws_runtime_host_data(r->rt, h);
   for (size_t i = 0; i < n; i++) put_tensor(ws_tinyvit_weights_at(r->w, i), (float *)(host + r->woff[i]));
+  /* each tensor by its safetensors name, so a trace tells which one a load touched */
+  for (size_t i = 0; i < n && st == WS_OK; i++) {
+    const ws_tinyvit_tensor *t = ws_tinyvit_weights_at(r->w, i);
+    st = ws_runtime_name_range(r->rt, r->wbase + r->woff[i], t->count * sizeof(float), t->name,
+                               WS_RUNTIME_TENSOR_WEIGHTS);
+  }
+  if (st != WS_OK) return st;
   return ws_runtime_memcpy_htod(r->rt, 0, r->wbase, h, 0, bytes, "weights");
 }
 
@@ -154,6 +161,22 @@ static size_t act_sizes(const ws_tinyvit_cfg *m, uint32_t batch, uint64_t out[MA
   return sizeof want / sizeof *want;
 }
 
+/* The name and class of every buffer alloc_acts makes, in its order: the
+ * input image, the attention scores (softmax(QK^T), one matrix per head)
+ * and the activations between layers. */
+static const struct {
+  const char *name;
+  ws_runtime_tensor tensor;
+} act_names[] = {
+    {"image", WS_RUNTIME_TENSOR_IMAGE},        {"patches", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"x", WS_RUNTIME_TENSOR_ACTIVATIONS},      {"qkv", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"scores", WS_RUNTIME_TENSOR_SCORES},      {"att", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"resid", WS_RUNTIME_TENSOR_ACTIVATIONS},  {"x1", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"h", WS_RUNTIME_TENSOR_ACTIVATIONS},      {"y", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"pooled", WS_RUNTIME_TENSOR_ACTIVATIONS}, {"logit", WS_RUNTIME_TENSOR_ACTIVATIONS},
+    {"prob", WS_RUNTIME_TENSOR_ACTIVATIONS},
+};
+
 static ws_status alloc_acts(run *r) {
   uint64_t *const dst[] = {&r->a.img,    &r->a.patches, &r->a.x,   &r->a.qkv, &r->a.scores,
                            &r->a.att,    &r->a.resid,   &r->a.x1,  &r->a.h,   &r->a.y,
@@ -161,7 +184,12 @@ static ws_status alloc_acts(run *r) {
   uint64_t sizes[MAX_BUFS];
   size_t n = act_sizes(&r->mc, r->batch, sizes);
   ws_status st = WS_OK;
-  for (size_t i = 0; i < n && st == WS_OK; i++) st = alloc_act(r, sizes[i], dst[i]);
+  for (size_t i = 0; i < n && st == WS_OK; i++) {
+    st = alloc_act(r, sizes[i], dst[i]);
+    if (st == WS_OK)
+      st = ws_runtime_name_range(r->rt, *dst[i], sizes[i] * sizeof(float), act_names[i].name,
+                                 act_names[i].tensor);
+  }
   return st;
 }
 

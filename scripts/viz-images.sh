@@ -17,5 +17,7 @@ trap 'rm -f "$trace" "$gemm"' EXIT
 "$ws" viz "$gemm" --screenshot "$out/viz-gpu.png" --at-cycle 1500
 # TinyViT32: one SM of a GEMM, and the shared-memory banks of the fused attention
 "$ws" run --gpu a100 --follow-pixel 12,7 --trace "$trace" > /dev/null 2>&1
+# packets by tensor: the QKV GEMM reading its activations (crossbar) and weights (DRAM)
+"$ws" viz "$trace" --screenshot "$out/viz-tensors.png" --launch 3 --at-cycle 600
 "$ws" viz "$trace" --screenshot "$out/viz-sm.png" --launch 3 --at-cycle 1200 --zoom sm:0
 "$ws" viz "$trace" --screenshot "$out/viz-smem.png" --kernel flash_attention --at-cycle 460 --zoom smem:0

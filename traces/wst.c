@@ -142,6 +142,8 @@ struct ws_wst_writer {
   ws_codec_buf timeline;
   size_t ntimeline;
   ws_codec_buf journey;
+  ws_codec_buf regions;
+  size_t nregions;
   ws_wst_counts counts;
   bool disassemble; /* kernels without a source get their disassembly */
 };
@@ -503,6 +505,44 @@ ws_status ws_wst_writer_set_timeline(ws_wst_writer *w, const ws_runtime_record *
   return WS_OK;
 }
 
+/* Whether a table of named ranges is one a reader accepts: what
+ * ws_runtime_name_range guarantees, checked again because the writer takes
+ * any caller's table and the reader refuses anything else. */
+static bool regions_ok(const ws_runtime_region *g, size_t count) {
+  if (count > WS_WST_MAX_REGIONS) return false;
+  for (size_t i = 0; i < count; i++) {
+    size_t len = strnlen(g[i].name, WS_RUNTIME_NAME_MAX);
+    if (len == 0 || len >= WS_RUNTIME_NAME_MAX || (unsigned)g[i].tensor >= WS_RUNTIME_TENSOR_COUNT ||
+        g[i].size_bytes == 0 || g[i].addr + g[i].size_bytes < g[i].addr)
+      return false;
+    if (i > 0 && g[i - 1].addr + g[i - 1].size_bytes > g[i].addr) return false;
+  }
+  return true;
+}
+
+ws_status ws_wst_writer_set_regions(ws_wst_writer *w, const ws_runtime_region *regions, size_t count) {
+  if (!regions_ok(regions, count))
+    return ws_ctx_fail(w->ctx, WS_ERR_INVALID,
+                       "trace '%s': named ranges must be at most %u, sorted, non-empty, never overlapping, "
+                       "with names of 1 to %d characters and a known class",
+                       w->path, WS_WST_MAX_REGIONS, WS_RUNTIME_NAME_MAX - 1);
+  ws_codec_buf b = {0};
+  for (size_t i = 0; i < count; i++) {
+    put64(&b, regions[i].addr);
+    put64(&b, regions[i].size_bytes);
+    put32(&b, (uint32_t)regions[i].tensor);
+    putstr(&b, regions[i].name);
+  }
+  if (b.failed) {
+    ws_codec_buf_free(&b);
+    return nomem(w);
+  }
+  ws_codec_buf_free(&w->regions);
+  w->regions = b;
+  w->nregions = count;
+  return WS_OK;
+}
+
 ws_status ws_wst_writer_set_journey(ws_wst_writer *w, const void *data, size_t size_bytes) {
   if (size_bytes > WS_WST_MAX_META_BYTES / 2)
     return ws_ctx_fail(w->ctx, WS_ERR_LIMIT, "trace '%s': a journey of %zu bytes is over the %zu MiB limit",
@@ -539,6 +579,8 @@ static void write_meta(ws_wst_writer *w) {
   ws_codec_buf_append(&b, w->journey.data, w->journey.len);
   put32(&b, WS_PEV_COUNT);
   for (int k = 0; k < WS_PEV_COUNT; k++) put64(&b, w->counts.seen[k]), put64(&b, w->counts.recorded[k]);
+  put32(&b, (uint32_t)w->nregions); /* version 2 on */
+  ws_codec_buf_append(&b, w->regions.data, w->regions.len);
   if (b.failed)
     fail_nomem(w);
   else if (b.len > WS_WST_MAX_META_BYTES)
@@ -610,6 +652,7 @@ void ws_wst_writer_free(ws_wst_writer *w) {
   free(w->names);
   ws_codec_buf_free(&w->timeline);
   ws_codec_buf_free(&w->journey);
+  ws_codec_buf_free(&w->regions);
   free(w->path);
   free(w);
 }
@@ -629,6 +672,8 @@ typedef struct tables {
   size_t ntimeline;
   uint8_t *journey;
   size_t journey_bytes;
+  ws_runtime_region *regions;
+  size_t nregions;
   ws_wst_counts counts;
 } tables;
 
@@ -656,6 +701,7 @@ static void free_tables(tables *t) {
   free(t->names);
   free(t->timeline);
   free(t->journey);
+  free(t->regions);
   memset(t, 0, sizeof *t);
 }
 
@@ -828,11 +874,29 @@ static void parse_tail(tables *t, ws_block_rd *rd) {
     t->counts.seen[k] = ws_block_rd64(rd);
     t->counts.recorded[k] = ws_block_rd64(rd);
   }
-  if (ws_block_rdleft(rd) != 0) rd->bad = true;
 }
 
-/* The metadata's tables into *t (empty on failure). */
-static bool parse_meta(tables *t, const ws_codec_buf *raw) {
+/* Version 2's named ranges: each one u64 addr, u64 size, u32 class and a
+ * name; the table must be what ws_wst_writer_set_regions accepts. */
+static void parse_regions(tables *t, ws_block_rd *rd) {
+  size_t n = rd_count(rd, 24);
+  if (n > WS_WST_MAX_REGIONS) rd->bad = true;
+  if (n && !rd->bad && !(t->regions = calloc(n, sizeof *t->regions))) rd->bad = true;
+  for (size_t i = 0; i < n && !rd->bad; i++, t->nregions++) {
+    ws_runtime_region *g = &t->regions[i];
+    g->addr = ws_block_rd64(rd);
+    g->size_bytes = ws_block_rd64(rd);
+    uint32_t tensor = ws_block_rd32(rd);
+    rd_name(rd, g->name);
+    g->tensor = (ws_runtime_tensor)(tensor % WS_RUNTIME_TENSOR_COUNT);
+    if (tensor >= WS_RUNTIME_TENSOR_COUNT) rd->bad = true;
+  }
+  if (!rd->bad && !regions_ok(t->regions, t->nregions)) rd->bad = true;
+}
+
+/* The metadata's tables into *t (empty on failure); version 1 ends at the
+ * counts, version 2 adds the named ranges. */
+static bool parse_meta(tables *t, const ws_codec_buf *raw, uint32_t version) {
   memset(t, 0, sizeof *t);
   ws_block_rd rd = {raw->data, raw->data + raw->len, false};
   parse_kernels(t, &rd);
@@ -840,6 +904,8 @@ static bool parse_meta(tables *t, const ws_codec_buf *raw) {
   parse_names(t, &rd);
   parse_timeline(t, &rd);
   parse_tail(t, &rd);
+  if (version >= 2) parse_regions(t, &rd);
+  if (ws_block_rdleft(&rd) != 0) rd.bad = true;
   if (rd.bad) free_tables(t);
   return !rd.bad;
 }
@@ -958,7 +1024,7 @@ static bool open_indexed(opener *o, const ws_block_file_header *fh) {
     return false;
   }
   if (!read_block(o, fh->meta_offset, WS_BLOCK_META, WS_WST_MAX_META_BYTES, &b)) return false;
-  if (!parse_meta(&r->t, &o->raw)) {
+  if (!parse_meta(&r->t, &o->raw, r->version)) {
     snprintf(o->why, sizeof o->why, "metadata: well-formed tables expected, damaged ones found");
     return false;
   }
@@ -1043,7 +1109,7 @@ static bool walk_meta(opener *o, const rblock *b) {
   tables meta;
   if (!read_payload(r, b, WS_WST_MAX_META_BYTES, o->dz, &o->stored, &o->raw, &o->at, o->why, sizeof o->why))
     return false;
-  if (!parse_meta(&meta, &o->raw) ||
+  if (!parse_meta(&meta, &o->raw, r->version) ||
       !tables_agree(&meta, r->chunks, r->nchunks, 0, b->offset, o->why, sizeof o->why)) {
     free_tables(&meta);
     o->at = b->offset;
@@ -1277,6 +1343,11 @@ const ws_runtime_record *ws_wst_timeline(const ws_wst_reader *r, size_t *count) 
 const void *ws_wst_journey(const ws_wst_reader *r, size_t *size_bytes) {
   *size_bytes = r->t.journey_bytes;
   return r->t.journey;
+}
+
+const ws_runtime_region *ws_wst_regions(const ws_wst_reader *r, size_t *count) {
+  *count = r->t.nregions;
+  return r->t.regions;
 }
 
 ws_status ws_wst_config(const ws_wst_reader *r, ws_gpu_cfg *out) {

@@ -6,7 +6,7 @@
  * (traces/codec.h) and compressed with zstd, so memory stays bounded
  * whatever the run's length and a real simulation costs a few bytes per
  * micro-op. What is known only at the end (kernel sources, stall-reason
- * names, the runtime's timeline, the journey blob) and the index of the
+ * names, the runtime's timeline, the journey blob, the named ranges) and the index of the
  * chunks follow the last chunk; the header at byte 0 points at them and is
  * written last, and the file appears under its name only on commit. Every
  * block carries its own size and CRC-32, so a reader opens what is intact
@@ -24,7 +24,8 @@
 #include "sim/core/probe.h"
 #include "sim/host/runtime.h"
 
-#define WS_WST_VERSION 1u                        /* files of a newer version are refused */
+#define WS_WST_VERSION 2u                        /* files of a newer version are refused */
+#define WS_WST_MAX_REGIONS 65536u                /* named ranges a trace holds at most */
 #define WS_WST_CHUNK_EVENTS 65536u               /* events per chunk at most */
 #define WS_WST_NO_LAUNCH UINT32_MAX              /* events outside every launch (host timeline) */
 #define WS_WST_NO_KERNEL UINT32_MAX              /* a launch whose record was lost (damaged file) */
@@ -97,6 +98,10 @@ void ws_wst_writer_disassemble(ws_wst_writer *w, bool on);
 /* The runtime's timeline, copied: kind, stream, name, size, host memory,
  * grid, block, start, end and kernel name of each record. */
 ws_status ws_wst_writer_set_timeline(ws_wst_writer *w, const ws_runtime_record *recs, size_t count);
+/* The runtime's named device ranges (ws_runtime_regions: sorted, never
+ * overlapping, names under WS_RUNTIME_NAME_MAX), copied; a table that is
+ * not so, or longer than WS_WST_MAX_REGIONS, is refused. */
+ws_status ws_wst_writer_set_regions(ws_wst_writer *w, const ws_runtime_region *regions, size_t count);
 /* Opaque bytes stored and returned verbatim, copied. */
 ws_status ws_wst_writer_set_journey(ws_wst_writer *w, const void *data, size_t size_bytes);
 /* Writes the last chunk, the metadata, the index and the header, and puts
@@ -142,6 +147,9 @@ const char *const *ws_wst_names(const ws_wst_reader *r, size_t *count);
 /* The stored fields of each record; stats and summary are zero. */
 const ws_runtime_record *ws_wst_timeline(const ws_wst_reader *r, size_t *count);
 const void *ws_wst_journey(const ws_wst_reader *r, size_t *size_bytes);
+/* The named device ranges, sorted by address and never overlapping (none
+ * in a version-1 file, or when the metadata was lost). */
+const ws_runtime_region *ws_wst_regions(const ws_wst_reader *r, size_t *count);
 /* Events seen and recorded per kind (zero when the metadata was lost). */
 const ws_wst_counts *ws_wst_counts_of(const ws_wst_reader *r);
 /* Chunks decompressed so far by all cursors: what a seek skipped shows. */

@@ -241,6 +241,8 @@ struct ws_viz_model {
   ws_gpu_cfg cfg;
   ws_addrmap amap;
   uint8_t depbar_state;
+  const ws_runtime_region *regions; /* the reader's, sorted, never overlapping */
+  size_t nregions;
   /* the loaded launch */
   uint32_t launch;
   uint64_t cycles, records, skipped;
@@ -336,6 +338,7 @@ ws_status ws_viz_model_create(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model **out)
     return st;
   }
   ws_addrmap_init(&m->amap, &m->cfg);
+  m->regions = ws_wst_regions(r, &m->nregions);
   size_t n = 0;
   const char *const *names = ws_wst_names(r, &n);
   m->depbar_state = WS_VIZ_WARP_STALL0 + MAX_REASON; /* names lost: an unnamed reason */
@@ -376,6 +379,33 @@ static bool add_wspan(ws_viz_model *m, const ws_probe_event *ev, uint64_t end, u
   return true;
 }
 
+size_t ws_viz_model_region_count(const ws_viz_model *m) { return m->nregions; }
+
+const ws_runtime_region *ws_viz_model_region(const ws_viz_model *m, uint32_t i) {
+  return i < m->nregions ? &m->regions[i] : NULL;
+}
+
+/* A binary search for the last range starting at or before addr: the table
+ * is sorted and never overlaps, so only that one can hold it. */
+uint32_t ws_viz_model_region_at(const ws_viz_model *m, uint64_t addr) {
+  size_t lo = 0, hi = m->nregions;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->regions[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0 || lo > UINT32_MAX) return WS_VIZ_NO_REGION;
+  const ws_runtime_region *g = &m->regions[lo - 1];
+  return addr - g->addr < g->size_bytes ? (uint32_t)(lo - 1) : WS_VIZ_NO_REGION;
+}
+
+ws_viz_tensor ws_viz_tensor_of(ws_runtime_tensor t) {
+  return (unsigned)t < WS_RUNTIME_TENSOR_COUNT ? (ws_viz_tensor)(t + 1) : WS_VIZ_TENSOR_NONE;
+}
+
+/* Classified once per record at load, so a frame pays nothing for it. */
 static bool add_packet(ws_viz_model *m, ivset *s, const ws_probe_event *ev, ws_viz_packet pk, uint32_t a) {
   if (ev->end <= ev->begin) return true;
   if (m->packets.n >= UINT32_MAX) return false;
@@ -384,6 +414,10 @@ static bool add_packet(ws_viz_model *m, ivset *s, const ws_probe_event *ev, ws_v
   if (!p) return false;
   pk.tagged = (ev->flags & WS_PROBE_TAGGED) != 0;
   pk.uop = ev->uop;
+  pk.addr = ev->addr;
+  pk.region = ws_viz_model_region_at(m, ev->addr);
+  pk.tensor = (uint8_t)(pk.region == WS_VIZ_NO_REGION ? WS_VIZ_TENSOR_NONE
+                                                      : ws_viz_tensor_of(m->regions[pk.region].tensor));
   pk.begin = ev->begin;
   pk.end = ev->end;
   *p = pk;

@@ -53,17 +53,34 @@ typedef enum ws_viz_link {
   WS_VIZ_LINK_COUNT
 } ws_viz_link;
 
-typedef struct ws_viz_packet {
-  uint8_t link;        /* ws_viz_link */
-  uint8_t tagged;      /* carries the followed pixel */
-  uint8_t write;       /* DRAM: a write burst */
-  uint16_t sm;         /* the SM end (crossbar); WS_PROBE_NONE for DRAM */
-  uint16_t slice;      /* the L2 slice end: the crossbar's, or the slice the DRAM line maps to */
-  uint16_t channel;    /* DRAM: the HBM channel; WS_PROBE_NONE for the crossbar */
-  uint32_t bytes;      /* crossbar: the packet's; DRAM: the command's */
-  uint64_t uop;        /* the record's micro-op id */
-  uint64_t begin, end; /* cycles: begin <= frame cycle < end */
-  float progress;      /* (cycle - begin) / (end - begin), in [0, 1) */
+/* A packet's tensor: the class of the named range (ws_wst_regions) that
+ * holds its address, NONE when none does. NONE is 0 so that a packet built
+ * without one is unnamed; the others are ws_runtime_tensor + 1. */
+typedef enum ws_viz_tensor {
+  WS_VIZ_TENSOR_NONE,
+  WS_VIZ_TENSOR_IMAGE,
+  WS_VIZ_TENSOR_WEIGHTS,
+  WS_VIZ_TENSOR_ACTIVATIONS,
+  WS_VIZ_TENSOR_SCORES,
+  WS_VIZ_TENSOR_OTHER,
+  WS_VIZ_TENSOR_COUNT
+} ws_viz_tensor;
+#define WS_VIZ_NO_REGION UINT32_MAX
+
+typedef struct ws_viz_packet { /* fields ordered so that it packs into 56 bytes */
+  uint8_t link;                /* ws_viz_link */
+  uint8_t tagged;              /* carries the followed pixel */
+  uint8_t write;               /* DRAM: a write burst */
+  uint8_t tensor;              /* ws_viz_tensor of its range */
+  uint16_t sm;                 /* the SM end (crossbar); WS_PROBE_NONE for DRAM */
+  uint16_t slice;              /* the L2 slice end: the crossbar's, or the slice the DRAM line maps to */
+  uint16_t channel;            /* DRAM: the HBM channel; WS_PROBE_NONE for the crossbar */
+  uint32_t bytes;              /* crossbar: the packet's; DRAM: the command's */
+  uint32_t region;             /* index of that range (ws_viz_model_region), or WS_VIZ_NO_REGION */
+  float progress;              /* (cycle - begin) / (end - begin), in [0, 1) */
+  uint64_t addr;               /* the record's address: the line it carries */
+  uint64_t uop;                /* the record's micro-op id */
+  uint64_t begin, end;         /* cycles: begin <= frame cycle < end */
 } ws_viz_packet;
 
 /* Every array is row-major as its comment says and owned by the model. */
@@ -135,6 +152,15 @@ uint64_t ws_viz_model_cycles(const ws_viz_model *m);
  * slot, unit or bank beyond the config. */
 uint64_t ws_viz_model_records(const ws_viz_model *m);
 uint64_t ws_viz_model_skipped(const ws_viz_model *m);
+/* The trace's named device ranges, sorted by address (none in a version-1
+ * trace): what a packet's `region` indexes. NULL when i is out of range. */
+size_t ws_viz_model_region_count(const ws_viz_model *m);
+const ws_runtime_region *ws_viz_model_region(const ws_viz_model *m, uint32_t i);
+/* The range holding byte addr: its index, or WS_VIZ_NO_REGION. */
+uint32_t ws_viz_model_region_at(const ws_viz_model *m, uint64_t addr);
+/* The packet class of a range's ws_runtime_tensor (NONE when out of range). */
+ws_viz_tensor ws_viz_tensor_of(ws_runtime_tensor t);
+
 /* Bytes the model holds for the loaded launch and its frame. */
 size_t ws_viz_model_bytes(const ws_viz_model *m);
 

@@ -6,7 +6,10 @@
  * simulator's reasons (selected, not selected, long scoreboard, short
  * scoreboard, wait, bank conflict, math pipe, LSU throttle, dispatch,
  * barrier, depbar, no instruction), then four spares; none is the issuing
- * green. */
+ * green. Packets of the four tensor classes take hues the link colours
+ * (light blue, light green, orange, lilac) and the followed pixel's pale
+ * yellow and its glow do not: magenta image, violet weights, teal
+ * activations, red scores; bright, as everything moving is. */
 #include "viz/palette.h"
 
 #include "viz/model.h"
@@ -45,6 +48,10 @@ static const ws_viz_rgb colours[WS_VIZ_COL_COUNT] = {
     [WS_VIZ_COL_PKT_RESP] = {0x9c, 0xcc, 0x65},
     [WS_VIZ_COL_PKT_DRAM] = {0xff, 0xa7, 0x26},
     [WS_VIZ_COL_PKT_PCIE] = {0xce, 0x93, 0xd8},
+    [WS_VIZ_COL_PKT_IMAGE] = {0xff, 0x4f, 0xe0},
+    [WS_VIZ_COL_PKT_WEIGHTS] = {0x8c, 0x6b, 0xff},
+    [WS_VIZ_COL_PKT_ACTS] = {0x00, 0xe5, 0xc8},
+    [WS_VIZ_COL_PKT_SCORES] = {0xff, 0x45, 0x45},
     [WS_VIZ_COL_PKT_TAGGED] = {0xff, 0xff, 0x8d},
     [WS_VIZ_COL_GLOW] = {0xff, 0xea, 0x00},
     [WS_VIZ_COL_BAR_BG] = {0x2a, 0x30, 0x39},
@@ -80,6 +87,25 @@ ws_viz_rgb ws_viz_palette_warp(uint8_t state) {
   case WS_VIZ_WARP_DONE: return colours[WS_VIZ_COL_WARP_DONE];
   default: return ws_viz_palette_stall((uint32_t)state - WS_VIZ_WARP_STALL0);
   }
+}
+
+static const ws_viz_colour link_colours[WS_VIZ_LINK_COUNT] = {
+    [WS_VIZ_LINK_XBAR_REQ] = WS_VIZ_COL_PKT_REQ,  [WS_VIZ_LINK_XBAR_RESP] = WS_VIZ_COL_PKT_RESP,
+    [WS_VIZ_LINK_DRAM] = WS_VIZ_COL_PKT_DRAM,     [WS_VIZ_LINK_PCIE_H2D] = WS_VIZ_COL_PKT_PCIE,
+    [WS_VIZ_LINK_PCIE_D2H] = WS_VIZ_COL_PKT_PCIE,
+};
+
+static const ws_viz_colour tensor_colours[WS_VIZ_TENSOR_COUNT] = {
+    [WS_VIZ_TENSOR_NONE] = WS_VIZ_COL_COUNT, /* the link's */
+    [WS_VIZ_TENSOR_IMAGE] = WS_VIZ_COL_PKT_IMAGE,      [WS_VIZ_TENSOR_WEIGHTS] = WS_VIZ_COL_PKT_WEIGHTS,
+    [WS_VIZ_TENSOR_ACTIVATIONS] = WS_VIZ_COL_PKT_ACTS, [WS_VIZ_TENSOR_SCORES] = WS_VIZ_COL_PKT_SCORES,
+    [WS_VIZ_TENSOR_OTHER] = WS_VIZ_COL_COUNT,
+};
+
+ws_viz_colour ws_viz_palette_packet(uint8_t link, uint8_t tensor) {
+  if (tensor < WS_VIZ_TENSOR_COUNT && tensor_colours[tensor] != WS_VIZ_COL_COUNT)
+    return tensor_colours[tensor];
+  return link < WS_VIZ_LINK_COUNT ? link_colours[link] : WS_VIZ_COL_PKT_REQ;
 }
 
 static uint8_t mix1(uint8_t a, uint8_t b, uint64_t num, uint64_t den) {

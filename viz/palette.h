@@ -48,6 +48,10 @@ typedef enum ws_viz_colour {
   WS_VIZ_COL_PKT_RESP,    /* crossbar response, slice -> SM */
   WS_VIZ_COL_PKT_DRAM,    /* channel <-> slice */
   WS_VIZ_COL_PKT_PCIE,    /* host <-> device */
+  WS_VIZ_COL_PKT_IMAGE,   /* a packet of the input image (a named range, ws_runtime_tensor) */
+  WS_VIZ_COL_PKT_WEIGHTS, /* of a weight tensor */
+  WS_VIZ_COL_PKT_ACTS,    /* of an activation */
+  WS_VIZ_COL_PKT_SCORES,  /* of the attention scores */
   WS_VIZ_COL_PKT_TAGGED,  /* a packet carrying the followed pixel */
   WS_VIZ_COL_GLOW,        /* the halo around it (drawn at half alpha) */
   WS_VIZ_COL_BAR_BG,      /* counter bar track */
@@ -62,6 +66,10 @@ ws_viz_rgb ws_viz_palette(ws_viz_colour c);
 ws_viz_rgb ws_viz_palette_stall(uint32_t reason);
 /* A warp slot's colour by its ws_viz_warp state (viz/model.h). */
 ws_viz_rgb ws_viz_palette_warp(uint8_t state);
+/* A packet's colour index (a ws_viz_colour) by its link and its tensor
+ * (ws_viz_packet, a ws_viz_tensor): the tensor's colour for the four classes, else the
+ * link's (request, response, DRAM, PCIe) for class other and unnamed data. */
+ws_viz_colour ws_viz_palette_packet(uint8_t link, uint8_t tensor);
 /* a + (b - a) x num / den per channel, rounded toward a; den 0 gives a. */
 ws_viz_rgb ws_viz_palette_mix(ws_viz_rgb a, ws_viz_rgb b, uint64_t num, uint64_t den);
 /* An L1 or L2 by its window's lookups and hits: CACHE_IDLE without

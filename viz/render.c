@@ -12,7 +12,11 @@
  * (a point on the SM's column, one per SM row so SMs of one column are
  * told apart) to its slice's port, requests upward and responses downward;
  * a DRAM packet crosses the DRAM band from its channel (`channel`) to the
- * L2 slice its line maps to (`slice`); PCIe packets run along their lane. Size grows with bytes. */
+ * L2 slice its line maps to (`slice`); PCIe packets run along their lane. Size grows with bytes.
+ * Colour says which tensor the data belongs to (the model classifies each
+ * record once at load: ws_viz_palette_packet), so a frame pays one table
+ * lookup per packet; class other and unnamed data keep their link's
+ * colour, and the followed pixel's packets keep their own colour and glow. */
 #include "viz/render.h"
 
 #include <SDL2/SDL.h>
@@ -176,9 +180,28 @@ static void legend_add(ws_viz_render *r, ws_viz_rgb rgb, const char *name) {
   snprintf(e->label, sizeof e->label, "%s", name);
 }
 
+/* What follows the stall reasons, in order; packets of class other or of
+ * no named range keep their link's colour. */
+static const struct {
+  ws_viz_colour c;
+  const char *label;
+} legend_fixed[] = {
+    {WS_VIZ_COL_WARP_DONE, "warp done"},          {WS_VIZ_COL_WARP_EMPTY, "empty slot"},
+    {WS_VIZ_COL_CTA_BUSY, "CTA slot busy"},       {WS_VIZ_COL_SMEM_TOUCHED, "smem bank touched"},
+    {WS_VIZ_COL_SMEM_CONFLICT, "smem conflict"},  {WS_VIZ_COL_RF_CONFLICT, "RF bank conflict"},
+    {WS_VIZ_COL_TENSOR_BUSY, "tensor core busy"}, {WS_VIZ_COL_CACHE_HIT, "cache hits"},
+    {WS_VIZ_COL_CACHE_MISS, "cache misses"},      {WS_VIZ_COL_L1_SET_LAST, "L1 set looked up"},
+    {WS_VIZ_COL_BANK_OPEN, "DRAM row open"},      {WS_VIZ_COL_BANK_BUSY, "DRAM bank busy"},
+    {WS_VIZ_COL_PKT_IMAGE, "image data"},         {WS_VIZ_COL_PKT_WEIGHTS, "weights data"},
+    {WS_VIZ_COL_PKT_ACTS, "activations data"},    {WS_VIZ_COL_PKT_SCORES, "scores data"},
+    {WS_VIZ_COL_PKT_REQ, "other request"},        {WS_VIZ_COL_PKT_RESP, "other response"},
+    {WS_VIZ_COL_PKT_DRAM, "other DRAM"},          {WS_VIZ_COL_PKT_PCIE, "PCIe transfer"},
+    {WS_VIZ_COL_PKT_TAGGED, "followed pixel"},
+};
+
 static ws_status build_legend(ws_viz_render *r, const ws_viz_render_opts *o) {
   size_t nst = o && o->stall_names ? o->nstall_names : DEFAULT_STALL_NAMES;
-  r->legend = calloc(nst + 20, sizeof *r->legend);
+  r->legend = calloc(nst + 1 + sizeof legend_fixed / sizeof legend_fixed[0], sizeof *r->legend);
   if (!r->legend) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "out of memory for the legend");
   legend_add(r, ws_viz_palette(WS_VIZ_COL_WARP_ISSUING), "warp issuing");
   for (size_t i = 0; i < nst; i++) {
@@ -189,30 +212,8 @@ static ws_status build_legend(ws_viz_render *r, const ws_viz_render_opts *o) {
       snprintf(name, sizeof name, "stall %zu", i);
     legend_add(r, ws_viz_palette_stall((uint32_t)i), name);
   }
-  static const struct {
-    ws_viz_colour c;
-    const char *label;
-  } fixed[] = {
-      {WS_VIZ_COL_WARP_DONE, "warp done"},
-      {WS_VIZ_COL_WARP_EMPTY, "empty slot"},
-      {WS_VIZ_COL_CTA_BUSY, "CTA slot busy"},
-      {WS_VIZ_COL_SMEM_TOUCHED, "smem bank touched"},
-      {WS_VIZ_COL_SMEM_CONFLICT, "smem conflict"},
-      {WS_VIZ_COL_RF_CONFLICT, "RF bank conflict"},
-      {WS_VIZ_COL_TENSOR_BUSY, "tensor core busy"},
-      {WS_VIZ_COL_CACHE_HIT, "cache hits"},
-      {WS_VIZ_COL_CACHE_MISS, "cache misses"},
-      {WS_VIZ_COL_L1_SET_LAST, "L1 set looked up"},
-      {WS_VIZ_COL_BANK_OPEN, "DRAM row open"},
-      {WS_VIZ_COL_BANK_BUSY, "DRAM bank busy"},
-      {WS_VIZ_COL_PKT_REQ, "request"},
-      {WS_VIZ_COL_PKT_RESP, "response"},
-      {WS_VIZ_COL_PKT_DRAM, "DRAM transfer"},
-      {WS_VIZ_COL_PKT_PCIE, "PCIe transfer"},
-      {WS_VIZ_COL_PKT_TAGGED, "followed pixel"},
-  };
-  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-    legend_add(r, ws_viz_palette(fixed[i].c), fixed[i].label);
+  for (size_t i = 0; i < sizeof legend_fixed / sizeof legend_fixed[0]; i++)
+    legend_add(r, ws_viz_palette(legend_fixed[i].c), legend_fixed[i].label);
   return WS_OK;
 }
 
@@ -699,12 +700,6 @@ static bool packet_path(const ws_viz_render *r, const ws_viz_packet *p, int32_t 
   }
 }
 
-static const ws_viz_colour packet_colour[WS_VIZ_LINK_COUNT] = {
-    [WS_VIZ_LINK_XBAR_REQ] = WS_VIZ_COL_PKT_REQ,  [WS_VIZ_LINK_XBAR_RESP] = WS_VIZ_COL_PKT_RESP,
-    [WS_VIZ_LINK_DRAM] = WS_VIZ_COL_PKT_DRAM,     [WS_VIZ_LINK_PCIE_H2D] = WS_VIZ_COL_PKT_PCIE,
-    [WS_VIZ_LINK_PCIE_D2H] = WS_VIZ_COL_PKT_PCIE,
-};
-
 /* A square of side s centred at (x, y), kept inside the band. */
 static ws_viz_rect square_in(int32_t x, int32_t y, int32_t s, ws_viz_rect band) {
   if (s > band.w) s = band.w;
@@ -737,7 +732,8 @@ static void draw_packets(ws_viz_render *r, const ws_viz_frame *f) {
       set_colour(r, ws_viz_palette(WS_VIZ_COL_GLOW), 128);
       SDL_RenderFillRect(r->ren, &g);
     }
-    push(r, p->tagged ? WS_VIZ_COL_PKT_TAGGED : (int)packet_colour[p->link], square_in(x, y, s, band));
+    push(r, p->tagged ? WS_VIZ_COL_PKT_TAGGED : (int)ws_viz_palette_packet(p->link, p->tensor),
+         square_in(x, y, s, band));
   }
   SDL_SetRenderDrawBlendMode(r->ren, SDL_BLENDMODE_NONE);
 }

@@ -95,6 +95,10 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
 
 ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
 
+ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr, uint64_t size_bytes) {
+  return ws_mem_check_range(dev->mem, dev->ctx, what, dptr, size_bytes);
+}
+
 static ws_status untag(ws_device *dev, ws_status st, uint64_t dst, uint64_t size_bytes);
 
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {

@@ -70,6 +70,9 @@ const ws_stats *ws_device_stats(const ws_device *dev);
 
 ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_device_free(ws_device *dev, uint64_t dptr);
+/* WS_OK when [dptr, dptr+size) lies inside one live allocation; otherwise
+ * WS_ERR_INVALID with "WHAT of N bytes at ADDR: why" on the context. */
+ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr, uint64_t size_bytes);
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes);
 ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes);
 ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes);

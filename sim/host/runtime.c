@@ -49,6 +49,8 @@ struct ws_runtime {
   size_t nevents, cap_events;
   ws_runtime_record *recs;
   size_t nrecs, cap_recs;
+  ws_runtime_region *regions; /* sorted by addr, never overlapping */
+  size_t nregions, cap_regions;
   /* where the next observed kernel goes: set by ws_runtime_launch for its
    * own call, or for a whole capture */
   bool placing;
@@ -106,6 +108,7 @@ void ws_runtime_destroy(ws_runtime *rt) {
     free(rt->hosts[i].tags);
   }
   free(rt->recs);
+  free(rt->regions);
   free(rt->events);
   free(rt->hosts);
   free(rt->stream_ready_ns);
@@ -170,6 +173,74 @@ ws_status ws_runtime_malloc(ws_runtime *rt, uint64_t size_bytes, uint64_t *dptr)
 }
 
 ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr) { return ws_device_free(rt->dev, dptr); }
+
+/* ---- named ranges ------------------------------------------------------------ */
+
+static const char *const tensor_names[] = {"image", "weights", "activations", "scores", "other"};
+
+const char *ws_runtime_tensor_name(ws_runtime_tensor t) {
+  return (unsigned)t < WS_RUNTIME_TENSOR_COUNT ? tensor_names[t] : "?";
+}
+
+/* The index of the first region whose addr is >= addr. */
+static size_t region_at(const ws_runtime *rt, uint64_t addr) {
+  size_t lo = 0, hi = rt->nregions;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rt->regions[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* A named range that [addr, addr+size) would meet, or NULL: only the
+ * neighbours around its place can, since the table never overlaps. */
+static const ws_runtime_region *region_meeting(const ws_runtime *rt, size_t at, uint64_t addr,
+                                               uint64_t size_bytes) {
+  if (at > 0 && rt->regions[at - 1].addr + rt->regions[at - 1].size_bytes > addr) return &rt->regions[at - 1];
+  if (at < rt->nregions && rt->regions[at].addr - addr < size_bytes) return &rt->regions[at];
+  return NULL;
+}
+
+static ws_status check_region(ws_runtime *rt, uint64_t dptr, uint64_t size_bytes, const char *name,
+                              ws_runtime_tensor tensor) {
+  size_t len = name ? strlen(name) : 0;
+  if (len == 0 || len >= WS_RUNTIME_NAME_MAX)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "a range's name must be 1 to %d characters, not %zu",
+                       WS_RUNTIME_NAME_MAX - 1, len);
+  if ((unsigned)tensor >= WS_RUNTIME_TENSOR_COUNT)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "range '%s': unknown tensor class %d", name, (int)tensor);
+  if (size_bytes == 0) return ws_ctx_fail(rt->ctx, WS_ERR_INVALID, "range '%s' names 0 bytes", name);
+  return ws_device_check_range(rt->dev, "named range", dptr, size_bytes);
+}
+
+ws_status ws_runtime_name_range(ws_runtime *rt, uint64_t dptr, uint64_t size_bytes, const char *name,
+                                ws_runtime_tensor tensor) {
+  ws_status st = check_region(rt, dptr, size_bytes, name, tensor);
+  if (st != WS_OK) return st;
+  size_t at = region_at(rt, dptr);
+  const ws_runtime_region *o = region_meeting(rt, at, dptr, size_bytes);
+  if (o)
+    return ws_ctx_fail(rt->ctx, WS_ERR_INVALID,
+                       "range '%s' at 0x%016" PRIx64 " (%" PRIu64 " bytes) overlaps '%s' at 0x%016" PRIx64
+                       " (%" PRIu64 " bytes)",
+                       name, dptr, size_bytes, o->name, o->addr, o->size_bytes);
+  if (!grow((void **)&rt->regions, &rt->cap_regions, rt->nregions, sizeof *rt->regions))
+    return nomem(rt, "naming a range");
+  memmove(&rt->regions[at + 1], &rt->regions[at], (rt->nregions - at) * sizeof *rt->regions);
+  ws_runtime_region *g = &rt->regions[at];
+  *g = (ws_runtime_region){.addr = dptr, .size_bytes = size_bytes, .tensor = tensor};
+  memcpy(g->name, name, strlen(name) + 1);
+  rt->nregions++;
+  return WS_OK;
+}
+
+const ws_runtime_region *ws_runtime_regions(const ws_runtime *rt, size_t *count) {
+  *count = rt->nregions;
+  return rt->regions;
+}
 
 /* ---- streams and events ------------------------------------------------------- */
 

@@ -56,6 +56,24 @@ typedef struct ws_runtime_record {
   ws_report_summary summary;        /* kernels: hit rates, occupancy, DRAM bytes */
 } ws_runtime_record;
 
+/* What a named device range holds: the visualizer colours the traffic to
+ * it by class. OTHER is a named buffer of no class of the four. */
+typedef enum ws_runtime_tensor {
+  WS_RUNTIME_TENSOR_IMAGE,
+  WS_RUNTIME_TENSOR_WEIGHTS,
+  WS_RUNTIME_TENSOR_ACTIVATIONS,
+  WS_RUNTIME_TENSOR_SCORES,
+  WS_RUNTIME_TENSOR_OTHER,
+  WS_RUNTIME_TENSOR_COUNT
+} ws_runtime_tensor;
+
+/* A named range of device memory (ws_runtime_name_range). */
+typedef struct ws_runtime_region {
+  uint64_t addr, size_bytes;
+  ws_runtime_tensor tensor;
+  char name[WS_RUNTIME_NAME_MAX];
+} ws_runtime_region;
+
 /* ---- create / destroy --------------------------------------------------------- */
 
 /* `dev` is not owned; it must outlive the runtime. Messages go to the
@@ -76,6 +94,19 @@ ws_status ws_runtime_host_free(ws_runtime *rt, ws_runtime_host h);
 void *ws_runtime_host_data(ws_runtime *rt, ws_runtime_host h);
 ws_status ws_runtime_malloc(ws_runtime *rt, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_runtime_free(ws_runtime *rt, uint64_t dptr);
+
+/* Names size_bytes of device memory at dptr (inside one live allocation)
+ * as `name` (1 to WS_RUNTIME_NAME_MAX - 1 chars) of class `tensor`, so a
+ * trace can say which tensor each access touched. Ranges never overlap: a
+ * range meeting a named one is refused. Names outlive the allocation they
+ * name (the device never reuses an address), so the table describes the
+ * whole run when a trace is written after the buffers are freed. */
+ws_status ws_runtime_name_range(ws_runtime *rt, uint64_t dptr, uint64_t size_bytes, const char *name,
+                                ws_runtime_tensor tensor);
+/* The named ranges sorted by address; valid until the next runtime call. */
+const ws_runtime_region *ws_runtime_regions(const ws_runtime *rt, size_t *count);
+/* "image", "weights", "activations", "scores", "other"; "?" out of range. */
+const char *ws_runtime_tensor_name(ws_runtime_tensor t);
 
 /* Pixel following (ws_device_set_follow): tags size_bytes of host buffer h
  * at offset. With following on, an H2D copy gives the device bytes it

@@ -354,6 +354,12 @@ check journey-ends 0 "host RAM      host buffer, byte 0 of the copy" -- "$ws" ru
 check trace-record 0 "-> PASS" -- "$ws" example saxpy --gpu classroom --n 4096 --trace "$tmp/t.wst"
 check trace-info 0 "  0   saxpy" -- "$ws" trace info "$tmp/t.wst"
 check trace-info-gpu 0 "gpu:      classroom: 2 SMs at 1000 MHz" -- "$ws" trace info "$tmp/t.wst"
+check trace-info-ranges 0 "  other       y                              0x700000014000-0x700000018000      16384 B" -- "$ws" trace info "$tmp/t.wst"
+check trace-info-run-ranges 0 "  weights     blocks.0.attn.qkv.weight" -- "$ws" trace info "$tmp/r1.wst"
+check trace-info-run-scores 0 "  scores      scores " -- "$ws" trace info "$tmp/r1.wst"
+check trace-info-v1 0 ".wst version 1, 1 chunks" -- "$ws" trace info "$src/tests/traces/data/v1_saxpy.wst"
+check trace-exec-ranges 0 "micro-ops recorded" -- "$ws" exec "$saxpy" --grid 1 --block 64 --arg n=64 --arg a=2 --buf x=zeros:256 --buf y=zeros:256 --trace "$tmp/e.wst"
+check trace-info-exec-ranges 0 "  other       y                              0x" -- "$ws" trace info "$tmp/e.wst"
 if [ "$("$ws" trace dump "$tmp/t.wst" --kind dram --limit 3 | wc -l)" -eq 4 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: trace dump --kind dram --limit 3 is not a header and 3 lines"; fi
 check trace-dump-header 0 "launch kind     begin" -- "$ws" trace dump "$tmp/t.wst" --kind dram --limit 3
 if ! "$ws" trace dump "$tmp/t.wst" --kind l1,l2 --sm 1 --cycles 100:300 | tail -n +2 | awk '$2 != "l1" && $2 != "l2" || $5 != 1 || $3 < 100 || $3 >= 300 { bad = 1 } END { exit bad }'; then failed=$((failed + 1)); echo "FAIL: trace dump filters"; else passed=$((passed + 1)); fi

@@ -31,6 +31,18 @@ static void refused(ws_ctx *ctx, ws_status st, const char *what) {
 }
 
 /* Every event through a cursor, going on past damaged chunks. */
+/* What the reader promises of the named ranges, whatever the bytes. */
+static void check_regions(const ws_wst_reader *r) {
+  size_t n = 0;
+  const ws_runtime_region *g = ws_wst_regions(r, &n);
+  if (n > WS_WST_MAX_REGIONS || (n && !g)) abort();
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strnlen(g[i].name, WS_RUNTIME_NAME_MAX);
+    if (len == 0 || len == WS_RUNTIME_NAME_MAX || (unsigned)g[i].tensor >= WS_RUNTIME_TENSOR_COUNT) abort();
+    if (g[i].size_bytes == 0 || (i && g[i - 1].addr + g[i - 1].size_bytes > g[i].addr)) abort();
+  }
+}
+
 static void drain(ws_ctx *ctx, ws_wst_cursor *c, uint64_t max_events) {
   for (uint64_t n = 0;;) {
     ws_probe_event ev;
@@ -70,6 +82,7 @@ static void read_all(ws_ctx *ctx, const uint8_t *data, size_t size) {
     if (!names[i]) abort();
   ws_wst_timeline(r, &n);
   ws_wst_journey(r, &n);
+  check_regions(r);
   ws_gpu_cfg cfg;
   st = ws_wst_config(r, &cfg);
   if (st != WS_OK && st != WS_ERR_INVALID) abort();

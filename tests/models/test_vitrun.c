@@ -119,6 +119,40 @@ Test(vitrun, timeline_has_the_pipeline_shape) {
   teardown(&f);
 }
 
+/* Every buffer the run uses is named with its class: each weight tensor by
+ * its safetensors name inside the weights allocation, the image, the
+ * scores and the activations; the names stay after the buffers are freed. */
+Test(vitrun, buffers_are_named_by_tensor) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  cr_assert_eq(run(&f, &c), WS_OK, "%s", ws_errmsg(f.ctx));
+  size_t n = 0, nw = ws_tinyvit_weights_count(f.w), counts[WS_RUNTIME_TENSOR_COUNT] = {0};
+  const ws_runtime_region *g = ws_runtime_regions(f.rt, &n);
+  cr_assert_eq(n, nw + 13, "every weight tensor, the image and 12 other buffers");
+  const ws_runtime_region *qkv = NULL, *image = NULL, *scores = NULL;
+  for (size_t i = 0; i < n; i++) {
+    counts[g[i].tensor]++;
+    if (i) cr_expect_geq(g[i].addr, g[i - 1].addr + g[i - 1].size_bytes, "sorted, never overlapping");
+    if (strcmp(g[i].name, "blocks.0.attn.qkv.weight") == 0) qkv = &g[i];
+    if (strcmp(g[i].name, "image") == 0) image = &g[i];
+    if (strcmp(g[i].name, "scores") == 0) scores = &g[i];
+  }
+  cr_expect_eq(counts[WS_RUNTIME_TENSOR_WEIGHTS], nw);
+  cr_expect_eq(counts[WS_RUNTIME_TENSOR_IMAGE], 1);
+  cr_expect_eq(counts[WS_RUNTIME_TENSOR_SCORES], 1);
+  cr_expect_eq(counts[WS_RUNTIME_TENSOR_ACTIVATIONS], 11);
+  cr_expect_eq(counts[WS_RUNTIME_TENSOR_OTHER], 0);
+  cr_assert(qkv && image && scores);
+  cr_expect_eq(qkv->tensor, WS_RUNTIME_TENSOR_WEIGHTS);
+  cr_expect_eq(qkv->size_bytes, 3u * 64u * 64u * 4u, "[3D, D] floats");
+  cr_expect_eq(image->tensor, WS_RUNTIME_TENSOR_IMAGE);
+  cr_expect_eq(image->size_bytes, WS_TINYVIT_IMAGE_FLOATS * 4);
+  cr_expect_eq(scores->tensor, WS_RUNTIME_TENSOR_SCORES);
+  cr_expect_eq(scores->size_bytes, 4u * 64u * 64u * 4u, "heads x tokens x tokens floats");
+  teardown(&f);
+}
+
 Test(vitrun, every_gemm_variant_and_both_attentions) {
   fixture f;
   setup(&f, "classroom", tiny, 1);

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "base/file.h"
 #include "traces/block.h"
 #include "traces/wst.h"
@@ -577,10 +579,162 @@ Test(wst, a_newer_version_is_refused) {
   cr_expect_null(r);
   char want[300];
   snprintf(want, sizeof want,
-           "%s: byte 8: format version 1 or older expected, 2 found (written by a newer warpscope): refused",
+           "%s: byte 8: format version 2 or older expected, 3 found (written by a newer warpscope): refused",
            path);
   cr_expect_str_eq(ws_errmsg(ctx), want);
   free(data);
+}
+
+/* ---- named ranges (version 2) ---------------------------------------------------- */
+
+static const ws_runtime_region test_regions[3] = {
+    {0x1000, 256, WS_RUNTIME_TENSOR_IMAGE, "image"},
+    {0x2000, 4096, WS_RUNTIME_TENSOR_WEIGHTS, "blocks.0.attn.qkv.weight"},
+    {0x3000, 64, WS_RUNTIME_TENSOR_SCORES, "scores"},
+};
+
+static void write_regions(const char *path) {
+  ws_wst_writer *w = writer(path, NULL);
+  begin_launch(ws_wst_writer_probe(w), 0);
+  end_launch(ws_wst_writer_probe(w), 0, 10);
+  cr_assert_eq(ws_wst_writer_set_regions(w, test_regions, 3), WS_OK, "%s", ws_errmsg(ctx));
+  /* after the ranges, as a run that follows a pixel sets it: neither replaces the other */
+  cr_assert_eq(ws_wst_writer_set_journey(w, "hops", 4), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(w);
+}
+
+Test(wst, named_ranges_come_back) {
+  char path[128];
+  in_dir(path, sizeof path, "regions.wst");
+  write_regions(path);
+  ws_wst_reader *r = open_ok(path);
+  cr_expect_null(ws_wst_warning(r));
+  size_t n = 0;
+  const ws_runtime_region *g = ws_wst_regions(r, &n);
+  cr_assert_eq(n, 3);
+  for (size_t i = 0; i < n; i++) {
+    cr_expect_eq(g[i].addr, test_regions[i].addr);
+    cr_expect_eq(g[i].size_bytes, test_regions[i].size_bytes);
+    cr_expect_eq(g[i].tensor, test_regions[i].tensor);
+    cr_expect_str_eq(g[i].name, test_regions[i].name);
+  }
+  size_t jn = 0;
+  const void *j = ws_wst_journey(r, &jn);
+  cr_expect(jn == 4 && memcmp(j, "hops", 4) == 0, "the journey comes back beside them");
+  ws_wst_close(r);
+}
+
+Test(wst, the_writer_refuses_a_bad_range_table) {
+  char path[128];
+  in_dir(path, sizeof path, "badregions.wst");
+  ws_wst_writer *w = writer(path, NULL);
+  ws_runtime_region g[2] = {test_regions[1], test_regions[0]}; /* unsorted */
+  cr_expect_eq(ws_wst_writer_set_regions(w, g, 2), WS_ERR_INVALID);
+  g[0] = test_regions[0], g[1] = test_regions[0]; /* overlapping */
+  cr_expect_eq(ws_wst_writer_set_regions(w, g, 2), WS_ERR_INVALID);
+  g[1] = test_regions[1], g[1].tensor = WS_RUNTIME_TENSOR_COUNT;
+  cr_expect_eq(ws_wst_writer_set_regions(w, g, 2), WS_ERR_INVALID);
+  g[1] = test_regions[1], g[1].name[0] = '\0';
+  cr_expect_eq(ws_wst_writer_set_regions(w, g, 2), WS_ERR_INVALID);
+  ws_wst_writer_free(w);
+}
+
+Test(wst, a_version_1_file_still_opens) {
+  /* written by the version-1 writer: the same saxpy run docs/traces.md shows, cycles 0 to 200 */
+  ws_wst_reader *r = open_ok(WS_SOURCE_DIR "/tests/traces/data/v1_saxpy.wst");
+  cr_expect_null(ws_wst_warning(r));
+  cr_expect_eq(ws_wst_version(r), 1);
+  cr_expect_eq(ws_wst_launch_count(r), 1);
+  size_t n = 99;
+  ws_wst_regions(r, &n);
+  cr_expect_eq(n, 0);
+  cr_expect_eq(count_all(r, NULL), 402);
+  ws_wst_close(r);
+}
+
+/* Rewrites the metadata block of the file at path as a stored (not
+ * compressed) block after edit() changed its raw bytes, shifting the index
+ * and fixing every size and CRC: what a reader then refuses is the edit. */
+static void edit_meta(const char *path, void (*edit)(uint8_t *raw, size_t n)) {
+  size_t size = 0;
+  uint8_t *data = slurp(path, &size);
+  ws_block_file_header fh;
+  char why[200];
+  cr_assert_eq(ws_block_unpack_file(data, &fh, why, sizeof why), WS_BLOCK_OK);
+  ws_block_header h;
+  cr_assert(ws_block_unpack(data + fh.meta_offset, &h, why, sizeof why), "%s", why);
+  uint8_t *raw = malloc(h.raw_bytes);
+  const uint8_t *stored = data + fh.meta_offset + WS_BLOCK_HEADER_BYTES;
+  if (h.codec == WS_BLOCK_ZSTD)
+    cr_assert_eq(ZSTD_decompress(raw, h.raw_bytes, stored, h.stored_bytes), h.raw_bytes);
+  else
+    memcpy(raw, stored, h.raw_bytes);
+  edit(raw, h.raw_bytes);
+  uint64_t old_end = fh.meta_offset + WS_BLOCK_HEADER_BYTES + h.stored_bytes;
+  h.codec = WS_BLOCK_RAW;
+  h.stored_bytes = h.raw_bytes;
+  h.payload_crc = ws_block_crc(raw, h.raw_bytes);
+  size_t out_bytes = (size_t)fh.meta_offset + WS_BLOCK_HEADER_BYTES + h.raw_bytes + (size - (size_t)old_end);
+  uint8_t *out = malloc(out_bytes);
+  memcpy(out, data, (size_t)fh.meta_offset);
+  ws_block_pack(&h, out + fh.meta_offset);
+  memcpy(out + fh.meta_offset + WS_BLOCK_HEADER_BYTES, raw, h.raw_bytes);
+  memcpy(out + fh.meta_offset + WS_BLOCK_HEADER_BYTES + h.raw_bytes, data + old_end, size - (size_t)old_end);
+  fh.index_offset = fh.index_offset - old_end + fh.meta_offset + WS_BLOCK_HEADER_BYTES + h.raw_bytes;
+  fh.file_bytes = out_bytes;
+  ws_block_pack_file(&fh, out);
+  spit(path, out, out_bytes);
+  free(out);
+  free(raw);
+  free(data);
+}
+
+/* The last range's class, its u32 just before the name "scores" (6 bytes
+ * and their u32 length) at the end of the metadata. */
+static void bad_class(uint8_t *raw, size_t n) { ws_block_put32(raw + n - 6 - 4 - 4, 7); }
+/* The last range moved onto the one before it. */
+static void overlapping(uint8_t *raw, size_t n) { ws_block_put64(raw + n - 6 - 4 - 4 - 8 - 8, 0x2100); }
+/* The name's length past the end of the block. */
+static void long_name(uint8_t *raw, size_t n) { ws_block_put32(raw + n - 6 - 4, 60); }
+/* A count of ranges the block cannot hold. */
+static void huge_count(uint8_t *raw, size_t n) {
+  size_t entries = 3 * 24 + 5 + 24 + 6; /* addr, size, class, name length; names */
+  ws_block_put32(raw + n - entries - 4, 0xFFFFFFFFu);
+}
+
+static void no_edit(uint8_t *raw, size_t n) { (void)raw, (void)n; }
+
+Test(wst, a_stored_metadata_block_reads_as_a_compressed_one) {
+  char path[128];
+  in_dir(path, sizeof path, "stored.wst");
+  write_regions(path);
+  edit_meta(path, no_edit);
+  ws_wst_reader *r = open_ok(path);
+  cr_expect_null(ws_wst_warning(r), "%s", ws_wst_warning(r));
+  size_t n = 0;
+  ws_wst_regions(r, &n);
+  cr_expect_eq(n, 3);
+  ws_wst_close(r);
+}
+
+Test(wst, a_corrupt_range_table_is_damaged_metadata) {
+  void (*const edits[])(uint8_t *, size_t) = {bad_class, overlapping, long_name, huge_count};
+  for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+    char path[128];
+    in_dir(path, sizeof path, "corrupt.wst");
+    write_regions(path);
+    edit_meta(path, edits[i]);
+    ws_wst_reader *r = open_ok(path);
+    cr_assert_not_null(ws_wst_warning(r), "edit %zu", i);
+    cr_expect_not_null(strstr(ws_wst_warning(r), "metadata: well-formed tables expected, damaged ones found"),
+                       "edit %zu: %s", i, ws_wst_warning(r));
+    size_t n = 99;
+    ws_wst_regions(r, &n);
+    cr_expect_eq(n, 0, "edit %zu", i);
+    cr_expect_eq(ws_wst_launch_count(r), 1, "edit %zu: the walk still finds the launch", i);
+    ws_wst_close(r);
+  }
 }
 
 Test(wst, not_a_trace_is_refused) {

@@ -48,9 +48,10 @@ static void teardown(void) {
 TestSuite(viz_model, .init = setup, .fini = teardown);
 
 /* Runs example `name` on preset `gpu` with the trace writer's probe set,
- * into `path`. */
-static void record_filtered(const char *name, const char *gpu, const ws_example_shape *shape,
-                            const ws_wst_filter *filter) {
+ * into `path`, with the example's buffers named as `label` (NULL: as the
+ * example names them) leaves them. */
+static void record_labelled(const char *name, const char *gpu, const ws_example_shape *shape,
+                            const ws_wst_filter *filter, void (*label)(ws_example_check *)) {
   ws_gpu_cfg cfg;
   cr_assert_eq(ws_config_load_preset(ctx, gpu, &cfg), WS_OK, "%s", ws_errmsg(ctx));
   ws_device *dev = NULL;
@@ -66,9 +67,16 @@ static void record_filtered(const char *name, const char *gpu, const ws_example_
   ws_example_check check;
   cr_assert_eq(ws_example_run(dev, name, shape, &check), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert(check.pass, "%s on %s: the result is right", name, gpu);
+  if (label) label(&check);
+  cr_assert_eq(ws_wst_writer_set_regions(w, check.regions, check.nregions), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
   ws_wst_writer_free(w);
   ws_device_destroy(dev);
+}
+
+static void record_filtered(const char *name, const char *gpu, const ws_example_shape *shape,
+                            const ws_wst_filter *filter) {
+  record_labelled(name, gpu, shape, filter, NULL);
 }
 
 static void record(const char *name, const char *gpu, const ws_example_shape *shape) {
@@ -755,4 +763,51 @@ Test(viz_model, a_damaged_trace_is_an_error_naming_the_byte) {
     load_all("");
   }
   free(b);
+}
+
+/* ---- packets by tensor ------------------------------------------------------------ */
+
+/* saxpy's x as weights, y left unnamed: its packets must then say which. */
+static void x_as_weights(ws_example_check *c) {
+  cr_assert_eq(c->nregions, 2u);
+  cr_assert_str_eq(c->regions[0].name, "x");
+  c->regions[0].tensor = WS_RUNTIME_TENSOR_WEIGHTS;
+  c->nregions = 1;
+}
+
+Test(viz_model, packets_carry_the_tensor_of_their_address) {
+  ws_example_shape s = ws_example_default_shape("saxpy");
+  s.n = 4096;
+  record_labelled("saxpy", "classroom", &s, NULL, x_as_weights);
+  ws_wst_reader *r = NULL;
+  cr_assert_eq(ws_wst_open(ctx, path, &r), WS_OK, "%s", ws_errmsg(ctx));
+  ws_viz_model *m = NULL;
+  cr_assert_eq(ws_viz_model_create(ctx, r, &m), WS_OK);
+  cr_assert_eq(ws_viz_model_region_count(m), 1u);
+  const ws_runtime_region *x = ws_viz_model_region(m, 0);
+  cr_assert_not_null(x);
+  cr_expect_str_eq(x->name, "x");
+  cr_expect_null(ws_viz_model_region(m, 1));
+  cr_expect_eq(ws_viz_model_region_at(m, x->addr), 0u);
+  cr_expect_eq(ws_viz_model_region_at(m, x->addr + x->size_bytes - 1), 0u);
+  cr_expect_eq(ws_viz_model_region_at(m, x->addr + x->size_bytes), WS_VIZ_NO_REGION);
+  cr_expect_eq(ws_viz_model_region_at(m, x->addr - 1), WS_VIZ_NO_REGION);
+  cr_assert_eq(ws_viz_model_load(m, 0), WS_OK, "%s", ws_errmsg(ctx));
+  size_t named = 0, unnamed = 0;
+  for (uint64_t t = 0; t < ws_viz_model_cycles(m); t += 7) {
+    const ws_viz_frame *f = NULL;
+    cr_assert_eq(ws_viz_model_frame(m, t, 100, &f), WS_OK, "%s", ws_errmsg(ctx));
+    for (size_t i = 0; i < f->npackets; i++) {
+      const ws_viz_packet *p = &f->packets[i];
+      bool in_x = p->addr >= x->addr && p->addr - x->addr < x->size_bytes;
+      cr_assert_eq(p->tensor, in_x ? WS_VIZ_TENSOR_WEIGHTS : WS_VIZ_TENSOR_NONE, "addr 0x%llx",
+                   (unsigned long long)p->addr);
+      cr_assert_eq(p->region, in_x ? 0u : WS_VIZ_NO_REGION);
+      named += in_x, unnamed += !in_x;
+    }
+  }
+  cr_expect_gt(named, 0u, "x is read");
+  cr_expect_gt(unnamed, 0u, "y is read and written");
+  ws_viz_model_destroy(m);
+  ws_wst_close(r);
 }

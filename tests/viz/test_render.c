@@ -164,6 +164,7 @@ static ws_viz_frame frame_busy(const ws_gpu_cfg *c, uint32_t seed, size_t npacke
     p->bytes = 32u << (lcg(&s) % 3);
     p->tagged = lcg(&s) % 25 == 0;
     p->progress = (float)(lcg(&s) % 1000) / 1000.0f;
+    p->tensor = (uint8_t)(lcg(&s) % WS_VIZ_TENSOR_COUNT); /* every class, and unnamed */
   }
   f.npackets = npackets;
   f.launch = 3;
@@ -398,6 +399,84 @@ Test(render, packet_under_the_mouse) {
   frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
+}
+
+/* A packet of each tensor class in its class's colour, at the start of a
+ * path the layout reports; class other keeps its link's colour, and the
+ * followed pixel's colour wins over its class. */
+Test(render, packets_coloured_by_tensor) {
+  ws_gpu_cfg c = preset("classroom");
+  ws_viz_layout *l = layout(&c, 1280, 800, "gpu");
+  ws_viz_render *r = renderer(l);
+  ws_viz_frame f = frame_new(&c, 6);
+  f.npackets = 6;
+  f.packets[0] = (ws_viz_packet){.link = WS_VIZ_LINK_PCIE_H2D, .tensor = WS_VIZ_TENSOR_IMAGE, .bytes = 128};
+  f.packets[1] = (ws_viz_packet){
+      .link = WS_VIZ_LINK_DRAM, .tensor = WS_VIZ_TENSOR_WEIGHTS, .channel = 0, .slice = 1, .bytes = 64};
+  f.packets[2] = (ws_viz_packet){
+      .link = WS_VIZ_LINK_XBAR_RESP, .tensor = WS_VIZ_TENSOR_ACTIVATIONS, .sm = 1, .slice = 0, .bytes = 32};
+  f.packets[3] = (ws_viz_packet){.link = WS_VIZ_LINK_PCIE_D2H, .tensor = WS_VIZ_TENSOR_SCORES, .bytes = 128};
+  f.packets[4] = (ws_viz_packet){
+      .link = WS_VIZ_LINK_DRAM, .tensor = WS_VIZ_TENSOR_OTHER, .channel = 1, .slice = 0, .bytes = 64};
+  f.packets[5] = (ws_viz_packet){.link = WS_VIZ_LINK_XBAR_RESP,
+                                 .tensor = WS_VIZ_TENSOR_SCORES,
+                                 .tagged = 1,
+                                 .sm = 0,
+                                 .slice = 1,
+                                 .bytes = 32};
+  draw(r, &f);
+  SDL_Surface *s = ws_viz_render_surface(r);
+  ws_viz_rect h2d = rect_of(l, WS_VIZ_PART_PCIE, 0, 0), d2h = rect_of(l, WS_VIZ_PART_PCIE, 0, 1);
+  ws_viz_rect dram = rect_of(l, WS_VIZ_PART_DRAM_LINK, 0, 0), xbar = rect_of(l, WS_VIZ_PART_XBAR, 0, 0);
+  ws_viz_rect ch0 = rect_of(l, WS_VIZ_PART_HBM_CHANNEL, 0, 0),
+              ch1 = rect_of(l, WS_VIZ_PART_HBM_CHANNEL, 0, 1);
+  ws_viz_rect sl0 = rect_of(l, WS_VIZ_PART_L2_SLICE, 0, 0), sl1 = rect_of(l, WS_VIZ_PART_L2_SLICE, 0, 1);
+  const struct {
+    int32_t x, y;
+    ws_viz_colour want;
+    const char *what;
+  } probes[] = {
+      {h2d.x, h2d.y + h2d.h / 2, WS_VIZ_COL_PKT_IMAGE, "image on PCIe H2D, at the host end"},
+      {ch0.x + ch0.w / 2, dram.y, WS_VIZ_COL_PKT_WEIGHTS, "weights on the DRAM band, at channel 0"},
+      {sl0.x + sl0.w / 2, xbar.y, WS_VIZ_COL_PKT_ACTS, "activations on the crossbar, at slice 0"},
+      {d2h.x + d2h.w - 1, d2h.y + d2h.h / 2, WS_VIZ_COL_PKT_SCORES, "scores on PCIe D2H, at the device end"},
+      {ch1.x + ch1.w / 2, dram.y, WS_VIZ_COL_PKT_DRAM, "class other keeps the DRAM colour"},
+      {sl1.x + sl1.w / 2, xbar.y, WS_VIZ_COL_PKT_TAGGED, "the followed pixel's colour wins"},
+  };
+  for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+    ws_viz_rgb p = pixel(s, probes[i].x, probes[i].y), want = col(probes[i].want);
+    cr_expect(p.r == want.r && p.g == want.g && p.b == want.b, "%s: #%02x%02x%02x, #%02x%02x%02x expected",
+              probes[i].what, p.r, p.g, p.b, want.r, want.g, want.b);
+  }
+  frame_free(&f);
+  ws_viz_render_destroy(r);
+  ws_viz_layout_destroy(l);
+}
+
+/* The four tensor colours are told apart from each other, from the link
+ * colours unnamed data keeps, and from every warp state's. */
+/* Squared distance of two colours in RGB. */
+static int rgb_dist2(ws_viz_rgb a, ws_viz_rgb b) {
+  int dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+  return dr * dr + dg * dg + db * db;
+}
+
+Test(render, tensor_colours_are_distinct) {
+  const ws_viz_colour tensors[] = {WS_VIZ_COL_PKT_IMAGE, WS_VIZ_COL_PKT_WEIGHTS, WS_VIZ_COL_PKT_ACTS,
+                                   WS_VIZ_COL_PKT_SCORES};
+  const ws_viz_colour fixed[] = {WS_VIZ_COL_PKT_REQ,  WS_VIZ_COL_PKT_RESP,   WS_VIZ_COL_PKT_DRAM,
+                                 WS_VIZ_COL_PKT_PCIE, WS_VIZ_COL_PKT_TAGGED, WS_VIZ_COL_GLOW,
+                                 WS_VIZ_COL_LINK,     WS_VIZ_COL_WARP_EMPTY, WS_VIZ_COL_WARP_ISSUING,
+                                 WS_VIZ_COL_WARP_DONE};
+  for (size_t i = 0; i < 4; i++) {
+    ws_viz_rgb a = col(tensors[i]);
+    for (size_t j = i + 1; j < 4; j++)
+      cr_expect_gt(rgb_dist2(a, col(tensors[j])), 48 * 48, "tensor colours %zu and %zu", i, j);
+    for (size_t j = 0; j < sizeof fixed / sizeof fixed[0]; j++)
+      cr_expect_gt(rgb_dist2(a, col(fixed[j])), 48 * 48, "tensor colour %zu and colour %d", i, (int)fixed[j]);
+    for (uint32_t j = 0; j < WS_VIZ_STALL_COLOURS; j++)
+      cr_expect_gt(rgb_dist2(a, ws_viz_palette_stall(j)), 48 * 48, "tensor colour %zu and stall %u", i, j);
+  }
 }
 
 Test(render, zoomed_views) {

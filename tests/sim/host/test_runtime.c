@@ -469,3 +469,59 @@ Test(runtime, copies_without_following_move_no_tags) {
   cr_expect_eq(n, 32, "the first 128 bytes were overwritten by untagged ones");
   teardown(&f);
 }
+
+Test(runtime, named_ranges_are_sorted_and_checked) {
+  fixture f;
+  setup(&f);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 256, "out", WS_RUNTIME_TENSOR_ACTIVATIONS), WS_OK);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in + 128, 128, "in.hi", WS_RUNTIME_TENSOR_WEIGHTS), WS_OK);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in, 128, "in.lo", WS_RUNTIME_TENSOR_IMAGE), WS_OK);
+  size_t n;
+  const ws_runtime_region *g = ws_runtime_regions(f.rt, &n);
+  cr_assert_eq(n, 3);
+  cr_expect_str_eq(g[0].name, "in.lo");
+  cr_expect_eq(g[0].addr, f.d_in);
+  cr_expect_eq(g[0].tensor, WS_RUNTIME_TENSOR_IMAGE);
+  cr_expect_str_eq(g[1].name, "in.hi");
+  cr_expect_eq(g[1].size_bytes, 128);
+  cr_expect_str_eq(g[2].name, "out");
+  cr_expect_str_eq(ws_runtime_tensor_name(g[2].tensor), "activations");
+  cr_expect_str_eq(ws_runtime_tensor_name(WS_RUNTIME_TENSOR_COUNT), "?");
+  /* names outlive the allocation: the table describes the whole run */
+  cr_assert_eq(ws_runtime_free(f.rt, f.d_out), WS_OK);
+  ws_runtime_regions(f.rt, &n);
+  cr_expect_eq(n, 3);
+  teardown(&f);
+}
+
+Test(runtime, bad_named_ranges_are_refused) {
+  fixture f;
+  setup(&f);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in, 64, "a", WS_RUNTIME_TENSOR_OTHER), WS_OK);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in + 32, 64, "b", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "range 'b'") && strstr(ws_errmsg(f.ctx), "overlaps 'a'"), "%s",
+            ws_errmsg(f.ctx));
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in + 64, 64, "c", WS_RUNTIME_TENSOR_OTHER), WS_OK,
+               "touching is not overlapping");
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in + 63, 1, "d", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_in + 200, 100, "e", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "runs past the end"), "%s", ws_errmsg(f.ctx));
+  cr_assert_eq(ws_runtime_name_range(f.rt, 0x10, 4, "f", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "not inside any allocation"), "%s", ws_errmsg(f.ctx));
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 4, "", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 4, NULL, WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  char longname[80];
+  memset(longname, 'x', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 4, longname, WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(f.ctx), "a range's name must be 1 to 63 characters, not 79");
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 4, "g", WS_RUNTIME_TENSOR_COUNT), WS_ERR_INVALID);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_out, 0, "h", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_assert_eq(ws_runtime_free(f.rt, f.d_big), WS_OK);
+  cr_assert_eq(ws_runtime_name_range(f.rt, f.d_big, 4, "i", WS_RUNTIME_TENSOR_OTHER), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "freed"), "%s", ws_errmsg(f.ctx));
+  size_t n;
+  ws_runtime_regions(f.rt, &n);
+  cr_expect_eq(n, 2, "refused names leave the table alone");
+  teardown(&f);
+}

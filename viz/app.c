@@ -373,20 +373,31 @@ static void packet_route(const ws_viz_packet *p, char *buf, size_t n) {
   }
 }
 
-/* Over a packet in flight: its route, bytes, micro-op and the cycles of
- * its hop. */
+/* "weights blocks.0.attn.qkv.weight + 0x1c0": the named range holding an
+ * address (ws_viz_inspect_namer), for tooltips. */
+static bool name_addr(void *user, uint64_t addr, char *buf, size_t n) {
+  const ws_viz_model *m = user;
+  const ws_runtime_region *g = ws_viz_model_region(m, ws_viz_model_region_at(m, addr));
+  if (!g) return false;
+  snprintf(buf, n, "%s %s + 0x%" PRIx64, ws_runtime_tensor_name(g->tensor), g->name, addr - g->addr);
+  return true;
+}
+
+/* Over a packet in flight: its route, address and tensor, bytes, micro-op
+ * and the cycles of its hop. */
 static bool packet_tooltip(ws_viz_app *a) {
   size_t i;
   if (!a->frame || a->broken || !ws_viz_render_packet_at(a->render, a->frame, a->mouse_x, a->mouse_y, &i))
     return false;
   const ws_viz_packet *p = &a->frame->packets[i];
-  char route[128];
+  char route[128], name[160] = "";
   packet_route(p, route, sizeof route);
+  if (!name_addr(a->model, p->addr, name, sizeof name)) snprintf(name, sizeof name, "no named range");
   snprintf(a->tooltip, sizeof a->tooltip,
-           "%s, %u bytes, micro-op %" PRIu64 "%s\ncycles %" PRIu64 " to %" PRIu64 ": %" PRIu64
-           " cycles on the link, %.0f%% of the way",
-           route, p->bytes, p->uop, p->tagged ? ", carries the followed pixel" : "", p->begin, p->end,
-           p->end - p->begin, 100.0 * p->progress);
+           "%s, %u bytes, micro-op %" PRIu64 "%s\nline 0x%" PRIx64 " (%s)\ncycles %" PRIu64 " to %" PRIu64
+           ": %" PRIu64 " cycles on the link, %.0f%% of the way",
+           route, p->bytes, p->uop, p->tagged ? ", carries the followed pixel" : "", p->addr, name, p->begin,
+           p->end, p->end - p->begin, 100.0 * p->progress);
   return true;
 }
 
@@ -632,6 +643,7 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
   }
   st = ws_viz_runrow_build(ctx, r, &a->row);
   if (st == WS_OK) st = ws_viz_inspect_create(ctx, r, ws_viz_model_cfg(m), &a->inspect);
+  if (st == WS_OK) ws_viz_inspect_set_namer(a->inspect, name_addr, m);
   if (st != WS_OK) {
     ws_viz_app_close(a);
     return st;

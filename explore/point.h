@@ -1,0 +1,91 @@
+/* point.h - one point of an exploration: a generated GEMM or attention
+ * kernel with its tile configuration, on a GPU preset, for one problem
+ * size; run in timing mode, checked against OpenBLAS, and measured into one
+ * flat record that the `gemm` and `attention` commands print, the sweep
+ * writes as a CSV or JSON row, and the charts read back.
+ *
+ * Design: a point is plain data (names and numbers, no pointers into the
+ * simulator), so it can be copied to worker threads and MPI ranks, parsed
+ * back from a sweep's output to resume it, and compared field by field.
+ * The result record is the one schema of the explorer: its columns, in
+ * order, are the sweep's (explore/record.h, docs/explore.md); a field that
+ * does not apply (a GEMM's sequence length) is 0 and printed empty. Nothing
+ * in a record depends on the host (no wall time), so a sweep's output is
+ * the same whoever ran its points. */
+#ifndef WS_EXPLORE_POINT_H
+#define WS_EXPLORE_POINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/ctx.h"
+#include "sim/core/config.h"
+
+typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;
+
+#define WS_POINT_NAME_MAX 32
+#define WS_POINT_MAX_SETS 16 /* --set overrides carried by a point */
+#define WS_POINT_SET_MAX 96
+
+/* What is run. */
+typedef struct ws_point {
+  ws_point_kind kind;
+  char gpu[WS_POINT_NAME_MAX];                    /* preset name */
+  char sets[WS_POINT_MAX_SETS][WS_POINT_SET_MAX]; /* "section.key=value" overrides, applied in order */
+  uint32_t nsets;
+  /* GEMM: C[m x n] = A[m x k] B[k x n] */
+  uint32_t m, n, k;
+  char variant[WS_POINT_NAME_MAX]; /* the ladder step (ws_gemmgen_variant_name) */
+  uint32_t bm, bn, bk, tm, tn, wm, wn, threads; /* 0: the variant's default */
+  /* attention: heads x seq x dhead, naive (three kernels) or flash (fused) */
+  uint32_t seq, heads, dhead;
+  char attn[WS_POINT_NAME_MAX]; /* "naive" or "flash" */
+  uint32_t br, bc;              /* flash tiles; 0: default */
+  uint64_t seed;                /* the inputs' generator */
+} ws_point;
+
+/* What was measured. Sums over the point's launches (naive attention has
+ * three); rates are over the same. */
+#define WS_POINT_STALLS_MAX 24
+typedef struct ws_point_result {
+  bool valid;          /* false: the configuration was refused before running */
+  char why[256];       /* why it was refused, or why the check failed ("" otherwise) */
+  bool check_pass;     /* results within the tolerance of OpenBLAS */
+  double max_abs_err;  /* against OpenBLAS */
+  bool sampled;        /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
+  uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
+  uint32_t ctas_per_sm;
+  double occupancy_pct;     /* theoretical */
+  char limiter[24];         /* ws_occupancy_limiter_name */
+  uint64_t ctas, launches;
+  uint64_t cycles;
+  double time_us;           /* cycles at the preset's clock */
+  double flops;             /* the algorithm's: 2 m n k for a GEMM; 4 heads seq^2 dhead for attention */
+  double gflops;            /* flops / time */
+  uint64_t warp_insns;
+  double l1_hit_pct, l2_hit_pct; /* sector hit rates, < 0 when no lookups */
+  uint64_t dram_read_bytes, dram_write_bytes;
+  double arith_intensity;   /* flops / DRAM bytes (read + written) */
+  uint64_t smem_bank_conflicts;
+  uint64_t lsu_refusals;
+  double stall_pct[WS_POINT_STALLS_MAX]; /* share of stalled warp-cycles per reason, in the device's order */
+  uint32_t nstalls;
+  char stall_names[WS_POINT_STALLS_MAX][24];
+} ws_point_result;
+
+typedef struct ws_point_opts {
+  double timeout_s; /* wall-clock bound of the point's simulation; 0: none */
+} ws_point_opts;
+
+/* Resolves the preset and the generator's configuration and checks them
+ * (the generator's rules and the device limits), without running: false
+ * with the reason in *why for a point that cannot run. */
+bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_bytes);
+/* Runs the point: a fresh device on its preset, inputs from its seed,
+ * timing mode, the check against OpenBLAS. A refused configuration is not
+ * an error: res->valid is false with the reason. Errors are for what stops
+ * the run itself (no memory, a watchdog). */
+ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res);
+
+#endif

@@ -16,8 +16,8 @@
 #define PAD 6
 
 /* The columns of a hop row: x from the panel's text edge, and width. */
-static const int32_t col_x[6] = {0, 30, 122, 392, 500, 600};
-static const int32_t col_w[6] = {28, 90, 268, 106, 98, 80};
+static const int32_t col_x[6] = {0, 30, 130, 392, 500, 600};
+static const int32_t col_w[6] = {28, 100, 262, 108, 100, 80};
 
 struct ws_viz_ledger {
   TTF_Font *font;

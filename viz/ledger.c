@@ -80,14 +80,21 @@ static void frame_rect(SDL_Surface *s, SDL_Rect r, int32_t thick, Uint32 c) {
   SDL_FillRects(s, e, 4, c);
 }
 
-/* The ring's outer rectangle around a component. */
-static ws_viz_rect ring_of(ws_viz_rect rc) {
+static void at_least(int32_t *at, int32_t *len, int32_t min) {
+  if (*len >= min) return;
+  *at -= (min - *len) / 2;
+  *len = min;
+}
+
+ws_viz_rect ws_viz_ledger_ring(ws_viz_rect rc) {
+  at_least(&rc.x, &rc.w, WS_VIZ_LEDGER_RING_MIN_PX);
+  at_least(&rc.y, &rc.h, WS_VIZ_LEDGER_RING_MIN_PX);
   int32_t g = WS_VIZ_LEDGER_RING_GAP + WS_VIZ_LEDGER_RING_PX;
   return (ws_viz_rect){rc.x - g, rc.y - g, rc.w + 2 * g, rc.h + 2 * g};
 }
 
 static void draw_ring(SDL_Surface *s, ws_viz_rect rc) {
-  ws_viz_rect o = ring_of(rc);
+  ws_viz_rect o = ws_viz_ledger_ring(rc);
   frame_rect(s, (SDL_Rect){o.x, o.y, o.w, o.h}, WS_VIZ_LEDGER_RING_PX, map(s, WS_VIZ_LEDGER_RING_RGB));
 }
 
@@ -242,7 +249,7 @@ void ws_viz_ledger_draw(ws_viz_ledger *ld, SDL_Surface *s, const ws_viz_layout *
   ws_viz_layout_size(l, &cw, &ch);
   ws_viz_rect rc;
   bool has_ring = ws_viz_walk_rect(w, stop, l, &rc);
-  ld->panel = place(panel_size(ld, w, stop, cw), l, has_ring, has_ring ? ring_of(rc) : rc);
+  ld->panel = place(panel_size(ld, w, stop, cw), l, has_ring, has_ring ? ws_viz_ledger_ring(rc) : rc);
   draw_panel(ld, s, w, stop);
   if (has_ring) draw_ring(s, rc);
 }

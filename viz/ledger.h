@@ -24,10 +24,13 @@ struct SDL_Surface;
 
 /* The ring's colour: a magenta no other part of the picture uses. */
 #define WS_VIZ_LEDGER_RING_RGB ((ws_viz_rgb){0xff, 0x2b, 0xd6})
-/* The ring hugs the component from RING_GAP pixels out to RING_GAP +
- * RING_PX - 1. */
+/* The ring is RING_PX thick and leaves RING_GAP pixels round the
+ * component, or round a box of RING_MIN_PX a side centred on it where the
+ * component is smaller (an HBM bank, a warp slot of the whole GPU), so it
+ * can be seen from the back of a classroom. */
 #define WS_VIZ_LEDGER_RING_GAP 1
 #define WS_VIZ_LEDGER_RING_PX 3
+#define WS_VIZ_LEDGER_RING_MIN_PX 28
 
 typedef struct ws_viz_ledger ws_viz_ledger;
 
@@ -39,6 +42,8 @@ void ws_viz_ledger_destroy(ws_viz_ledger *ld);
  * then the ring where `l` shows the stop's component (ws_viz_walk_rect). */
 void ws_viz_ledger_draw(ws_viz_ledger *ld, struct SDL_Surface *s, const ws_viz_layout *l,
                         const ws_viz_walk *w, size_t stop);
+/* The ring's outer rectangle round a component's rectangle. */
+ws_viz_rect ws_viz_ledger_ring(ws_viz_rect component);
 /* Where the panel went in the last draw (for tests). */
 ws_viz_rect ws_viz_ledger_panel(const ws_viz_ledger *ld);
 

@@ -444,7 +444,8 @@ static void expect_ring_shown(ws_viz_app *a, const ws_viz_walk *w, size_t i) {
   ws_viz_app_frame(a, 0);
   ws_viz_rect rc;
   cr_assert(ws_viz_walk_rect(w, i, ws_viz_app_layout(a), &rc));
-  int32_t x = rc.x + rc.w + WS_VIZ_LEDGER_RING_GAP, y = rc.y + rc.h / 2;
+  ws_viz_rect o = ws_viz_ledger_ring(rc);
+  int32_t x = o.x + o.w - 2, y = o.y + o.h / 2;
   ws_viz_rgb got = pixel(a, x, y), want = WS_VIZ_LEDGER_RING_RGB;
   cr_expect(got.r == want.r && got.g == want.g && got.b == want.b, "stop %zu: (%d,%d) is #%02x%02x%02x", i, x,
             y, got.r, got.g, got.b);

@@ -290,9 +290,11 @@ static void expect_ring(ws_viz_model *m, ws_viz_ledger *ld, size_t i) {
   ws_viz_ledger_draw(ld, surf, l, walk, i);
   ws_viz_rect rc;
   cr_assert(ws_viz_walk_rect(walk, i, l, &rc));
-  int32_t d = WS_VIZ_LEDGER_RING_GAP + 1, mx = rc.x + rc.w / 2, my = rc.y + rc.h / 2;
-  int32_t probes[4][2] = {
-      {rc.x - d, my}, {rc.x + rc.w - 1 + d, my}, {mx, rc.y - d}, {mx, rc.y + rc.h - 1 + d}};
+  /* one pixel inside the ring's outer edge, on each side: the ring is outside the part */
+  ws_viz_rect o = ws_viz_ledger_ring(rc);
+  cr_expect(o.x < rc.x && o.y < rc.y && o.x + o.w > rc.x + rc.w && o.y + o.h > rc.y + rc.h);
+  int32_t mx = o.x + o.w / 2, my = o.y + o.h / 2;
+  int32_t probes[4][2] = {{o.x + 1, my}, {o.x + o.w - 2, my}, {mx, o.y + 1}, {mx, o.y + o.h - 2}};
   for (int k = 0; k < 4; k++) {
     if (probes[k][0] < 0 || probes[k][1] < 0 || probes[k][0] >= 1280 || probes[k][1] >= 800) continue;
     ws_viz_rgb got = pixel(surf, probes[k][0], probes[k][1]);

@@ -39,14 +39,41 @@ static void warp_part(const ws_journey_hop *h, const ws_gpu_cfg *cfg, ws_viz_wal
   }
 }
 
-/* The SM's parts: the L1 set by the text "set N sectors ...". */
+/* The channel, slice or set a hop names: its unit and index fields, or in
+ * a trace written before them, the numbers its where text starts with. */
+static bool l1_set(const ws_journey_hop *h, unsigned *set) {
+  if (h->index == WS_JOURNEY_NO_INDEX) return sscanf(h->component, "set %u", set) == 1;
+  *set = h->index;
+  return true;
+}
+
+static bool hbm_bank(const ws_journey_hop *h, unsigned *ch, unsigned *bank) {
+  if (h->unit == WS_PROBE_NONE || h->index == WS_JOURNEY_NO_INDEX)
+    return sscanf(h->component, "ch %u bank %u", ch, bank) == 2;
+  *ch = h->unit;
+  *bank = h->index;
+  return true;
+}
+
+static bool l2_slice(const ws_journey_hop *h, unsigned *slice) {
+  if (h->unit == WS_PROBE_NONE) return sscanf(h->component, "slice %u", slice) == 1;
+  *slice = h->unit;
+  return true;
+}
+
+static uint32_t pcie_lane(const ws_journey_hop *h) {
+  if (h->unit != WS_PROBE_NONE) return h->unit ? 1 : 0;
+  return strncmp(h->component, "D2H", 3) == 0;
+}
+
+/* The SM's parts: the L1 set, the shared-memory banks, the warp. */
 static void sm_part(const ws_journey_hop *h, const ws_gpu_cfg *cfg, ws_viz_walk_stop *s) {
   unsigned set;
   s->sm = h->sm;
   switch ((ws_journey_level)h->level) {
   case WS_JOURNEY_L1:
     s->part = WS_VIZ_PART_L1;
-    if (sscanf(h->component, "set %u", &set) == 1 && set < cfg->geom.l1_sets) {
+    if (l1_set(h, &set) && set < cfg->geom.l1_sets) {
       s->part = WS_VIZ_PART_L1_SET;
       s->index = set;
     }
@@ -56,26 +83,25 @@ static void sm_part(const ws_journey_hop *h, const ws_gpu_cfg *cfg, ws_viz_walk_
   }
 }
 
-/* The GPU's parts: HBM bank by "ch C bank B ...", L2 slice by "slice S
- * ...", the PCIe lane by the burst's direction. */
+/* The GPU's parts: host RAM, the PCIe lane, the HBM bank (a copy's end:
+ * the channels' area), the L2 slice. */
 static void gpu_part(const ws_journey_hop *h, const ws_gpu_cfg *cfg, ws_viz_walk_stop *s) {
   unsigned a, b;
   switch ((ws_journey_level)h->level) {
   case WS_JOURNEY_HOST: s->part = WS_VIZ_PART_HOST; break;
   case WS_JOURNEY_PCIE:
     s->part = WS_VIZ_PART_PCIE;
-    s->index = strncmp(h->component, "D2H", 3) == 0;
+    s->index = pcie_lane(h);
     break;
   case WS_JOURNEY_DRAM:
     s->part = WS_VIZ_PART_HBM;
-    if (sscanf(h->component, "ch %u bank %u", &a, &b) == 2 && a < cfg->hbm.channels &&
-        b < cfg->hbm.banks_per_channel) {
+    if (hbm_bank(h, &a, &b) && a < cfg->hbm.channels && b < cfg->hbm.banks_per_channel) {
       s->part = WS_VIZ_PART_HBM_BANK;
       s->index = a * cfg->hbm.banks_per_channel + b;
     }
     break;
   case WS_JOURNEY_L2:
-    if (sscanf(h->component, "slice %u", &a) == 1 && a < cfg->l2.slices) {
+    if (l2_slice(h, &a) && a < cfg->l2.slices) {
       s->part = WS_VIZ_PART_L2_SLICE;
       s->index = a;
     }

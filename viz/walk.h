@@ -10,10 +10,11 @@
  * Host hops happen in ns outside every launch: a stop shows them at the
  * adjacent launch (the previous one's end, else the next one's start) and
  * says it is host-side. The HBM channel and bank, the L2 slice, the L1 set
- * and the PCIe direction come from the hop's component text in the format
- * traces/journey.c writes ("ch 7 bank 5 row ...", "slice 33 set ...",
- * "set 3 sectors ...", "H2D burst ..."); a text that does not parse
- * outlines the enclosing part (the channels' area, the SM) instead. A
+ * and the PCIe direction are the hop's unit and index fields; a trace
+ * written before them has only the where text, in the form
+ * traces/journey.c writes it ("ch 7 bank 5 row ...", "slice 33 set ...",
+ * "set 3 sectors ...", "H2D burst ..."), so that is read instead, and a
+ * hop naming neither outlines the enclosing part (the channels' area). A
  * reach row counts as passed at the last stop of the timeline record that
  * bears its layer's name (the layer's last kernel, or a copy such as
  * "probability") and at every stop after it. */

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "models/image.h"
+#include "models/vitrun.h"
 #include "traces/journey.h"
+#include "traces/tee.h"
 #include "traces/wst.h"
 #include "viz/layout.h"
 #include "viz/ledger.h"
@@ -256,6 +259,110 @@ Test(walk, a_journey_past_the_traces_launches_is_refused) {
   cr_expect_eq(ws_viz_walk_create(ctx, reader, &cfg, &walk), WS_ERR_INVALID);
   cr_expect_null(walk);
   cr_expect(strstr(ws_errmsg(ctx), "launch") != NULL, "%s", ws_errmsg(ctx));
+  teardown();
+}
+
+/* A journey's text as traces before the unit and index columns wrote it:
+ * those two columns (the 9th and 10th) dropped from every hop line. */
+static char *without_unit_index(const char *text, size_t size) {
+  char *out = malloc(size + 1), *o = out;
+  cr_assert_not_null(out);
+  const char *end = text + size, *reach = strstr(text, "layer\treached\ttotal\n");
+  for (const char *p = text; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+    int col = 0;
+    for (size_t k = 0; k < len; k++) {
+      if (reach && p >= reach) col = 0; /* the reach rows stay whole */
+      bool drop = col == 8 || col == 9;
+      if (p[k] == '\t' && col < 10) col++;
+      if (!drop) *o++ = p[k];
+    }
+    p += len;
+  }
+  *o = '\0';
+  return out;
+}
+
+/* The stops a hop's fields give (what the walk of a new trace shows). */
+static void expect_same_part(size_t i, const ws_journey_hop *h, const ws_viz_walk_stop *s) {
+  switch ((ws_journey_level)h->level) {
+  case WS_JOURNEY_DRAM:
+    if (h->index != WS_JOURNEY_NO_INDEX)
+      cr_expect(s->part == WS_VIZ_PART_HBM_BANK && s->index == h->unit * cfg.hbm.banks_per_channel + h->index,
+                "hop %zu", i + 1);
+    break;
+  case WS_JOURNEY_L2:
+    cr_expect(s->part == WS_VIZ_PART_L2_SLICE && s->index == h->unit, "hop %zu", i + 1);
+    break;
+  case WS_JOURNEY_L1:
+    cr_expect(s->part == WS_VIZ_PART_L1_SET && s->index == h->index, "hop %zu", i + 1);
+    break;
+  case WS_JOURNEY_PCIE:
+    cr_expect(s->part == WS_VIZ_PART_PCIE && s->index == h->unit, "hop %zu", i + 1);
+    break;
+  default: break;
+  }
+}
+
+/* A trace written before the unit and index columns: its walk reads the
+ * where texts and outlines the same parts. */
+Test(walk, a_trace_from_before_the_unit_and_index_columns_walks_the_same) {
+  ctx = ws_ctx_create();
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
+  ws_device *dev = NULL;
+  ws_runtime *rt = NULL;
+  ws_tinyvit_weights *tw = NULL;
+  ws_image *img = NULL;
+  ws_journey *j = NULL;
+  ws_wst_writer *wr = NULL;
+  float images[WS_TINYVIT_IMAGE_FLOATS];
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
+  cr_assert_eq(ws_runtime_create(dev, &rt), WS_OK);
+  ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
+  cr_assert_eq(ws_tinyvit_weights_create(ctx, &mc, &tw), WS_OK);
+  ws_tinyvit_weights_init_seeded(tw, 1);
+  cr_assert_eq(ws_image_sample(ctx, "checker", &img), WS_OK);
+  cr_assert_eq(ws_image_to_input(ctx, img, images), WS_OK);
+  cr_assert_eq(ws_journey_create(ctx, &j), WS_OK);
+  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &wr), WS_OK, "%s", ws_errmsg(ctx));
+  static ws_tee tee; /* the device keeps a pointer to its probe */
+  ws_tee_init(&tee, ws_journey_probe(j), ws_wst_writer_probe(wr));
+  ws_device_set_probe(dev, &tee.probe);
+  ws_vitrun_cfg vc = ws_vitrun_defaults();
+  vc.follow = (ws_vitrun_follow){true, 12, 7, WS_VITRUN_ALL_CHANNELS};
+  ws_vitrun_result res;
+  memset(&res, 0, sizeof res);
+  cr_assert_eq(ws_vitrun_run(rt, tw, images, &vc, &res), WS_OK, "%s", ws_errmsg(ctx));
+  char *text = NULL, *old = NULL;
+  size_t size = 0, ntl = 0;
+  cr_assert_eq(ws_journey_to_text(ctx, j, &text, &size), WS_OK);
+  old = without_unit_index(text, size);
+  const ws_runtime_record *tl = ws_runtime_timeline(rt, &ntl);
+  cr_assert_eq(ws_wst_writer_set_timeline(wr, tl, ntl), WS_OK);
+  cr_assert_eq(ws_wst_writer_set_journey(wr, old, strlen(old)), WS_OK);
+  cr_assert_eq(ws_wst_writer_commit(wr), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(wr);
+  cr_assert_eq(ws_wst_open(ctx, path, &reader), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_viz_walk_create(ctx, reader, &cfg, &walk), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_journey_hop *h;
+  size_t n = ws_journey_hops(j, &h);
+  cr_assert_eq(ws_viz_walk_count(walk), n);
+  for (size_t i = 0; i < n; i++) {
+    cr_expect_eq(ws_viz_walk_hop(walk, i)->index, WS_JOURNEY_NO_INDEX, "read as an old trace");
+    expect_same_part(i, &h[i], ws_viz_walk_at(walk, i));
+  }
+  free(old);
+  free(text);
+  ws_journey_destroy(j);
+  ws_vitrun_result_free(&res);
+  ws_image_destroy(img);
+  ws_tinyvit_weights_destroy(tw);
+  ws_runtime_destroy(rt);
+  ws_device_destroy(dev);
   teardown();
 }
 

@@ -59,7 +59,8 @@ static const char run_help[] =
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
     "%s%s" WS_CLI_CHECK_HELP "%s" WS_CLI_TRACEOPT_HELP
     "  --viz               after the run, open its trace in the visualizer's window\n"
-    "                      (docs/viz.md; recorded to a temporary file unless --trace names one)\n"
+    "                      (docs/viz.md; recorded to a temporary file unless --trace names one);\n"
+    "                      with --follow-pixel in pixel mode, at the pixel's first hop\n"
     "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"

@@ -59,7 +59,8 @@ static const char run_help[] =
     "                      tm=2 tn=2, sized for 64-row GEMMs); tile flags override it\n"
     "%s%s" WS_CLI_CHECK_HELP "%s" WS_CLI_TRACEOPT_HELP
     "  --viz               after the run, open its trace in the visualizer's window\n"
-    "                      (docs/viz.md; recorded to a temporary file unless --trace names one)\n"
+    "                      (docs/viz.md; recorded to a temporary file unless --trace names one);\n"
+    "                      with --follow-pixel in pixel mode, at the pixel's first hop\n"
     "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
@@ -358,14 +359,15 @@ static void print_journey(const ws_vitrun_follow *f, const ws_journey *j, const 
   ws_journey_print(stdout, hops, n, tl, ntl, cfg->gpu.core_clock_mhz);
 }
 
-/* --viz: the run's trace in the visualizer's window, from its first launch. */
-static ws_status view(ws_ctx *ctx, const char *path) {
+/* --viz: the run's trace in the visualizer's window, from its first launch,
+ * or with a followed pixel in pixel mode at its first hop. */
+static ws_status view(ws_ctx *ctx, const char *path, bool walk) {
   fflush(stdout);
   ws_wst_reader *r = NULL;
   ws_viz_model *m = NULL;
   ws_status st = ws_wst_open(ctx, path, &r);
   if (st == WS_OK) st = ws_viz_model_create(ctx, r, &m);
-  ws_viz_app_opts ao = {0};
+  ws_viz_app_opts ao = {.walk = walk};
   if (st == WS_OK) st = ws_viz_app_run(ctx, r, m, &ao);
   ws_viz_model_destroy(m);
   ws_wst_close(r);
@@ -434,7 +436,7 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
                               res.reach[i].total);
   if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, rt);
   ws_cli_trace_free(&trace);
-  if (st == WS_OK && o->viz) st = view(ctx, o->trace.path);
+  if (st == WS_OK && o->viz) st = view(ctx, o->trace.path, o->vit.follow.on);
   /* the weights file is an output like any other: written only by a run
    * that succeeded, so a refused or failed run leaves the old file alone */
   if (st == WS_OK && res.pass && o->save_weights) st = ws_tinyvit_weights_save(ctx, w, o->save_weights);

@@ -18,9 +18,11 @@
 #include "cli/cli.h"
 #include "viz/app.h"
 #include "viz/layout.h"
+#include "viz/ledger.h"
 #include "viz/model.h"
 #include "viz/render.h"
 #include "viz/shot.h"
+#include "viz/walk.h"
 
 static const char viz_help[] =
     "usage: warpscope viz FILE.wst [--launch N | --kernel NAME] [--at-cycle N] [--zoom gpu|sm:N|smem:N]\n"
@@ -28,7 +30,8 @@ static const char viz_help[] =
     "       warpscope viz FILE.wst --screenshot OUT.png [--at-cycle N] [--launch N | --kernel NAME]\n"
     "                     [--zoom gpu|sm:N|smem:N] [--size WxH]\n"
     "       warpscope viz FILE.wst --frames DIR --every N [--launch N | --kernel NAME] [--zoom ...]\n"
-    "                     [--size WxH]\n\n"
+    "                     [--size WxH]\n"
+    "       warpscope viz FILE.wst --walk [--hop N] [--screenshot OUT.png | --frames DIR] [--size WxH]\n\n"
     "Draws the GPU of a trace recorded with --trace (docs/traces.md) as it was at a cycle of a\n"
     "launch: every SM's warp slots coloured by state, shared-memory and register-file banks,\n"
     "tensor cores, L1 and L2 activity, HBM banks with their open rows, the requests moving on\n"
@@ -36,8 +39,9 @@ static const char viz_help[] =
     "the same PNG bytes.\n\n"
     "Without --screenshot or --frames it opens a window that plays the trace back: space plays\n"
     "and pauses, right arrow steps a cycle, n a warp instruction, k/K a kernel, +/- change the\n"
-    "speed, z/x/g zoom, p saves a picture, ? lists every key, q quits (docs/viz.md). It needs a\n"
-    "display; --screenshot draws without one.\n\n"
+    "speed, z/x/g zoom, j/J walk a followed pixel's hops (pixel mode, w on/off), p saves a\n"
+    "picture, ? lists every key, q quits (docs/viz.md). It needs a display; --screenshot draws\n"
+    "without one.\n\n"
     "  --screenshot FILE   write the picture at --at-cycle to FILE (PNG, atomically)\n"
     "  --at-cycle N        the cycle within the launch (default 0): the picture's, or where the\n"
     "                      window starts\n"
@@ -50,6 +54,11 @@ static const char viz_help[] =
     "  --size WxH          the picture's or the window's size in pixels (default 1280x800)\n"
     "  --window N          the cycles the live counters (hit rates, bandwidth) look back over\n"
     "                      (default 256)\n"
+    "  --walk              pixel mode, for a trace recorded with run --follow-pixel: the view\n"
+    "                      follows the pixel hop by hop, with the journey ledger on the picture\n"
+    "                      and its hop outlined; --frames DIR draws one frame per hop\n"
+    "  --hop N             pixel mode at hop N (1.., as the run's ledger numbers them): the\n"
+    "                      picture of --screenshot, or where the window starts\n"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 1 when the trace cannot be read, a file cannot be written or\n"
     "no window can be opened (no display), 2 on a usage error.\n";
@@ -65,13 +74,15 @@ enum {
   OPT_KERNEL,
   OPT_ZOOM,
   OPT_SIZE,
-  OPT_WINDOW
+  OPT_WINDOW,
+  OPT_WALK,
+  OPT_HOP
 };
 
 typedef struct viz_opts {
   const char *path, *shot, *frames, *kernel, *zoom;
-  bool has_at, has_launch, has_every;
-  uint64_t at, every, window;
+  bool has_at, has_launch, has_every, walk, has_hop;
+  uint64_t at, every, window, hop;
   uint32_t launch;
   int32_t width, height;
 } viz_opts;
@@ -85,6 +96,8 @@ static const struct option longs[] = {{"screenshot", required_argument, NULL, OP
                                       {"zoom", required_argument, NULL, OPT_ZOOM},
                                       {"size", required_argument, NULL, OPT_SIZE},
                                       {"window", required_argument, NULL, OPT_WINDOW},
+                                      {"walk", no_argument, NULL, OPT_WALK},
+                                      {"hop", required_argument, NULL, OPT_HOP},
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
@@ -125,6 +138,8 @@ static int take(viz_opts *o, int c, const char *arg) {
   case OPT_AT: o->has_at = true; return parse_u64_flag("--at-cycle", arg, 0, UINT64_MAX, &o->at);
   case OPT_EVERY: o->has_every = true; return parse_u64_flag("--every", arg, 1, UINT64_MAX, &o->every);
   case OPT_WINDOW: return parse_u64_flag("--window", arg, 1, UINT32_MAX, &o->window);
+  case OPT_WALK: o->walk = true; break;
+  case OPT_HOP: o->walk = o->has_hop = true; return parse_u64_flag("--hop", arg, 1, UINT32_MAX, &o->hop);
   case OPT_LAUNCH:
     o->has_launch = true;
     rc = parse_u64_flag("--launch", arg, 0, UINT32_MAX - 1, &v);
@@ -135,10 +150,27 @@ static int take(viz_opts *o, int c, const char *arg) {
   return rc;
 }
 
+/* Pixel mode picks each picture's launch, cycle and view from the hop. */
+static int check_walk(const viz_opts *o) {
+  if (o->has_at || o->has_launch || o->kernel || o->zoom)
+    return ws_cli_usage_error("viz",
+                              "--walk and --hop pick the launch, cycle and view of each hop: leave out "
+                              "--at-cycle, --launch, --kernel and --zoom");
+  if (o->has_every)
+    return ws_cli_usage_error("viz", "--frames with --walk draws one frame per hop: leave out --every");
+  if (o->frames && o->has_hop)
+    return ws_cli_usage_error("viz", "--hop goes with --screenshot or the window, not --frames");
+  return WS_EXIT_OK;
+}
+
 /* The combinations that cannot work, before the trace is opened. */
 static int check(const viz_opts *o) {
+  if (o->walk) {
+    int rc = check_walk(o);
+    if (rc != WS_EXIT_OK) return rc;
+  }
   if (o->shot && o->frames) return ws_cli_usage_error("viz", "--screenshot and --frames exclude each other");
-  if (o->frames && !o->has_every) return ws_cli_usage_error("viz", "--frames needs --every N");
+  if (o->frames && !o->has_every && !o->walk) return ws_cli_usage_error("viz", "--frames needs --every N");
   if (!o->frames && o->has_every) return ws_cli_usage_error("viz", "--every goes with --frames");
   if (o->frames && o->has_at)
     return ws_cli_usage_error("viz", "--at-cycle goes with --screenshot or the window, not --frames");
@@ -178,6 +210,12 @@ typedef struct viz_state {
   ws_viz_layout *layout;
   ws_viz_render_opts ropts;
   bool usage; /* the failure is the command line's */
+  /* pixel mode */
+  ws_viz_walk *walk;
+  ws_viz_render *render; /* the current view's, rebuilt when a hop changes it */
+  ws_viz_ledger *ledger;
+  bool loaded; /* the model holds launch `launch` */
+  uint32_t launch;
 } viz_state;
 
 /* The trace says a flag asks for what it lacks: a usage error. */
@@ -253,7 +291,106 @@ static ws_status frames(viz_state *s, const viz_opts *o, uint32_t launch, uint64
   return st;
 }
 
+/* ---- pixel mode: the walk's stops ----------------------------------------------------------- */
+
+/* The trace, its journey's walk and the hop asked for, all checked before
+ * any picture: no journey or a hop past its end is the command line's. */
+static ws_status open_walk(viz_state *s, const viz_opts *o) {
+  ws_status st = ws_wst_open(s->ctx, o->path, &s->reader);
+  if (st == WS_OK && ws_wst_warning(s->reader)) fprintf(stderr, "warpscope: %s\n", ws_wst_warning(s->reader));
+  if (st == WS_OK) st = ws_viz_model_create(s->ctx, s->reader, &s->model);
+  if (st == WS_OK) st = ws_viz_walk_create(s->ctx, s->reader, ws_viz_model_cfg(s->model), &s->walk);
+  if (st != WS_OK) return st;
+  size_t n = ws_viz_walk_count(s->walk);
+  if (!n)
+    return ws_ctx_fail(s->ctx, refuse(s),
+                       "%s holds no journey: pixel mode needs a trace recorded with `warpscope run "
+                       "--follow-pixel X,Y --trace FILE.wst`",
+                       o->path);
+  if (o->has_hop && o->hop > n)
+    return ws_ctx_fail(s->ctx, refuse(s), "--hop %" PRIu64 ": the journey has %zu hops (1..%zu)", o->hop, n,
+                       n);
+  s->ropts.stall_names = ws_wst_names(s->reader, &s->ropts.nstall_names);
+  return WS_OK;
+}
+
+/* The layout and renderer of a view, rebuilt only when the view changes. */
+static ws_status walk_view(viz_state *s, const viz_opts *o, ws_viz_view v) {
+  if (s->layout) {
+    ws_viz_view cur = ws_viz_layout_view(s->layout);
+    if (cur.zoom == v.zoom && cur.sm == v.sm) return WS_OK;
+  }
+  ws_viz_render_destroy(s->render);
+  ws_viz_layout_destroy(s->layout);
+  s->render = NULL;
+  s->layout = NULL;
+  ws_status st = ws_viz_layout_create(s->ctx, ws_viz_model_cfg(s->model), o->width, o->height, v, &s->layout);
+  return st == WS_OK ? ws_viz_render_create(s->ctx, s->layout, &s->ropts, &s->render) : st;
+}
+
+static ws_status walk_load(viz_state *s, uint32_t launch) {
+  if (s->loaded && s->launch == launch) return WS_OK;
+  s->loaded = false;
+  ws_status st = ws_viz_model_load(s->model, launch);
+  if (st == WS_OK) {
+    s->loaded = true;
+    s->launch = launch;
+  }
+  return st;
+}
+
+/* The picture of stop i: the frame at its launch and cycle in its view,
+ * with the ledger and the ring drawn over it. */
+static ws_status walk_shot(viz_state *s, const viz_opts *o, size_t i, const char *path) {
+  const ws_viz_walk_stop *stop = ws_viz_walk_at(s->walk, i);
+  const ws_viz_frame *f = NULL;
+  ws_status st = walk_view(s, o, stop->view);
+  if (st == WS_OK) st = walk_load(s, stop->launch);
+  if (st == WS_OK) st = ws_viz_model_frame(s->model, stop->cycle, (uint32_t)o->window, &f);
+  if (st == WS_OK) st = ws_viz_render_draw(s->render, f, kernel_name(s, stop->launch));
+  if (st != WS_OK) return st;
+  ws_viz_ledger_draw(s->ledger, ws_viz_render_surface(s->render), s->layout, s->walk, i);
+  return ws_viz_shot_write(s->ctx, path, ws_viz_render_surface(s->render));
+}
+
+static ws_status walk_frames(viz_state *s, const viz_opts *o) {
+  if (mkdir(o->frames, 0777) != 0 && errno != EEXIST)
+    return ws_ctx_fail(s->ctx, WS_ERR_IO, "cannot create '%s': %s", o->frames, strerror(errno));
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < ws_viz_walk_count(s->walk) && st == WS_OK && !ws_cli_interrupted(); i++) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/frame_%06zu.png", o->frames, i) >= (int)sizeof path)
+      return ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--frames: the directory name is too long");
+    st = walk_shot(s, o, i, path);
+  }
+  return st;
+}
+
+static ws_status draw_walk(viz_state *s, const viz_opts *o) {
+  ws_status st = open_walk(s, o);
+  size_t hop = o->has_hop ? (size_t)o->hop - 1 : 0;
+  if (st == WS_OK && !o->shot && !o->frames) {
+    const ws_viz_walk_stop *stop = ws_viz_walk_at(s->walk, hop);
+    ws_viz_app_opts ao = {.width = o->width,
+                          .height = o->height,
+                          .has_launch = true,
+                          .launch = stop->launch,
+                          .cycle = stop->cycle,
+                          .view = stop->view,
+                          .window_cycles = (uint32_t)o->window,
+                          .walk = true,
+                          .walk_stop = hop};
+    return ws_viz_app_run(s->ctx, s->reader, s->model, &ao);
+  }
+  if (st == WS_OK) st = ws_viz_ledger_create(s->ctx, NULL, &s->ledger);
+  if (st != WS_OK) return st;
+  return o->shot ? walk_shot(s, o, hop, o->shot) : walk_frames(s, o);
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
 static ws_status draw(viz_state *s, const viz_opts *o) {
+  if (o->walk) return draw_walk(s, o);
   uint32_t launch = 0;
   ws_status st = open_all(s, o, &launch);
   if (st != WS_OK) return st;
@@ -283,7 +420,10 @@ int ws_cli_viz(int argc, char **argv) {
   rc = st == WS_OK ? WS_EXIT_OK
        : s.usage   ? ws_cli_usage_error("viz", "%s", ws_errmsg(s.ctx))
                    : ws_cli_error("%s", ws_errmsg(s.ctx));
+  ws_viz_ledger_destroy(s.ledger);
+  ws_viz_render_destroy(s.render);
   ws_viz_layout_destroy(s.layout);
+  ws_viz_walk_destroy(s.walk);
   ws_viz_model_destroy(s.model);
   ws_wst_close(s.reader);
   ws_ctx_destroy(s.ctx);

@@ -21,3 +21,8 @@ trap 'rm -f "$trace" "$gemm"' EXIT
 "$ws" viz "$trace" --screenshot "$out/viz-tensors.png" --launch 3 --at-cycle 600
 "$ws" viz "$trace" --screenshot "$out/viz-sm.png" --launch 3 --at-cycle 1200 --zoom sm:0
 "$ws" viz "$trace" --screenshot "$out/viz-smem.png" --kernel flash_attention --at-cycle 460 --zoom smem:0
+# pixel mode: three stops of pixel (12,7)'s walk: an HBM bank, an FFMA in SM 0, and the
+# probability back in host RAM with every layer's reach
+"$ws" viz "$trace" --screenshot "$out/viz-walk-hbm.png" --hop 6
+"$ws" viz "$trace" --screenshot "$out/viz-walk-sm.png" --hop 12
+"$ws" viz "$trace" --screenshot "$out/viz-walk-end.png" --hop 63

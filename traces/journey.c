@@ -112,6 +112,23 @@ static void describe(const ws_probe_event *ev, char *buf, size_t n) {
   }
 }
 
+/* Which channel, slice or set: the numbers the where text names, kept as
+ * fields so a reader (the visualizer's walk) need not parse the text. */
+static void place(ws_journey_hop *h, const ws_probe_event *ev) {
+  h->unit = WS_PROBE_NONE;
+  h->index = WS_JOURNEY_NO_INDEX;
+  switch (ev->kind) {
+  case WS_PEV_PCIE: h->unit = ev->outcome == WS_PROBE_DIR_REQ ? 0 : 1; break;
+  case WS_PEV_DRAM:
+  case WS_PEV_L2:
+    h->unit = ev->unit;
+    h->index = ev->a;
+    break;
+  case WS_PEV_L1: h->index = ev->a; break;
+  default: break;
+  }
+}
+
 static bool is_global_load(const ws_probe_event *ev) {
   return ev->kind == WS_PEV_ISSUE && (ev->b == WS_OP_LDG || ev->b == WS_OP_ATOMGADD ||
                                       ev->b == WS_OP_ATOMGMAX || ev->b == WS_OP_ATOMGCAS);
@@ -128,6 +145,7 @@ static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level,
                         .spent = ev->end > ev->begin ? ev->end - ev->begin : 0};
   if (ev->kind != WS_PEV_PCIE) snprintf(h->kernel, sizeof h->kernel, "%s", j->kernel);
   describe(ev, h->component, sizeof h->component);
+  place(h, ev);
   if (level == WS_JOURNEY_REGISTERS && !is_global_load(ev) &&
       ev->end > ev->begin) { /* shared, constant: data in */
     h->first = ev->end;
@@ -153,6 +171,8 @@ static void on_copy(ws_journey *j, const ws_probe_event *ev) {
     bool at_end = (l == WS_JOURNEY_DRAM) == h2d;
     h->first = at_end ? ev->end : ev->begin;
     h->spent = 0;
+    h->unit = WS_PROBE_NONE; /* a copy's ends: a byte of a buffer, no unit */
+    h->index = WS_JOURNEY_NO_INDEX;
     snprintf(h->component, sizeof h->component, "%s, byte %" PRIu32 " of the copy",
              l == WS_JOURNEY_HOST ? "host buffer" : "device memory", ev->b);
   }
@@ -302,7 +322,9 @@ void ws_journey_print(FILE *out, const ws_journey_hop *hops, size_t nhops, const
 
 /* ---- as text, for the trace ---------------------------------------------------- */
 
-#define TEXT_HEADER "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n"
+#define TEXT_HEADER "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tunit\tindex\tkernel\tcomponent\n"
+/* the header of traces written before the unit and index columns */
+#define TEXT_HEADER_V1 "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n"
 #define REACH_HEADER "layer\treached\ttotal\n"
 
 ws_status ws_journey_add_reach(ws_ctx *ctx, ws_journey *j, const char *layer, uint64_t reached,
@@ -330,16 +352,18 @@ size_t ws_journey_reaches(const ws_journey *j, const ws_journey_reach **out) {
 }
 
 ws_status ws_journey_to_text(ws_ctx *ctx, const ws_journey *j, char **text, size_t *size_bytes) {
-  size_t cap = sizeof TEXT_HEADER + sizeof REACH_HEADER + j->n * 200 + j->nreach * 120;
+  /* a hop's line is at most ~230 bytes (ten numbers, a 47-byte kernel, a 63-byte where) */
+  size_t cap = sizeof TEXT_HEADER + sizeof REACH_HEADER + j->n * 256 + j->nreach * 120;
   char *buf = malloc(cap);
   if (!buf) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory writing the journey");
   size_t n = (size_t)snprintf(buf, cap, "%s", TEXT_HEADER);
   for (size_t i = 0; i < j->n; i++) {
     const ws_journey_hop *h = &j->hops[i];
-    n += (size_t)snprintf(
-        buf + n, cap - n,
-        "%" PRIu32 "\t%u\t%u\t%u\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n", h->launch,
-        h->level, h->sm, h->warp, h->lanes, h->pc, h->first, h->spent, h->kernel, h->component);
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "%" PRIu32 "\t%u\t%u\t%u\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
+                          "\t%u\t%" PRIu32 "\t%s\t%s\n",
+                          h->launch, h->level, h->sm, h->warp, h->lanes, h->pc, h->first, h->spent, h->unit,
+                          h->index, h->kernel, h->component);
   }
   if (j->nreach) n += (size_t)snprintf(buf + n, cap - n, "%s", REACH_HEADER);
   for (size_t i = 0; i < j->nreach; i++)
@@ -374,12 +398,16 @@ static bool parse_str(const char **p, const char *end, char stop, char *dst, siz
   return true;
 }
 
-static bool parse_hop(const char **p, const char *end, ws_journey_hop *h) {
-  uint64_t v[8];
-  static const uint64_t max[8] = {
-      UINT32_MAX, WS_JOURNEY_LEVEL_COUNT - 1, UINT16_MAX, UINT16_MAX, UINT32_MAX, UINT32_MAX, UINT64_MAX,
-      UINT64_MAX};
-  for (int i = 0; i < 8; i++)
+/* A hop line: eight numbers, the unit and index (not in `v1` text), the
+ * kernel and the where text. */
+static bool parse_hop(const char **p, const char *end, bool v1, ws_journey_hop *h) {
+  uint64_t v[10] = {[8] = WS_PROBE_NONE, [9] = WS_JOURNEY_NO_INDEX};
+  static const uint64_t max[10] = {UINT32_MAX, WS_JOURNEY_LEVEL_COUNT - 1,
+                                   UINT16_MAX, UINT16_MAX,
+                                   UINT32_MAX, UINT32_MAX,
+                                   UINT64_MAX, UINT64_MAX,
+                                   UINT16_MAX, UINT32_MAX};
+  for (int i = 0; i < (v1 ? 8 : 10); i++)
     if (!parse_u64(p, end, '\t', max[i], &v[i])) return false;
   *h = (ws_journey_hop){.launch = (uint32_t)v[0],
                         .level = (uint8_t)v[1],
@@ -388,7 +416,9 @@ static bool parse_hop(const char **p, const char *end, ws_journey_hop *h) {
                         .lanes = (uint32_t)v[4],
                         .pc = (uint32_t)v[5],
                         .first = v[6],
-                        .spent = v[7]};
+                        .spent = v[7],
+                        .unit = (uint16_t)v[8],
+                        .index = (uint32_t)v[9]};
   return parse_str(p, end, '\t', h->kernel, sizeof h->kernel) &&
          parse_str(p, end, '\n', h->component, sizeof h->component);
 }
@@ -443,8 +473,11 @@ ws_status ws_journey_from_text(ws_ctx *ctx, const char *text, size_t size_bytes,
   *hops = NULL;
   *nhops = 0;
   if (reach) *reach = NULL, *nreach = 0;
-  size_t hl = sizeof TEXT_HEADER - 1;
-  if (size_bytes < hl || memcmp(text, TEXT_HEADER, hl) != 0)
+  size_t hl = sizeof TEXT_HEADER - 1, hl1 = sizeof TEXT_HEADER_V1 - 1;
+  bool v1 = size_bytes >= hl1 && memcmp(text, TEXT_HEADER_V1, hl1) == 0;
+  if (v1)
+    hl = hl1;
+  else if (size_bytes < hl || memcmp(text, TEXT_HEADER, hl) != 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line 1: the header line expected");
   const char *p = text + hl, *end = text + size_bytes, *hops_end = reach_start(p, end);
   size_t lines = 0;
@@ -452,10 +485,10 @@ ws_status ws_journey_from_text(ws_ctx *ctx, const char *text, size_t size_bytes,
   ws_journey_hop *h = calloc(lines ? lines : 1, sizeof *h);
   if (!h) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "journey: out of memory for %zu hops", lines);
   for (size_t i = 0; i < lines; i++) {
-    if (!parse_hop(&p, hops_end, &h[i])) {
+    if (!parse_hop(&p, hops_end, v1, &h[i])) {
       free(h);
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line %zu: a hop (10 tab-separated fields) expected",
-                         i + 2);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "journey: line %zu: a hop (%d tab-separated fields) expected",
+                         i + 2, v1 ? 10 : 12);
     }
   }
   ws_status st = p != hops_end ? ws_ctx_fail(ctx, WS_ERR_INVALID,

@@ -36,13 +36,17 @@ typedef enum ws_journey_level {
 } ws_journey_level;
 
 #define WS_JOURNEY_HOST_LAUNCH UINT32_MAX /* launch of a hop outside any kernel */
+#define WS_JOURNEY_NO_INDEX UINT32_MAX    /* a hop's index where none applies */
 
 typedef struct ws_journey_hop {
   uint32_t launch;    /* launch index, or WS_JOURNEY_HOST_LAUNCH (times in ns on the timeline) */
   uint8_t level;      /* ws_journey_level */
   uint16_t sm, warp;  /* WS_PROBE_NONE where they do not apply */
+  uint16_t unit;      /* the HBM channel, the L2 slice, the PCIe direction (0 to the device, 1 back); */
+                      /* WS_PROBE_NONE elsewhere, and in traces written before the field */
   uint32_t lanes;     /* registers and units: the lanes holding the value */
   uint32_t pc;        /* UINT32_MAX where it does not apply */
+  uint32_t index;     /* the HBM bank, the L2 or L1 set; WS_JOURNEY_NO_INDEX elsewhere (and before) */
   uint64_t first;     /* launch cycle (host hops: ns) */
   uint64_t spent;     /* cycles (ns) that hop took */
   char kernel[48];    /* the launch's kernel ("" for host hops) */
@@ -84,7 +88,9 @@ size_t ws_journey_reaches(const ws_journey *j, const ws_journey_reach **out);
  * are any, a second header line and one layer's reach per line: what a
  * trace stores. _from_text reads it back into `hops` and `reach` (malloc'd;
  * reach and nreach may be NULL) and checks every field, naming the line of
- * a damaged one. */
+ * a damaged one. It also reads the text of traces written before the unit
+ * and index columns (ten columns a hop), giving them WS_PROBE_NONE and
+ * WS_JOURNEY_NO_INDEX. */
 ws_status ws_journey_to_text(ws_ctx *ctx, const ws_journey *j, char **text, size_t *size_bytes);
 ws_status ws_journey_from_text(ws_ctx *ctx, const char *text, size_t size_bytes, ws_journey_hop **hops,
                                size_t *nhops, ws_journey_reach **reach, size_t *nreach);

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "viz/inspect.h"
+#include "viz/ledger.h"
 #include "viz/palette.h"
 #include "viz/render.h"
 #include "viz/runrow.h"
 #include "viz/shot.h"
+#include "viz/walk.h"
 
 #define DEFAULT_W 1280
 #define DEFAULT_H 800
@@ -32,6 +34,8 @@ static const char *const help_lines[] = {
     "x\tthat SM's shared-memory banks (smem:N)",
     "g\tthe whole GPU",
     "p\tsave a screenshot (viz-cycle-N.png)",
+    "j / J\tpixel mode: the followed pixel's next / previous hop",
+    "w\tpixel mode on / off (the journey ledger and the ring)",
     "?\tthis help",
     "Esc\tclear the selected warp, close this help",
     "q\tquit",
@@ -65,6 +69,12 @@ struct ws_viz_app {
   int32_t w, h, bar_h, line_h;
   int32_t mouse_x, mouse_y;
   bool help, quit, dragging;
+  /* pixel mode */
+  ws_viz_walk *walk;     /* NULL: the journey could not be read (walk_error says why) */
+  ws_viz_ledger *ledger; /* NULL: no font for it */
+  char walk_error[256];
+  bool walk_on;
+  size_t stop;
 };
 
 /* The status line's note (a saved picture, a refused zoom). */
@@ -216,6 +226,57 @@ static void screenshot(ws_viz_app *a) {
     set_note(a, "%s", ws_errmsg(a->ctx));
 }
 
+/* ---- pixel mode ---------------------------------------------------------------------------------------- */
+
+/* Whether the walk can be shown; if not, the note says why. */
+static bool walk_ready(ws_viz_app *a) {
+  if (!a->walk || !a->ledger)
+    set_note(a, "pixel mode: %s", a->walk_error[0] ? a->walk_error : "no walk");
+  else if (!ws_viz_walk_count(a->walk))
+    set_note(a, "pixel mode: this trace has no journey (record one with run --follow-pixel X,Y --trace F)");
+  else
+    return true;
+  return false;
+}
+
+/* Stop i: the player at its launch and cycle, the view its own. */
+static void go_stop(ws_viz_app *a, size_t i) {
+  const ws_viz_walk_stop *s = ws_viz_walk_at(a->walk, i);
+  if (!s || !a->have_player) return;
+  a->walk_on = true;
+  a->stop = i;
+  a->player.playing = false;
+  seek(a, s->launch, s->cycle);
+  ws_viz_view v = ws_viz_layout_view(a->layout);
+  if (v.zoom != s->view.zoom || v.sm != s->view.sm) set_view(a, s->view.zoom, s->view.sm);
+  set_note(a, "hop %zu of %zu", i + 1, ws_viz_walk_count(a->walk));
+}
+
+/* j / J: the next / previous stop (the first j shows the current one);
+ * w: pixel mode on (at its stop) or off. */
+static void walk_key(ws_viz_app *a, SDL_Keycode sym, bool shift) {
+  if (!walk_ready(a)) return;
+  size_t n = ws_viz_walk_count(a->walk);
+  if (sym == SDLK_w && a->walk_on) {
+    a->walk_on = false;
+    set_note(a, "pixel mode off");
+  } else if (sym == SDLK_w || !a->walk_on) {
+    go_stop(a, a->stop < n ? a->stop : 0);
+  } else if (!shift) {
+    go_stop(a, a->stop + 1 < n ? a->stop + 1 : a->stop);
+  } else {
+    go_stop(a, a->stop > 0 ? a->stop - 1 : 0);
+  }
+}
+
+static void open_walk(ws_viz_app *a) {
+  ws_status st = ws_viz_walk_create(a->ctx, a->reader, ws_viz_model_cfg(a->model), &a->walk);
+  if (st == WS_OK) st = ws_viz_ledger_create(a->ctx, a->opts.font_path, &a->ledger);
+  if (st != WS_OK) snprintf(a->walk_error, sizeof a->walk_error, "%s", ws_errmsg(a->ctx));
+  if (a->opts.walk && walk_ready(a) && a->opts.walk_stop < ws_viz_walk_count(a->walk))
+    go_stop(a, a->opts.walk_stop);
+}
+
 static void key(ws_viz_app *a, const SDL_KeyboardEvent *k) {
   SDL_Keycode sym = k->keysym.sym;
   bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
@@ -246,6 +307,10 @@ static void key(ws_viz_app *a, const SDL_KeyboardEvent *k) {
     return;
   }
   if (!a->have_player) return;
+  if (sym == SDLK_j || sym == SDLK_w) {
+    walk_key(a, sym, shift);
+    return;
+  }
   if (sym == SDLK_k) {
     if (!shift) {
       if (p->launch + 1 < p->launches) seek(a, p->launch + 1, 0);
@@ -553,6 +618,8 @@ void ws_viz_app_frame(ws_viz_app *a, double seconds) {
     const ws_viz_frame *f = NULL;
     ws_status st = ws_viz_model_frame(a->model, a->player.cycle, a->opts.window_cycles, &f);
     if (st == WS_OK) st = ws_viz_render_draw(a->render, f, kernel_name(a, a->player.launch));
+    if (st == WS_OK && a->walk_on)
+      ws_viz_ledger_draw(a->ledger, ws_viz_render_surface(a->render), a->layout, a->walk, a->stop);
     if (st != WS_OK)
       trace_failed(a, st);
     else
@@ -664,6 +731,7 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
   } else {
     trace_failed(a, pst);
   }
+  open_walk(a);
   ws_viz_app_frame(a, 0);
   *out = a;
   return WS_OK;
@@ -671,6 +739,8 @@ ws_status ws_viz_app_open(ws_ctx *ctx, ws_wst_reader *r, ws_viz_model *m, const 
 
 void ws_viz_app_close(ws_viz_app *a) {
   if (!a) return;
+  ws_viz_ledger_destroy(a->ledger);
+  ws_viz_walk_destroy(a->walk);
   ws_viz_render_destroy(a->render);
   ws_viz_layout_destroy(a->layout);
   ws_viz_runrow_free(&a->row);
@@ -718,3 +788,7 @@ bool ws_viz_app_help_shown(const ws_viz_app *a) { return a->help; }
 const char *ws_viz_app_message(const ws_viz_app *a) { return a->message[0] ? a->message : NULL; }
 const char *ws_viz_app_note(const ws_viz_app *a) { return a->note; }
 const char *ws_viz_app_tooltip(const ws_viz_app *a) { return a->tooltip; }
+bool ws_viz_app_walk(const ws_viz_app *a, size_t *stop) {
+  *stop = a->stop;
+  return a->walk_on;
+}

@@ -1,6 +1,7 @@
 /* app.h - the visualizer's window: a trace played back in an SDL window,
  * with a status line, a timeline to seek in, a row of launches to jump
- * between, hover tooltips, a help overlay and the keys of docs/viz.md.
+ * between, hover tooltips, a help overlay, pixel mode's walk (viz/walk.h,
+ * viz/ledger.h) and the keys of docs/viz.md.
  *
  * Design: the window is a thin shell over the pieces that are tested
  * without one: the player (viz/player.h) holds the position and the steps,
@@ -35,6 +36,8 @@ typedef struct ws_viz_app_opts {
   uint32_t window_cycles; /* the live counters' window; 0: 256 */
   const char *font_path;  /* NULL: WS_VIZ_FONT_DEFAULT */
   const char *shot_dir;   /* where `p` writes viz-cycle-N.png; NULL: the current directory */
+  bool walk;              /* start in pixel mode (viz/walk.h) at stop `walk_stop`, when the trace */
+  size_t walk_stop;       /* has a journey (else the window notes it has none) */
 } ws_viz_app_opts;
 
 typedef struct ws_viz_app ws_viz_app;
@@ -64,6 +67,8 @@ bool ws_viz_app_help_shown(const ws_viz_app *a);
 const char *ws_viz_app_message(const ws_viz_app *a);
 /* The last status note (a saved screenshot, a refused zoom), "" when none. */
 const char *ws_viz_app_note(const ws_viz_app *a);
+/* Pixel mode: whether it is on, and the stop shown (0-based). */
+bool ws_viz_app_walk(const ws_viz_app *a, size_t *stop);
 /* The tooltip under the mouse, "" when none. */
 const char *ws_viz_app_tooltip(const ws_viz_app *a);
 

@@ -437,5 +437,23 @@ printf '.kernel k\n.shared buf 4096 16\n  EXIT\n' > "$tmp/k.wsa"
 check occ-kernel 0 "4096 B shared memory" -- "$ws" occupancy --threads 64 --kernel "$tmp/k.wsa"
 check occ-kernel-name 1 "" -- "$ws" occupancy --threads 64 --kernel "$tmp/k.wsa:nosuch"
 
+# viz pixel mode: --walk / --hop need a trace with a journey; a hop past its end and a trace
+# without one are usage errors before any file is written; one frame per hop, the same bytes twice
+"$ws" run --gpu classroom --follow-pixel 12,7 --trace "$tmp/px.wst" > /dev/null 2>&1
+check viz-walk-no-journey 2 "holds no journey: pixel mode needs a trace recorded with" -- "$ws" viz "$tmp/v.wst" --screenshot "$tmp/w.png" --hop 1
+check viz-walk-no-journey-frames 2 "holds no journey" -- "$ws" viz "$tmp/v.wst" --frames "$tmp/wfr" --walk
+check viz-walk-no-journey-window 2 "holds no journey" -- env DISPLAY= SDL_VIDEODRIVER=x11 "$ws" viz "$tmp/v.wst" --walk
+check viz-hop-range 2 "--hop 999: the journey has 64 hops (1..64)" -- "$ws" viz "$tmp/px.wst" --screenshot "$tmp/w.png" --hop 999
+check viz-hop-zero 2 "--hop expects an integer from 1" -- "$ws" viz "$tmp/px.wst" --screenshot "$tmp/w.png" --hop 0
+check viz-walk-at-cycle 2 "--walk and --hop pick the launch, cycle and view of each hop" -- "$ws" viz "$tmp/px.wst" --screenshot "$tmp/w.png" --hop 3 --at-cycle 5
+check viz-walk-every 2 "draws one frame per hop: leave out --every" -- "$ws" viz "$tmp/px.wst" --frames "$tmp/wfr" --walk --every 10
+check viz-hop-frames 2 "--hop goes with --screenshot or the window" -- "$ws" viz "$tmp/px.wst" --frames "$tmp/wfr" --hop 3
+[ -e "$tmp/w.png" ] || [ -e "$tmp/wfr" ] && { failed=$((failed + 1)); echo "FAIL: a refused pixel walk wrote a file"; } || passed=$((passed + 1))
+check viz-hop-shot 0 "" -- "$ws" viz "$tmp/px.wst" --screenshot "$tmp/w.png" --hop 7
+"$ws" viz "$tmp/px.wst" --screenshot "$tmp/w2.png" --hop 7 > /dev/null 2>&1
+if cmp -s "$tmp/w.png" "$tmp/w2.png"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two pictures of one hop differ"; fi
+check viz-walk-frames 0 "" -- "$ws" viz "$tmp/px.wst" --frames "$tmp/wfr" --walk --size 640x400
+check viz-walk-frames-count 0 "64" -- sh -c "ls '$tmp/wfr' | wc -l"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -220,3 +220,79 @@ Test(journey, a_trace_keeps_the_tagged_records) {
   unlink(path);
   ws_ctx_destroy(ctx);
 }
+
+/* The unit and index fields name what the where text names: the HBM
+ * channel and bank, the L2 slice and set, the L1 set, the link's
+ * direction; nothing for the rest, a copy's ends included. */
+static void expect_unit_index(size_t i, const ws_journey_hop *h) {
+  unsigned a, b;
+  switch ((ws_journey_level)h->level) {
+  case WS_JOURNEY_DRAM:
+    if (sscanf(h->component, "ch %u bank %u", &a, &b) == 2) {
+      cr_expect(h->unit == a && h->index == b, "hop %zu '%s': unit %u index %u", i, h->component, h->unit,
+                h->index);
+      return;
+    }
+    break;
+  case WS_JOURNEY_L2:
+    cr_assert_eq(sscanf(h->component, "slice %u set %u", &a, &b), 2);
+    cr_expect(h->unit == a && h->index == b, "hop %zu '%s'", i, h->component);
+    return;
+  case WS_JOURNEY_L1:
+    cr_assert_eq(sscanf(h->component, "set %u", &a), 1);
+    cr_expect(h->unit == WS_PROBE_NONE && h->index == a, "hop %zu '%s'", i, h->component);
+    return;
+  case WS_JOURNEY_PCIE:
+    cr_expect_eq(h->unit, strncmp(h->component, "D2H", 3) == 0 ? 1u : 0u, "hop %zu '%s'", i, h->component);
+    cr_expect_eq(h->index, WS_JOURNEY_NO_INDEX);
+    return;
+  default: break;
+  }
+  cr_expect(h->unit == WS_PROBE_NONE && h->index == WS_JOURNEY_NO_INDEX, "hop %zu (%s): none", i,
+            ws_journey_level_name((ws_journey_level)h->level));
+}
+
+Test(journey, hops_name_their_unit_and_index) {
+  fixture f;
+  run_followed(&f, NULL, 12, 7);
+  const ws_journey_hop *h;
+  size_t n = ws_journey_hops(f.j, &h), banks = 0;
+  for (size_t i = 0; i < n; i++) {
+    expect_unit_index(i, &h[i]);
+    banks += h[i].level == WS_JOURNEY_DRAM && h[i].index != WS_JOURNEY_NO_INDEX;
+  }
+  cr_expect_gt(banks, 0u, "the first kernel's HBM command names its bank");
+  teardown(&f);
+}
+
+/* Traces written before the unit and index columns still open: ten
+ * columns a hop, the fields read as none. */
+Test(journey, the_text_of_older_traces_still_reads) {
+  ws_ctx *ctx = ws_ctx_create();
+  const char text[] =
+      "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n"
+      "4294967295\t1\t65535\t65535\t0\t4294967295\t25652\t427\t\tH2D burst of 12288 B at +0\n"
+      "0\t2\t65535\t65535\t0\t4294967295\t373\t22\tpatch_extract\tch 7 bank 5 row 9 (row hit)\n"
+      "layer\treached\ttotal\n"
+      "patch\t3\t3072\n";
+  ws_journey_hop *h = NULL;
+  ws_journey_reach *r = NULL;
+  size_t n = 0, nr = 0;
+  cr_assert_eq(ws_journey_from_text(ctx, text, sizeof text - 1, &h, &n, &r, &nr), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_assert_eq(n, 2u);
+  cr_assert_eq(nr, 1u);
+  for (size_t i = 0; i < n; i++) cr_expect(h[i].unit == WS_PROBE_NONE && h[i].index == WS_JOURNEY_NO_INDEX);
+  cr_expect_eq(h[1].first, 373u);
+  cr_expect_str_eq(h[1].kernel, "patch_extract");
+  cr_expect_str_eq(h[1].component, "ch 7 bank 5 row 9 (row hit)");
+  cr_expect_eq(r[0].reached, 3u);
+  free(h);
+  free(r);
+  /* an old header with a new line (12 columns) is damaged: named */
+  const char mixed[] = "launch\tlevel\tsm\twarp\tlanes\tpc\tfirst\tspent\tkernel\tcomponent\n"
+                       "0\t2\t65535\t65535\t0\t4294967295\t373\t22\t7\t5\tk\tch 7 bank 5\n";
+  cr_expect_eq(ws_journey_from_text(ctx, mixed, sizeof mixed - 1, &h, &n, NULL, NULL), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "line 2") != NULL, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+}

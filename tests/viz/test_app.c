@@ -2,7 +2,8 @@
  * (Xvfb) started by the test, SDL on its x11 driver, synthetic events
  * pushed through SDL's queue, and the effects checked on the player, the
  * layout and the window's pixels. A trace of two saxpy launches on the
- * classroom preset is recorded first. Xvfb is a dependency
+ * classroom preset is recorded first (pixel mode records a followed run of
+ * its own). Xvfb is a dependency
  * (scripts/install-deps.sh): without it the tests fail. */
 #include <SDL2/SDL.h>
 #include <criterion/criterion.h>
@@ -18,7 +19,9 @@
 
 #include "models/example.h"
 #include "viz/app.h"
+#include "viz/ledger.h"
 #include "viz/palette.h"
+#include "viz/walk.h"
 
 #define XVFB "/usr/bin/Xvfb"
 
@@ -418,4 +421,101 @@ Test(app, a_damaged_launch_shows_its_message_and_the_others_stay_reachable) {
   ws_wst_close(r2);
   ws_ctx_destroy(c2);
   unlink(bad);
+}
+
+/* ---- pixel mode ------------------------------------------------------------------------------------- */
+
+/* The stop shown is the walk's: the player at its launch and cycle, the
+ * layout its view. */
+static void expect_at_stop(ws_viz_app *a, const ws_viz_walk *w, size_t i) {
+  size_t stop = SIZE_MAX;
+  cr_assert(ws_viz_app_walk(a, &stop), "pixel mode is on");
+  cr_expect_eq(stop, i);
+  const ws_viz_walk_stop *s = ws_viz_walk_at(w, i);
+  const ws_viz_player *p = ws_viz_app_player(a);
+  cr_expect_eq(p->launch, s->launch, "stop %zu: launch", i);
+  cr_expect_eq(p->cycle, s->cycle, "stop %zu: cycle", i);
+  ws_viz_view v = ws_viz_layout_view(ws_viz_app_layout(a));
+  cr_expect(v.zoom == s->view.zoom && (v.zoom == WS_VIZ_ZOOM_GPU || v.sm == s->view.sm), "stop %zu: view", i);
+}
+
+/* The ring is on the window at the layout's rectangle of the stop's part. */
+static void expect_ring_shown(ws_viz_app *a, const ws_viz_walk *w, size_t i) {
+  ws_viz_app_frame(a, 0);
+  ws_viz_rect rc;
+  cr_assert(ws_viz_walk_rect(w, i, ws_viz_app_layout(a), &rc));
+  ws_viz_rect o = ws_viz_ledger_ring(rc);
+  int32_t x = o.x + o.w - 2, y = o.y + o.h / 2;
+  ws_viz_rgb got = pixel(a, x, y), want = WS_VIZ_LEDGER_RING_RGB;
+  cr_expect(got.r == want.r && got.g == want.g && got.b == want.b, "stop %zu: (%d,%d) is #%02x%02x%02x", i, x,
+            y, got.r, got.g, got.b);
+}
+
+Test(app, walk_keys_follow_the_pixel_hop_by_hop) {
+  char fp[] = "/tmp/ws_app_walk_XXXXXX";
+  int fd = mkstemp(fp);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "'%s' run --gpu classroom --follow-pixel 12,7 --trace '%s' > /dev/null 2>&1",
+           WS_CLI, fp);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  ws_ctx *c2 = ws_ctx_create();
+  ws_wst_reader *r2 = NULL;
+  ws_viz_model *m2 = NULL;
+  ws_viz_walk *w = NULL;
+  cr_assert_eq(ws_wst_open(c2, fp, &r2), WS_OK, "%s", ws_errmsg(c2));
+  cr_assert_eq(ws_viz_model_create(c2, r2, &m2), WS_OK, "%s", ws_errmsg(c2));
+  cr_assert_eq(ws_viz_walk_create(c2, r2, ws_viz_model_cfg(m2), &w), WS_OK, "%s", ws_errmsg(c2));
+  cr_assert_gt(ws_viz_walk_count(w), 10);
+  ws_viz_app_opts o = {.width = 1280, .height = 860};
+  ws_viz_app *a = NULL;
+  cr_assert_eq(ws_viz_app_open(c2, r2, m2, &o, &a), WS_OK, "%s", ws_errmsg(c2));
+  size_t stop;
+  cr_expect(!ws_viz_app_walk(a, &stop), "off until asked for");
+  press(a, SDLK_j, 0);
+  expect_at_stop(a, w, 0);
+  expect_ring_shown(a, w, 0);
+  /* on to the first stop inside an SM: the view zooms into it */
+  size_t i = 0;
+  while (i + 1 < ws_viz_walk_count(w) && ws_viz_walk_at(w, i)->view.zoom != WS_VIZ_ZOOM_SM) {
+    press(a, SDLK_j, 0);
+    expect_at_stop(a, w, ++i);
+  }
+  cr_assert_eq(ws_viz_walk_at(w, i)->view.zoom, WS_VIZ_ZOOM_SM);
+  expect_ring_shown(a, w, i);
+  press(a, SDLK_j, KMOD_LSHIFT);
+  expect_at_stop(a, w, i - 1);
+  cr_expect_eq(ws_viz_layout_view(ws_viz_app_layout(a)).zoom, ws_viz_walk_at(w, i - 1)->view.zoom,
+               "J: back, and the view with it");
+  press(a, SDLK_w, 0);
+  cr_expect(!ws_viz_app_walk(a, &stop), "w: off");
+  press(a, SDLK_QUESTION, 0);
+  ws_viz_app_frame(a, 0);
+  ws_viz_app_close(a);
+  /* opened in pixel mode (run --follow-pixel --viz, viz --walk --hop N) */
+  o.walk = true;
+  o.walk_stop = ws_viz_walk_count(w) - 1;
+  cr_assert_eq(ws_viz_app_open(c2, r2, m2, &o, &a), WS_OK, "%s", ws_errmsg(c2));
+  expect_at_stop(a, w, o.walk_stop);
+  press(a, SDLK_j, 0);
+  expect_at_stop(a, w, o.walk_stop); /* the last stop stays */
+  ws_viz_app_close(a);
+  ws_viz_walk_destroy(w);
+  ws_viz_model_destroy(m2);
+  ws_wst_close(r2);
+  ws_ctx_destroy(c2);
+  unlink(fp);
+}
+
+Test(app, walk_keys_on_a_trace_without_a_journey_say_so) {
+  ws_viz_app *a = open_at(0);
+  press(a, SDLK_j, 0);
+  size_t stop;
+  cr_expect(!ws_viz_app_walk(a, &stop));
+  cr_expect(strstr(ws_viz_app_note(a), "no journey") != NULL, "note '%s'", ws_viz_app_note(a));
+  press(a, SDLK_w, 0);
+  cr_expect(!ws_viz_app_walk(a, &stop));
+  ws_viz_app_frame(a, 0);
+  ws_viz_app_close(a);
 }

@@ -273,7 +273,7 @@ uint64_t ws_viz_model_cycles(const ws_viz_model *m) { return m->cycles; }
 uint64_t ws_viz_model_records(const ws_viz_model *m) { return m->records; }
 uint64_t ws_viz_model_skipped(const ws_viz_model *m) { return m->skipped; }
 
-static void free_frame(ws_viz_frame *f) {
+void ws_viz_frame_free(ws_viz_frame *f) {
   free(f->warp);
   free(f->warp_pc);
   free(f->cta_busy);
@@ -319,7 +319,7 @@ static void unload(ws_viz_model *m) {
   free(m->xbar_cum);
   m->l1_cum = m->l2_cum = NULL;
   m->dram_cum = m->xbar_cum = NULL;
-  free_frame(&m->f);
+  ws_viz_frame_free(&m->f);
   m->packets_cap = 0;
   m->launch = NONE32;
   m->cycles = m->records = m->skipped = 0;
@@ -634,40 +634,46 @@ static bool unique_changes(ws_viz_model *m) {
   return true;
 }
 
-static bool alloc_frame(ws_viz_model *m) {
-  ws_viz_frame *f = &m->f;
-  const ws_gpu_cfg *c = &m->cfg;
+bool ws_viz_frame_alloc(ws_viz_frame *f, const ws_gpu_cfg *c, uint32_t ctas_per_sm, size_t packet_cap) {
+  memset(f, 0, sizeof *f);
   f->num_sms = c->gpu.num_sms;
   f->warp_slots = c->sm.max_warps_per_sm;
-  f->ctas_per_sm = m->ctas_per_sm;
+  f->ctas_per_sm = ctas_per_sm;
   f->subpartitions = c->sm.subpartitions;
   f->num_slices = c->l2.slices;
   f->channels = c->hbm.channels;
   f->banks_per_channel = c->hbm.banks_per_channel;
   size_t sms = f->num_sms, warps = sms * f->warp_slots, sp = sms * f->subpartitions;
-  f->warp = malloc(warps);
-  f->warp_pc = malloc(warps * sizeof *f->warp_pc);
-  f->cta_busy = malloc(sms * m->ctas_per_sm);
-  f->smem_banks = malloc(sms * sizeof(uint32_t));
-  f->smem_wavefronts = malloc(sms * sizeof(uint32_t));
-  f->rf_conflict = malloc(sp * sizeof(uint32_t));
-  f->tensor_busy = malloc(sp);
-  f->l1_lookups = malloc(sms * sizeof(uint32_t));
-  f->l1_hits = malloc(sms * sizeof(uint32_t));
-  f->l1_set_touched = malloc(sms * sizeof(uint32_t));
-  f->l2_lookups = malloc(f->num_slices * sizeof(uint32_t));
-  f->l2_hits = malloc(f->num_slices * sizeof(uint32_t));
-  f->bank_row = malloc(m->nbanks * sizeof(uint32_t));
-  f->bank_busy = malloc(m->nbanks);
-  m->packets_cap = 256; /* grows in frames; never NULL, even when a frame has none */
-  f->packets = malloc(m->packets_cap * sizeof *f->packets);
+  size_t banks = (size_t)f->channels * f->banks_per_channel;
+  f->warp = calloc(warps ? warps : 1, 1);
+  f->warp_pc = calloc(warps ? warps : 1, sizeof *f->warp_pc);
+  f->cta_busy = calloc(sms * ctas_per_sm + 1, 1);
+  f->smem_banks = calloc(sms + 1, sizeof(uint32_t));
+  f->smem_wavefronts = calloc(sms + 1, sizeof(uint32_t));
+  f->rf_conflict = calloc(sp + 1, sizeof(uint32_t));
+  f->tensor_busy = calloc(sp + 1, 1);
+  f->l1_lookups = calloc(sms + 1, sizeof(uint32_t));
+  f->l1_hits = calloc(sms + 1, sizeof(uint32_t));
+  f->l1_set_touched = calloc(sms + 1, sizeof(uint32_t));
+  f->l2_lookups = calloc(f->num_slices + 1, sizeof(uint32_t));
+  f->l2_hits = calloc(f->num_slices + 1, sizeof(uint32_t));
+  f->bank_row = calloc(banks + 1, sizeof(uint32_t));
+  f->bank_busy = calloc(banks + 1, 1);
+  f->packets = calloc(packet_cap ? packet_cap : 1, sizeof *f->packets);
   f->dram_peak_gbps = (double)c->hbm.channels * c->hbm.channel_mbps / 1000.0;
   f->xbar_peak_gbps = ((double)c->gpu.num_sms * c->noc.sm_port_bytes_per_cycle +
                        (double)c->l2.slices * c->noc.slice_port_bytes_per_cycle) *
                       c->gpu.core_clock_mhz / 1000.0;
-  return f->warp && f->warp_pc && f->cta_busy && f->smem_banks && f->smem_wavefronts && f->rf_conflict &&
-         f->tensor_busy && f->l1_lookups && f->l1_hits && f->l1_set_touched && f->l2_lookups && f->l2_hits &&
-         f->bank_row && f->bank_busy && f->packets;
+  bool ok = f->warp && f->warp_pc && f->cta_busy && f->smem_banks && f->smem_wavefronts && f->rf_conflict &&
+            f->tensor_busy && f->l1_lookups && f->l1_hits && f->l1_set_touched && f->l2_lookups &&
+            f->l2_hits && f->bank_row && f->bank_busy && f->packets;
+  if (!ok) ws_viz_frame_free(f);
+  return ok;
+}
+
+static bool alloc_frame(ws_viz_model *m) {
+  m->packets_cap = 256; /* grows in frames; never NULL, even when a frame has none */
+  return ws_viz_frame_alloc(&m->f, &m->cfg, m->ctas_per_sm, m->packets_cap);
 }
 
 static bool build(ws_viz_model *m) {

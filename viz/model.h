@@ -121,6 +121,13 @@ typedef struct ws_viz_frame {
   double xbar_gbps, xbar_peak_gbps; /* packets begun in the window; every SM and slice port at once */
 } ws_viz_frame;
 
+/* A frame sized for a GPU of `cfg` (every array zeroed, room for
+ * packet_cap packets): what the model fills, and what tests and benchmarks
+ * fill by hand. False when memory runs out (nothing is left allocated).
+ * ws_viz_frame_free releases the arrays and zeroes the frame. */
+bool ws_viz_frame_alloc(ws_viz_frame *f, const ws_gpu_cfg *cfg, uint32_t ctas_per_sm, size_t packet_cap);
+void ws_viz_frame_free(ws_viz_frame *f);
+
 typedef struct ws_viz_model ws_viz_model;
 
 /* The model of an open trace; ctx is the one the reader was opened with

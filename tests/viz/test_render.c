@@ -52,58 +52,15 @@ static const ws_viz_render_opts opts = {NULL, stall_names, 12};
 
 /* An idle frame with every array allocated: no warps, rows closed. */
 static ws_viz_frame frame_new(const ws_gpu_cfg *c, size_t npackets) {
-  uint32_t n = c->gpu.num_sms, sp = c->sm.subpartitions, nb = c->hbm.channels * c->hbm.banks_per_channel;
-  ws_viz_frame f = {
-      .num_sms = n,
-      .warp_slots = c->sm.max_warps_per_sm,
-      .ctas_per_sm = c->sm.max_ctas_per_sm,
-      .subpartitions = sp,
-      .num_slices = c->l2.slices,
-      .channels = c->hbm.channels,
-      .banks_per_channel = c->hbm.banks_per_channel,
-      .window_cycles = 1000,
-      .l1_hit_pct = -1,
-      .l2_hit_pct = -1,
-  };
-  f.warp = calloc((size_t)n * f.warp_slots, 1);
-  f.warp_pc = calloc((size_t)n * f.warp_slots, sizeof *f.warp_pc);
-  f.cta_busy = calloc((size_t)n * f.ctas_per_sm, 1);
-  f.smem_banks = calloc(n, sizeof *f.smem_banks);
-  f.smem_wavefronts = calloc(n, sizeof *f.smem_wavefronts);
-  f.rf_conflict = calloc((size_t)n * sp, sizeof *f.rf_conflict);
-  f.tensor_busy = calloc((size_t)n * sp, 1);
-  f.l1_lookups = calloc(n, sizeof *f.l1_lookups);
-  f.l1_hits = calloc(n, sizeof *f.l1_hits);
-  f.l1_set_touched = malloc(n * sizeof *f.l1_set_touched);
-  f.l2_lookups = calloc(c->l2.slices, sizeof *f.l2_lookups);
-  f.l2_hits = calloc(c->l2.slices, sizeof *f.l2_hits);
-  f.bank_row = malloc(nb * sizeof *f.bank_row);
-  f.bank_busy = calloc(nb, 1);
-  f.packets = calloc(npackets ? npackets : 1, sizeof *f.packets);
-  cr_assert(f.warp && f.warp_pc && f.cta_busy && f.smem_banks && f.smem_wavefronts && f.rf_conflict &&
-            f.tensor_busy && f.l1_lookups && f.l1_hits && f.l1_set_touched && f.l2_lookups && f.l2_hits &&
-            f.bank_row && f.bank_busy && f.packets);
+  ws_viz_frame f;
+  cr_assert(ws_viz_frame_alloc(&f, c, c->sm.max_ctas_per_sm, npackets));
+  uint32_t n = c->gpu.num_sms, nb = c->hbm.channels * c->hbm.banks_per_channel;
+  f.window_cycles = 1000;
+  f.l1_hit_pct = -1;
+  f.l2_hit_pct = -1;
   for (uint32_t i = 0; i < n; i++) f.l1_set_touched[i] = UINT32_MAX;
   for (uint32_t i = 0; i < nb; i++) f.bank_row[i] = UINT32_MAX;
   return f;
-}
-
-static void frame_free(ws_viz_frame *f) {
-  free(f->warp);
-  free(f->warp_pc);
-  free(f->cta_busy);
-  free(f->smem_banks);
-  free(f->smem_wavefronts);
-  free(f->rf_conflict);
-  free(f->tensor_busy);
-  free(f->l1_lookups);
-  free(f->l1_hits);
-  free(f->l1_set_touched);
-  free(f->l2_lookups);
-  free(f->l2_hits);
-  free(f->bank_row);
-  free(f->bank_busy);
-  free(f->packets);
 }
 
 static uint32_t lcg(uint32_t *s) {
@@ -255,7 +212,7 @@ Test(render, warp_slots_and_dram_banks_by_state) {
   expect_centre(r, WS_VIZ_PART_HBM_BANK, 0, 3, col(WS_VIZ_COL_BANK_CLOSED), "closed");
   ws_viz_rgb a = ws_viz_palette_stall(2), b = col(WS_VIZ_COL_WARP_ISSUING);
   cr_expect(a.r != b.r || a.g != b.g || a.b != b.b, "a stall is not drawn as issuing");
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -276,7 +233,7 @@ Test(render, bank_lit_while_its_row_is_open) {
   f.bank_row[bank] = UINT32_MAX;
   draw(r, &f);
   expect_centre(r, WS_VIZ_PART_HBM_BANK, 0, bank, col(WS_VIZ_COL_BANK_CLOSED), "closed again");
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -309,7 +266,7 @@ Test(render, h100_cells) {
   expect_centre(r, WS_VIZ_PART_SMEM_BANK, 12, 31, col(WS_VIZ_COL_SMEM_TOUCHED), "one wavefront");
   expect_centre(r, WS_VIZ_PART_SMEM_BANK, 13, 0, col(WS_VIZ_COL_SMEM_CONFLICT), "four wavefronts");
   expect_centre(r, WS_VIZ_PART_SMEM_BANK, 12, 0, col(WS_VIZ_COL_SMEM_IDLE), "untouched bank");
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -335,7 +292,7 @@ Test(render, caches_by_hits) {
   expect_centre(r, WS_VIZ_PART_L2_SLICE, 0, 43, col(WS_VIZ_COL_CACHE_IDLE), "L2, no lookups");
   ws_viz_rgb quarter = ws_viz_palette_cache(40, 10);
   cr_expect_eq(quarter.r, 0xe5 + (0x66 - 0xe5) * 10 / 40);
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -367,7 +324,7 @@ Test(render, packets_along_their_link) {
   cr_expect(g.r != link.r || g.g != link.g || g.b != link.b, "the glow lights the lane around it");
   ws_viz_rgb far = pixel(s, h2d.x + h2d.w / 2, h2d.y + h2d.h / 2);
   cr_expect(far.r == link.r && far.g == link.g && far.b == link.b, "the lane between them is dark");
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -396,7 +353,7 @@ Test(render, packet_under_the_mouse) {
             "an SM view draws no packets");
   ws_viz_render_destroy(zr);
   ws_viz_layout_destroy(zl);
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -448,7 +405,7 @@ Test(render, packets_coloured_by_tensor) {
     cr_expect(p.r == want.r && p.g == want.g && p.b == want.b, "%s: #%02x%02x%02x, #%02x%02x%02x expected",
               probes[i].what, p.r, p.g, p.b, want.r, want.g, want.b);
   }
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -501,7 +458,7 @@ Test(render, zoomed_views) {
   expect_centre(r, WS_VIZ_PART_SMEM_WAVE, 12, 0 * 32 + 4, col(WS_VIZ_COL_BANK_CLOSED), "bank 4 untouched");
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
-  frame_free(&f);
+  ws_viz_frame_free(&f);
 }
 
 Test(render, frames_that_do_not_fit_are_refused) {
@@ -522,7 +479,7 @@ Test(render, frames_that_do_not_fit_are_refused) {
   /* arrays left NULL draw as idle */
   ws_viz_frame bare = {.num_sms = 2};
   cr_expect_eq(ws_viz_render_draw(r, &bare, NULL), WS_OK, "%s", ws_errmsg(ctx));
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_render_destroy(r);
   ws_viz_layout_destroy(l);
 }
@@ -573,8 +530,8 @@ Test(render, same_frame_same_bytes) {
   cr_expect(memcmp(first, s->pixels, bytes) == 0, "nothing of the other frame stays");
   free(first);
   ws_viz_render_destroy(r);
-  frame_free(&g);
-  frame_free(&f);
+  ws_viz_frame_free(&g);
+  ws_viz_frame_free(&f);
   free(a);
   free(b);
   ws_viz_layout_destroy(l);
@@ -616,7 +573,7 @@ Test(render, golden_classroom) {
   SDL_FreeSurface(w);
   SDL_FreeSurface(want);
   ws_viz_render_destroy(r);
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_layout_destroy(l);
 }
 
@@ -662,6 +619,6 @@ Test(render, png_through_a_symlink_and_refused_on_a_directory) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 3", dir);
   cr_expect_eq(system(cmd), 0, "no temporary file left behind");
-  frame_free(&f);
+  ws_viz_frame_free(&f);
   ws_viz_layout_destroy(l);
 }

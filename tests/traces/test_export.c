@@ -17,6 +17,7 @@
 
 #include "models/example.h"
 #include "sim/host/runtime.h"
+#include "tests/support/wstrec.h"
 #include "traces/evtext.h"
 #include "traces/export.h"
 #include "traces/wst.h"
@@ -42,35 +43,15 @@ TestSuite(export, .init = setup, .fini = teardown);
 
 /* ---- recording ------------------------------------------------------------------ */
 
-static ws_device *device(const char *gpu) {
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, gpu, &cfg), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
-  return dev;
-}
-
-static ws_wst_writer *start(ws_device *dev) {
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, ws_device_cfg(dev), NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  const char *names[64];
-  uint32_t n = ws_device_stall_count();
-  for (uint32_t i = 0; i < n && i < 64; i++) names[i] = ws_device_stall_name(i);
-  cr_assert_eq(ws_wst_writer_set_names(w, names, n < 64 ? n : 64), WS_OK);
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
-  return w;
-}
-
 static void finish(ws_device *dev, ws_wst_writer *w) {
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
+  wstrec_finish(ctx, dev, w);
   ws_device_destroy(dev);
 }
 
 /* Example `name` on classroom at a small size. */
 static void record_example(const char *name, uint32_t size) {
-  ws_device *dev = device("classroom");
-  ws_wst_writer *w = start(dev);
+  ws_device *dev = wstrec_device(ctx, "classroom", NULL);
+  ws_wst_writer *w = wstrec_start(ctx, dev, path, NULL);
   ws_example_shape s = ws_example_default_shape(name);
   s.n = size;
   if (ws_example_uses_mk(name)) s.m = s.k = size;
@@ -82,8 +63,8 @@ static void record_example(const char *name, uint32_t size) {
 
 /* SAXPY through the host runtime: copies in, two launches, a copy out. */
 static void record_runtime(void) {
-  ws_device *dev = device("classroom");
-  ws_wst_writer *w = start(dev);
+  ws_device *dev = wstrec_device(ctx, "classroom", NULL);
+  ws_wst_writer *w = wstrec_start(ctx, dev, path, NULL);
   ws_program *prog = NULL;
   cr_assert_eq(ws_example_program(ctx, "models/examples/saxpy.wsa", &prog), WS_OK, "%s", ws_errmsg(ctx));
   const ws_kernel *k = ws_program_find_kernel(prog, "saxpy");

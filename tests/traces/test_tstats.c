@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "traces/tstats.h"
 #include "traces/wst.h"
 
@@ -41,25 +42,10 @@ TestSuite(tstats, .init = setup, .fini = teardown);
  * recording a trace into `path`; returns the device (caller destroys). */
 static ws_device *run_traced(const char *name, const char *gpu, const char *set,
                              const ws_example_shape *shape) {
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, gpu, &cfg), WS_OK, "%s", ws_errmsg(ctx));
-  if (set) cr_assert_eq(ws_config_set(ctx, &cfg, set), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  const char *names[64];
-  uint32_t n = ws_device_stall_count();
-  cr_assert_leq(n, 64u);
-  for (uint32_t i = 0; i < n; i++) names[i] = ws_device_stall_name(i);
-  cr_assert_eq(ws_wst_writer_set_names(w, names, n), WS_OK);
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
-  ws_example_check check;
-  cr_assert_eq(ws_example_run(dev, name, shape, &check), WS_OK, "%s", ws_errmsg(ctx));
-  cr_expect(check.pass, "%s on %s: the result is right", name, gpu);
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
-  ws_device_set_probe(dev, NULL);
+  ws_device *dev = wstrec_device(ctx, gpu, set);
+  ws_wst_writer *w = wstrec_start(ctx, dev, path, NULL);
+  wstrec_run(ctx, dev, name, shape, 1, NULL);
+  wstrec_finish(ctx, dev, w);
   return dev;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "viz/app.h"
 #include "viz/ledger.h"
 #include "viz/palette.h"
@@ -86,24 +87,10 @@ static void stop_xvfb(void) {
 }
 
 static void record(void) {
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  close(fd);
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
+  wstrec_tmpfile(path);
   ws_example_shape shape = ws_example_default_shape("saxpy");
   shape.n = 2048;
-  ws_example_check check;
-  for (int i = 0; i < 2; i++)
-    cr_assert_eq(ws_example_run(dev, "saxpy", &shape, &check), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
-  ws_device_destroy(dev);
+  wstrec_example(ctx, path, "classroom", "saxpy", &shape, 2);
 }
 
 static void setup(void) {

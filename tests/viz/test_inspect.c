@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "viz/inspect.h"
 
 static char path[] = "/tmp/ws_inspect_XXXXXX";
@@ -16,22 +17,11 @@ static ws_wst_reader *reader;
 static ws_gpu_cfg cfg;
 
 static void record(void) {
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  close(fd);
+  wstrec_tmpfile(path);
   cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
   ws_example_shape shape = ws_example_default_shape("sgemm");
   shape.m = shape.n = shape.k = 64;
-  ws_example_check check;
-  cr_assert_eq(ws_example_run(dev, "sgemm", &shape, &check), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
-  ws_device_destroy(dev);
+  wstrec_example(ctx, path, "classroom", "sgemm", &shape, 1);
 }
 
 static void setup(void) {

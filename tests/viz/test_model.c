@@ -21,6 +21,7 @@
 
 #include "isa/isa.h"
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "traces/wst.h"
 #include "viz/model.h"
 
@@ -52,25 +53,13 @@ TestSuite(viz_model, .init = setup, .fini = teardown);
  * example names them) leaves them. */
 static void record_labelled(const char *name, const char *gpu, const ws_example_shape *shape,
                             const ws_wst_filter *filter, void (*label)(ws_example_check *)) {
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, gpu, &cfg), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, filter, &w), WS_OK, "%s", ws_errmsg(ctx));
-  const char *names[64];
-  uint32_t n = ws_device_stall_count();
-  cr_assert_leq(n, 64u);
-  for (uint32_t i = 0; i < n; i++) names[i] = ws_device_stall_name(i);
-  cr_assert_eq(ws_wst_writer_set_names(w, names, n), WS_OK);
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
+  ws_device *dev = wstrec_device(ctx, gpu, NULL);
+  ws_wst_writer *w = wstrec_start(ctx, dev, path, filter);
   ws_example_check check;
-  cr_assert_eq(ws_example_run(dev, name, shape, &check), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert(check.pass, "%s on %s: the result is right", name, gpu);
+  wstrec_run(ctx, dev, name, shape, 1, &check);
   if (label) label(&check);
   cr_assert_eq(ws_wst_writer_set_regions(w, check.regions, check.nregions), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
+  wstrec_finish(ctx, dev, w);
   ws_device_destroy(dev);
 }
 

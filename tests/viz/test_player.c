@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "viz/player.h"
 
 static char path[] = "/tmp/ws_player_XXXXXX";
@@ -17,24 +18,10 @@ static ws_viz_model *model;
 /* Two launches of saxpy on the classroom preset, one trace. */
 static void setup(void) {
   ctx = ws_ctx_create();
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  close(fd);
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
+  wstrec_tmpfile(path);
   ws_example_shape shape = ws_example_default_shape("saxpy");
   shape.n = 2048;
-  ws_example_check check;
-  for (int i = 0; i < 2; i++)
-    cr_assert_eq(ws_example_run(dev, "saxpy", &shape, &check), WS_OK, "%s", ws_errmsg(ctx));
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
-  ws_device_destroy(dev);
+  wstrec_example(ctx, path, "classroom", "saxpy", &shape, 2);
   cr_assert_eq(ws_wst_open(ctx, path, &reader), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(ws_viz_model_create(ctx, reader, &model), WS_OK, "%s", ws_errmsg(ctx));
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/example.h"
+#include "tests/support/wstrec.h"
 #include "viz/runrow.h"
 
 static char path[] = "/tmp/ws_runrow_XXXXXX";
@@ -22,24 +23,14 @@ static ws_runtime_record rec(ws_runtime_op kind, const char *name, uint64_t byte
 
 /* Two saxpy launches on the classroom preset, with `tl` as the timeline. */
 static ws_wst_reader *record(const ws_runtime_record *tl, size_t ntl) {
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  close(fd);
-  ws_gpu_cfg cfg;
-  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
-  ws_device *dev = NULL;
-  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  ws_wst_writer *w = NULL;
-  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_device_set_probe(dev, ws_wst_writer_probe(w));
+  wstrec_tmpfile(path);
+  ws_device *dev = wstrec_device(ctx, "classroom", NULL);
+  ws_wst_writer *w = wstrec_start(ctx, dev, path, NULL);
   ws_example_shape shape = ws_example_default_shape("saxpy");
   shape.n = 256;
-  ws_example_check check;
-  for (int i = 0; i < 2; i++)
-    cr_assert_eq(ws_example_run(dev, "saxpy", &shape, &check), WS_OK, "%s", ws_errmsg(ctx));
+  wstrec_run(ctx, dev, "saxpy", &shape, 2, NULL);
   cr_assert_eq(ws_wst_writer_set_timeline(w, tl, ntl), WS_OK);
-  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
-  ws_wst_writer_free(w);
+  wstrec_finish(ctx, dev, w);
   ws_device_destroy(dev);
   ws_wst_reader *r = NULL;
   cr_assert_eq(ws_wst_open(ctx, path, &r), WS_OK, "%s", ws_errmsg(ctx));

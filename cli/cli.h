@@ -55,6 +55,8 @@ int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, 
                 const char *repeatable);
 /* A whole decimal/0x number in [0, max]. */
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
+/* "A:B" (cycles A to B, A < B) or "A:" (from A on: *end 0). */
+bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
 
 /* Loads a program from .wsa text or a .wso object, chosen by content. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);

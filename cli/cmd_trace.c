@@ -68,20 +68,8 @@ typedef struct trace_opts {
 /* ---- options ------------------------------------------------------------------ */
 
 static int parse_cycles(const char *arg, trace_opts *o) {
-  const char *colon = strchr(arg, ':');
-  char a[32];
-  size_t n = colon ? (size_t)(colon - arg) : 0;
-  if (colon && n < sizeof a) {
-    memcpy(a, arg, n);
-    a[n] = '\0';
-    bool open = colon[1] == '\0';
-    if (ws_cli_parse_u64(a, UINT64_MAX, &o->cycle_begin) &&
-        (open || ws_cli_parse_u64(colon + 1, UINT64_MAX, &o->cycle_end)) &&
-        (open || o->cycle_end > o->cycle_begin)) {
-      o->has_cycles = true;
-      return WS_EXIT_OK;
-    }
-  }
+  o->has_cycles = ws_cli_parse_cycle_range(arg, &o->cycle_begin, &o->cycle_end);
+  if (o->has_cycles) return WS_EXIT_OK;
   return ws_cli_usage_error("trace", "--cycles expects A:B with A < B (or A:), found '%s'", arg);
 }
 

@@ -46,17 +46,7 @@ bad:
 }
 
 static int parse_cycles(const char *cmd, const char *arg, ws_cli_traceopt *o) {
-  const char *colon = strchr(arg, ':');
-  char first[32];
-  if (!colon || (size_t)(colon - arg) >= sizeof first) goto bad;
-  memcpy(first, arg, (size_t)(colon - arg));
-  first[colon - arg] = '\0';
-  if (!ws_cli_parse_u64(first, UINT64_MAX - 1, &o->cycle_begin)) goto bad;
-  o->cycle_end = 0;
-  if (colon[1] && (!ws_cli_parse_u64(colon + 1, UINT64_MAX, &o->cycle_end) || o->cycle_end <= o->cycle_begin))
-    goto bad;
-  return WS_EXIT_OK;
-bad:
+  if (ws_cli_parse_cycle_range(arg, &o->cycle_begin, &o->cycle_end)) return WS_EXIT_OK;
   return ws_cli_usage_error(cmd, "--trace-cycles expects A:B with A < B (or A:), found '%s'", arg);
 }
 

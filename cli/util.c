@@ -115,3 +115,15 @@ int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, 
   seen->bits[c / 64] |= bit;
   return WS_EXIT_OK;
 }
+
+bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end) {
+  const char *colon = strchr(text, ':');
+  char first[32];
+  size_t n = colon ? (size_t)(colon - text) : 0;
+  if (!colon || n >= sizeof first) return false;
+  memcpy(first, text, n);
+  first[n] = '\0';
+  *end = 0;
+  if (!ws_cli_parse_u64(first, UINT64_MAX - 1, begin)) return false;
+  return colon[1] == '\0' || (ws_cli_parse_u64(colon + 1, UINT64_MAX, end) && *end > *begin);
+}

@@ -16,6 +16,7 @@ packages=(
   libsdl2-ttf-dev fonts-dejavu-core      # the visualizer's text, in a font every machine has
   xvfb                                   # a real window in the visualizer's tests
   libcairo2-dev                          # charts (PNG and SVG)
+  openmpi-bin libopenmpi-dev             # sweeps across machines (mpirun; optional at build time)
   clang libclang-rt-14-dev               # libFuzzer target for the assembler
   clang-format                           # the house format, checked by make test
 )

@@ -96,7 +96,7 @@ chart-images: build
 
 # formats every C file as .clang-format says (make test checks it)
 format: deps
-	find base isa sim models cli bench tools tests traces viz plot -name '*.[ch]' -type f | xargs clang-format -i
+	find base isa sim models cli bench tools tests traces viz plot explore -name '*.[ch]' -type f | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

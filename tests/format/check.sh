@@ -10,7 +10,7 @@ if ! command -v clang-format >/dev/null 2>&1; then
   echo "format: clang-format is not installed (scripts/install-deps.sh installs it)" >&2
   exit 1
 fi
-mapfile -t files < <(find base isa sim models cli bench tools tests traces viz plot \
+mapfile -t files < <(find base isa sim models explore cli bench tools tests traces viz plot \
                           -name '*.[ch]' -type f 2>/dev/null | sort)
 bad=()
 for f in "${files[@]}"; do

@@ -106,8 +106,8 @@ static ws_status add_name(parser *ps, const char *name, size_t len) {
   if (len >= WS_POINT_NAME_MAX) return fail(ps, "%s", "a name longer than 31 characters");
   ws_status st = reserve(ps, 1);
   if (st != WS_OK) return st;
+  memset(ps->l.name[ps->l.n], 0, WS_POINT_NAME_MAX); /* points compare by their bytes too */
   memcpy(ps->l.name[ps->l.n], name, len);
-  ps->l.name[ps->l.n][len] = '\0';
   ps->l.n++;
   return WS_OK;
 }
@@ -207,10 +207,11 @@ static ws_status refuse_duplicates(parser *ps) {
   char *copy = malloc(n * size);
   if (!copy) return ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "--%s: out of memory", param_names[ps->p]);
   memcpy(copy, is_name_param(ps->p) ? (void *)ps->l.name : (void *)ps->l.num, n * size);
-  qsort(copy, n, size, is_name_param(ps->p) ? cmp_name : cmp_u64);
+  int (*cmp)(const void *, const void *) = is_name_param(ps->p) ? cmp_name : cmp_u64;
+  qsort(copy, n, size, cmp);
   ws_status st = WS_OK;
   for (size_t i = 1; i < n && st == WS_OK; i++) {
-    if (memcmp(copy + (i - 1) * size, copy + i * size, size) != 0) continue;
+    if (cmp(copy + (i - 1) * size, copy + i * size) != 0) continue;
     char what[64];
     if (is_name_param(ps->p))
       snprintf(what, sizeof what, "'%s'", copy + i * size);

@@ -24,6 +24,12 @@ const char *ws_space_param_name(ws_space_param p) {
   return (unsigned)p < WS_SPACE_PARAM_COUNT ? param_names[p] : "?";
 }
 
+ws_space_param ws_space_param_find(const char *name) {
+  int p = 0;
+  while (p < WS_SPACE_PARAM_COUNT && strcmp(param_names[p], name) != 0) p++;
+  return (ws_space_param)p;
+}
+
 bool ws_space_uses(ws_point_kind kind, ws_space_param p) {
   if (p == WS_SPACE_GPU || p == WS_SPACE_SEED) return true;
   if (kind == WS_POINT_GEMM) return p >= WS_SPACE_M && p <= WS_SPACE_THREADS;

@@ -73,6 +73,9 @@ void ws_space_free(ws_space *s);
 
 /* "m", "variant", ...: the parameter's flag without its dashes. */
 const char *ws_space_param_name(ws_space_param p);
+/* The parameter named `name` (a flag without its dashes);
+ * WS_SPACE_PARAM_COUNT when none is. */
+ws_space_param ws_space_param_find(const char *name);
 /* Whether a sweep of `kind` has parameter p. */
 bool ws_space_uses(ws_point_kind kind, ws_space_param p);
 

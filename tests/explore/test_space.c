@@ -60,6 +60,17 @@ Test(space, lists_and_ranges) {
   expect_nums(WS_SPACE_SEED, (const uint64_t[]){UINT64_MAX}, 1);
 }
 
+Test(space, param_names) {
+  for (int p = 0; p < WS_SPACE_PARAM_COUNT; p++)
+    cr_expect_eq(ws_space_param_find(ws_space_param_name((ws_space_param)p)), p);
+  cr_expect_eq(ws_space_param_find("--bm"), WS_SPACE_PARAM_COUNT);
+  cr_expect_str_eq(ws_space_param_name(WS_SPACE_PARAM_COUNT), "?");
+  cr_expect(ws_space_uses(WS_POINT_GEMM, WS_SPACE_THREADS));
+  cr_expect_not(ws_space_uses(WS_POINT_GEMM, WS_SPACE_SEQ));
+  cr_expect(ws_space_uses(WS_POINT_ATTENTION, WS_SPACE_BC));
+  cr_expect_not(ws_space_uses(WS_POINT_ATTENTION, WS_SPACE_VARIANT));
+}
+
 Test(space, defaults) {
   /* tiles default to one 0 (the generator's choice), seed to 1, the problem to nothing */
   expect_nums(WS_SPACE_BM, (const uint64_t[]){0}, 1);

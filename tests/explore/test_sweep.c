@@ -84,8 +84,7 @@ static void setup(void) {
   const char *flags[][2] = {{"gpu", "a100"},     {"m", "256"},  {"n", "128"},  {"k", "64"},
                             {"bm", "32,64,128"}, {"tm", "4:8"}, {"tn", "1,2"}, {"variant", "blocktile2d"}};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-    ws_space_param p = 0;
-    while (strcmp(ws_space_param_name(p), flags[i][0]) != 0) p++;
+    ws_space_param p = ws_space_param_find(flags[i][0]);
     cr_assert_eq(ws_space_parse(ctx, &sp, p, flags[i][1]), WS_OK, "%s", ws_errmsg(ctx));
   }
   cr_assert_eq(ws_space_expand(ctx, &sp, &pts, &npts), WS_OK, "%s", ws_errmsg(ctx));

@@ -36,7 +36,7 @@ typedef struct ws_point {
   uint32_t nsets;
   /* GEMM: C[m x n] = A[m x k] B[k x n] */
   uint32_t m, n, k;
-  char variant[WS_POINT_NAME_MAX]; /* the ladder step (ws_gemmgen_variant_name) */
+  char variant[WS_POINT_NAME_MAX];              /* the ladder step (ws_gemmgen_variant_name) */
   uint32_t bm, bn, bk, tm, tn, wm, wn, threads; /* 0: the variant's default */
   /* attention: heads x seq x dhead, naive (three kernels) or flash (fused) */
   uint32_t seq, heads, dhead;
@@ -49,24 +49,24 @@ typedef struct ws_point {
  * three); rates are over the same. */
 #define WS_POINT_STALLS_MAX 24
 typedef struct ws_point_result {
-  bool valid;          /* false: the configuration was refused before running */
-  char why[256];       /* why it was refused, or why the check failed ("" otherwise) */
-  bool check_pass;     /* results within the tolerance of OpenBLAS */
-  double max_abs_err;  /* against OpenBLAS */
-  bool sampled;        /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
+  bool valid;         /* false: the configuration was refused before running */
+  char why[256];      /* why it was refused, or why the check failed ("" otherwise) */
+  bool check_pass;    /* results within the tolerance of OpenBLAS */
+  double max_abs_err; /* against OpenBLAS */
+  bool sampled;       /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
   uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
   uint32_t ctas_per_sm;
-  double occupancy_pct;     /* theoretical */
-  char limiter[24];         /* ws_occupancy_limiter_name */
+  double occupancy_pct; /* theoretical */
+  char limiter[24];     /* ws_occupancy_limiter_name */
   uint64_t ctas, launches;
   uint64_t cycles;
-  double time_us;           /* cycles at the preset's clock */
-  double flops;             /* the algorithm's: 2 m n k for a GEMM; 4 heads seq^2 dhead for attention */
-  double gflops;            /* flops / time */
+  double time_us; /* cycles at the preset's clock */
+  double flops;   /* the algorithm's: 2 m n k for a GEMM; 4 heads seq^2 dhead for attention */
+  double gflops;  /* flops / time */
   uint64_t warp_insns;
   double l1_hit_pct, l2_hit_pct; /* sector hit rates, < 0 when no lookups */
   uint64_t dram_read_bytes, dram_write_bytes;
-  double arith_intensity;   /* flops / DRAM bytes (read + written) */
+  double arith_intensity; /* flops / DRAM bytes (read + written) */
   uint64_t smem_bank_conflicts;
   uint64_t lsu_refusals;
   double stall_pct[WS_POINT_STALLS_MAX]; /* share of stalled warp-cycles per reason, in the device's order */

@@ -1,0 +1,364 @@
+/* test_record.c - the sweep record (explore/record.h): the header's
+ * columns, a CSV written and read back into the very same structs (a `why`
+ * with commas, quotes and a line break; doubles that need 17 digits; a
+ * 64-bit seed), the JSON parsed back with cJSON, and each malformed file
+ * refused with its line and column named. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "explore/record.h"
+#include "sim/host/device.h"
+
+static ws_ctx *ctx;
+
+static void setup(void) { ctx = ws_ctx_create(); }
+static void teardown(void) { ws_ctx_destroy(ctx); }
+
+TestSuite(record, .init = setup, .fini = teardown);
+
+static void device_stalls(ws_point_result *r, double scale) {
+  r->nstalls = ws_device_stall_count() < WS_POINT_STALLS_MAX ? ws_device_stall_count() : WS_POINT_STALLS_MAX;
+  for (uint32_t i = 0; i < r->nstalls; i++) {
+    snprintf(r->stall_names[i], sizeof r->stall_names[i], "%s", ws_device_stall_name(i));
+    r->stall_pct[i] = scale * (i + 1) / 7.0;
+  }
+}
+
+/* Three rows: a passing GEMM, a GEMM whose check failed, a refused attention point. */
+static void make_rows(ws_point ps[3], ws_point_result rs[3]) {
+  memset(ps, 0, 3 * sizeof *ps);
+  memset(rs, 0, 3 * sizeof *rs);
+  ps[0] = (ws_point){.kind = WS_POINT_GEMM,
+                     .gpu = "a100",
+                     .nsets = 2,
+                     .m = 1024,
+                     .n = 512,
+                     .k = 256,
+                     .variant = "blocktile2d",
+                     .bm = 128,
+                     .bn = 64,
+                     .bk = 8,
+                     .tm = 8,
+                     .tn = 4,
+                     .threads = 256,
+                     .seed = UINT64_MAX};
+  snprintf(ps[0].sets[0], WS_POINT_SET_MAX, "l2.size_kib=4096");
+  snprintf(ps[0].sets[1], WS_POINT_SET_MAX, "sm.count=8");
+  rs[0] = (ws_point_result){.valid = true,
+                            .check_pass = true,
+                            .max_abs_err = 0.1 + 0.2,
+                            .sampled = true,
+                            .regs_per_thread = 128,
+                            .smem_per_cta_bytes = 8192,
+                            .threads_per_cta = 256,
+                            .ctas_per_sm = 2,
+                            .occupancy_pct = 25.0,
+                            .limiter = "registers",
+                            .ctas = 64,
+                            .launches = 1,
+                            .cycles = 123456789012ull,
+                            .time_us = 1.0 / 3.0,
+                            .flops = 2.68435456e8,
+                            .gflops = 5e-324,
+                            .warp_insns = 99,
+                            .l1_hit_pct = -1,
+                            .l2_hit_pct = 87.5,
+                            .dram_read_bytes = UINT64_MAX,
+                            .dram_write_bytes = 0,
+                            .arith_intensity = 1e300,
+                            .smem_bank_conflicts = 7,
+                            .lsu_refusals = 3};
+  device_stalls(&rs[0], 1.0);
+  ps[1] = ps[0];
+  ps[1].nsets = 0;
+  memset(ps[1].sets, 0, sizeof ps[1].sets);
+  ps[1].bm = 0; /* the variant's default: printed as 0, not empty */
+  rs[1] = rs[0];
+  rs[1].check_pass = false;
+  rs[1].sampled = false;
+  snprintf(rs[1].why, sizeof rs[1].why, "max error 3.5, at C[1,2] (\"tolerance\" 1e-3)");
+  device_stalls(&rs[1], -0.0);
+  ps[2] = (ws_point){.kind = WS_POINT_ATTENTION,
+                     .gpu = "h100",
+                     .seq = 256,
+                     .heads = 4,
+                     .dhead = 64,
+                     .attn = "flash",
+                     .br = 64,
+                     .bc = 32,
+                     .seed = 1};
+  snprintf(rs[2].why, sizeof rs[2].why, "br 64, bc 32:\n\"too much\" shared memory, ok?");
+}
+
+static char *csv_of(const ws_point *ps, const ws_point_result *rs, size_t n) {
+  ws_text t;
+  ws_text_init(&t);
+  ws_record_csv_header(&t);
+  for (size_t i = 0; i < n; i++) ws_record_csv_row(&t, &ps[i], &rs[i]);
+  char *s = ws_text_take(&t);
+  cr_assert_not_null(s);
+  return s;
+}
+
+Test(record, header) {
+  uint32_t n = ws_record_col_count();
+  cr_assert_eq(n, WS_RECORD_FIXED_COLS + ws_device_stall_count());
+  char name[64];
+  const char *some[][2] = {{"0", "kind"}, {"3", "m"},       {"21", "seed"},
+                           {"23", "why"}, {"35", "cycles"}, {"46", "lsu_refusals"}};
+  for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
+    cr_assert(ws_record_col_name((uint32_t)atoi(some[i][0]), name, sizeof name));
+    cr_expect_str_eq(name, some[i][1]);
+  }
+  cr_assert(ws_record_col_name(WS_RECORD_FIXED_COLS, name, sizeof name));
+  char want[64];
+  snprintf(want, sizeof want, "stall_%s", ws_device_stall_name(0));
+  cr_expect_str_eq(name, want);
+  cr_expect_not(ws_record_col_name(n, name, sizeof name));
+}
+
+Test(record, fields) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char buf[WS_RECORD_FIELD_MAX];
+  bool num;
+  ws_record_field(&ps[0], &rs[0], 2, buf, sizeof buf, &num);
+  cr_expect_str_eq(buf, "l2.size_kib=4096;sm.count=8");
+  ws_record_field(&ps[0], &rs[0], 15, buf, sizeof buf, &num); /* a GEMM's seq */
+  cr_expect_str_eq(buf, "");
+  cr_expect(num);
+  ws_record_field(&ps[0], &rs[0], 25, buf, sizeof buf, &num); /* 0.1 + 0.2 needs 17 digits */
+  cr_expect_str_eq(buf, "0.30000000000000004");
+  ws_record_field(&ps[0], &rs[0], 36, buf, sizeof buf, &num); /* 1/3 */
+  cr_expect_str_eq(buf, "0.3333333333333333");                /* 16 suffice */
+  ws_record_field(&ps[0], &rs[0], 31, buf, sizeof buf, &num); /* and 25 needs two */
+  cr_expect_str_eq(buf, "25");
+  ws_record_field(&ps[1], &rs[1], 7, buf, sizeof buf, &num); /* bm 0: the default, and it applies */
+  cr_expect_str_eq(buf, "0");
+  ws_record_field(&ps[2], &rs[2], 24, buf, sizeof buf, &num); /* no check for a refused point */
+  cr_expect_str_eq(buf, "");
+  ws_record_field(&ps[2], &rs[2], 22, buf, sizeof buf, &num);
+  cr_expect_str_eq(buf, "no");
+  ws_record_field(&ps[1], &rs[1], 26, buf, sizeof buf, &num);
+  cr_expect_str_eq(buf, "full");
+}
+
+Test(record, csv_round_trip) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *csv = csv_of(ps, rs, 3);
+  cr_expect(strstr(csv, ",\"max error 3.5, at C[1,2] (\"\"tolerance\"\" 1e-3)\",") != NULL, "%s", csv);
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_assert_eq(n, 3);
+  for (size_t i = 0; i < 3; i++) {
+    cr_expect(ws_record_point_equal(&ps[i], &back[i]), "point %zu", i);
+    cr_expect_eq(memcmp(&ps[i], &back[i], sizeof ps[i]), 0, "point %zu bytes", i);
+    cr_expect_eq(memcmp(&rs[i], &rback[i], sizeof rs[i]), 0, "result %zu", i);
+  }
+  cr_expect(signbit(rback[1].stall_pct[0]), "-0 stays -0");
+  char *again = csv_of(back, rback, 3);
+  cr_expect_str_eq(again, csv);
+  free(again);
+  free(back);
+  free(rback);
+  free(csv);
+}
+
+Test(record, header_alone_and_crlf) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *csv = csv_of(ps, rs, 0);
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n = 9;
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n), WS_OK);
+  cr_expect_eq(n, 0);
+  cr_expect_null(back);
+  free(csv);
+  /* CRLF line ends (a spreadsheet's save) read the same */
+  csv = csv_of(ps, rs, 1);
+  ws_text t;
+  ws_text_init(&t);
+  for (const char *c = csv; *c; c++) ws_text_puts(&t, *c == '\n' ? "\r\n" : (char[]){*c, 0});
+  char *crlf = ws_text_take(&t);
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", crlf, strlen(crlf), &back, &rback, &n), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_expect_eq(n, 1);
+  cr_expect_eq(memcmp(&rs[0], &rback[0], sizeof rs[0]), 0);
+  free(back);
+  free(rback);
+  free(crlf);
+  free(csv);
+}
+
+Test(record, json) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *text;
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 3, &text), WS_OK);
+  cJSON *arr = cJSON_Parse(text);
+  cr_assert_not_null(arr, "not JSON: %s", text);
+  cr_assert(cJSON_IsArray(arr));
+  cr_assert_eq(cJSON_GetArraySize(arr), 3);
+  uint32_t ncols = ws_record_col_count();
+  for (int i = 0; i < 3; i++) {
+    cJSON *row = cJSON_GetArrayItem(arr, i), *item = row->child;
+    char name[64];
+    for (uint32_t c = 0; c < ncols; c++, item = item->next) {
+      cr_assert_not_null(item, "row %d has %u keys", i, c);
+      ws_record_col_name(c, name, sizeof name);
+      cr_expect_str_eq(item->string, name, "row %d key %u", i, c);
+    }
+    cr_expect_null(item, "row %d: more keys than columns", i);
+  }
+  cJSON *r0 = cJSON_GetArrayItem(arr, 0), *r2 = cJSON_GetArrayItem(arr, 2);
+  cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(r0, "cycles")));
+  cr_expect_eq(cJSON_GetObjectItem(r0, "cycles")->valuedouble, 123456789012.0);
+  cr_expect_eq(cJSON_GetObjectItem(r0, "max_abs_err")->valuedouble, 0.1 + 0.2);
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r0, "seq")));
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r0, "attn")));
+  cr_expect_str_eq(cJSON_GetObjectItem(r0, "kind")->valuestring, "gemm");
+  cr_expect_str_eq(cJSON_GetObjectItem(r0, "why")->valuestring, "");
+  cr_expect(strstr(text, "\"seed\":18446744073709551615") != NULL, "64-bit integers keep every digit");
+  cr_expect_str_eq(cJSON_GetObjectItem(r2, "why")->valuestring, rs[2].why);
+  cr_expect_str_eq(cJSON_GetObjectItem(r2, "valid")->valuestring, "no");
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r2, "cycles")));
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r2, "check")));
+  cJSON_Delete(arr);
+  free(text);
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 0, &text), WS_OK);
+  cr_expect_str_eq(text, "[\n]\n");
+  free(text);
+}
+
+/* The good file with its first occurrence of `from` replaced by `to`. */
+static char *edited(const char *from, const char *to) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *csv = csv_of(ps, rs, 3), *at = strstr(csv, from);
+  cr_assert_not_null(at, "no '%s' in the file", from);
+  ws_text t;
+  ws_text_init(&t);
+  ws_text_append(&t, csv, (size_t)(at - csv));
+  ws_text_puts(&t, to);
+  ws_text_puts(&t, at + strlen(from));
+  free(csv);
+  return ws_text_take(&t);
+}
+
+static const struct {
+  const char *from, *to, *msg;
+} bad_files[] = {
+    {"kind,gpu", "kind,GPU", "t.csv:1: header column 2 is 'GPU' where a sweep record has 'gpu'"},
+    {"gemm,a100", "gemv,a100", "t.csv:2: column kind (1): 'gemv' is not gemm or attention"},
+    {",123456789012,", ",12x,", "t.csv:2: column cycles (36): '12x' is not an unsigned 64-bit integer"},
+    {",1024,512,", ",1024,-512,", "t.csv:2: column n (5): '-512' is not an unsigned 32-bit integer"},
+    {",yes,,pass,", ",maybe,,pass,", "t.csv:2: column valid (23): 'maybe' is not yes or no"},
+    {",87.5,", ",87.5%,", "t.csv:2: column l2_hit_pct (42): '87.5%' is not a number"},
+    {",87.5,", ",,", "t.csv:2: column l2_hit_pct (42): '' is not a number"},
+    {"\nattention,h100", "\n\"attention,h100", "t.csv:4: text after a quoted field's closing quote"},
+    {"\nattention,h100", "\natt\"ention,h100", "t.csv:4: a quote inside an unquoted field"},
+};
+
+Test(record, bad_files) {
+  for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+    char *text = edited(bad_files[i].from, bad_files[i].to);
+    ws_point *ps = (ws_point *)1;
+    ws_point_result *rs = (ws_point_result *)1;
+    size_t n = 5;
+    cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n), WS_ERR_INVALID,
+                 "case %zu", i);
+    cr_expect(strncmp(ws_errmsg(ctx), bad_files[i].msg, strlen(bad_files[i].msg)) == 0, "case %zu: %s", i,
+              ws_errmsg(ctx));
+    cr_expect(ps == NULL && rs == NULL && n == 0);
+    free(text);
+  }
+}
+
+Test(record, extra_column) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *csv = csv_of(ps, rs, 3);
+  size_t len = strlen(csv);
+  char *text = malloc(len + 8);
+  memcpy(text, csv, len - 1);
+  memcpy(text + len - 1, ",9\n", 4); /* one more field at the end of the last row */
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &back, &rback, &n), WS_ERR_INVALID);
+  char want[128];
+  snprintf(want, sizeof want, "t.csv:4: %u columns where a sweep record has %u", ws_record_col_count() + 1,
+           ws_record_col_count());
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  free(text);
+  free(csv);
+}
+
+Test(record, unclosed_quote_and_empty) {
+  const char *text = "kind,\"gpu";
+  ws_point *ps;
+  ws_point_result *rs;
+  size_t n;
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: a quoted field is not closed");
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", "", 0, &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: empty: no header of a sweep record");
+}
+
+/* Every byte of a good file replaced by each of a few troublemakers: the
+ * reader never crashes, and whatever it accepts writes back to a file it
+ * reads back to the same text (a small, deterministic stand-in for a
+ * fuzzer, run under the sanitizers by make test's second half). */
+Test(record, mutations_never_crash) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  char *csv = csv_of(ps, rs, 3);
+  size_t len = strlen(csv);
+  const char subst[] = {',', '"', '\n', '\r', 'x', '9', '-', '.', ';', '\0'};
+  size_t accepted = 0;
+  for (size_t at = 0; at < len; at++) {
+    for (size_t k = 0; k < sizeof subst; k++) {
+      char saved = csv[at];
+      csv[at] = subst[k];
+      ws_point *back = NULL;
+      ws_point_result *rback = NULL;
+      size_t n = 0;
+      if (ws_record_csv_parse(ctx, "m.csv", csv, len, &back, &rback, &n) == WS_OK) {
+        accepted++;
+        char *once = csv_of(back, rback, n);
+        ws_point *b2;
+        ws_point_result *r2;
+        size_t n2;
+        cr_assert_eq(ws_record_csv_parse(ctx, "m.csv", once, strlen(once), &b2, &r2, &n2), WS_OK,
+                     "byte %zu as %d: %s", at, subst[k], ws_errmsg(ctx));
+        char *twice = csv_of(b2, r2, n2);
+        cr_expect_str_eq(twice, once, "byte %zu as %d", at, subst[k]);
+        free(twice);
+        free(once);
+        free(b2);
+        free(r2);
+      } else {
+        cr_expect(strncmp(ws_errmsg(ctx), "m.csv:", 6) == 0, "%s", ws_errmsg(ctx));
+      }
+      free(back);
+      free(rback);
+      csv[at] = saved;
+    }
+  }
+  cr_expect_gt(accepted, 0);
+  free(csv);
+}

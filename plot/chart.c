@@ -28,20 +28,6 @@ static const rgb series_rgb[] = {{0.00, 0.45, 0.70}, {0.84, 0.37, 0.00}, {0.00, 
                                  {0.80, 0.47, 0.65}, {0.34, 0.71, 0.91}, {0.90, 0.62, 0.00}};
 static const rgb mark_rgb = {0.80, 0.10, 0.10};
 
-ws_status ws_chart_format_of(ws_ctx *ctx, const char *path, ws_chart_format *out) {
-  const char *dot = strrchr(path, '.');
-  if (dot && strcasecmp(dot, ".png") == 0) {
-    *out = WS_CHART_PNG;
-    return WS_OK;
-  }
-  if (dot && strcasecmp(dot, ".svg") == 0) {
-    *out = WS_CHART_SVG;
-    return WS_OK;
-  }
-  return ws_ctx_fail(ctx, WS_ERR_INVALID, "chart '%s': a .png or .svg file name expected, '%s' found", path,
-                     dot ? dot : "no extension");
-}
-
 ws_chart_rect ws_chart_area(const ws_chart *c, size_t i) {
   double pw = (double)c->width / (double)(c->npanels ? c->npanels : 1);
   ws_chart_rect r = {pw * (double)i + MARGIN_LEFT, TITLE_PX + PANEL_TOP, pw - MARGIN_LEFT - MARGIN_RIGHT,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/file.h"
 #include "base/text.h"
@@ -182,6 +183,22 @@ void ws_draw_legend(cairo_t *cr, double x, double y, const char *const *names, c
 }
 
 /* ---- files -------------------------------------------------------------------------------------- */
+
+/* chart.h declares it; it lives here, beside the writer that needs it, so
+ * chart.c and draw.c do not call each other. */
+ws_status ws_chart_format_of(ws_ctx *ctx, const char *path, ws_chart_format *out) {
+  const char *dot = strrchr(path, '.');
+  if (dot && strcasecmp(dot, ".png") == 0) {
+    *out = WS_CHART_PNG;
+    return WS_OK;
+  }
+  if (dot && strcasecmp(dot, ".svg") == 0) {
+    *out = WS_CHART_SVG;
+    return WS_OK;
+  }
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "chart '%s': a .png or .svg file name expected, '%s' found", path,
+                     dot ? dot : "no extension");
+}
 
 ws_status ws_draw_check_size(ws_ctx *ctx, int32_t w, int32_t h) {
   if (w < WS_CHART_MIN_SIDE || h < WS_CHART_MIN_SIDE || w > WS_CHART_MAX_SIDE || h > WS_CHART_MAX_SIDE)

@@ -79,13 +79,9 @@ static void print_keys(const ws_gpu_cfg *c, const ws_cli_gpuopt *o, const char *
 }
 
 static void print_derived(const ws_gpu_cfg *c) {
-  double hz = c->gpu.core_clock_mhz * 1e6, sms = c->gpu.num_sms;
-  double fp32 = sms * c->sm.subpartitions * c->sm.fp32_lanes_per_subpartition * 2.0 * hz;
-  double tensor = sms * c->sm.tensor_flops_per_cycle_per_sm * hz;
-  double l1_sm = c->l1.port_bytes_per_cycle * hz,
-         smem_sm = (double)c->smem.banks * c->smem.bank_width_bytes * hz;
-  double l2 = (double)c->l2.slices * c->l2.slice_bytes_per_cycle * hz;
-  double dram = (double)c->hbm.channels * c->hbm.channel_mbps * 1e6;
+  ws_gpu_peaks pk = ws_config_peaks(c);
+  double sms = c->gpu.num_sms, fp32 = pk.fp32_flops, tensor = pk.tensor_flops;
+  double l1_sm = pk.l1_bps_per_sm, smem_sm = pk.smem_bps_per_sm, l2 = pk.l2_bps, dram = pk.dram_bps;
   printf("\nderived\n");
   printf("  peak FP32                  %10.1f TFLOP/s  (%u SMs x %u x %u lanes x 2 x %u MHz)\n", fp32 / 1e12,
          c->gpu.num_sms, c->sm.subpartitions, c->sm.fp32_lanes_per_subpartition, c->gpu.core_clock_mhz);

@@ -1,7 +1,7 @@
-/* chart.c - panels of lines and steps drawn with cairo (chart.h). */
+/* chart.c - panels of lines and steps drawn with cairo (chart.h); the
+ * file, text and tick rules are draw.c's, shared with the other kinds. */
 #include "plot/chart.h"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,8 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/file.h"
-#include "base/text.h"
+#include "plot/draw_int.h"
 
 #define FONT "DejaVu Sans"
 #define TITLE_PX 30.0  /* the chart's title band */
@@ -28,20 +27,6 @@ typedef struct rgb {
 static const rgb series_rgb[] = {{0.00, 0.45, 0.70}, {0.84, 0.37, 0.00}, {0.00, 0.62, 0.45},
                                  {0.80, 0.47, 0.65}, {0.34, 0.71, 0.91}, {0.90, 0.62, 0.00}};
 static const rgb mark_rgb = {0.80, 0.10, 0.10};
-
-ws_status ws_chart_format_of(ws_ctx *ctx, const char *path, ws_chart_format *out) {
-  const char *dot = strrchr(path, '.');
-  if (dot && strcasecmp(dot, ".png") == 0) {
-    *out = WS_CHART_PNG;
-    return WS_OK;
-  }
-  if (dot && strcasecmp(dot, ".svg") == 0) {
-    *out = WS_CHART_SVG;
-    return WS_OK;
-  }
-  return ws_ctx_fail(ctx, WS_ERR_INVALID, "chart '%s': a .png or .svg file name expected, '%s' found", path,
-                     dot ? dot : "no extension");
-}
 
 ws_chart_rect ws_chart_area(const ws_chart *c, size_t i) {
   double pw = (double)c->width / (double)(c->npanels ? c->npanels : 1);
@@ -91,24 +76,13 @@ static ws_status check_chart(ws_ctx *ctx, const ws_chart *c) {
 
 static void colour(cairo_t *cr, rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
 
-/* Text with its anchor at (x, y): ax 0 left, 0.5 centre, 1 right; ay the
- * same from the top. */
+/* Text with its anchor at (x, y) (draw_int.h). */
 static void text_at(cairo_t *cr, double x, double y, double size, bool bold, double ax, double ay,
                     const char *s) {
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, s, &e);
-  cairo_move_to(cr, x - ax * e.x_advance, y - ay * size + size * 0.8);
-  cairo_show_text(cr, s);
+  ws_draw_text(cr, x, y, size, bold, ax, ay, s);
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten, about six per axis. */
-static double tick_step(double lo, double hi) {
-  double raw = (hi - lo) / 6.0, mag = pow(10.0, floor(log10(raw))), norm = raw / mag;
-  return (norm <= 1.0 ? 1.0 : norm <= 2.0 ? 2.0 : norm <= 5.0 ? 5.0 : 10.0) * mag;
-}
+static double tick_step(double lo, double hi) { return ws_draw_tick_step(lo, hi); }
 
 static double map_x(const ws_chart_panel *p, ws_chart_rect a, double x) {
   return a.x + (x - p->x_min) / (p->x_max - p->x_min) * a.w;
@@ -214,9 +188,8 @@ static void draw_panel(cairo_t *cr, const ws_chart *c, size_t i) {
   }
 }
 
+/* On the white the file writer paints (draw.c). */
 static void draw(cairo_t *cr, const ws_chart *c) {
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
   cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
   if (c->title) text_at(cr, c->width / 2.0, 7, 15, true, 0.5, 0, c->title);
   for (size_t i = 0; i < c->npanels; i++) draw_panel(cr, c, i);
@@ -224,68 +197,11 @@ static void draw(cairo_t *cr, const ws_chart *c) {
 
 /* ---- files -------------------------------------------------------------------------------------- */
 
-static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned int length) {
-  return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
-}
-
-static cairo_status_t to_text(void *closure, const unsigned char *data, unsigned int length) {
-  ws_text *t = closure;
-  ws_text_append(t, (const char *)data, length);
-  return t->failed ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
-}
-
-/* cairo numbers its SVG surfaces with a counter of the process ('<g
- * id="surface6">' for the sixth chart drawn): the SVG's own surface is
- * renamed surface1 wherever it is named, so a chart's bytes do not depend
- * on what the process drew before it. */
-static bool write_svg(const char *svg, size_t len, FILE *fp) {
-  static const char key[] = "id=\"surface";
-  const char *at = strstr(svg, key), *p = svg, *end = svg + len;
-  char name[40];
-  int n = snprintf(name, sizeof name, "surface%lu\"", at ? strtoul(at + sizeof key - 1, NULL, 10) : 0ul);
-  for (const char *hit; at && (hit = strstr(p, name)) != NULL; p = hit + n)
-    if (fwrite(p, 1, (size_t)(hit - p), fp) != (size_t)(hit - p) || fputs("surface1\"", fp) < 0) return false;
-  return fwrite(p, 1, (size_t)(end - p), fp) == (size_t)(end - p);
-}
-
-/* Draws into a surface that writes to fp (through memory for SVG); the
- * surface's status at the end. */
-static cairo_status_t render(const ws_chart *c, ws_chart_format fmt, FILE *fp) {
-  ws_text svg;
-  ws_text_init(&svg);
-  cairo_surface_t *s = fmt == WS_CHART_PNG
-                           ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, c->width, c->height)
-                           : cairo_svg_surface_create_for_stream(to_text, &svg, c->width, c->height);
-  cairo_t *cr = cairo_create(s);
-  draw(cr, c);
-  cairo_status_t st = cairo_status(cr);
-  cairo_destroy(cr);
-  if (st == CAIRO_STATUS_SUCCESS && fmt == WS_CHART_PNG)
-    st = cairo_surface_write_to_png_stream(s, to_file, fp);
-  cairo_surface_finish(s);
-  if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(s);
-  cairo_surface_destroy(s);
-  size_t len = svg.len;
-  char *text = ws_text_take(&svg);
-  if (st == CAIRO_STATUS_SUCCESS && fmt == WS_CHART_SVG && (!text || !write_svg(text, len, fp)))
-    st = CAIRO_STATUS_WRITE_ERROR;
-  free(text);
-  return st;
-}
+static void draw_fn(cairo_t *cr, const void *chart) { draw(cr, chart); }
 
 ws_status ws_chart_write(ws_ctx *ctx, const char *path, const ws_chart *chart) {
   ws_chart_format fmt = WS_CHART_PNG;
   ws_status st = ws_chart_format_of(ctx, path, &fmt);
   if (st == WS_OK) st = check_chart(ctx, chart);
-  if (st != WS_OK) return st;
-  ws_file_stream *out = NULL;
-  st = ws_file_stream_open(ctx, path, &out);
-  if (st != WS_OK) return st;
-  cairo_status_t cs = render(chart, fmt, ws_file_stream_fp(out));
-  if (cs != CAIRO_STATUS_SUCCESS)
-    st = ws_ctx_fail(ctx, WS_ERR_IO, "chart '%s': cairo: %s", path, cairo_status_to_string(cs));
-  else
-    st = ws_file_stream_commit(ctx, out);
-  ws_file_stream_close(out);
-  return st;
+  return st == WS_OK ? ws_draw_write(ctx, path, chart->width, chart->height, draw_fn, chart) : st;
 }

@@ -826,3 +826,13 @@ ws_gpu_cfg ws_config_default(void) {
   if (ws_config_load_preset(NULL, "a100", &cfg) != WS_OK) apply_defaults(&cfg);
   return cfg;
 }
+
+ws_gpu_peaks ws_config_peaks(const ws_gpu_cfg *c) {
+  double hz = c->gpu.core_clock_mhz * 1e6, sms = c->gpu.num_sms;
+  return (ws_gpu_peaks){sms * c->sm.subpartitions * c->sm.fp32_lanes_per_subpartition * 2.0 * hz,
+                        sms * c->sm.tensor_flops_per_cycle_per_sm * hz,
+                        c->l1.port_bytes_per_cycle * hz,
+                        (double)c->smem.banks * c->smem.bank_width_bytes * hz,
+                        (double)c->l2.slices * c->l2.slice_bytes_per_cycle * hz,
+                        (double)c->hbm.channels * c->hbm.channel_mbps * 1e6};
+}

@@ -245,4 +245,16 @@ ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin);
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_config_default(void);
 
+/* The peaks a preset's keys imply (what `warpscope gpus show` prints and a
+ * roofline's roofs are): FLOP/s and bytes/s over the whole GPU. */
+typedef struct ws_gpu_peaks {
+  double fp32_flops;      /* SMs x sub-partitions x FP32 lanes x 2 (FMA) x clock */
+  double tensor_flops;    /* SMs x dense FP16 tensor FLOP/cycle x clock */
+  double l1_bps_per_sm;   /* L1 port bytes/cycle x clock */
+  double smem_bps_per_sm; /* banks x bank width x clock */
+  double l2_bps;          /* slices x slice bytes/cycle x clock */
+  double dram_bps;        /* channels x channel MB/s */
+} ws_gpu_peaks;
+ws_gpu_peaks ws_config_peaks(const ws_gpu_cfg *cfg);
+
 #endif

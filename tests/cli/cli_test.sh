@@ -455,5 +455,35 @@ if cmp -s "$tmp/w.png" "$tmp/w2.png"; then passed=$((passed + 1)); else failed=$
 check viz-walk-frames 0 "" -- "$ws" viz "$tmp/px.wst" --frames "$tmp/wfr" --walk --size 640x400
 check viz-walk-frames-count 0 "64" -- sh -c "ls '$tmp/wfr' | wc -l"
 
+# plot: a sweep's CSV read by column name; usage errors (2) before any file, bad CSV content (1) with
+# FILE:LINE:COLUMN, no rows (1), nothing written on failure; the same bytes twice
+csv="$src/tests/plot/data/sweep.csv"
+check plot-heat 0 "2 not valid or failing their check" -- "$ws" plot "$csv" --kind heatmap --x bm --y bn --metric gflops -o "$tmp/heat.png"
+check plot-heat-is-png 0 "PNG" -- head -c 4 "$tmp/heat.png"
+"$ws" plot "$csv" --kind heatmap --x bm --y bn --metric gflops -o "$tmp/heat2.png" > /dev/null 2>&1
+if cmp -s "$tmp/heat.png" "$tmp/heat2.png"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two heatmaps of one CSV differ"; fi
+check plot-roof-svg 0 "wrote $tmp/roof.svg" -- "$ws" plot "$csv" --kind roofline --label variant -o "$tmp/roof.svg"
+"$ws" plot "$csv" --kind roofline --label variant -o "$tmp/roof2.svg" > /dev/null 2>&1
+if cmp -s "$tmp/roof.svg" "$tmp/roof2.svg"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: two rooflines of one CSV differ"; fi
+check plot-occ 0 "" -- "$ws" plot "$csv" --kind occupancy -o "$tmp/pocc.png"
+check plot-stalls 0 "" -- "$ws" plot "$csv" --kind stalls -o "$tmp/pst.svg"
+check plot-kind 2 "--kind expects heatmap, roofline, occupancy or stalls, found 'pie'" -- "$ws" plot "$csv" --kind pie -o "$tmp/p.png"
+check plot-column 2 "has no column 'bq'; its columns: kind, gpu, sets" -- "$ws" plot "$csv" --kind heatmap --x bq --y bn --metric gflops -o "$tmp/p.png"
+check plot-needs-x 2 "--kind heatmap needs --x COL, --y COL and --metric COL" -- "$ws" plot "$csv" --kind heatmap -o "$tmp/p.png"
+check plot-ext 2 "a .png or .svg file name expected, '.jpg' found" -- "$ws" plot "$csv" --kind roofline -o "$tmp/p.jpg"
+check plot-no-out 2 "-o OUT.png|.svg is needed" -- "$ws" plot "$csv" --kind roofline
+printf 'gpu,valid,check,arith_intensity,gflops\na100,yes,pass,2,100\nh100,yes,pass,4,200\n' > "$tmp/two.csv"
+check plot-two-gpus 2 "holds rows of several gpus (a100, h100, ...): --gpu NAME picks one" -- "$ws" plot "$tmp/two.csv" --kind roofline -o "$tmp/p.png"
+check plot-gpu-picks 0 "1 of another gpu than h100" -- "$ws" plot "$tmp/two.csv" --kind roofline --gpu h100 -o "$tmp/p2.png"
+printf 'bm,bn,gflops\n32,32,1\n64,"6x",2\n' > "$tmp/bad.csv"
+check plot-bad-number 1 "bad.csv:3:4: error: column 'bn': a number expected, '6x' found" -- "$ws" plot "$tmp/bad.csv" --kind heatmap --x bm --y bn --metric gflops -o "$tmp/p.png"
+printf 'bm,bn,gflops\n32,32,1,9\n' > "$tmp/wide.csv"
+check plot-wide-row 1 "wide.csv:2:9: error: a row of more fields than the header's 3 (4)" -- "$ws" plot "$tmp/wide.csv" --kind heatmap --x bm --y bn --metric gflops -o "$tmp/p.png"
+printf 'bm,bn,gflops,valid\n32,32,1,no\n' > "$tmp/none.csv"
+check plot-no-rows 1 "no rows to plot" -- "$ws" plot "$tmp/none.csv" --kind heatmap --x bm --y bn --metric gflops -o "$tmp/p.png"
+: > "$tmp/empty.csv"
+check plot-empty 1 "no header row" -- "$ws" plot "$tmp/empty.csv" --kind stalls -o "$tmp/p.png"
+[ -e "$tmp/p.png" ] && { failed=$((failed + 1)); echo "FAIL: a refused plot wrote a file"; } || passed=$((passed + 1))
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

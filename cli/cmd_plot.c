@@ -1,0 +1,180 @@
+/* cmd_plot.c - `warpscope plot SWEEP.csv --kind ...`: the explorer's
+ * charts drawn from a sweep's CSV: a heatmap over two swept parameters, a
+ * roofline of the preset, occupancy against cycles, stall reasons per point.
+ *
+ * Design: the CSV is read by column name (plot/table.h), so any CSV with a
+ * header serves and a sweep may add columns; only valid rows that passed
+ * their check are drawn unless --all. The roofs come from the preset's
+ * peaks (ws_config_peaks, what `warpscope gpus show` prints), never from
+ * numbers of this file. The rows are turned into a chart kind's plain
+ * arrays (plotkinds.c) and plot/ draws them; nothing is written on failure. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/plotkinds.h"
+#include "plot/chart.h"
+
+static const char plot_help[] =
+    "usage: warpscope plot SWEEP.csv --kind heatmap|roofline|occupancy|stalls -o OUT.png|.svg\n"
+    "       [--x COL] [--y COL] [--metric COL] [--reduce min|max] [--color-by COL]\n"
+    "       [--label COL[,COL...]] [--gpu NAME] [--all] [--size WxH] [--title T]\n\n"
+    "Draws a chart of a sweep's CSV (docs/explore.md), reading columns by name:\n"
+    "  heatmap     a grid over the distinct values of --x and --y (both needed), each\n"
+    "              cell coloured by --metric (needed); where several rows share a cell\n"
+    "              the best is drawn: the max, or the min for cycles, times, bytes,\n"
+    "              errors, conflicts and refusals (--reduce picks)\n"
+    "  roofline    the preset's bandwidth roofs (DRAM, L2, L1/shared) and compute roofs\n"
+    "              (FP32, FP16 tensor), each row at --x (default arith_intensity),\n"
+    "              --metric (default gflops); the preset is the gpu column's (--gpu\n"
+    "              picks one when the file holds several)\n"
+    "  occupancy   --x (default occupancy_pct) against --y (default cycles, log when\n"
+    "              it spans over 100x), coloured by --color-by (default variant)\n"
+    "  stalls      a stacked bar per row of its stall_* columns (percent of stalled\n"
+    "              warp-cycles per reason)\n\n"
+    "  -o FILE.png|.svg    the chart (written whole, or not at all)\n"
+    "  --label COLS        label points (roofline) or bars (stalls) by these columns\n"
+    "                      (stalls default: variant,bm,bn where present)\n"
+    "  --gpu NAME          only the rows of this gpu (and its preset's roofs)\n"
+    "  --all               also rows that are not valid or failed their check\n"
+    "  --size WxH          the chart's size (default 900x600)\n"
+    "  --title T           the chart's title\n"
+    "  -h, --help          this text\n"
+    "Rows left out are counted on stderr. Exit status: 0 on success, 2 on a usage\n"
+    "error (a kind, flag or column that does not exist), 1 when the CSV is bad\n"
+    "(FILE:LINE:COLUMN), holds no row to plot, or the chart cannot be written.\n";
+
+enum {
+  OPT_KIND = 0x300,
+  OPT_X,
+  OPT_Y,
+  OPT_METRIC,
+  OPT_REDUCE,
+  OPT_COLOR,
+  OPT_LABEL,
+  OPT_GPU,
+  OPT_ALL,
+  OPT_SIZE,
+  OPT_TITLE
+};
+
+static const struct option longs[] = {{"kind", required_argument, NULL, OPT_KIND},
+                                      {"x", required_argument, NULL, OPT_X},
+                                      {"y", required_argument, NULL, OPT_Y},
+                                      {"metric", required_argument, NULL, OPT_METRIC},
+                                      {"reduce", required_argument, NULL, OPT_REDUCE},
+                                      {"color-by", required_argument, NULL, OPT_COLOR},
+                                      {"label", required_argument, NULL, OPT_LABEL},
+                                      {"gpu", required_argument, NULL, OPT_GPU},
+                                      {"all", no_argument, NULL, OPT_ALL},
+                                      {"size", required_argument, NULL, OPT_SIZE},
+                                      {"title", required_argument, NULL, OPT_TITLE},
+                                      {"help", no_argument, NULL, 'h'},
+                                      {NULL, 0, NULL, 0}};
+
+static const char *const kind_names[WS_CLI_PLOT_KIND_COUNT] = {"heatmap", "roofline", "occupancy", "stalls"};
+
+/* ---- flags -------------------------------------------------------------------------------------- */
+
+static int parse_size(const char *text, int32_t *w, int32_t *h) {
+  unsigned a, b;
+  char tail;
+  if (sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE || b < WS_CHART_MIN_SIDE ||
+      a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
+    return ws_cli_usage_error("plot", "--size expects WxH, each %d to %d, found '%s'", WS_CHART_MIN_SIDE,
+                              WS_CHART_MAX_SIDE, text);
+  *w = (int32_t)a, *h = (int32_t)b;
+  return WS_EXIT_OK;
+}
+
+static int parse_kind(const char *text, ws_cli_plot_kind *out) {
+  for (int k = 0; k < WS_CLI_PLOT_KIND_COUNT; k++)
+    if (strcmp(text, kind_names[k]) == 0) {
+      *out = (ws_cli_plot_kind)k;
+      return WS_EXIT_OK;
+    }
+  return ws_cli_usage_error("plot", "--kind expects heatmap, roofline, occupancy or stalls, found '%s'",
+                            text);
+}
+
+static int take(ws_cli_plot_opts *o, int c, const char *arg) {
+  switch (c) {
+  case OPT_KIND: o->has_kind = true; return parse_kind(arg, &o->kind);
+  case OPT_X: o->x = arg; return WS_EXIT_OK;
+  case OPT_Y: o->y = arg; return WS_EXIT_OK;
+  case OPT_METRIC: o->metric = arg; return WS_EXIT_OK;
+  case OPT_REDUCE:
+    if (strcmp(arg, "min") != 0 && strcmp(arg, "max") != 0)
+      return ws_cli_usage_error("plot", "--reduce expects min or max, found '%s'", arg);
+    o->reduce = arg[1] == 'i' ? WS_CLI_PLOT_REDUCE_MIN : WS_CLI_PLOT_REDUCE_MAX;
+    return WS_EXIT_OK;
+  case OPT_COLOR: o->color_by = arg; return WS_EXIT_OK;
+  case OPT_LABEL: o->label = arg; return WS_EXIT_OK;
+  case OPT_GPU: o->gpu = arg; return WS_EXIT_OK;
+  case OPT_ALL: o->all = true; return WS_EXIT_OK;
+  case OPT_SIZE: return parse_size(arg, &o->width, &o->height);
+  case OPT_TITLE: o->title = arg; return WS_EXIT_OK;
+  case 'o': o->out = arg; return WS_EXIT_OK;
+  default: return ws_cli_usage_error("plot", "unknown option");
+  }
+}
+
+/* What each kind needs, once every flag is in. */
+static int check_flags(const ws_cli_plot_opts *o) {
+  if (!o->csv) return ws_cli_usage_error("plot", "a SWEEP.csv file is needed");
+  if (!o->has_kind) return ws_cli_usage_error("plot", "--kind heatmap|roofline|occupancy|stalls is needed");
+  if (!o->out) return ws_cli_usage_error("plot", "-o OUT.png|.svg is needed");
+  ws_chart_format f;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_status st = ws_chart_format_of(ctx, o->out, &f);
+  int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("plot", "-o: %s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  if (rc != WS_EXIT_OK) return rc;
+  if (o->kind == WS_CLI_PLOT_HEATMAP && (!o->x || !o->y || !o->metric))
+    return ws_cli_usage_error("plot", "--kind heatmap needs --x COL, --y COL and --metric COL");
+  if (o->reduce != WS_CLI_PLOT_REDUCE_AUTO && o->kind != WS_CLI_PLOT_HEATMAP)
+    return ws_cli_usage_error("plot", "--reduce goes with --kind heatmap");
+  if (o->color_by && o->kind != WS_CLI_PLOT_OCCUPANCY)
+    return ws_cli_usage_error("plot", "--color-by goes with --kind occupancy");
+  if (o->label && o->kind != WS_CLI_PLOT_ROOFLINE && o->kind != WS_CLI_PLOT_STALLS)
+    return ws_cli_usage_error("plot", "--label goes with --kind roofline or stalls");
+  return WS_EXIT_OK;
+}
+
+static int parse_flags(int argc, char **argv, ws_cli_plot_opts *o) {
+  opterr = 0;
+  int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("plot", &seen, longs, c, "")) != WS_EXIT_OK) break;
+    if (c == 'h') {
+      fputs(plot_help, stdout);
+      return -1;
+    }
+    if (c == ':') return ws_cli_usage_error("plot", "option '%s' needs a value", argv[optind - 1]);
+    if (c == '?') return ws_cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+    rc = take(o, c, optarg);
+  }
+  if (rc != WS_EXIT_OK) return rc;
+  if (optind < argc) o->csv = argv[optind++];
+  if (optind < argc) return ws_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
+  return check_flags(o);
+}
+
+int ws_cli_plot(int argc, char **argv) {
+  ws_cli_plot_opts o = {.width = 900, .height = 600};
+  int rc = parse_flags(argc, argv, &o);
+  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_table *t = NULL;
+  if (ws_table_read(ctx, o.csv, &t) != WS_OK)
+    rc = ws_cli_error("%s", ws_errmsg(ctx));
+  else
+    rc = ws_cli_plot_draw(ctx, &o, t);
+  if (rc == WS_EXIT_OK) fprintf(stderr, "warpscope: wrote %s\n", o.out);
+  ws_table_destroy(t);
+  ws_ctx_destroy(ctx);
+  return rc;
+}

@@ -8,6 +8,7 @@
 #ifndef WS_CLI_H
 #define WS_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@ int ws_cli_kernel(int argc, char **argv);
 int ws_cli_trace_command(int argc, char **argv);
 int ws_cli_viz(int argc, char **argv);
 int ws_cli_occupancy(int argc, char **argv);
+int ws_cli_sweep(int argc, char **argv);
 int ws_cli_plot(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr, or "warpscope: WHERE: error: ..." when
@@ -114,6 +116,9 @@ int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char 
 void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev);
 /* Whether Ctrl-C or SIGTERM arrived (main exits 130 then). */
 bool ws_cli_interrupted(void);
+/* Catches SIGINT and SIGTERM (the second one kills) into the flag
+ * ws_cli_interrupted reads, and returns it for a library to poll. */
+volatile sig_atomic_t *ws_cli_catch_interrupts(void);
 #define WS_CLI_WATCHOPT_HELP                                                                                 \
   "  --max-warp-insns N   stop when one warp issues N instructions (default: 65536 per\n"                    \
   "                       instruction of the kernel, plus 64)\n"                                             \

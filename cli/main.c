@@ -28,6 +28,9 @@ static const command commands[] = {
     {"viz", ws_cli_viz, "draw a trace's GPU at a cycle: PNG screenshots and frames, rendered in software"},
     {"occupancy", ws_cli_occupancy,
      "the CUDA occupancy calculator: CTAs per SM, the limiter and the three curves, as tables or a chart"},
+    {"sweep", ws_cli_sweep,
+     "simulate every point of a GEMM or attention parameter space: CSV/JSON, the best point, the Pareto "
+     "front"},
     {"plot", ws_cli_plot,
      "draw a sweep's CSV: a heatmap, a roofline, occupancy against cycles, stall reasons"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},

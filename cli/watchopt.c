@@ -71,14 +71,19 @@ static void show_progress(void *user, const ws_progress *p) {
   fflush(stderr);
 }
 
-void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev) {
+volatile sig_atomic_t *ws_cli_catch_interrupts(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESETHAND;
+  sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C stops the process at once */
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  return &interrupted;
+}
+
+void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev) {
+  ws_cli_catch_interrupts();
   const ws_watch w = {.max_warp_insns_per_warp = o->max_warp_insns,
                       .max_cycles = o->max_cycles,
                       .timeout_s = o->timeout_s,

@@ -1,0 +1,421 @@
+/* cmd_sweep.c - `warpscope sweep gemm|attention`: every point of a
+ * parameter space simulated, checked and measured, in parallel on local
+ * cores and across the ranks of an MPI job, into CSV and JSON, with the
+ * best point, the Pareto front and the refused points printed.
+ *
+ * Design: flag parsing and printing only. The space (explore/space.h)
+ * expands the flags, the engine (explore/sweep.h) runs the points and
+ * writes the outputs, the ranks (explore/ranks.h) split the work: every
+ * rank runs the indices i with i mod ranks == rank, sends its records to
+ * rank 0 as raw structs (the ranks run the same binary), and rank 0 adopts
+ * them and writes the one output a single process would have written. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "explore/point.h"
+#include "explore/ranks.h"
+#include "explore/record.h"
+#include "explore/space.h"
+#include "explore/sweep.h"
+
+static const char sweep_help[] =
+    "usage: warpscope sweep gemm [--gpu LIST] [--m LIST --n LIST --k LIST] [--variant LIST]\n"
+    "                            [--bm LIST ... --threads LIST] [--seed LIST] [OPTIONS]\n"
+    "       warpscope sweep attention [--gpu LIST] [--seq LIST --heads LIST --dhead LIST]\n"
+    "                            [--attn LIST] [--br LIST --bc LIST] [--seed LIST] [OPTIONS]\n\n"
+    "Simulates every point of a parameter space in timing mode, checks each against\n"
+    "OpenBLAS and writes one record per point (docs/explore.md lists the columns),\n"
+    "then prints the best point, the Pareto front over cycles and DRAM bytes, and\n"
+    "the points that were refused with their reasons. A LIST is comma-separated\n"
+    "values and ranges START:END[:STEP] (4:8:2 is 4,6,8); --variant all and --attn all\n"
+    "take every variant. Defaults: --gpu a100; gemm --m/--n/--k 512 --variant all;\n"
+    "attention --seq 64 --heads 4 --dhead 16 --attn all; tiles: the variant's own.\n\n"
+    "  --size LIST         GEMM: M = N = K, each value (instead of --m --n --k)\n"
+    "  --set SECTION.KEY=VALUE  a preset override for every point (repeatable)\n"
+    "  -o FILE.csv         the records as CSV (default: sweep-gemm.csv or\n"
+    "                      sweep-attention.csv); rewritten atomically as points finish\n"
+    "  --json FILE.json    the records as JSON too\n"
+    "  --restart           ignore the records already in the CSV output (default: a\n"
+    "                      sweep resumes, simulating only the points it lacks)\n"
+    "  -j, --jobs N        points simulated at once (default: one per core)\n"
+    "  --timeout SECONDS   stop a point's simulation after SECONDS (it is recorded as refused)\n"
+    "  -q, --quiet         no progress bar and no summary\n"
+    "  -h, --help          this text\n"
+    "Under mpirun (Open MPI) the points are spread over the ranks and rank 0 writes\n"
+    "the output, the same bytes one process writes. Ctrl-C stops handing out points,\n"
+    "lets the running ones finish and leaves a file the next run resumes.\n"
+    "Exit status: 0 when every point ran (refused points included), 1 when a run\n"
+    "failed or was interrupted, 2 on a usage error.\n";
+
+enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_PARAM };
+
+typedef struct sweep_opts {
+  ws_space space;
+  bool given[WS_SPACE_PARAM_COUNT];
+  const char *csv, *json, *size;
+  bool restart, quiet;
+  uint32_t jobs;
+  double timeout_s;
+} sweep_opts;
+
+/* --gpu, --m ... --seed: one long option per parameter, its code OPT_PARAM + parameter. */
+static void param_options(struct option *o) {
+  for (int p = 0; p < WS_SPACE_PARAM_COUNT; p++)
+    o[p] = (struct option){ws_space_param_name((ws_space_param)p), required_argument, NULL, OPT_PARAM + p};
+}
+
+static const struct option fixed_longs[] = {
+    {"size", required_argument, NULL, OPT_SIZE}, {"set", required_argument, NULL, OPT_SET},
+    {"json", required_argument, NULL, OPT_JSON}, {"restart", no_argument, NULL, OPT_RESTART},
+    {"jobs", required_argument, NULL, 'j'},      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'}};
+#define NFIXED (sizeof fixed_longs / sizeof fixed_longs[0])
+
+/* ---- flags ------------------------------------------------------------------------------------ */
+
+static int take_param(sweep_opts *o, ws_space_param p, const char *arg) {
+  if (!ws_space_uses(o->space.kind, p))
+    return ws_cli_usage_error("sweep", "--%s is not a parameter of a %s sweep", ws_space_param_name(p),
+                              o->space.kind == WS_POINT_GEMM ? "gemm" : "attention");
+  ws_ctx *ctx = ws_ctx_create();
+  int rc = ws_space_parse(ctx, &o->space, p, arg) == WS_OK
+               ? WS_EXIT_OK
+               : ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  o->given[p] = true;
+  return rc;
+}
+
+static int take(sweep_opts *o, int c, const char *arg) {
+  uint64_t v;
+  switch (c) {
+  case OPT_SIZE: o->size = arg; return WS_EXIT_OK;
+  case OPT_SET: {
+    ws_ctx *ctx = ws_ctx_create();
+    int rc = ws_space_add_set(ctx, &o->space, arg) == WS_OK
+                 ? WS_EXIT_OK
+                 : ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
+    ws_ctx_destroy(ctx);
+    return rc;
+  }
+  case OPT_JSON: o->json = arg; return WS_EXIT_OK;
+  case OPT_RESTART: o->restart = true; return WS_EXIT_OK;
+  case 'o': o->csv = arg; return WS_EXIT_OK;
+  case 'q': o->quiet = true; return WS_EXIT_OK;
+  case 'j':
+    if (!ws_cli_parse_u64(arg, 4096, &v) || v == 0)
+      return ws_cli_usage_error("sweep", "--jobs expects 1 to 4096, found '%s'", arg);
+    o->jobs = (uint32_t)v;
+    return WS_EXIT_OK;
+  case OPT_TIMEOUT: {
+    char *end = NULL;
+    o->timeout_s = strtod(arg, &end);
+    if (!*arg || *end || !(o->timeout_s > 0) || o->timeout_s > 1e7)
+      return ws_cli_usage_error("sweep", "--timeout expects seconds above 0, found '%s'", arg);
+    return WS_EXIT_OK;
+  }
+  default: return take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
+  }
+}
+
+/* The command's defaults for what was not given (the space has none). */
+static int apply_defaults(sweep_opts *o) {
+  bool gemm = o->space.kind == WS_POINT_GEMM;
+  if (o->size && (o->given[WS_SPACE_M] || o->given[WS_SPACE_N] || o->given[WS_SPACE_K]))
+    return ws_cli_usage_error("sweep", "--size and --m/--n/--k exclude each other");
+  if (o->size && !gemm) return ws_cli_usage_error("sweep", "--size is for gemm sweeps");
+  const struct {
+    ws_space_param p;
+    const char *value;
+  } defaults[] = {{WS_SPACE_GPU, "a100"}, {WS_SPACE_M, "512"},       {WS_SPACE_N, "512"},
+                  {WS_SPACE_K, "512"},    {WS_SPACE_VARIANT, "all"}, {WS_SPACE_SEQ, "64"},
+                  {WS_SPACE_HEADS, "4"},  {WS_SPACE_DHEAD, "16"},    {WS_SPACE_ATTN, "all"}};
+  int rc = WS_EXIT_OK;
+  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && rc == WS_EXIT_OK; i++)
+    if (!o->given[defaults[i].p] && ws_space_uses(o->space.kind, defaults[i].p))
+      rc = take_param(o, defaults[i].p, defaults[i].value);
+  return rc;
+}
+
+/* Under --size, the GEMM's M, N and K move together: expanded here as
+ * three lists of one value per point would make a cube, so --size sweeps
+ * run one space per size (sizes_of) instead. */
+static int parse_flags(int argc, char **argv, sweep_opts *o) {
+  struct option longs[WS_SPACE_PARAM_COUNT + NFIXED + 1];
+  param_options(longs);
+  memcpy(longs + WS_SPACE_PARAM_COUNT, fixed_longs, sizeof fixed_longs);
+  longs[WS_SPACE_PARAM_COUNT + NFIXED] = (struct option){NULL, 0, NULL, 0};
+  opterr = 0;
+  int c, rc = WS_EXIT_OK;
+  ws_cli_seen seen = {{0}};
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:j:q", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("sweep", &seen, longs, c, "set")) != WS_EXIT_OK) break;
+    if (c == 'h') {
+      fputs(sweep_help, stdout);
+      return -1;
+    }
+    if (c == ':') return ws_cli_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]);
+    if (c == '?') return ws_cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
+    rc = take(o, c, optarg);
+  }
+  if (rc == WS_EXIT_OK && optind < argc)
+    return ws_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+  return rc == WS_EXIT_OK ? apply_defaults(o) : rc;
+}
+
+/* ---- the points ----------------------------------------------------------------------------------- */
+
+/* The points: the space's, or with --size one space per size, M = N = K. */
+static ws_status points_of(ws_ctx *ctx, sweep_opts *o, ws_point **out, size_t *n) {
+  if (!o->size) return ws_space_expand(ctx, &o->space, out, n);
+  ws_space sizes;
+  ws_space_init(&sizes, WS_POINT_GEMM);
+  ws_status st = ws_space_parse(ctx, &sizes, WS_SPACE_M, o->size);
+  ws_point *all = NULL;
+  size_t total = 0;
+  for (size_t i = 0; st == WS_OK && i < sizes.lists[WS_SPACE_M].n; i++) {
+    char v[24];
+    snprintf(v, sizeof v, "%" PRIu64, sizes.lists[WS_SPACE_M].num[i]);
+    ws_point *ps = NULL;
+    size_t k = 0;
+    st = ws_space_parse(ctx, &o->space, WS_SPACE_M, v);
+    if (st == WS_OK) st = ws_space_parse(ctx, &o->space, WS_SPACE_N, v);
+    if (st == WS_OK) st = ws_space_parse(ctx, &o->space, WS_SPACE_K, v);
+    if (st == WS_OK) st = ws_space_expand(ctx, &o->space, &ps, &k);
+    if (st == WS_OK && total + k > WS_SPACE_POINTS_MAX)
+      st = ws_ctx_fail(ctx, WS_ERR_INVALID, "--size %s: more than the %u points a sweep may have", o->size,
+                       WS_SPACE_POINTS_MAX);
+    ws_point *grown = st == WS_OK ? realloc(all, (total + k) * sizeof *all) : NULL;
+    if (st == WS_OK && !grown) st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for %zu points", total + k);
+    if (st == WS_OK) {
+      all = grown;
+      memcpy(all + total, ps, k * sizeof *ps);
+      total += k;
+    }
+    free(ps);
+  }
+  ws_space_free(&sizes);
+  if (st != WS_OK) {
+    free(all);
+    return st;
+  }
+  *out = all;
+  *n = total;
+  return WS_OK;
+}
+
+/* ---- progress ------------------------------------------------------------------------------------- */
+
+static void clock_text(double s, char *buf, size_t n) {
+  uint64_t t = s > 0 ? (uint64_t)(s + 0.5) : 0;
+  snprintf(buf, n, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, t / 3600, t / 60 % 60, t % 60);
+}
+
+static void progress_bar(void *user, const ws_sweep_progress *pr) {
+  (void)user;
+  const int width = 30;
+  int full = pr->total ? (int)((double)width * (double)pr->done / (double)pr->total) : width;
+  char bar[64], el[32], eta[32];
+  for (int i = 0; i < width; i++) bar[i] = i < full ? '#' : '.';
+  bar[width] = '\0';
+  clock_text(pr->elapsed_s, el, sizeof el);
+  if (pr->eta_s < 0)
+    snprintf(eta, sizeof eta, "-");
+  else
+    clock_text(pr->eta_s, eta, sizeof eta);
+  fprintf(stderr, "\r[%s] %zu/%zu points, %zu running, %s elapsed, ETA %s ", bar, pr->done, pr->total,
+          pr->running, el, eta);
+  fflush(stderr);
+}
+
+/* ---- the summary ---------------------------------------------------------------------------------- */
+
+/* "a100 512x512x512 blocktile2d bm=128 ..." or "a100 seq 64 heads 4 dhead 16 flash br=64". */
+static void describe(const ws_point *p, char *buf, size_t n) {
+  int k;
+  if (p->kind == WS_POINT_GEMM)
+    k = snprintf(buf, n, "%s %ux%ux%u %s", p->gpu, p->m, p->n, p->k, p->variant);
+  else
+    k = snprintf(buf, n, "%s seq %u heads %u dhead %u %s", p->gpu, p->seq, p->heads, p->dhead, p->attn);
+  const struct {
+    const char *name;
+    uint32_t v;
+  } tiles[] = {{"bm", p->bm}, {"bn", p->bn}, {"bk", p->bk}, {"tm", p->tm}, {"tn", p->tn},
+               {"wm", p->wm}, {"wn", p->wn}, {"br", p->br}, {"bc", p->bc}, {"threads", p->threads}};
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0] && k > 0 && (size_t)k < n; i++)
+    if (tiles[i].v) k += snprintf(buf + k, n - (size_t)k, " %s=%u", tiles[i].name, tiles[i].v);
+}
+
+static void print_row(const ws_sweep *s, size_t i) {
+  const ws_point_result *r = ws_sweep_result(s, i);
+  char d[256];
+  describe(ws_sweep_point(s, i), d, sizeof d);
+  printf("  %-60s %12" PRIu64 " cycles %10.1f GFLOP/s %12" PRIu64 " DRAM bytes  occupancy %5.1f %%\n", d,
+         r->cycles, r->gflops, r->dram_read_bytes + r->dram_write_bytes, r->occupancy_pct);
+}
+
+static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
+  printf("%zu points: %zu passed, %zu failed the check, %zu refused\n", sm->points, sm->passed, sm->failed,
+         sm->ninvalid);
+  if (sm->has_best) {
+    printf("best (fewest cycles):\n");
+    print_row(s, sm->best);
+  }
+  if (sm->nfront) printf("Pareto front (cycles, DRAM bytes read + written):\n");
+  for (size_t i = 0; i < sm->nfront; i++) print_row(s, sm->front[i]);
+  for (size_t i = 0; i < sm->failed + sm->passed && i < ws_sweep_count(s); i++) {
+    const ws_point_result *r = ws_sweep_result(s, i);
+    char d[256];
+    if (r && r->valid && !r->check_pass) {
+      describe(ws_sweep_point(s, i), d, sizeof d);
+      printf("failed check: %s: %s\n", d, r->why);
+    }
+  }
+  if (sm->ninvalid) printf("refused:\n");
+  for (size_t i = 0; i < sm->ninvalid; i++) {
+    char d[256];
+    describe(ws_sweep_point(s, sm->invalid[i]), d, sizeof d);
+    printf("  %s: %s\n", d, ws_sweep_result(s, sm->invalid[i])->why);
+  }
+}
+
+/* ---- ranks ---------------------------------------------------------------------------------------- */
+
+/* One rank's records, as raw (index, point, result) triples. */
+typedef struct shipped {
+  uint64_t index;
+  ws_point point;
+  ws_point_result result;
+} shipped;
+
+static ws_status pack(ws_ctx *ctx, const ws_sweep *s, shipped **out, size_t *n) {
+  size_t count = 0, total = ws_sweep_count(s);
+  for (size_t i = 0; i < total; i++) count += ws_sweep_result(s, i) != NULL;
+  shipped *v = calloc(count ? count : 1, sizeof *v);
+  if (!v) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory packing %zu records", count);
+  size_t k = 0;
+  for (size_t i = 0; i < total; i++)
+    if (ws_sweep_result(s, i)) v[k++] = (shipped){i, *ws_sweep_point(s, i), *ws_sweep_result(s, i)};
+  *out = v;
+  *n = count;
+  return WS_OK;
+}
+
+/* Rank 0 adopts every rank's records; the others send theirs. */
+static ws_status merge_ranks(ws_ctx *ctx, ws_ranks *rk, ws_sweep *s) {
+  shipped *mine = NULL, *all = NULL;
+  size_t n = 0, lens[4096];
+  if (ws_ranks_size(rk) > sizeof lens / sizeof lens[0])
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "a sweep takes at most %zu ranks", sizeof lens / sizeof lens[0]);
+  ws_status st = pack(ctx, s, &mine, &n);
+  st = ws_ranks_agree(ctx, rk, st);
+  if (st == WS_OK) st = ws_ranks_gather(ctx, rk, mine, n * sizeof *mine, (void **)&all, lens);
+  size_t total = 0;
+  for (uint32_t r = 0; st == WS_OK && all && r < ws_ranks_size(rk); r++) total += lens[r] / sizeof *all;
+  ws_point *ps = calloc(total ? total : 1, sizeof *ps);
+  ws_point_result *rs = calloc(total ? total : 1, sizeof *rs);
+  if (st == WS_OK && all && (!ps || !rs))
+    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory merging records");
+  for (size_t i = 0; st == WS_OK && all && i < total; i++) ps[i] = all[i].point, rs[i] = all[i].result;
+  if (st == WS_OK && all) st = ws_sweep_adopt(ctx, s, ps, rs, total, NULL);
+  free(ps);
+  free(rs);
+  free(mine);
+  free(all);
+  return st;
+}
+
+/* ---- the command ---------------------------------------------------------------------------------- */
+
+static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s,
+                           volatile sig_atomic_t *interrupt) {
+  bool root = ws_ranks_rank(rk) == 0, alone = ws_ranks_size(rk) == 1;
+  size_t found = 0, kept = 0;
+  ws_status st = o->restart ? WS_OK : ws_sweep_resume(ctx, s, o->csv, &found, &kept);
+  if (st == WS_OK && kept && root && !o->quiet)
+    fprintf(stderr, "warpscope: resuming %s: %zu of its %zu records are points of this sweep\n", o->csv, kept,
+            found);
+  bool bar = root && !o->quiet && isatty(STDERR_FILENO);
+  ws_sweep_cfg cfg = {.runner = {ws_point_validate, ws_point_run},
+                      .opts = {.timeout_s = o->timeout_s},
+                      .jobs = o->jobs,
+                      .rank = ws_ranks_rank(rk),
+                      .ranks = ws_ranks_size(rk),
+                      .csv_path = alone ? o->csv : NULL,
+                      .json_path = alone ? o->json : NULL,
+                      .progress = bar ? progress_bar : NULL,
+                      .interrupt = interrupt};
+  if (st == WS_OK) st = ws_sweep_run(ctx, s, &cfg);
+  if (bar) fputc('\n', stderr);
+  if (!alone) {
+    st = ws_ranks_agree(ctx, rk, st);
+    if (st == WS_OK) st = merge_ranks(ctx, rk, s);
+    if (st == WS_OK && root) st = ws_sweep_write(ctx, s, o->csv, o->json);
+  }
+  return st;
+}
+
+static ws_status summarize(ws_ctx *ctx, const sweep_opts *o, const ws_sweep *s) {
+  ws_sweep_summary sm;
+  ws_status st = ws_sweep_summarize(ctx, s, &sm);
+  if (st != WS_OK) return st;
+  if (!o->quiet) print_summary(s, &sm);
+  ws_sweep_summary_free(&sm);
+  return WS_OK;
+}
+
+static int kind_of(int argc, char **argv, ws_point_kind *kind) {
+  if (argc < 2 || argv[1][0] == '-') {
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+      fputs(sweep_help, stdout);
+      return -1;
+    }
+    return ws_cli_usage_error("sweep", "a kind is needed: gemm or attention");
+  }
+  if (!strcmp(argv[1], "gemm"))
+    *kind = WS_POINT_GEMM;
+  else if (!strcmp(argv[1], "attention"))
+    *kind = WS_POINT_ATTENTION;
+  else
+    return ws_cli_usage_error("sweep", "unknown kind '%s' (expected gemm or attention)", argv[1]);
+  return WS_EXIT_OK;
+}
+
+int ws_cli_sweep(int argc, char **argv) {
+  sweep_opts o = {0};
+  ws_point_kind kind = WS_POINT_GEMM;
+  int rc = kind_of(argc, argv, &kind);
+  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  ws_space_init(&o.space, kind);
+  rc = parse_flags(argc - 1, argv + 1, &o);
+  if (!o.csv) o.csv = o.space.kind == WS_POINT_GEMM ? "sweep-gemm.csv" : "sweep-attention.csv";
+  ws_ctx *ctx = ws_ctx_create();
+  ws_point *points = NULL;
+  size_t n = 0;
+  if (rc == WS_EXIT_OK && points_of(ctx, &o, &points, &n) != WS_OK)
+    rc = ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
+  ws_ranks *rk = NULL;
+  ws_sweep *s = NULL;
+  ws_status st = WS_OK;
+  if (rc == WS_EXIT_OK) {
+    volatile sig_atomic_t *interrupt = ws_cli_catch_interrupts();
+    st = ws_ranks_start(ctx, &rk);
+    if (st == WS_OK) st = ws_sweep_create(ctx, points, n, &s);
+    if (st == WS_OK) st = run_sweep(ctx, &o, rk, s, interrupt);
+    if (st == WS_OK && ws_ranks_rank(rk) == 0) st = summarize(ctx, &o, s);
+    rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
+  }
+  ws_sweep_destroy(s);
+  ws_ranks_finish(rk);
+  free(points);
+  ws_space_free(&o.space);
+  ws_ctx_destroy(ctx);
+  return rc;
+}

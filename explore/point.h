@@ -21,6 +21,7 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
+#include "sim/host/device.h"
 
 typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;
 
@@ -36,7 +37,7 @@ typedef struct ws_point {
   uint32_t nsets;
   /* GEMM: C[m x n] = A[m x k] B[k x n] */
   uint32_t m, n, k;
-  char variant[WS_POINT_NAME_MAX]; /* the ladder step (ws_gemmgen_variant_name) */
+  char variant[WS_POINT_NAME_MAX];              /* the ladder step (ws_gemmgen_variant_name) */
   uint32_t bm, bn, bk, tm, tn, wm, wn, threads; /* 0: the variant's default */
   /* attention: heads x seq x dhead, naive (three kernels) or flash (fused) */
   uint32_t seq, heads, dhead;
@@ -49,24 +50,24 @@ typedef struct ws_point {
  * three); rates are over the same. */
 #define WS_POINT_STALLS_MAX 24
 typedef struct ws_point_result {
-  bool valid;          /* false: the configuration was refused before running */
-  char why[256];       /* why it was refused, or why the check failed ("" otherwise) */
-  bool check_pass;     /* results within the tolerance of OpenBLAS */
-  double max_abs_err;  /* against OpenBLAS */
-  bool sampled;        /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
+  bool valid;         /* false: the configuration was refused before running */
+  char why[256];      /* why it was refused, or why the check failed ("" otherwise) */
+  bool check_pass;    /* results within the tolerance of OpenBLAS */
+  double max_abs_err; /* against OpenBLAS */
+  bool sampled;       /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
   uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
   uint32_t ctas_per_sm;
-  double occupancy_pct;     /* theoretical */
-  char limiter[24];         /* ws_occupancy_limiter_name */
+  double occupancy_pct; /* theoretical */
+  char limiter[24];     /* ws_occupancy_limiter_name */
   uint64_t ctas, launches;
   uint64_t cycles;
-  double time_us;           /* cycles at the preset's clock */
-  double flops;             /* the algorithm's: 2 m n k for a GEMM; 4 heads seq^2 dhead for attention */
-  double gflops;            /* flops / time */
+  double time_us; /* cycles at the preset's clock */
+  double flops;   /* the algorithm's: 2 m n k for a GEMM; 4 heads seq^2 dhead for attention */
+  double gflops;  /* flops / time */
   uint64_t warp_insns;
   double l1_hit_pct, l2_hit_pct; /* sector hit rates, < 0 when no lookups */
   uint64_t dram_read_bytes, dram_write_bytes;
-  double arith_intensity;   /* flops / DRAM bytes (read + written) */
+  double arith_intensity; /* flops / DRAM bytes (read + written) */
   uint64_t smem_bank_conflicts;
   uint64_t lsu_refusals;
   double stall_pct[WS_POINT_STALLS_MAX]; /* share of stalled warp-cycles per reason, in the device's order */
@@ -74,8 +75,23 @@ typedef struct ws_point_result {
   char stall_names[WS_POINT_STALLS_MAX][24];
 } ws_point_result;
 
+/* Called after each launch of the point while its device still holds the
+ * launch's counters (ws_device_stats describes that launch), so a caller
+ * can print the per-kernel report (sim/host/report.h) of a point it never
+ * sees the device of. */
+typedef void (*ws_point_launch_fn)(void *user, const ws_device *dev, const char *kernel, ws_dim3 grid,
+                                   ws_dim3 block, const ws_launch_stats *ls);
+/* Called once the device exists, before anything is copied or launched:
+ * the place for watch limits and Ctrl-C (ws_device_set_watch). It must
+ * leave the mode, checks and probe as they are, or the record is not the
+ * point's. */
+typedef void (*ws_point_device_fn)(void *user, ws_device *dev);
+
 typedef struct ws_point_opts {
-  double timeout_s; /* wall-clock bound of the point's simulation; 0: none */
+  double timeout_s;             /* wall-clock bound of the point's simulation; 0: none */
+  ws_point_device_fn on_device; /* NULL: none */
+  ws_point_launch_fn on_launch; /* NULL: none */
+  void *user;                   /* passed to both */
 } ws_point_opts;
 
 /* Resolves the preset and the generator's configuration and checks them
@@ -87,5 +103,9 @@ bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_byt
  * an error: res->valid is false with the reason. Errors are for what stops
  * the run itself (no memory, a watchdog). */
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res);
+/* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles)
+ * or "flash br=64 bc=64"; the point's fields as given when they do not
+ * resolve. */
+void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes);
 
 #endif

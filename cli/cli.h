@@ -34,6 +34,8 @@ int ws_cli_kernel(int argc, char **argv);
 int ws_cli_trace_command(int argc, char **argv);
 int ws_cli_viz(int argc, char **argv);
 int ws_cli_occupancy(int argc, char **argv);
+int ws_cli_gemm(int argc, char **argv);
+int ws_cli_attention(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr, or "warpscope: WHERE: error: ..." when
  * the message is located (holds ": error: ") already; returns WS_EXIT_FAIL. */

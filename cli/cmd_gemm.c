@@ -253,8 +253,8 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
   if (is_gemm(o))
     printf("gemm M=%u N=%u K=%u %s on %s: ", p->m, p->n, p->k, what, p->gpu);
   else
-    printf("attention %s seq=%u heads=%u dhead=%u on %s: %" PRIu64 " launches, ", what, p->seq, p->heads,
-           p->dhead, p->gpu, r->launches);
+    printf("attention %s seq=%u heads=%u dhead=%u on %s: %" PRIu64 " launch%s, ", what, p->seq, p->heads,
+           p->dhead, p->gpu, r->launches, r->launches == 1 ? "" : "es");
   printf("%" PRIu64 " cycles (%.3f us), %.1f GFLOP/s, check %s (max |err| %.3g)\n", r->cycles, r->time_us,
          r->gflops, r->check_pass ? "passed" : "FAILED", r->max_abs_err);
 }

@@ -44,19 +44,20 @@ static bool is_path(const char *gpu) {
 }
 
 static ws_status resolve_gpu(ws_ctx *ctx, const ws_point *p, ws_gpu_cfg *out) {
-  char gpu[WS_POINT_NAME_MAX];
-  snprintf(gpu, sizeof gpu, "%s", p->gpu[0] ? p->gpu : "a100");
+  char gpu[WS_POINT_NAME_MAX + 1];
+  snprintf(gpu, sizeof gpu, "%.*s", (int)sizeof p->gpu, p->gpu[0] ? p->gpu : "a100");
   ws_status st = is_path(gpu) ? ws_config_load_file(ctx, gpu, out) : ws_config_load_preset(ctx, gpu, out);
   if (st == WS_OK && p->nsets > WS_POINT_MAX_SETS)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "a point carries at most %d overrides, got %u", WS_POINT_MAX_SETS,
                        p->nsets);
   for (uint32_t i = 0; i < p->nsets && st == WS_OK; i++) {
-    char set[WS_POINT_SET_MAX];
-    snprintf(set, sizeof set, "%s", p->sets[i]); /* bounded even when the caller left no terminator */
+    char set[WS_POINT_SET_MAX + 1];
+    snprintf(set, sizeof set, "%.*s", (int)sizeof p->sets[i],
+             p->sets[i]); /* bounded: a caller may leave no NUL */
     st = ws_config_set(ctx, out, set);
   }
   if (st == WS_OK && p->nsets > 0) {
-    char origin[WS_POINT_NAME_MAX + 16];
+    char origin[WS_POINT_NAME_MAX + 32];
     snprintf(origin, sizeof origin, "%s (after --set)", gpu);
     st = ws_config_validate(ctx, out, origin);
   }
@@ -67,8 +68,8 @@ static ws_status resolve_gpu(ws_ctx *ctx, const ws_point *p, ws_gpu_cfg *out) {
  * variant's kernel does not read is refused rather than silently dropped,
  * so two records never differ only in a field that changed nothing. */
 static ws_status resolve_gemm_cfg(ws_ctx *ctx, const ws_point *p, ws_gemmgen_cfg *out) {
-  char name[WS_POINT_NAME_MAX];
-  snprintf(name, sizeof name, "%s", p->variant);
+  char name[WS_POINT_NAME_MAX + 1];
+  snprintf(name, sizeof name, "%.*s", (int)sizeof p->variant, p->variant);
   ws_gemmgen_variant v;
   ws_status st = ws_gemmgen_variant_parse(ctx, name, &v);
   if (st != WS_OK) return st;
@@ -132,9 +133,9 @@ static uint64_t attn_floats(const ws_attngen_shape *s, bool flash) {
 
 static ws_status check_attn_shape(ws_ctx *ctx, const resolved *r) {
   const ws_attngen_shape *s = &r->shape;
-  uint64_t d = (uint64_t)s->heads * s->head_dim;
-  if (!s->tokens || !s->heads || !s->head_dim || (uint64_t)s->tokens * 3 * d > UINT32_MAX ||
-      (uint64_t)s->heads * s->tokens * s->tokens > UINT32_MAX)
+  uint64_t d = (uint64_t)s->heads * s->head_dim; /* the limits are divided, so no product can wrap */
+  if (!s->tokens || !s->heads || !s->head_dim || (uint64_t)s->tokens * 3 > UINT32_MAX / d ||
+      (uint64_t)s->tokens * s->tokens > UINT32_MAX / s->heads)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "attention seq=%u heads=%u dhead=%u: each must be at least 1, and seq*3*heads*dhead "
                        "and heads*seq^2 must fit in 32 bits",
@@ -148,8 +149,8 @@ static ws_status check_attn_shape(ws_ctx *ctx, const resolved *r) {
 }
 
 static ws_status resolve_attn(ws_ctx *ctx, const ws_point *p, resolved *r) {
-  char attn[WS_POINT_NAME_MAX];
-  snprintf(attn, sizeof attn, "%s", p->attn);
+  char attn[WS_POINT_NAME_MAX + 1];
+  snprintf(attn, sizeof attn, "%.*s", (int)sizeof p->attn, p->attn);
   r->flash_on = strcmp(attn, "flash") == 0;
   if (!r->flash_on && strcmp(attn, "naive") != 0)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention '%s' (expected naive or flash)", attn);

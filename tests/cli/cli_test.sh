@@ -477,6 +477,7 @@ check attention-bad-attn 2 "--attn expects naive or flash, found 'slow'" -- "$ws
 check attention-naive-tiles 2 "naive attention takes none" -- "$ws" attention --attn naive --br 32
 check attention-dhead 2 "head_dim must be a power of two from 4 to 64" -- "$ws" attention --dhead 24
 check attention-br 2 "Br must be a positive multiple of 32" -- "$ws" attention --br 48
+check attention-huge 2 "must fit in 32 bits" -- "$ws" attention --attn naive --seq 4294967295 --heads 4294967295 --dhead 4294967295
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -141,6 +141,9 @@ Test(point, oversized_shapes_are_refused_before_allocating) {
   run_point(&a, &r);
   cr_expect_not(r.valid);
   cr_expect(strstr(r.why, "head_dim must be a power of two"), "%s", r.why);
+  a = attn_point("naive", UINT32_MAX, UINT32_MAX, UINT32_MAX); /* products that would wrap 64 bits */
+  run_point(&a, &r);
+  cr_expect(strstr(r.why, "must fit in 32 bits"), "%s", r.why);
   a = attn_point("naive", 64, 2, 16);
   a.br = 32;
   run_point(&a, &r);

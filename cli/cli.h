@@ -35,6 +35,8 @@ int ws_cli_kernel(int argc, char **argv);
 int ws_cli_trace_command(int argc, char **argv);
 int ws_cli_viz(int argc, char **argv);
 int ws_cli_occupancy(int argc, char **argv);
+int ws_cli_gemm(int argc, char **argv);
+int ws_cli_attention(int argc, char **argv);
 int ws_cli_sweep(int argc, char **argv);
 int ws_cli_plot(int argc, char **argv);
 

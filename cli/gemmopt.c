@@ -28,20 +28,6 @@ int ws_cli_gemmopt_take(const char *cmd, ws_cli_gemmopt *o, int c, const char *a
   return WS_EXIT_OK;
 }
 
-/* The thread count each variant's kernel needs for its tiles (0 when a
- * tile is zero: ws_gemmgen_check then names the problem). */
-static uint32_t implied_threads(const ws_gemmgen_cfg *g) {
-  switch (g->variant) {
-  case WS_GEMMGEN_NAIVE:
-  case WS_GEMMGEN_COALESCED:
-  case WS_GEMMGEN_SMEM: return g->bm * g->bn;
-  case WS_GEMMGEN_WARPTILE:
-  case WS_GEMMGEN_ASYNC:
-  case WS_GEMMGEN_MMA: return g->wm && g->wn ? (g->bm / g->wm) * (g->bn / g->wn) * 32 : 0;
-  default: return g->tm && g->tn ? (g->bm / g->tm) * (g->bn / g->tn) : 0;
-  }
-}
-
 /* The variant's name and the tile flags are checked together once all
  * flags are in: an unknown variant, or a flag the variant's kernel does not
  * read (--wm with blocktile2d), is a usage error rather than ignored. */
@@ -84,6 +70,6 @@ ws_status ws_cli_gemmopt_resolve(ws_ctx *ctx, const ws_cli_gemmopt *o, ws_gemmge
       *fields[i] = o->tiles[i];
       tiles_set |= i < WS_CLI_GEMM_TILES - 1;
     }
-  if (tiles_set && !o->tiles[WS_CLI_GEMM_TILES - 1]) out->threads = implied_threads(out);
+  if (tiles_set && !o->tiles[WS_CLI_GEMM_TILES - 1]) out->threads = ws_gemmgen_implied_threads(out);
   return WS_OK;
 }

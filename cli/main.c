@@ -28,6 +28,10 @@ static const command commands[] = {
     {"viz", ws_cli_viz, "draw a trace's GPU at a cycle: PNG screenshots and frames, rendered in software"},
     {"occupancy", ws_cli_occupancy,
      "the CUDA occupancy calculator: CTAs per SM, the limiter and the three curves, as tables or a chart"},
+    {"gemm", ws_cli_gemm,
+     "one generated GEMM of the ladder, timed, checked against OpenBLAS, with its report"},
+    {"attention", ws_cli_attention,
+     "one multi-head attention, naive or flash, timed, checked, with its report"},
     {"sweep", ws_cli_sweep,
      "simulate every point of a GEMM or attention parameter space: CSV/JSON, the best point, the Pareto "
      "front"},

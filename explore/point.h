@@ -21,6 +21,7 @@
 
 #include "base/ctx.h"
 #include "sim/core/config.h"
+#include "sim/host/device.h"
 
 typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;
 
@@ -74,8 +75,23 @@ typedef struct ws_point_result {
   char stall_names[WS_POINT_STALLS_MAX][24];
 } ws_point_result;
 
+/* Called after each launch of the point while its device still holds the
+ * launch's counters (ws_device_stats describes that launch), so a caller
+ * can print the per-kernel report (sim/host/report.h) of a point it never
+ * sees the device of. */
+typedef void (*ws_point_launch_fn)(void *user, const ws_device *dev, const char *kernel, ws_dim3 grid,
+                                   ws_dim3 block, const ws_launch_stats *ls);
+/* Called once the device exists, before anything is copied or launched:
+ * the place for watch limits and Ctrl-C (ws_device_set_watch). It must
+ * leave the mode, checks and probe as they are, or the record is not the
+ * point's. */
+typedef void (*ws_point_device_fn)(void *user, ws_device *dev);
+
 typedef struct ws_point_opts {
-  double timeout_s; /* wall-clock bound of the point's simulation; 0: none */
+  double timeout_s;             /* wall-clock bound of the point's simulation; 0: none */
+  ws_point_device_fn on_device; /* NULL: none */
+  ws_point_launch_fn on_launch; /* NULL: none */
+  void *user;                   /* passed to both */
 } ws_point_opts;
 
 /* Resolves the preset and the generator's configuration and checks them
@@ -87,5 +103,9 @@ bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_byt
  * an error: res->valid is false with the reason. Errors are for what stops
  * the run itself (no memory, a watchdog). */
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res);
+/* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles)
+ * or "flash br=64 bc=64"; the point's fields as given when they do not
+ * resolve. */
+void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes);
 
 #endif

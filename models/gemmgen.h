@@ -78,6 +78,11 @@ bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v);
 
 /* A sensible config for the variant (no epilogue). */
 ws_gemmgen_cfg ws_gemmgen_defaults(ws_gemmgen_variant v);
+/* The threads per CTA the variant's kernel needs for cfg's tiles (bm*bn for
+ * one output per thread, one thread per tm x tn block, 32 per wm x wn warp
+ * tile); 0 when a tile it divides by is 0 (ws_gemmgen_check then names the
+ * problem). Lets a caller change tiles without working out --threads. */
+uint32_t ws_gemmgen_implied_threads(const ws_gemmgen_cfg *cfg);
 /* "naive bm=32 bn=32 threads=1024" / "... bk=8 tm=8 tn=8 ..." (the fields
  * the variant uses, then "+bias+gelu+residual"). */
 void ws_gemmgen_describe(const ws_gemmgen_cfg *cfg, char *buf, size_t buf_bytes);

@@ -73,6 +73,18 @@ ws_gemmgen_cfg ws_gemmgen_defaults(ws_gemmgen_variant v) {
   return c;
 }
 
+uint32_t ws_gemmgen_implied_threads(const ws_gemmgen_cfg *g) {
+  switch (g->variant) {
+  case WS_GEMMGEN_NAIVE:
+  case WS_GEMMGEN_COALESCED:
+  case WS_GEMMGEN_SMEM: return g->bm * g->bn;
+  case WS_GEMMGEN_WARPTILE:
+  case WS_GEMMGEN_ASYNC:
+  case WS_GEMMGEN_MMA: return g->wm && g->wn ? (g->bm / g->wm) * (g->bn / g->wn) * 32 : 0;
+  default: return g->tm && g->tn ? (g->bm / g->tm) * (g->bn / g->tn) : 0;
+  }
+}
+
 bool ws_gemmgen_uses_k_tiles(ws_gemmgen_variant v) { return v >= WS_GEMMGEN_SMEM; }
 bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v) {
   return v >= WS_GEMMGEN_BLOCKTILE1D && v != WS_GEMMGEN_MMA;

@@ -484,6 +484,29 @@ check plot-no-rows 1 "no rows to plot" -- "$ws" plot "$tmp/none.csv" --kind heat
 : > "$tmp/empty.csv"
 check plot-empty 1 "no header row" -- "$ws" plot "$tmp/empty.csv" --kind stalls -o "$tmp/p.png"
 [ -e "$tmp/p.png" ] && { failed=$((failed + 1)); echo "FAIL: a refused plot wrote a file"; } || passed=$((passed + 1))
+# gemm and attention: one explore point, its report and summary; usage errors and refused
+# configurations exit 2 with the reason, before anything runs
+check gemm-help 0 "usage: warpscope gemm" -- "$ws" gemm --help
+check gemm-run 0 "gemm M=64 N=48 K=32 blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256 on classroom: " -- "$ws" gemm --gpu classroom --m 64 --n 48 --k 32 --variant blocktile2d
+check gemm-report 0 "kernel 'gemm_smem' on classroom: grid (2,2,1) block (256,1,1), 4 CTAs" -- "$ws" gemm --gpu classroom --size 32 --variant smem --bm 16 --bn 16
+check gemm-check 0 "check passed" -- "$ws" gemm --gpu classroom --size 32 --variant mma
+check gemm-no-variant 2 "--variant V is needed" -- "$ws" gemm --size 64
+check gemm-bad-variant 2 "--variant: unknown GEMM variant 'bogus'" -- "$ws" gemm --size 64 --variant bogus
+check gemm-unused-tile 2 "--wm does not apply to the blocktile2d GEMM" -- "$ws" gemm --size 64 --variant blocktile2d --wm 32
+check gemm-too-big 2 "--m expects a whole number from 1 to 65536, found '70000'" -- "$ws" gemm --m 70000 --n 1 --k 1 --variant naive
+check gemm-no-k 2 "--k is needed (or --size)" -- "$ws" gemm --m 8 --n 8 --variant naive
+check gemm-indices 2 "must stay below 2^31 elements" -- "$ws" gemm --size 65536 --variant naive
+check gemm-memory 2 "more than classroom's 1073741824 bytes of memory" -- "$ws" gemm --gpu classroom --size 40000 --variant naive
+check gemm-refused 2 "bm=24 must be a power of two" -- "$ws" gemm --size 64 --variant blocktile2d --bm 24
+check gemm-bad-set 2 "unknown key 'l2.bogus'" -- "$ws" gemm --size 64 --variant naive --set l2.bogus=3
+check attention-help 0 "usage: warpscope attention" -- "$ws" attention --help
+check attention-naive 0 "attention naive seq=32 heads=2 dhead=8 on classroom: 3 launches" -- "$ws" attention --gpu classroom --attn naive --seq 32 --heads 2 --dhead 8
+check attention-flash 0 "attention flash br=32 bc=8 seq=32 heads=1 dhead=8 on classroom: 1 launch, " -- "$ws" attention --gpu classroom --seq 32 --heads 1 --dhead 8 --br 32 --bc 8
+check attention-bad-attn 2 "--attn expects naive or flash, found 'slow'" -- "$ws" attention --attn slow
+check attention-naive-tiles 2 "naive attention takes none" -- "$ws" attention --attn naive --br 32
+check attention-dhead 2 "head_dim must be a power of two from 4 to 64" -- "$ws" attention --dhead 24
+check attention-br 2 "Br must be a positive multiple of 32" -- "$ws" attention --br 48
+check attention-huge 2 "must fit in 32 bits" -- "$ws" attention --attn naive --seq 4294967295 --heads 4294967295 --dhead 4294967295
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -237,20 +237,14 @@ static void progress_bar(void *user, const ws_sweep_progress *pr) {
 
 /* ---- the summary ---------------------------------------------------------------------------------- */
 
-/* "a100 512x512x512 blocktile2d bm=128 ..." or "a100 seq 64 heads 4 dhead 16 flash br=64". */
+/* "a100 512x512x512 blocktile2d bm=128 ..." or "a100 seq 64 heads 4 dhead 16 flash br=64 bc=64". */
 static void describe(const ws_point *p, char *buf, size_t n) {
-  int k;
+  char tiles[160];
+  ws_point_describe(p, tiles, sizeof tiles);
   if (p->kind == WS_POINT_GEMM)
-    k = snprintf(buf, n, "%s %ux%ux%u %s", p->gpu, p->m, p->n, p->k, p->variant);
+    snprintf(buf, n, "%s %ux%ux%u %s", p->gpu, p->m, p->n, p->k, tiles);
   else
-    k = snprintf(buf, n, "%s seq %u heads %u dhead %u %s", p->gpu, p->seq, p->heads, p->dhead, p->attn);
-  const struct {
-    const char *name;
-    uint32_t v;
-  } tiles[] = {{"bm", p->bm}, {"bn", p->bn}, {"bk", p->bk}, {"tm", p->tm}, {"tn", p->tn},
-               {"wm", p->wm}, {"wn", p->wn}, {"br", p->br}, {"bc", p->bc}, {"threads", p->threads}};
-  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0] && k > 0 && (size_t)k < n; i++)
-    if (tiles[i].v) k += snprintf(buf + k, n - (size_t)k, " %s=%u", tiles[i].name, tiles[i].v);
+    snprintf(buf, n, "%s seq %u heads %u dhead %u %s", p->gpu, p->seq, p->heads, p->dhead, tiles);
 }
 
 static void print_row(const ws_sweep *s, size_t i) {

@@ -508,5 +508,31 @@ check attention-dhead 2 "head_dim must be a power of two from 4 to 64" -- "$ws" 
 check attention-br 2 "Br must be a positive multiple of 32" -- "$ws" attention --br 48
 check attention-huge 2 "must fit in 32 bits" -- "$ws" attention --attn naive --seq 4294967295 --heads 4294967295 --dhead 4294967295
 
+# sweep: lists and ranges expand into points; refused points are listed with their reasons; the CSV
+# resumes; usage errors before anything runs; an MPI job writes the bytes one process writes
+sw=(gemm --gpu classroom --size 128 --variant smem,mma --bm 32,64)
+check sweep-run 0 "4 points: 3 passed, 0 failed the check, 1 refused" -- "$ws" sweep "${sw[@]}" -j 2 -o "$tmp/sw.csv" --json "$tmp/sw.json"
+check sweep-refused 0 "smem bm=64 bn=32 bk=32 threads=2048: bm, bn, bk and threads must be at most 1024" -- "$ws" sweep "${sw[@]}" -o "$tmp/sw2.csv"
+check sweep-csv-rows 0 "5" -- bash -c "wc -l < '$tmp/sw.csv'"
+check sweep-json 0 '"kind":"gemm"' -- head -c 400 "$tmp/sw.json"
+check sweep-resume 0 "resuming $tmp/sw.csv: 4 of its 4 records are points of this sweep" -- "$ws" sweep "${sw[@]}" -o "$tmp/sw.csv"
+cp "$tmp/sw.csv" "$tmp/sw.before"
+check sweep-resume-same 0 "" -- "$ws" sweep "${sw[@]}" -o "$tmp/sw.csv" -q
+if cmp -s "$tmp/sw.csv" "$tmp/sw.before"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a resumed sweep changed its output"; fi
+check sweep-no-kind 2 "a kind is needed: gemm or attention" -- "$ws" sweep
+check sweep-bad-kind 2 "unknown kind 'conv' (expected gemm or attention)" -- "$ws" sweep conv
+check sweep-bad-range 2 "--tm 4:8:0: a step of 0" -- "$ws" sweep gemm --tm 4:8:0
+check sweep-wrong-param 2 "--seq is not a parameter of a gemm sweep" -- "$ws" sweep gemm --seq 64
+check sweep-size-and-m 2 "--size and --m/--n/--k exclude each other" -- "$ws" sweep gemm --size 128 --m 64
+check sweep-jobs 2 "--jobs expects 1 to 4096, found '0'" -- "$ws" sweep gemm -j 0
+check sweep-too-many 2 "more than the 100000 points a sweep may have" -- "$ws" sweep gemm --bm 1:1000 --bn 1:1000
+check sweep-attention 0 "2 points: 2 passed" -- "$ws" sweep attention --gpu classroom --seq 32 -o "$tmp/att.csv"
+if command -v mpirun > /dev/null 2>&1; then
+  check sweep-mpi 0 "" -- mpirun -np 2 --oversubscribe --allow-run-as-root "$ws" sweep "${sw[@]}" -j 1 -o "$tmp/mpi.csv" --json "$tmp/mpi.json" -q
+  if cmp -s "$tmp/mpi.csv" "$tmp/sw.csv" && cmp -s "$tmp/mpi.json" "$tmp/sw.json"; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: mpirun -np 2 wrote other bytes than one process"; fi
+fi
+check sweep-plot 0 "" -- "$ws" plot "$tmp/sw.csv" --kind stalls -o "$tmp/sw-stalls.png"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

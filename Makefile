@@ -75,6 +75,13 @@ test-fuzz: build
 	./$(FUZZ)/fuzz_image -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=128 $(FUZZ)/corpus-img \
 	  2> $(FUZZ)/fuzz_image.log || { tail -n 60 $(FUZZ)/fuzz_image.log; exit 1; }
 	@echo "fuzz_image: $(FUZZ_SECONDS) s without a finding"
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_csv
+	mkdir -p $(FUZZ)/corpus-csv
+	cp tests/plot/data/*.csv $(FUZZ)/corpus-csv/
+	./$(BUILD)/warpscope sweep gemm --gpu classroom --size 64 --variant naive,smem --restart -q -o $(FUZZ)/corpus-csv/sweep.csv
+	./$(FUZZ)/fuzz_csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=256 $(FUZZ)/corpus-csv \
+	  2> $(FUZZ)/fuzz_csv.log || { tail -n 60 $(FUZZ)/fuzz_csv.log; exit 1; }
+	@echo "fuzz_csv: $(FUZZ_SECONDS) s without a finding"
 
 bench: build
 	./$(BUILD)/bench_sim functional

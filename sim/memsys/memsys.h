@@ -86,6 +86,15 @@ void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
+/* Whether SM `sm`'s refused access could be accepted if offered again:
+ * false while nothing its L1's refusal depended on has changed (no fill, no
+ * write-buffer slot freed since), so the retry would be refused the same
+ * way; always true after a refusal for want of a request record, and while
+ * a probe is set (each retry is then a record). */
+bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
+/* Counts `n` refusals of SM `sm`'s waiting access that were known to fail
+ * and so not offered, under the reason of its last refusal. */
+void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
 

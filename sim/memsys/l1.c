@@ -52,7 +52,14 @@ struct ws_l1 {
   l1_stats st;
 };
 
-static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
 
 /* A refusal: its reason's counter, remembered so that retries known to fail
  * the same way can be counted without being made (ws_l1_count_rejects). */

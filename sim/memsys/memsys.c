@@ -219,8 +219,17 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
   m->probe->event(m->probe->user, &ev);
 }
 
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
+
 static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
-  return (uint32_t)__builtin_popcount(mask) * m->cfg.l1.sector_bytes;
+  return popcount8(mask) * m->cfg.l1.sector_bytes;
 }
 
 /* ---- SM -> slice ------------------------------------------------------------- */

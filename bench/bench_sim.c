@@ -1,7 +1,8 @@
 /* bench_sim.c - simulator speed: simulated warp instructions per second,
  * single-threaded, on two SGEMMs 512^3 (the FFMA-heavy register-blocked
  * one of the GEMM ladder, and the shared-memory tiled example, which issues
- * as many shared loads as FFMAs), a memory-bound SAXPY and the tensor-core
+ * as many shared loads as FFMAs), a memory-bound SAXPY, the naive and
+ * coalesced GEMMs of the ladder (memory-bound, 128^3) and the tensor-core
  * GEMM, either with the cycle model (timing) or values only
  * (functional). Only ws_device_launch is timed (inputs are uploaded before,
  * nothing is checked after: the tests do that); each case runs REPEATS times

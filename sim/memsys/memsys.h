@@ -8,7 +8,8 @@
  *  - false means "not this cycle" (a full MSHR table, a full miss queue, an
  *    MSHR that cannot merge more): back-pressure, not an error. The LSU keeps
  *    the access and tries again on a later cycle; resources only free up when
- *    a memsys event is processed, so the SM may sleep until the next event.
+ *    a memsys event is processed, so the SM may sleep until the next event,
+ *    and until its L1 has changed (ws_memsys_retry_due).
  *  - For loads, atomics and async copies, exactly one response per accepted
  *    access arrives as an event {kind WS_EVK_MEM_RESP, unit = sm, payload =
  *    cookie} at the cycle the data is back at the SM (the cookie is the SM's

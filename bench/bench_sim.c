@@ -1,7 +1,8 @@
 /* bench_sim.c - simulator speed: simulated warp instructions per second,
  * single-threaded, on two SGEMMs 512^3 (the FFMA-heavy register-blocked
  * one of the GEMM ladder, and the shared-memory tiled example, which issues
- * as many shared loads as FFMAs), a memory-bound SAXPY and the tensor-core
+ * as many shared loads as FFMAs), a memory-bound SAXPY, the naive and
+ * coalesced GEMMs of the ladder (memory-bound, 128^3) and the tensor-core
  * GEMM, either with the cycle model (timing) or values only
  * (functional). Only ws_device_launch is timed (inputs are uploaded before,
  * nothing is checked after: the tests do that); each case runs REPEATS times
@@ -28,6 +29,15 @@
 #ifndef REPEATS
 #define REPEATS 3
 #endif
+
+/* BENCH_REPEATS=1 in the environment runs each case once: under callgrind,
+ * where instruction counts (not wall time) are the figure, one run is
+ * enough and three cost three times as long. */
+static int repeats(void) {
+  const char *s = getenv("BENCH_REPEATS");
+  int n = s ? atoi(s) : REPEATS;
+  return n > 0 ? n : REPEATS;
+}
 
 typedef struct bench_case {
   const char *label;
@@ -87,7 +97,7 @@ static int run_case(ws_device *dev, const bench_case *bc) {
   if (st == WS_OK && strcmp(bc->label, "saxpy") == 0) st = ws_args_set_f32(ctx, &args, "a", 2.0f);
   double best = 1e30;
   ws_launch_stats stats;
-  for (int r = 0; r < REPEATS && st == WS_OK; r++) {
+  for (int r = 0; r < repeats() && st == WS_OK; r++) {
     double t0 = now_seconds();
     st = ws_device_launch(dev, &prog->kernels[0], bc->grid, bc->block, 0, &args, &stats);
     double t = now_seconds() - t0;
@@ -104,10 +114,15 @@ static int run_case(ws_device *dev, const bench_case *bc) {
 }
 
 int main(int argc, char **argv) {
-  enum { N = 512, SAXPY_N = 1 << 22 };
+  enum { N = 512, SAXPY_N = 1 << 22, NAIVE_N = 128 };
   /* the FFMA-heavy SGEMM: 128x128 CTA tiles, 8x8 outputs per thread, 64
    * FFMAs per 16 shared loads (models/gemmgen.c, blocktile2d) */
   const ws_gemmgen_cfg rb = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
+  /* the first two steps of the ladder: one output per thread, 32x32 CTA
+   * tiles of 1024 threads, every operand from global memory (memory-bound,
+   * the LSU refused most of the time) */
+  const ws_gemmgen_cfg naive = ws_gemmgen_defaults(WS_GEMMGEN_NAIVE);
+  const ws_gemmgen_cfg coalesced = ws_gemmgen_defaults(WS_GEMMGEN_COALESCED);
   const bench_case cases[] = {
       {"sgemm-ffma 512^3 (8x8/thread)",
        NULL,
@@ -136,6 +151,24 @@ int main(int argc, char **argv) {
        {SAXPY_N * 4ull, SAXPY_N * 4ull, 0},
        {"n", NULL, NULL},
        {SAXPY_N, 0, 0}},
+      {"gemm-naive 128^3",
+       NULL,
+       &naive,
+       {NAIVE_N / 32, NAIVE_N / 32, 1},
+       {1024, 1, 1},
+       {"A", "B", "C"},
+       {NAIVE_N * NAIVE_N * 4, NAIVE_N * NAIVE_N * 4, NAIVE_N * NAIVE_N * 4},
+       {"M", "N", "K"},
+       {NAIVE_N, NAIVE_N, NAIVE_N}},
+      {"gemm-coalesced 128^3",
+       NULL,
+       &coalesced,
+       {NAIVE_N / 32, NAIVE_N / 32, 1},
+       {1024, 1, 1},
+       {"A", "B", "C"},
+       {NAIVE_N * NAIVE_N * 4, NAIVE_N * NAIVE_N * 4, NAIVE_N * NAIVE_N * 4},
+       {"M", "N", "K"},
+       {NAIVE_N, NAIVE_N, NAIVE_N}},
       {"mma gemm 512^3 (HMMA)",
        "models/examples/mma_gemm.wsa",
        NULL,
@@ -162,7 +195,7 @@ int main(int argc, char **argv) {
   }
   ws_device_set_mode(dev, functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
   printf("%s (%s preset, %u SMs), single thread, launch only, best of %d\n",
-         functional ? "functional executor" : "timing model", cfg.gpu.name, cfg.gpu.num_sms, REPEATS);
+         functional ? "functional executor" : "timing model", cfg.gpu.name, cfg.gpu.num_sms, repeats());
   int rc = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!only || strncmp(cases[i].label, only, strlen(only)) == 0) rc |= run_case(dev, &cases[i]);

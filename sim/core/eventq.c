@@ -1,14 +1,34 @@
-/* eventq.c - binary min-heap of timing events keyed by (cycle, seq). */
+/* eventq.c - timing events keyed by (cycle, seq): a ring of per-cycle FIFOs
+ * for the near future and a binary min-heap for the rest.
+ *
+ * Design: most events are a few tens of cycles ahead (an L1 hit's response,
+ * a crossbar arrival), and a heap pop cost a sift over a dozen levels of a
+ * heap holding thousands. An event less than WS_EVENTQ_WINDOW cycles after
+ * `base` (the cycle of the last pop) is appended to its cycle's FIFO
+ * instead, O(1); one bit per FIFO finds the next non-empty one. A FIFO holds
+ * one cycle only (the window is shorter than the ring) and its events
+ * arrive in seq order, so it is sorted by (cycle, seq) like the heap; a pop
+ * takes the smaller of the two heads. The order is therefore exactly the
+ * heap's alone, whichever level an event went to. */
 #include "sim/core/eventq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void ws_eventq_init(ws_eventq *q) { memset(q, 0, sizeof *q); }
+#define RING WS_EVENTQ_WINDOW
+#define NONE UINT32_MAX
+
+void ws_eventq_init(ws_eventq *q) {
+  memset(q, 0, sizeof *q);
+  q->near_cycle = UINT64_MAX;
+  q->free_node = NONE;
+}
 
 void ws_eventq_free(ws_eventq *q) {
   free(q->heap);
-  memset(q, 0, sizeof *q);
+  free(q->nodes);
+  free(q->head);
+  ws_eventq_init(q);
 }
 
 static bool earlier(const ws_event *a, const ws_event *b) {
@@ -39,8 +59,7 @@ static void sift_down(ws_event *h, uint32_t count, uint32_t i) {
   h[i] = e;
 }
 
-bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
-                    uint64_t payload) {
+static bool heap_push(ws_eventq *q, const ws_event *e) {
   if (q->count == q->cap) {
     uint32_t cap = q->cap ? q->cap * 2 : 256;
     ws_event *grown = realloc(q->heap, (size_t)cap * sizeof *grown);
@@ -48,21 +67,103 @@ bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, 
     q->heap = grown;
     q->cap = cap;
   }
-  ws_event *e = &q->heap[q->count];
-  e->cycle = cycle;
-  e->seq = q->next_seq++;
-  e->kind = kind;
-  e->unit = unit;
-  e->arg = arg;
-  e->payload = payload;
+  q->heap[q->count] = *e;
   sift_up(q->heap, q->count++);
   return true;
 }
 
+/* The ring's FIFO heads and tails and its bitmap, on first use. */
+static bool ring_ready(ws_eventq *q) {
+  if (q->head) return true;
+  q->head = malloc(2 * RING * sizeof *q->head);
+  if (!q->head) return false;
+  q->tail = q->head + RING;
+  for (uint32_t i = 0; i < RING; i++) q->head[i] = NONE;
+  memset(q->bits, 0, sizeof q->bits);
+  return true;
+}
+
+static uint32_t node_alloc(ws_eventq *q) {
+  if (q->free_node != NONE) {
+    uint32_t n = q->free_node;
+    q->free_node = q->nodes[n].next;
+    return n;
+  }
+  if (q->nnodes == q->cap_nodes) {
+    uint32_t cap = q->cap_nodes ? q->cap_nodes * 2 : 1024;
+    ws_eventq_node *grown = realloc(q->nodes, (size_t)cap * sizeof *grown);
+    if (!grown) return NONE;
+    q->nodes = grown;
+    q->cap_nodes = cap;
+  }
+  return q->nnodes++;
+}
+
+static bool ring_push(ws_eventq *q, const ws_event *e) {
+  if (!ring_ready(q)) return false;
+  uint32_t n = node_alloc(q);
+  if (n == NONE) return false;
+  uint32_t b = (uint32_t)(e->cycle % RING);
+  q->nodes[n] = (ws_eventq_node){*e, NONE};
+  if (q->head[b] == NONE)
+    q->head[b] = n;
+  else
+    q->nodes[q->tail[b]].next = n;
+  q->tail[b] = n;
+  q->bits[b / 64] |= 1ull << (b % 64);
+  q->near++;
+  if (e->cycle < q->near_cycle) q->near_cycle = e->cycle;
+  return true;
+}
+
+bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
+                    uint64_t payload) {
+  ws_event e = {
+      .cycle = cycle, .seq = q->next_seq++, .kind = kind, .unit = unit, .arg = arg, .payload = payload};
+  bool near = cycle >= q->base && cycle - q->base < RING;
+  return near ? ring_push(q, &e) : heap_push(q, &e);
+}
+
+/* The first non-empty FIFO at or after `from`'s, as a cycle of the window. */
+static uint64_t next_near(const ws_eventq *q, uint64_t from) {
+  uint32_t start = (uint32_t)(from % RING);
+  for (uint32_t step = 0; step <= RING / 64; step++) {
+    uint32_t w = (start / 64 + step) % (RING / 64);
+    uint64_t m = q->bits[w];
+    if (step == 0) m &= ~0ull << (start % 64);
+    if (step == RING / 64) m &= (start % 64) ? ~(~0ull << (start % 64)) : 0;
+    if (m) {
+      uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(m);
+      return from + (b + RING - start) % RING;
+    }
+  }
+  return UINT64_MAX;
+}
+
+static void ring_pop(ws_eventq *q, ws_event *out) {
+  uint32_t b = (uint32_t)(q->near_cycle % RING), n = q->head[b];
+  *out = q->nodes[n].ev;
+  q->head[b] = q->nodes[n].next;
+  q->nodes[n].next = q->free_node;
+  q->free_node = n;
+  q->near--;
+  if (q->head[b] != NONE) return;
+  q->bits[b / 64] &= ~(1ull << (b % 64));
+  q->near_cycle = q->near ? next_near(q, q->near_cycle) : UINT64_MAX;
+}
+
 bool ws_eventq_pop(ws_eventq *q, ws_event *out) {
-  if (q->count == 0) return false;
-  *out = q->heap[0];
-  q->heap[0] = q->heap[--q->count];
-  if (q->count) sift_down(q->heap, q->count, 0);
+  bool from_ring =
+      q->near && (q->count == 0 || earlier(&q->nodes[q->head[q->near_cycle % RING]].ev, &q->heap[0]));
+  if (from_ring) {
+    ring_pop(q, out);
+  } else {
+    if (q->count == 0) return false;
+    *out = q->heap[0];
+    q->heap[0] = q->heap[--q->count];
+    if (q->count) sift_down(q->heap, q->count, 0);
+  }
+  /* every event left is at or after this one: the window may move up */
+  if (out->cycle > q->base) q->base = out->cycle;
   return true;
 }

@@ -38,6 +38,13 @@ struct ws_engine {
    * structs (which do not stay in the host's cache) */
   uint64_t *sm_next;
   uint8_t *sm_blocked;
+  /* a blocked LSU is offered again only when the memory system says its
+   * L1 changed (ws_memsys_retry_due); the retries it skips, one per cycle
+   * with memory events, are counted from mem_progress_cycles (cycles with
+   * memory events so far) and sm_parked (its value at the SM's refusal),
+   * so the refusal counters stay what retrying every such cycle gave */
+  uint64_t *sm_parked;
+  uint64_t mem_progress_cycles;
   /* bit i: SM i has a next cycle (sm_next[i] != NEVER). The loop visits
    * the set bits in index order, so SMs with nothing to do (a small grid on
    * a large GPU, or every warp waiting on memory) cost nothing per cycle */
@@ -81,9 +88,10 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->sms = calloc(e->nsms, sizeof *e->sms);
   e->sm_next = calloc(e->nsms, sizeof *e->sm_next);
   e->sm_blocked = calloc(e->nsms, sizeof *e->sm_blocked);
+  e->sm_parked = calloc(e->nsms, sizeof *e->sm_parked);
   e->nwords = (e->nsms + 63) / 64;
   e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
-  ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_awake
+  ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_parked && e->sm_awake
                      ? register_stats(e)
                      : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
@@ -143,6 +151,7 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->sms);
   free(e->sm_next);
   free(e->sm_blocked);
+  free(e->sm_parked);
   free(e->sm_awake);
   ws_memsys_destroy(e->mem);
   ws_eventq_free(&e->q);
@@ -152,7 +161,10 @@ void ws_engine_destroy(ws_engine *e) {
 /* Re-reads SM i's state after a call that may have changed it. */
 static void sync_sm(ws_engine *e, uint32_t i) {
   e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
-  e->sm_blocked[i] = ws_sm_lsu_blocked(e->sms[i]);
+  bool blocked = ws_sm_lsu_blocked(e->sms[i]);
+  /* only a visit's refusal blocks an LSU: this is that refusal's cycle */
+  if (blocked && !e->sm_blocked[i]) e->sm_parked[i] = e->mem_progress_cycles;
+  e->sm_blocked[i] = blocked;
   uint64_t bit = 1ull << (i % 64);
   if (e->sm_next[i] != NEVER)
     e->sm_awake[i / 64] |= bit;
@@ -160,13 +172,34 @@ static void sync_sm(ws_engine *e, uint32_t i) {
     e->sm_awake[i / 64] &= ~bit;
 }
 
+/* Counts the retries SM i's blocked LSU skipped: `later` cycles with memory
+ * events since its refusal, each of which would have been refused again. */
+static void count_skipped(ws_engine *e, uint32_t i, uint64_t later) {
+  uint64_t skipped = e->mem_progress_cycles - e->sm_parked[i] - later;
+  if (!skipped) return;
+  ws_sm_count_refusals(e->sms[i], skipped);
+  ws_memsys_count_refusals(e->mem, i, skipped);
+  e->sm_parked[i] += skipped;
+}
+
+/* Offers SM i's refused access again at t (a cycle with memory events,
+ * already counted) if its L1 changed since the refusal. */
+static void retry_lsu(ws_engine *e, uint32_t i, uint64_t t) {
+  if (!ws_memsys_retry_due(e->mem, i)) return;
+  count_skipped(e, i, 1); /* the retry at t itself is counted as it is made */
+  ws_sm_mem_progress(e->sms[i], t);
+  sync_sm(e, i);
+}
+
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
   e->gpu_events++;
   if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_SM_WAKE) {
-    if (ev->kind == WS_EVK_MEM_RESP)
+    if (ev->kind == WS_EVK_MEM_RESP) {
       ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
-    else
+    } else {
+      if (e->sm_blocked[ev->unit]) count_skipped(e, ev->unit, 0);
       ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
+    }
     sync_sm(e, ev->unit);
   } else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
     ws_memsys_handle(e->mem, ev);
@@ -179,11 +212,9 @@ static void handle_events(ws_engine *e, uint64_t t) {
   ws_event ev;
   while (ws_eventq_next_cycle(&e->q) == t && ws_eventq_pop(&e->q, &ev)) handle_event(e, &ev, &mem_progress);
   if (!mem_progress) return;
+  e->mem_progress_cycles++;
   for (uint32_t i = 0; i < e->nsms; i++)
-    if (e->sm_blocked[i]) {
-      ws_sm_mem_progress(e->sms[i], t);
-      sync_sm(e, i);
-    }
+    if (e->sm_blocked[i]) retry_lsu(e, i, t);
 }
 
 static ws_status place(ws_engine *e, uint64_t t) {
@@ -278,6 +309,7 @@ static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launc
 
 static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   for (uint32_t i = 0; i < e->nsms; i++) {
+    if (e->sm_blocked[i]) count_skipped(e, i, 0); /* a launch stopped early */
     ws_sm_flush(e->sms[i], end);
     e->gpu_warp_insns += ws_sm_warp_insns(e->sms[i]);
     ws_sm_end(e->sms[i]);

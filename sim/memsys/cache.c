@@ -43,17 +43,23 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   c->assoc = assoc;
   c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
-  if (!c->ways) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
+  c->hint = malloc(WS_CACHE_HINTS * sizeof *c->hint);
+  if (c->hint) memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
+  if (!c->ways || !c->hint)
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
   return WS_OK;
 }
 
 void ws_cache_fini(ws_cache *c) {
   free(c->ways);
+  free(c->hint);
   c->ways = NULL;
+  c->hint = NULL;
 }
 
 void ws_cache_clear(ws_cache *c) {
   memset(c->ways, 0, (size_t)c->sets * c->assoc * sizeof *c->ways);
+  memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
   c->clock = 0;
 }
 
@@ -62,10 +68,18 @@ static ws_cache_way *set_of(ws_cache *c, uint64_t set_key) {
   return &c->ways[(size_t)set * c->assoc];
 }
 
+static bool holds(const ws_cache_way *w, uint64_t tag) { return w->tag == tag && (w->valid || w->pending); }
+
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   ws_cache_way *set = set_of(c, set_key);
+  uint32_t *hint = &c->hint[tag % WS_CACHE_HINTS];
+  size_t h = *hint - (size_t)(set - c->ways); /* the hinted way's index in this set, if it is in it */
+  if (h < c->assoc && holds(&set[h], tag)) return &set[h];
   for (uint32_t i = 0; i < c->assoc; i++)
-    if (set[i].tag == tag && (set[i].valid || set[i].pending)) return &set[i]; /* the tag test fails first */
+    if (holds(&set[i], tag)) { /* the tag test fails first */
+      *hint = (uint32_t)(set - c->ways) + i;
+      return &set[i];
+    }
   return NULL;
 }
 
@@ -82,6 +96,7 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
 }
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
+  c->hint[tag % WS_CACHE_HINTS] = (uint32_t)(w - c->ways);
   w->tag = tag;
   w->valid = 0;
   w->dirty = 0;

@@ -41,7 +41,14 @@ struct ws_cache {
   ws_cache_way *ways; /* sets * assoc, set-major */
   uint64_t clock;     /* LRU stamp source */
   const ws_cache_repl_ops *repl;
+  /* where each line was last found or installed, by line number modulo
+   * WS_CACHE_HINTS (way index, or UINT32_MAX): a live line is held by one
+   * way only, so a hint whose way still holds it is the answer a scan of a
+   * 64-way set would give, at the cost of one test */
+  uint32_t *hint;
 };
+
+#define WS_CACHE_HINTS 1024u
 
 /* `sets` x `assoc` ways (sets and assoc at least 1: the config's geometry,
  * checked when it was loaded); `repl_name` selects the policy ("lru"; NULL

@@ -48,10 +48,25 @@ struct ws_l1 {
   uint32_t *free_stack, nfree;
   uint32_t wbuf_used, wbuf_cap;
   uint64_t port_free_cycle;
+  uint64_t *last_reject; /* the stall counter the last refusal charged */
   l1_stats st;
 };
 
-static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
+
+/* A refusal: its reason's counter, remembered so that retries known to fail
+ * the same way can be counted without being made (ws_l1_count_rejects). */
+static void reject(ws_l1 *l1, uint64_t *stall) {
+  (*stall)++;
+  l1->last_reject = stall;
+}
 
 static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm) {
   l1_stats *t = &l1->st;
@@ -126,6 +141,7 @@ void ws_l1_reset(ws_l1 *l1) {
   for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
   l1->wbuf_used = 0;
   l1->port_free_cycle = 0;
+  l1->last_reject = NULL;
 }
 
 uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle) {
@@ -138,6 +154,10 @@ uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle) {
 
 void ws_l1_wbuf_release(ws_l1 *l1) {
   if (l1->wbuf_used) l1->wbuf_used--;
+}
+
+void ws_l1_count_rejects(ws_l1 *l1, uint64_t n) {
+  if (l1->last_reject) *l1->last_reject += n;
 }
 
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
@@ -161,12 +181,12 @@ static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_
   uint64_t n = line_no(l1, line);
   ws_cache_way *v = ws_cache_victim(&l1->tags, n);
   if (!v) {
-    l1->st.reserve_stalls++;
+    reject(l1, &l1->st.reserve_stalls);
     return NULL;
   }
   bool dirty = v->valid && (v->dirty & v->valid);
   if (dirty && l1->wbuf_used + wbuf_extra + 1 > l1->wbuf_cap) {
-    l1->st.wbuf_stalls++;
+    reject(l1, &l1->st.wbuf_stalls);
     return NULL;
   }
   if (v->valid) l1->st.evictions++;
@@ -223,14 +243,14 @@ static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_
     r->resp_cycle = ws_l1_deliver(l1, a->sector_mask, now + l1->cfg.hit_lat_cycles);
   } else if (w && w->pending) {
     if (l1->mshrs[w->mshr].nwait >= l1->cfg.mshr_max_merge) {
-      l1->st.merge_limit_stalls++;
+      reject(l1, &l1->st.merge_limit_stalls);
       return;
     }
     ws_cache_touch(&l1->tags, w);
     merge_read(l1, w, a->sector_mask, miss, id, r);
   } else {
     if (l1->nfree == 0) {
-      l1->st.mshr_full_stalls++;
+      reject(l1, &l1->st.mshr_full_stalls);
       return;
     }
     if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
@@ -253,7 +273,7 @@ static void access_store_wb(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r)
  * sectors they modify is dropped. */
 static void access_forward(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {
   if (l1->wbuf_used >= l1->wbuf_cap) {
-    l1->st.wbuf_stalls++;
+    reject(l1, &l1->st.wbuf_stalls);
     return;
   }
   ws_cache_way *w = find(l1, a->line_addr);

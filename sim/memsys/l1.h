@@ -68,6 +68,11 @@ uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_
 uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle);
 /* A write-buffer entry (store, atomic or victim) left the SM. */
 void ws_l1_wbuf_release(ws_l1 *l1);
+/* Counts `n` more refusals for the reason of the last one: retries that
+ * were not offered because nothing had changed since that refusal (the
+ * outcome of an access depends only on the L1's state, so each would have
+ * been refused the same way). */
+void ws_l1_count_rejects(ws_l1 *l1, uint64_t n);
 /* MSHRs in use. */
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1);
 

@@ -71,7 +71,14 @@ struct ws_l2 {
   uint16_t hash_slice[WS_L2_HASH_MEMO];
 };
 
-static uint32_t popcount8(uint8_t m) { return (uint32_t)__builtin_popcount(m); }
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
 
 static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
   slice_stats *t = &l2->s[i].st;

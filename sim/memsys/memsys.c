@@ -71,6 +71,11 @@ struct ws_memsys {
   fifo *dram_wait;     /* per channel: requests waiting for a controller slot */
   uint64_t *pump_at;   /* per slice: cycle of its posted pump event (UINT64_MAX: none) */
   uint64_t *dram_wake; /* per channel: cycle of its posted scheduler event */
+  /* per SM: whether its L1 may have changed since it last refused an
+   * access (a fill, a write-buffer slot freed), i.e. whether a retry could
+   * succeed; cleared by a refusal the L1 made, so an LSU waiting on a full
+   * set or MSHR is not offered again until what it waits on frees */
+  uint8_t *retry_due;
   ws_l1_done *l1_done; /* scratch for fills */
   ws_l2_done *l2_done;
   ws_dram_issue *issues;
@@ -214,8 +219,17 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
   m->probe->event(m->probe->user, &ev);
 }
 
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
+
 static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
-  return (uint32_t)__builtin_popcount(mask) * m->cfg.l1.sector_bytes;
+  return popcount8(mask) * m->cfg.l1.sector_bytes;
 }
 
 /* ---- SM -> slice ------------------------------------------------------------- */
@@ -228,7 +242,10 @@ static void transmit_req(ws_memsys *m, uint32_t id, uint64_t ready) {
   if (__builtin_expect(m->probe != NULL, 0)) probe_xbar(m, r, WS_PROBE_DIR_REQ, bytes, ready, arrive);
   post(m, arrive, EV_REQ_ARRIVE, r->slice, id);
   /* a store's write-buffer slot frees as it leaves; an atomic's on its response */
-  if (r->kind == WS_ACCESS_STORE) ws_l1_wbuf_release(m->l1[r->sm]);
+  if (r->kind == WS_ACCESS_STORE) {
+    ws_l1_wbuf_release(m->l1[r->sm]);
+    m->retry_due[r->sm] = 1;
+  }
 }
 
 static void send_req(ws_memsys *m, uint32_t id, uint64_t ready) {
@@ -404,6 +421,7 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
   }
   req *r = &m->pool[id];
   ws_l1 *l1 = m->l1[sm];
+  m->retry_due[sm] = 1; /* a fill or a write-buffer slot: the L1 changed */
   if (r->kind == WS_ACCESS_ATOMIC) {
     post(m, ws_l1_deliver(l1, r->mask, now), WS_EVK_MEM_RESP, sm, r->cookie);
     ws_l1_wbuf_release(l1);
@@ -424,7 +442,13 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
-  if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT || m->free_n < 2) return false;
+  if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT) return false;
+  /* the pool holds every record the capacities allow (config.c), so this
+   * does not happen; if it did, the SM would retry on every memory event */
+  if (m->free_n < 2) {
+    m->retry_due[sm] = 1;
+    return false;
+  }
   uint32_t id = pool_alloc(m);
   req *r = &m->pool[id];
   *r = (req){.line = a->line_addr,
@@ -445,6 +469,8 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   if (__builtin_expect(m->probe != NULL, 0)) probe_l1(m, sm, a, accepted ? r->uop : 0, &res, cycle);
   if (!accepted) {
     pool_free(m, id);
+    /* with a probe every retry is a record of its own, so it is made */
+    m->retry_due[sm] = m->probe != NULL;
     return false;
   }
   m->next_uop++;
@@ -504,6 +530,10 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
   }
 }
 
+bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm) { return m->retry_due[sm] != 0; }
+
+void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n) { ws_l1_count_rejects(m->l1[sm], n); }
+
 void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe) { m->probe = probe; }
 
 void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user) {
@@ -533,7 +563,10 @@ static void reset(ws_memsys *m, bool keep_l2) {
     m->req_voq[i] = (fifo){NO_ID, NO_ID};
     m->pump_at[i] = UINT64_MAX;
   }
-  for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) m->resp_voq[i] = (fifo){NO_ID, NO_ID};
+  for (uint32_t i = 0; i < m->cfg.gpu.num_sms; i++) {
+    m->resp_voq[i] = (fifo){NO_ID, NO_ID};
+    m->retry_due[i] = 1;
+  }
   for (uint32_t i = 0; i < m->cfg.hbm.channels; i++) {
     m->dram_wait[i] = (fifo){NO_ID, NO_ID};
     m->dram_wake[i] = UINT64_MAX;
@@ -561,11 +594,12 @@ static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
   m->resp_voq = calloc(c->gpu.num_sms, sizeof *m->resp_voq);
   m->dram_wait = calloc(c->hbm.channels, sizeof *m->dram_wait);
   m->dram_wake = calloc(c->hbm.channels, sizeof *m->dram_wake);
+  m->retry_due = calloc(c->gpu.num_sms, sizeof *m->retry_due);
   m->l1_done = calloc(c->l1.mshr_max_merge, sizeof *m->l1_done);
   m->l2_done = calloc(m->pool_n, sizeof *m->l2_done);
   m->issues = calloc(c->hbm.queue_depth, sizeof *m->issues);
   if (!m->pool || !m->l1 || !m->req_voq || !m->pump_at || !m->resp_voq || !m->dram_wait || !m->dram_wake ||
-      !m->l1_done || !m->l2_done || !m->issues)
+      !m->retry_due || !m->l1_done || !m->l2_done || !m->issues)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory for %u requests", m->pool_n);
   return WS_OK;
 }
@@ -607,6 +641,7 @@ void ws_memsys_destroy(ws_memsys *m) {
   free(m->issues);
   free(m->l2_done);
   free(m->l1_done);
+  free(m->retry_due);
   free(m->dram_wake);
   free(m->dram_wait);
   free(m->resp_voq);

@@ -8,7 +8,8 @@
  *  - false means "not this cycle" (a full MSHR table, a full miss queue, an
  *    MSHR that cannot merge more): back-pressure, not an error. The LSU keeps
  *    the access and tries again on a later cycle; resources only free up when
- *    a memsys event is processed, so the SM may sleep until the next event.
+ *    a memsys event is processed, so the SM may sleep until the next event,
+ *    and until its L1 has changed (ws_memsys_retry_due).
  *  - For loads, atomics and async copies, exactly one response per accepted
  *    access arrives as an event {kind WS_EVK_MEM_RESP, unit = sm, payload =
  *    cookie} at the cycle the data is back at the SM (the cookie is the SM's
@@ -86,6 +87,15 @@ void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
+/* Whether SM `sm`'s refused access could be accepted if offered again:
+ * false while nothing its L1's refusal depended on has changed (no fill, no
+ * write-buffer slot freed since), so the retry would be refused the same
+ * way; always true after a refusal for want of a request record, and while
+ * a probe is set (each retry is then a record). */
+bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
+/* Counts `n` refusals of SM `sm`'s waiting access that were known to fail
+ * and so not offered, under the reason of its last refusal. */
+void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
 

@@ -37,6 +37,15 @@ void ws_lsu_reset(ws_lsu *l) {
   l->last_send_cycle = UINT64_MAX;
 }
 
+/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
+ * a libgcc call; three steps of bit arithmetic count a sector mask. */
+static inline uint32_t popcount8(uint8_t m) {
+  uint32_t v = m;
+  v = v - ((v >> 1) & 0x55u);
+  v = (v & 0x33u) + ((v >> 2) & 0x33u);
+  return (v + (v >> 4)) & 0x0fu;
+}
+
 static uint32_t alloc_req(ws_lsu *l) {
   if (l->free_req != UINT32_MAX) {
     uint32_t i = l->free_req;
@@ -106,7 +115,7 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->last_send_cycle = cycle;
   l->state = WS_LSU_SENDING;
   l->line_accesses++;
-  l->sectors += (uint64_t)__builtin_popcount(a->sector_mask);
+  l->sectors += popcount8(a->sector_mask);
   if (++e->next_line < e->nlines) return none;
   return pop_head(l, e);
 }

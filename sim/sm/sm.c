@@ -337,6 +337,8 @@ void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle) {
   if (cycle < sm->next_cycle) sm->next_cycle = cycle;
 }
 
+void ws_sm_count_refusals(ws_sm *sm, uint64_t n) { sm->lsu.refusals += n; }
+
 static void retire_ctas(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   if (sm->next_retire_cycle > cycle) return;
   sm->next_retire_cycle = NEVER;

@@ -93,6 +93,9 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle);
 bool ws_sm_lsu_blocked(const ws_sm *sm);
 /* The memory system processed an event: a refused access may now fit. */
 void ws_sm_mem_progress(ws_sm *sm, uint64_t cycle);
+/* Counts `n` refusals of the LSU's waiting access that were not offered
+ * because the memory system knew they would fail (ws_memsys_retry_due). */
+void ws_sm_count_refusals(ws_sm *sm, uint64_t n);
 /* Folds lazily accumulated counters (active cycles, resident warps) up to `cycle`. */
 void ws_sm_flush(ws_sm *sm, uint64_t cycle);
 /* Instructions issued by this SM in the current launch. */

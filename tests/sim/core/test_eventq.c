@@ -99,19 +99,19 @@ Test(event, next_cycle_follows_the_minimum) {
   ws_eventq_free(&q);
 }
 
-/* 1000 events with cycles from a fixed LCG (many ties: cycles mod 97)
- * outgrow the first 256-entry allocation twice (256 -> 512 -> 1024); they
- * must still pop as a stable sort by cycle. */
+/* 1000 events with cycles from a fixed LCG (many ties: cycles mod 4999,
+ * some in the near window's FIFOs, the rest in the heap) outgrow the first
+ * allocations; they must still pop as a stable sort by cycle. */
 Test(event, growth_keeps_a_stable_order) {
   ws_eventq q;
   ws_eventq_init(&q);
   uint32_t x = 12345;
   for (uint64_t i = 0; i < 1000; i++) {
     x = x * 1103515245u + 12345u;
-    cr_assert(ws_eventq_push(&q, (x >> 8) % 97, 0, 0, 0, i));
+    cr_assert(ws_eventq_push(&q, (x >> 8) % 4999, 0, 0, 0, i));
   }
-  cr_expect_eq(q.count, 1000);
-  cr_expect_eq(q.cap, 1024);
+  cr_expect_eq(q.count + q.near, 1000);
+  cr_expect(q.count > 0 && q.near > 0, "both levels hold events");
   ws_event prev, ev;
   cr_assert(ws_eventq_pop(&q, &prev));
   for (int k = 1; k < 1000; k++) {
@@ -126,4 +126,41 @@ Test(event, growth_keeps_a_stable_order) {
   ws_eventq_free(&q);
   cr_expect_eq(q.heap, NULL);
   cr_expect_eq(q.cap, 0);
+}
+
+/* Pushes and pops interleaved as the engine does them (each push at or
+ * after the last popped cycle, near and far, plus a few before it), checked
+ * against a plain scan for the smallest (cycle, seq). */
+Test(event, interleaved_matches_a_reference_order) {
+  enum { N = 20000 };
+  static uint64_t ref_cycle[N], ref_id[N];
+  static bool ref_live[N];
+  uint32_t nref = 0, live = 0;
+  ws_eventq q;
+  ws_eventq_init(&q);
+  uint32_t x = 777;
+  uint64_t now = 0;
+  for (uint32_t step = 0; step < 3 * N; step++) {
+    x = x * 1103515245u + 12345u;
+    bool push = nref < N && ((x >> 16) % 3 != 0 || live == 0);
+    if (push) {
+      uint32_t r = (x >> 4) % 100;
+      uint64_t c = r < 60 ? now + (x >> 9) % 64 : r < 95 ? now + (x >> 9) % 6000 : now - (now > 5 ? 5 : now);
+      cr_assert(ws_eventq_push(&q, c, 0, 0, 0, nref));
+      ref_cycle[nref] = c, ref_id[nref] = nref, ref_live[nref] = true;
+      nref++, live++;
+      continue;
+    }
+    if (!live) break;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < nref; i++)
+      if (ref_live[i] && (best == UINT32_MAX || ref_cycle[i] < ref_cycle[best])) best = i;
+    cr_assert_eq(ws_eventq_next_cycle(&q), ref_cycle[best]);
+    ws_event ev;
+    cr_assert(ws_eventq_pop(&q, &ev));
+    cr_assert_eq(ev.payload, ref_id[best], "step %u", step);
+    ref_live[best] = false, live--;
+    now = ev.cycle;
+  }
+  ws_eventq_free(&q);
 }

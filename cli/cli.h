@@ -60,6 +60,9 @@ int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, 
                 const char *repeatable);
 /* A whole decimal/0x number in [0, max]. */
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
+/* A chart's --size WxH, each side WS_CHART_MIN_SIDE..WS_CHART_MAX_SIDE
+ * (plot/chart.h); a usage error of command `cmd` otherwise. */
+int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h);
 /* "A:B" (cycles A to B, A < B) or "A:" (from A on: *end 0). */
 bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
 

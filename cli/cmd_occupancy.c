@@ -89,24 +89,13 @@ static int parse_positive(const char *flag, const char *text, uint32_t *out) {
   return WS_EXIT_OK;
 }
 
-static int parse_size(const char *text, int32_t *w, int32_t *h) {
-  unsigned a, b;
-  char tail;
-  if (sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE || b < WS_CHART_MIN_SIDE ||
-      a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
-    return ws_cli_usage_error("occupancy", "--size expects WxH, each %d to %d, found '%s'", WS_CHART_MIN_SIDE,
-                              WS_CHART_MAX_SIDE, text);
-  *w = (int32_t)a, *h = (int32_t)b;
-  return WS_EXIT_OK;
-}
-
 static int take(occ_opts *o, int c, const char *arg) {
   switch (c) {
   case OPT_REGS: o->has_regs = true; return parse_positive("--regs", arg, &o->regs);
   case OPT_SMEM: return parse_smem(arg, &o->smem);
   case OPT_KERNEL: o->kernel = arg; return WS_EXIT_OK;
   case OPT_GEMM: o->has_gemm = true, o->gemm.variant = arg; return WS_EXIT_OK;
-  case OPT_SIZE: return parse_size(arg, &o->width, &o->height);
+  case OPT_SIZE: return ws_cli_chart_size("occupancy", arg, &o->width, &o->height);
   case 'o': o->out = arg; return WS_EXIT_OK;
   case 'G': return ws_cli_gpuopt_set_gpu("occupancy", &o->gpu, arg);
   case 'S': return ws_cli_gpuopt_add_set("occupancy", &o->gpu, arg);

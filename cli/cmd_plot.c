@@ -78,17 +78,6 @@ static const char *const kind_names[WS_CLI_PLOT_KIND_COUNT] = {"heatmap", "roofl
 
 /* ---- flags -------------------------------------------------------------------------------------- */
 
-static int parse_size(const char *text, int32_t *w, int32_t *h) {
-  unsigned a, b;
-  char tail;
-  if (sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE || b < WS_CHART_MIN_SIDE ||
-      a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
-    return ws_cli_usage_error("plot", "--size expects WxH, each %d to %d, found '%s'", WS_CHART_MIN_SIDE,
-                              WS_CHART_MAX_SIDE, text);
-  *w = (int32_t)a, *h = (int32_t)b;
-  return WS_EXIT_OK;
-}
-
 static int parse_kind(const char *text, ws_cli_plot_kind *out) {
   for (int k = 0; k < WS_CLI_PLOT_KIND_COUNT; k++)
     if (strcmp(text, kind_names[k]) == 0) {
@@ -114,7 +103,7 @@ static int take(ws_cli_plot_opts *o, int c, const char *arg) {
   case OPT_LABEL: o->label = arg; return WS_EXIT_OK;
   case OPT_GPU: o->gpu = arg; return WS_EXIT_OK;
   case OPT_ALL: o->all = true; return WS_EXIT_OK;
-  case OPT_SIZE: return parse_size(arg, &o->width, &o->height);
+  case OPT_SIZE: return ws_cli_chart_size("plot", arg, &o->width, &o->height);
   case OPT_TITLE: o->title = arg; return WS_EXIT_OK;
   case 'o': o->out = arg; return WS_EXIT_OK;
   default: return ws_cli_usage_error("plot", "unknown option");

@@ -40,16 +40,8 @@ int ws_cli_gemmopt_check(const char *cmd, const char *variant_flag, const ws_cli
     ws_ctx_destroy(ctx);
     if (rc != WS_EXIT_OK) return rc;
   }
-  bool used[WS_CLI_GEMM_TILES] = {true,
-                                  true,
-                                  ws_gemmgen_uses_k_tiles(v),
-                                  ws_gemmgen_uses_thread_tile(v),
-                                  ws_gemmgen_uses_thread_tile(v),
-                                  ws_gemmgen_uses_warp_tile(v),
-                                  ws_gemmgen_uses_warp_tile(v),
-                                  true};
   for (int i = 0; i < WS_CLI_GEMM_TILES; i++)
-    if (o->tiles[i] && !used[i])
+    if (o->tiles[i] && !ws_gemmgen_uses_tile(v, (uint32_t)i))
       return ws_cli_usage_error(cmd, "%s does not apply to the %s GEMM", tile_flags[i],
                                 ws_gemmgen_variant_name(v));
   return WS_EXIT_OK;

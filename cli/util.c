@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
+#include "plot/chart.h"
 
 /* A located library message ("FILE:LINE:COL: error: ...", "a100 (after
  * --set): error: ...") already says "error:" after its location: it keeps
@@ -126,4 +127,15 @@ bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end) 
   *end = 0;
   if (!ws_cli_parse_u64(first, UINT64_MAX - 1, begin)) return false;
   return colon[1] == '\0' || (ws_cli_parse_u64(colon + 1, UINT64_MAX, end) && *end > *begin);
+}
+
+int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h) {
+  unsigned a, b;
+  char tail;
+  if (sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE || b < WS_CHART_MIN_SIDE ||
+      a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
+    return ws_cli_usage_error(cmd, "--size expects WxH, each %d to %d, found '%s'", WS_CHART_MIN_SIDE,
+                              WS_CHART_MAX_SIDE, text);
+  *w = (int32_t)a, *h = (int32_t)b;
+  return WS_EXIT_OK;
 }

@@ -77,18 +77,10 @@ static ws_status resolve_gemm_cfg(ws_ctx *ctx, const ws_point *p, ws_gemmgen_cfg
   static const char *const names[] = {"bm", "bn", "bk", "tm", "tn", "wm", "wn", "threads"};
   const uint32_t given[] = {p->bm, p->bn, p->bk, p->tm, p->tn, p->wm, p->wn, p->threads};
   uint32_t *fields[] = {&out->bm, &out->bn, &out->bk, &out->tm, &out->tn, &out->wm, &out->wn, &out->threads};
-  const bool used[] = {true,
-                       true,
-                       ws_gemmgen_uses_k_tiles(v),
-                       ws_gemmgen_uses_thread_tile(v),
-                       ws_gemmgen_uses_thread_tile(v),
-                       ws_gemmgen_uses_warp_tile(v),
-                       ws_gemmgen_uses_warp_tile(v),
-                       true};
   bool tiles = false;
   for (size_t i = 0; i < sizeof given / sizeof given[0]; i++) {
     if (!given[i]) continue;
-    if (!used[i])
+    if (!ws_gemmgen_uses_tile(v, (uint32_t)i))
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s does not apply to the %s GEMM", names[i],
                          ws_gemmgen_variant_name(v));
     *fields[i] = given[i];

@@ -75,6 +75,10 @@ ws_status ws_gemmgen_variant_parse(ws_ctx *ctx, const char *name, ws_gemmgen_var
 bool ws_gemmgen_uses_k_tiles(ws_gemmgen_variant v);
 bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v);
 bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v);
+/* The same by field, in the order the tile flags go: bm, bn, bk, tm, tn,
+ * wm, wn, threads (0 to 7); false past them. */
+#define WS_GEMMGEN_TILE_FIELDS 8u
+bool ws_gemmgen_uses_tile(ws_gemmgen_variant v, uint32_t field);
 
 /* A sensible config for the variant (no epilogue). */
 ws_gemmgen_cfg ws_gemmgen_defaults(ws_gemmgen_variant v);

@@ -91,6 +91,17 @@ bool ws_gemmgen_uses_thread_tile(ws_gemmgen_variant v) {
 }
 bool ws_gemmgen_uses_warp_tile(ws_gemmgen_variant v) { return v >= WS_GEMMGEN_WARPTILE; }
 
+bool ws_gemmgen_uses_tile(ws_gemmgen_variant v, uint32_t field) {
+  switch (field) {
+  case 2: return ws_gemmgen_uses_k_tiles(v);
+  case 3:
+  case 4: return ws_gemmgen_uses_thread_tile(v);
+  case 5:
+  case 6: return ws_gemmgen_uses_warp_tile(v);
+  default: return field < WS_GEMMGEN_TILE_FIELDS;
+  }
+}
+
 void ws_gemmgen_describe(const ws_gemmgen_cfg *c, char *buf, size_t buf_bytes) {
   int n = snprintf(buf, buf_bytes, "%s bm=%u bn=%u", ws_gemmgen_variant_name(c->variant), c->bm, c->bn);
   size_t len = n > 0 ? (size_t)n : 0;

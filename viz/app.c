@@ -613,6 +613,10 @@ void ws_viz_app_frame(ws_viz_app *a, double seconds) {
     uint32_t next = a->player.launch + 1;
     ws_status st = ws_viz_player_advance(&a->player, seconds);
     if (st != WS_OK) stand_on_broken(a, st, next);
+    /* playing in pixel mode, the ledger follows the pixel: the last hop it
+     * has made by now (the view stays; j/J move it) */
+    if (st == WS_OK && a->walk_on && a->player.playing)
+      a->stop = ws_viz_walk_reached(a->walk, a->player.launch, a->player.cycle, a->stop);
   }
   if (a->have_player && !a->broken) {
     const ws_viz_frame *f = NULL;

@@ -298,3 +298,13 @@ bool ws_viz_walk_rect(const ws_viz_walk *w, size_t i, const ws_viz_layout *l, ws
   } while (parent(cfg, &part, &index));
   return false;
 }
+
+size_t ws_viz_walk_reached(const ws_viz_walk *w, uint32_t launch, uint64_t cycle, size_t from) {
+  size_t best = from;
+  bool found = false;
+  for (size_t i = 0; i < ws_viz_walk_count(w); i++) {
+    const ws_viz_walk_stop *s = ws_viz_walk_at(w, i);
+    if (s->launch < launch || (s->launch == launch && s->cycle <= cycle)) best = i, found = true;
+  }
+  return found ? best : from;
+}

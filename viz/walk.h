@@ -51,6 +51,10 @@ void ws_viz_walk_destroy(ws_viz_walk *w);
 
 /* Stops, one per hop, in the ledger's order. */
 size_t ws_viz_walk_count(const ws_viz_walk *w);
+/* The last stop the pixel has reached at `cycle` of `launch`: the highest
+ * stop shown at or before that moment, in (launch, cycle) order; `from`
+ * when none is (playback then leaves the stop a key chose). */
+size_t ws_viz_walk_reached(const ws_viz_walk *w, uint32_t launch, uint64_t cycle, size_t from);
 /* Stop i and its hop; NULL when i is out of range. */
 const ws_viz_walk_stop *ws_viz_walk_at(const ws_viz_walk *w, size_t i);
 const ws_journey_hop *ws_viz_walk_hop(const ws_viz_walk *w, size_t i);

@@ -475,6 +475,21 @@ Test(app, walk_keys_follow_the_pixel_hop_by_hop) {
   expect_at_stop(a, w, i - 1);
   cr_expect_eq(ws_viz_layout_view(ws_viz_app_layout(a)).zoom, ws_viz_walk_at(w, i - 1)->view.zoom,
                "J: back, and the view with it");
+  /* playing, the ledger follows the pixel to the last hop it has made */
+  press(a, SDLK_SPACE, 0);
+  ws_viz_app_frame(a, 0.5);
+  const ws_viz_player *p = ws_viz_app_player(a);
+  cr_assert(ws_viz_app_walk(a, &stop));
+  const ws_viz_walk_stop *at = ws_viz_walk_at(w, stop);
+  cr_expect(at->launch < p->launch || (at->launch == p->launch && at->cycle <= p->cycle),
+            "stop %zu is not ahead of the player", stop);
+  if (stop + 1 < ws_viz_walk_count(w)) {
+    const ws_viz_walk_stop *nx = ws_viz_walk_at(w, stop + 1);
+    cr_expect(nx->launch > p->launch || (nx->launch == p->launch && nx->cycle > p->cycle),
+              "stop %zu: the next stop is still ahead", stop);
+  }
+  cr_expect_geq(stop, i - 1, "playback moves the ledger on, never back");
+  press(a, SDLK_SPACE, 0);
   press(a, SDLK_w, 0);
   cr_expect(!ws_viz_app_walk(a, &stop), "w: off");
   press(a, SDLK_QUESTION, 0);

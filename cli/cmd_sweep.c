@@ -80,6 +80,18 @@ static const struct option fixed_longs[] = {
 
 /* ---- flags ------------------------------------------------------------------------------------ */
 
+/* An unknown preset is a mistake on the command line, as for every other
+ * command: refused before any point runs, not recorded as refused points. */
+static int check_gpus(const ws_space *s) {
+  const ws_space_list *l = &s->lists[WS_SPACE_GPU];
+  int rc = WS_EXIT_OK;
+  for (size_t i = 0; i < l->n && rc == WS_EXIT_OK; i++) {
+    ws_cli_gpuopt scratch = {0};
+    rc = ws_cli_gpuopt_set_gpu("sweep", &scratch, l->name[i]);
+  }
+  return rc;
+}
+
 static int take_param(sweep_opts *o, ws_space_param p, const char *arg) {
   if (!ws_space_uses(o->space.kind, p))
     return ws_cli_usage_error("sweep", "--%s is not a parameter of a %s sweep", ws_space_param_name(p),
@@ -90,7 +102,7 @@ static int take_param(sweep_opts *o, ws_space_param p, const char *arg) {
                : ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
   o->given[p] = true;
-  return rc;
+  return rc == WS_EXIT_OK && p == WS_SPACE_GPU ? check_gpus(&o->space) : rc;
 }
 
 static int take(sweep_opts *o, int c, const char *arg) {

@@ -301,7 +301,7 @@ static double now_s(void) {
 /* The coordinator's view between wake-ups. */
 typedef struct coord {
   double start_s, last_progress_s, next_flush_s;
-  size_t share, todo; /* points of the share; of those, without a result at the start */
+  size_t share, pending; /* points of the share; of those, without a result at the start */
   size_t resumed;
   size_t flushed; /* `finished` at the last flush */
 } coord;
@@ -332,9 +332,9 @@ static void flush(ws_ctx *ctx, shared *sh, coord *co) {
 
 static void report(shared *sh, coord *co) {
   if (!sh->cfg->progress) return;
-  ws_sweep_progress pr = {co->share - co->todo + sh->finished, co->share, co->resumed, sh->running, 0, -1};
+  ws_sweep_progress pr = {co->share - co->pending + sh->finished, co->share, co->resumed, sh->running, 0, -1};
   pr.elapsed_s = now_s() - co->start_s;
-  if (sh->finished) pr.eta_s = pr.elapsed_s / (double)sh->finished * (double)(co->todo - sh->finished);
+  if (sh->finished) pr.eta_s = pr.elapsed_s / (double)sh->finished * (double)(co->pending - sh->finished);
   co->last_progress_s = now_s();
   pthread_mutex_unlock(&sh->mu); /* the callback may take its time (a terminal) */
   sh->cfg->progress(sh->cfg->progress_user, &pr);
@@ -367,11 +367,11 @@ static void coordinate(ws_ctx *ctx, shared *sh, coord *co) {
   }
 }
 
-static uint32_t pick_jobs(const ws_sweep_cfg *cfg, size_t todo) {
+static uint32_t pick_jobs(const ws_sweep_cfg *cfg, size_t pending) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   uint64_t jobs = cfg->jobs ? cfg->jobs : (cores > 0 ? (uint64_t)cores : 1);
   if (jobs > JOBS_MAX) jobs = JOBS_MAX;
-  if (jobs > todo) jobs = todo;
+  if (jobs > pending) jobs = pending;
   return (uint32_t)jobs;
 }
 
@@ -380,7 +380,7 @@ static void count_share(const ws_sweep *s, uint32_t rank, uint32_t ranks, coord 
   for (size_t i = rank; i < s->n; i += ranks) {
     co->share++;
     if (!s->have[i])
-      co->todo++;
+      co->pending++;
     else if (s->adopted[i])
       co->resumed++;
   }
@@ -422,7 +422,7 @@ ws_status ws_sweep_run(ws_ctx *ctx, ws_sweep *s, const ws_sweep_cfg *cfg) {
   co.next_flush_s = co.start_s;
   pthread_mutex_init(&sh.mu, NULL);
   pthread_cond_init(&sh.cv, NULL);
-  st = run_workers(ctx, &sh, &co, pick_jobs(cfg, co.todo));
+  st = run_workers(ctx, &sh, &co, pick_jobs(cfg, co.pending));
   pthread_mutex_lock(&sh.mu);
   if (st == WS_OK) report(&sh, &co);
   pthread_mutex_unlock(&sh.mu);
@@ -432,10 +432,10 @@ ws_status ws_sweep_run(ws_ctx *ctx, ws_sweep *s, const ws_sweep_cfg *cfg) {
   st = ws_sweep_write(ctx, s, cfg->csv_path, cfg->json_path); /* what finished, stopped or not */
   if (st != WS_OK) return st;
   if (sh.err != WS_OK) return ws_ctx_fail(ctx, sh.err, "%s", sh.errmsg);
-  if (interrupted(&sh) && sh.finished < co.todo)
+  if (interrupted(&sh) && sh.finished < co.pending)
     return ws_ctx_fail(ctx, WS_ERR_INTERRUPTED,
                        "interrupted: %zu of %zu points done; the same command resumes",
-                       co.share - co.todo + sh.finished, co.share);
+                       co.share - co.pending + sh.finished, co.share);
   return WS_OK;
 }
 

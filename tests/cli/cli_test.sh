@@ -519,6 +519,8 @@ check sweep-resume 0 "resuming $tmp/sw.csv: 4 of its 4 records are points of thi
 cp "$tmp/sw.csv" "$tmp/sw.before"
 check sweep-resume-same 0 "" -- "$ws" sweep "${sw[@]}" -o "$tmp/sw.csv" -q
 if cmp -s "$tmp/sw.csv" "$tmp/sw.before"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a resumed sweep changed its output"; fi
+check sweep-bad-gpu 2 "unknown GPU preset 'nosuch'" -- "$ws" sweep gemm --gpu classroom,nosuch -o "$tmp/never.csv"
+[ -e "$tmp/never.csv" ] && { failed=$((failed + 1)); echo "FAIL: a refused sweep wrote its output"; } || passed=$((passed + 1))
 check sweep-no-kind 2 "a kind is needed: gemm or attention" -- "$ws" sweep
 check sweep-bad-kind 2 "unknown kind 'conv' (expected gemm or attention)" -- "$ws" sweep conv
 check sweep-bad-range 2 "--tm 4:8:0: a step of 0" -- "$ws" sweep gemm --tm 4:8:0

@@ -33,7 +33,7 @@ static const char gemm_help[] =
     "  --size N            M = N = K = N (a --m, --n or --k given as well wins)\n"
     "%s"
     "  --seed N            the inputs' generator (default 1)\n"
-    "%s%s"
+    "%s%s%s"
     "  -h, --help          this text\n"
     "Exit status: 0 when the check passes, 1 when it fails or the run stops, 2 on a usage\n"
     "error or a configuration the generator or the GPU refuses (the reason is printed).\n";
@@ -52,7 +52,7 @@ static const char attention_help[] =
     "  --br N, --bc N      flash's tiles: Q rows per CTA (a multiple of 32) and K/V rows per\n"
     "                      step (default 64 each)\n"
     "  --seed N            the inputs' generator (default 1)\n"
-    "%s%s"
+    "%s%s%s"
     "  -h, --help          this text\n"
     "Exit status: 0 when the check passes, 1 when it fails or the run stops, 2 on a usage\n"
     "error or a configuration the generator or the GPU refuses (the reason is printed).\n";
@@ -66,13 +66,15 @@ typedef struct point_opts {
   uint32_t size, br, bc;
   const char *attn;
   uint64_t seed;
+  uint32_t sample_waves; /* 0: every CTA timed */
 } point_opts;
 
 enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC };
 
 #define COMMON_LONGS                                                                                         \
   {"gpu", required_argument, NULL, 'G'}, {"set", required_argument, NULL, 'S'},                              \
-      {"seed", required_argument, NULL, OPT_SEED}, {"help", no_argument, NULL, 'h'}, WS_CLI_WATCHOPT_LONGS
+      {"seed", required_argument, NULL, OPT_SEED}, {"help", no_argument, NULL, 'h'}, WS_CLI_WATCHOPT_LONGS,  \
+      WS_CLI_SAMPLEOPT_LONGS
 
 static const struct option gemm_longs[] = {{"m", required_argument, NULL, OPT_M},
                                            {"n", required_argument, NULL, OPT_N},
@@ -115,6 +117,7 @@ static int parse_count(const point_opts *o, const char *flag, const char *arg, u
 static int take_common(point_opts *o, int c, const char *arg) {
   bool taken = false;
   int rc = ws_cli_watchopt_take(o->cmd, &o->watch, c, arg, &taken);
+  if (!taken) rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, c, arg, &taken);
   if (taken) return rc;
   switch (c) {
   case 'G': return ws_cli_gpuopt_set_gpu(o->cmd, &o->gpu, arg);
@@ -187,9 +190,10 @@ static int parse_flags(int argc, char **argv, point_opts *o) {
     if ((rc = ws_cli_once(o->cmd, &seen, longs, c, "set")) != WS_EXIT_OK) break;
     if (c == 'h') {
       if (is_gemm(o))
-        printf(gemm_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help, ws_cli_watchopt_help);
+        printf(gemm_help, ws_cli_gemmopt_help, ws_cli_gpuopt_help, ws_cli_sampleopt_help,
+               ws_cli_watchopt_help);
       else
-        printf(attention_help, ws_cli_gpuopt_help, ws_cli_watchopt_help);
+        printf(attention_help, ws_cli_gpuopt_help, ws_cli_sampleopt_help, ws_cli_watchopt_help);
       return -1;
     }
     if (c == ':') return ws_cli_usage_error(o->cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -208,6 +212,7 @@ static void fill_common(const point_opts *o, ws_point *p) {
   for (int i = 0; i < o->gpu.nsets; i++) snprintf(p->sets[i], sizeof p->sets[i], "%s", o->gpu.sets[i]);
   p->nsets = (uint32_t)o->gpu.nsets;
   p->seed = o->seed;
+  p->sample_waves = o->sample_waves;
 }
 
 /* The tiles as the CLI resolves them (a changed tile implies --threads),
@@ -257,6 +262,14 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
            p->dhead, p->gpu, r->launches, r->launches == 1 ? "" : "es");
   printf("%" PRIu64 " cycles (%.3f us), %.1f GFLOP/s, check %s (max |err| %.3g)\n", r->cycles, r->time_us,
          r->gflops, r->check_pass ? "passed" : "FAILED", r->max_abs_err);
+  if (r->sampled)
+    printf("  sampled: estimated from %" PRIu64 " of %" PRIu64 " CTAs timed, cycles +- %" PRIu64
+           " (%.2f%%) at 95%% confidence\n",
+           r->timed_ctas, r->ctas, r->cycles_ci95,
+           r->cycles ? 100.0 * (double)r->cycles_ci95 / (double)r->cycles : 0);
+  else if (p->sample_waves)
+    printf("  not sampled: every grid had fewer than %" PRIu64 " waves, so every CTA was timed\n",
+           ws_sampler_min_waves(&(ws_sampling){p->sample_waves}));
 }
 
 static int run_point(point_opts *o, const ws_point *p) {

@@ -46,6 +46,7 @@ static const char sweep_help[] =
     "                      sweep resumes, simulating only the points it lacks)\n"
     "  -j, --jobs N        points simulated at once (default: one per core)\n"
     "  --timeout SECONDS   stop a point's simulation after SECONDS (it is recorded as refused)\n"
+    "%s"
     "  -q, --quiet         no progress bar and no summary\n"
     "  -h, --help          this text\n"
     "Under mpirun (Open MPI) the points are spread over the ranks and rank 0 writes\n"
@@ -71,11 +72,15 @@ static void param_options(struct option *o) {
     o[p] = (struct option){ws_space_param_name((ws_space_param)p), required_argument, NULL, OPT_PARAM + p};
 }
 
-static const struct option fixed_longs[] = {
-    {"size", required_argument, NULL, OPT_SIZE}, {"set", required_argument, NULL, OPT_SET},
-    {"json", required_argument, NULL, OPT_JSON}, {"restart", no_argument, NULL, OPT_RESTART},
-    {"jobs", required_argument, NULL, 'j'},      {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'}};
+static const struct option fixed_longs[] = {{"size", required_argument, NULL, OPT_SIZE},
+                                            {"set", required_argument, NULL, OPT_SET},
+                                            {"json", required_argument, NULL, OPT_JSON},
+                                            {"restart", no_argument, NULL, OPT_RESTART},
+                                            {"jobs", required_argument, NULL, 'j'},
+                                            {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                            {"quiet", no_argument, NULL, 'q'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            WS_CLI_SAMPLEOPT_LONGS};
 #define NFIXED (sizeof fixed_longs / sizeof fixed_longs[0])
 
 /* ---- flags ------------------------------------------------------------------------------------ */
@@ -133,7 +138,11 @@ static int take(sweep_opts *o, int c, const char *arg) {
       return ws_cli_usage_error("sweep", "--timeout expects seconds above 0, found '%s'", arg);
     return WS_EXIT_OK;
   }
-  default: return take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
+  default: {
+    bool taken = false;
+    int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, c, arg, &taken);
+    return taken ? rc : take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
+  }
   }
 }
 
@@ -170,7 +179,7 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:j:q", longs, NULL)) != -1) {
     if ((rc = ws_cli_once("sweep", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     if (c == 'h') {
-      fputs(sweep_help, stdout);
+      printf(sweep_help, ws_cli_sampleopt_help);
       return -1;
     }
     if (c == ':') return ws_cli_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]);
@@ -263,8 +272,10 @@ static void print_row(const ws_sweep *s, size_t i) {
   const ws_point_result *r = ws_sweep_result(s, i);
   char d[256];
   describe(ws_sweep_point(s, i), d, sizeof d);
-  printf("  %-60s %12" PRIu64 " cycles %10.1f GFLOP/s %12" PRIu64 " DRAM bytes  occupancy %5.1f %%\n", d,
+  printf("  %-60s %12" PRIu64 " cycles %10.1f GFLOP/s %12" PRIu64 " DRAM bytes  occupancy %5.1f %%", d,
          r->cycles, r->gflops, r->dram_read_bytes + r->dram_write_bytes, r->occupancy_pct);
+  if (r->sampled) printf("  (sampled: cycles +- %" PRIu64 ")", r->cycles_ci95);
+  printf("\n");
 }
 
 static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
@@ -380,7 +391,7 @@ static ws_status summarize(ws_ctx *ctx, const sweep_opts *o, const ws_sweep *s) 
 static int kind_of(int argc, char **argv, ws_point_kind *kind) {
   if (argc < 2 || argv[1][0] == '-') {
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-      fputs(sweep_help, stdout);
+      printf(sweep_help, ws_cli_sampleopt_help);
       return -1;
     }
     return ws_cli_usage_error("sweep", "a kind is needed: gemm or attention");

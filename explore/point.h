@@ -44,17 +44,22 @@ typedef struct ws_point {
   char attn[WS_POINT_NAME_MAX]; /* "naive" or "flash" */
   uint32_t br, bc;              /* flash tiles; 0: default */
   uint64_t seed;                /* the inputs' generator */
+  /* 0: every CTA timed; else CTA-wave sampling with this many measured
+   * waves (sim/gpu/sampler.h: WS_SAMPLER_MIN_WAVES .. WS_SAMPLER_MAX_WAVES) */
+  uint32_t sample_waves;
 } ws_point;
 
 /* What was measured. Sums over the point's launches (naive attention has
  * three); rates are over the same. */
 #define WS_POINT_STALLS_MAX 24
 typedef struct ws_point_result {
-  bool valid;         /* false: the configuration was refused before running */
-  char why[256];      /* why it was refused, or why the check failed ("" otherwise) */
-  bool check_pass;    /* results within the tolerance of OpenBLAS */
-  double max_abs_err; /* against OpenBLAS */
-  bool sampled;       /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
+  bool valid;           /* false: the configuration was refused before running */
+  char why[256];        /* why it was refused, or why the check failed ("" otherwise) */
+  bool check_pass;      /* results within the tolerance of OpenBLAS */
+  double max_abs_err;   /* against OpenBLAS */
+  bool sampled;         /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
+  uint64_t timed_ctas;  /* CTAs simulated in full timing, over the launches (= ctas when not sampled) */
+  uint64_t cycles_ci95; /* sampled: half-width of the 95 % interval of cycles, summed over launches; else 0 */
   uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
   uint32_t ctas_per_sm;
   double occupancy_pct; /* theoretical */

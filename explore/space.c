@@ -348,6 +348,7 @@ static void make_point(const ws_space *s, size_t i, ws_point *pt) {
   pt->kind = s->kind;
   memcpy(pt->sets, s->sets, sizeof pt->sets);
   pt->nsets = s->nsets;
+  pt->sample_waves = s->sample_waves;
   for (int p = WS_SPACE_PARAM_COUNT - 1; p >= 0; p--) {
     if (!ws_space_uses(s->kind, (ws_space_param)p)) continue;
     size_t len = s->lists[p].n;

@@ -118,6 +118,8 @@ const char *ws_stats_name(const ws_stats *s, size_t i) { return s->entries[i].na
 const char *ws_stats_desc(const ws_stats *s, size_t i) { return s->entries[i].desc; }
 uint64_t ws_stats_value(const ws_stats *s, size_t i) { return *s->entries[i].counter; }
 
+void ws_stats_add(ws_stats *s, size_t i, uint64_t n) { *s->entries[i].counter += n; }
+
 bool ws_stats_get(const ws_stats *s, const char *name, uint64_t *value) {
   if (!s->index_cap) return false;
   size_t slot = find_slot(s, name);

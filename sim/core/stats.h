@@ -45,6 +45,9 @@ size_t ws_stats_count(const ws_stats *s);
 const char *ws_stats_name(const ws_stats *s, size_t i);
 const char *ws_stats_desc(const ws_stats *s, size_t i);
 uint64_t ws_stats_value(const ws_stats *s, size_t i);
+/* Adds `n` to counter i: the owner's counter itself (a sampled launch's
+ * extrapolation, sim/gpu/sampler.h, is the one writer besides the owner). */
+void ws_stats_add(ws_stats *s, size_t i, uint64_t n);
 /* Value of the counter `name`; false when no such counter. */
 bool ws_stats_get(const ws_stats *s, const char *name, uint64_t *value);
 /* Sum of every counter whose name matches `pattern`, where '*' stands for

@@ -15,8 +15,13 @@
 #include "sim/exec/watchdog.h"
 
 /* Runs one warp until it waits at a barrier, finishes or faults. */
+typedef struct visitor {
+  ws_exec_step_fn fn; /* NULL: nobody */
+  void *user;
+} visitor;
+
 static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *wd, ws_warp_step *step,
-                          ws_launch_stats *stats) {
+                          ws_launch_stats *stats, const visitor *v) {
   ws_warp *w = &cta->warps[warp];
   while (w->state == WS_WARP_READY) {
     if (ws_watchdog_due(wd, stats->warp_insns)) {
@@ -26,38 +31,50 @@ static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *
     ws_status st = ws_cta_step(ctx, cta, warp, w->insns_issued, step, stats);
     if (st != WS_OK) return st;
     ws_watchdog_count(wd, step);
+    if (v->fn) v->fn(v->user, step);
   }
   return WS_OK;
 }
 
 static ws_status run_cta(ws_ctx *ctx, ws_cta *cta, ws_watchdog *wd, ws_warp_step *step,
-                         ws_launch_stats *stats) {
+                         ws_launch_stats *stats, const visitor *v) {
   while (!ws_cta_done(cta)) {
     for (uint32_t w = 0; w < cta->nwarps; w++) {
-      ws_status st = run_warp(ctx, cta, w, wd, step, stats);
+      ws_status st = run_warp(ctx, cta, w, wd, step, stats, v);
       if (st != WS_OK) return st;
     }
   }
   return WS_OK;
 }
 
-ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats *stats) {
-  ws_launch_stats local;
-  if (!stats) stats = &local;
-  memset(stats, 0, sizeof *stats);
+/* CTAs first .. first + count - 1, counted into stats as they finish. */
+static ws_status run_range(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t first, uint64_t count,
+                           const visitor *v, ws_launch_stats *stats) {
   ws_cta *cta = NULL;
   ws_status st = ws_cta_create(ctx, launch, &cta);
   if (st != WS_OK) return st;
   ws_watchdog wd;
   st = ws_watchdog_init(&wd, ctx, launch, cta->nwarps);
   ws_warp_step step;
-  uint64_t nctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
-  for (uint64_t id = 0; id < nctas && st == WS_OK; id++) {
+  for (uint64_t id = first; id < first + count && st == WS_OK; id++) {
     ws_cta_reset(cta, id);
-    st = run_cta(ctx, cta, &wd, &step, stats);
+    st = run_cta(ctx, cta, &wd, &step, stats, v);
     if (st == WS_OK) stats->ctas++;
   }
   ws_watchdog_free(&wd);
   ws_cta_destroy(cta);
   return st;
+}
+
+ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats *stats) {
+  ws_launch_stats local;
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof *stats);
+  uint64_t nctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
+  return run_range(ctx, launch, 0, nctas, &(visitor){NULL, NULL}, stats);
+}
+
+ws_status ws_exec_run_ctas(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t first, uint64_t count,
+                           ws_exec_step_fn fn, void *user, ws_launch_stats *stats) {
+  return run_range(ctx, launch, first, count, &(visitor){fn, user}, stats);
 }

@@ -15,6 +15,7 @@
 #include "isa/program.h"
 #include "sim/exec/launch.h"
 #include "sim/exec/mem.h"
+#include "sim/exec/warp.h"
 
 /* Runs every CTA in linear order (x fastest, then y, then z); within a CTA
  * the warps are visited round-robin, each running until it waits at a
@@ -25,5 +26,16 @@
  * provably spin forever (WS_ERR_FAULT; sim/exec/watchdog.h). stats (may be
  * NULL) is zeroed first and filled. */
 ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats *stats);
+
+/* Sees every instruction a CTA run by ws_exec_run_ctas executes, after it
+ * executed (its addresses included). */
+typedef void (*ws_exec_step_fn)(void *user, const ws_warp_step *step);
+/* Runs CTAs first .. first + count - 1 of the launch as ws_exec_run does,
+ * adding to stats (not zeroed: the timing model passes its launch's, so
+ * the launch's budget and counts cover these CTAs too), and shows each
+ * step to `fn` (NULL: nobody). How a sampled launch executes the CTAs it
+ * does not time (sim/gpu/sampler.h): their results are exact. */
+ws_status ws_exec_run_ctas(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t first, uint64_t count,
+                           ws_exec_step_fn fn, void *user, ws_launch_stats *stats);
 
 #endif

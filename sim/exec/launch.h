@@ -40,6 +40,14 @@ typedef struct ws_launch_stats {
   uint64_t warp_insns;   /* warp instructions issued (guard-false included) */
   uint64_t thread_insns; /* sum over issued warp instructions of active lanes */
   uint64_t warp_insns_by_unit[WS_UNIT_COUNT];
+  /* timing mode with sampling on (sim/gpu/sampler.h): whether CTA waves were
+   * skipped, in which case cycles and the per-SM and memory counters are
+   * estimates (ctas and the instruction counts stay exact); the CTAs timed
+   * in full (all of them when not sampled); the half-width of the 95 %
+   * confidence interval of cycles (0 when not sampled) */
+  bool sampled;
+  uint64_t timed_ctas;
+  uint64_t cycles_ci95;
 } ws_launch_stats;
 
 /* What a long launch reports while it runs (ws_watch.progress). */

@@ -66,6 +66,17 @@ ws_status ws_watchdog_init(ws_watchdog *wd, ws_ctx *ctx, const ws_exec_launch *l
   return WS_OK;
 }
 
+ws_watch ws_watchdog_rest(const ws_watchdog *wd) {
+  ws_watch w = *wd->watch;
+  w.progress = NULL;
+  w.progress_user = NULL;
+  if (wd->timeout_s > 0) {
+    double left = wd->timeout_s - (now_s() - wd->start_s);
+    w.timeout_s = left > 1e-6 ? left : 1e-6; /* 0 would mean none */
+  }
+  return w;
+}
+
 void ws_watchdog_free(ws_watchdog *wd) {
   free(wd->recs);
   wd->recs = NULL;

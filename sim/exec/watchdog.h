@@ -65,6 +65,10 @@ uint64_t ws_watchdog_default_per_warp(const ws_kernel *k);
  * once (the records the detector may need). */
 ws_status ws_watchdog_init(ws_watchdog *wd, ws_ctx *ctx, const ws_exec_launch *launch,
                            uint32_t max_resident_warps);
+/* The limits of a run nested in this one's launch (a sampled launch's
+ * functional CTAs): the same ones, with what is left of the wall-clock
+ * limit, and no progress reports (the outer run makes them). */
+ws_watch ws_watchdog_rest(const ws_watchdog *wd);
 /* Ends the launch: tells a progress callback that reported that it is over. */
 void ws_watchdog_free(ws_watchdog *wd);
 

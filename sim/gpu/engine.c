@@ -11,6 +11,7 @@
 #include "sim/gpu/engine.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,9 +53,17 @@ struct ws_engine {
   uint32_t nwords;
   ws_dispatch dispatch;
   uint64_t cycle;
-  bool keep_l2;        /* a launch finds the previous launch's L2 contents */
-  ws_watchdog *wd;     /* the running launch's */
-  ws_launch_stats *ls; /* the running launch's; ctas kept current for progress reports */
+  bool keep_l2;                 /* a launch finds the previous launch's L2 contents */
+  ws_watchdog *wd;              /* the running launch's */
+  ws_launch_stats *ls;          /* the running launch's; ctas kept current for progress reports */
+  const ws_exec_launch *launch; /* the running launch */
+  /* sampling: the choice, the running launch's sampler, the counters at the
+   * open batch's start, and their moves over the closed batches */
+  ws_sampling sampling;
+  ws_sampler smp;
+  uint64_t *batch_start, *window;
+  size_t nwindow;
+  uint64_t skipped_warp_insns; /* issued by the skipped CTAs, run functionally */
   /* counters */
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
@@ -107,6 +116,10 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 
 void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
 
+void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg) {
+  e->sampling = cfg ? *cfg : (ws_sampling){0};
+}
+
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe) {
   e->probe = probe;
   ws_memsys_set_probe(e->mem, probe);
@@ -153,6 +166,8 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->sm_blocked);
   free(e->sm_parked);
   free(e->sm_awake);
+  free(e->window);
+  free(e->batch_start);
   ws_memsys_destroy(e->mem);
   ws_eventq_free(&e->q);
   free(e);
@@ -251,6 +266,85 @@ static uint64_t next_cycle(const ws_engine *e) {
   return t;
 }
 
+/* ---- sampling (sampler.h) ---------------------------------------------------------- */
+
+/* Brings every lazily kept counter up to t: the SMs' active cycles and
+ * resident warps, and the refusals blocked LSUs skipped. */
+static void settle_counters(ws_engine *e, uint64_t t) {
+  for (uint32_t i = 0; i < e->nsms; i++) {
+    if (e->sm_blocked[i]) count_skipped(e, i, 0);
+    ws_sm_flush(e->sms[i], t);
+  }
+}
+
+/* A batch opens (close = false: the counters now) or closes (their moves since, added up). */
+static void batch_snapshot(ws_engine *e, uint64_t t, bool close) {
+  settle_counters(e, t);
+  for (size_t i = 0; i < e->nwindow; i++) {
+    uint64_t v = ws_stats_value(e->stats, i);
+    if (close)
+      e->window[i] += v - e->batch_start[i];
+    else
+      e->batch_start[i] = v;
+  }
+}
+
+/* What a skipped CTA's global accesses leave in the L2: one warming per
+ * run of lanes in the same line (a coalesced access is one to four). */
+static void warm_step(void *user, const ws_warp_step *step) {
+  if (!(step->flags & (WS_STEP_LOAD | WS_STEP_STORE | WS_STEP_ATOMIC | WS_STEP_ASYNC))) return;
+  if (step->space != WS_SPACE_GLOBAL && !(step->flags & WS_STEP_ASYNC)) return;
+  ws_engine *e = user;
+  bool write = step->flags & (WS_STEP_STORE | WS_STEP_ATOMIC);
+  uint32_t shift = e->cfg->geom.line_shift, sector = e->cfg->l2.sector_bytes;
+  uint64_t line = UINT64_MAX;
+  uint8_t mask = 0;
+  for (uint32_t m = step->active_mask; m; m &= m - 1) {
+    uint64_t a = step->addr[__builtin_ctz(m)];
+    if (a >> shift != line) {
+      if (mask) ws_memsys_warm(e->mem, line << shift, mask, write);
+      line = a >> shift, mask = 0;
+    }
+    mask |= (uint8_t)(1u << ((a & ((1u << shift) - 1)) / sector)); /* aligned: one sector per lane */
+  }
+  if (mask) ws_memsys_warm(e->mem, line << shift, mask, write);
+}
+
+/* Runs CTAs [first, first + n) functionally, inside the launch's limits. */
+static ws_status run_skipped(ws_engine *e, uint64_t first, uint64_t n) {
+  ws_watch rest = ws_watchdog_rest(e->wd);
+  ws_exec_launch l = *e->launch;
+  l.watch = &rest;
+  uint64_t before = e->ls->warp_insns;
+  uint64_t ctas = e->ls->ctas;
+  ws_status st = ws_exec_run_ctas(e->ctx, &l, first, n, warm_step, e, e->ls);
+  e->ls->ctas = ctas; /* the engine counts CTAs by retirement */
+  e->skipped_warp_insns += e->ls->warp_insns - before;
+  return st;
+}
+
+static ws_status sample(ws_engine *e, uint64_t t) {
+  ws_sampler_action a = ws_sampler_retired(&e->smp, e->dispatch.retired, t);
+  if (a == WS_SAMPLER_START) batch_snapshot(e, t, false);
+  if (a != WS_SAMPLER_SKIP) return WS_OK;
+  batch_snapshot(e, t, true);
+  uint64_t n = ws_sampler_skip(&e->smp, e->dispatch.next, e->dispatch.retired);
+  ws_status st = n ? run_skipped(e, e->dispatch.next, n) : WS_OK;
+  e->dispatch.next += n;
+  e->dispatch.retired += n;
+  if (e->smp.phase == WS_SAMPLER_MEASURE) batch_snapshot(e, t, false);
+  return st;
+}
+
+/* The skipped CTAs' share of every counter but the engine's own (gpu.*:
+ * cycles and instructions are set exactly, events and visits count the
+ * simulator's work). */
+static void extrapolate(ws_engine *e) {
+  for (size_t i = 0; i < e->nwindow; i++)
+    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) != 0)
+      ws_stats_add(e->stats, i, ws_sampler_scale(&e->smp, e->window[i]));
+}
+
 /* Visits the SMs due at t, in index order; places CTAs into slots freed. */
 static ws_status run_sms(ws_engine *e, uint64_t t) {
   bool freed = false;
@@ -267,6 +361,10 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
       freed |= retired != 0;
     }
   if (!freed) return WS_OK;
+  if (e->smp.phase == WS_SAMPLER_WARM || e->smp.phase == WS_SAMPLER_MEASURE) {
+    ws_status st = sample(e, t);
+    if (st != WS_OK) return st;
+  }
   e->ls->ctas = e->dispatch.retired; /* for progress reports */
   return place(e, t + 1);
 }
@@ -298,12 +396,34 @@ static ws_status main_loop(ws_engine *e, uint64_t *end) {
                      t, e->dispatch.retired, e->dispatch.total);
 }
 
+/* The batches' counters: one per registered counter (the registry only
+ * grows, so the arrays grow when it did). */
+static ws_status window_alloc(ws_engine *e) {
+  size_t n = ws_stats_count(e->stats);
+  if (n > e->nwindow) {
+    free(e->window);
+    free(e->batch_start);
+    e->batch_start = malloc(n * sizeof *e->batch_start);
+    e->window = malloc(n * sizeof *e->window);
+    e->nwindow = 0;
+    if (!e->window || !e->batch_start)
+      return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's counters");
+  }
+  e->nwindow = n;
+  memset(e->window, 0, n * sizeof *e->window);
+  return WS_OK;
+}
+
 static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch, const ws_occupancy *occ) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++) st = ws_sm_begin(e->sms[i], env);
   if (st != WS_OK) return st;
   const ws_dim3 g = launch->grid;
   ws_dispatch_init(&e->dispatch, (uint64_t)g.x * g.y * g.z, e->nsms, occ->ctas_per_sm);
+  e->skipped_warp_insns = 0;
+  ws_sampler_plan(&e->smp, e->probe ? NULL : &e->sampling, e->dispatch.total,
+                  (uint64_t)e->nsms * occ->ctas_per_sm);
+  if (e->smp.phase != WS_SAMPLER_OFF && (st = window_alloc(e)) != WS_OK) return st;
   return place_initial(e);
 }
 
@@ -319,11 +439,19 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   e->gpu_thread_insns = ls->thread_insns;
   ls->cycles = end;
   ls->ctas = e->dispatch.retired;
+  ls->timed_ctas = e->dispatch.retired - e->smp.skipped_ctas;
+  if (e->smp.phase != WS_SAMPLER_DONE) return;
+  extrapolate(e);
+  e->gpu_warp_insns += e->skipped_warp_insns;
+  e->gpu_cycles = ls->cycles = end + (uint64_t)llround(e->smp.skipped_cycles);
+  ls->sampled = true;
+  ls->cycles_ci95 = (uint64_t)llround(e->smp.ci95_cycles);
 }
 
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
                         ws_launch_stats *ls) {
   memset(ls, 0, sizeof *ls);
+  memset(&e->smp, 0, sizeof e->smp); /* off until begin plans it */
   ls->occupancy = *occ;
   ws_stats_reset(e->stats);
   if (e->keep_l2)
@@ -354,6 +482,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   ws_status st = ws_watchdog_init(&wd, e->ctx, launch, (uint32_t)(resident * occ->warps_per_cta));
   env.wd = e->wd = &wd;
   e->ls = ls;
+  e->launch = launch;
   ws_scoreboard_insn *table = NULL;
   if (st == WS_OK)
     st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition,
@@ -368,5 +497,6 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   ws_watchdog_free(&wd);
   e->wd = NULL;
   e->ls = NULL;
+  e->launch = NULL;
   return st;
 }

@@ -17,6 +17,7 @@
 #include "sim/core/probe.h"
 #include "sim/core/stats.h"
 #include "sim/exec/exec.h"
+#include "sim/gpu/sampler.h"
 
 typedef struct ws_engine ws_engine;
 
@@ -29,6 +30,11 @@ void ws_engine_set_keep_l2(ws_engine *e, bool keep);
 /* Every later launch reports its micro-ops to `probe` (sim/core/probe.h;
  * NULL: none, the default). It must outlive those launches. */
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
+
+/* Later launches sample CTA waves (sim/gpu/sampler.h) when cfg is not NULL
+ * and its measure_waves is not 0, except while a probe is set: a trace
+ * holds every micro-op of a launch, so a traced launch is timed in full. */
+void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg);
 
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
  * > 0) from ws_occupancy_compute. Zeroes every registered counter first.

@@ -34,6 +34,7 @@ struct ws_device {
   ws_stats *stats;
   ws_engine *engine; /* created on the first timed launch */
   bool keep_l2;
+  ws_sampling sampling;
   const ws_probe *probe;
   ws_device_observer observer;
   void *observer_user;
@@ -197,6 +198,11 @@ void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
   if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
 }
 
+void ws_device_set_sampling(ws_device *dev, const ws_sampling *cfg) {
+  dev->sampling = cfg ? *cfg : (ws_sampling){0};
+  if (dev->engine) ws_engine_set_sampling(dev->engine, &dev->sampling);
+}
+
 void ws_device_set_probe(ws_device *dev, const ws_probe *probe) {
   dev->probe = probe;
   if (dev->engine) ws_engine_set_probe(dev->engine, probe);
@@ -238,6 +244,7 @@ static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws
     if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
     ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
     ws_engine_set_probe(dev->engine, dev->probe);
+    ws_engine_set_sampling(dev->engine, &dev->sampling);
   }
   return ws_engine_run(dev->engine, launch, occ, stats);
 }

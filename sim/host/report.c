@@ -68,6 +68,9 @@ static void print_header(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_na
   fprintf(out, "kernel '%s' on %s: grid (%u,%u,%u) block (%u,%u,%u), %" PRIu64 " CTAs\n", kernel_name,
           cfg->gpu.name, g.x, g.y, g.z, b.x, b.y, b.z, ls->ctas);
   fprintf(out, "  %-34s %12" PRIu64 "\n", "duration [cycles]", ls->cycles);
+  if (ls->sampled)
+    fprintf(out, "  %-34s %12" PRIu64 "  (95%% interval; %" PRIu64 " of %" PRIu64 " CTAs timed)\n",
+            "  estimated by sampling, +-", ls->cycles_ci95, ls->timed_ctas, ls->ctas);
   fprintf(out, "  %-34s %12.3f us at %u MHz\n", "duration [time]", secs * 1e6, cfg->gpu.core_clock_mhz);
   fprintf(out, "  %-34s %12" PRIu64 "  (%" PRIu64 " thread instructions)\n", "warp instructions",
           ls->warp_insns, ls->thread_insns);

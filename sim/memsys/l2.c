@@ -375,3 +375,17 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t
   }
   return n;
 }
+
+void ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write) {
+  slice *sl = &l2->s[ws_l2_slice_of(l2, line)];
+  ws_cache_way *w = find(l2, sl, line);
+  if (!w) {
+    w = ws_cache_victim(&sl->tags, set_key(l2, line));
+    if (!w) return; /* every way waits for a fill: nothing to displace */
+    ws_cache_install(&sl->tags, w, line >> l2->line_shift);
+  }
+  ws_cache_touch(&sl->tags, w);
+  if (w->pending) return;
+  w->valid |= mask;
+  if (write) w->dirty |= mask;
+}

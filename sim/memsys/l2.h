@@ -81,6 +81,12 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t slice, uint64_t line, uint8_t mask, uint
 void ws_l2_wb_release(ws_l2 *l2, uint32_t slice);
 /* Counts a DRAM read that had to wait for a controller queue slot. */
 void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t slice);
+/* Leaves the tags as an access of `mask`'s sectors of `line` would, with no
+ * time, traffic or counter: the line becomes most recently used, read
+ * sectors valid, written ones valid and dirty; a victim is dropped, dirty or
+ * not. A sampled launch (sim/gpu/sampler.h) warms the L2 this way with the
+ * CTAs it does not time; a line whose fill is in flight is only touched. */
+void ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write);
 /* Whether the slice is blocked on an MSHR or write-back slot. */
 bool ws_l2_stalled(const ws_l2 *l2, uint32_t slice);
 

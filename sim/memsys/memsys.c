@@ -651,3 +651,7 @@ void ws_memsys_destroy(ws_memsys *m) {
   free(m->pool);
   free(m);
 }
+
+void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write) {
+  ws_l2_warm(m->l2, line_addr, mask, write);
+}

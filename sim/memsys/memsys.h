@@ -96,6 +96,11 @@ bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
 /* Counts `n` refusals of SM `sm`'s waiting access that were known to fail
  * and so not offered, under the reason of its last refusal. */
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
+/* Leaves the L2 as a global access of the sectors `mask` of the line at
+ * `line_addr` would leave it, in no time and with no traffic or counter
+ * (ws_l2_warm): how a sampled launch warms the L2 with the CTAs it does not
+ * time. */
+void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
 

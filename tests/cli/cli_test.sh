@@ -496,6 +496,12 @@ check gemm-unused-tile 2 "--wm does not apply to the blocktile2d GEMM" -- "$ws" 
 check gemm-too-big 2 "--m expects a whole number from 1 to 65536, found '70000'" -- "$ws" gemm --m 70000 --n 1 --k 1 --variant naive
 check gemm-no-k 2 "--k is needed (or --size)" -- "$ws" gemm --m 8 --n 8 --variant naive
 check gemm-indices 2 "must stay below 2^31 elements" -- "$ws" gemm --size 65536 --variant naive
+# sampling: 16 waves are sampled and say so; too few waves are timed in full and say so; bad counts are usage errors
+check gemm-sample 0 "sampled: estimated from 32 of 64 CTAs timed" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 64 --variant coalesced --sample
+check gemm-sample-report 0 "estimated by sampling, +-" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 64 --variant coalesced --sample-waves 4
+check gemm-sample-few 0 "not sampled: every grid had fewer than 11 waves" -- "$ws" gemm --gpu classroom --size 64 --variant coalesced --sample
+check gemm-sample-waves 2 "--sample-waves expects 2 to 64, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-waves 1
+check attention-sample-waves 2 "--sample-waves expects 2 to 64, found '65'" -- "$ws" attention --sample-waves 65
 check gemm-memory 2 "more than classroom's 1073741824 bytes of memory" -- "$ws" gemm --gpu classroom --size 40000 --variant naive
 check gemm-refused 2 "bm=24 must be a power of two" -- "$ws" gemm --size 64 --variant blocktile2d --bm 24
 check gemm-bad-set 2 "unknown key 'l2.bogus'" -- "$ws" gemm --size 64 --variant naive --set l2.bogus=3
@@ -536,6 +542,11 @@ if command -v mpirun > /dev/null 2>&1; then
     failed=$((failed + 1)); echo "FAIL: mpirun -np 2 wrote other bytes than one process"; fi
 fi
 check sweep-plot 0 "" -- "$ws" plot "$tmp/sw.csv" --kind stalls -o "$tmp/sw-stalls.png"
+# a sampled sweep records its waves, the CTAs it timed and the interval; it is another sweep than the full one
+check sweep-sample 0 "1 points: 1 passed" -- "$ws" sweep gemm --gpu classroom --m 256 --n 256 --k 64 --variant coalesced --sample -o "$tmp/samp.csv"
+check sweep-sample-row 0 "1,3,yes,,pass" -- cat "$tmp/samp.csv"
+check sweep-sample-flag 0 ",sampled,32," -- cat "$tmp/samp.csv"
+check sweep-sample-waves 2 "--sample-waves expects 2 to 64, found 'x'" -- "$ws" sweep gemm --sample-waves x
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

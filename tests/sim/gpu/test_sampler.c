@@ -1,0 +1,140 @@
+/* test_sampler.c - CTA-wave sampling (sim/gpu/sampler.h): when a grid is
+ * sampled, how its gaps are cut (whole waves, the last partial wave kept),
+ * the estimate and its interval from hand-computed batches, Student's t,
+ * the scaling of counters; and, on real timed GEMMs, that a sampled run
+ * gives the full run's results and instruction counts exactly and its
+ * cycles within the interval it states.
+ *
+ * Why: a sampled figure is only worth its stated confidence; these pin the
+ * arithmetic behind it and check the confidence against full runs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "explore/point.h"
+#include "sim/gpu/sampler.h"
+
+Test(sampler, plans_only_grids_with_enough_waves) {
+  ws_sampler s;
+  ws_sampling three = {3}, off = {0}, one = {1};
+  cr_expect_eq(ws_sampler_min_waves(&three), 11, "2 warm-up + 3 batches + 2 settling + 3 gaps + 1 resident");
+  cr_expect_not(ws_sampler_plan(&s, &off, 1000, 4));
+  cr_expect_eq(s.phase, WS_SAMPLER_OFF);
+  cr_expect_not(ws_sampler_plan(&s, &one, 1000, 4), "one batch gives no interval");
+  cr_expect_not(ws_sampler_plan(&s, NULL, 1000, 4));
+  cr_expect_not(ws_sampler_plan(&s, &three, 43, 4), "10 whole waves");
+  cr_expect(ws_sampler_plan(&s, &three, 44, 4), "11 waves");
+  cr_expect_eq(s.phase, WS_SAMPLER_WARM);
+}
+
+/* Drives a sampler through a grid retiring one CTA every `period` cycles
+ * (plus `jitter` on every other batch's CTAs), the way the engine does:
+ * skipped CTAs are handed out and retired at once. Returns CTAs timed. */
+static uint64_t drive(ws_sampler *s, uint64_t total, uint64_t wave, double period, double jitter) {
+  uint64_t retired = 0, next = wave, cycle = 0, timed = 0;
+  while (retired < total) {
+    cycle += (uint64_t)(period + ((s->batch % 2) ? jitter : 0));
+    retired++, timed++;
+    if (next < total) next++;
+    ws_sampler_action a = ws_sampler_retired(s, retired, cycle);
+    if (a != WS_SAMPLER_SKIP) continue;
+    uint64_t n = ws_sampler_skip(s, next, retired);
+    cr_assert_eq(n % wave, 0, "gaps are whole waves (%llu)", (unsigned long long)n);
+    next += n, retired += n;
+    if (s->phase == WS_SAMPLER_DONE)
+      cr_expect_eq((total - next) % wave, total % wave, "the last partial wave stays");
+  }
+  return timed;
+}
+
+Test(sampler, a_steady_rate_is_extrapolated_exactly) {
+  ws_sampler s;
+  ws_sampling three = {3};
+  cr_assert(ws_sampler_plan(&s, &three, 1002, 8)); /* 125 waves and 2 CTAs */
+  uint64_t timed = drive(&s, 1002, 8, 100, 0);
+  cr_expect_eq(s.phase, WS_SAMPLER_DONE);
+  cr_expect_eq(timed + s.skipped_ctas, 1002);
+  /* timed: 2 warm-up, 3 batches, 2 settling waves, the resident wave and the 2 left over */
+  cr_expect_eq(timed, 8 * 8 + 2, "timed %llu", (unsigned long long)timed);
+  cr_expect_float_eq(s.skipped_cycles, 100.0 * (double)s.skipped_ctas, 1e-9);
+  cr_expect_float_eq(s.ci95_cycles, 0.0, 1e-12, "no variation, no interval");
+  cr_expect_eq(s.window_ctas, 24);
+  cr_expect_eq(ws_sampler_scale(&s, 24 * 5), 5 * s.skipped_ctas, "a counter at 5 per CTA");
+}
+
+Test(sampler, the_interval_is_students_over_the_batch_means) {
+  ws_sampler s;
+  ws_sampling three = {3};
+  cr_assert(ws_sampler_plan(&s, &three, 1000, 10));
+  drive(&s, 1000, 10, 100, 30); /* batches 0 and 2 at 100 cycles per CTA, batch 1 at 130 */
+  double mean = 110, sd = sqrt((100.0 + 400 + 100) / 2); /* deviations -10, +20, -10 */
+  cr_expect_float_eq(s.skipped_cycles, mean * (double)s.skipped_ctas, 1e-6);
+  cr_expect_float_eq(s.ci95_cycles, 4.303 * sd / sqrt(3.0) * (double)s.skipped_ctas, 1e-6);
+}
+
+Test(sampler, student_t_quantiles) {
+  cr_expect_float_eq(ws_sampler_t975(1), 12.706, 1e-9);
+  cr_expect_float_eq(ws_sampler_t975(2), 4.303, 1e-9);
+  cr_expect_float_eq(ws_sampler_t975(30), 2.042, 1e-9);
+  cr_expect_float_eq(ws_sampler_t975(31), 1.960, 1e-9);
+  cr_expect(isinf(ws_sampler_t975(0)));
+}
+
+/* ---- against full runs: small GEMMs of 16 waves on the classroom preset ---- */
+
+static void run(const char *variant, uint32_t sample_waves, ws_point_result *r) {
+  ws_point p;
+  memset(&p, 0, sizeof p);
+  p.kind = WS_POINT_GEMM;
+  snprintf(p.gpu, sizeof p.gpu, "classroom");
+  snprintf(p.variant, sizeof p.variant, "%s", variant);
+  p.m = 256, p.n = 256, p.k = 64; /* 64 CTAs of 32 x 32, 4 per wave */
+  p.seed = 5;
+  p.sample_waves = sample_waves;
+  ws_ctx *ctx = ws_ctx_create();
+  cr_assert_eq(ws_point_run(ctx, &p, NULL, r), WS_OK, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+}
+
+static void check_variant(const char *variant) {
+  ws_point_result full, est;
+  run(variant, 0, &full);
+  cr_assert(full.valid && full.check_pass && !full.sampled);
+  cr_expect_eq(full.timed_ctas, full.ctas);
+  for (uint32_t waves = 3; waves <= 4; waves++) {
+    run(variant, waves, &est);
+    cr_assert(est.sampled, "%s: 16 waves are sampled", variant);
+    cr_expect(est.check_pass, "%s: results are exact: %s", variant, est.why);
+    cr_expect_eq(est.max_abs_err, full.max_abs_err);
+    cr_expect_eq(est.ctas, full.ctas);
+    cr_expect_eq(est.warp_insns, full.warp_insns, "%s: instructions are counted, not estimated", variant);
+    cr_expect_lt(est.timed_ctas, est.ctas);
+    double err = fabs((double)est.cycles - (double)full.cycles);
+    cr_expect_leq(err, (double)est.cycles_ci95, "%s, %u waves: %llu cycles against %llu, +- %llu", variant,
+                  waves, (unsigned long long)est.cycles, (unsigned long long)full.cycles,
+                  (unsigned long long)est.cycles_ci95);
+  }
+}
+
+Test(sampler, naive_gemm_within_its_interval, .timeout = 120) { check_variant("naive"); }
+Test(sampler, coalesced_gemm_within_its_interval, .timeout = 120) { check_variant("coalesced"); }
+Test(sampler, smem_gemm_within_its_interval, .timeout = 120) { check_variant("smem"); }
+
+Test(sampler, too_few_waves_are_timed_in_full) {
+  ws_point_result r;
+  ws_point p;
+  memset(&p, 0, sizeof p);
+  p.kind = WS_POINT_GEMM;
+  snprintf(p.gpu, sizeof p.gpu, "classroom");
+  snprintf(p.variant, sizeof p.variant, "coalesced");
+  p.m = p.n = p.k = 64; /* 4 CTAs: one wave */
+  p.seed = 5;
+  p.sample_waves = 3;
+  ws_ctx *ctx = ws_ctx_create();
+  cr_assert_eq(ws_point_run(ctx, &p, NULL, &r), WS_OK, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  cr_expect(r.check_pass);
+  cr_expect_not(r.sampled);
+  cr_expect_eq(r.timed_ctas, r.ctas);
+  cr_expect_eq(r.cycles_ci95, 0);
+}

@@ -349,6 +349,21 @@ static ws_status merge_ranks(ws_ctx *ctx, ws_ranks *rk, ws_sweep *s) {
   return st;
 }
 
+/* After the ranks ran their shares with status `st`: rank 0 gathers and
+ * writes every rank's records. An interrupted rank still ships what it
+ * finished, so the file the next run resumes from holds all the work done;
+ * the interruption is reported after the write. */
+static ws_status merge_and_write(ws_ctx *ctx, const sweep_opts *o, ws_ranks *rk, ws_sweep *s, ws_status st) {
+  bool stopped = st == WS_ERR_INTERRUPTED;
+  char why[WS_ERRMSG_MAX_BYTES];
+  snprintf(why, sizeof why, "%s", stopped ? ws_errmsg(ctx) : "");
+  st = ws_ranks_agree(ctx, rk, stopped ? WS_OK : st);
+  if (st == WS_OK) st = merge_ranks(ctx, rk, s);
+  if (st == WS_OK && ws_ranks_rank(rk) == 0) st = ws_sweep_write(ctx, s, o->csv, o->json);
+  if (st == WS_OK && stopped) st = ws_ctx_fail(ctx, WS_ERR_INTERRUPTED, "%s", why);
+  return st;
+}
+
 /* ---- the command ---------------------------------------------------------------------------------- */
 
 static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s,
@@ -371,12 +386,7 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
                       .interrupt = interrupt};
   if (st == WS_OK) st = ws_sweep_run(ctx, s, &cfg);
   if (bar) fputc('\n', stderr);
-  if (!alone) {
-    st = ws_ranks_agree(ctx, rk, st);
-    if (st == WS_OK) st = merge_ranks(ctx, rk, s);
-    if (st == WS_OK && root) st = ws_sweep_write(ctx, s, o->csv, o->json);
-  }
-  return st;
+  return alone ? st : merge_and_write(ctx, o, rk, s, st);
 }
 
 static ws_status summarize(ws_ctx *ctx, const sweep_opts *o, const ws_sweep *s) {

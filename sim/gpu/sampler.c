@@ -4,7 +4,14 @@
 #include <math.h>
 #include <string.h>
 
-uint64_t ws_sampler_min_waves(const ws_sampling *cfg) { return 3 * (uint64_t)cfg->measure_waves + 2; }
+uint64_t ws_sampler_batch_waves(uint64_t wave_ctas) {
+  return wave_ctas >= WS_SAMPLER_MIN_BATCH_CTAS ? 1 : (WS_SAMPLER_MIN_BATCH_CTAS + wave_ctas - 1) / wave_ctas;
+}
+
+uint64_t ws_sampler_min_waves(const ws_sampling *cfg, uint64_t wave_ctas) {
+  uint64_t m = cfg->measure_waves;
+  return 2 + m * ws_sampler_batch_waves(wave_ctas) + (m - 1) + m + 1;
+}
 
 bool ws_sampler_plan(ws_sampler *s, const ws_sampling *cfg, uint64_t total_ctas, uint64_t wave_ctas) {
   memset(s, 0, sizeof *s);
@@ -13,8 +20,9 @@ bool ws_sampler_plan(ws_sampler *s, const ws_sampling *cfg, uint64_t total_ctas,
   s->wave_ctas = wave_ctas;
   uint32_t nb = cfg ? cfg->measure_waves : 0;
   if (nb < WS_SAMPLER_MIN_WAVES || nb > WS_SAMPLER_MAX_WAVES || !wave_ctas) return false;
-  if (total_ctas / wave_ctas < ws_sampler_min_waves(cfg)) return false;
+  if (total_ctas / wave_ctas < ws_sampler_min_waves(cfg, wave_ctas)) return false;
   s->nbatches = nb;
+  s->batch_ctas = ws_sampler_batch_waves(wave_ctas) * wave_ctas;
   s->phase = WS_SAMPLER_WARM;
   s->warm_until = 2 * wave_ctas;
   return true;
@@ -31,7 +39,7 @@ ws_sampler_action ws_sampler_retired(ws_sampler *s, uint64_t retired, uint64_t c
     open_batch(s, retired, cycle);
     return WS_SAMPLER_START;
   }
-  if (s->phase != WS_SAMPLER_MEASURE || retired < s->batch_start_ctas + s->wave_ctas)
+  if (s->phase != WS_SAMPLER_MEASURE || retired < s->batch_start_ctas + s->batch_ctas)
     return WS_SAMPLER_NOTHING;
   uint64_t n = retired - s->batch_start_ctas;
   s->cycles_per_cta[s->batch++] = (double)(cycle - s->batch_start_cycle) / (double)n;
@@ -51,13 +59,13 @@ static void batch_stats(const ws_sampler *s, double *mean, double *half) {
 }
 
 /* This gap's CTAs: what is not yet dispatched, less the dispatches the
- * batches still to come need (two waves each in steady state: the settling
- * wave and the batch) and the last partial wave, in whole waves shared
- * evenly by the gaps left. */
+ * batches still to come need (in steady state a CTA dispatched per CTA
+ * retired: the settling wave and the batch) and the last partial wave, in
+ * whole waves shared evenly by the gaps left. */
 static uint64_t gap_ctas(const ws_sampler *s, uint64_t next) {
   uint64_t gaps_left = s->nbatches - s->batch + 1;
   uint64_t remaining = next < s->total_ctas ? s->total_ctas - next : 0;
-  uint64_t keep = (gaps_left - 1) * 2 * s->wave_ctas + remaining % s->wave_ctas;
+  uint64_t keep = (gaps_left - 1) * (s->wave_ctas + s->batch_ctas) + remaining % s->wave_ctas;
   uint64_t waves = remaining > keep ? (remaining - keep) / s->wave_ctas : 0;
   return (gaps_left == 1 ? waves : waves / gaps_left) * s->wave_ctas;
 }

@@ -6,7 +6,7 @@
  * starting at once) is over; but the rate drifts across the grid (the first
  * rows of C fetch B from DRAM, later ones find it in the L2). So the
  * sampler times two waves of warm-up, then `measure_waves` batches of one
- * wave of retirements spread evenly over the grid, and after each batch
+ * wave of retirements (or as many as make 32 CTAs) spread over the grid, and after each batch
  * skips a gap of whole waves: the gap's CTAs run functionally (exact
  * results, the L2 warmed with their accesses, ws_memsys_warm) while the
  * resident CTAs
@@ -32,6 +32,9 @@ typedef struct ws_sampling {
 #define WS_SAMPLER_MIN_WAVES 2 /* an interval needs two batches */
 #define WS_SAMPLER_MAX_WAVES 64
 #define WS_SAMPLER_DEFAULT_WAVES 3
+/* A batch is one wave, or as many waves as make 32 CTAs: on a small GPU one
+ * wave is a few CTAs, whose cycles per CTA vary by 10 % from wave to wave. */
+#define WS_SAMPLER_MIN_BATCH_CTAS 32
 
 typedef enum ws_sampler_phase {
   WS_SAMPLER_OFF,     /* every CTA timed: sampling off, or too few waves */
@@ -50,6 +53,7 @@ typedef enum ws_sampler_action {
 typedef struct ws_sampler {
   ws_sampler_phase phase;
   uint64_t total_ctas, wave_ctas;
+  uint64_t batch_ctas; /* retirements that close a batch (whole waves) */
   uint32_t nbatches;
   uint32_t batch;      /* batches measured so far */
   uint64_t warm_until; /* retirements that end the WARM phase */
@@ -66,10 +70,12 @@ typedef struct ws_sampler {
  * and the grid has enough waves for at least one to be skipped:
  * ws_sampler_min_waves(cfg) of them. */
 bool ws_sampler_plan(ws_sampler *s, const ws_sampling *cfg, uint64_t total_ctas, uint64_t wave_ctas);
+/* Waves in a batch for waves of wave_ctas CTAs (WS_SAMPLER_MIN_BATCH_CTAS). */
+uint64_t ws_sampler_batch_waves(uint64_t wave_ctas);
 /* Waves a grid needs before sampling skips any: two waves of warm-up, the
- * measured waves, a settling wave before every batch but the first, a
- * wave in every gap, the resident wave at the end. */
-uint64_t ws_sampler_min_waves(const ws_sampling *cfg);
+ * batches, a settling wave before every batch but the first, a wave in
+ * every gap, the resident wave at the end. */
+uint64_t ws_sampler_min_waves(const ws_sampling *cfg, uint64_t wave_ctas);
 /* CTAs retired so far (`retired`, counting skipped ones) at `cycle`, after a
  * cycle that retired some: what the engine must do now. */
 ws_sampler_action ws_sampler_retired(ws_sampler *s, uint64_t retired, uint64_t cycle);

@@ -17,14 +17,28 @@
 Test(sampler, plans_only_grids_with_enough_waves) {
   ws_sampler s;
   ws_sampling three = {3}, off = {0}, one = {1};
-  cr_expect_eq(ws_sampler_min_waves(&three), 11, "2 warm-up + 3 batches + 2 settling + 3 gaps + 1 resident");
-  cr_expect_not(ws_sampler_plan(&s, &off, 1000, 4));
+  cr_expect_eq(ws_sampler_min_waves(&three, 40), 11,
+               "2 warm-up + 3 batches + 2 settling + 3 gaps + 1 resident");
+  cr_expect_not(ws_sampler_plan(&s, &off, 10000, 40));
   cr_expect_eq(s.phase, WS_SAMPLER_OFF);
-  cr_expect_not(ws_sampler_plan(&s, &one, 1000, 4), "one batch gives no interval");
-  cr_expect_not(ws_sampler_plan(&s, NULL, 1000, 4));
-  cr_expect_not(ws_sampler_plan(&s, &three, 43, 4), "10 whole waves");
-  cr_expect(ws_sampler_plan(&s, &three, 44, 4), "11 waves");
+  cr_expect_not(ws_sampler_plan(&s, &one, 10000, 40), "one batch gives no interval");
+  cr_expect_not(ws_sampler_plan(&s, NULL, 10000, 40));
+  cr_expect_not(ws_sampler_plan(&s, &three, 439, 40), "10 whole waves");
+  cr_expect(ws_sampler_plan(&s, &three, 440, 40), "11 waves");
   cr_expect_eq(s.phase, WS_SAMPLER_WARM);
+  cr_expect_eq(s.batch_ctas, 40);
+}
+
+Test(sampler, small_waves_make_batches_of_32_ctas) {
+  ws_sampler s;
+  ws_sampling three = {3};
+  cr_expect_eq(ws_sampler_batch_waves(4), 8);
+  cr_expect_eq(ws_sampler_batch_waves(5), 7, "35 CTAs: whole waves");
+  cr_expect_eq(ws_sampler_batch_waves(32), 1);
+  cr_expect_eq(ws_sampler_min_waves(&three, 4), 2 + 3 * 8 + 2 + 3 + 1);
+  cr_expect_not(ws_sampler_plan(&s, &three, 4 * 31, 4));
+  cr_assert(ws_sampler_plan(&s, &three, 4 * 32, 4));
+  cr_expect_eq(s.batch_ctas, 32);
 }
 
 /* Drives a sampler through a grid retiring one CTA every `period` cycles
@@ -50,23 +64,23 @@ static uint64_t drive(ws_sampler *s, uint64_t total, uint64_t wave, double perio
 Test(sampler, a_steady_rate_is_extrapolated_exactly) {
   ws_sampler s;
   ws_sampling three = {3};
-  cr_assert(ws_sampler_plan(&s, &three, 1002, 8)); /* 125 waves and 2 CTAs */
-  uint64_t timed = drive(&s, 1002, 8, 100, 0);
+  cr_assert(ws_sampler_plan(&s, &three, 4002, 32)); /* 125 waves and 2 CTAs */
+  uint64_t timed = drive(&s, 4002, 32, 100, 0);
   cr_expect_eq(s.phase, WS_SAMPLER_DONE);
-  cr_expect_eq(timed + s.skipped_ctas, 1002);
+  cr_expect_eq(timed + s.skipped_ctas, 4002);
   /* timed: 2 warm-up, 3 batches, 2 settling waves, the resident wave and the 2 left over */
-  cr_expect_eq(timed, 8 * 8 + 2, "timed %llu", (unsigned long long)timed);
+  cr_expect_eq(timed, 8 * 32 + 2, "timed %llu", (unsigned long long)timed);
   cr_expect_float_eq(s.skipped_cycles, 100.0 * (double)s.skipped_ctas, 1e-9);
   cr_expect_float_eq(s.ci95_cycles, 0.0, 1e-12, "no variation, no interval");
-  cr_expect_eq(s.window_ctas, 24);
-  cr_expect_eq(ws_sampler_scale(&s, 24 * 5), 5 * s.skipped_ctas, "a counter at 5 per CTA");
+  cr_expect_eq(s.window_ctas, 96);
+  cr_expect_eq(ws_sampler_scale(&s, 96 * 5), 5 * s.skipped_ctas, "a counter at 5 per CTA");
 }
 
 Test(sampler, the_interval_is_students_over_the_batch_means) {
   ws_sampler s;
   ws_sampling three = {3};
-  cr_assert(ws_sampler_plan(&s, &three, 1000, 10));
-  drive(&s, 1000, 10, 100, 30); /* batches 0 and 2 at 100 cycles per CTA, batch 1 at 130 */
+  cr_assert(ws_sampler_plan(&s, &three, 4000, 40));
+  drive(&s, 4000, 40, 100, 30); /* batches 0 and 2 at 100 cycles per CTA, batch 1 at 130 */
   double mean = 110, sd = sqrt((100.0 + 400 + 100) / 2); /* deviations -10, +20, -10 */
   cr_expect_float_eq(s.skipped_cycles, mean * (double)s.skipped_ctas, 1e-6);
   cr_expect_float_eq(s.ci95_cycles, 4.303 * sd / sqrt(3.0) * (double)s.skipped_ctas, 1e-6);
@@ -80,7 +94,7 @@ Test(sampler, student_t_quantiles) {
   cr_expect(isinf(ws_sampler_t975(0)));
 }
 
-/* ---- against full runs: small GEMMs of 16 waves on the classroom preset ---- */
+/* ---- against full runs: GEMMs of 64 waves on the classroom preset ---- */
 
 static void run(const char *variant, uint32_t sample_waves, ws_point_result *r) {
   ws_point p;
@@ -88,7 +102,7 @@ static void run(const char *variant, uint32_t sample_waves, ws_point_result *r) 
   p.kind = WS_POINT_GEMM;
   snprintf(p.gpu, sizeof p.gpu, "classroom");
   snprintf(p.variant, sizeof p.variant, "%s", variant);
-  p.m = 256, p.n = 256, p.k = 64; /* 64 CTAs of 32 x 32, 4 per wave */
+  p.m = 512, p.n = 512, p.k = 32; /* 256 CTAs of 32 x 32, 4 per wave, batches of 8 waves */
   p.seed = 5;
   p.sample_waves = sample_waves;
   ws_ctx *ctx = ws_ctx_create();
@@ -101,19 +115,17 @@ static void check_variant(const char *variant) {
   run(variant, 0, &full);
   cr_assert(full.valid && full.check_pass && !full.sampled);
   cr_expect_eq(full.timed_ctas, full.ctas);
-  for (uint32_t waves = 3; waves <= 4; waves++) {
-    run(variant, waves, &est);
-    cr_assert(est.sampled, "%s: 16 waves are sampled", variant);
-    cr_expect(est.check_pass, "%s: results are exact: %s", variant, est.why);
-    cr_expect_eq(est.max_abs_err, full.max_abs_err);
-    cr_expect_eq(est.ctas, full.ctas);
-    cr_expect_eq(est.warp_insns, full.warp_insns, "%s: instructions are counted, not estimated", variant);
-    cr_expect_lt(est.timed_ctas, est.ctas);
-    double err = fabs((double)est.cycles - (double)full.cycles);
-    cr_expect_leq(err, (double)est.cycles_ci95, "%s, %u waves: %llu cycles against %llu, +- %llu", variant,
-                  waves, (unsigned long long)est.cycles, (unsigned long long)full.cycles,
-                  (unsigned long long)est.cycles_ci95);
-  }
+  run(variant, WS_SAMPLER_DEFAULT_WAVES, &est);
+  cr_assert(est.sampled, "%s: 64 waves are sampled", variant);
+  cr_expect(est.check_pass, "%s: results are exact: %s", variant, est.why);
+  cr_expect_eq(est.max_abs_err, full.max_abs_err);
+  cr_expect_eq(est.ctas, full.ctas);
+  cr_expect_eq(est.warp_insns, full.warp_insns, "%s: instructions are counted, not estimated", variant);
+  cr_expect_lt(est.timed_ctas, est.ctas);
+  double err = fabs((double)est.cycles - (double)full.cycles);
+  cr_expect_leq(err, (double)est.cycles_ci95, "%s: %llu cycles against %llu, +- %llu", variant,
+                (unsigned long long)est.cycles, (unsigned long long)full.cycles,
+                (unsigned long long)est.cycles_ci95);
 }
 
 Test(sampler, naive_gemm_within_its_interval, .timeout = 120) { check_variant("naive"); }

@@ -141,13 +141,86 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
   return true;
 }
 
+/* The warp's global span for a per-warp access: true when every active lane
+ * is aligned to a width of whole words and all of them lie inside one page
+ * of one live allocation; *bytes and *lo then map address a to host byte
+ * *bytes + (a - *lo) (*bytes NULL: an unwritten page, read as zero). The
+ * same conditions under which every lane's ws_mem_read/ws_mem_write
+ * succeeds, so the per-lane path is left for faults (and sub-word widths). */
+static bool global_span(const ws_exec_site *s, uint32_t width, bool write, uint8_t **bytes, uint64_t *lo) {
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  if (width < 4) return false;
+  uint64_t min = UINT64_MAX, max = 0, bits = 0;
+  if (exec == UINT32_MAX) { /* the common full warp, without a test per lane */
+    for (uint32_t l = 0; l < LANES; l++) {
+      uint64_t a = addr[l];
+      bits |= a;
+      min = a < min ? a : min;
+      max = a > max ? a : max;
+    }
+  } else {
+    for (uint32_t l = 0; l < LANES; l++) {
+      if (!(exec >> l & 1u)) continue;
+      uint64_t a = addr[l];
+      bits |= a;
+      min = a < min ? a : min;
+      max = a > max ? a : max;
+    }
+  }
+  if ((bits & (width - 1)) || max - min > UINT32_MAX) return false; /* the size below cannot wrap */
+  *lo = min;
+  return ws_mem_page_span(s->cta->launch->mem, min, max - min + width, write, bytes);
+}
+
+/* A global load through global_span: straight into the registers (the
+ * addresses are already in the step record, so a destination that is also
+ * the address register changes nothing). */
+static bool load_global_fast(const ws_exec_site *s, uint32_t width) {
+  uint8_t *bytes = NULL;
+  uint64_t lo = 0;
+  if (!global_span(s, width, false, &bytes, &lo)) return false;
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    if (!bytes) {
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) d[l] = 0;
+    } else if (exec == UINT32_MAX) {
+      for (uint32_t l = 0; l < LANES; l++) memcpy(&d[l], bytes + (addr[l] - lo) + 4u * r, 4);
+    } else {
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) memcpy(&d[l], bytes + (addr[l] - lo) + 4u * r, 4);
+    }
+  }
+  return true;
+}
+
+/* A global store through global_span, lane 0 first, so that for lanes
+ * storing to one address the highest lane's value wins, as lane by lane. */
+static bool store_global_fast(const ws_exec_site *s, uint32_t width) {
+  uint8_t *bytes = NULL;
+  uint64_t lo = 0;
+  if (!global_span(s, width, true, &bytes, &lo)) return false;
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  const uint32_t *src[4];
+  for (uint32_t r = 0; r < width / 4; r++) src[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r);
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(exec >> l & 1u)) continue;
+    for (uint32_t r = 0; r < width / 4; r++) memcpy(bytes + (addr[l] - lo) + 4u * r, &src[r][l], 4);
+  }
+  return true;
+}
+
 /* d..d+n-1 = space[a]: gathers every lane, then writes the registers. */
 static ws_status load(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
   note(s, sp, WS_STEP_LOAD, width);
   addresses(s, 1, sp, s->step->addr);
-  if (sp != WS_SPACE_GLOBAL && load_window_fast(s, sp, width)) return WS_OK;
+  if (sp == WS_SPACE_GLOBAL ? load_global_fast(s, width) : load_window_fast(s, sp, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     ws_status st = access(s, sp, l, s->step->addr[l], data[l], width, ACC_READ);
@@ -166,6 +239,7 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   note(s, sp, WS_STEP_STORE, width);
   addresses(s, 0, sp, s->step->addr);
+  if (sp == WS_SPACE_GLOBAL && store_global_fast(s, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     uint32_t data[4];

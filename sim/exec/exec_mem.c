@@ -114,6 +114,19 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
   const uint8_t *base = window(s, sp, &size_bytes);
   const uint64_t *addr = s->step->addr;
   const uint32_t exec = s->exec;
+  if (sp == WS_SPACE_PARAM) { /* one address for every lane (addresses()): one check, one read */
+    if ((addr[0] & (width - 1)) || addr[0] + width > size_bytes) return false;
+    for (uint32_t r = 0; r < width / 4; r++) {
+      uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r), v;
+      memcpy(&v, base + addr[0] + 4u * r, 4);
+      if (exec == UINT32_MAX)
+        for (uint32_t l = 0; l < LANES; l++) d[l] = v;
+      else
+        for (uint32_t l = 0; l < LANES; l++)
+          if (exec >> l & 1u) d[l] = v;
+    }
+    return true;
+  }
   uint64_t bad = 0;
   for (uint32_t l = 0; l < LANES; l++) {
     uint64_t lane = 0u - (uint64_t)(exec >> l & 1u);

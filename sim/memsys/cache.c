@@ -47,6 +47,7 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   if (c->hint) memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
   if (!c->ways || !c->hint)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
+  c->clean = true;
   return WS_OK;
 }
 
@@ -58,9 +59,11 @@ void ws_cache_fini(ws_cache *c) {
 }
 
 void ws_cache_clear(ws_cache *c) {
+  c->clock = 0;
+  if (c->clean) return;
   memset(c->ways, 0, (size_t)c->sets * c->assoc * sizeof *c->ways);
   memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
-  c->clock = 0;
+  c->clean = true;
 }
 
 static ws_cache_way *set_of(ws_cache *c, uint64_t set_key) {
@@ -96,6 +99,7 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
 }
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
+  c->clean = false;
   c->hint[tag % WS_CACHE_HINTS] = (uint32_t)(w - c->ways);
   w->tag = tag;
   w->valid = 0;

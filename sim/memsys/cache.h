@@ -46,6 +46,9 @@ struct ws_cache {
    * way only, so a hint whose way still holds it is the answer a scan of a
    * 64-way set would give, at the cost of one test */
   uint32_t *hint;
+  /* no way installed since the array was zeroed: clearing it again (a
+   * launch resets the caches the creation just zeroed) writes nothing */
+  bool clean;
 };
 
 #define WS_CACHE_HINTS 1024u

@@ -139,6 +139,24 @@ static uint32_t coalesce_run(uint64_t lo, uint32_t run_bytes, uint32_t line_byte
   return lines;
 }
 
+/* A full warp whose lanes step through memory by at least a line: each lane
+ * has a line of its own, in lane order, with its one sector and its own
+ * bytes, as coalesce_aligned would find them. */
+static uint32_t coalesce_strided(const uint64_t addr[WS_WARP_LANES], uint32_t width_bytes,
+                                 uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
+                                 ws_line_access *out, uint32_t max_out) {
+  const uint32_t shift = (uint32_t)__builtin_ctz(sector_bytes);
+  const uint64_t line_mask = ~(uint64_t)(line_bytes - 1);
+  for (uint32_t l = 0; l < WS_WARP_LANES && l < max_out; l++) {
+    uint64_t line = addr[l] & line_mask;
+    out[l] = (ws_line_access){.line_addr = line,
+                              .sector_mask = (uint8_t)(1u << ((addr[l] - line) >> shift)),
+                              .kind = (uint8_t)kind,
+                              .bytes = (uint16_t)width_bytes};
+  }
+  return WS_WARP_LANES;
+}
+
 /* The lanes' common step when a full warp's addresses form one (0 for a
  * broadcast), else UINT64_MAX (never a step coalesce_run takes: it needs 0
  * or the width). Accumulated without an early exit, a loop the compiler
@@ -161,6 +179,10 @@ uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_
     if ((step == 0 || step == width_bytes) && addr[WS_WARP_LANES - 1] + width_bytes > addr[0])
       return coalesce_run(addr[0], step ? WS_WARP_LANES * width_bytes : width_bytes, line_bytes, sector_bytes,
                           kind, out, max_out);
+    /* a step of a line or more, ascending to the last lane without wrapping */
+    if (step != UINT64_MAX && step >= line_bytes && !(step & (width_bytes - 1)) &&
+        step <= UINT64_MAX / WS_WARP_LANES && addr[WS_WARP_LANES - 1] > addr[0])
+      return coalesce_strided(addr, width_bytes, line_bytes, sector_bytes, kind, out, max_out);
   }
   uint64_t a[WS_WARP_LANES], misaligned = 0, prev = 0;
   uint32_t n = 0;

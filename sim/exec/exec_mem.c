@@ -220,6 +220,10 @@ static bool store_global_fast(const ws_exec_site *s, uint32_t width) {
   const uint32_t exec = s->exec;
   const uint32_t *src[4];
   for (uint32_t r = 0; r < width / 4; r++) src[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r);
+  if (exec == UINT32_MAX && width == 4) { /* the commonest store, without a test per lane */
+    for (uint32_t l = 0; l < LANES; l++) memcpy(bytes + (addr[l] - lo), &src[0][l], 4);
+    return true;
+  }
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(exec >> l & 1u)) continue;
     for (uint32_t r = 0; r < width / 4; r++) memcpy(bytes + (addr[l] - lo) + 4u * r, &src[r][l], 4);

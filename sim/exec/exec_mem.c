@@ -160,11 +160,26 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
  * *bytes + (a - *lo) (*bytes NULL: an unwritten page, read as zero). The
  * same conditions under which every lane's ws_mem_read/ws_mem_write
  * succeeds, so the per-lane path is left for faults (and sub-word widths). */
+/* The lanes' common address step (0: one address), or UINT64_MAX when
+ * they have none. Accumulated without an early exit: a loop the compiler
+ * vectorizes, unlike a minimum and maximum of 64-bit addresses. */
+static uint64_t run_step(const uint64_t *addr) {
+  uint64_t step = addr[1] - addr[0], off = 0;
+  for (uint32_t l = 2; l < LANES; l++) off |= (addr[l] - addr[l - 1]) ^ step;
+  return off ? UINT64_MAX : step;
+}
+
 static bool global_span(const ws_exec_site *s, uint32_t width, bool write, uint8_t **bytes, uint64_t *lo) {
   const uint64_t *addr = s->step->addr;
   const uint32_t exec = s->exec;
   if (width < 4) return false;
   uint64_t min = UINT64_MAX, max = 0, bits = 0;
+  const uint64_t step = exec == UINT32_MAX ? run_step(addr) : UINT64_MAX;
+  if (step == width || step == 0) { /* consecutive elements, or one: the ends are the span */
+    if ((addr[0] & (width - 1)) || addr[LANES - 1] < addr[0]) return false;
+    *lo = addr[0];
+    return ws_mem_page_span(s->cta->launch->mem, addr[0], addr[LANES - 1] - addr[0] + width, write, bytes);
+  }
   if (exec == UINT32_MAX) { /* the common full warp, without a test per lane */
     for (uint32_t l = 0; l < LANES; l++) {
       uint64_t a = addr[l];

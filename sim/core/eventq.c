@@ -116,12 +116,9 @@ static bool ring_push(ws_eventq *q, const ws_event *e) {
   return true;
 }
 
-bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
-                    uint64_t payload) {
-  ws_event e = {
-      .cycle = cycle, .seq = q->next_seq++, .kind = kind, .unit = unit, .arg = arg, .payload = payload};
-  bool near = cycle >= q->base && cycle - q->base < RING;
-  return near ? ring_push(q, &e) : heap_push(q, &e);
+bool ws_eventq_push_event(ws_eventq *q, const ws_event *e) {
+  bool near = e->cycle >= q->base && e->cycle - q->base < RING;
+  return near ? ring_push(q, e) : heap_push(q, e);
 }
 
 /* The first non-empty FIFO at or after `from`'s, as a cycle of the window. */

@@ -48,9 +48,31 @@ typedef struct ws_eventq {
 
 void ws_eventq_init(ws_eventq *q);
 void ws_eventq_free(ws_eventq *q);
-/* false when out of memory. */
-bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
-                    uint64_t payload);
+/* The general push, taking a sequence number already drawn: a new FIFO, a
+ * first use of the ring, a node to allocate, or an event for the heap.
+ * False when out of memory. */
+bool ws_eventq_push_event(ws_eventq *q, const ws_event *e);
+
+/* false when out of memory. Inline for its commonest case, an event inside
+ * the window appended to a FIFO that already holds one, with a free node
+ * (one per line access and response: the call alone was a third of its
+ * cost); the order is the same as through ws_eventq_push_event. */
+static inline bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, uint16_t unit, uint32_t arg,
+                                  uint64_t payload) {
+  ws_event e = {
+      .cycle = cycle, .seq = q->next_seq++, .kind = kind, .unit = unit, .arg = arg, .payload = payload};
+  uint32_t b = (uint32_t)(cycle % WS_EVENTQ_WINDOW), n = q->free_node;
+  /* a free node exists only once the ring is in use (nodes are the ring's) */
+  if (cycle < q->base || cycle - q->base >= WS_EVENTQ_WINDOW || n == UINT32_MAX || q->head[b] == UINT32_MAX)
+    return ws_eventq_push_event(q, &e);
+  q->free_node = q->nodes[n].next;
+  q->nodes[n] = (ws_eventq_node){e, UINT32_MAX};
+  q->nodes[q->tail[b]].next = n; /* the FIFO's bit is already set */
+  q->tail[b] = n;
+  q->near++;
+  if (cycle < q->near_cycle) q->near_cycle = cycle;
+  return true;
+}
 /* false when empty. */
 bool ws_eventq_pop(ws_eventq *q, ws_event *out);
 static inline bool ws_eventq_empty(const ws_eventq *q) { return q->count == 0 && q->near == 0; }

@@ -436,16 +436,26 @@ static uint32_t sreg_uniform(const ws_exec_site *s, ws_sreg sr) {
   }
 }
 
+/* The register is decoded once per warp, not per lane: a uniform one is one
+ * value, and TID.X (the commonest) steps through the block's x extent from
+ * the warp's first lane, wrapping as tid_of's modulo does. */
 static void exec_s2r(const ws_exec_site *s) {
   const ws_sreg sr = (ws_sreg)s->insn->opnd[1].reg;
   uint32_t r[LANES];
-  for (unsigned l = 0; l < LANES; l++) {
-    if (sr <= WS_SR_TID_Z)
-      r[l] = tid_of(s, l, (unsigned)sr);
-    else if (sr == WS_SR_LANEID)
-      r[l] = l;
-    else
-      r[l] = sreg_uniform(s, sr);
+  if (sr == WS_SR_TID_X) {
+    const uint32_t bx = s->cta->launch->block.x;
+    uint32_t x = tid_of(s, 0, 0);
+    for (unsigned l = 0; l < LANES; l++) {
+      r[l] = x;
+      x = x + 1 == bx ? 0 : x + 1;
+    }
+  } else if (sr <= WS_SR_TID_Z) {
+    for (unsigned l = 0; l < LANES; l++) r[l] = tid_of(s, l, (unsigned)sr);
+  } else if (sr == WS_SR_LANEID) {
+    for (unsigned l = 0; l < LANES; l++) r[l] = l;
+  } else {
+    const uint32_t v = sreg_uniform(s, sr);
+    for (unsigned l = 0; l < LANES; l++) r[l] = v;
   }
   put_d(s, r);
 }

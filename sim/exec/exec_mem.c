@@ -114,6 +114,19 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
   const uint8_t *base = window(s, sp, &size_bytes);
   const uint64_t *addr = s->step->addr;
   const uint32_t exec = s->exec;
+  if (sp == WS_SPACE_PARAM) { /* one address for every lane (addresses()): one check, one read */
+    if ((addr[0] & (width - 1)) || addr[0] + width > size_bytes) return false;
+    for (uint32_t r = 0; r < width / 4; r++) {
+      uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r), v;
+      memcpy(&v, base + addr[0] + 4u * r, 4);
+      if (exec == UINT32_MAX)
+        for (uint32_t l = 0; l < LANES; l++) d[l] = v;
+      else
+        for (uint32_t l = 0; l < LANES; l++)
+          if (exec >> l & 1u) d[l] = v;
+    }
+    return true;
+  }
   uint64_t bad = 0;
   for (uint32_t l = 0; l < LANES; l++) {
     uint64_t lane = 0u - (uint64_t)(exec >> l & 1u);
@@ -141,13 +154,105 @@ static bool load_window_fast(const ws_exec_site *s, ws_space sp, uint32_t width)
   return true;
 }
 
+/* The warp's global span for a per-warp access: true when every active lane
+ * is aligned to a width of whole words and all of them lie inside one page
+ * of one live allocation; *bytes and *lo then map address a to host byte
+ * *bytes + (a - *lo) (*bytes NULL: an unwritten page, read as zero). The
+ * same conditions under which every lane's ws_mem_read/ws_mem_write
+ * succeeds, so the per-lane path is left for faults (and sub-word widths). */
+/* The lanes' common address step (0: one address), or UINT64_MAX when
+ * they have none. Accumulated without an early exit: a loop the compiler
+ * vectorizes, unlike a minimum and maximum of 64-bit addresses. */
+static uint64_t run_step(const uint64_t *addr) {
+  uint64_t step = addr[1] - addr[0], off = 0;
+  for (uint32_t l = 2; l < LANES; l++) off |= (addr[l] - addr[l - 1]) ^ step;
+  return off ? UINT64_MAX : step;
+}
+
+static bool global_span(const ws_exec_site *s, uint32_t width, bool write, uint8_t **bytes, uint64_t *lo) {
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  if (width < 4) return false;
+  uint64_t min = UINT64_MAX, max = 0, bits = 0;
+  const uint64_t step = exec == UINT32_MAX ? run_step(addr) : UINT64_MAX;
+  if (step == width || step == 0) { /* consecutive elements, or one: the ends are the span */
+    if ((addr[0] & (width - 1)) || addr[LANES - 1] < addr[0]) return false;
+    *lo = addr[0];
+    return ws_mem_page_span(s->cta->launch->mem, addr[0], addr[LANES - 1] - addr[0] + width, write, bytes);
+  }
+  if (exec == UINT32_MAX) { /* the common full warp, without a test per lane */
+    for (uint32_t l = 0; l < LANES; l++) {
+      uint64_t a = addr[l];
+      bits |= a;
+      min = a < min ? a : min;
+      max = a > max ? a : max;
+    }
+  } else {
+    for (uint32_t l = 0; l < LANES; l++) {
+      if (!(exec >> l & 1u)) continue;
+      uint64_t a = addr[l];
+      bits |= a;
+      min = a < min ? a : min;
+      max = a > max ? a : max;
+    }
+  }
+  if ((bits & (width - 1)) || max - min > UINT32_MAX) return false; /* the size below cannot wrap */
+  *lo = min;
+  return ws_mem_page_span(s->cta->launch->mem, min, max - min + width, write, bytes);
+}
+
+/* A global load through global_span: straight into the registers (the
+ * addresses are already in the step record, so a destination that is also
+ * the address register changes nothing). */
+static bool load_global_fast(const ws_exec_site *s, uint32_t width) {
+  uint8_t *bytes = NULL;
+  uint64_t lo = 0;
+  if (!global_span(s, width, false, &bytes, &lo)) return false;
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    if (!bytes) {
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) d[l] = 0;
+    } else if (exec == UINT32_MAX) {
+      for (uint32_t l = 0; l < LANES; l++) memcpy(&d[l], bytes + (addr[l] - lo) + 4u * r, 4);
+    } else {
+      for (uint32_t l = 0; l < LANES; l++)
+        if (exec >> l & 1u) memcpy(&d[l], bytes + (addr[l] - lo) + 4u * r, 4);
+    }
+  }
+  return true;
+}
+
+/* A global store through global_span, lane 0 first, so that for lanes
+ * storing to one address the highest lane's value wins, as lane by lane. */
+static bool store_global_fast(const ws_exec_site *s, uint32_t width) {
+  uint8_t *bytes = NULL;
+  uint64_t lo = 0;
+  if (!global_span(s, width, true, &bytes, &lo)) return false;
+  const uint64_t *addr = s->step->addr;
+  const uint32_t exec = s->exec;
+  const uint32_t *src[4];
+  for (uint32_t r = 0; r < width / 4; r++) src[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r);
+  if (exec == UINT32_MAX && width == 4) { /* the commonest store, without a test per lane */
+    for (uint32_t l = 0; l < LANES; l++) memcpy(bytes + (addr[l] - lo), &src[0][l], 4);
+    return true;
+  }
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(exec >> l & 1u)) continue;
+    for (uint32_t r = 0; r < width / 4; r++) memcpy(bytes + (addr[l] - lo) + 4u * r, &src[r][l], 4);
+  }
+  return true;
+}
+
 /* d..d+n-1 = space[a]: gathers every lane, then writes the registers. */
 static ws_status load(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
   note(s, sp, WS_STEP_LOAD, width);
   addresses(s, 1, sp, s->step->addr);
-  if (sp != WS_SPACE_GLOBAL && load_window_fast(s, sp, width)) return WS_OK;
+  if (sp == WS_SPACE_GLOBAL ? load_global_fast(s, width) : load_window_fast(s, sp, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     ws_status st = access(s, sp, l, s->step->addr[l], data[l], width, ACC_READ);
@@ -166,6 +271,7 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   note(s, sp, WS_STEP_STORE, width);
   addresses(s, 0, sp, s->step->addr);
+  if (sp == WS_SPACE_GLOBAL && store_global_fast(s, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     uint32_t data[4];

@@ -201,6 +201,18 @@ ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t 
   return WS_MEM_OK;
 }
 
+bool ws_mem_page_span(ws_mem *mem, uint64_t addr, uint64_t size_bytes, bool write, uint8_t **bytes) {
+  if (size_bytes == 0 || size_bytes > PAGE_BYTES) return false;
+  alloc_rec *r = lookup(mem, addr, size_bytes);
+  if (!r || !r->live) return false;
+  uint64_t off = addr - r->base;
+  if (off >> PAGE_SHIFT != (off + size_bytes - 1) >> PAGE_SHIFT) return false;
+  uint8_t *page = write ? touch_page(mem, r, off) : r->pages[off >> PAGE_SHIFT];
+  if (write && !page) return false;
+  *bytes = page ? page + (off & (PAGE_BYTES - 1)) : NULL;
+  return true;
+}
+
 /* Validates a host copy of [addr, addr+size) and returns its live record. */
 static ws_status host_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr, uint64_t size_bytes,
                             alloc_rec **out) {

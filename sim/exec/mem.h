@@ -37,6 +37,15 @@ ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr);
 ws_mem_fault ws_mem_read(ws_mem *mem, uint64_t addr, void *dst, uint32_t size_bytes);
 ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t size_bytes);
 
+/* Host bytes for a whole warp's access at once: when [addr, addr+size)
+ * lies inside one live allocation and one 64 KiB page, returns true and sets
+ * *bytes to addr's host byte, the page backed first when `write` (a page
+ * never written, read: *bytes is NULL and the range reads as zero).
+ * Returns false, having changed nothing visible, otherwise or when host
+ * memory for the page ran out: the caller then goes lane by lane through
+ * ws_mem_read/ws_mem_write, which report the fault. */
+bool ws_mem_page_span(ws_mem *mem, uint64_t addr, uint64_t size_bytes, bool write, uint8_t **bytes);
+
 /* Host copies of any size within one live allocation. */
 ws_status ws_mem_copy_in(ws_mem *mem, ws_ctx *ctx, uint64_t dst, const void *src, uint64_t size_bytes);
 ws_status ws_mem_copy_out(ws_mem *mem, ws_ctx *ctx, void *dst, uint64_t src, uint64_t size_bytes);

@@ -44,23 +44,30 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   c->assoc = assoc;
   c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
   c->hint = malloc(WS_CACHE_HINTS * sizeof *c->hint);
+  c->tagged = calloc(WS_CACHE_HINTS, sizeof *c->tagged);
   if (c->hint) memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
-  if (!c->ways || !c->hint)
+  if (!c->ways || !c->hint || !c->tagged)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
+  c->clean = true;
   return WS_OK;
 }
 
 void ws_cache_fini(ws_cache *c) {
   free(c->ways);
   free(c->hint);
+  free(c->tagged);
   c->ways = NULL;
   c->hint = NULL;
+  c->tagged = NULL;
 }
 
 void ws_cache_clear(ws_cache *c) {
+  c->clock = 0;
+  if (c->clean) return;
   memset(c->ways, 0, (size_t)c->sets * c->assoc * sizeof *c->ways);
   memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
-  c->clock = 0;
+  memset(c->tagged, 0, WS_CACHE_HINTS * sizeof *c->tagged);
+  c->clean = true;
 }
 
 static ws_cache_way *set_of(ws_cache *c, uint64_t set_key) {
@@ -72,6 +79,7 @@ static bool holds(const ws_cache_way *w, uint64_t tag) { return w->tag == tag &&
 
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   ws_cache_way *set = set_of(c, set_key);
+  if (!c->tagged[tag % WS_CACHE_HINTS]) return NULL;
   uint32_t *hint = &c->hint[tag % WS_CACHE_HINTS];
   size_t h = *hint - (size_t)(set - c->ways); /* the hinted way's index in this set, if it is in it */
   if (h < c->assoc && holds(&set[h], tag)) return &set[h];
@@ -96,6 +104,9 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
 }
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
+  c->clean = false;
+  if (w->stamp) c->tagged[w->tag % WS_CACHE_HINTS]--; /* a stamp: installed since zeroed */
+  c->tagged[tag % WS_CACHE_HINTS]++;
   c->hint[tag % WS_CACHE_HINTS] = (uint32_t)(w - c->ways);
   w->tag = tag;
   w->valid = 0;

@@ -46,6 +46,14 @@ struct ws_cache {
    * way only, so a hint whose way still holds it is the answer a scan of a
    * 64-way set would give, at the cost of one test */
   uint32_t *hint;
+  /* ways whose tag (line number) is congruent to each hint bucket, over the
+   * ways installed since the array was zeroed: a lookup whose bucket counts
+   * none cannot be held by any way and skips the scan of its set, the
+   * common case of a streaming miss */
+  uint32_t *tagged;
+  /* no way installed since the array was zeroed: clearing it again (a
+   * launch resets the caches the creation just zeroed) writes nothing */
+  bool clean;
 };
 
 #define WS_CACHE_HINTS 1024u

@@ -116,10 +116,74 @@ static uint32_t coalesce_aligned(const uint64_t *a, uint32_t n, uint32_t width_b
   return lines;
 }
 
+/* A full warp whose lanes read consecutive elements, or one element
+ * together (the commonest global accesses by far), as coalesce_aligned would
+ * see it: the distinct addresses fill [lo, lo + run_bytes) without a gap,
+ * so each line's bytes are its overlap with that range and its sectors are
+ * the ones the overlap touches. Only the lines, not the lanes, are walked. */
+static uint32_t coalesce_run(uint64_t lo, uint32_t run_bytes, uint32_t line_bytes, uint32_t sector_bytes,
+                             ws_access_kind kind, ws_line_access *out, uint32_t max_out) {
+  const uint32_t shift = (uint32_t)__builtin_ctz(sector_bytes);
+  const uint64_t line_mask = ~(uint64_t)(line_bytes - 1), last_byte = lo + run_bytes - 1;
+  const uint32_t lines = (uint32_t)(((last_byte & line_mask) - (lo & line_mask)) / line_bytes) + 1;
+  for (uint32_t i = 0; i < lines && i < max_out; i++) {
+    uint64_t line = (lo & line_mask) + (uint64_t)i * line_bytes;
+    uint32_t from = lo > line ? (uint32_t)(lo - line) : 0u;
+    uint32_t to =
+        last_byte - line < line_bytes ? (uint32_t)(last_byte - line) : line_bytes - 1; /* inclusive */
+    out[i] = (ws_line_access){.line_addr = line,
+                              .sector_mask = (uint8_t)((2u << (to >> shift)) - (1u << (from >> shift))),
+                              .kind = (uint8_t)kind,
+                              .bytes = (uint16_t)(to + 1 - from)};
+  }
+  return lines;
+}
+
+/* A full warp whose lanes step through memory by at least a line: each lane
+ * has a line of its own, in lane order, with its one sector and its own
+ * bytes, as coalesce_aligned would find them. */
+static uint32_t coalesce_strided(const uint64_t addr[WS_WARP_LANES], uint32_t width_bytes,
+                                 uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
+                                 ws_line_access *out, uint32_t max_out) {
+  const uint32_t shift = (uint32_t)__builtin_ctz(sector_bytes);
+  const uint64_t line_mask = ~(uint64_t)(line_bytes - 1);
+  for (uint32_t l = 0; l < WS_WARP_LANES && l < max_out; l++) {
+    uint64_t line = addr[l] & line_mask;
+    out[l] = (ws_line_access){.line_addr = line,
+                              .sector_mask = (uint8_t)(1u << ((addr[l] - line) >> shift)),
+                              .kind = (uint8_t)kind,
+                              .bytes = (uint16_t)width_bytes};
+  }
+  return WS_WARP_LANES;
+}
+
+/* The lanes' common step when a full warp's addresses form one (0 for a
+ * broadcast), else UINT64_MAX (never a step coalesce_run takes: it needs 0
+ * or the width). Accumulated without an early exit, a loop the compiler
+ * vectorizes. */
+static uint64_t full_warp_step(const uint64_t addr[WS_WARP_LANES]) {
+  uint64_t step = addr[1] - addr[0], off = 0;
+  for (uint32_t l = 2; l < WS_WARP_LANES; l++) off |= (addr[l] - addr[l - 1]) ^ step;
+  return off ? UINT64_MAX : step;
+}
+
 uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
                             uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
                             ws_line_access *out, uint32_t max_out) {
   if (!width_bytes) return 0; /* touches nothing, as in the general case */
+  if (active_mask == UINT32_MAX && !(width_bytes & (width_bytes - 1)) && width_bytes <= sector_bytes &&
+      !(addr[0] & (width_bytes - 1))) {
+    uint64_t step = full_warp_step(addr);
+    /* the last lane's bytes end above the first's start: nothing wraps past
+     * the top of the address space */
+    if ((step == 0 || step == width_bytes) && addr[WS_WARP_LANES - 1] + width_bytes > addr[0])
+      return coalesce_run(addr[0], step ? WS_WARP_LANES * width_bytes : width_bytes, line_bytes, sector_bytes,
+                          kind, out, max_out);
+    /* a step of a line or more, ascending to the last lane without wrapping */
+    if (step != UINT64_MAX && step >= line_bytes && !(step & (width_bytes - 1)) &&
+        step <= UINT64_MAX / WS_WARP_LANES && addr[WS_WARP_LANES - 1] > addr[0])
+      return coalesce_strided(addr, width_bytes, line_bytes, sector_bytes, kind, out, max_out);
+  }
   uint64_t a[WS_WARP_LANES], misaligned = 0, prev = 0;
   uint32_t n = 0;
   bool unsorted = false;

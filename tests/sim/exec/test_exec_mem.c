@@ -157,3 +157,37 @@ Test(mem_ops, ldgsts_async_copy) {
     for (uint32_t w = 0; w < 4; w++) cr_expect_eq(out[th * 4 + w], in[(th ^ 31) * 4 + w]);
   st_fini(&t);
 }
+
+/* Global accesses inside one page go warp-wide, others lane by lane: both
+ * give the same values, a load may overwrite its own address registers, an
+ * unwritten page reads as zero, inactive lanes keep their registers and
+ * stores land where each lane points. */
+Test(mem_ops, warp_wide_and_lane_by_lane_global_accesses_agree) {
+  const char *src = ".kernel t\n.param .ptr in\n.param .ptr zero\n.param .ptr out\n.param .u32 stride\n"
+                    "S2R R0, SR_TID.X\nLDP.32 R1, [stride]\nIMAD R1, R0, R1, RZ\n"
+                    "LDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R1, 1, R2\n"
+                    "LDP.64 R6, [zero]\nIMAD.WIDE.U32 R6, R1, 1, R6\nMOV R8, 7\nMOV R9, 9\n"
+                    "ISETP.LT.U32 P0, R0, 20\n@P0 LDG.64 R2, [R2]\n@P0 LDG.64 R8, [R6]\n"
+                    "ISETP.GE.U32 P1, R0, 20\n@P1 MOV R2, 5\n@P1 MOV R3, 6\n"
+                    "LDP.64 R4, [out]\nIMAD.WIDE.U32 R4, R1, 1, R4\n"
+                    "IADD R2, R2, R8\nIADD R3, R3, R9\nSTG.64 [R4], R2\nEXIT\n";
+  static uint32_t in[32 * 8192 / 4];
+  for (uint32_t stride = 8; stride <= 8192; stride *= 1024) { /* one page; 4 pages */
+    memset(in, 0, sizeof in);
+    for (uint32_t l = 0; l < 32; l++) in[l * stride / 4] = 100 + l, in[l * stride / 4 + 1] = 1000 * l;
+    simtest t;
+    st_init(&t, src, "t");
+    st_buf(&t, "in", 32ull * stride, in);
+    st_buf(&t, "zero", 32ull * stride, NULL);
+    uint64_t o = st_buf(&t, "out", 32ull * stride, NULL);
+    st_u32(&t, "stride", stride);
+    st_run(&t, 1, 32);
+    for (uint32_t l = 0; l < 32; l++) {
+      uint32_t v[2] = {0, 0};
+      st_read(&t, v, o + (uint64_t)l * stride, 8);
+      cr_expect_eq(v[0], l < 20 ? 100 + l : 5 + 7, "stride %u lane %u", stride, l);
+      cr_expect_eq(v[1], l < 20 ? 1000 * l : 6 + 9, "stride %u lane %u", stride, l);
+    }
+    st_fini(&t);
+  }
+}

@@ -163,3 +163,30 @@ Test(mem, copy_range_errors) {
                                    "at 0x0000700000000000 was freed");
   cr_expect_eq(ws_mem_copy_in(mem, ctx, a, buf, 0), WS_OK);
 }
+
+Test(mem, page_span_one_page_of_one_live_allocation) {
+  uint64_t a = alloc(200 * 1024), b = alloc(64);
+  uint8_t *bytes = (uint8_t *)1;
+  /* an unwritten page reads as zero and stays unbacked */
+  cr_expect(ws_mem_page_span(mem, a + 128, 512, false, &bytes));
+  cr_expect_null(bytes);
+  cr_expect_eq(ws_mem_resident_bytes(mem), 0);
+  /* a write backs the page; its bytes are the ones ws_mem_read sees */
+  cr_assert(ws_mem_page_span(mem, a + 128, 512, true, &bytes));
+  cr_assert_not_null(bytes);
+  uint32_t v = 0xCAFEF00Du, got = 0;
+  memcpy(bytes + 4, &v, 4);
+  cr_expect_eq(ws_mem_read(mem, a + 132, &got, 4), WS_MEM_OK);
+  cr_expect_eq(got, v);
+  cr_expect(ws_mem_page_span(mem, a + 128, 512, false, &bytes));
+  cr_expect_eq(memcmp(bytes + 4, &v, 4), 0);
+  /* refused: across a page, past the end, in a guard gap, freed, empty */
+  cr_expect_not(ws_mem_page_span(mem, a + 64 * 1024 - 8, 16, false, &bytes));
+  cr_expect(ws_mem_page_span(mem, a + 64 * 1024 - 16, 16, false, &bytes));
+  cr_expect_not(ws_mem_page_span(mem, b + 32, 64, false, &bytes));
+  cr_expect_not(ws_mem_page_span(mem, b + 64, 4, true, &bytes));
+  cr_expect_not(ws_mem_page_span(mem, a, 0, false, &bytes));
+  cr_expect_eq(ws_mem_free(mem, ctx, b), WS_OK);
+  cr_expect_not(ws_mem_page_span(mem, b, 4, false, &bytes));
+  cr_expect_eq(ws_mem_resident_bytes(mem), 64 * 1024);
+}

@@ -150,3 +150,33 @@ Test(cache, install_resets_the_way_and_clear_empties_all) {
   cr_expect_eq(ws_cache_victim(&c, 1), &c.ways[4], "cleared: the first way is free again");
   ws_cache_fini(&c);
 }
+
+/* Lookups agree with a plain scan of the set through replacements, tags
+ * sharing a hint bucket (the miss filter counts per bucket), clears and a
+ * clear of an already clean array. */
+Test(cache, lookups_match_a_scan_through_replacement_and_clear) {
+  ws_cache c;
+  small(&c);
+  uint64_t seed = 7;
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 4000; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      /* few distinct tags, many of them 1024 apart: the same hint bucket */
+      uint64_t tag = (seed >> 33) % 24 + WS_CACHE_HINTS * ((seed >> 50) % 3), key = tag;
+      ws_cache_way *set = &c.ways[(key & 7) * 4], *want = NULL;
+      for (int w = 0; w < 4; w++)
+        if (set[w].tag == tag && (set[w].valid || set[w].pending)) want = &set[w];
+      ws_cache_way *got = ws_cache_find(&c, key, tag);
+      cr_assert_eq(got, want, "round %d step %d tag %llu", round, i, (unsigned long long)tag);
+      if (got && (seed >> 20) % 4 == 0) got->valid = 0; /* an invalidation, as a write-through store */
+      if (!got) {
+        ws_cache_way *v = ws_cache_victim(&c, key);
+        if (v) ws_cache_install(&c, v, tag), v->valid = 0x1;
+      }
+    }
+    ws_cache_clear(&c);
+    ws_cache_clear(&c);
+    for (uint64_t t = 0; t < 3 * WS_CACHE_HINTS; t++) cr_assert_null(ws_cache_find(&c, t, t));
+  }
+  ws_cache_fini(&c);
+}

@@ -134,3 +134,43 @@ Test(smem, wide_accesses_use_phases) {
   for (int i = 0; i < 32; i++) off[i] = 0;
   cr_expect_eq(ws_coalesce_smem_wavefronts(off, ALL, 16, 32, 4), 4, "broadcast within each phase");
 }
+
+/* A full warp of consecutive elements, of one element, or of elements a
+ * line or more apart is coalesced by walking its lines (or lanes) directly;
+ * the same addresses in another lane order take the sorting path. Both must give the same lines, for every
+ * width, base offset, geometry and output limit. */
+Test(coalesce, consecutive_runs_match_the_lane_path) {
+  static const uint32_t geometry[][2] = {{128, 32}, {64, 32}, {128, 16}, {32, 32}};
+  uint64_t seed = 12345;
+  for (uint32_t g = 0; g < 4; g++) {
+    for (uint32_t width = 1; width <= 16; width *= 2) {
+      if (width > geometry[g][1]) continue;
+      for (uint32_t iter = 0; iter < 400; iter++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t base = (0x7000000000ull + (seed >> 40) % 4096) & ~(uint64_t)(width - 1);
+        /* a broadcast, consecutive elements, a line or more apart, less than a line apart */
+        uint64_t strides[4] = {0, width, geometry[g][0] * (1 + (seed >> 8) % 3) + width * ((seed >> 4) % 3),
+                               width * (2 + (seed >> 12) % 7)};
+        uint64_t stride = strides[iter % 4];
+        uint32_t max_out = 1 + (uint32_t)(seed >> 20) % 32;
+        uint64_t a[32], b[32];
+        for (int i = 0; i < 32; i++) a[i] = base + (uint64_t)i * stride;
+        for (int i = 0; i < 32; i++) b[i] = a[i ^ 1];
+        ws_line_access fast[32] = {0}, slow[32] = {0};
+        uint32_t nf =
+            ws_coalesce_global(a, ALL, width, geometry[g][0], geometry[g][1], WS_ACCESS_STORE, fast, max_out);
+        uint32_t ns =
+            ws_coalesce_global(b, ALL, width, geometry[g][0], geometry[g][1], WS_ACCESS_STORE, slow, max_out);
+        cr_assert_eq(nf, ns, "base %#llx width %u", (unsigned long long)base, width);
+        for (uint32_t i = 0; i < 32; i++) {
+          cr_assert_eq(fast[i].line_addr, slow[i].line_addr);
+          cr_assert_eq(fast[i].sector_mask, slow[i].sector_mask, "base %#llx width %u line %u",
+                       (unsigned long long)base, width, i);
+          cr_assert_eq(fast[i].bytes, slow[i].bytes, "bytes %u %u base %#llx width %u line %u g %u max %u",
+                       fast[i].bytes, slow[i].bytes, (unsigned long long)base, width, i, g, max_out);
+          cr_assert_eq(fast[i].kind, slow[i].kind);
+        }
+      }
+    }
+  }
+}

@@ -10,7 +10,7 @@ uint64_t ws_sampler_batch_waves(uint64_t wave_ctas) {
 
 uint64_t ws_sampler_min_waves(const ws_sampling *cfg, uint64_t wave_ctas) {
   uint64_t m = cfg->measure_waves;
-  return 2 + m * ws_sampler_batch_waves(wave_ctas) + (m - 1) + m + 1;
+  return 2 + m * ws_sampler_batch_waves(wave_ctas) + m + m + 1;
 }
 
 bool ws_sampler_plan(ws_sampler *s, const ws_sampling *cfg, uint64_t total_ctas, uint64_t wave_ctas) {
@@ -60,12 +60,13 @@ static void batch_stats(const ws_sampler *s, double *mean, double *half) {
 
 /* This gap's CTAs: what is not yet dispatched, less the dispatches the
  * batches still to come need (in steady state a CTA dispatched per CTA
- * retired: the settling wave and the batch) and the last partial wave, in
- * whole waves shared evenly by the gaps left. */
+ * retired: the settling wave and the batch), the wave that settles before
+ * the end and the last partial wave, in whole waves shared evenly by the
+ * gaps left. */
 static uint64_t gap_ctas(const ws_sampler *s, uint64_t next) {
   uint64_t gaps_left = s->nbatches - s->batch + 1;
   uint64_t remaining = next < s->total_ctas ? s->total_ctas - next : 0;
-  uint64_t keep = (gaps_left - 1) * (s->wave_ctas + s->batch_ctas) + remaining % s->wave_ctas;
+  uint64_t keep = (gaps_left - 1) * (s->wave_ctas + s->batch_ctas) + s->wave_ctas + remaining % s->wave_ctas;
   uint64_t waves = remaining > keep ? (remaining - keep) / s->wave_ctas : 0;
   return (gaps_left == 1 ? waves : waves / gaps_left) * s->wave_ctas;
 }

@@ -11,7 +11,8 @@
  * results, the L2 warmed with their accesses, ws_memsys_warm) while the
  * resident CTAs
  * and the next ones are timed as usual, so the launch still ends with its
- * real last wave and tail. The wave after a gap is timed but not measured:
+ * real last wave and tail. The wave after a gap (the last gap included, so
+ * the tail runs beside its neighbours) is timed but not measured:
  * the CTAs resident across the gap share no data with the ones after it,
  * as neighbours in the grid do, and that costs a few percent of a wave. The skipped CTAs' cycles are the
  * batches' mean cycles per CTA times their number, and every counter gains its rate per CTA over the batches
@@ -73,8 +74,8 @@ bool ws_sampler_plan(ws_sampler *s, const ws_sampling *cfg, uint64_t total_ctas,
 /* Waves in a batch for waves of wave_ctas CTAs (WS_SAMPLER_MIN_BATCH_CTAS). */
 uint64_t ws_sampler_batch_waves(uint64_t wave_ctas);
 /* Waves a grid needs before sampling skips any: two waves of warm-up, the
- * batches, a settling wave before every batch but the first, a wave in
- * every gap, the resident wave at the end. */
+ * batches, a settling wave after every gap, a wave in every gap, the
+ * resident wave at the end. */
 uint64_t ws_sampler_min_waves(const ws_sampling *cfg, uint64_t wave_ctas);
 /* CTAs retired so far (`retired`, counting skipped ones) at `cycle`, after a
  * cycle that retired some: what the engine must do now. */

@@ -497,7 +497,7 @@ check gemm-too-big 2 "--m expects a whole number from 1 to 65536, found '70000'"
 check gemm-no-k 2 "--k is needed (or --size)" -- "$ws" gemm --m 8 --n 8 --variant naive
 check gemm-indices 2 "must stay below 2^31 elements" -- "$ws" gemm --size 65536 --variant naive
 # sampling: 16 waves are sampled and say so; too few waves are timed in full and say so; bad counts are usage errors
-check gemm-sample 0 "sampled: estimated from 104 of 256 CTAs timed" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample
+check gemm-sample 0 "sampled: estimated from 108 of 256 CTAs timed" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample
 check gemm-sample-report 0 "estimated by sampling, +-" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample-waves 2
 check gemm-sample-few 0 "not sampled: too few waves to skip any" -- "$ws" gemm --gpu classroom --size 64 --variant coalesced --sample
 check gemm-sample-waves 2 "--sample-waves expects 2 to 64, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-waves 1
@@ -545,7 +545,7 @@ check sweep-plot 0 "" -- "$ws" plot "$tmp/sw.csv" --kind stalls -o "$tmp/sw-stal
 # a sampled sweep records its waves, the CTAs it timed and the interval; it is another sweep than the full one
 check sweep-sample 0 "(sampled: cycles +- " -- "$ws" sweep gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample -o "$tmp/samp.csv"
 check sweep-sample-row 0 "1,3,yes,,pass" -- cat "$tmp/samp.csv"
-check sweep-sample-flag 0 ",sampled,104," -- cat "$tmp/samp.csv"
+check sweep-sample-flag 0 ",sampled,108," -- cat "$tmp/samp.csv"
 check sweep-sample-waves 2 "--sample-waves expects 2 to 64, found 'x'" -- "$ws" sweep gemm --sample-waves x
 
 echo "cli: $passed passed, $failed failed"

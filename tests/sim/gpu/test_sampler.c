@@ -17,14 +17,14 @@
 Test(sampler, plans_only_grids_with_enough_waves) {
   ws_sampler s;
   ws_sampling three = {3}, off = {0}, one = {1};
-  cr_expect_eq(ws_sampler_min_waves(&three, 40), 11,
-               "2 warm-up + 3 batches + 2 settling + 3 gaps + 1 resident");
+  cr_expect_eq(ws_sampler_min_waves(&three, 40), 12,
+               "2 warm-up + 3 batches + 3 settling + 3 gaps + 1 resident");
   cr_expect_not(ws_sampler_plan(&s, &off, 10000, 40));
   cr_expect_eq(s.phase, WS_SAMPLER_OFF);
   cr_expect_not(ws_sampler_plan(&s, &one, 10000, 40), "one batch gives no interval");
   cr_expect_not(ws_sampler_plan(&s, NULL, 10000, 40));
-  cr_expect_not(ws_sampler_plan(&s, &three, 439, 40), "10 whole waves");
-  cr_expect(ws_sampler_plan(&s, &three, 440, 40), "11 waves");
+  cr_expect_not(ws_sampler_plan(&s, &three, 479, 40), "11 whole waves");
+  cr_expect(ws_sampler_plan(&s, &three, 480, 40), "12 waves");
   cr_expect_eq(s.phase, WS_SAMPLER_WARM);
   cr_expect_eq(s.batch_ctas, 40);
 }
@@ -35,9 +35,9 @@ Test(sampler, small_waves_make_batches_of_32_ctas) {
   cr_expect_eq(ws_sampler_batch_waves(4), 8);
   cr_expect_eq(ws_sampler_batch_waves(5), 7, "35 CTAs: whole waves");
   cr_expect_eq(ws_sampler_batch_waves(32), 1);
-  cr_expect_eq(ws_sampler_min_waves(&three, 4), 2 + 3 * 8 + 2 + 3 + 1);
-  cr_expect_not(ws_sampler_plan(&s, &three, 4 * 31, 4));
-  cr_assert(ws_sampler_plan(&s, &three, 4 * 32, 4));
+  cr_expect_eq(ws_sampler_min_waves(&three, 4), 2 + 3 * 8 + 3 + 3 + 1);
+  cr_expect_not(ws_sampler_plan(&s, &three, 4 * 32, 4));
+  cr_assert(ws_sampler_plan(&s, &three, 4 * 33, 4));
   cr_expect_eq(s.batch_ctas, 32);
 }
 
@@ -68,8 +68,8 @@ Test(sampler, a_steady_rate_is_extrapolated_exactly) {
   uint64_t timed = drive(&s, 4002, 32, 100, 0);
   cr_expect_eq(s.phase, WS_SAMPLER_DONE);
   cr_expect_eq(timed + s.skipped_ctas, 4002);
-  /* timed: 2 warm-up, 3 batches, 2 settling waves, the resident wave and the 2 left over */
-  cr_expect_eq(timed, 8 * 32 + 2, "timed %llu", (unsigned long long)timed);
+  /* timed: 2 warm-up, 3 batches, 3 settling waves, the resident wave and the 2 left over */
+  cr_expect_eq(timed, 9 * 32 + 2, "timed %llu", (unsigned long long)timed);
   cr_expect_float_eq(s.skipped_cycles, 100.0 * (double)s.skipped_ctas, 1e-9);
   cr_expect_float_eq(s.ci95_cycles, 0.0, 1e-12, "no variation, no interval");
   cr_expect_eq(s.window_ctas, 96);

@@ -9,17 +9,17 @@
 #define STR(x) STR_(x)
 
 const char ws_cli_sampleopt_help[] =
-    "  --sample            estimate large grids from sampled CTA waves: the first wave and\n"
-    "                      " STR(
-        WS_SAMPLER_DEFAULT_WAVES) " measured ones timed in full, whole middle waves run\n"
-                                  "                      functionally (exact results, L2 warmed), the last "
-                                  "waves timed;\n"
-                                  "                      cycles and counters extrapolated with a 95% "
-                                  "interval\n"
-                                  "                      (docs/explore.md). A grid of fewer waves than "
-                                  "sampling needs is\n"
-                                  "                      timed in full.\n"
-                                  "  --sample-waves N    --sample measuring N waves (" STR(
+    "  --sample            estimate a grid of many CTA waves from samples: two waves of\n"
+    "                      warm-up and " STR(
+        WS_SAMPLER_DEFAULT_WAVES) " batches spread over the grid are timed, the waves\n"
+                                  "                      between them run functionally (exact results, L2 "
+                                  "warmed), the\n"
+                                  "                      end is timed; cycles and counters are extrapolated "
+                                  "with a 95%\n"
+                                  "                      interval (docs/explore.md). A grid of too few waves "
+                                  "is timed in\n"
+                                  "                      full, and the summary says so.\n"
+                                  "  --sample-waves N    --sample with N batches (" STR(
                                       WS_SAMPLER_MIN_WAVES) " to " STR(WS_SAMPLER_MAX_WAVES) "; more: a "
                                                                                              "tighter "
                                                                                              "interval)\n";

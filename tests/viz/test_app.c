@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,23 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
+/* Whether the X server holding `lock` is process `pid`: Xvfb writes its
+ * pid into the lock file before it makes its socket. Criterion runs the
+ * tests in parallel processes, each starting its own server: two of them
+ * can try the same display at once, and the one whose server lost must not
+ * take the winner's socket for its own (the winner's test ends, stops its
+ * server, and the loser's next window finds no display). */
+static bool lock_held_by(const char *lock, pid_t pid) {
+  FILE *f = fopen(lock, "r");
+  if (!f) return false;
+  long v = 0;
+  bool ok = fscanf(f, "%ld", &v) == 1;
+  fclose(f);
+  return ok && v == (long)pid;
+}
+
 /* Xvfb on the first free display of :91..:99, waited for until its socket
- * exists; DISPLAY points at it. */
+ * exists and its lock names it; DISPLAY points at it. */
 static void start_xvfb(void) {
   cr_assert_eq(access(XVFB, X_OK), 0, "Xvfb is not installed at " XVFB " (scripts/install-deps.sh)");
   for (int d = 91; d <= 99; d++) {
@@ -60,7 +76,7 @@ static void start_xvfb(void) {
     }
     for (int i = 0; i < 100; i++) {
       struct stat st;
-      if (stat(sock, &st) == 0) {
+      if (stat(sock, &st) == 0 && lock_held_by(lock, pid)) {
         xvfb = pid;
         setenv("DISPLAY", disp, 1);
         setenv("SDL_VIDEODRIVER", "x11", 1);

@@ -6,19 +6,22 @@
  * starting at once) is over; but the rate drifts across the grid (the first
  * rows of C fetch B from DRAM, later ones find it in the L2). So the
  * sampler times two waves of warm-up, then `measure_waves` batches of one
- * wave of retirements (or as many as make 32 CTAs) spread over the grid, and after each batch
- * skips a gap of whole waves: the gap's CTAs run functionally (exact
- * results, the L2 warmed with their accesses, ws_memsys_warm) while the
- * resident CTAs
- * and the next ones are timed as usual, so the launch still ends with its
- * real last wave and tail. The wave after a gap (the last gap included, so
- * the tail runs beside its neighbours) is timed but not measured:
- * the CTAs resident across the gap share no data with the ones after it,
- * as neighbours in the grid do, and that costs a few percent of a wave. The skipped CTAs' cycles are the
- * batches' mean cycles per CTA times their number, and every counter gains its rate per CTA over the batches
- * times the same number. The confidence is a Student-t interval over the batch means (measure_waves - 1
- * degrees of freedom): it covers how the rate varies over the grid, not the model's own error. Gaps are whole
- * waves, so the last partial wave (total mod wave) stays where the full run has it. */
+ * wave of retirements (or as many as make 32 CTAs) spread over the grid,
+ * and after each batch skips a gap of whole waves: the gap's CTAs run
+ * functionally (exact results, the L2 warmed with their accesses,
+ * ws_memsys_warm) while the resident CTAs and the next ones are timed as
+ * usual, so the launch still ends with its real last wave and tail.
+ *
+ * The wave after a gap (the last gap included, so the tail runs beside its
+ * neighbours) is timed but not measured: the CTAs resident across the gap
+ * share no data with the ones after it, as neighbours in the grid do, and
+ * that costs a few percent of a wave. The skipped CTAs' cycles are the
+ * batches' mean cycles per CTA times their number, and every counter gains
+ * its rate per CTA over the batches times the same number. The confidence
+ * is a Student-t interval over the batch means (measure_waves - 1 degrees
+ * of freedom): it covers how the rate varies over the grid, not the model's
+ * own error. Gaps are whole waves, so the last partial wave (total mod
+ * wave) stays where the full run has it. */
 #ifndef WS_SAMPLER_H
 #define WS_SAMPLER_H
 

@@ -96,13 +96,16 @@ Test(sampler, student_t_quantiles) {
 
 /* ---- against full runs: GEMMs of 64 waves on the classroom preset ---- */
 
-static void run(const char *variant, uint32_t sample_waves, ws_point_result *r) {
+/* A GEMM point of m x n x k on the classroom preset, timed with sampling
+ * (sample_waves batches) or in full (0). */
+static void run(const char *variant, uint32_t m, uint32_t n, uint32_t k, uint32_t sample_waves,
+                ws_point_result *r) {
   ws_point p;
   memset(&p, 0, sizeof p);
   p.kind = WS_POINT_GEMM;
   snprintf(p.gpu, sizeof p.gpu, "classroom");
   snprintf(p.variant, sizeof p.variant, "%s", variant);
-  p.m = 512, p.n = 512, p.k = 32; /* 256 CTAs of 32 x 32, 4 per wave, batches of 8 waves */
+  p.m = m, p.n = n, p.k = k;
   p.seed = 5;
   p.sample_waves = sample_waves;
   ws_ctx *ctx = ws_ctx_create();
@@ -112,10 +115,10 @@ static void run(const char *variant, uint32_t sample_waves, ws_point_result *r) 
 
 static void check_variant(const char *variant) {
   ws_point_result full, est;
-  run(variant, 0, &full);
+  run(variant, 512, 512, 32, 0, &full); /* 256 CTAs of 32 x 32, 4 per wave, batches of 8 waves */
   cr_assert(full.valid && full.check_pass && !full.sampled);
   cr_expect_eq(full.timed_ctas, full.ctas);
-  run(variant, WS_SAMPLER_DEFAULT_WAVES, &est);
+  run(variant, 512, 512, 32, WS_SAMPLER_DEFAULT_WAVES, &est);
   cr_assert(est.sampled, "%s: 64 waves are sampled", variant);
   cr_expect(est.check_pass, "%s: results are exact: %s", variant, est.why);
   cr_expect_eq(est.max_abs_err, full.max_abs_err);
@@ -134,17 +137,7 @@ Test(sampler, smem_gemm_within_its_interval, .timeout = 120) { check_variant("sm
 
 Test(sampler, too_few_waves_are_timed_in_full) {
   ws_point_result r;
-  ws_point p;
-  memset(&p, 0, sizeof p);
-  p.kind = WS_POINT_GEMM;
-  snprintf(p.gpu, sizeof p.gpu, "classroom");
-  snprintf(p.variant, sizeof p.variant, "coalesced");
-  p.m = p.n = p.k = 64; /* 4 CTAs: one wave */
-  p.seed = 5;
-  p.sample_waves = 3;
-  ws_ctx *ctx = ws_ctx_create();
-  cr_assert_eq(ws_point_run(ctx, &p, NULL, &r), WS_OK, "%s", ws_errmsg(ctx));
-  ws_ctx_destroy(ctx);
+  run("coalesced", 64, 64, 64, 3, &r); /* 4 CTAs: one wave */
   cr_expect(r.check_pass);
   cr_expect_not(r.sampled);
   cr_expect_eq(r.timed_ctas, r.ctas);

@@ -90,6 +90,7 @@ bench: build
 	./$(BUILD)/bench_vit a100 1
 	./$(BUILD)/bench_vit a100 8
 	./$(BUILD)/bench_viz h100 600
+	./$(BUILD)/bench_sample a100 blocktile2d 1024 1024 1024
 
 docs: build
 	./$(BUILD)/ws-docgen --update

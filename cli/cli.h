@@ -133,17 +133,20 @@ volatile sig_atomic_t *ws_cli_catch_interrupts(void);
   "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
 extern const char ws_cli_watchopt_help[];
 
-/* ---- CTA-wave sampling: --sample, --sample-waves N (sampleopt.c) ---- */
+/* ---- sampling: --sample, --sample-waves N, --sample-rounds N (sampleopt.c) ---- */
 
-enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES };
+enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS };
 #define WS_CLI_SAMPLEOPT_LONGS                                                                               \
-  {"sample", no_argument, NULL, WS_CLI_SAMPLE}, {                                                            \
-    "sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES                                             \
+  {"sample", no_argument, NULL, WS_CLI_SAMPLE},                                                              \
+      {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES}, {                                      \
+    "sample-rounds", required_argument, NULL, WS_CLI_SAMPLE_ROUNDS                                           \
   }
-/* Takes option code c into *waves (0: off; --sample: the default number of
- * measured waves; --sample-waves N: N, sampling on); *taken tells whether
- * it was one of them. A malformed N is a usage error. */
-int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, int c, const char *arg, bool *taken);
+/* Takes option code c into *waves and *rounds (both 0: off). --sample
+ * turns both levels on with their defaults; --sample-waves N and
+ * --sample-rounds N set one and turn sampling on. *taken tells whether c
+ * was one of them. A malformed N is a usage error. */
+int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, int c, const char *arg,
+                          bool *taken);
 extern const char ws_cli_sampleopt_help[];
 
 /* ---- what to record of a launch: --trace FILE and its filters (traceopt.c) ---- */

@@ -66,7 +66,7 @@ typedef struct point_opts {
   uint32_t size, br, bc;
   const char *attn;
   uint64_t seed;
-  uint32_t sample_waves; /* 0: every CTA timed */
+  uint32_t sample_waves, sample_rounds; /* 0, 0: every instruction timed */
 } point_opts;
 
 enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC };
@@ -117,7 +117,7 @@ static int parse_count(const point_opts *o, const char *flag, const char *arg, u
 static int take_common(point_opts *o, int c, const char *arg) {
   bool taken = false;
   int rc = ws_cli_watchopt_take(o->cmd, &o->watch, c, arg, &taken);
-  if (!taken) rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, c, arg, &taken);
+  if (!taken) rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, &o->sample_rounds, c, arg, &taken);
   if (taken) return rc;
   switch (c) {
   case 'G': return ws_cli_gpuopt_set_gpu(o->cmd, &o->gpu, arg);
@@ -213,6 +213,7 @@ static void fill_common(const point_opts *o, ws_point *p) {
   p->nsets = (uint32_t)o->gpu.nsets;
   p->seed = o->seed;
   p->sample_waves = o->sample_waves;
+  p->sample_rounds = o->sample_rounds;
 }
 
 /* The tiles as the CLI resolves them (a changed tile implies --threads),
@@ -263,12 +264,13 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
   printf("%" PRIu64 " cycles (%.3f us), %.1f GFLOP/s, check %s (max |err| %.3g)\n", r->cycles, r->time_us,
          r->gflops, r->check_pass ? "passed" : "FAILED", r->max_abs_err);
   if (r->sampled)
-    printf("  sampled: estimated from %" PRIu64 " of %" PRIu64 " CTAs timed, cycles +- %" PRIu64
-           " (%.2f%%) at 95%% confidence\n",
-           r->timed_ctas, r->ctas, r->cycles_ci95,
-           r->cycles ? 100.0 * (double)r->cycles_ci95 / (double)r->cycles : 0);
-  else if (p->sample_waves)
-    printf("  not sampled: too few waves to skip any, so every CTA was timed (docs/explore.md)\n");
+    printf("  sampled: estimated from %.1f%% of the warp instructions timed (%" PRIu64 " of %" PRIu64
+           " CTAs timed), cycles +- %" PRIu64 " (%.2f%%) at 95%% confidence\n",
+           r->warp_insns ? 100.0 * (double)r->timed_warp_insns / (double)r->warp_insns : 100.0, r->timed_ctas,
+           r->ctas, r->cycles_ci95, r->cycles ? 100.0 * (double)r->cycles_ci95 / (double)r->cycles : 0);
+  else if (p->sample_waves || p->sample_rounds)
+    printf("  not sampled: too few waves to skip and no main loop long enough to skip in, so every "
+           "instruction was timed (docs/explore.md)\n");
 }
 
 static int run_point(point_opts *o, const ws_point *p) {

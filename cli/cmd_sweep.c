@@ -140,7 +140,7 @@ static int take(sweep_opts *o, int c, const char *arg) {
   }
   default: {
     bool taken = false;
-    int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, c, arg, &taken);
+    int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, &o->space.sample_rounds, c, arg, &taken);
     return taken ? rc : take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
   }
   }

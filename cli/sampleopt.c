@@ -1,5 +1,5 @@
-/* sampleopt.c - --sample and --sample-waves N, shared by the commands that
- * run explore points (gemm, attention, sweep). */
+/* sampleopt.c - --sample, --sample-waves N and --sample-rounds N, shared by
+ * the commands that run explore points (gemm, attention, sweep). */
 #include <inttypes.h>
 
 #include "cli/cli.h"
@@ -9,32 +9,57 @@
 #define STR(x) STR_(x)
 
 const char ws_cli_sampleopt_help[] =
-    "  --sample            estimate a grid of many CTA waves from samples: two waves of\n"
-    "                      warm-up and " STR(
-        WS_SAMPLER_DEFAULT_WAVES) " batches spread over the grid are timed, the waves\n"
-                                  "                      between them run functionally (exact results, L2 "
-                                  "warmed), the\n"
-                                  "                      end is timed; cycles and counters are extrapolated "
-                                  "with a 95%\n"
-                                  "                      interval (docs/explore.md). A grid of too few waves "
-                                  "is timed in\n"
-                                  "                      full, and the summary says so.\n"
-                                  "  --sample-waves N    --sample with N batches (" STR(
-                                      WS_SAMPLER_MIN_WAVES) " to " STR(WS_SAMPLER_MAX_WAVES) "; more: a "
-                                                                                             "tighter "
-                                                                                             "interval)\n";
+    "  --sample            estimate a long launch from samples (docs/explore.md): inside\n"
+    "                      CTAs, each main loop is timed in " STR(WS_SAMPLER_LOOP_WINDOWS) " windows of " STR(
+        WS_SAMPLER_DEFAULT_ROUNDS) " iterations spread\n"
+                                   "                      over it and the iterations between them run "
+                                   "functionally; over\n"
+                                   "                      a grid of many waves, two waves of warm-up "
+                                   "and " STR(
+                                       WS_SAMPLER_DEFAULT_WAVES) " batches spread\n"
+                                                                 "                      over the grid are "
+                                                                 "timed and the waves between them run\n"
+                                                                 "                      functionally. "
+                                                                 "Results stay exact; cycles and counters "
+                                                                 "are\n"
+                                                                 "                      extrapolated with a "
+                                                                 "95% interval, and the summary says how "
+                                                                 "much\n"
+                                                                 "                      was timed.\n"
+                                                                 "  --sample-waves N    --sample with N "
+                                                                 "batches of waves (" STR(WS_SAMPLER_MIN_WAVES) " to " STR(
+                                                                     WS_SAMPLER_MAX_WAVES) ")\n"
+                                                                                           "  "
+                                                                                           "--sample-rounds "
+                                                                                           "N   --sample "
+                                                                                           "with N loop "
+                                                                                           "iterations per "
+                                                                                           "window (" STR(WS_SAMPLER_MIN_ROUNDS) " to " STR(
+                                                                                               WS_SAMPLER_MAX_ROUNDS) ")\n";
 
-int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, int c, const char *arg, bool *taken) {
-  *taken = c == WS_CLI_SAMPLE || c == WS_CLI_SAMPLE_WAVES;
-  if (c == WS_CLI_SAMPLE) {
-    if (!*waves) *waves = WS_SAMPLER_DEFAULT_WAVES;
-    return WS_EXIT_OK;
-  }
-  if (c != WS_CLI_SAMPLE_WAVES) return WS_EXIT_OK;
+/* Sampling on: every level not set yet takes its default. */
+static void turn_on(uint32_t *waves, uint32_t *rounds) {
+  if (!*waves) *waves = WS_SAMPLER_DEFAULT_WAVES;
+  if (!*rounds) *rounds = WS_SAMPLER_DEFAULT_ROUNDS;
+}
+
+static int take_count(const char *cmd, const char *flag, uint32_t lo, uint32_t hi, const char *arg,
+                      uint32_t *out) {
   uint64_t v;
-  if (!ws_cli_parse_u64(arg, WS_SAMPLER_MAX_WAVES, &v) || v < WS_SAMPLER_MIN_WAVES)
-    return ws_cli_usage_error(cmd, "--sample-waves expects %u to %u, found '%s'", WS_SAMPLER_MIN_WAVES,
-                              WS_SAMPLER_MAX_WAVES, arg);
-  *waves = (uint32_t)v;
+  if (!ws_cli_parse_u64(arg, hi, &v) || v < lo)
+    return ws_cli_usage_error(cmd, "%s expects %u to %u, found '%s'", flag, lo, hi, arg);
+  *out = (uint32_t)v;
   return WS_EXIT_OK;
+}
+
+int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, int c, const char *arg,
+                          bool *taken) {
+  *taken = c == WS_CLI_SAMPLE || c == WS_CLI_SAMPLE_WAVES || c == WS_CLI_SAMPLE_ROUNDS;
+  int rc = WS_EXIT_OK;
+  if (c == WS_CLI_SAMPLE_WAVES)
+    rc = take_count(cmd, "--sample-waves", WS_SAMPLER_MIN_WAVES, WS_SAMPLER_MAX_WAVES, arg, waves);
+  else if (c == WS_CLI_SAMPLE_ROUNDS)
+    rc = take_count(cmd, "--sample-rounds", WS_SAMPLER_MIN_ROUNDS, WS_SAMPLER_MAX_ROUNDS, arg, rounds);
+  if (*taken && rc == WS_EXIT_OK) turn_on(waves, rounds);
+  return rc;
 }

@@ -160,6 +160,10 @@ static ws_status resolve(ws_ctx *ctx, const ws_point *p, resolved *r) {
   if (p->sample_waves && (p->sample_waves < WS_SAMPLER_MIN_WAVES || p->sample_waves > WS_SAMPLER_MAX_WAVES))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "sampling measures %u to %u waves, not %u", WS_SAMPLER_MIN_WAVES,
                        WS_SAMPLER_MAX_WAVES, p->sample_waves);
+  if (p->sample_rounds &&
+      (p->sample_rounds < WS_SAMPLER_MIN_ROUNDS || p->sample_rounds > WS_SAMPLER_MAX_ROUNDS))
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "sampling times %u to %u iterations per window, not %u",
+                       WS_SAMPLER_MIN_ROUNDS, WS_SAMPLER_MAX_ROUNDS, p->sample_rounds);
   ws_status st = resolve_gpu(ctx, p, &r->gpu);
   if (st != WS_OK) return st;
   switch (p->kind) {
@@ -247,6 +251,7 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
   r->warp_insns += ls->warp_insns;
   r->sampled |= ls->sampled;
   r->timed_ctas += ls->timed_ctas;
+  r->timed_warp_insns += ls->timed_warp_insns;
   r->cycles_ci95 += ls->cycles_ci95;
   take_resources(m, k, block, ls);
   take_counters(m, ws_device_stats(m->dev));
@@ -458,7 +463,7 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
   ws_watch watch = {0};
   watch.timeout_s = opts ? opts->timeout_s : 0;
   ws_device_set_watch(dev, &watch);
-  ws_device_set_sampling(dev, &(ws_sampling){p->sample_waves});
+  ws_device_set_sampling(dev, &(ws_sampling){p->sample_waves, p->sample_rounds});
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);

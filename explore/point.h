@@ -47,18 +47,22 @@ typedef struct ws_point {
   /* 0: every CTA timed; else CTA-wave sampling with this many measured
    * waves (sim/gpu/sampler.h: WS_SAMPLER_MIN_WAVES .. WS_SAMPLER_MAX_WAVES) */
   uint32_t sample_waves;
+  /* 0: no sampling inside CTAs; else iterations of each CTA's main loop
+   * timed per window (WS_SAMPLER_MIN_ROUNDS .. WS_SAMPLER_MAX_ROUNDS) */
+  uint32_t sample_rounds;
 } ws_point;
 
 /* What was measured. Sums over the point's launches (naive attention has
  * three); rates are over the same. */
 #define WS_POINT_STALLS_MAX 24
 typedef struct ws_point_result {
-  bool valid;           /* false: the configuration was refused before running */
-  char why[256];        /* why it was refused, or why the check failed ("" otherwise) */
-  bool check_pass;      /* results within the tolerance of OpenBLAS */
-  double max_abs_err;   /* against OpenBLAS */
-  bool sampled;         /* cycles and counters estimated from sampled CTA waves; false: every CTA simulated */
-  uint64_t timed_ctas;  /* CTAs simulated in full timing, over the launches (= ctas when not sampled) */
+  bool valid;                /* false: the configuration was refused before running */
+  char why[256];             /* why it was refused, or why the check failed ("" otherwise) */
+  bool check_pass;           /* results within the tolerance of OpenBLAS */
+  double max_abs_err;        /* against OpenBLAS */
+  bool sampled;              /* cycles and counters estimated from samples; false: every instruction timed */
+  uint64_t timed_ctas;       /* CTAs simulated in full timing, over the launches (= ctas when not sampled) */
+  uint64_t timed_warp_insns; /* warp instructions timed (the rest ran functionally); = warp_insns when full */
   uint64_t cycles_ci95; /* sampled: half-width of the 95 % interval of cycles, summed over launches; else 0 */
   uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
   uint32_t ctas_per_sm;

@@ -349,6 +349,7 @@ static void make_point(const ws_space *s, size_t i, ws_point *pt) {
   memcpy(pt->sets, s->sets, sizeof pt->sets);
   pt->nsets = s->nsets;
   pt->sample_waves = s->sample_waves;
+  pt->sample_rounds = s->sample_rounds;
   for (int p = WS_SPACE_PARAM_COUNT - 1; p >= 0; p--) {
     if (!ws_space_uses(s->kind, (ws_space_param)p)) continue;
     size_t len = s->lists[p].n;

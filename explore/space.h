@@ -62,7 +62,8 @@ typedef struct ws_space {
   ws_space_list lists[WS_SPACE_PARAM_COUNT];
   char sets[WS_POINT_MAX_SETS][WS_POINT_SET_MAX]; /* --set overrides, the same for every point */
   uint32_t nsets;
-  uint32_t sample_waves; /* every point's (ws_point.sample_waves) */
+  uint32_t sample_waves;  /* every point's (ws_point.sample_waves) */
+  uint32_t sample_rounds; /* every point's (ws_point.sample_rounds) */
 } ws_space;
 
 /* A space of `kind` where the tile parameters (bm .. threads, br, bc) hold

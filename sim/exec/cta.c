@@ -37,6 +37,7 @@ ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out)
   if (!cta) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a CTA");
   const ws_dim3 b = launch->block;
   cta->launch = launch;
+  cta->ffwd_bra_pc = cta->ffwd_bar_pc = UINT32_MAX;
   cta->nthreads = b.x * b.y * b.z;
   cta->nwarps = (cta->nthreads + WS_WARP_LANES - 1) / WS_WARP_LANES;
   cta->smem_bytes = launch->kernel->shared_size_bytes + launch->dyn_shared_bytes;
@@ -85,6 +86,7 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   if (cta->tnt) ws_taint_cta_reset(cta->tnt);
   cta->warps_waiting = 0;
   cta->warps_done = 0;
+  cta->ffwd_releases = 0;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     uint32_t lanes = cta->nthreads - i * WS_WARP_LANES;
     ws_warp *w = &cta->warps[i];
@@ -106,7 +108,10 @@ static void try_release(ws_cta *cta, ws_warp_step *step) {
   if (!cta->warps_waiting || cta->warps_waiting + cta->warps_done != cta->nwarps) return;
   if (cta->san) ws_sanitize_barrier(cta->san, cta);
   cta->warps_waiting = 0;
-  if (step) step->flags |= WS_STEP_BAR_RELEASED;
+  if (step) {
+    step->flags |= WS_STEP_BAR_RELEASED;
+    cta->ffwd_releases += step->pc == cta->ffwd_bar_pc;
+  }
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     ws_warp *w = &cta->warps[i];
     if (w->state != WS_WARP_AT_BARRIER) continue;
@@ -181,6 +186,7 @@ static ws_status exec_bar(ws_cta *cta, ws_warp *w, const ws_exec_site *s) {
 static ws_status exec_bra(ws_warp *w, const ws_exec_site *s) {
   const ws_insn *insn = s->insn;
   uint32_t target = (uint32_t)insn->opnd[0].imm;
+  w->ffwd_backedges += s->pc == s->cta->ffwd_bra_pc && s->exec;
   if (!ws_simt_branch(&w->simt, s->pc, target, insn->rpc, s->exec))
     return ws_ctx_fail(s->ctx, WS_ERR_NOMEM, "host memory exhausted growing a SIMT stack");
   return WS_OK;

@@ -38,6 +38,11 @@ typedef struct ws_cta {
   uint32_t smem_bytes;
   uint32_t warps_waiting; /* at the barrier */
   uint32_t warps_done;
+  /* the loop a sampled timing run may fast-forward (sim/exec/ffwd.h): its
+   * back-edge and its first barrier (UINT32_MAX: none), and the releases of
+   * that barrier so far; set by ws_ffwd_arm, counted by the step */
+  uint32_t ffwd_bra_pc, ffwd_bar_pc;
+  uint64_t ffwd_releases;
   ws_sanitize_cta *san; /* the checks' state (sim/exec/sanitize.h); NULL: no checks */
   ws_taint_cta *tnt;    /* pixel following's state (sim/exec/taint.h); NULL: off */
   bool shadowed;        /* san or tnt: the one test a step makes for either */

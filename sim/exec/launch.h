@@ -48,6 +48,10 @@ typedef struct ws_launch_stats {
   bool sampled;
   uint64_t timed_ctas;
   uint64_t cycles_ci95;
+  /* warp instructions issued in timing (the rest ran functionally: skipped
+   * waves, and iterations fast-forwarded inside CTAs); = warp_insns when
+   * not sampled */
+  uint64_t timed_warp_insns;
 } ws_launch_stats;
 
 /* What a long launch reports while it runs (ws_watch.progress). */

@@ -32,4 +32,5 @@ void ws_warp_reset(ws_warp *w, uint32_t lanes_mask) {
   w->insns_issued = 0;
   w->async_uncommitted_copies = 0;
   w->async_groups_committed = 0;
+  w->ffwd_backedges = 0;
 }

@@ -39,6 +39,8 @@ typedef struct ws_warp {
    * DEPBAR wait. Functionally every copy completes at issue. */
   uint32_t async_uncommitted_copies;
   uint64_t async_groups_committed;
+  /* taken back-edges of the CTA's fast-forward loop (sim/exec/ffwd.h) */
+  uint64_t ffwd_backedges;
 } ws_warp;
 
 /* Allocates state for a kernel using `nrows` registers; false on NOMEM. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sim/core/eventq.h"
+#include "sim/exec/ffwd.h"
 #include "sim/exec/taint.h"
 #include "sim/gpu/dispatch.h"
 #include "sim/memsys/memsys.h"
@@ -64,6 +65,20 @@ struct ws_engine {
   uint64_t *batch_start, *window;
   size_t nwindow;
   uint64_t skipped_warp_insns; /* issued by the skipped CTAs, run functionally */
+  /* sampling inside CTAs: the loop, the windows, the counters at the open
+   * window's start, the resident CTAs and their snapshots (one per slot),
+   * and CTA placements so far (a placement breaks a window) */
+  ws_ffwd_plan ffwd;
+  ws_loop_sampler loops;
+  uint64_t *loop_start, *loop_prev; /* counters at the window's start; their moves over the window before */
+  ws_ffwd_snap ffwd_origin;         /* the CTA whose loop's end is looked for */
+  ws_cta **ffwd_ctas;
+  uint64_t *ffwd_insns; /* each one's instructions over the window just closed */
+  uint64_t *ffwd_speed; /* and over every window of the loop so far: its speed */
+  ws_ffwd_snap *ffwd_snaps;
+  uint32_t ffwd_cap;
+  uint64_t placements;
+  ws_warp_step ffwd_step; /* scratch for the fast-forward's steps */
   /* counters */
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
@@ -158,6 +173,19 @@ static void probe_end(const ws_engine *e, const ws_exec_launch *launch, const ws
   e->probe->launch_end(e->probe->user, &l);
 }
 
+static void free_ffwd(ws_engine *e) {
+  for (uint32_t i = 0; i < e->ffwd_cap; i++) ws_ffwd_snap_free(&e->ffwd_snaps[i]);
+  free(e->ffwd_snaps);
+  free(e->ffwd_ctas);
+  free(e->ffwd_insns);
+  free(e->ffwd_speed);
+  e->ffwd_speed = NULL;
+  e->ffwd_snaps = NULL;
+  e->ffwd_ctas = NULL;
+  e->ffwd_insns = NULL;
+  e->ffwd_cap = 0;
+}
+
 void ws_engine_destroy(ws_engine *e) {
   if (!e) return;
   for (uint32_t i = e->nsms; e->sms && i-- > 0;) ws_sm_destroy(e->sms[i]);
@@ -168,6 +196,10 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->sm_awake);
   free(e->window);
   free(e->batch_start);
+  free(e->loop_start);
+  free(e->loop_prev);
+  ws_ffwd_snap_free(&e->ffwd_origin);
+  free_ffwd(e);
   ws_memsys_destroy(e->mem);
   ws_eventq_free(&e->q);
   free(e);
@@ -239,6 +271,7 @@ static ws_status place(ws_engine *e, uint64_t t) {
     while (ws_sm_free_slots(sm) && ws_dispatch_next(&e->dispatch, &cta)) {
       ws_status st = ws_sm_launch_cta(sm, cta, t);
       if (st != WS_OK) return st;
+      e->placements++;
     }
     sync_sm(e, i);
   }
@@ -323,8 +356,13 @@ static ws_status run_skipped(ws_engine *e, uint64_t first, uint64_t n) {
   return st;
 }
 
+/* Cycles as a full run would have them at t: loop windows skipped some. */
+static uint64_t virtual_cycle(const ws_engine *e, uint64_t t) {
+  return t + (uint64_t)llround(e->loops.skipped_cycles);
+}
+
 static ws_status sample(ws_engine *e, uint64_t t) {
-  ws_sampler_action a = ws_sampler_retired(&e->smp, e->dispatch.retired, t);
+  ws_sampler_action a = ws_sampler_retired(&e->smp, e->dispatch.retired, virtual_cycle(e, t));
   if (a == WS_SAMPLER_START) batch_snapshot(e, t, false);
   if (a != WS_SAMPLER_SKIP) return WS_OK;
   batch_snapshot(e, t, true);
@@ -345,6 +383,218 @@ static void extrapolate(ws_engine *e) {
       ws_stats_add(e->stats, i, ws_sampler_scale(&e->smp, e->window[i]));
 }
 
+/* ---- sampling inside CTAs (sampler.h "Loop windows", sim/exec/ffwd.h) --------------- */
+
+/* How often (loop iterations) the windows look at the resident CTAs: a look
+ * reads every resident CTA, and a window lasts thousands of cycles. */
+#define LOOP_LOOK_EVERY_ITERATIONS 16u
+
+static void loop_begin(ws_engine *e, ws_loop_phase phase, uint64_t t) {
+  for (uint32_t i = 0; i < e->nsms; i++) ws_sm_ffwd_mark(e->sms[i]);
+  if (phase == WS_LOOP_MEASURE) {
+    settle_counters(e, t);
+    for (size_t i = 0; i < e->nwindow; i++) e->loop_start[i] = ws_stats_value(e->stats, i);
+  }
+  ws_loop_sampler_open(&e->loops, phase, t, e->ls->warp_insns, e->placements + e->dispatch.retired);
+}
+
+/* The pending gap, priced (sampler.h); every counter but the engine's own
+ * gains its rate per instruction over the window before the gap (and the
+ * one just closed, when with_next) times the gap's instructions. */
+static void loop_price(ws_engine *e, uint64_t t, bool with_next) {
+  ws_loop_sampler *L = &e->loops;
+  uint64_t gap = L->pending_insns;
+  if (!gap) return;
+  settle_counters(e, t);
+  double before = (double)ws_loop_window_insns(&L->prev), after = (double)ws_loop_window_insns(&L->win);
+  for (size_t i = 0; i < e->nwindow; i++) {
+    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) == 0) continue;
+    double rate = (double)e->loop_prev[i] / before;
+    if (with_next) rate = (rate + (double)(ws_stats_value(e->stats, i) - e->loop_start[i]) / after) / 2;
+    ws_stats_add(e->stats, i, (uint64_t)llround(rate * (double)gap));
+  }
+  ws_loop_sampler_price(L, with_next);
+}
+
+static ws_ffwd_env ffwd_env(ws_engine *e, bool warm) {
+  return (ws_ffwd_env){.ctx = e->ctx,
+                       .plan = &e->ffwd,
+                       .step = &e->ffwd_step,
+                       .stats = e->ls,
+                       .per_warp_limit = e->wd->per_warp,
+                       .launch_limit = e->wd->budget ? e->wd->budget : UINT64_MAX,
+                       .on_step = warm ? warm_step : NULL,
+                       .user = e};
+}
+
+/* Fast-forwards CTAs [first, first + n) together, one iteration per round,
+ * at most `limit` rounds or until a round has to stop (a CTA reached its
+ * loop's end), which is undone: every CTA keeps its last iteration to be
+ * timed. *done: the rounds made. */
+static ws_status ffwd_rounds(ws_engine *e, uint32_t first, uint32_t n, const ws_ffwd_env *env, uint64_t limit,
+                             uint64_t t, uint64_t *done) {
+  for (*done = 0; *done < limit;) {
+    for (uint32_t k = first; k < first + n; k++) {
+      ws_status st = ws_ffwd_save(e->ctx, e->ffwd_ctas[k], &e->ffwd_snaps[k]);
+      if (st != WS_OK) return st;
+    }
+    ws_launch_stats keep = *e->ls;
+    bool advanced = true;
+    uint32_t k = first;
+    while (k < first + n && advanced) {
+      ws_status st = ws_ffwd_round(env, e->ffwd_ctas[k++], &advanced);
+      if (st != WS_OK) return st;
+    }
+    if (!advanced) {
+      for (uint32_t j = first; j < k; j++) ws_ffwd_restore(e->ffwd_ctas[j], &e->ffwd_snaps[j]);
+      *e->ls = keep;
+      return WS_OK;
+    }
+    if (++*done % 16 == 0) { /* Ctrl-C and the wall-clock limit still apply */
+      ws_status st = ws_watchdog_poll(e->wd, e->ctx, e->ls, virtual_cycle(e, t));
+      if (st != WS_OK) return st;
+    }
+  }
+  return WS_OK;
+}
+
+/* A gap of `rounds` iterations for a CTA of mean speed: each CTA moves on
+ * in proportion to the instructions it issued in the loop's windows so far,
+ * so a CTA that runs slower (the younger of two on an SM, which the
+ * scheduler serves last; an SM far from the L2 slices it reads) falls
+ * behind as it would have, and the last to finish is the one it would have
+ * been. A window of a few iterations measures a speed to a few percent;
+ * every window of the loop adds to it.
+ * *short_of: how many CTAs reached their loop's end before their share. */
+static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t, uint64_t *short_of) {
+  double mean = 0;
+  for (uint32_t k = 0; k < n; k++) mean += (double)e->ffwd_speed[k] / n;
+  ws_ffwd_env env = ffwd_env(e, true);
+  *short_of = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    double ratio = mean > 0 ? (double)e->ffwd_speed[k] / mean : 1.0;
+    uint64_t share = (uint64_t)llround((double)rounds * ratio), done;
+    ws_status st = ffwd_rounds(e, k, 1, &env, share, t, &done);
+    if (st != WS_OK) return st;
+    *short_of += done < share;
+  }
+  return WS_OK;
+}
+
+/* What the gaps may take of the `left` iterations the most advanced CTA
+ * has: a CTA faster than the mean moves on by more than a gap's iterations
+ * (ffwd_gap), so the room shrinks by the fastest one's lead, and the
+ * loop's last iterations stay to be timed. */
+static uint64_t gaps_room(const ws_engine *e, uint32_t n, uint64_t left) {
+  double mean = 0, most = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    mean += (double)e->ffwd_speed[k] / n;
+    if ((double)e->ffwd_speed[k] > most) most = (double)e->ffwd_speed[k];
+  }
+  uint64_t room = most > 0 ? (uint64_t)((double)left * mean / most) : left;
+  return room > WS_SAMPLER_END_ROUNDS ? room - WS_SAMPLER_END_ROUNDS : 0;
+}
+
+/* The iterations the most advanced resident CTA has left before its loop
+ * ends: it runs there functionally (caches untouched) and is put back. */
+static ws_status loop_left(ws_engine *e, uint32_t n, uint64_t t, uint64_t *left) {
+  uint32_t lead = 0;
+  for (uint32_t k = 1; k < n; k++)
+    if (ws_ffwd_rounds(e->ffwd_ctas[k], &e->ffwd) > ws_ffwd_rounds(e->ffwd_ctas[lead], &e->ffwd)) lead = k;
+  ws_status st = ws_ffwd_save(e->ctx, e->ffwd_ctas[lead], &e->ffwd_origin);
+  if (st != WS_OK) return st;
+  ws_launch_stats keep = *e->ls;
+  ws_ffwd_env env = ffwd_env(e, false);
+  st = ffwd_rounds(e, lead, 1, &env, UINT64_MAX, t, left);
+  ws_ffwd_restore(e->ffwd_ctas[lead], &e->ffwd_origin);
+  *e->ls = keep;
+  return st;
+}
+
+static uint32_t resident_ctas(ws_engine *e) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < e->nsms; i++)
+    n += ws_sm_ffwd_ctas(e->sms[i], e->ffwd_ctas + n, e->ffwd_insns + n, e->ffwd_cap - n);
+  return n;
+}
+
+/* The SMs carry on from t + 1 with their CTAs fast-forwarded. */
+static void loop_resume(ws_engine *e, uint64_t t) {
+  for (uint32_t i = 0; i < e->nsms; i++) {
+    ws_sm_ffwd_resume(e->sms[i], t);
+    sync_sm(e, i);
+  }
+}
+
+/* The resident CTAs' loop is done with: no window opens again before a
+ * CTA is placed or retires. */
+static void loop_end(ws_engine *e) {
+  e->loops.phase = WS_LOOP_IDLE;
+  e->loops.changes = e->placements + e->dispatch.retired;
+}
+
+/* A window closed at t: price the gap before it, plan the loop's gaps
+ * after the first window, and skip the next gap, if any. */
+static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
+  ws_loop_sampler *L = &e->loops;
+  loop_price(e, t, true);
+  uint32_t n = resident_ctas(e);
+  uint64_t left;
+  ws_status st = loop_left(e, n, t, &left);
+  if (st != WS_OK) return st;
+  for (uint32_t k = 0; k < n; k++) e->ffwd_speed[k] += e->ffwd_insns[k];
+  ws_loop_sampler_plan_gap(L, gaps_room(e, n, left));
+  if (!L->gap_rounds) {
+    loop_end(e);
+    return WS_OK;
+  }
+  settle_counters(e, t);
+  for (size_t i = 0; i < e->nwindow; i++) e->loop_prev[i] = ws_stats_value(e->stats, i) - e->loop_start[i];
+  L->prev = L->win;
+  uint64_t before = e->ls->warp_insns, short_of;
+  st = ffwd_gap(e, n, L->gap_rounds, t, &short_of);
+  if (st != WS_OK) return st;
+  L->pending_insns = e->ls->warp_insns - before;
+  if (L->pending_insns) loop_resume(e, t);
+  if (L->gap_alone || short_of) {
+    loop_price(e, t, false);
+    loop_end(e);
+  } else {
+    loop_begin(e, WS_LOOP_SETTLE, t);
+  }
+  return WS_OK;
+}
+
+/* A look at the resident CTAs every few cycles: a window opens when all of
+ * them are past their warm-up and none was fast-forwarded yet; a
+ * placement drops the window (its gap priced from the window before). */
+static ws_status loop_look(ws_engine *e, uint64_t t) {
+  ws_sm_ffwd_view v;
+  ws_sm_ffwd_view_init(&v);
+  for (uint32_t i = 0; i < e->nsms; i++) ws_sm_ffwd_look(e->sms[i], &v);
+  ws_loop_sampler *L = &e->loops;
+  uint64_t changes = e->placements + e->dispatch.retired;
+  if (L->phase != WS_LOOP_IDLE && changes != L->placements) {
+    loop_price(e, t, false);
+    L->phase = WS_LOOP_IDLE;
+  }
+  if (L->phase == WS_LOOP_IDLE) {
+    if (v.ctas && changes != L->changes && v.min_rounds >= WS_SAMPLER_WARM_ROUNDS) {
+      ws_loop_sampler_begin_loop(L);
+      memset(e->ffwd_speed, 0, e->ffwd_cap * sizeof *e->ffwd_speed);
+      loop_begin(e, WS_LOOP_MEASURE, t);
+    }
+    return WS_OK;
+  }
+  uint32_t rounds = v.min_since_mark < UINT32_MAX ? (uint32_t)v.min_since_mark : UINT32_MAX;
+  if (!ws_loop_sampler_progress(L, rounds, t, e->ls->warp_insns)) return WS_OK;
+  if (L->phase == WS_LOOP_SETTLE) {
+    loop_begin(e, WS_LOOP_MEASURE, t);
+    return WS_OK;
+  }
+  return loop_window_closed(e, t);
+}
+
 /* Visits the SMs due at t, in index order; places CTAs into slots freed. */
 static ws_status run_sms(ws_engine *e, uint64_t t) {
   bool freed = false;
@@ -361,6 +611,7 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
       freed |= retired != 0;
     }
   if (!freed) return WS_OK;
+  if (e->loops.pending_insns) loop_price(e, t, false); /* before the wave sampler reads the time */
   if (e->smp.phase == WS_SAMPLER_WARM || e->smp.phase == WS_SAMPLER_MEASURE) {
     ws_status st = sample(e, t);
     if (st != WS_OK) return st;
@@ -386,6 +637,8 @@ static ws_status main_loop(ws_engine *e, uint64_t *end) {
     }
     handle_events(e, t);
     ws_status st = run_sms(e, t);
+    if (st == WS_OK && e->loops.measure_rounds && iter % LOOP_LOOK_EVERY_ITERATIONS == 0)
+      st = loop_look(e, t);
     if (st != WS_OK) return st;
   }
   *end = t;
@@ -403,10 +656,14 @@ static ws_status window_alloc(ws_engine *e) {
   if (n > e->nwindow) {
     free(e->window);
     free(e->batch_start);
+    free(e->loop_start);
+    free(e->loop_prev);
     e->batch_start = malloc(n * sizeof *e->batch_start);
     e->window = malloc(n * sizeof *e->window);
+    e->loop_start = malloc(n * sizeof *e->loop_start);
+    e->loop_prev = malloc(n * sizeof *e->loop_prev);
     e->nwindow = 0;
-    if (!e->window || !e->batch_start)
+    if (!e->window || !e->batch_start || !e->loop_start || !e->loop_prev)
       return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's counters");
   }
   e->nwindow = n;
@@ -414,13 +671,49 @@ static ws_status window_alloc(ws_engine *e) {
   return WS_OK;
 }
 
+/* Room for every resident CTA and its snapshot. */
+static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
+  if (resident <= e->ffwd_cap) return WS_OK;
+  free_ffwd(e);
+  e->ffwd_ctas = calloc(resident, sizeof *e->ffwd_ctas);
+  e->ffwd_insns = calloc(resident, sizeof *e->ffwd_insns);
+  e->ffwd_speed = calloc(resident, sizeof *e->ffwd_speed);
+  e->ffwd_snaps = calloc(resident, sizeof *e->ffwd_snaps);
+  if (!e->ffwd_ctas || !e->ffwd_insns || !e->ffwd_speed || !e->ffwd_snaps) {
+    free_ffwd(e);
+    return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's CTA snapshots");
+  }
+  e->ffwd_cap = resident;
+  return WS_OK;
+}
+
+/* Sampling inside CTAs needs a loop to fast-forward, and no probe, checks
+ * or pixel following (they watch every instruction where it runs). */
+static ws_status plan_loops(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch,
+                            const ws_occupancy *occ) {
+  bool allowed = !e->probe && !launch->sanitize && !launch->taint;
+  ws_loop_sampler_plan(&e->loops, allowed ? &e->sampling : NULL);
+  env->ffwd = NULL;
+  if (!e->loops.measure_rounds) return WS_OK;
+  ws_ffwd_plan_kernel(launch->kernel, &e->ffwd);
+  if (!e->ffwd.usable) {
+    e->loops.measure_rounds = 0;
+    return WS_OK;
+  }
+  env->ffwd = &e->ffwd;
+  ws_status st = window_alloc(e);
+  return st == WS_OK ? ffwd_alloc(e, e->nsms * occ->ctas_per_sm) : st;
+}
+
 static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch, const ws_occupancy *occ) {
-  ws_status st = WS_OK;
+  ws_status st = plan_loops(e, env, launch, occ);
+  if (st != WS_OK) return st;
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++) st = ws_sm_begin(e->sms[i], env);
   if (st != WS_OK) return st;
   const ws_dim3 g = launch->grid;
   ws_dispatch_init(&e->dispatch, (uint64_t)g.x * g.y * g.z, e->nsms, occ->ctas_per_sm);
   e->skipped_warp_insns = 0;
+  e->placements = 0;
   ws_sampler_plan(&e->smp, e->probe ? NULL : &e->sampling, e->dispatch.total,
                   (uint64_t)e->nsms * occ->ctas_per_sm);
   if (e->smp.phase != WS_SAMPLER_OFF && (st = window_alloc(e)) != WS_OK) return st;
@@ -439,19 +732,25 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   e->gpu_thread_insns = ls->thread_insns;
   ls->cycles = end;
   ls->ctas = e->dispatch.retired;
+  if (e->loops.pending_insns) loop_price(e, end, false); /* a launch stopped early */
   ls->timed_ctas = e->dispatch.retired - e->smp.skipped_ctas;
-  if (e->smp.phase != WS_SAMPLER_DONE) return;
-  extrapolate(e);
-  e->gpu_warp_insns += e->skipped_warp_insns;
-  e->gpu_cycles = ls->cycles = end + (uint64_t)llround(e->smp.skipped_cycles);
+  ls->timed_warp_insns = ls->warp_insns - e->skipped_warp_insns - e->loops.skipped_insns;
+  bool waves = e->smp.phase == WS_SAMPLER_DONE;
+  if (!waves && !e->loops.skips) return;
+  if (waves) extrapolate(e);
+  e->gpu_warp_insns = ls->warp_insns; /* exact: every skipped instruction ran functionally */
+  double skipped = (waves ? e->smp.skipped_cycles : 0) + e->loops.skipped_cycles;
+  e->gpu_cycles = ls->cycles = end + (uint64_t)llround(skipped);
   ls->sampled = true;
-  ls->cycles_ci95 = (uint64_t)llround(e->smp.ci95_cycles);
+  double wave_ci = waves ? e->smp.ci95_cycles : 0;
+  ls->cycles_ci95 = (uint64_t)llround(sqrt(wave_ci * wave_ci + e->loops.var_cycles));
 }
 
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
                         ws_launch_stats *ls) {
   memset(ls, 0, sizeof *ls);
   memset(&e->smp, 0, sizeof e->smp); /* off until begin plans it */
+  memset(&e->loops, 0, sizeof e->loops);
   ls->occupancy = *occ;
   ws_stats_reset(e->stats);
   if (e->keep_l2)

@@ -100,3 +100,93 @@ double ws_sampler_t975(uint32_t dof) {
   if (dof == 0) return INFINITY;
   return dof <= 30 ? t[dof] : 1.960;
 }
+
+/* ---- loop windows ---------------------------------------------------------------- */
+
+void ws_loop_sampler_plan(ws_loop_sampler *s, const ws_sampling *cfg) {
+  memset(s, 0, sizeof *s);
+  uint32_t r = cfg ? cfg->measure_rounds : 0;
+  s->measure_rounds = r >= WS_SAMPLER_MIN_ROUNDS && r <= WS_SAMPLER_MAX_ROUNDS ? r : 0;
+  s->changes = UINT64_MAX;
+}
+
+void ws_loop_sampler_open(ws_loop_sampler *s, ws_loop_phase phase, uint64_t cycle, uint64_t insns,
+                          uint64_t placements) {
+  s->phase = phase;
+  s->placements = placements;
+  s->win.rounds = 0;
+  s->win.cycle[0] = cycle;
+  s->win.insns[0] = insns;
+}
+
+bool ws_loop_sampler_progress(ws_loop_sampler *s, uint32_t rounds, uint64_t cycle, uint64_t insns) {
+  if (s->phase == WS_LOOP_SETTLE) return rounds >= WS_SAMPLER_SETTLE_ROUNDS;
+  /* iterations that ended between two looks end at the later one: an empty one is left out when priced */
+  while (s->win.rounds < rounds && s->win.rounds < s->measure_rounds) {
+    s->win.rounds++;
+    s->win.cycle[s->win.rounds] = cycle;
+    s->win.insns[s->win.rounds] = insns;
+  }
+  return s->win.rounds == s->measure_rounds;
+}
+
+uint64_t ws_loop_window_insns(const ws_loop_window *w) { return w->insns[w->rounds] - w->insns[0]; }
+
+uint64_t ws_loop_window_cycles(const ws_loop_window *w) { return w->cycle[w->rounds] - w->cycle[0]; }
+
+void ws_loop_sampler_begin_loop(ws_loop_sampler *s) {
+  s->windows_left = WS_SAMPLER_LOOP_WINDOWS - 1;
+  s->pending_insns = 0;
+}
+
+void ws_loop_sampler_plan_gap(ws_loop_sampler *s, uint64_t room) {
+  uint64_t window = WS_SAMPLER_SETTLE_ROUNDS + s->measure_rounds;
+  while (s->windows_left && (room < s->windows_left * window ||
+                             (room - s->windows_left * window) / (s->windows_left + 1) < window))
+    s->windows_left--;
+  s->gap_alone = s->windows_left == 0;
+  s->gap_rounds = s->gap_alone ? room : (room - s->windows_left * window) / (s->windows_left + 1);
+  if (!s->gap_alone) s->windows_left--;
+}
+
+/* Cycles per instruction of a window's iterations that issued anything,
+ * appended to cpi[]; returns how many. */
+static uint32_t window_cpis(const ws_loop_window *w, double *cpi) {
+  uint32_t n = 0;
+  for (uint32_t k = 1; k <= w->rounds; k++) {
+    uint64_t di = w->insns[k] - w->insns[k - 1];
+    if (di) cpi[n++] = (double)(w->cycle[k] - w->cycle[k - 1]) / (double)di;
+  }
+  return n;
+}
+
+/* The half-width of the 95 % interval of the mean of n values. */
+static double half_width(const double *v, uint32_t n) {
+  if (n < 2) return 0;
+  double sum = 0, sq = 0;
+  for (uint32_t k = 0; k < n; k++) sum += v[k];
+  double mean = sum / n;
+  for (uint32_t k = 0; k < n; k++) sq += (v[k] - mean) * (v[k] - mean);
+  return ws_sampler_t975(n - 1) * sqrt(sq / (n - 1)) / sqrt((double)n);
+}
+
+static double window_cpi(const ws_loop_window *w) {
+  uint64_t i = ws_loop_window_insns(w);
+  return i ? (double)ws_loop_window_cycles(w) / (double)i : 0;
+}
+
+double ws_loop_sampler_price(ws_loop_sampler *s, bool with_next) {
+  uint64_t gap = s->pending_insns;
+  s->pending_insns = 0;
+  if (!gap) return 0;
+  double cpi = with_next ? (window_cpi(&s->prev) + window_cpi(&s->win)) / 2 : window_cpi(&s->prev);
+  double v[2 * WS_SAMPLER_MAX_ROUNDS];
+  uint32_t n = window_cpis(&s->prev, v);
+  if (with_next) n += window_cpis(&s->win, v + n);
+  double cycles = cpi * (double)gap, half = half_width(v, n) * (double)gap;
+  s->skips++;
+  s->skipped_insns += gap;
+  s->skipped_cycles += cycles;
+  s->var_cycles += half * half;
+  return cycles;
+}

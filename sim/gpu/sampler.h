@@ -1,5 +1,7 @@
-/* sampler.h - CTA-wave sampling of a timed launch: time some waves in full,
- * skip the rest, and extrapolate.
+/* sampler.h - sampling of a timed launch: time some of it, run the rest
+ * functionally, and extrapolate. Two levels, each used where it has
+ * something to skip: whole CTA waves of a grid (below), and iterations of
+ * the CTAs' main loop ("Loop windows", further down).
  *
  * Design: a GEMM or attention grid is many waves of identical CTAs that the
  * GPU retires at a steady rate once the first wave (cold caches, every CTA
@@ -31,6 +33,10 @@
 /* The user's choice (ws_device_set_sampling). */
 typedef struct ws_sampling {
   uint32_t measure_waves; /* 0: off, every CTA timed; else WS_SAMPLER_MIN_WAVES .. WS_SAMPLER_MAX_WAVES */
+  /* inside CTAs (see "Loop windows" below): iterations of the main loop
+   * timed before the rest is skipped; 0: off, else
+   * WS_SAMPLER_MIN_ROUNDS .. WS_SAMPLER_MAX_ROUNDS */
+  uint32_t measure_rounds;
 } ws_sampling;
 
 #define WS_SAMPLER_MIN_WAVES 2 /* an interval needs two batches */
@@ -94,5 +100,97 @@ uint64_t ws_sampler_skip(ws_sampler *s, uint64_t next, uint64_t retired);
 uint64_t ws_sampler_scale(const ws_sampler *s, uint64_t window_delta);
 /* The 0.975 quantile of Student's t with `dof` degrees of freedom. */
 double ws_sampler_t975(uint32_t dof);
+
+/* ---- Loop windows: sampling inside CTAs --------------------------------------------
+ *
+ * A grid of a few waves has nothing to skip whole, but each of its CTAs
+ * runs one main loop hundreds of times (sim/exec/ffwd.h). Once every
+ * resident CTA has run WS_SAMPLER_WARM_ROUNDS iterations, a window of
+ * measure_rounds iterations is timed. Then the engine finds how many
+ * iterations the lead CTA has left (by running it to its loop's end
+ * functionally and putting it back), and the resident CTAs move on through
+ * a gap, functionally: each by a share proportional to the instructions it
+ * issued in the loop's windows so far, so slower CTAs fall behind as they
+ * would. After one settling iteration the next window is timed, and so on:
+ * WS_SAMPLER_LOOP_WINDOWS windows spread over the loop (ws_loop_sampler_
+ * plan_gap shares what is left among the windows to come and the stretch
+ * after the last), then a last gap to WS_SAMPLER_END_ROUNDS iterations
+ * before the end, and the end is timed. A loop's cost drifts as it runs
+ * (its later tiles find a different L2), so a gap is priced at the mean of
+ * the cycles per warp instruction of the windows on either side (the last
+ * gap: of the window before), and every counter gains the mean of its two
+ * rates per instruction times the gap's instructions. A CTA placed or
+ * retired drops an open window (its gap priced from the window before); a
+ * window opens again once the resident CTAs changed since the last loop was
+ * done with. The interval is Student's t over the two windows' iterations
+ * (each one's cycles per instruction); gaps' intervals add in quadrature. */
+
+#define WS_SAMPLER_MIN_ROUNDS 2
+#define WS_SAMPLER_MAX_ROUNDS 32
+#define WS_SAMPLER_DEFAULT_ROUNDS 3
+/* The first iterations of a CTA fill its pipelines and, in the first wave,
+ * the memory system's queues: not measured. After a gap, one iteration
+ * settles the warps, which the fast-forward left side by side. */
+#define WS_SAMPLER_WARM_ROUNDS 2
+#define WS_SAMPLER_SETTLE_ROUNDS 1
+/* Iterations kept before a loop's end: the last ones are timed, so the
+ * CTAs finish (and the next ones start) as they would. */
+#define WS_SAMPLER_END_ROUNDS 2
+/* Windows per loop, at most: three see a trend and a change of regime. */
+#define WS_SAMPLER_LOOP_WINDOWS 3
+
+typedef enum ws_loop_phase {
+  WS_LOOP_IDLE,    /* waiting for resident CTAs all fresh and warm */
+  WS_LOOP_SETTLE,  /* after a gap: the settling iteration */
+  WS_LOOP_MEASURE, /* a window is open */
+} ws_loop_phase;
+
+typedef struct ws_loop_window {
+  uint32_t rounds;                                                             /* closed */
+  uint64_t cycle[WS_SAMPLER_MAX_ROUNDS + 1], insns[WS_SAMPLER_MAX_ROUNDS + 1]; /* at each boundary */
+} ws_loop_window;
+
+typedef struct ws_loop_sampler {
+  uint32_t measure_rounds; /* 0: off */
+  ws_loop_phase phase;
+  uint64_t placements; /* CTAs placed and retired so far when the window or settling began */
+  uint64_t changes;    /* the same when the last loop was done with (UINT64_MAX: none yet) */
+  ws_loop_window win, prev;
+  bool has_prev;
+  uint32_t windows_left;  /* windows still to come in this loop after the one open (or just closed) */
+  uint64_t gap_rounds;    /* the next gap's iterations, for a CTA of mean speed */
+  bool gap_alone;         /* the next gap runs to the loop's end: no window after it */
+  uint64_t pending_insns; /* the last gap's instructions, priced at the next window's end */
+  /* over the launch */
+  uint32_t skips;
+  uint64_t skipped_insns;
+  double skipped_cycles;
+  double var_cycles; /* sum of the gaps' squared 95 % half-widths */
+} ws_loop_sampler;
+
+/* Off unless cfg asks for it (measure_rounds in range). */
+void ws_loop_sampler_plan(ws_loop_sampler *s, const ws_sampling *cfg);
+/* A new loop: its first window opens at `cycle` (ws_loop_sampler_open). */
+void ws_loop_sampler_begin_loop(ws_loop_sampler *s);
+/* A window or the settling iteration begins at `cycle`, with `insns` warp
+ * instructions issued so far. */
+void ws_loop_sampler_open(ws_loop_sampler *s, ws_loop_phase phase, uint64_t cycle, uint64_t insns,
+                          uint64_t placements);
+/* Every resident CTA has completed `rounds` iterations since the phase
+ * began: closes the window's iterations that ended; true when the window
+ * (or the settling) is over. */
+bool ws_loop_sampler_progress(ws_loop_sampler *s, uint32_t rounds, uint64_t cycle, uint64_t insns);
+/* A window's instructions and cycles. */
+uint64_t ws_loop_window_insns(const ws_loop_window *w);
+uint64_t ws_loop_window_cycles(const ws_loop_window *w);
+/* At a window's end, with `room` iterations the gaps may still take: the
+ * next gap. Iterations are shared evenly among the windows still to come
+ * and the stretch after the last one, which a last gap takes alone
+ * (gap_alone); a share shorter than a window gives up the windows. */
+void ws_loop_sampler_plan_gap(ws_loop_sampler *s, uint64_t room);
+/* Prices the pending gap from the window before it and, when `with_next`,
+ * the window just closed; adds it to the launch's totals; returns its
+ * cycles. */
+double ws_loop_sampler_price(ws_loop_sampler *s, bool with_next);
 
 #endif

@@ -69,8 +69,12 @@ static void print_header(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_na
           cfg->gpu.name, g.x, g.y, g.z, b.x, b.y, b.z, ls->ctas);
   fprintf(out, "  %-34s %12" PRIu64 "\n", "duration [cycles]", ls->cycles);
   if (ls->sampled)
-    fprintf(out, "  %-34s %12" PRIu64 "  (95%% interval; %" PRIu64 " of %" PRIu64 " CTAs timed)\n",
-            "  estimated by sampling, +-", ls->cycles_ci95, ls->timed_ctas, ls->ctas);
+    fprintf(out,
+            "  %-34s %12" PRIu64 "  (95%% interval; %.1f%% of the warp instructions timed, %" PRIu64
+            " of %" PRIu64 " CTAs)\n",
+            "  estimated by sampling, +-", ls->cycles_ci95,
+            ls->warp_insns ? 100.0 * (double)ls->timed_warp_insns / (double)ls->warp_insns : 100.0,
+            ls->timed_ctas, ls->ctas);
   fprintf(out, "  %-34s %12.3f us at %u MHz\n", "duration [time]", secs * 1e6, cfg->gpu.core_clock_mhz);
   fprintf(out, "  %-34s %12" PRIu64 "  (%" PRIu64 " thread instructions)\n", "warp instructions",
           ls->warp_insns, ls->thread_insns);

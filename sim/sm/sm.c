@@ -246,6 +246,8 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
   ws_sm_flush(sm, cycle);
   ws_cta_reset(slot->cta, linear_id);
   slot->cta->sm_id = sm->id;
+  if (sm->env->ffwd) ws_ffwd_arm(slot->cta, sm->env->ffwd);
+  slot->ffwd_mark = 0;
   slot->busy = true;
   slot->mem_outstanding = 0;
   slot->done_cycle = cycle;
@@ -408,4 +410,72 @@ ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   retire_ctas(sm, cycle, retired);
   sm->next_cycle = sm->busy_ctas || sm->lsu.count ? compute_next(sm, cycle) : NEVER;
   return WS_OK;
+}
+
+/* ---- sampling inside CTAs --------------------------------------------------------- */
+
+void ws_sm_ffwd_view_init(ws_sm_ffwd_view *v) {
+  *v = (ws_sm_ffwd_view){.min_rounds = NEVER, .min_since_mark = NEVER};
+}
+
+void ws_sm_ffwd_look(const ws_sm *sm, ws_sm_ffwd_view *v) {
+  for (uint32_t s = 0; s < sm->nslots; s++) {
+    const ws_cta_slot *slot = &sm->slots[s];
+    if (!slot->busy) continue;
+    uint64_t r = ws_ffwd_rounds(slot->cta, sm->env->ffwd);
+    v->ctas++;
+    if (r < v->min_rounds) v->min_rounds = r;
+    uint64_t since = r >= slot->ffwd_mark ? r - slot->ffwd_mark : 0;
+    if (since < v->min_since_mark) v->min_since_mark = since;
+  }
+}
+
+static uint64_t cta_insns(const ws_cta *cta) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < cta->nwarps; i++) n += cta->warps[i].insns_issued;
+  return n;
+}
+
+void ws_sm_ffwd_mark(ws_sm *sm) {
+  for (uint32_t s = 0; s < sm->nslots; s++) {
+    ws_cta_slot *slot = &sm->slots[s];
+    if (!slot->busy) continue;
+    slot->ffwd_mark = ws_ffwd_rounds(slot->cta, sm->env->ffwd);
+    slot->ffwd_mark_insns = cta_insns(slot->cta);
+  }
+}
+
+uint32_t ws_sm_ffwd_ctas(ws_sm *sm, ws_cta **out, uint64_t *insns, uint32_t max) {
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < sm->nslots && n < max; s++) {
+    if (!sm->slots[s].busy) continue;
+    insns[n] = cta_insns(sm->slots[s].cta) - sm->slots[s].ffwd_mark_insns;
+    out[n++] = sm->slots[s].cta;
+  }
+  return n;
+}
+
+/* A warp whose pc moved under the timing model: it is looked at afresh
+ * from the next cycle, as after a barrier release; what it had in flight
+ * (loads, LDGSTS groups, results) still lands when it was due. */
+static void ffwd_follow(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
+  const ws_cta *cta = sm->slots[w->cta_slot].cta;
+  ws_subpart *sp = &sm->sp[w->sp];
+  uint32_t bit = 1u << w->sp_slot;
+  w->at_barrier = ws_cta_warp_state(cta, w->cta_warp) == WS_WARP_AT_BARRIER;
+  ws_subpart_refresh_warp(sm, w);
+  if (w->ready_cycle < cycle + 1) w->ready_cycle = cycle + 1;
+  sp->ready_mask &= ~bit;
+  sp->not_selected_mask &= ~bit;
+  wake_warp(sm, w, cycle + 1);
+}
+
+void ws_sm_ffwd_resume(ws_sm *sm, uint64_t cycle) {
+  for (uint32_t s = 0; s < sm->nslots; s++) {
+    if (!sm->slots[s].busy) continue;
+    for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
+      ws_twarp *w = &sm->warps[s * sm->env->warps_per_cta + i];
+      if (!w->finished) ffwd_follow(sm, w, cycle);
+    }
+  }
 }

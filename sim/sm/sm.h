@@ -23,6 +23,7 @@
 #include "sim/core/config.h"
 #include "sim/core/stats.h"
 #include "sim/exec/cta.h"
+#include "sim/exec/ffwd.h"
 #include "sim/exec/watchdog.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/lsu.h"
@@ -60,9 +61,10 @@ typedef struct ws_sm_env {
   uint32_t nrows;                  /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;
-  ws_watchdog *wd;       /* limits and spin detection, shared by every SM */
-  ws_launch_stats *ls;   /* functional counters (ws_cta_step fills them) */
-  const ws_probe *probe; /* every micro-op of the SM goes here; NULL: none */
+  ws_watchdog *wd;          /* limits and spin detection, shared by every SM */
+  ws_launch_stats *ls;      /* functional counters (ws_cta_step fills them) */
+  const ws_probe *probe;    /* every micro-op of the SM goes here; NULL: none */
+  const ws_ffwd_plan *ffwd; /* the loop sampling may fast-forward; NULL: none */
 } ws_sm_env;
 
 typedef struct ws_sm ws_sm;
@@ -100,5 +102,28 @@ void ws_sm_count_refusals(ws_sm *sm, uint64_t n);
 void ws_sm_flush(ws_sm *sm, uint64_t cycle);
 /* Instructions issued by this SM in the current launch. */
 uint64_t ws_sm_warp_insns(const ws_sm *sm);
+
+/* ---- sampling inside CTAs (sim/exec/ffwd.h; env->ffwd set) ------------------------ */
+
+/* What the SM's resident CTAs have done of the fast-forward loop, folded
+ * into *v (which the caller starts at ws_sm_ffwd_view_init). */
+typedef struct ws_sm_ffwd_view {
+  uint32_t ctas;           /* resident CTAs */
+  uint64_t min_rounds;     /* the fewest rounds a CTA completed */
+  uint64_t min_since_mark; /* the fewest rounds a CTA completed since ws_sm_ffwd_mark */
+} ws_sm_ffwd_view;
+
+void ws_sm_ffwd_view_init(ws_sm_ffwd_view *v);
+void ws_sm_ffwd_look(const ws_sm *sm, ws_sm_ffwd_view *v);
+/* Remembers every resident CTA's rounds and instructions now. */
+void ws_sm_ffwd_mark(ws_sm *sm);
+/* The resident CTAs, at most `max` of them, into out, and the warp
+ * instructions each issued since ws_sm_ffwd_mark into insns; returns their
+ * number. */
+uint32_t ws_sm_ffwd_ctas(ws_sm *sm, ws_cta **out, uint64_t *insns, uint32_t max);
+/* After a fast-forward of its resident CTAs at `cycle`: every warp's
+ * timing state follows its new pc (next instruction, barrier state) from
+ * cycle + 1. */
+void ws_sm_ffwd_resume(ws_sm *sm, uint64_t cycle);
 
 #endif

@@ -94,6 +94,8 @@ typedef struct ws_cta_slot {
   uint64_t done_cycle;      /* latest warp completion (incl. owed results) */
   uint64_t retire_cycle;    /* UINT64_MAX until retirement is due */
   uint64_t start_cycle;     /* when it was placed (for the probe) */
+  uint64_t ffwd_mark;       /* its fast-forward rounds at ws_sm_ffwd_mark */
+  uint64_t ffwd_mark_insns; /* and its warps' instructions then */
 } ws_cta_slot;
 
 struct ws_sm {

@@ -496,10 +496,12 @@ check gemm-unused-tile 2 "--wm does not apply to the blocktile2d GEMM" -- "$ws" 
 check gemm-too-big 2 "--m expects a whole number from 1 to 65536, found '70000'" -- "$ws" gemm --m 70000 --n 1 --k 1 --variant naive
 check gemm-no-k 2 "--k is needed (or --size)" -- "$ws" gemm --m 8 --n 8 --variant naive
 check gemm-indices 2 "must stay below 2^31 elements" -- "$ws" gemm --size 65536 --variant naive
-# sampling: 16 waves are sampled and say so; too few waves are timed in full and say so; bad counts are usage errors
-check gemm-sample 0 "sampled: estimated from 108 of 256 CTAs timed" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample
+# sampling: 16 waves are sampled and say so; too few waves and too short a loop are timed in full and say so; bad counts are usage errors
+check gemm-sample 0 "sampled: estimated from 42.2% of the warp instructions timed (108 of 256 CTAs timed)" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample
 check gemm-sample-report 0 "estimated by sampling, +-" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample-waves 2
-check gemm-sample-few 0 "not sampled: too few waves to skip any" -- "$ws" gemm --gpu classroom --size 64 --variant coalesced --sample
+check gemm-sample-few 0 "not sampled: too few waves to skip and no main loop long enough" -- "$ws" gemm --gpu classroom --size 64 --variant smem --sample
+check gemm-sample-loop 0 "sampled: estimated from 96.6% of the warp instructions timed (4 of 4 CTAs timed)" -- "$ws" gemm --gpu classroom --size 64 --variant coalesced --sample
+check gemm-sample-rounds 2 "--sample-rounds expects 2 to 32, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-rounds 1
 check gemm-sample-waves 2 "--sample-waves expects 2 to 64, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-waves 1
 check attention-sample-waves 2 "--sample-waves expects 2 to 64, found '65'" -- "$ws" attention --sample-waves 65
 check gemm-memory 2 "more than classroom's 1073741824 bytes of memory" -- "$ws" gemm --gpu classroom --size 40000 --variant naive
@@ -544,7 +546,7 @@ fi
 check sweep-plot 0 "" -- "$ws" plot "$tmp/sw.csv" --kind stalls -o "$tmp/sw-stalls.png"
 # a sampled sweep records its waves, the CTAs it timed and the interval; it is another sweep than the full one
 check sweep-sample 0 "(sampled: cycles +- " -- "$ws" sweep gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample -o "$tmp/samp.csv"
-check sweep-sample-row 0 "1,3,yes,,pass" -- cat "$tmp/samp.csv"
+check sweep-sample-row 0 "1,3,3,yes,,pass" -- cat "$tmp/samp.csv"
 check sweep-sample-flag 0 ",sampled,108," -- cat "$tmp/samp.csv"
 check sweep-sample-waves 2 "--sample-waves expects 2 to 64, found 'x'" -- "$ws" sweep gemm --sample-waves x
 

@@ -106,9 +106,10 @@ Test(record, header) {
   uint32_t n = ws_record_col_count();
   cr_assert_eq(n, WS_RECORD_FIXED_COLS + ws_device_stall_count());
   char name[64];
-  const char *some[][2] = {{"0", "kind"},          {"3", "m"},       {"21", "seed"},
-                           {"22", "sample_waves"}, {"24", "why"},    {"28", "timed_ctas"},
-                           {"29", "cycles_ci95"},  {"38", "cycles"}, {"49", "lsu_refusals"}};
+  const char *some[][2] = {
+      {"0", "kind"},           {"3", "m"},       {"21", "seed"},        {"22", "sample_waves"},
+      {"23", "sample_rounds"}, {"25", "why"},    {"29", "timed_ctas"},  {"30", "timed_warp_insns"},
+      {"31", "cycles_ci95"},   {"40", "cycles"}, {"51", "lsu_refusals"}};
   for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
     cr_assert(ws_record_col_name((uint32_t)atoi(some[i][0]), name, sizeof name));
     cr_expect_str_eq(name, some[i][1]);
@@ -131,19 +132,19 @@ Test(record, fields) {
   ws_record_field(&ps[0], &rs[0], 15, buf, sizeof buf, &num); /* a GEMM's seq */
   cr_expect_str_eq(buf, "");
   cr_expect(num);
-  ws_record_field(&ps[0], &rs[0], 26, buf, sizeof buf, &num); /* 0.1 + 0.2 needs 17 digits */
+  ws_record_field(&ps[0], &rs[0], 27, buf, sizeof buf, &num); /* 0.1 + 0.2 needs 17 digits */
   cr_expect_str_eq(buf, "0.30000000000000004");
-  ws_record_field(&ps[0], &rs[0], 39, buf, sizeof buf, &num); /* 1/3 */
+  ws_record_field(&ps[0], &rs[0], 41, buf, sizeof buf, &num); /* 1/3 */
   cr_expect_str_eq(buf, "0.3333333333333333");                /* 16 suffice */
-  ws_record_field(&ps[0], &rs[0], 34, buf, sizeof buf, &num); /* and 25 needs two */
+  ws_record_field(&ps[0], &rs[0], 36, buf, sizeof buf, &num); /* and 25 needs two */
   cr_expect_str_eq(buf, "25");
   ws_record_field(&ps[1], &rs[1], 7, buf, sizeof buf, &num); /* bm 0: the default, and it applies */
   cr_expect_str_eq(buf, "0");
-  ws_record_field(&ps[2], &rs[2], 25, buf, sizeof buf, &num); /* no check for a refused point */
+  ws_record_field(&ps[2], &rs[2], 26, buf, sizeof buf, &num); /* no check for a refused point */
   cr_expect_str_eq(buf, "");
-  ws_record_field(&ps[2], &rs[2], 23, buf, sizeof buf, &num);
+  ws_record_field(&ps[2], &rs[2], 24, buf, sizeof buf, &num);
   cr_expect_str_eq(buf, "no");
-  ws_record_field(&ps[1], &rs[1], 27, buf, sizeof buf, &num);
+  ws_record_field(&ps[1], &rs[1], 28, buf, sizeof buf, &num);
   cr_expect_str_eq(buf, "full");
 }
 
@@ -263,11 +264,11 @@ static const struct {
 } bad_files[] = {
     {"kind,gpu", "kind,GPU", "t.csv:1: header column 2 is 'GPU' where a sweep record has 'gpu'"},
     {"gemm,a100", "gemv,a100", "t.csv:2: column kind (1): 'gemv' is not gemm or attention"},
-    {",123456789012,", ",12x,", "t.csv:2: column cycles (39): '12x' is not an unsigned 64-bit integer"},
+    {",123456789012,", ",12x,", "t.csv:2: column cycles (41): '12x' is not an unsigned 64-bit integer"},
     {",1024,512,", ",1024,-512,", "t.csv:2: column n (5): '-512' is not an unsigned 32-bit integer"},
-    {",yes,,pass,", ",maybe,,pass,", "t.csv:2: column valid (24): 'maybe' is not yes or no"},
-    {",87.5,", ",87.5%,", "t.csv:2: column l2_hit_pct (45): '87.5%' is not a number"},
-    {",87.5,", ",,", "t.csv:2: column l2_hit_pct (45): '' is not a number"},
+    {",yes,,pass,", ",maybe,,pass,", "t.csv:2: column valid (25): 'maybe' is not yes or no"},
+    {",87.5,", ",87.5%,", "t.csv:2: column l2_hit_pct (47): '87.5%' is not a number"},
+    {",87.5,", ",,", "t.csv:2: column l2_hit_pct (47): '' is not a number"},
     {"\nattention,h100", "\n\"attention,h100", "t.csv:4: text after a quoted field's closing quote"},
     {"\nattention,h100", "\natt\"ention,h100", "t.csv:4: a quote inside an unquoted field"},
 };

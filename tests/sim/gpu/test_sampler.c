@@ -1,9 +1,11 @@
-/* test_sampler.c - CTA-wave sampling (sim/gpu/sampler.h): when a grid is
- * sampled, how its gaps are cut (whole waves, the last partial wave kept),
- * the estimate and its interval from hand-computed batches, Student's t,
- * the scaling of counters; and, on real timed GEMMs, that a sampled run
- * gives the full run's results and instruction counts exactly and its
- * cycles within the interval it states.
+/* test_sampler.c - sampling (sim/gpu/sampler.h). CTA waves: when a grid
+ * is sampled, how its gaps are cut (whole waves, the last partial wave
+ * kept), the estimate and its interval from hand-computed batches,
+ * Student's t, the scaling of counters. Loop windows: how the next gap is
+ * planned from the iterations left, how a window's iterations close, and a
+ * gap's price and interval from hand-computed windows. And, on real timed
+ * GEMMs, that a sampled run gives the full run's results and instruction
+ * counts exactly and its cycles within the interval it states.
  *
  * Why: a sampled figure is only worth its stated confidence; these pin the
  * arithmetic behind it and check the confidence against full runs. */
@@ -16,7 +18,7 @@
 
 Test(sampler, plans_only_grids_with_enough_waves) {
   ws_sampler s;
-  ws_sampling three = {3}, off = {0}, one = {1};
+  ws_sampling three = {3, 0}, off = {0, 0}, one = {1, 0};
   cr_expect_eq(ws_sampler_min_waves(&three, 40), 12,
                "2 warm-up + 3 batches + 3 settling + 3 gaps + 1 resident");
   cr_expect_not(ws_sampler_plan(&s, &off, 10000, 40));
@@ -31,7 +33,7 @@ Test(sampler, plans_only_grids_with_enough_waves) {
 
 Test(sampler, small_waves_make_batches_of_32_ctas) {
   ws_sampler s;
-  ws_sampling three = {3};
+  ws_sampling three = {3, 0};
   cr_expect_eq(ws_sampler_batch_waves(4), 8);
   cr_expect_eq(ws_sampler_batch_waves(5), 7, "35 CTAs: whole waves");
   cr_expect_eq(ws_sampler_batch_waves(32), 1);
@@ -63,7 +65,7 @@ static uint64_t drive(ws_sampler *s, uint64_t total, uint64_t wave, double perio
 
 Test(sampler, a_steady_rate_is_extrapolated_exactly) {
   ws_sampler s;
-  ws_sampling three = {3};
+  ws_sampling three = {3, 0};
   cr_assert(ws_sampler_plan(&s, &three, 4002, 32)); /* 125 waves and 2 CTAs */
   uint64_t timed = drive(&s, 4002, 32, 100, 0);
   cr_expect_eq(s.phase, WS_SAMPLER_DONE);
@@ -78,7 +80,7 @@ Test(sampler, a_steady_rate_is_extrapolated_exactly) {
 
 Test(sampler, the_interval_is_students_over_the_batch_means) {
   ws_sampler s;
-  ws_sampling three = {3};
+  ws_sampling three = {3, 0};
   cr_assert(ws_sampler_plan(&s, &three, 4000, 40));
   drive(&s, 4000, 40, 100, 30); /* batches 0 and 2 at 100 cycles per CTA, batch 1 at 130 */
   double mean = 110, sd = sqrt((100.0 + 400 + 100) / 2); /* deviations -10, +20, -10 */
@@ -98,8 +100,8 @@ Test(sampler, student_t_quantiles) {
 
 /* A GEMM point of m x n x k on the classroom preset, timed with sampling
  * (sample_waves batches) or in full (0). */
-static void run(const char *variant, uint32_t m, uint32_t n, uint32_t k, uint32_t sample_waves,
-                ws_point_result *r) {
+static void run_rounds(const char *variant, uint32_t m, uint32_t n, uint32_t k, uint32_t sample_waves,
+                       uint32_t sample_rounds, ws_point_result *r) {
   ws_point p;
   memset(&p, 0, sizeof p);
   p.kind = WS_POINT_GEMM;
@@ -108,9 +110,15 @@ static void run(const char *variant, uint32_t m, uint32_t n, uint32_t k, uint32_
   p.m = m, p.n = n, p.k = k;
   p.seed = 5;
   p.sample_waves = sample_waves;
+  p.sample_rounds = sample_rounds;
   ws_ctx *ctx = ws_ctx_create();
   cr_assert_eq(ws_point_run(ctx, &p, NULL, r), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
+}
+
+static void run(const char *variant, uint32_t m, uint32_t n, uint32_t k, uint32_t sample_waves,
+                ws_point_result *r) {
+  run_rounds(variant, m, n, k, sample_waves, 0, r);
 }
 
 static void check_variant(const char *variant) {
@@ -141,5 +149,126 @@ Test(sampler, too_few_waves_are_timed_in_full) {
   cr_expect(r.check_pass);
   cr_expect_not(r.sampled);
   cr_expect_eq(r.timed_ctas, r.ctas);
+  cr_expect_eq(r.cycles_ci95, 0);
+}
+
+/* ---- loop windows ---- */
+
+Test(sampler, the_next_gap_shares_what_is_left) {
+  ws_loop_sampler s;
+  ws_sampling cfg = {0, 3};
+  ws_loop_sampler_plan(&s, &cfg);
+  cr_assert_eq(s.measure_rounds, 3);
+  ws_loop_sampler_begin_loop(&s);
+  cr_expect_eq(s.windows_left, 2);
+  /* a window is 1 settling + 3 measured iterations: (100 - 2 x 4) / 3 */
+  ws_loop_sampler_plan_gap(&s, 100);
+  cr_expect_eq(s.gap_rounds, 30);
+  cr_expect_not(s.gap_alone);
+  cr_expect_eq(s.windows_left, 1);
+  ws_loop_sampler_plan_gap(&s, 40); /* (40 - 4) / 2 */
+  cr_expect_eq(s.gap_rounds, 18);
+  cr_expect_eq(s.windows_left, 0);
+  ws_loop_sampler_plan_gap(&s, 17);
+  cr_expect(s.gap_alone, "after the last window, one gap to the end");
+  cr_expect_eq(s.gap_rounds, 17);
+  /* too little left for a window after a gap longer than a window */
+  ws_loop_sampler_begin_loop(&s);
+  ws_loop_sampler_plan_gap(&s, 10);
+  cr_expect(s.gap_alone);
+  cr_expect_eq(s.gap_rounds, 10);
+  ws_sampling off = {3, 1};
+  ws_loop_sampler_plan(&s, &off);
+  cr_expect_eq(s.measure_rounds, 0, "one iteration gives no interval");
+}
+
+Test(sampler, window_iterations_close_at_the_look_that_sees_them) {
+  ws_loop_sampler s;
+  ws_sampling cfg = {0, 3};
+  ws_loop_sampler_plan(&s, &cfg);
+  ws_loop_sampler_open(&s, WS_LOOP_MEASURE, 10, 5, 0);
+  cr_expect_not(ws_loop_sampler_progress(&s, 1, 20, 15));
+  cr_expect(ws_loop_sampler_progress(&s, 3, 40, 35), "two iterations ended between two looks");
+  cr_expect_eq(ws_loop_window_cycles(&s.win), 30);
+  cr_expect_eq(ws_loop_window_insns(&s.win), 30);
+  cr_expect_eq(s.win.cycle[2], 40);
+  cr_expect_eq(s.win.cycle[3], 40);
+  ws_loop_sampler_open(&s, WS_LOOP_SETTLE, 50, 40, 0);
+  cr_expect(ws_loop_sampler_progress(&s, 1, 60, 50));
+}
+
+/* A gap of 1000 warp instructions between a window of 2 cycles per
+ * instruction and one of 1.8: priced at their mean, 1.9; the interval is
+ * Student's t over the six iterations' values (mean 1.9, sd 0.1095, 5
+ * degrees of freedom). Priced from the window before alone: 2.0, and no
+ * spread. */
+Test(sampler, a_gap_is_priced_from_the_windows_around_it) {
+  ws_loop_sampler s;
+  ws_sampling cfg = {0, 3};
+  ws_loop_sampler_plan(&s, &cfg);
+  s.prev = (ws_loop_window){.rounds = 3, .cycle = {0, 100, 200, 300}, .insns = {0, 50, 100, 150}};
+  s.win = (ws_loop_window){.rounds = 3, .cycle = {1000, 1090, 1180, 1270}, .insns = {500, 550, 600, 650}};
+  s.pending_insns = 1000;
+  cr_expect_float_eq(ws_loop_sampler_price(&s, true), 1900.0, 1e-9);
+  double sd = sqrt(6 * 0.01 / 5);
+  double half = 2.571 * sd / sqrt(6.0) * 1000;
+  cr_expect_float_eq(s.var_cycles, half * half, 1e-6);
+  cr_expect_eq(s.skipped_insns, 1000);
+  cr_expect_eq(s.pending_insns, 0);
+  s.pending_insns = 500;
+  cr_expect_float_eq(ws_loop_sampler_price(&s, false), 1000.0, 1e-9);
+  cr_expect_float_eq(s.skipped_cycles, 2900.0, 1e-9);
+  cr_expect_float_eq(s.var_cycles, half * half, 1e-6, "identical iterations add no spread");
+  cr_expect_eq(s.skips, 2);
+}
+
+/* GEMMs whose CTAs run a long loop on the classroom GPU (a few CTAs: no
+ * wave to skip): the loop sampled with 3 iterations per window against the
+ * full run. Each case's error, deterministic, is pinned inside the interval
+ * the run states, and the share timed below what it is today. Without a
+ * barrier, warps run apart (the scheduler serves the oldest first) and a
+ * gap can take only what the warp nearest its end has left: less is
+ * skipped. */
+static void check_loop(const char *variant, uint32_t m, uint32_t n, uint32_t k, double max_timed_share) {
+  ws_point_result full, est;
+  run_rounds(variant, m, n, k, 0, 0, &full);
+  cr_assert(full.valid && full.check_pass && !full.sampled);
+  cr_expect_eq(full.timed_warp_insns, full.warp_insns);
+  run_rounds(variant, m, n, k, 0, 3, &est);
+  cr_assert(est.sampled, "%s: the loop is sampled", variant);
+  cr_expect(est.check_pass, "%s: results are exact: %s", variant, est.why);
+  cr_expect_eq(est.max_abs_err, full.max_abs_err);
+  cr_expect_eq(est.warp_insns, full.warp_insns, "%s: instructions are counted, not estimated", variant);
+  cr_expect_eq(est.timed_ctas, est.ctas, "%s: every CTA is timed in part", variant);
+  cr_expect_lt((double)est.timed_warp_insns, max_timed_share * (double)est.warp_insns,
+               "%s: %llu of %llu timed", variant, (unsigned long long)est.timed_warp_insns,
+               (unsigned long long)est.warp_insns);
+  double err = fabs((double)est.cycles - (double)full.cycles);
+  cr_expect_leq(err, (double)est.cycles_ci95, "%s: %llu cycles against %llu, +- %llu", variant,
+                (unsigned long long)est.cycles, (unsigned long long)full.cycles,
+                (unsigned long long)est.cycles_ci95);
+  ws_point_result again;
+  run_rounds(variant, m, n, k, 0, 3, &again);
+  cr_expect_eq(again.cycles, est.cycles, "%s: the same run gives the same estimate", variant);
+  cr_expect_eq(again.cycles_ci95, est.cycles_ci95);
+  cr_expect_eq(again.dram_read_bytes, est.dram_read_bytes);
+}
+
+Test(sampler, a_blocktile2d_loop_within_its_interval, .timeout = 120) {
+  check_loop("blocktile2d", 128, 128, 2048, 0.1);
+}
+Test(sampler, a_vectorized_loop_within_its_interval, .timeout = 120) {
+  check_loop("vectorized", 256, 256, 1024, 0.3);
+}
+Test(sampler, a_loop_without_barriers_within_its_interval, .timeout = 120) {
+  check_loop("coalesced", 64, 64, 2048, 0.85);
+}
+
+Test(sampler, a_short_loop_is_timed_in_full) {
+  ws_point_result r;
+  run_rounds("smem", 64, 64, 64, 0, 3, &r); /* two iterations of 32 */
+  cr_expect(r.check_pass);
+  cr_expect_not(r.sampled);
+  cr_expect_eq(r.timed_warp_insns, r.warp_insns);
   cr_expect_eq(r.cycles_ci95, 0);
 }

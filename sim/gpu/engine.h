@@ -31,9 +31,11 @@ void ws_engine_set_keep_l2(ws_engine *e, bool keep);
  * NULL: none, the default). It must outlive those launches. */
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
 
-/* Later launches sample CTA waves (sim/gpu/sampler.h) when cfg is not NULL
- * and its measure_waves is not 0, except while a probe is set: a trace
- * holds every micro-op of a launch, so a traced launch is timed in full. */
+/* Later launches sample CTA waves and loop iterations (sim/gpu/sampler.h)
+ * as cfg says (NULL: neither), except while a probe is set: a trace holds
+ * every micro-op of a launch, so a traced launch is timed in full. Loops
+ * are not sampled under checks or pixel following either, which watch
+ * every instruction where it runs. */
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg);
 
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm

@@ -42,10 +42,12 @@ void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
  * left it, valid and dirty lines included, as kernels in one process do on
  * a real GPU; the L1s are emptied at every launch either way. */
 void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
-/* Whether later timed launches sample CTA waves (sim/gpu/sampler.h: copied;
- * NULL or measure_waves 0: every CTA timed, the default). A launch with too
- * few waves, or run while a probe is set, is timed in full anyway; its
- * ws_launch_stats says which happened. */
+/* Whether later timed launches are sampled (sim/gpu/sampler.h: copied):
+ * CTA waves when measure_waves is not 0, loop iterations inside CTAs when
+ * measure_rounds is not 0 (NULL or both 0: everything timed, the default).
+ * A launch with too few waves and no loop long enough, or run while a
+ * probe is set (or, for loops, with checks or pixel following), is timed
+ * in full anyway; its ws_launch_stats says which happened. */
 void ws_device_set_sampling(ws_device *dev, const ws_sampling *cfg);
 /* The limits, interrupt flag and progress callback every later launch runs
  * under (ws_watch in sim/exec/launch.h; copied; NULL: the defaults). */

@@ -385,8 +385,9 @@ static void extrapolate(ws_engine *e) {
 
 /* ---- sampling inside CTAs (sampler.h "Loop windows", sim/exec/ffwd.h) --------------- */
 
-/* How often (loop iterations) the windows look at the resident CTAs: a look
- * reads every resident CTA, and a window lasts thousands of cycles. */
+/* How often (iterations of main_loop) the windows look at the resident
+ * CTAs: a look reads every resident CTA, and a window lasts thousands of
+ * cycles. */
 #define LOOP_LOOK_EVERY_ITERATIONS 16u
 
 static void loop_begin(ws_engine *e, ws_loop_phase phase, uint64_t t) {
@@ -404,7 +405,8 @@ static void loop_begin(ws_engine *e, ws_loop_phase phase, uint64_t t) {
 static void loop_price(ws_engine *e, uint64_t t, bool with_next) {
   ws_loop_sampler *L = &e->loops;
   uint64_t gap = L->pending_insns;
-  if (!gap) return;
+  /* a window issues instructions, so prev is never empty; were it, its rates would divide by zero */
+  if (!gap || !ws_loop_window_insns(&L->prev)) return;
   settle_counters(e, t);
   double before = (double)ws_loop_window_insns(&L->prev), after = (double)ws_loop_window_insns(&L->win);
   for (size_t i = 0; i < e->nwindow; i++) {
@@ -533,8 +535,8 @@ static void loop_end(ws_engine *e) {
   e->loops.changes = e->placements + e->dispatch.retired;
 }
 
-/* A window closed at t: price the gap before it, plan the loop's gaps
- * after the first window, and skip the next gap, if any. */
+/* A window closed at t: price the gap before it, plan the next gap from
+ * what the lead CTA has left, and skip it, if there is room for one. */
 static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   ws_loop_sampler *L = &e->loops;
   loop_price(e, t, true);
@@ -565,16 +567,17 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   return WS_OK;
 }
 
-/* A look at the resident CTAs every few cycles: a window opens when all of
- * them are past their warm-up and none was fast-forwarded yet; a
- * placement drops the window (its gap priced from the window before). */
+/* A look at the resident CTAs every few cycles: a loop's first window opens
+ * when all of them are past their warm-up and they changed since the last
+ * loop was done with; a CTA placed or retired drops an open window or
+ * settling (its gap priced from the window before). */
 static ws_status loop_look(ws_engine *e, uint64_t t) {
   ws_sm_ffwd_view v;
   ws_sm_ffwd_view_init(&v);
   for (uint32_t i = 0; i < e->nsms; i++) ws_sm_ffwd_look(e->sms[i], &v);
   ws_loop_sampler *L = &e->loops;
   uint64_t changes = e->placements + e->dispatch.retired;
-  if (L->phase != WS_LOOP_IDLE && changes != L->placements) {
+  if (L->phase != WS_LOOP_IDLE && changes != L->changes_at_open) {
     loop_price(e, t, false);
     L->phase = WS_LOOP_IDLE;
   }

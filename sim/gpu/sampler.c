@@ -111,9 +111,9 @@ void ws_loop_sampler_plan(ws_loop_sampler *s, const ws_sampling *cfg) {
 }
 
 void ws_loop_sampler_open(ws_loop_sampler *s, ws_loop_phase phase, uint64_t cycle, uint64_t insns,
-                          uint64_t placements) {
+                          uint64_t changes) {
   s->phase = phase;
-  s->placements = placements;
+  s->changes_at_open = changes;
   s->win.rounds = 0;
   s->win.cycle[0] = cycle;
   s->win.insns[0] = insns;

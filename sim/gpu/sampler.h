@@ -153,8 +153,8 @@ typedef struct ws_loop_window {
 typedef struct ws_loop_sampler {
   uint32_t measure_rounds; /* 0: off */
   ws_loop_phase phase;
-  uint64_t placements; /* CTAs placed and retired so far when the window or settling began */
-  uint64_t changes;    /* the same when the last loop was done with (UINT64_MAX: none yet) */
+  uint64_t changes_at_open; /* CTAs placed and retired so far when the window or settling began */
+  uint64_t changes;         /* the same when the last loop was done with (UINT64_MAX: none yet) */
   ws_loop_window win, prev;
   bool has_prev;
   uint32_t windows_left;  /* windows still to come in this loop after the one open (or just closed) */
@@ -173,9 +173,9 @@ void ws_loop_sampler_plan(ws_loop_sampler *s, const ws_sampling *cfg);
 /* A new loop: its first window opens at `cycle` (ws_loop_sampler_open). */
 void ws_loop_sampler_begin_loop(ws_loop_sampler *s);
 /* A window or the settling iteration begins at `cycle`, with `insns` warp
- * instructions issued so far. */
+ * instructions issued and `changes` CTAs placed and retired so far. */
 void ws_loop_sampler_open(ws_loop_sampler *s, ws_loop_phase phase, uint64_t cycle, uint64_t insns,
-                          uint64_t placements);
+                          uint64_t changes);
 /* Every resident CTA has completed `rounds` iterations since the phase
  * began: closes the window's iterations that ended; true when the window
  * (or the settling) is over. */

@@ -181,9 +181,11 @@ Test(ffwd, a_snapshot_puts_every_bit_back) {
   memcpy(smem, t.cta->smem, sizeof smem);
   ws_warp before[2];
   uint32_t regs[2][8 * 32];
+  size_t regs_bytes = t.cta->warps[0].nrows * 32 * sizeof(uint32_t);
+  cr_assert_leq(regs_bytes, sizeof regs[0]);
   for (int w = 0; w < 2; w++) {
     before[w] = t.cta->warps[w];
-    memcpy(regs[w], t.cta->warps[w].regs, sizeof regs[w]);
+    memcpy(regs[w], t.cta->warps[w].regs, regs_bytes);
   }
   ws_ffwd_env env = env_of(&t);
   bool advanced;
@@ -193,7 +195,7 @@ Test(ffwd, a_snapshot_puts_every_bit_back) {
   cr_expect_eq(memcmp(smem, t.cta->smem, sizeof smem), 0);
   for (int w = 0; w < 2; w++) {
     const ws_warp *now = &t.cta->warps[w];
-    cr_expect_eq(memcmp(regs[w], now->regs, sizeof regs[w]), 0, "warp %d registers", w);
+    cr_expect_eq(memcmp(regs[w], now->regs, regs_bytes), 0, "warp %d registers", w);
     cr_expect_eq(memcmp(before[w].preds, now->preds, sizeof now->preds), 0);
     cr_expect_eq(now->state, before[w].state);
     cr_expect_eq(now->insns_issued, before[w].insns_issued);

@@ -5,9 +5,10 @@
  * Inputs are zeros: a GEMM's instruction stream does not depend on its
  * values, and the tests check results.
  *
- *   bench_sample GPU VARIANT M N K [full|sampled|both]
+ *   bench_sample GPU VARIANT M N K [full|sampled|both] [THREADS]
  * "full" or "sampled" runs one of the two (to run them on separate cores);
- * "both" (the default) runs both and prints the comparison. */
+ * "both" (the default) runs both and prints the comparison. THREADS (1 by
+ * default) is the host threads a sampled loop's gaps may run on. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,10 @@ static ws_status alloc_zeroed(ws_device *dev, uint64_t bytes, uint64_t *ptr) {
 }
 
 static ws_status run(ws_device *dev, const ws_gemmgen_cfg *cfg, ws_gemmgen_problem *prob, bool sampled,
-                     outcome *out) {
-  ws_sampling s = {sampled ? WS_SAMPLER_DEFAULT_WAVES : 0, sampled ? WS_SAMPLER_DEFAULT_ROUNDS : 0};
+                     uint32_t threads, outcome *out) {
+  ws_sampling s = {.measure_waves = sampled ? WS_SAMPLER_DEFAULT_WAVES : 0,
+                   .measure_rounds = sampled ? WS_SAMPLER_DEFAULT_ROUNDS : 0,
+                   .threads = threads};
   ws_device_set_sampling(dev, &s);
   double t0 = now_seconds();
   ws_status st = ws_gemmgen_run(dev, cfg, prob, &out->ls);
@@ -52,13 +55,14 @@ static void print_one(const char *label, const char *how, const outcome *o) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: bench_sample GPU VARIANT M N K [full|sampled|both]\n");
+  fprintf(stderr, "usage: bench_sample GPU VARIANT M N K [full|sampled|both] [THREADS]\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 6 || argc > 7) return usage();
-  const char *which = argc == 7 ? argv[6] : "both";
+  if (argc < 6 || argc > 8) return usage();
+  const char *which = argc >= 7 ? argv[6] : "both";
+  uint32_t threads = argc == 8 ? (uint32_t)strtoul(argv[7], NULL, 10) : 1;
   bool full = strcmp(which, "full") == 0 || strcmp(which, "both") == 0;
   bool sampled = strcmp(which, "sampled") == 0 || strcmp(which, "both") == 0;
   if (!full && !sampled) return usage();
@@ -85,8 +89,9 @@ int main(int argc, char **argv) {
   snprintf(label, sizeof label, "%s %s %ux%ux%u", argv[1], argv[2], prob.m, prob.n, prob.k);
   if (st == WS_OK) ws_device_set_mode(dev, WS_MODE_TIMING);
   outcome f = {0}, s = {0};
-  if (st == WS_OK && full && (st = run(dev, &cfg, &prob, false, &f)) == WS_OK) print_one(label, "full", &f);
-  if (st == WS_OK && sampled && (st = run(dev, &cfg, &prob, true, &s)) == WS_OK)
+  if (st == WS_OK && full && (st = run(dev, &cfg, &prob, false, threads, &f)) == WS_OK)
+    print_one(label, "full", &f);
+  if (st == WS_OK && sampled && (st = run(dev, &cfg, &prob, true, threads, &s)) == WS_OK)
     print_one(label, s.ls.sampled ? "sampled" : "(full)", &s);
   if (st == WS_OK && full && sampled)
     printf("%-40s error %+.2f %% (interval +- %.2f %%), %.1fx faster\n", label,

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "explore/point.h"
@@ -275,7 +276,12 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
 
 static int run_point(point_opts *o, const ws_point *p) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_point_opts po = {.on_device = on_device, .on_launch = on_launch, .user = o};
+  /* one point at a time: a sampled loop's gaps may use every core */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  ws_point_opts po = {.on_device = on_device,
+                      .on_launch = on_launch,
+                      .user = o,
+                      .sample_threads = cores > 1 ? (uint32_t)cores : 1};
   ws_point_result r;
   ws_status st = ws_point_run(ctx, p, &po, &r);
   int rc = WS_EXIT_OK;

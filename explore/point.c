@@ -463,7 +463,9 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
   ws_watch watch = {0};
   watch.timeout_s = opts ? opts->timeout_s : 0;
   ws_device_set_watch(dev, &watch);
-  ws_device_set_sampling(dev, &(ws_sampling){p->sample_waves, p->sample_rounds});
+  ws_device_set_sampling(dev, &(ws_sampling){.measure_waves = p->sample_waves,
+                                             .measure_rounds = p->sample_rounds,
+                                             .threads = opts ? opts->sample_threads : 0});
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);

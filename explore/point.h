@@ -98,6 +98,7 @@ typedef void (*ws_point_device_fn)(void *user, ws_device *dev);
 
 typedef struct ws_point_opts {
   double timeout_s;             /* wall-clock bound of the point's simulation; 0: none */
+  uint32_t sample_threads;      /* host threads a sampled loop's gaps may use (ws_sampling.threads); 0: one */
   ws_point_device_fn on_device; /* NULL: none */
   ws_point_launch_fn on_launch; /* NULL: none */
   void *user;                   /* passed to both */

@@ -12,6 +12,7 @@
 #include "sim/exec/mem.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,10 @@ struct ws_mem {
   uint64_t next_base;
   alloc_rec *recs;
   size_t nrecs, cap_recs;
-  size_t last_hit; /* index into recs, valid when nrecs > 0 */
+  /* index into recs, valid when nrecs > 0; relaxed atomic: the threads of
+   * a sampled launch's gap read memory at once (sim/gpu/engine.c), and any
+   * index one of them leaves is a valid hint */
+  _Atomic size_t last_hit;
   bool track_init; /* new allocations get init records */
 };
 
@@ -132,14 +136,14 @@ static long find_rec(ws_mem *mem, uint64_t addr) {
  * the range is not inside one record. */
 static alloc_rec *lookup(ws_mem *mem, uint64_t addr, uint64_t size_bytes) {
   if (mem->nrecs) {
-    alloc_rec *c = &mem->recs[mem->last_hit];
+    alloc_rec *c = &mem->recs[atomic_load_explicit(&mem->last_hit, memory_order_relaxed)];
     if (addr - c->base < c->size_bytes && size_bytes <= c->size_bytes - (addr - c->base)) return c;
   }
   long i = find_rec(mem, addr);
   if (i < 0) return NULL;
   alloc_rec *r = &mem->recs[i];
   if (addr - r->base >= r->size_bytes || size_bytes > r->size_bytes - (addr - r->base)) return NULL;
-  mem->last_hit = (size_t)i;
+  atomic_store_explicit(&mem->last_hit, (size_t)i, memory_order_relaxed);
   return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ struct ws_engine {
   ws_cta **ffwd_ctas;
   uint64_t *ffwd_insns; /* each one's instructions over the window just closed */
   uint64_t *ffwd_speed; /* and over every window of the loop so far: its speed */
+  uint64_t *ffwd_share; /* the iterations it moves on in the gap being made */
   ws_ffwd_snap *ffwd_snaps;
   uint32_t ffwd_cap;
   uint64_t placements;
@@ -179,7 +181,9 @@ static void free_ffwd(ws_engine *e) {
   free(e->ffwd_ctas);
   free(e->ffwd_insns);
   free(e->ffwd_speed);
+  free(e->ffwd_share);
   e->ffwd_speed = NULL;
+  e->ffwd_share = NULL;
   e->ffwd_snaps = NULL;
   e->ffwd_ctas = NULL;
   e->ffwd_insns = NULL;
@@ -322,25 +326,36 @@ static void batch_snapshot(ws_engine *e, uint64_t t, bool close) {
   }
 }
 
-/* What a skipped CTA's global accesses leave in the L2: one warming per
- * run of lanes in the same line (a coalesced access is one to four). */
-static void warm_step(void *user, const ws_warp_step *step) {
+/* The L2 warmings a skipped step makes: one per run of lanes in the same
+ * line (a coalesced access is one to four), handed to `emit`. */
+typedef void (*warm_fn)(void *user, uint64_t line_addr, uint8_t sectors, bool write);
+
+static void step_lines(const ws_gpu_cfg *cfg, const ws_warp_step *step, warm_fn emit, void *user) {
   if (!(step->flags & (WS_STEP_LOAD | WS_STEP_STORE | WS_STEP_ATOMIC | WS_STEP_ASYNC))) return;
   if (step->space != WS_SPACE_GLOBAL && !(step->flags & WS_STEP_ASYNC)) return;
-  ws_engine *e = user;
   bool write = step->flags & (WS_STEP_STORE | WS_STEP_ATOMIC);
-  uint32_t shift = e->cfg->geom.line_shift, sector = e->cfg->l2.sector_bytes;
+  uint32_t shift = cfg->geom.line_shift, sector = cfg->l2.sector_bytes;
   uint64_t line = UINT64_MAX;
   uint8_t mask = 0;
   for (uint32_t m = step->active_mask; m; m &= m - 1) {
     uint64_t a = step->addr[__builtin_ctz(m)];
     if (a >> shift != line) {
-      if (mask) ws_memsys_warm(e->mem, line << shift, mask, write);
+      if (mask) emit(user, line << shift, mask, write);
       line = a >> shift, mask = 0;
     }
     mask |= (uint8_t)(1u << ((a & ((1u << shift) - 1)) / sector)); /* aligned: one sector per lane */
   }
-  if (mask) ws_memsys_warm(e->mem, line << shift, mask, write);
+  if (mask) emit(user, line << shift, mask, write);
+}
+
+static void warm_line(void *user, uint64_t line_addr, uint8_t sectors, bool write) {
+  ws_memsys_warm(((ws_engine *)user)->mem, line_addr, sectors, write);
+}
+
+/* What a skipped CTA's global accesses leave in the L2. */
+static void warm_step(void *user, const ws_warp_step *step) {
+  ws_engine *e = user;
+  step_lines(e->cfg, step, warm_line, e);
 }
 
 /* Runs CTAs [first, first + n) functionally, inside the launch's limits. */
@@ -460,6 +475,140 @@ static ws_status ffwd_rounds(ws_engine *e, uint32_t first, uint32_t n, const ws_
   return WS_OK;
 }
 
+/* ---- a gap on several host threads ---------------------------------------------- */
+
+typedef struct warm_rec {
+  uint64_t line_addr;
+  uint8_t sectors;
+  bool write;
+} warm_rec;
+
+/* One CTA's share of a gap, run on a thread of its own. Everything it
+ * writes is its own (its CTA and snapshot, its counts, the warmings it
+ * records, its error); the threads share only what they read: the kernel,
+ * the launch and device memory, which a loop's body only reads
+ * (sim/exec/ffwd.h). The engine applies the warmings and counts afterwards
+ * in CTA order, so a gap leaves exactly what one thread would have. */
+typedef struct gap_job {
+  ws_engine *e;
+  uint32_t k;
+  uint64_t share, done;
+  ws_ctx *ctx;
+  ws_launch_stats stats;
+  ws_warp_step step;
+  warm_rec *recs;
+  size_t nrecs, cap;
+  bool nomem;
+  ws_status st;
+} gap_job;
+
+static void record_line(void *user, uint64_t line_addr, uint8_t sectors, bool write) {
+  gap_job *j = user;
+  if (j->nrecs == j->cap) {
+    size_t cap = j->cap ? 2 * j->cap : 1024;
+    warm_rec *grown = realloc(j->recs, cap * sizeof *grown);
+    if (!grown) {
+      j->nomem = true;
+      return;
+    }
+    j->recs = grown;
+    j->cap = cap;
+  }
+  j->recs[j->nrecs++] = (warm_rec){line_addr, sectors, write};
+}
+
+static void record_step(void *user, const ws_warp_step *step) {
+  gap_job *j = user;
+  step_lines(j->e->cfg, step, record_line, j);
+}
+
+/* ffwd_rounds for one CTA, on the job's own state. */
+static void *run_job(void *arg) {
+  gap_job *j = arg;
+  ws_engine *e = j->e;
+  ws_ffwd_env env = {.ctx = j->ctx,
+                     .plan = &e->ffwd,
+                     .step = &j->step,
+                     .stats = &j->stats,
+                     .per_warp_limit = e->wd->per_warp,
+                     .launch_limit = e->wd->budget ? e->wd->budget : UINT64_MAX,
+                     .on_step = record_step,
+                     .user = j};
+  ws_cta *cta = e->ffwd_ctas[j->k];
+  ws_ffwd_snap *snap = &e->ffwd_snaps[j->k];
+  for (j->done = 0; j->done < j->share; j->done++) {
+    ws_launch_stats keep = j->stats;
+    bool advanced = false;
+    if ((j->st = ws_ffwd_save(j->ctx, cta, snap)) != WS_OK) break;
+    if ((j->st = ws_ffwd_round(&env, cta, &advanced)) != WS_OK) break;
+    if (!advanced) {
+      ws_ffwd_restore(cta, snap);
+      j->stats = keep;
+      break;
+    }
+  }
+  if (j->nomem && j->st == WS_OK)
+    j->st = ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "host memory exhausted recording a gap's L2 accesses");
+  return NULL;
+}
+
+/* Runs jobs [0, n) at once, one thread each (inline when a thread cannot
+ * be started: the outcome is the same). */
+static void run_jobs(gap_job *jobs, uint32_t n) {
+  pthread_t tid[WS_SAMPLER_MAX_THREADS];
+  bool started[WS_SAMPLER_MAX_THREADS];
+  for (uint32_t i = 0; i < n; i++) {
+    started[i] = i > 0 && pthread_create(&tid[i], NULL, run_job, &jobs[i]) == 0;
+    if (i > 0 && !started[i]) run_job(&jobs[i]);
+  }
+  run_job(&jobs[0]);
+  for (uint32_t i = 1; i < n; i++)
+    if (started[i]) pthread_join(tid[i], NULL);
+}
+
+/* A finished job's effects, in CTA order: its warmings, its counts, its error. */
+static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base, uint64_t *short_of) {
+  for (size_t r = 0; r < j->nrecs; r++)
+    ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write);
+  e->ls->warp_insns += j->stats.warp_insns - base->warp_insns;
+  e->ls->thread_insns += j->stats.thread_insns - base->thread_insns;
+  for (int u = 0; u < WS_UNIT_COUNT; u++)
+    e->ls->warp_insns_by_unit[u] += j->stats.warp_insns_by_unit[u] - base->warp_insns_by_unit[u];
+  *short_of += j->done < j->share;
+  return j->st == WS_OK ? WS_OK : ws_ctx_fail(e->ctx, j->st, "%s", ws_errmsg(j->ctx));
+}
+
+/* The gap's CTAs in batches of `threads`, each batch at once. */
+static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, uint32_t threads, uint64_t t,
+                             uint64_t *short_of) {
+  gap_job jobs[WS_SAMPLER_MAX_THREADS];
+  memset(jobs, 0, sizeof jobs);
+  ws_status st = WS_OK;
+  for (uint32_t i = 0; i < threads && st == WS_OK; i++)
+    if (!(jobs[i].ctx = ws_ctx_create()))
+      st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  for (uint32_t first = 0; first < n && st == WS_OK; first += threads) {
+    uint32_t m = n - first < threads ? n - first : threads;
+    ws_launch_stats base = *e->ls;
+    for (uint32_t i = 0; i < m; i++) {
+      jobs[i].e = e, jobs[i].k = first + i, jobs[i].share = shares[first + i];
+      jobs[i].stats = base, jobs[i].nrecs = 0, jobs[i].nomem = false, jobs[i].st = WS_OK;
+    }
+    run_jobs(jobs, m);
+    for (uint32_t i = 0; i < m; i++) {
+      ws_status js = take_job(e, &jobs[i], &base, short_of);
+      if (st == WS_OK) st = js;
+    }
+    if (st == WS_OK)
+      st = ws_watchdog_poll(e->wd, e->ctx, e->ls, virtual_cycle(e, t)); /* Ctrl-C, wall clock */
+  }
+  for (uint32_t i = 0; i < threads; i++) {
+    free(jobs[i].recs);
+    ws_ctx_destroy(jobs[i].ctx);
+  }
+  return st;
+}
+
 /* A gap of `rounds` iterations for a CTA of mean speed: each CTA moves on
  * in proportion to the instructions it issued in the loop's windows so far,
  * so a CTA that runs slower (the younger of two on an SM, which the
@@ -471,14 +620,18 @@ static ws_status ffwd_rounds(ws_engine *e, uint32_t first, uint32_t n, const ws_
 static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t, uint64_t *short_of) {
   double mean = 0;
   for (uint32_t k = 0; k < n; k++) mean += (double)e->ffwd_speed[k] / n;
-  ws_ffwd_env env = ffwd_env(e, true);
+  for (uint32_t k = 0; k < n; k++)
+    e->ffwd_share[k] = (uint64_t)llround((double)rounds * (mean > 0 ? (double)e->ffwd_speed[k] / mean : 1.0));
   *short_of = 0;
+  uint32_t threads =
+      e->sampling.threads < WS_SAMPLER_MAX_THREADS ? e->sampling.threads : WS_SAMPLER_MAX_THREADS;
+  if (threads > 1 && n > 1) return gap_threads(e, n, e->ffwd_share, threads, t, short_of);
+  ws_ffwd_env env = ffwd_env(e, true);
   for (uint32_t k = 0; k < n; k++) {
-    double ratio = mean > 0 ? (double)e->ffwd_speed[k] / mean : 1.0;
-    uint64_t share = (uint64_t)llround((double)rounds * ratio), done;
-    ws_status st = ffwd_rounds(e, k, 1, &env, share, t, &done);
+    uint64_t done;
+    ws_status st = ffwd_rounds(e, k, 1, &env, e->ffwd_share[k], t, &done);
     if (st != WS_OK) return st;
-    *short_of += done < share;
+    *short_of += done < e->ffwd_share[k];
   }
   return WS_OK;
 }
@@ -681,8 +834,9 @@ static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
   e->ffwd_ctas = calloc(resident, sizeof *e->ffwd_ctas);
   e->ffwd_insns = calloc(resident, sizeof *e->ffwd_insns);
   e->ffwd_speed = calloc(resident, sizeof *e->ffwd_speed);
+  e->ffwd_share = calloc(resident, sizeof *e->ffwd_share);
   e->ffwd_snaps = calloc(resident, sizeof *e->ffwd_snaps);
-  if (!e->ffwd_ctas || !e->ffwd_insns || !e->ffwd_speed || !e->ffwd_snaps) {
+  if (!e->ffwd_ctas || !e->ffwd_insns || !e->ffwd_speed || !e->ffwd_share || !e->ffwd_snaps) {
     free_ffwd(e);
     return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's CTA snapshots");
   }

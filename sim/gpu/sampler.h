@@ -37,7 +37,13 @@ typedef struct ws_sampling {
    * timed before the rest is skipped; 0: off, else
    * WS_SAMPLER_MIN_ROUNDS .. WS_SAMPLER_MAX_ROUNDS */
   uint32_t measure_rounds;
+  /* host threads a loop's gap may run on (0 or 1: the caller's alone; at
+   * most WS_SAMPLER_MAX_THREADS). The results, cycles and counters are the
+   * same whatever the number: only the wall time changes. */
+  uint32_t threads;
 } ws_sampling;
+
+#define WS_SAMPLER_MAX_THREADS 64
 
 #define WS_SAMPLER_MIN_WAVES 2 /* an interval needs two batches */
 #define WS_SAMPLER_MAX_WAVES 64

@@ -19,7 +19,9 @@
 
 Test(sampler, plans_only_grids_with_enough_waves) {
   ws_sampler s;
-  ws_sampling three = {3, 0}, off = {0, 0}, one = {1, 0};
+  ws_sampling three = {.measure_waves = 3, .measure_rounds = 0},
+              off = {.measure_waves = 0, .measure_rounds = 0},
+              one = {.measure_waves = 1, .measure_rounds = 0};
   cr_expect_eq(ws_sampler_min_waves(&three, 40), 12,
                "2 warm-up + 3 batches + 3 settling + 3 gaps + 1 resident");
   cr_expect_not(ws_sampler_plan(&s, &off, 10000, 40));
@@ -34,7 +36,7 @@ Test(sampler, plans_only_grids_with_enough_waves) {
 
 Test(sampler, small_waves_make_batches_of_32_ctas) {
   ws_sampler s;
-  ws_sampling three = {3, 0};
+  ws_sampling three = {.measure_waves = 3, .measure_rounds = 0};
   cr_expect_eq(ws_sampler_batch_waves(4), 8);
   cr_expect_eq(ws_sampler_batch_waves(5), 7, "35 CTAs: whole waves");
   cr_expect_eq(ws_sampler_batch_waves(32), 1);
@@ -66,7 +68,7 @@ static uint64_t drive(ws_sampler *s, uint64_t total, uint64_t wave, double perio
 
 Test(sampler, a_steady_rate_is_extrapolated_exactly) {
   ws_sampler s;
-  ws_sampling three = {3, 0};
+  ws_sampling three = {.measure_waves = 3, .measure_rounds = 0};
   cr_assert(ws_sampler_plan(&s, &three, 4002, 32)); /* 125 waves and 2 CTAs */
   uint64_t timed = drive(&s, 4002, 32, 100, 0);
   cr_expect_eq(s.phase, WS_SAMPLER_DONE);
@@ -81,7 +83,7 @@ Test(sampler, a_steady_rate_is_extrapolated_exactly) {
 
 Test(sampler, the_interval_is_students_over_the_batch_means) {
   ws_sampler s;
-  ws_sampling three = {3, 0};
+  ws_sampling three = {.measure_waves = 3, .measure_rounds = 0};
   cr_assert(ws_sampler_plan(&s, &three, 4000, 40));
   drive(&s, 4000, 40, 100, 30); /* batches 0 and 2 at 100 cycles per CTA, batch 1 at 130 */
   double mean = 110, sd = sqrt((100.0 + 400 + 100) / 2); /* deviations -10, +20, -10 */
@@ -157,7 +159,7 @@ Test(sampler, too_few_waves_are_timed_in_full) {
 
 Test(sampler, the_next_gap_shares_what_is_left) {
   ws_loop_sampler s;
-  ws_sampling cfg = {0, 3};
+  ws_sampling cfg = {.measure_waves = 0, .measure_rounds = 3};
   ws_loop_sampler_plan(&s, &cfg);
   cr_assert_eq(s.measure_rounds, 3);
   ws_loop_sampler_begin_loop(&s);
@@ -178,14 +180,14 @@ Test(sampler, the_next_gap_shares_what_is_left) {
   ws_loop_sampler_plan_gap(&s, 10);
   cr_expect(s.gap_alone);
   cr_expect_eq(s.gap_rounds, 10);
-  ws_sampling off = {3, 1};
+  ws_sampling off = {.measure_waves = 3, .measure_rounds = 1};
   ws_loop_sampler_plan(&s, &off);
   cr_expect_eq(s.measure_rounds, 0, "one iteration gives no interval");
 }
 
 Test(sampler, window_iterations_close_at_the_look_that_sees_them) {
   ws_loop_sampler s;
-  ws_sampling cfg = {0, 3};
+  ws_sampling cfg = {.measure_waves = 0, .measure_rounds = 3};
   ws_loop_sampler_plan(&s, &cfg);
   ws_loop_sampler_open(&s, WS_LOOP_MEASURE, 10, 5, 0);
   cr_expect_not(ws_loop_sampler_progress(&s, 1, 20, 15));
@@ -205,7 +207,7 @@ Test(sampler, window_iterations_close_at_the_look_that_sees_them) {
  * spread. */
 Test(sampler, a_gap_is_priced_from_the_windows_around_it) {
   ws_loop_sampler s;
-  ws_sampling cfg = {0, 3};
+  ws_sampling cfg = {.measure_waves = 0, .measure_rounds = 3};
   ws_loop_sampler_plan(&s, &cfg);
   s.prev = (ws_loop_window){.rounds = 3, .cycle = {0, 100, 200, 300}, .insns = {0, 50, 100, 150}};
   s.win = (ws_loop_window){.rounds = 3, .cycle = {1000, 1090, 1180, 1270}, .insns = {500, 550, 600, 650}};
@@ -275,31 +277,44 @@ Test(sampler, a_short_loop_is_timed_in_full) {
 }
 
 /* Kernels written by hand, on the classroom GPU with their loops sampled:
- * the same answers and instruction counts as unsampled. reduce's
- * grid-stride loop has no barrier and its lanes leave it at different
- * trips (a diverged SIMT stack in every snapshot); sgemm.wsa's k loop has
- * two barriers. */
-static void example_both_ways(const char *name, ws_example_shape shape) {
-  ws_example_check check[2];
-  for (int sampled = 0; sampled < 2; sampled++) {
-    ws_ctx *ctx = ws_ctx_create();
-    ws_gpu_cfg cfg;
-    cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
-    ws_device *dev = NULL;
-    cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-    ws_device_set_sampling(dev, &(ws_sampling){0, sampled ? 3u : 0u});
-    cr_assert_eq(ws_example_run(dev, name, &shape, &check[sampled]), WS_OK, "%s", ws_errmsg(ctx));
-    ws_device_destroy(dev);
-    ws_ctx_destroy(ctx);
-  }
-  cr_expect(check[0].pass && check[1].pass, "%s", name);
-  cr_expect_eq(check[1].max_abs_err, check[0].max_abs_err, "%s: the same answer", name);
-  cr_expect_eq(check[1].stats.warp_insns, check[0].stats.warp_insns, "%s", name);
-  cr_expect(check[1].stats.sampled, "%s: the loop was sampled", name);
-  cr_expect_lt(check[1].stats.timed_warp_insns, check[1].stats.warp_insns, "%s", name);
+ * the same answers and instruction counts as unsampled, and the same
+ * estimate, to the last counter, whether a gap runs on one host thread or
+ * three. reduce's grid-stride loop has no barrier and its lanes leave it
+ * at different trips (a diverged SIMT stack in every snapshot); sgemm.wsa's
+ * k loop has two barriers. */
+static void run_example(const char *name, ws_example_shape shape, uint32_t rounds, uint32_t threads,
+                        ws_example_check *check, uint64_t *dram_bytes) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
+  ws_device *dev = NULL;
+  cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
+  ws_device_set_sampling(dev, &(ws_sampling){.measure_rounds = rounds, .threads = threads});
+  cr_assert_eq(ws_example_run(dev, name, &shape, check), WS_OK, "%s", ws_errmsg(ctx));
+  *dram_bytes = ws_stats_sum(ws_device_stats(dev), "hbm.ch*.bytes_read");
+  ws_device_destroy(dev);
+  ws_ctx_destroy(ctx);
+}
+
+static void example_three_ways(const char *name, ws_example_shape shape) {
+  ws_example_check full, one, three;
+  uint64_t dram_full, dram_one, dram_three;
+  run_example(name, shape, 0, 1, &full, &dram_full);
+  run_example(name, shape, 3, 1, &one, &dram_one);
+  run_example(name, shape, 3, 3, &three, &dram_three);
+  cr_expect(full.pass && one.pass && three.pass, "%s", name);
+  cr_expect_eq(one.max_abs_err, full.max_abs_err, "%s: the same answer", name);
+  cr_expect_eq(one.stats.warp_insns, full.stats.warp_insns, "%s", name);
+  cr_expect(one.stats.sampled, "%s: the loop was sampled", name);
+  cr_expect_lt(one.stats.timed_warp_insns, one.stats.warp_insns, "%s", name);
+  cr_expect_eq(three.max_abs_err, one.max_abs_err, "%s: threads change nothing", name);
+  cr_expect_eq(three.stats.cycles, one.stats.cycles, "%s", name);
+  cr_expect_eq(three.stats.cycles_ci95, one.stats.cycles_ci95, "%s", name);
+  cr_expect_eq(three.stats.timed_warp_insns, one.stats.timed_warp_insns, "%s", name);
+  cr_expect_eq(dram_three, dram_one, "%s: the L2 warmed alike", name);
 }
 
 Test(sampler, hand_written_loops_give_the_same_answers, .timeout = 120) {
-  example_both_ways("reduce", (ws_example_shape){0, 1000000, 0, 7});
-  example_both_ways("sgemm", (ws_example_shape){64, 64, 2048, 7});
+  example_three_ways("reduce", (ws_example_shape){0, 1000000, 0, 7});
+  example_three_ways("sgemm", (ws_example_shape){64, 64, 2048, 7});
 }

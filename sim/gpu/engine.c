@@ -444,35 +444,40 @@ static ws_ffwd_env ffwd_env(ws_engine *e, bool warm) {
                        .user = e};
 }
 
-/* Fast-forwards CTAs [first, first + n) together, one iteration per round,
- * at most `limit` rounds or until a round has to stop (a CTA reached its
- * loop's end), which is undone: every CTA keeps its last iteration to be
- * timed. *done: the rounds made. */
-static ws_status ffwd_rounds(ws_engine *e, uint32_t first, uint32_t n, const ws_ffwd_env *env, uint64_t limit,
-                             uint64_t t, uint64_t *done) {
+/* Fast-forwards one CTA (snapshot in snap) at most `limit` iterations, or
+ * until an iteration has to stop (the loop's end), which is undone with
+ * its counts: the CTA keeps its last iteration to be timed. *done: the
+ * iterations made. With wd, Ctrl-C and the wall-clock limit are polled as
+ * it goes (only the engine's own thread may: the watchdog is shared). */
+static ws_status cta_rounds(const ws_ffwd_env *env, ws_cta *cta, ws_ffwd_snap *snap, uint64_t limit,
+                            ws_watchdog *wd, uint64_t cycle, uint64_t *done) {
   for (*done = 0; *done < limit;) {
-    for (uint32_t k = first; k < first + n; k++) {
-      ws_status st = ws_ffwd_save(e->ctx, e->ffwd_ctas[k], &e->ffwd_snaps[k]);
-      if (st != WS_OK) return st;
-    }
-    ws_launch_stats keep = *e->ls;
-    bool advanced = true;
-    uint32_t k = first;
-    while (k < first + n && advanced) {
-      ws_status st = ws_ffwd_round(env, e->ffwd_ctas[k++], &advanced);
-      if (st != WS_OK) return st;
-    }
+    ws_status st = ws_ffwd_save(env->ctx, cta, snap);
+    ws_launch_stats keep = *env->stats;
+    bool advanced = false;
+    if (st == WS_OK) st = ws_ffwd_round(env, cta, &advanced);
+    if (st != WS_OK) return st;
     if (!advanced) {
-      for (uint32_t j = first; j < k; j++) ws_ffwd_restore(e->ffwd_ctas[j], &e->ffwd_snaps[j]);
-      *e->ls = keep;
+      ws_ffwd_restore(cta, snap);
+      *env->stats = keep;
       return WS_OK;
     }
-    if (++*done % 16 == 0) { /* Ctrl-C and the wall-clock limit still apply */
-      ws_status st = ws_watchdog_poll(e->wd, e->ctx, e->ls, virtual_cycle(e, t));
-      if (st != WS_OK) return st;
-    }
+    if (++*done % 16 == 0 && wd && (st = ws_watchdog_poll(wd, env->ctx, env->stats, cycle)) != WS_OK)
+      return st;
   }
   return WS_OK;
+}
+
+/* The resident CTAs' mean speed (instructions in the loop's windows), and
+ * the highest into *most when not NULL. */
+static double speed_mean(const ws_engine *e, uint32_t n, double *most) {
+  double mean = 0, top = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    mean += (double)e->ffwd_speed[k] / n;
+    if ((double)e->ffwd_speed[k] > top) top = (double)e->ffwd_speed[k];
+  }
+  if (most) *most = top;
+  return mean;
 }
 
 /* ---- a gap on several host threads ---------------------------------------------- */
@@ -522,7 +527,7 @@ static void record_step(void *user, const ws_warp_step *step) {
   step_lines(j->e->cfg, step, record_line, j);
 }
 
-/* ffwd_rounds for one CTA, on the job's own state. */
+/* cta_rounds on the job's own state. */
 static void *run_job(void *arg) {
   gap_job *j = arg;
   ws_engine *e = j->e;
@@ -534,19 +539,7 @@ static void *run_job(void *arg) {
                      .launch_limit = e->wd->budget ? e->wd->budget : UINT64_MAX,
                      .on_step = record_step,
                      .user = j};
-  ws_cta *cta = e->ffwd_ctas[j->k];
-  ws_ffwd_snap *snap = &e->ffwd_snaps[j->k];
-  for (j->done = 0; j->done < j->share; j->done++) {
-    ws_launch_stats keep = j->stats;
-    bool advanced = false;
-    if ((j->st = ws_ffwd_save(j->ctx, cta, snap)) != WS_OK) break;
-    if ((j->st = ws_ffwd_round(&env, cta, &advanced)) != WS_OK) break;
-    if (!advanced) {
-      ws_ffwd_restore(cta, snap);
-      j->stats = keep;
-      break;
-    }
-  }
+  j->st = cta_rounds(&env, e->ffwd_ctas[j->k], &e->ffwd_snaps[j->k], j->share, NULL, 0, &j->done);
   if (j->nomem && j->st == WS_OK)
     j->st = ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "host memory exhausted recording a gap's L2 accesses");
   return NULL;
@@ -618,8 +611,7 @@ static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, u
  * every window of the loop adds to it.
  * *short_of: how many CTAs reached their loop's end before their share. */
 static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t, uint64_t *short_of) {
-  double mean = 0;
-  for (uint32_t k = 0; k < n; k++) mean += (double)e->ffwd_speed[k] / n;
+  double mean = speed_mean(e, n, NULL);
   for (uint32_t k = 0; k < n; k++)
     e->ffwd_share[k] = (uint64_t)llround((double)rounds * (mean > 0 ? (double)e->ffwd_speed[k] / mean : 1.0));
   *short_of = 0;
@@ -629,7 +621,8 @@ static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t,
   ws_ffwd_env env = ffwd_env(e, true);
   for (uint32_t k = 0; k < n; k++) {
     uint64_t done;
-    ws_status st = ffwd_rounds(e, k, 1, &env, e->ffwd_share[k], t, &done);
+    ws_status st = cta_rounds(&env, e->ffwd_ctas[k], &e->ffwd_snaps[k], e->ffwd_share[k], e->wd,
+                              virtual_cycle(e, t), &done);
     if (st != WS_OK) return st;
     *short_of += done < e->ffwd_share[k];
   }
@@ -641,11 +634,7 @@ static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t,
  * (ffwd_gap), so the room shrinks by the fastest one's lead, and the
  * loop's last iterations stay to be timed. */
 static uint64_t gaps_room(const ws_engine *e, uint32_t n, uint64_t left) {
-  double mean = 0, most = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    mean += (double)e->ffwd_speed[k] / n;
-    if ((double)e->ffwd_speed[k] > most) most = (double)e->ffwd_speed[k];
-  }
+  double most, mean = speed_mean(e, n, &most);
   uint64_t room = most > 0 ? (uint64_t)((double)left * mean / most) : left;
   return room > WS_SAMPLER_END_ROUNDS ? room - WS_SAMPLER_END_ROUNDS : 0;
 }
@@ -660,7 +649,8 @@ static ws_status loop_left(ws_engine *e, uint32_t n, uint64_t t, uint64_t *left)
   if (st != WS_OK) return st;
   ws_launch_stats keep = *e->ls;
   ws_ffwd_env env = ffwd_env(e, false);
-  st = ffwd_rounds(e, lead, 1, &env, UINT64_MAX, t, left);
+  st = cta_rounds(&env, e->ffwd_ctas[lead], &e->ffwd_snaps[lead], UINT64_MAX, e->wd, virtual_cycle(e, t),
+                  left);
   ws_ffwd_restore(e->ffwd_ctas[lead], &e->ffwd_origin);
   *e->ls = keep;
   return st;
@@ -725,11 +715,12 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
  * loop was done with; a CTA placed or retired drops an open window or
  * settling (its gap priced from the window before). */
 static ws_status loop_look(ws_engine *e, uint64_t t) {
+  ws_loop_sampler *L = &e->loops;
+  uint64_t changes = e->placements + e->dispatch.retired;
+  if (L->phase == WS_LOOP_IDLE && changes == L->changes) return WS_OK; /* done with these CTAs: no scan */
   ws_sm_ffwd_view v;
   ws_sm_ffwd_view_init(&v);
   for (uint32_t i = 0; i < e->nsms; i++) ws_sm_ffwd_look(e->sms[i], &v);
-  ws_loop_sampler *L = &e->loops;
-  uint64_t changes = e->placements + e->dispatch.retired;
   if (L->phase != WS_LOOP_IDLE && changes != L->changes_at_open) {
     loop_price(e, t, false);
     L->phase = WS_LOOP_IDLE;

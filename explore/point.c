@@ -148,7 +148,7 @@ static ws_status resolve_attn(ws_ctx *ctx, const ws_point *p, resolved *r) {
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention '%s' (expected naive or flash)", attn);
   if (!r->flash_on && (p->br || p->bc))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "br and bc are flash attention's tiles; naive takes none");
-  r->shape = (ws_attngen_shape){p->seq, p->heads, p->dhead};
+  r->shape = (ws_attngen_shape){p->seq, p->heads, p->dhead, 1};
   r->flash = (ws_attngen_flash_cfg){p->br ? p->br : ATTN_DEFAULT_TILE, p->bc ? p->bc : ATTN_DEFAULT_TILE};
   ws_status st = check_attn_shape(ctx, r);
   if (st == WS_OK && r->flash_on) st = ws_attngen_flash_validate(ctx, &r->gpu, p->dhead, &r->flash);

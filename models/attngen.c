@@ -32,14 +32,16 @@
 #define FLASH_FIXED_REGS 32 /* the scalars flash_alloc_scalars hands out: R0..R31 */
 #define ISA_MAX_REGS 255    /* R0..R254 */
 
+static uint32_t batch_of(const ws_attngen_shape *s) { return s->batch ? s->batch : 1; }
+
 static ws_status check_shape(ws_ctx *ctx, const ws_attngen_shape *s) {
-  uint64_t d = (uint64_t)s->heads * s->head_dim;
-  if (!s->tokens || !s->heads || !s->head_dim || (uint64_t)s->tokens * 3 * d > UINT32_MAX ||
-      (uint64_t)s->heads * s->tokens * s->tokens > UINT32_MAX)
+  uint64_t d = (uint64_t)s->heads * s->head_dim, n = batch_of(s);
+  if (!s->tokens || !s->heads || !s->head_dim || n * s->tokens * 3 * d > UINT32_MAX ||
+      n * s->heads * s->tokens * s->tokens > UINT32_MAX)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "attention shape T=%u H=%u dh=%u: each must be at least 1 and T*3*H*dh and H*T*T "
-                       "must fit in 32 bits",
-                       s->tokens, s->heads, s->head_dim);
+                       "attention shape T=%u H=%u dh=%u batch %u: each must be at least 1 and batch*T*3*H*dh "
+                       "and batch*H*T*T must fit in 32 bits",
+                       s->tokens, s->heads, s->head_dim, (uint32_t)n);
   return WS_OK;
 }
 
@@ -60,11 +62,11 @@ ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_a
   uint32_t t16 = (s->tokens + NAIVE_TILE - 1) / NAIVE_TILE;
   *block = (ws_dim3){NAIVE_TILE, NAIVE_TILE, 1};
   switch (stage) {
-  case WS_ATTNGEN_SCORES: *grid = (ws_dim3){t16, t16, s->heads}; return WS_OK;
+  case WS_ATTNGEN_SCORES: *grid = (ws_dim3){t16, t16, batch_of(s) * s->heads}; return WS_OK;
   case WS_ATTNGEN_SOFTMAX:
-    return ws_nngen_rows_geometry(ctx, s->heads * s->tokens, SOFTMAX_WARPS, grid, block);
+    return ws_nngen_rows_geometry(ctx, batch_of(s) * s->heads * s->tokens, SOFTMAX_WARPS, grid, block);
   case WS_ATTNGEN_PV:
-    *grid = (ws_dim3){(s->head_dim + NAIVE_TILE - 1) / NAIVE_TILE, t16, s->heads};
+    *grid = (ws_dim3){(s->head_dim + NAIVE_TILE - 1) / NAIVE_TILE, t16, batch_of(s) * s->heads};
     return WS_OK;
   default: return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
   }
@@ -89,6 +91,16 @@ static ws_status bind_common(ws_ctx *ctx, ws_nngen_kernel *k, const ws_attngen_s
   return st;
 }
 
+/* z = n*H + h of a naive kernel split without a division (attn_scores.wsa):
+ * n = hi32(z * head_magic) + z * head_one, h = z + n * neg_heads. */
+static ws_status bind_heads(ws_ctx *ctx, ws_nngen_kernel *k, const ws_attngen_shape *s) {
+  uint32_t magic = s->heads > 1 ? (uint32_t)((((uint64_t)1 << 32) + s->heads - 1) / s->heads) : 0;
+  ws_status st = ws_nngen_kernel_u32(ctx, k, "head_magic", magic);
+  if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, k, "head_one", s->heads == 1);
+  if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, k, "neg_heads", 0u - s->heads);
+  return st;
+}
+
 static ws_status run_scores(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t scores,
                             ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
@@ -100,6 +112,7 @@ static ws_status run_scores(ws_device *dev, const ws_attngen_shape *s, uint64_t 
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "scores", scores);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "head_dim", s->head_dim);
   if (st == WS_OK) st = ws_nngen_kernel_f32(ctx, &k, "scale", 1.0f / sqrtf((float)s->head_dim));
+  if (st == WS_OK) st = bind_heads(ctx, &k, s);
   if (st == WS_OK) st = ws_attngen_naive_geometry(ctx, s, WS_ATTNGEN_SCORES, &grid, &block);
   if (st == WS_OK) st = ws_nngen_kernel_launch(dev, &k, grid, block, stats);
   ws_nngen_kernel_release(&k);
@@ -117,6 +130,7 @@ static ws_status run_pv(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv,
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "probs", probs);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "out", out);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "head_dim", s->head_dim);
+  if (st == WS_OK) st = bind_heads(ctx, &k, s);
   if (st == WS_OK) st = ws_attngen_naive_geometry(ctx, s, WS_ATTNGEN_PV, &grid, &block);
   if (st == WS_OK) st = ws_nngen_kernel_launch(dev, &k, grid, block, stats);
   ws_nngen_kernel_release(&k);
@@ -131,7 +145,7 @@ ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s, 
   switch (stage) {
   case WS_ATTNGEN_SCORES: return run_scores(dev, s, qkv, scores, stats);
   case WS_ATTNGEN_SOFTMAX:
-    return ws_nngen_softmax_run(dev, s->heads * s->tokens, s->tokens, scores, scores, stats);
+    return ws_nngen_softmax_run(dev, batch_of(s) * s->heads * s->tokens, s->tokens, scores, scores, stats);
   case WS_ATTNGEN_PV: return run_pv(dev, s, qkv, scores, out, stats);
   default: return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention stage %d", (int)stage);
   }
@@ -159,6 +173,7 @@ typedef struct flash_plan {
   uint32_t dh, br, bc;
   uint32_t qs_stride_words; /* Qs rows padded by 4 words: conflict-free LDS.128 of a row per lane */
   uint32_t group;
+  bool batched; /* grid z is the image: QKV and O move on by one image's rows */
   /* scalars */
   ws_kreg tid, tile, head, tokens, dim, stride, qkv, out, i0, qcol, scale, j0, m, l;
   ws_kreg e, trow, quad, mrow, idx, addr, ostage, kcol, vcol, qsoff, left;
@@ -211,8 +226,14 @@ static void flash_alloc(ws_kbuild *k, flash_plan *p) {
 
 /* The plan's numbers; its registers go into `k` (a scratch builder when
  * only the count is wanted). */
-static flash_plan flash_plan_make(ws_kbuild *k, uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
-  flash_plan p = {.dh = head_dim, .br = fc->br, .bc = fc->bc, .qs_stride_words = head_dim + 4, .group = 4};
+static flash_plan flash_plan_make(ws_kbuild *k, uint32_t head_dim, const ws_attngen_flash_cfg *fc,
+                                  bool batched) {
+  flash_plan p = {.dh = head_dim,
+                  .br = fc->br,
+                  .bc = fc->bc,
+                  .qs_stride_words = head_dim + 4,
+                  .group = 4,
+                  .batched = batched};
   while (p.group > 1 && FLASH_FIXED_REGS + 4 + (2 + p.group) * head_dim + fc->bc > ISA_MAX_REGS) p.group /= 2;
   flash_alloc(k, &p);
   return p;
@@ -221,7 +242,7 @@ static flash_plan flash_plan_make(ws_kbuild *k, uint32_t head_dim, const ws_attn
 uint32_t ws_attngen_flash_regs(uint32_t head_dim, const ws_attngen_flash_cfg *fc) {
   ws_kbuild k;
   ws_kbuild_init(&k);
-  uint32_t regs = flash_plan_make(&k, head_dim, fc).regs;
+  uint32_t regs = flash_plan_make(&k, head_dim, fc, false).regs;
   ws_kbuild_free(&k);
   return regs;
 }
@@ -279,7 +300,7 @@ ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s, cons
   ws_status st = check_shape(ctx, s);
   if (st == WS_OK) st = check_flash_code(ctx, s->head_dim, fc);
   if (st != WS_OK) return st;
-  *grid = (ws_dim3){(s->tokens + fc->br - 1) / fc->br, s->heads, 1};
+  *grid = (ws_dim3){(s->tokens + fc->br - 1) / fc->br, s->heads, batch_of(s)};
   *block = (ws_dim3){fc->br, 1, 1};
   return WS_OK;
 }
@@ -308,7 +329,8 @@ static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
                  "// once. S never reaches device memory.");
   ws_kbuild_line(k, "// K or V rows are read %u at a time; q_d is in q+1+d, odd, so not in K[j][d]'s",
                  p->group);
-  ws_kbuild_line(k, "// register bank. Launch: block %u, grid (ceil(T/%u), H).", p->br, p->br);
+  ws_kbuild_line(k, "// register bank. Launch: block %u, grid (ceil(T/%u), H%s).", p->br, p->br,
+                 p->batched ? ", images" : "");
   ws_kbuild_reg_map(k);
   ws_kbuild_line(k, "%s",
                  ".kernel flash_attention\n"
@@ -323,6 +345,18 @@ static void emit_flash_header(ws_kbuild *k, const flash_plan *p) {
   ws_kbuild_line(k, ".shared Vs %u 16                     // [Bc][dh]", p->bc * p->dh * 4);
 }
 
+/* A batch: image n = ctaid.z starts n*T rows further in QKV ([batch*T, 3D])
+ * and in O ([batch*T, D]). The quad registers are free until the first
+ * tile copy. */
+static void emit_flash_image(ws_kbuild *k, const flash_plan *p) {
+  ws_kbuild_ins(k, "S2R %r, SR_CTAID.Z // n: the image", p->e);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // n*T: the image's first row", p->e, p->e, p->tokens);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // its first QKV float", p->trow, p->e, p->stride);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->qkv, p->trow, p->qkv);
+  ws_kbuild_ins(k, "IMUL %r, %r, %r // its first output float", p->trow, p->e, p->dim);
+  ws_kbuild_ins(k, "IMAD.WIDE.U32 %r, %r, 4, %r", p->out, p->trow, p->out);
+}
+
 static void emit_flash_setup(ws_kbuild *k, const flash_plan *p) {
   ws_kbuild_ins(k, "S2R %r, SR_TID.X // r: this thread's row in the Q tile", p->tid);
   ws_kbuild_ins(k, "S2R %r, SR_CTAID.X // which Q tile", p->tile);
@@ -332,6 +366,7 @@ static void emit_flash_setup(ws_kbuild *k, const flash_plan *p) {
   ws_kbuild_ins(k, "IMUL %r, %r, 3 // QKV row stride: 3D floats", p->stride, p->dim);
   ws_kbuild_ins(k, "LDP.64 %r, [qkv]", p->qkv);
   ws_kbuild_ins(k, "LDP.64 %r, [out]", p->out);
+  if (p->batched) emit_flash_image(k, p);
   ws_kbuild_ins(k, "IMUL %r, %r, %u // i0: the tile's first query", p->i0, p->tile, p->br);
   ws_kbuild_ins(k, "IMUL %r, %r, %u // h*dh: the head's Q columns", p->qcol, p->head, p->dh);
   ws_kbuild_ins(k, "IADD %r, %r, %r // its K columns: D + h*dh", p->kcol, p->qcol, p->dim);
@@ -551,19 +586,25 @@ static void emit_flash_loop(ws_kbuild *k, const flash_plan *p) {
   emit_flash_store(k, p);
 }
 
-ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
-                                  const ws_attngen_flash_cfg *fc, char **out) {
+/* The batched text differs only in its setup: its registers are the same. */
+static ws_status flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
+                              const ws_attngen_flash_cfg *fc, bool batched, char **out) {
   *out = NULL;
   ws_status st = ws_attngen_flash_validate(ctx, cfg, head_dim, fc);
   if (st != WS_OK) return st;
   ws_kbuild k;
   ws_kbuild_init(&k);
-  flash_plan p = flash_plan_make(&k, head_dim, fc);
+  flash_plan p = flash_plan_make(&k, head_dim, fc, batched);
   emit_flash_header(&k, &p);
   emit_flash_setup(&k, &p);
   emit_flash_q(&k, &p);
   emit_flash_loop(&k, &p);
   return ws_kbuild_take(ctx, &k, out);
+}
+
+ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
+                                  const ws_attngen_flash_cfg *fc, char **out) {
+  return flash_source(ctx, cfg, head_dim, fc, false, out);
 }
 
 ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
@@ -579,7 +620,7 @@ ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s, const 
         (unsigned long long)qkv, (unsigned long long)out);
   char *src = NULL;
   ws_nngen_kernel k;
-  st = build(ctx, ws_attngen_flash_source(ctx, ws_device_cfg(dev), s->head_dim, fc, &src), &src,
+  st = build(ctx, flash_source(ctx, ws_device_cfg(dev), s->head_dim, fc, batch_of(s) > 1, &src), &src,
              "flash_attention.wsa", &k);
   if (st == WS_OK) st = bind_common(ctx, &k, s, qkv);
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "out", out);

@@ -28,6 +28,9 @@ typedef struct ws_attngen_shape {
   uint32_t tokens;   /* T */
   uint32_t heads;    /* H */
   uint32_t head_dim; /* dh; the model dimension D = H * dh */
+  /* images (0 means 1), attended in one launch: QKV [batch*T, 3D], the
+   * output [batch*T, D], the naive scores [batch*H, T, T] */
+  uint32_t batch;
 } ws_attngen_shape;
 
 typedef struct ws_attngen_flash_cfg {
@@ -52,7 +55,7 @@ ws_status ws_attngen_naive_geometry(ws_ctx *ctx, const ws_attngen_shape *s, ws_a
 /* Runs one stage, so a caller can read the device's counters after each. */
 ws_status ws_attngen_naive_stage_run(ws_device *dev, const ws_attngen_shape *s, ws_attngen_stage stage,
                                      uint64_t qkv, uint64_t scores, uint64_t out, ws_launch_stats *stats);
-/* Runs the three stages; `scores` is a device buffer of H*T*T floats that
+/* Runs the three stages; `scores` is a device buffer of batch*H*T*T floats that
  * ends holding P. stats (may be NULL) receives one entry per stage. */
 ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64_t qkv, uint64_t scores,
                                uint64_t out, ws_launch_stats stats[WS_ATTNGEN_STAGE_COUNT]);
@@ -67,9 +70,12 @@ uint32_t ws_attngen_flash_smem_bytes(uint32_t head_dim, const ws_attngen_flash_c
  * threads per CTA. */
 ws_status ws_attngen_flash_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
                                     const ws_attngen_flash_cfg *fc);
+/* The kernel for one image; ws_attngen_flash_run launches a text with six
+ * more setup instructions (image n = ctaid.z moves QKV and O on by n*T
+ * rows) when the shape has a batch. */
 ws_status ws_attngen_flash_source(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
                                   const ws_attngen_flash_cfg *fc, char **out);
-/* grid (ceil(T / Br), H), block (Br). */
+/* grid (ceil(T / Br), H, batch), block (Br). */
 ws_status ws_attngen_flash_geometry(ws_ctx *ctx, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,
                                     ws_dim3 *grid, ws_dim3 *block);
 ws_status ws_attngen_flash_run(ws_device *dev, const ws_attngen_shape *s, const ws_attngen_flash_cfg *fc,

@@ -415,6 +415,11 @@ ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "patch: need channels, patch >= 1 and the patch size %u dividing the image %ux%u",
                        s->patch, s->height, s->width);
+  uint32_t batch = s->batch ? s->batch : 1;
+  if ((uint64_t)batch * s->channels * s->height * s->width > UINT32_MAX)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "patch: %u images of %ux%ux%u hold more than 2^32 values (32-bit indices)", batch,
+                       s->channels, s->height, s->width);
   char *src = NULL;
   ws_nngen_kernel k;
   ws_status st = build_from(ctx, ws_nngen_patch_source(ctx, &src), &src, "patch.wsa", &k);
@@ -422,7 +427,8 @@ ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint
   if (st == WS_OK) st = ws_nngen_kernel_ptr(ctx, &k, "patches", patches);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "height", s->height);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "width", s->width);
-  ws_dim3 grid = {s->width / s->patch, s->height / s->patch, 1}, block = {s->patch, s->patch, s->channels};
+  ws_dim3 grid = {s->width / s->patch, s->height / s->patch, batch},
+          block = {s->patch, s->patch, s->channels};
   if (st == WS_OK) st = ws_nngen_kernel_launch(dev, &k, grid, block, stats);
   ws_nngen_kernel_release(&k);
   return st;
@@ -522,16 +528,20 @@ ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, 
   return st;
 }
 
-ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x, uint64_t y,
-                                ws_launch_stats *stats) {
+ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim, uint64_t x,
+                                uint64_t y, ws_launch_stats *stats) {
   ws_ctx *ctx = ws_device_ctx(dev);
   ws_status st = check_cols(ctx, "meanpool", tokens, dim);
   if (st != WS_OK) return st;
+  if (!batch || (uint64_t)batch * tokens * dim > UINT32_MAX)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "meanpool: %u images of %u x %u: need at least one and at most 2^32 values in all",
+                       batch, tokens, dim);
   char *src = NULL;
   ws_nngen_kernel k;
   st = build_from(ctx, ws_nngen_meanpool_source(ctx, &src), &src, "meanpool.wsa", &k);
   if (st == WS_OK) st = ws_nngen_kernel_u32(ctx, &k, "tokens", tokens);
-  if (st == WS_OK) st = launch_elems(dev, &k, dim, 1, x, y, stats);
+  if (st == WS_OK) st = launch_elems(dev, &k, dim, batch, x, y, stats);
   ws_nngen_kernel_release(&k);
   return st;
 }

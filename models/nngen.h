@@ -88,6 +88,7 @@ ws_status ws_nngen_elems_geometry(ws_ctx *ctx, uint64_t count, uint32_t batch, u
  * (c, ky, kx), token t = py*(width/patch) + px. */
 typedef struct ws_nngen_patch_shape {
   uint32_t channels, height, width, patch;
+  uint32_t batch; /* images, one after the other in `image` and in `patches` (0 means 1): one launch */
 } ws_nngen_patch_shape;
 
 ws_status ws_nngen_patch_run(ws_device *dev, const ws_nngen_patch_shape *s, uint64_t image, uint64_t patches,
@@ -108,9 +109,10 @@ ws_status ws_nngen_add_run(ws_device *dev, uint32_t count, uint64_t x, uint64_t 
  * a batch of [tokens, dim] blocks; y may alias x. */
 ws_status ws_nngen_add_pos_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim, uint64_t x,
                                uint64_t pos, uint64_t y, ws_launch_stats *stats);
-/* y[d] = mean over t of x[t][d] for x [tokens, dim]. */
-ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t tokens, uint32_t dim, uint64_t x, uint64_t y,
-                                ws_launch_stats *stats);
+/* y[n][d] = mean over t of x[n][t][d] for x [batch, tokens, dim]: one launch,
+ * grid y the image. */
+ws_status ws_nngen_meanpool_run(ws_device *dev, uint32_t batch, uint32_t tokens, uint32_t dim, uint64_t x,
+                                uint64_t y, ws_launch_stats *stats);
 /* For each of `rows` pooled vectors p[r][0..dim): logit[r] = p[r] . w + b[0],
  * prob[r] = 1 / (1 + 2^(-logit * log2 e)). */
 ws_status ws_nngen_head_run(ws_device *dev, uint32_t rows, uint32_t dim, uint64_t pooled, uint64_t w,

@@ -6,7 +6,17 @@
  * with its bias, GELU and residual fused into the epilogue. Activations of
  * the whole batch are stacked row-wise ([batch * 64, width]), so the GEMMs
  * and LayerNorm run once per batch; the per-image kernels (patch
- * extraction, attention, mean-pool) run once per image. */
+ * extraction, attention, mean-pool) take the image from grid z or y, so
+ * they too are one launch per batch.
+ *
+ * A run is one pass of the whole batch, or, with micro-batches, several
+ * passes on several streams: each stream owns a slot (its own activation
+ * buffers), pass p runs on slot p mod streams, and the host issues the
+ * images of the next passes before the current pass's kernels, so their
+ * copies overlap its compute (docs/tinyvit32.md, "Pipelined batches"). The
+ * functional results are computed at issue time, so a slot is only written
+ * again once the pass that used it has been issued in full; the stream's
+ * order makes the timeline wait for it too. */
 #include "models/vitrun.h"
 
 #include <math.h>
@@ -19,6 +29,7 @@
 #define TOKENS WS_TINYVIT_TOKENS
 #define ALIGN_BYTES 256u
 #define MAX_BUFS 16
+#define MAX_SLOTS WS_VITRUN_MAX_STREAMS
 
 typedef struct acts_dev {
   uint64_t img, patches, x, qkv, scores, att, resid, x1, h, y, pooled, logit, prob;
@@ -31,11 +42,18 @@ typedef struct run {
   const ws_vitrun_cfg *cfg;
   const ws_tinyvit_weights *w;
   ws_tinyvit_cfg mc;
-  uint32_t batch, dim;
+  uint32_t batch, dim; /* batch: images of the pass being issued */
+  uint32_t first;      /* its first image */
+  uint32_t pass;       /* its index */
+  ws_runtime_stream stream;
   uint64_t wbase; /* the weights' device allocation */
   uint64_t *woff; /* per tensor (weights table order): byte offset in it */
-  acts_dev a;
-  uint64_t bufs[MAX_BUFS]; /* every activation allocation, freed at the end */
+  acts_dev a;     /* the pass's slot's buffers (x and y swap per block) */
+  acts_dev slot_acts[MAX_SLOTS];
+  ws_runtime_stream streams[MAX_SLOTS];
+  uint32_t nslots, pass_images, npasses;
+  ws_runtime_host host_images, host_probs; /* pinned: every image, every probability */
+  uint64_t bufs[MAX_BUFS * MAX_SLOTS];     /* every activation allocation, freed at the end */
   size_t nbufs;
   ws_tinyvit_acts **ref; /* per image */
   float *host;           /* readback scratch */
@@ -48,6 +66,7 @@ ws_vitrun_cfg ws_vitrun_defaults(void) {
   ws_vitrun_cfg c;
   memset(&c, 0, sizeof c);
   c.batch = 1;
+  c.streams = 1;
   c.attn = WS_VITRUN_ATTN_FLASH;
   c.flash = (ws_attngen_flash_cfg){64, 64};
   /* 64-row GEMMs: 32x32 tiles give the 108 SMs of an A100 more than one
@@ -148,7 +167,7 @@ static size_t act_sizes(const ws_tinyvit_cfg *m, uint32_t batch, uint64_t out[MA
                            rows * WS_TINYVIT_PATCH_DIM,
                            rows * d,
                            rows * 3 * d,
-                           (uint64_t)m->heads * TOKENS * TOKENS,
+                           (uint64_t)batch * m->heads * TOKENS * TOKENS,
                            rows * d,
                            rows * d,
                            rows * d,
@@ -177,18 +196,41 @@ static const struct {
     {"prob", WS_RUNTIME_TENSOR_ACTIVATIONS},
 };
 
-static ws_status alloc_acts(run *r) {
-  uint64_t *const dst[] = {&r->a.img,    &r->a.patches, &r->a.x,   &r->a.qkv, &r->a.scores,
-                           &r->a.att,    &r->a.resid,   &r->a.x1,  &r->a.h,   &r->a.y,
-                           &r->a.pooled, &r->a.logit,   &r->a.prob};
+/* One slot's buffers, sized for a full pass; slot k > 0 names them
+ * "streamK.image" and so on, since every stream has its own. */
+static ws_status alloc_slot(run *r, uint32_t slot) {
+  acts_dev *a = &r->slot_acts[slot];
+  uint64_t *const dst[] = {&a->img, &a->patches, &a->x, &a->qkv,    &a->scores, &a->att, &a->resid,
+                           &a->x1,  &a->h,       &a->y, &a->pooled, &a->logit,  &a->prob};
   uint64_t sizes[MAX_BUFS];
-  size_t n = act_sizes(&r->mc, r->batch, sizes);
+  size_t n = act_sizes(&r->mc, r->pass_images, sizes);
   ws_status st = WS_OK;
   for (size_t i = 0; i < n && st == WS_OK; i++) {
+    char name[WS_RUNTIME_NAME_MAX];
+    if (slot)
+      snprintf(name, sizeof name, "stream%u.%s", (unsigned)r->streams[slot], act_names[i].name);
+    else
+      snprintf(name, sizeof name, "%s", act_names[i].name);
     st = alloc_act(r, sizes[i], dst[i]);
     if (st == WS_OK)
-      st = ws_runtime_name_range(r->rt, *dst[i], sizes[i] * sizeof(float), act_names[i].name,
-                                 act_names[i].tensor);
+      st = ws_runtime_name_range(r->rt, *dst[i], sizes[i] * sizeof(float), name, act_names[i].tensor);
+  }
+  return st;
+}
+
+/* Streams 1.. for slots 1..; each waits for the weights, which stream 0
+ * uploads. */
+static ws_status alloc_acts(run *r) {
+  ws_runtime_event weights_in = 0;
+  ws_status st = WS_OK;
+  if (r->nslots > 1) {
+    st = ws_runtime_event_create(r->rt, &weights_in);
+    if (st == WS_OK) st = ws_runtime_event_record(r->rt, weights_in, 0, "weights in");
+  }
+  for (uint32_t k = 0; k < r->nslots && st == WS_OK; k++) {
+    if (k) st = ws_runtime_stream_create(r->rt, &r->streams[k]);
+    if (k && st == WS_OK) st = ws_runtime_stream_wait_event(r->rt, r->streams[k], weights_in);
+    if (st == WS_OK) st = alloc_slot(r, k);
   }
   return st;
 }
@@ -207,6 +249,7 @@ static ws_vitrun_check *new_check(run *r, const char *layer) {
   ws_vitrun_check *c = &o->checks[o->nchecks++];
   memset(c, 0, sizeof *c);
   snprintf(c->layer, sizeof c->layer, "%s", layer);
+  c->pass_no = r->pass;
   ws_runtime_timeline(r->rt, &c->first_record);
   return c;
 }
@@ -221,7 +264,7 @@ static ws_status compare(run *r, ws_vitrun_check *c, uint64_t p, size_t per_imag
   ws_status st = ws_device_memcpy_dtoh(r->dev, r->host, p, n * sizeof(float));
   if (st != WS_OK) return st;
   for (uint32_t i = 0; i < r->batch; i++) {
-    const float *want = ref(r->ref[i], block), *got = r->host + (size_t)i * per_image;
+    const float *want = ref(r->ref[r->first + i], block), *got = r->host + (size_t)i * per_image;
     for (size_t j = 0; j < per_image; j++) {
       double e = fabs((double)got[j] - want[j]), s = fabs((double)want[j]);
       if (!(e <= c->max_abs_err)) c->max_abs_err = e; /* a NaN sticks */
@@ -263,9 +306,10 @@ static ws_vitrun_reach *new_reach(run *r, const char *layer, uint64_t total) {
   return x;
 }
 
-/* With a pixel followed: the row of `layer`, the `elems` floats at p. */
+/* With a pixel followed: the row of `layer`, the `elems` floats at p. The
+ * pixel is image 0's, so only the first pass can hold it. */
 static ws_status reach(run *r, const char *layer, uint64_t p, uint64_t elems) {
-  if (!r->cfg->follow.on) return WS_OK;
+  if (!r->cfg->follow.on || r->pass) return WS_OK;
   ws_vitrun_reach *x = new_reach(r, layer, elems);
   return x ? ws_device_followed(r->dev, p, elems * sizeof(float), sizeof(float), &x->reached) : WS_ERR_NOMEM;
 }
@@ -308,12 +352,9 @@ static ws_status gemm(run *r, uint64_t a, uint64_t b, uint64_t c, uint32_t n, ui
 }
 
 static ws_status patch_embed(run *r) {
-  const ws_nngen_patch_shape ps = {3, 32, 32, 4};
-  ws_status st = WS_OK;
-  for (uint32_t i = 0; i < r->batch && st == WS_OK; i++)
-    st = ws_nngen_patch_run(r->dev, &ps, r->a.img + (uint64_t)i * WS_TINYVIT_IMAGE_FLOATS * 4,
-                            r->a.patches + (uint64_t)i * TOKENS * WS_TINYVIT_PATCH_DIM * 4, NULL);
-  return st;
+  const ws_nngen_patch_shape ps = {WS_TINYVIT_CHANNELS, WS_TINYVIT_IMAGE_SIZE, WS_TINYVIT_IMAGE_SIZE,
+                                   WS_TINYVIT_PATCH_SIZE, r->batch};
+  return ws_nngen_patch_run(r->dev, &ps, r->a.img, r->a.patches, NULL);
 }
 
 static ws_status embed(run *r) {
@@ -326,41 +367,29 @@ static ws_status embed(run *r) {
 
 /* The naive kernels one stage at a time, so that a followed pixel's reach
  * into S and P (the scores buffer after the first and the second kernel)
- * is counted for image 0. */
-static ws_status naive_attention(run *r, uint32_t b, uint32_t image, uint64_t q, uint64_t o) {
+ * is counted. */
+static ws_status naive_attention(run *r, uint32_t b, const ws_attngen_shape *s) {
   static const char *const stage_names[] = {"scores", "softmax", NULL};
-  const ws_attngen_shape s = {TOKENS, r->mc.heads, r->dim / r->mc.heads};
   ws_status st = WS_OK;
   for (int k = 0; k < WS_ATTNGEN_STAGE_COUNT && st == WS_OK; k++) {
-    st = ws_attngen_naive_stage_run(r->dev, &s, (ws_attngen_stage)k, q, r->a.scores, o, NULL);
-    if (st != WS_OK || image || !stage_names[k]) continue;
+    st = ws_attngen_naive_stage_run(r->dev, s, (ws_attngen_stage)k, r->a.qkv, r->a.scores, r->a.att, NULL);
+    if (st != WS_OK || !stage_names[k]) continue;
     char name[WS_RUNTIME_NAME_MAX];
     snprintf(name, sizeof name, "blocks.%u.attn.%s", b, stage_names[k]);
-    st = reach(r, name, r->a.scores, (uint64_t)s.heads * TOKENS * TOKENS);
+    st = reach(r, name, r->a.scores, (uint64_t)r->batch * s->heads * TOKENS * TOKENS);
   }
   return st;
 }
 
 static ws_status attention(run *r, uint32_t b) {
-  const ws_attngen_shape s = {TOKENS, r->mc.heads, r->dim / r->mc.heads};
-  uint64_t stride_qkv = (uint64_t)TOKENS * 3 * r->dim * 4, stride_att = (uint64_t)TOKENS * r->dim * 4;
-  ws_status st = WS_OK;
-  for (uint32_t i = 0; i < r->batch && st == WS_OK; i++) {
-    uint64_t q = r->a.qkv + i * stride_qkv, o = r->a.att + i * stride_att;
-    if (r->cfg->attn == WS_VITRUN_ATTN_FLASH)
-      st = ws_attngen_flash_run(r->dev, &s, &r->cfg->flash, q, o, NULL);
-    else
-      st = naive_attention(r, b, i, q, o);
-  }
-  return st;
+  const ws_attngen_shape s = {TOKENS, r->mc.heads, r->dim / r->mc.heads, r->batch};
+  if (r->cfg->attn == WS_VITRUN_ATTN_FLASH)
+    return ws_attngen_flash_run(r->dev, &s, &r->cfg->flash, r->a.qkv, r->a.att, NULL);
+  return naive_attention(r, b, &s);
 }
 
 static ws_status pool(run *r) {
-  ws_status st = WS_OK;
-  for (uint32_t i = 0; i < r->batch && st == WS_OK; i++)
-    st = ws_nngen_meanpool_run(r->dev, TOKENS, r->dim, r->a.y + (uint64_t)i * TOKENS * r->dim * 4,
-                               r->a.pooled + (uint64_t)i * r->dim * 4, NULL);
-  return st;
+  return ws_nngen_meanpool_run(r->dev, r->batch, TOKENS, r->dim, r->a.y, r->a.pooled, NULL);
 }
 
 /* Runs one layer in a capture named `layer` on stream 0 and checks the
@@ -371,7 +400,7 @@ static ws_status layer(run *r, const char *name, layer_fn fn, uint32_t block, ui
                        size_t per_image, ref_of ref) {
   ws_vitrun_check *c = new_check(r, name);
   if (!c) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "host memory exhausted recording checks");
-  ws_status st = ws_runtime_capture_begin(r->rt, 0, name);
+  ws_status st = ws_runtime_capture_begin(r->rt, r->stream, name);
   if (st != WS_OK) return st;
   st = fn(r, block);
   ws_runtime_capture_end(r->rt);
@@ -455,12 +484,29 @@ static ws_status block_layers(run *r, uint32_t b) {
 
 /* ---- limits, judged before anything is allocated ------------------------------------- */
 
+uint32_t ws_vitrun_pass_images(const ws_vitrun_cfg *cfg) {
+  if (cfg->micro_batch) return cfg->micro_batch;
+  return cfg->streams > 1 ? 1 : cfg->batch;
+}
+
+uint32_t ws_vitrun_passes(const ws_vitrun_cfg *cfg) {
+  uint32_t b = ws_vitrun_pass_images(cfg);
+  return b ? (uint32_t)(((uint64_t)cfg->batch + b - 1) / b) : 0;
+}
+
+/* Streams that get a pass, each with its own activations. */
+static uint32_t slots_of(const ws_vitrun_cfg *cfg) {
+  uint32_t p = ws_vitrun_passes(cfg), s = cfg->streams ? cfg->streams : 1;
+  return p < s ? (p ? p : 1) : s;
+}
+
 uint64_t ws_vitrun_device_bytes(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *model) {
-  uint64_t sizes[MAX_BUFS], bytes = ws_tinyvit_cfg_param_count(model) * sizeof(float) +
+  uint64_t sizes[MAX_BUFS], slot = 0,
+                            bytes = ws_tinyvit_cfg_param_count(model) * sizeof(float) +
                                     ws_tinyvit_cfg_tensor_count(model) * ALIGN_BYTES;
-  size_t n = act_sizes(model, cfg->batch, sizes);
-  for (size_t i = 0; i < n; i++) bytes += round_up(sizes[i] * sizeof(float));
-  return bytes;
+  size_t n = act_sizes(model, ws_vitrun_pass_images(cfg), sizes);
+  for (size_t i = 0; i < n; i++) slot += round_up(sizes[i] * sizeof(float));
+  return bytes + slots_of(cfg) * slot;
 }
 
 /* The largest batch the GEMMs take, and why: M = 64*batch rows within the
@@ -480,13 +526,26 @@ static uint32_t max_batch(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m, con
   return (uint32_t)(rows / TOKENS);
 }
 
+/* The GEMMs see a pass's images: the whole batch, or a micro-batch. */
 static ws_status check_batch(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m,
                              const ws_gpu_cfg *gpu) {
   char why[160];
-  uint32_t most = max_batch(cfg, m, gpu, why, sizeof why);
-  if (cfg->batch >= 1 && cfg->batch <= most) return WS_OK;
-  return ws_ctx_fail(ctx, WS_ERR_INVALID, "--batch must be 1..%u on %s with these tiles (got %u): %s", most,
-                     gpu->gpu.name, cfg->batch, why);
+  uint32_t most = max_batch(cfg, m, gpu, why, sizeof why), b = ws_vitrun_pass_images(cfg);
+  bool micro = cfg->micro_batch || cfg->streams > 1;
+  if (cfg->streams < 1 || cfg->streams > WS_VITRUN_MAX_STREAMS)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "--streams must be 1..%u (each stream holds its own activations), got %u",
+                       WS_VITRUN_MAX_STREAMS, cfg->streams);
+  if (cfg->batch && cfg->micro_batch > cfg->batch)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "--micro-batch must be 1..%u (the batch), got %u", cfg->batch,
+                       cfg->micro_batch);
+  if (b < 1 || b > most)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "--%s must be 1..%u on %s with these tiles (got %u): %s",
+                       micro ? "micro-batch" : "batch", most, gpu->gpu.name, b, why);
+  if (cfg->batch < 1 || cfg->batch > WS_VITRUN_MAX_IMAGES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "--batch must be 1..%u, got %u", WS_VITRUN_MAX_IMAGES,
+                       cfg->batch);
+  return WS_OK;
 }
 
 /* Puts "PREFIX: <the message on ctx>" on ctx. */
@@ -534,7 +593,7 @@ static ws_status check_memory(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_ti
                        "--batch %u --dim %u --depth %u needs %llu MiB of device memory; %s has %llu MiB",
                        cfg->batch, m->dim, m->depth, (unsigned long long)((dev + mib - 1) / mib),
                        gpu->gpu.name, (unsigned long long)(gpu->gpu.dram_size_bytes / mib));
-  uint64_t staging = (uint64_t)cfg->batch * TOKENS * 3 * m->dim; /* read-back buffer (init_result) */
+  uint64_t staging = (uint64_t)ws_vitrun_pass_images(cfg) * TOKENS * 3 * m->dim; /* read-back (init_result) */
   if (staging < (uint64_t)m->heads * TOKENS * TOKENS) staging = (uint64_t)m->heads * TOKENS * TOKENS;
   uint64_t host = dev + 2 * ws_tinyvit_cfg_param_count(m) * sizeof(float) +
                   ((uint64_t)cfg->batch * ws_tinyvit_acts_floats(m) + staging) * sizeof(float);
@@ -576,48 +635,76 @@ ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tin
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-static ws_status upload_images(run *r, const float *images) {
-  uint64_t bytes = (uint64_t)r->batch * WS_TINYVIT_IMAGE_FLOATS * sizeof(float);
-  ws_runtime_host h;
-  ws_status st = ws_runtime_host_alloc(r->rt, bytes, WS_PCIE_PINNED, &h);
+/* Every image in one pinned host buffer, image 0's followed pixel tagged;
+ * each pass copies its slice. */
+static ws_status stage_images(run *r, const float *images) {
+  uint64_t bytes = (uint64_t)r->cfg->batch * WS_TINYVIT_IMAGE_FLOATS * sizeof(float);
+  ws_status st = ws_runtime_host_alloc(r->rt, bytes, WS_PCIE_PINNED, &r->host_images);
+  if (st == WS_OK)
+    st =
+        ws_runtime_host_alloc(r->rt, (uint64_t)r->cfg->batch * sizeof(float), WS_PCIE_PINNED, &r->host_probs);
   if (st != WS_OK) return st;
-  memcpy(ws_runtime_host_data(r->rt, h), images, bytes);
+  memcpy(ws_runtime_host_data(r->rt, r->host_images), images, bytes);
   const ws_vitrun_follow *f = &r->cfg->follow;
   for (uint32_t c = 0; f->on && c < WS_TINYVIT_CHANNELS && st == WS_OK; c++) {
     uint64_t at = ((uint64_t)c * WS_TINYVIT_IMAGE_SIZE + f->y) * WS_TINYVIT_IMAGE_SIZE + f->x;
     if (f->channel == WS_VITRUN_ALL_CHANNELS || f->channel == c)
-      st = ws_runtime_host_follow(r->rt, h, at * sizeof(float), sizeof(float)); /* image 0's pixel */
+      st = ws_runtime_host_follow(r->rt, r->host_images, at * sizeof(float), sizeof(float));
   }
-  if (st != WS_OK) return st;
-  size_t idx;
-  ws_runtime_timeline(r->rt, &idx);
-  st = ws_runtime_memcpy_htod(r->rt, 0, r->a.img, h, 0, bytes, "image");
-  if (st == WS_OK) r->out->image_start_ns = ws_runtime_timeline(r->rt, &idx)[idx - 1].start_ns;
   return st;
 }
 
-static ws_status read_back(run *r) {
-  uint64_t bytes = (uint64_t)r->batch * sizeof(float);
-  ws_runtime_host h;
-  ws_status st = ws_runtime_host_alloc(r->rt, bytes, WS_PCIE_PINNED, &h);
-  if (st == WS_OK) st = ws_runtime_memcpy_dtoh(r->rt, 0, h, 0, r->a.prob, bytes, "probability");
-  if (st != WS_OK) return st;
+/* A pass's copy name: "image" / "probability" for a one-pass run, else
+ * with the images it carries ("image 3", "images 4-7"). */
+static void copy_name(const run *r, const ws_vitrun_pass *p, const char *one, const char *many, char *buf) {
+  if (r->npasses == 1)
+    snprintf(buf, WS_RUNTIME_NAME_MAX, "%s", one);
+  else if (p->images == 1)
+    snprintf(buf, WS_RUNTIME_NAME_MAX, "%s %u", one, p->first_image);
+  else
+    snprintf(buf, WS_RUNTIME_NAME_MAX, "%s %u-%u", many, p->first_image, p->first_image + p->images - 1);
+}
+
+static const ws_runtime_record *last_record(run *r, size_t *idx) {
   size_t n;
-  r->out->end_ns = ws_runtime_timeline(r->rt, &n)[n - 1].end_ns;
-  memcpy(r->out->prob, ws_runtime_host_data(r->rt, h), bytes);
-  if (r->cfg->follow.on) { /* the probabilities' tags crossed back with them */
-    ws_vitrun_reach *x = new_reach(r, "probability", r->batch);
-    st = x ? ws_runtime_host_followed(r->rt, h, 0, bytes, sizeof(float), &x->reached) : WS_ERR_NOMEM;
+  const ws_runtime_record *recs = ws_runtime_timeline(r->rt, &n);
+  *idx = n - 1;
+  return &recs[n - 1];
+}
+
+static ws_status upload_pass(run *r, uint32_t p) {
+  ws_vitrun_pass *ps = &r->out->passes[p];
+  uint64_t per = (uint64_t)WS_TINYVIT_IMAGE_FLOATS * sizeof(float);
+  char name[WS_RUNTIME_NAME_MAX];
+  copy_name(r, ps, "image", "images", name);
+  ws_status st = ws_runtime_memcpy_htod(r->rt, ps->stream, r->slot_acts[p % r->nslots].img, r->host_images,
+                                        ps->first_image * per, ps->images * per, name);
+  if (st == WS_OK) ps->start_ns = last_record(r, &ps->image_record)->start_ns;
+  return st;
+}
+
+static ws_status read_back(run *r, ws_vitrun_pass *ps) {
+  uint64_t bytes = (uint64_t)ps->images * sizeof(float), at = (uint64_t)ps->first_image * sizeof(float);
+  char name[WS_RUNTIME_NAME_MAX];
+  copy_name(r, ps, "probability", "probabilities", name);
+  ws_status st = ws_runtime_memcpy_dtoh(r->rt, ps->stream, r->host_probs, at, r->a.prob, bytes, name);
+  if (st != WS_OK) return st;
+  ps->end_ns = last_record(r, &ps->prob_record)->end_ns;
+  memcpy(r->out->prob + ps->first_image, (uint8_t *)ws_runtime_host_data(r->rt, r->host_probs) + at, bytes);
+  if (r->cfg->follow.on && !r->pass) { /* the probabilities' tags crossed back with them */
+    ws_vitrun_reach *x = new_reach(r, "probability", ps->images);
+    st = x ? ws_runtime_host_followed(r->rt, r->host_probs, at, bytes, sizeof(float), &x->reached)
+           : WS_ERR_NOMEM;
     if (st != WS_OK) return st;
   }
-  return ws_device_memcpy_dtoh(r->dev, r->out->logit, r->a.logit, bytes);
+  return ws_device_memcpy_dtoh(r->dev, r->out->logit + ps->first_image, r->a.logit, bytes);
 }
 
 static ws_status references(run *r, const float *images) {
-  r->ref = calloc(r->batch, sizeof *r->ref);
+  r->ref = calloc(r->cfg->batch, sizeof *r->ref);
   if (!r->ref) return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "host memory exhausted for the reference");
   ws_status st = WS_OK;
-  for (uint32_t i = 0; i < r->batch && st == WS_OK; i++) {
+  for (uint32_t i = 0; i < r->cfg->batch && st == WS_OK; i++) {
     st = ws_tinyvit_acts_create(r->ctx, &r->mc, &r->ref[i]);
     if (st == WS_OK)
       st = ws_tinyvit_forward(r->ctx, r->w, images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, r->ref[i]);
@@ -632,26 +719,36 @@ static ws_status check_cfg(run *r) {
 
 static ws_status init_result(run *r) {
   ws_vitrun_result *o = r->out;
+  uint32_t n = r->cfg->batch;
   memset(o, 0, sizeof *o);
   o->pass = true;
-  float *f = calloc(4 * (size_t)r->batch, sizeof *f);
-  size_t floats = (size_t)r->batch * TOKENS * 3 * r->dim;
+  float *f = calloc(4 * (size_t)n, sizeof *f);
+  o->passes = calloc(r->npasses, sizeof *o->passes);
+  size_t floats = (size_t)r->pass_images * TOKENS * 3 * r->dim;
   if (floats < (size_t)r->mc.heads * TOKENS * TOKENS) floats = (size_t)r->mc.heads * TOKENS * TOKENS;
   r->host = malloc(floats * sizeof *r->host);
-  if (!f || !r->host) {
+  if (!f || !r->host || !o->passes) {
     free(f);
     return ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "host memory exhausted for the results");
   }
-  o->logit = f, o->prob = f + r->batch, o->ref_logit = f + 2 * r->batch, o->ref_prob = f + 3 * r->batch;
+  o->logit = f, o->prob = f + n, o->ref_logit = f + 2 * n, o->ref_prob = f + 3 * n;
+  o->npasses = r->npasses;
+  for (uint32_t p = 0; p < r->npasses; p++) {
+    ws_vitrun_pass *ps = &o->passes[p];
+    ps->first_image = p * r->pass_images;
+    ps->images = n - ps->first_image < r->pass_images ? n - ps->first_image : r->pass_images;
+  }
   return WS_OK;
 }
 
-static ws_status pipeline(run *r, const float *images) {
-  ws_status st = upload_weights(r);
-  if (st == WS_OK) st = alloc_acts(r);
-  if (st == WS_OK) st = upload_images(r, images);
+/* The layers of pass p on its slot and stream, then its read-back. */
+static ws_status compute_pass(run *r, uint32_t p) {
+  ws_vitrun_pass *ps = &r->out->passes[p];
+  r->pass = p, r->first = ps->first_image, r->batch = ps->images;
+  r->a = r->slot_acts[p % r->nslots];
+  r->stream = ps->stream;
   uint64_t img = (uint64_t)TOKENS * WS_TINYVIT_PATCH_DIM, rows_d = (uint64_t)TOKENS * r->dim;
-  if (st == WS_OK) st = layer(r, "patch", l_patch, 0, r->a.patches, img, ref_patches);
+  ws_status st = layer(r, "patch", l_patch, 0, r->a.patches, img, ref_patches);
   if (st == WS_OK) st = layer(r, "patch_embed", l_embed, 0, r->a.x, rows_d, ref_x0);
   for (uint32_t b = 0; b < r->mc.depth && st == WS_OK; b++) st = block_layers(r, b);
   if (st == WS_OK) st = layer(r, "pool", l_pool, 0, r->a.pooled, r->dim, ref_pooled);
@@ -661,7 +758,32 @@ static ws_status pipeline(run *r, const float *images) {
     st = compare(r, c, r->a.prob, 1, ref_prob, 0);
     finish_check(r, c);
   }
-  if (st == WS_OK) st = read_back(r);
+  if (st == WS_OK) st = read_back(r, ps);
+  return st;
+}
+
+/* One stream: each pass's copy just before its kernels. More: the images of
+ * the passes the other streams will run next are issued before this pass's
+ * kernels, so their H2D overlaps its compute; pass q's slot was last used by
+ * pass q - streams, already issued in full. */
+static ws_status pipeline(run *r) {
+  ws_status st = upload_weights(r);
+  if (st == WS_OK) st = alloc_acts(r);
+  for (uint32_t p = 0; p < r->npasses && st == WS_OK; p++)
+    r->out->passes[p].stream = r->streams[p % r->nslots];
+  uint32_t uploaded = 0;
+  for (uint32_t p = 0; p < r->npasses && st == WS_OK; p++) {
+    uint32_t ahead = p + r->nslots;
+    if (ahead > r->npasses) ahead = r->npasses;
+    for (; uploaded < ahead && st == WS_OK; uploaded++) st = upload_pass(r, uploaded);
+    if (st == WS_OK) st = compute_pass(r, p);
+  }
+  if (st == WS_OK) {
+    r->out->image_start_ns = r->out->passes[0].start_ns;
+    for (uint32_t p = 0; p < r->npasses; p++)
+      if (r->out->passes[p].end_ns > r->out->end_ns) r->out->end_ns = r->out->passes[p].end_ns;
+    r->out->peak_device_bytes = ws_device_peak_allocated_bytes(r->dev);
+  }
   return st;
 }
 
@@ -669,7 +791,7 @@ static void release(run *r) {
   if (r->cfg->follow.on && !r->was_following) ws_device_set_follow(r->dev, false);
   for (size_t i = 0; i < r->nbufs; i++) ws_runtime_free(r->rt, r->bufs[i]);
   if (r->wbase) ws_runtime_free(r->rt, r->wbase);
-  for (uint32_t i = 0; r->ref && i < r->batch; i++) ws_tinyvit_acts_destroy(r->ref[i]);
+  for (uint32_t i = 0; r->ref && i < r->cfg->batch; i++) ws_tinyvit_acts_destroy(r->ref[i]);
   free(r->ref);
   free(r->woff);
   free(r->host);
@@ -685,18 +807,55 @@ ws_status ws_vitrun_run(ws_runtime *rt, const ws_tinyvit_weights *w, const float
   r.cfg = cfg;
   r.w = w;
   r.mc = ws_tinyvit_weights_cfg(w);
-  r.batch = cfg->batch;
   r.dim = r.mc.dim;
   r.out = out;
   memset(out, 0, sizeof *out);
   ws_status st = check_cfg(&r);
+  r.pass_images = ws_vitrun_pass_images(cfg);
+  r.npasses = ws_vitrun_passes(cfg);
+  r.nslots = slots_of(cfg);
+  r.batch = r.pass_images;
   r.was_following = ws_device_following(r.dev);
   if (st == WS_OK && cfg->follow.on) ws_device_set_follow(r.dev, true);
   if (st == WS_OK) st = init_result(&r);
   if (st == WS_OK) st = references(&r, images);
-  if (st == WS_OK) st = pipeline(&r, images);
+  if (st == WS_OK) st = stage_images(&r, images);
+  if (st == WS_OK) st = pipeline(&r);
   release(&r);
   return st;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Nearest rank: the ceil(pct/100 * n)-th smallest. */
+static uint64_t percentile(const uint64_t *sorted, uint32_t n, uint32_t pct) {
+  uint64_t rank = ((uint64_t)pct * n + 99) / 100;
+  return sorted[rank ? rank - 1 : 0];
+}
+
+bool ws_vitrun_serving_of(const ws_vitrun_result *r, ws_vitrun_serving *out) {
+  memset(out, 0, sizeof *out);
+  uint32_t n = 0;
+  for (uint32_t p = 0; p < r->npasses; p++) n += r->passes[p].images;
+  if (!n) return true;
+  uint64_t *lat = malloc(n * sizeof *lat);
+  if (!lat) return false;
+  uint32_t k = 0;
+  for (uint32_t p = 0; p < r->npasses; p++)
+    for (uint32_t i = 0; i < r->passes[p].images; i++) lat[k++] = r->passes[p].end_ns - r->passes[p].start_ns;
+  qsort(lat, n, sizeof *lat, cmp_u64);
+  out->images = n;
+  out->passes = r->npasses;
+  out->makespan_ns = r->end_ns - r->image_start_ns;
+  out->images_per_s = out->makespan_ns ? n / (out->makespan_ns * 1e-9) : 0;
+  out->p50_ns = percentile(lat, n, 50);
+  out->p99_ns = percentile(lat, n, 99);
+  out->max_ns = lat[n - 1];
+  free(lat);
+  return true;
 }
 
 void ws_vitrun_result_free(ws_vitrun_result *r) {
@@ -704,5 +863,6 @@ void ws_vitrun_result_free(ws_vitrun_result *r) {
   free(r->checks);
   free(r->reach);
   free(r->logit); /* prob, ref_logit and ref_prob share its allocation */
+  free(r->passes);
   memset(r, 0, sizeof *r);
 }

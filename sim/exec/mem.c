@@ -36,6 +36,7 @@ typedef struct alloc_rec {
 struct ws_mem {
   uint64_t capacity_bytes;
   uint64_t allocated_bytes;
+  uint64_t peak_allocated_bytes; /* the most allocated_bytes has been */
   uint64_t resident_pages;
   uint64_t next_base;
   alloc_rec *recs;
@@ -115,6 +116,7 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
   uint64_t span = (size_bytes + ALIGN_BYTES - 1) & ~(ALIGN_BYTES - 1);
   mem->next_base = r->base + span + GUARD_BYTES;
   mem->allocated_bytes += size_bytes;
+  if (mem->allocated_bytes > mem->peak_allocated_bytes) mem->peak_allocated_bytes = mem->allocated_bytes;
   *addr = r->base;
   return WS_OK;
 }
@@ -351,6 +353,8 @@ ws_status ws_mem_fill(ws_mem *mem, ws_ctx *ctx, uint64_t dst, uint8_t value, uin
 }
 
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem) { return mem->allocated_bytes; }
+
+uint64_t ws_mem_peak_allocated_bytes(const ws_mem *mem) { return mem->peak_allocated_bytes; }
 
 uint64_t ws_mem_resident_bytes(const ws_mem *mem) { return mem->resident_pages * PAGE_BYTES; }
 

@@ -69,7 +69,9 @@ bool ws_mem_find_uninit(ws_mem *mem, uint64_t addr, uint64_t size_bytes, uint64_
 ws_status ws_mem_check_range(ws_mem *mem, ws_ctx *ctx, const char *what, uint64_t addr, uint64_t size_bytes);
 
 uint64_t ws_mem_allocated_bytes(const ws_mem *mem); /* live allocations */
-uint64_t ws_mem_resident_bytes(const ws_mem *mem);  /* touched pages */
+/* The most the live allocations have held at once since the memory was made. */
+uint64_t ws_mem_peak_allocated_bytes(const ws_mem *mem);
+uint64_t ws_mem_resident_bytes(const ws_mem *mem); /* touched pages */
 const char *ws_mem_fault_name(ws_mem_fault f);
 /* Why an access at addr failed with f, for fault reports: e.g. "address was
  * freed (it lay in the 4096-byte allocation at 0x...)". Writes into buf. */

@@ -96,6 +96,12 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
 
 ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
 
+uint64_t ws_device_allocated_bytes(const ws_device *dev) { return ws_mem_allocated_bytes(dev->mem); }
+
+uint64_t ws_device_peak_allocated_bytes(const ws_device *dev) {
+  return ws_mem_peak_allocated_bytes(dev->mem);
+}
+
 ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr, uint64_t size_bytes) {
   return ws_mem_check_range(dev->mem, dev->ctx, what, dptr, size_bytes);
 }

@@ -78,6 +78,10 @@ const ws_stats *ws_device_stats(const ws_device *dev);
 
 ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_device_free(ws_device *dev, uint64_t dptr);
+/* Device memory the live allocations hold now, and the most they have held
+ * at once since the device was created (what a run's peak memory is). */
+uint64_t ws_device_allocated_bytes(const ws_device *dev);
+uint64_t ws_device_peak_allocated_bytes(const ws_device *dev);
 /* WS_OK when [dptr, dptr+size) lies inside one live allocation; otherwise
  * WS_ERR_INVALID with "WHAT of N bytes at ADDR: why" on the context. */
 ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr, uint64_t size_bytes);

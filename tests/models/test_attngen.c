@@ -88,7 +88,7 @@ static void reference_row(problem *pr, uint32_t h, uint32_t i, double *s) {
 }
 
 static problem problem_make(uint32_t tokens, uint32_t heads, uint32_t head_dim, uint64_t seed) {
-  problem pr = {.s = {tokens, heads, head_dim}, .dim = heads * head_dim};
+  problem pr = {.s = {tokens, heads, head_dim, 1}, .dim = heads * head_dim};
   size_t n = (size_t)tokens * 3 * pr.dim, no = (size_t)tokens * pr.dim, np = (size_t)heads * tokens * tokens;
   pr.qkv = malloc(n * sizeof *pr.qkv);
   pr.ref = malloc(no * sizeof *pr.ref);
@@ -216,7 +216,7 @@ Test(attngen, identical_keys_give_the_mean_of_values, .init = setup, .fini = tea
     }
   uint64_t dq = dev_alloc(T * 3 * D), dout = dev_alloc(T * D);
   cr_assert_eq(ws_device_memcpy_htod(dev, dq, qkv, sizeof qkv), WS_OK);
-  ws_attngen_shape s = {T, H, DH};
+  ws_attngen_shape s = {T, H, DH, 1};
   ws_attngen_flash_cfg fc = {32, 16};
   cr_assert_eq(ws_attngen_flash_run(dev, &s, &fc, dq, dout, NULL), WS_OK, "%s", ws_errmsg(ctx));
   float *o = download(dout, T * D);
@@ -236,6 +236,53 @@ Test(attngen, identical_keys_give_the_mean_of_values, .init = setup, .fini = tea
     cr_expect(strstr(ws_errmsg(ctx), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call,                \
               ws_errmsg(ctx), (needle));                                                                     \
   } while (0)
+
+/* One launch over a batch computes each image exactly as a launch of its
+ * own does (same instructions per value, same order): the batched outputs
+ * equal the single-image outputs bit for bit, for both kernels, with one
+ * head (the split of z = n*H + h without a magic number) and with three (a
+ * divisor that is not a power of two). */
+static void check_batch(uint32_t tokens, uint32_t heads, uint32_t head_dim, uint32_t batch) {
+  enum { MAXB = 4 };
+  cr_assert(batch <= MAXB);
+  problem pr[MAXB];
+  size_t n = (size_t)tokens * 3 * heads * head_dim, no = (size_t)tokens * heads * head_dim;
+  size_t np = (size_t)heads * tokens * tokens;
+  uint64_t d_qkv = dev_alloc(n * batch), d_out = dev_alloc(no * batch), d_scores = dev_alloc(np * batch);
+  float *want_naive[MAXB], *want_flash[MAXB];
+  ws_attngen_flash_cfg fc = {32, 16};
+  for (uint32_t b = 0; b < batch; b++) {
+    pr[b] = problem_make(tokens, heads, head_dim, 77 + b);
+    cr_assert_eq(ws_device_memcpy_htod(dev, d_qkv + b * n * 4, pr[b].qkv, n * 4), WS_OK);
+    want_naive[b] = run_naive(&pr[b], NULL);
+    want_flash[b] = run_flash(&pr[b], fc.br, fc.bc, NULL);
+  }
+  ws_attngen_shape s = {tokens, heads, head_dim, batch};
+  ws_launch_stats st[WS_ATTNGEN_STAGE_COUNT], fs;
+  cr_assert_eq(ws_attngen_naive_run(dev, &s, d_qkv, d_scores, d_out, st), WS_OK, "%s", ws_errmsg(ctx));
+  float *naive = download(d_out, no * batch);
+  cr_assert_eq(ws_attngen_flash_run(dev, &s, &fc, d_qkv, d_out, &fs), WS_OK, "%s", ws_errmsg(ctx));
+  float *flash = download(d_out, no * batch);
+  for (uint32_t b = 0; b < batch; b++) {
+    cr_expect_eq(memcmp(naive + b * no, want_naive[b], no * 4), 0, "naive H=%u image %u of %u", heads, b,
+                 batch);
+    cr_expect_eq(memcmp(flash + b * no, want_flash[b], no * 4), 0, "flash H=%u image %u of %u", heads, b,
+                 batch);
+    free(want_naive[b]), free(want_flash[b]);
+    problem_free(&pr[b]);
+  }
+  uint32_t t16 = (tokens + 15) / 16;
+  cr_expect_eq(st[WS_ATTNGEN_SCORES].ctas, (uint64_t)t16 * t16 * heads * batch, "one scores launch");
+  cr_expect_eq(fs.ctas, (uint64_t)(tokens + fc.br - 1) / fc.br * heads * batch, "one flash launch");
+  free(naive), free(flash);
+  ws_device_free(dev, d_qkv), ws_device_free(dev, d_out), ws_device_free(dev, d_scores);
+}
+
+Test(attngen, batch_is_one_launch_and_equals_single_images, .init = setup, .fini = teardown) {
+  check_batch(50, 3, 8, 3);
+  check_batch(33, 1, 16, 4);
+  check_batch(64, 4, 16, 2);
+}
 
 Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .fini = teardown) {
   static const struct {
@@ -282,24 +329,28 @@ Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .
 Test(attngen, invalid_shapes_are_refused, .init = setup, .fini = teardown) {
   ws_dim3 g, b;
   ws_attngen_flash_cfg fc = {64, 64};
-  EXPECT_REFUSED(ws_attngen_naive_run(dev, &(ws_attngen_shape){0, 4, 16}, 0, 0, 0, NULL), WS_ERR_INVALID,
+  EXPECT_REFUSED(ws_attngen_naive_run(dev, &(ws_attngen_shape){0, 4, 16, 1}, 0, 0, 0, NULL), WS_ERR_INVALID,
                  "attention shape T=0 H=4 dh=16");
-  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 0, 16}, &fc, 0, 0, NULL), WS_ERR_INVALID,
-                 "each must be at least 1");
-  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 6}, &fc, 0, 0, NULL), WS_ERR_INVALID,
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 0, 16, 1}, &fc, 0, 0, NULL),
+                 WS_ERR_INVALID, "each must be at least 1");
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 6, 1}, &fc, 0, 0, NULL), WS_ERR_INVALID,
                  "power of two");
-  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 16}, &fc, 0x1004, 0x2000, NULL),
+  EXPECT_REFUSED(ws_attngen_flash_run(dev, &(ws_attngen_shape){64, 4, 16, 1}, &fc, 0x1004, 0x2000, NULL),
                  WS_ERR_INVALID, "must be 16-byte aligned");
-  EXPECT_REFUSED(ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){65536, 2, 8}, WS_ATTNGEN_SCORES, &g, &b),
-                 WS_ERR_INVALID, "must fit in 32 bits");
   EXPECT_REFUSED(
-      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){64, 4, 16}, WS_ATTNGEN_STAGE_COUNT, &g, &b),
+      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){65536, 2, 8, 1}, WS_ATTNGEN_SCORES, &g, &b),
+      WS_ERR_INVALID, "must fit in 32 bits");
+  EXPECT_REFUSED(
+      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){1024, 16, 8, 512}, WS_ATTNGEN_SCORES, &g, &b),
+      WS_ERR_INVALID, "batch 512");
+  EXPECT_REFUSED(
+      ws_attngen_naive_geometry(ctx, &(ws_attngen_shape){64, 4, 16, 1}, WS_ATTNGEN_STAGE_COUNT, &g, &b),
       WS_ERR_INVALID, "unknown attention stage");
 }
 
 Test(attngen, geometry, .init = setup, .fini = teardown) {
   ws_dim3 g, b;
-  ws_attngen_shape s = {50, 4, 8};
+  ws_attngen_shape s = {50, 4, 8, 1};
   cr_assert_eq(ws_attngen_flash_geometry(ctx, &s, &(ws_attngen_flash_cfg){32, 16}, &g, &b), WS_OK);
   cr_expect(g.x == 2 && g.y == 4 && g.z == 1 && b.x == 32 && b.y == 1, "flash grid (%u,%u) block %u", g.x,
             g.y, b.x);

@@ -73,35 +73,42 @@ static void expect_close(const char *what, const float *got, const double *ref, 
 
 /* ---- patch extraction -------------------------------------------------------- */
 
-static void check_patch(uint32_t c, uint32_t h, uint32_t w, uint32_t p) {
+static void check_patch(uint32_t c, uint32_t h, uint32_t w, uint32_t p, uint32_t batch) {
   size_t n = (size_t)c * h * w;
-  float *img = random_floats(n, -1, 1, 11 + p);
-  uint64_t dimg = upload(img, n), dout = upload(NULL, n);
-  ws_nngen_patch_shape s = {c, h, w, p};
+  float *img = random_floats(n * batch, -1, 1, 11 + p);
+  uint64_t dimg = upload(img, n * batch), dout = upload(NULL, n * batch);
+  ws_nngen_patch_shape s = {c, h, w, p, batch};
   ws_launch_stats ls;
   cr_assert_eq(ws_nngen_patch_run(dev, &s, dimg, dout, &ls), WS_OK, "%s", ws_errmsg(ctx));
-  float *got = download(dout, n);
+  float *got = download(dout, n * batch);
   size_t bad = 0;
   uint32_t nx = w / p, row = c * p * p;
-  for (uint32_t py = 0; py < h / p; py++)
-    for (uint32_t px = 0; px < nx; px++)
-      for (uint32_t ch = 0; ch < c; ch++)
-        for (uint32_t ky = 0; ky < p; ky++)
-          for (uint32_t kx = 0; kx < p; kx++) {
-            float want = img[((size_t)ch * h + py * p + ky) * w + px * p + kx];
-            size_t at = (size_t)(py * nx + px) * row + (ch * p + ky) * p + kx;
-            bad += memcmp(&got[at], &want, 4) != 0;
-          }
-  cr_expect_eq(bad, 0, "patch %ux%ux%u P=%u: %zu values misplaced", c, h, w, p, bad);
-  cr_expect_eq(ls.ctas, (uint64_t)(h / p) * nx);
+  for (uint32_t b = 0; b < batch; b++)
+    for (uint32_t py = 0; py < h / p; py++)
+      for (uint32_t px = 0; px < nx; px++)
+        for (uint32_t ch = 0; ch < c; ch++)
+          for (uint32_t ky = 0; ky < p; ky++)
+            for (uint32_t kx = 0; kx < p; kx++) {
+              float want = img[b * n + ((size_t)ch * h + py * p + ky) * w + px * p + kx];
+              size_t at = b * n + (size_t)(py * nx + px) * row + (ch * p + ky) * p + kx;
+              bad += memcmp(&got[at], &want, 4) != 0;
+            }
+  cr_expect_eq(bad, 0, "patch %ux%ux%u P=%u x%u: %zu values misplaced", c, h, w, p, batch, bad);
+  cr_expect_eq(ls.ctas, (uint64_t)(h / p) * nx * batch);
   free(img);
   free(got);
 }
 
 Test(nngen, patch_tinyvit_and_general_shapes, .init = setup, .fini = teardown) {
-  check_patch(3, 32, 32, 4); /* TinyViT32: 64 tokens of 48 */
-  check_patch(2, 12, 8, 2);  /* non-square image, other channel count */
-  check_patch(1, 5, 5, 5);   /* one token */
+  check_patch(3, 32, 32, 4, 1); /* TinyViT32: 64 tokens of 48 */
+  check_patch(2, 12, 8, 2, 1);  /* non-square image, other channel count */
+  check_patch(1, 5, 5, 5, 1);   /* one token */
+}
+
+/* One launch over a batch: image b's patches are the rows after image b-1's. */
+Test(nngen, patch_batch_is_one_launch_per_batch, .init = setup, .fini = teardown) {
+  check_patch(3, 32, 32, 4, 3);
+  check_patch(2, 12, 8, 2, 5);
 }
 
 /* ---- LayerNorm and add+LayerNorm ------------------------------------------------ */
@@ -276,28 +283,35 @@ Test(nngen, add_positions_broadcasts_over_batch, .init = setup, .fini = teardown
 /* ---- mean-pool, head ---------------------------------------------------------------------- */
 
 /* T-term sum, RCP of T, multiply: (T + 3) u sum|x| / T. */
-static void check_meanpool(uint32_t tokens, uint32_t dim) {
-  size_t n = (size_t)tokens * dim;
-  float *x = random_floats(n, -1, 1, 71);
-  uint64_t dx = upload(x, n), dy = upload(NULL, dim);
-  cr_assert_eq(ws_nngen_meanpool_run(dev, tokens, dim, dx, dy, NULL), WS_OK, "%s", ws_errmsg(ctx));
-  float *got = download(dy, dim);
-  double *ref = calloc(dim, sizeof *ref), *bound = calloc(dim, sizeof *bound);
-  for (uint32_t t = 0; t < tokens; t++)
-    for (uint32_t d = 0; d < dim; d++)
-      ref[d] += x[(size_t)t * dim + d], bound[d] += fabs(x[(size_t)t * dim + d]);
-  for (uint32_t d = 0; d < dim; d++) {
-    ref[d] /= tokens;
-    bound[d] = 2.0 * (tokens + 3) * U * bound[d] / tokens;
+static void check_meanpool(uint32_t batch, uint32_t tokens, uint32_t dim) {
+  size_t n = (size_t)tokens * dim, out = (size_t)batch * dim;
+  float *x = random_floats(n * batch, -1, 1, 71);
+  uint64_t dx = upload(x, n * batch), dy = upload(NULL, out);
+  ws_launch_stats ls;
+  cr_assert_eq(ws_nngen_meanpool_run(dev, batch, tokens, dim, dx, dy, &ls), WS_OK, "%s", ws_errmsg(ctx));
+  float *got = download(dy, out);
+  double *ref = calloc(out, sizeof *ref), *bound = calloc(out, sizeof *bound);
+  for (uint32_t b = 0; b < batch; b++)
+    for (uint32_t t = 0; t < tokens; t++)
+      for (uint32_t d = 0; d < dim; d++) {
+        float v = x[b * n + (size_t)t * dim + d];
+        ref[(size_t)b * dim + d] += v, bound[(size_t)b * dim + d] += fabs(v);
+      }
+  for (size_t i = 0; i < out; i++) {
+    ref[i] /= tokens;
+    bound[i] = 2.0 * (tokens + 3) * U * bound[i] / tokens;
   }
-  expect_close("meanpool", got, ref, bound, dim);
+  expect_close("meanpool", got, ref, bound, out);
+  cr_expect_eq(ls.ctas, (uint64_t)(dim + 255) / 256 * batch, "one launch: a row of CTAs per image");
   free(x), free(got), free(ref), free(bound);
 }
 
 Test(nngen, meanpool_matches_double_reference, .init = setup, .fini = teardown) {
-  check_meanpool(64, 64);
-  check_meanpool(50, 300); /* two CTAs of columns, partial */
-  check_meanpool(1, 3);
+  check_meanpool(1, 64, 64);
+  check_meanpool(1, 50, 300); /* two CTAs of columns, partial */
+  check_meanpool(1, 1, 3);
+  check_meanpool(4, 64, 64); /* a batch: grid y is the image */
+  check_meanpool(3, 50, 300);
 }
 
 /* logit: a dim-term dot product plus b: (dim + 1) u (sum|p w| + |b|).
@@ -353,10 +367,12 @@ Test(nngen, invalid_parameters_are_refused_with_reason, .init = setup, .fini = t
   EXPECT_REFUSED(ws_nngen_gelu_source(ctx, 0, &src), WS_ERR_INVALID, "got 0");
   EXPECT_REFUSED(ws_nngen_rows_geometry(ctx, 0, 4, &g, &b), WS_ERR_INVALID, "rows must be at least 1");
   EXPECT_REFUSED(ws_nngen_elems_geometry(ctx, 0, 1, 256, &g, &b), WS_ERR_INVALID, "element count must be");
-  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 32, 32, 5}, 0, 0, NULL), WS_ERR_INVALID,
-                 "patch size 5 dividing the image 32x32");
-  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){65, 32, 32, 4}, 0, 0, NULL), WS_ERR_LIMIT,
+  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 32, 32, 5, 1}, 0, 0, NULL),
+                 WS_ERR_INVALID, "patch size 5 dividing the image 32x32");
+  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){65, 32, 32, 4, 1}, 0, 0, NULL), WS_ERR_LIMIT,
                  "1040 threads");
+  EXPECT_REFUSED(ws_nngen_patch_run(dev, &(ws_nngen_patch_shape){3, 1024, 1024, 4, 1366}, 0, 0, NULL),
+                 WS_ERR_LIMIT, "more than 2^32 values");
   EXPECT_REFUSED(ws_nngen_layernorm_run(dev, WS_NNGEN_NORM_PLAIN, 4, 0, 0, 0, 0, 0, 0, NULL), WS_ERR_INVALID,
                  "rows and cols must be at least 1");
   EXPECT_REFUSED(ws_nngen_add_pos_run(dev, 1, 0, 64, 0, 0, 0, NULL), WS_ERR_INVALID, "batch*tokens*dim");
@@ -466,7 +482,7 @@ Test(nngen, timing_runs_on_classroom_are_correct_and_deterministic, .init = setu
   expect_close("layernorm (timing)", got, ref, bound, T * D);
   uint64_t dpool = upload(NULL, D);
   ws_launch_stats lp;
-  cr_assert_eq(ws_nngen_meanpool_run(dev, T, D, dy, dpool, &lp), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_nngen_meanpool_run(dev, 1, T, D, dy, dpool, &lp), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_gt(lp.cycles, 0);
   cr_expect_eq(lp.ctas, 1);
   free(x), free(w), free(b), free(got);

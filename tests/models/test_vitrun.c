@@ -183,6 +183,154 @@ Test(vitrun, deeper_narrower_model_and_a_batch) {
   teardown(&f);
 }
 
+/* ---- pipelined batches ------------------------------------------------------------------ */
+
+/* Micro-batches on several streams: every pass is checked against its own
+ * images' reference, pass p runs on the p mod S-th stream, and the batched
+ * per-image kernels make one launch per layer per pass. */
+Test(vitrun, passes_on_streams_match_openblas) {
+  fixture f;
+  const ws_tinyvit_cfg mc = {32, 2, 1};
+  setup(&f, "classroom", mc, 5);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = 5;
+  c.streams = 2;
+  c.micro_batch = 2;
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  expect_pass(&f, &c, "5 images, passes of 2, 2 streams");
+  cr_assert_eq(f.res.npasses, 3);
+  cr_expect_eq(f.res.nchecks, 3 * (2 + 6 + 2), "every layer of every pass checked");
+  uint32_t images[] = {2, 2, 1};
+  for (uint32_t p = 0; p < 3; p++) {
+    cr_expect_eq(f.res.passes[p].first_image, 2 * p);
+    cr_expect_eq(f.res.passes[p].images, images[p]);
+    cr_expect_eq(f.res.passes[p].stream, f.res.passes[p % 2].stream);
+  }
+  cr_expect_neq(f.res.passes[0].stream, f.res.passes[1].stream);
+  size_t n;
+  const ws_runtime_record *r = ws_runtime_timeline(f.rt, &n);
+  cr_expect_str_eq(r[f.res.passes[1].image_record].name, "images 2-3");
+  cr_expect_str_eq(r[f.res.passes[2].prob_record].name, "probability 4");
+  size_t kernels = 0;
+  for (size_t i = 0; i < n; i++) kernels += r[i].kind == WS_RUNTIME_OP_KERNEL;
+  /* patch, embed GEMM + positions, qkv, scores + softmax + PV, proj, norm1, fc1, fc2, pool, head */
+  cr_expect_eq(kernels, 3 * 13, "one launch per kernel per pass, whatever the pass's images");
+  teardown(&f);
+}
+
+/* Record durations, summed over one kind. */
+static uint64_t sum_ns(const ws_runtime_record *r, size_t n, ws_runtime_op kind) {
+  uint64_t t = 0;
+  for (size_t i = 0; i < n; i++)
+    if (r[i].kind == kind && strcmp(r[i].name, "weights") != 0) t += r[i].end_ns - r[i].start_ns;
+  return t;
+}
+
+/* The overlap, from first principles. On one stream, passes of one image
+ * serialize: the makespan is every copy and every kernel end to end. On two
+ * streams, when a pass's kernels take longer than the next image's H2D and
+ * the previous probability's D2H (true here: tens of microseconds of
+ * kernels against about ten per copy), every copy but the first H2D and the
+ * last D2H hides under compute, and the makespan is the first H2D, all the
+ * kernels, and the last D2H. The saving is the hidden copies (and whatever
+ * the kernels' own times differ by, their L2 seeing other buffers). */
+Test(vitrun, overlap_saves_what_copy_and_compute_times_predict) {
+  enum { N = 4 };
+  fixture f;
+  setup(&f, "a100", tiny, N);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = N;
+  c.micro_batch = 1;
+  uint64_t span[2], kern[2], h2d[2], d2h[2], first_h2d = 0, last_d2h = 0;
+  for (int k = 0; k < 2; k++) {
+    c.streams = k ? 2 : 1;
+    ws_runtime_destroy(f.rt);
+    cr_assert_eq(ws_runtime_create(f.dev, &f.rt), WS_OK);
+    expect_pass(&f, &c, k ? "two streams" : "one stream");
+    size_t n;
+    const ws_runtime_record *r = ws_runtime_timeline(f.rt, &n);
+    span[k] = f.res.end_ns - f.res.image_start_ns;
+    kern[k] = sum_ns(r, n, WS_RUNTIME_OP_KERNEL);
+    h2d[k] = sum_ns(r, n, WS_RUNTIME_OP_H2D);
+    d2h[k] = sum_ns(r, n, WS_RUNTIME_OP_D2H);
+    if (k) {
+      const ws_runtime_record *a = &r[f.res.passes[0].image_record], *b = &r[f.res.passes[N - 1].prob_record];
+      first_h2d = a->end_ns - a->start_ns, last_d2h = b->end_ns - b->start_ns;
+    }
+  }
+  cr_expect_eq(span[0], h2d[0] + kern[0] + d2h[0], "one stream: copies and kernels end to end");
+  cr_expect_eq(span[1], first_h2d + kern[1] + last_d2h, "two streams: only the first and last copy show");
+  int64_t saved = (int64_t)span[0] - (int64_t)span[1];
+  int64_t predicted =
+      (int64_t)(h2d[0] - first_h2d) + (int64_t)(d2h[0] - last_d2h) + (int64_t)kern[0] - (int64_t)kern[1];
+  cr_expect_eq(saved, predicted, "saved %lld ns, predicted %lld ns", (long long)saved, (long long)predicted);
+  cr_expect_gt(saved, 0);
+  ws_vitrun_serving sv;
+  cr_assert(ws_vitrun_serving_of(&f.res, &sv));
+  cr_expect_eq(sv.images, N);
+  cr_expect_eq(sv.makespan_ns, span[1]);
+  uint64_t lat[N];
+  for (int p = 0; p < N; p++) lat[p] = f.res.passes[p].end_ns - f.res.passes[p].start_ns;
+  uint64_t mx = 0;
+  for (int p = 0; p < N; p++) mx = lat[p] > mx ? lat[p] : mx;
+  cr_expect_eq(sv.max_ns, mx);
+  cr_expect_eq(sv.p99_ns, mx, "nearest rank: ceil(0.99 * 4) = the 4th of 4");
+  int below = 0; /* the median is the 2nd smallest of 4: two latencies at most it */
+  for (int p = 0; p < N; p++) below += lat[p] <= sv.p50_ns;
+  cr_expect_geq(below, 2);
+  teardown(&f);
+}
+
+/* The device memory a pipelined run holds: the weights and one set of
+ * activations per stream in use. ws_vitrun_device_bytes bounds the weights
+ * from above (a 256-byte pad per tensor), the activations exactly, so two
+ * more streams add exactly two sets to the device's own peak. */
+static uint64_t peak_of(ws_vitrun_cfg c) {
+  fixture f;
+  setup(&f, "classroom", tiny, c.batch);
+  ws_device_set_mode(f.dev, WS_MODE_FUNCTIONAL);
+  expect_pass(&f, &c, "peak");
+  uint64_t peak = f.res.peak_device_bytes;
+  teardown(&f);
+  return peak;
+}
+
+Test(vitrun, pipelined_memory_is_one_activation_set_per_stream) {
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = 6;
+  c.micro_batch = 2;
+  uint64_t one = ws_vitrun_device_bytes(&c, &tiny), peak1 = peak_of(c);
+  c.streams = 3;
+  uint64_t three = ws_vitrun_device_bytes(&c, &tiny), peak3 = peak_of(c);
+  uint64_t act = (three - one) / 2;
+  cr_expect_eq(three, one + 2 * act);
+  cr_expect_eq(peak3, peak1 + 2 * act, "peak %llu, one stream %llu, a set %llu", (unsigned long long)peak3,
+               (unsigned long long)peak1, (unsigned long long)act);
+  cr_expect_leq(peak3, three);
+  c.streams = 8; /* only three passes: three streams get one */
+  cr_expect_eq(ws_vitrun_device_bytes(&c, &tiny), three);
+}
+
+Test(vitrun, pipelining_flags_are_refused_with_the_range) {
+  fixture f;
+  setup(&f, "classroom", tiny, 1);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.streams = 0;
+  cr_expect_eq(run(&f, &c), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "--streams must be 1..16") != NULL, "%s", ws_errmsg(f.ctx));
+  c = ws_vitrun_defaults();
+  c.batch = 2, c.micro_batch = 3;
+  cr_expect_eq(run(&f, &c), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "--micro-batch must be 1..2 (the batch), got 3") != NULL, "%s",
+            ws_errmsg(f.ctx));
+  c = ws_vitrun_defaults();
+  c.batch = 4096, c.micro_batch = 2048;
+  cr_expect_eq(run(&f, &c), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(f.ctx), "--micro-batch must be 1..1024 on classroom") != NULL, "%s",
+            ws_errmsg(f.ctx));
+  teardown(&f);
+}
+
 Test(vitrun, runs_are_deterministic) {
   uint64_t ends[2][16];
   for (int k = 0; k < 2; k++) {
@@ -340,8 +488,8 @@ static size_t want_row(want_reach *w, size_t n, const char *layer, uint64_t reac
  * from there every row is tagged (projection, LayerNorm, MLP), the mean
  * pool reaches D values, the head one logit and the probability one value.
  * A second block starts from all-tagged inputs. Other images of a batch
- * are never reached: the counts are image 0's, the totals the batch's. The
- * naive attention rows count image 0's scores buffer. */
+ * are never reached: the counts are image 0's, the totals the batch's (the
+ * naive attention's scores buffer holds every image's, one launch). */
 static size_t expected_reach(const ws_tinyvit_cfg *m, ws_vitrun_attn attn, uint32_t batch, uint32_t channels,
                              want_reach *w) {
   const uint64_t t = WS_TINYVIT_TOKENS, d = m->dim, h = m->heads, b = batch;
@@ -355,8 +503,8 @@ static size_t expected_reach(const ws_tinyvit_cfg *m, ws_vitrun_attn attn, uint3
   snprintf(name, sizeof name, "blocks.%u.%s", k, suffix), n = want_row(w, n, name, reached, total)
     ROW("qkv", first ? 3 * d : t * 3 * d, t * 3 * d * b);
     if (attn == WS_VITRUN_ATTN_NAIVE) {
-      ROW("attn.scores", first ? h * (2 * t - 1) : h * t * t, h * t * t);
-      ROW("attn.softmax", h * t * t, h * t * t);
+      ROW("attn.scores", first ? h * (2 * t - 1) : h * t * t, h * t * t * b);
+      ROW("attn.softmax", h * t * t, h * t * t * b);
     }
     ROW("attn", t * d, t * d * b);
     ROW("proj", t * d, t * d * b);

@@ -24,7 +24,8 @@
 #define MAX_IMAGES 64
 
 static const char run_help[] =
-    "usage: warpscope run [--image NAME|FILE]... [--batch N] [--weights FILE.safetensors]\n"
+    "usage: warpscope run [--image NAME|FILE]... [--batch N [--streams S] [--micro-batch B]]\n"
+    "                     [--weights FILE.safetensors]\n"
     "                     [--dim D] [--heads H] [--depth L] [--seed S] [--save-weights FILE]\n"
     "                     [--attn flash|naive] [--br N] [--bc N]\n"
     "                     [--gemm VARIANT] [--bm N] [--bn N] [--bk N] [--tm N] [--tn N]\n"
@@ -41,8 +42,15 @@ static const char run_help[] =
     "                      file (PNG, PPM, GIF, BMP, JPEG, TIFF, WEBP, QOI, PCX, TGA; at most\n"
     "                      16 Mpixel), resized to 32x32; repeat for several; a batch cycles\n"
     "                      through them (default: the samples in that order)\n"
-    "  --batch N           images per run (default 1, at most 1024: M = 64*N GEMM rows);\n"
-    "                      adds images/s\n"
+    "  --batch N           images per run (default 1; in one pass at most 1024 on the default\n"
+    "                      tiles: M = 64*N GEMM rows); adds images/s\n"
+    "  --streams S         pipeline the batch over S streams (1..16, default 1): passes of\n"
+    "                      --micro-batch images, pass p on stream p mod S with its own\n"
+    "                      activations, the next images' H2D overlapping the current\n"
+    "                      compute and the previous D2H; adds p50/p99 latency per image and\n"
+    "                      the peak device memory\n"
+    "  --micro-batch B     images per pass (default: the whole batch on one stream, 1 with\n"
+    "                      more)\n"
     "  --weights FILE      safetensors weights (names and shapes in docs/tinyvit32.md);\n"
     "                      default: seeded weights\n"
     "  --dim, --heads, --depth  the model (default 64, 4, 1; at most 1024, 64, 32)\n"
@@ -113,6 +121,8 @@ static int parse_u32(const char *flag, const char *text, uint32_t min, uint32_t 
 
 static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       {"batch", required_argument, NULL, 'b'},
+                                      {"streams", required_argument, NULL, 'T'},
+                                      {"micro-batch", required_argument, NULL, 'm'},
                                       {"weights", required_argument, NULL, 'w'},
                                       {"save-weights", required_argument, NULL, 'W'},
                                       {"dim", required_argument, NULL, 'D'},
@@ -141,6 +151,8 @@ static int take(run_opts *o, int c, const char *arg) {
     o->images[o->nimages++] = arg;
     return WS_EXIT_OK;
   case 'b': return parse_u32("--batch", arg, 1, &o->vit.batch);
+  case 'T': return parse_u32("--streams", arg, 1, &o->vit.streams);
+  case 'm': return parse_u32("--micro-batch", arg, 1, &o->vit.micro_batch);
   case 'w': o->weights = arg; return WS_EXIT_OK;
   case 'W': o->save_weights = arg; return WS_EXIT_OK;
   case 'D': return parse_u32("--dim", arg, 1, &o->model.dim);
@@ -228,6 +240,24 @@ static ws_status load_weights(ws_ctx *ctx, const run_opts *o, ws_tinyvit_weights
 
 /* ---- printing ------------------------------------------------------------------- */
 
+/* More than one pass, or more than one stream: the timeline says which
+ * pass and stream each record belongs to, and the summary is the serving
+ * figures. */
+static bool pipelined(const ws_vitrun_cfg *vc) { return vc->streams > 1 || ws_vitrun_passes(vc) > 1; }
+
+/* The pass whose records (its image copy to its probability copy) hold
+ * record `rec`; -1 for the weights and events before them. */
+static int pass_of(const ws_vitrun_result *res, const ws_runtime_record *recs, size_t rec) {
+  for (uint32_t p = 0; p < res->npasses; p++) {
+    const ws_vitrun_pass *ps = &res->passes[p];
+    if (rec == ps->image_record) return (int)p;
+    if (rec > ps->image_record && rec <= ps->prob_record && recs[rec].stream == ps->stream &&
+        recs[rec].kind != WS_RUNTIME_OP_H2D)
+      return (int)p;
+  }
+  return -1;
+}
+
 static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tinyvit_weights *w,
                          double host_s) {
   const ws_gemmgen_cfg *g = &o->vit.gemm;
@@ -244,6 +274,11 @@ static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tiny
   printf("  images:    batch %u:", o->vit.batch);
   for (uint32_t i = 0; i < o->vit.batch && i < 8; i++) printf(" %s", image_of(o, i));
   printf("%s\n", o->vit.batch > 8 ? " ..." : "");
+  if (pipelined(&o->vit)) {
+    uint32_t b = ws_vitrun_pass_images(&o->vit);
+    printf("  pipeline:  %u passes of %u image%s on %u stream%s\n", ws_vitrun_passes(&o->vit), b, b == 1 ? "" : "s",
+           o->vit.streams, o->vit.streams == 1 ? "" : "s");
+  }
   printf("  kernels:   GEMM %s; attention %s", gdesc, ws_vitrun_attn_name(o->vit.attn));
   if (o->vit.attn == WS_VITRUN_ATTN_FLASH) printf(" Br=%u Bc=%u", o->vit.flash.br, o->vit.flash.bc);
   printf("\n  host:      preprocessing (decode, resize to 32x32, normalize) %.3f ms, measured on this\n"
@@ -297,13 +332,23 @@ static void print_kernel(const ws_vitrun_cfg *vc, const ws_runtime_record *r) {
 static void print_timeline(const ws_runtime *rt, const ws_vitrun_cfg *vc, const ws_vitrun_result *res) {
   size_t n;
   const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
-  printf("%3s %-6s %-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "#", "op", "name",
-         "start_us", "dur_us", "kernel / bytes", "tile config", "grid threads", "cycles", "occ%", "limiter",
-         "L1%", "L2%", "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
+  bool pipe = pipelined(vc);
+  printf("%3s %-6s ", "#", "op");
+  if (pipe) printf("%4s %6s ", "pass", "stream");
+  printf("%-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "name", "start_us", "dur_us",
+         "kernel / bytes", "tile config", "grid threads", "cycles", "occ%", "limiter", "L1%", "L2%", "DRAM rd B",
+         "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
   for (size_t i = 0; i < n; i++) {
     const ws_runtime_record *r = &recs[i];
-    printf("%3zu %-6s %-15s %9.3f %9.3f ", i, ws_runtime_op_name(r->kind), r->name, r->start_ns / 1e3,
-           (r->end_ns - r->start_ns) / 1e3);
+    printf("%3zu %-6s ", i, ws_runtime_op_name(r->kind));
+    if (pipe) {
+      int p = pass_of(res, recs, i);
+      if (p < 0)
+        printf("%4s %6u ", "", r->stream);
+      else
+        printf("%4d %6u ", p, r->stream);
+    }
+    printf("%-15s %9.3f %9.3f ", r->name, r->start_ns / 1e3, (r->end_ns - r->start_ns) / 1e3);
     if (r->kind == WS_RUNTIME_OP_KERNEL)
       print_kernel(vc, r);
     else
@@ -316,11 +361,28 @@ static void print_timeline(const ws_runtime *rt, const ws_vitrun_cfg *vc, const 
   }
 }
 
+/* The serving figures of a pipelined run. */
+static void print_serving(const ws_vitrun_result *res) {
+  ws_vitrun_serving sv;
+  if (!ws_vitrun_serving_of(res, &sv)) return;
+  printf("\npipeline, first image H2D start to last probability D2H end: %.3f us simulated, %.0f images/s\n",
+         sv.makespan_ns / 1e3, sv.images_per_s);
+  printf("latency per image, its pass's image H2D start to probability D2H end: p50 %.3f us, p99 %.3f us, "
+         "max %.3f us\n",
+         sv.p50_ns / 1e3, sv.p99_ns / 1e3, sv.max_ns / 1e3);
+  printf("peak device memory: %" PRIu64 " bytes (%.2f MiB): the weights and the activations of each stream\n",
+         res->peak_device_bytes, res->peak_device_bytes / 1048576.0);
+}
+
 static void print_summary(const run_opts *o, const ws_vitrun_result *res) {
-  double e2e_us = (double)(res->end_ns - res->image_start_ns) / 1e3;
-  printf("\nend-to-end, image H2D start to probability D2H end: %.3f us simulated", e2e_us);
-  if (o->vit.batch > 1) printf(" (%.0f images/s)", o->vit.batch / (e2e_us * 1e-6));
-  putchar('\n');
+  if (pipelined(&o->vit)) {
+    print_serving(res);
+  } else {
+    double e2e_us = (double)(res->end_ns - res->image_start_ns) / 1e3;
+    printf("\nend-to-end, image H2D start to probability D2H end: %.3f us simulated", e2e_us);
+    if (o->vit.batch > 1) printf(" (%.0f images/s)", o->vit.batch / (e2e_us * 1e-6));
+    putchar('\n');
+  }
   for (uint32_t i = 0; i < o->vit.batch; i++) {
     double d = (double)res->prob[i] - res->ref_prob[i];
     printf("image %u (%s): probability %.6f (logit %+.6f); OpenBLAS reference %.6f (logit %+.6f), "
@@ -330,9 +392,10 @@ static void print_summary(const run_opts *o, const ws_vitrun_result *res) {
   }
   size_t bad = 0;
   for (size_t i = 0; i < res->nchecks; i++) bad += !res->checks[i].pass;
-  printf("check: %zu layers against the OpenBLAS forward pass, tolerance %.0e (fp32) / %.0e (fp16 "
+  printf("check: %zu layers%s against the OpenBLAS forward pass, tolerance %.0e (fp32) / %.0e (fp16 "
          "tensor-core inputs) x max(1, max|reference|): %zu outside -> %s\n",
-         res->nchecks, WS_VITRUN_TOL_FP32, WS_VITRUN_TOL_FP16, bad, res->pass ? "PASS" : "FAIL");
+         res->nchecks, res->npasses > 1 ? " (each layer of each pass)" : "", WS_VITRUN_TOL_FP32,
+         WS_VITRUN_TOL_FP16, bad, res->pass ? "PASS" : "FAIL");
 }
 
 /* The followed pixel's reach: one row per layer output. */

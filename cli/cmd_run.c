@@ -276,8 +276,8 @@ static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tiny
   printf("%s\n", o->vit.batch > 8 ? " ..." : "");
   if (pipelined(&o->vit)) {
     uint32_t b = ws_vitrun_pass_images(&o->vit);
-    printf("  pipeline:  %u passes of %u image%s on %u stream%s\n", ws_vitrun_passes(&o->vit), b, b == 1 ? "" : "s",
-           o->vit.streams, o->vit.streams == 1 ? "" : "s");
+    printf("  pipeline:  %u passes of %u image%s on %u stream%s\n", ws_vitrun_passes(&o->vit), b,
+           b == 1 ? "" : "s", o->vit.streams, o->vit.streams == 1 ? "" : "s");
   }
   printf("  kernels:   GEMM %s; attention %s", gdesc, ws_vitrun_attn_name(o->vit.attn));
   if (o->vit.attn == WS_VITRUN_ATTN_FLASH) printf(" Br=%u Bc=%u", o->vit.flash.br, o->vit.flash.bc);
@@ -336,8 +336,8 @@ static void print_timeline(const ws_runtime *rt, const ws_vitrun_cfg *vc, const 
   printf("%3s %-6s ", "#", "op");
   if (pipe) printf("%4s %6s ", "pass", "stream");
   printf("%-15s %9s %9s  %-18s %-27s %-13s %9s %5s %-9s %5s %5s %9s %9s  %s\n", "name", "start_us", "dur_us",
-         "kernel / bytes", "tile config", "grid threads", "cycles", "occ%", "limiter", "L1%", "L2%", "DRAM rd B",
-         "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
+         "kernel / bytes", "tile config", "grid threads", "cycles", "occ%", "limiter", "L1%", "L2%",
+         "DRAM rd B", "DRAM wr B", "max|err| vs OpenBLAS (tol x scale)");
   for (size_t i = 0; i < n; i++) {
     const ws_runtime_record *r = &recs[i];
     printf("%3zu %-6s ", i, ws_runtime_op_name(r->kind));

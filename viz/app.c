@@ -198,13 +198,14 @@ static void click(ws_viz_app *a, int32_t x, int32_t y) {
   }
   SDL_Rect k = launch_rect(a);
   size_t i;
-  if (in_rect(k, x, y) && a->have_player && ws_viz_runrow_at(&a->row, k.w, x - k.x, &i)) {
+  if (in_rect(k, x, y) && a->have_player && ws_viz_runrow_at(&a->row, k.w, k.h, x - k.x, y - k.y, &i)) {
     const ws_viz_runrow_seg *g = &a->row.segs[i];
     seek(a, g->launch, 0);
     if (g->kind != WS_VIZ_RUNROW_LAUNCH) {
       char d[200];
       ws_viz_runrow_describe(&a->row, a->reader, i, d, sizeof d);
-      set_note(a, "%s; no kernel runs in a copy: showing launch %u", d, g->launch);
+      set_note(a, "%s; a copy is no kernel: showing launch %u, the first to start after it began", d,
+               g->launch);
     }
     return;
   }
@@ -413,7 +414,7 @@ static bool row_tooltip(ws_viz_app *a) {
   SDL_Rect k = launch_rect(a);
   size_t i;
   if (!a->have_player || !in_rect(k, a->mouse_x, a->mouse_y) ||
-      !ws_viz_runrow_at(&a->row, k.w, a->mouse_x - k.x, &i))
+      !ws_viz_runrow_at(&a->row, k.w, k.h, a->mouse_x - k.x, a->mouse_y - k.y, &i))
     return false;
   ws_viz_runrow_describe(&a->row, a->reader, i, a->tooltip, sizeof a->tooltip);
   return true;
@@ -515,15 +516,17 @@ static void draw_row(ws_viz_app *a, SDL_Surface *s) {
   for (size_t i = 0; i < a->row.nsegs; i++) {
     const ws_viz_runrow_seg *g = &a->row.segs[i];
     int32_t x0, x1;
+    int32_t y0, y1;
     ws_viz_runrow_span(&a->row, i, kr.w, &x0, &x1);
-    SDL_Rect seg = {kr.x + x0, kr.y, x1 - x0, kr.h};
+    ws_viz_runrow_band(g, kr.h, &y0, &y1);
+    SDL_Rect seg = {kr.x + x0, kr.y + y0, x1 - x0, y1 - y0};
     SDL_FillRect(s, &seg, map(s, row_colour(a, g)));
     outline(s, seg, map(s, WS_VIZ_COL_FRAME));
     size_t ntl = 0;
     const char *name = g->kind == WS_VIZ_RUNROW_LAUNCH ? kernel_name(a, g->launch)
                                                        : ws_wst_timeline(a->reader, &ntl)[g->record].name;
     int tw = 0, th = 0;
-    if (TTF_SizeUTF8(a->font, name, &tw, &th) == 0 && tw + 8 <= seg.w)
+    if (TTF_SizeUTF8(a->font, name, &tw, &th) == 0 && tw + 8 <= seg.w && th <= seg.h)
       text(a, s, seg.x + 4, seg.y + 1, WS_VIZ_COL_TEXT, name);
   }
 }

@@ -30,7 +30,7 @@ static bool timeline_matches(const ws_wst_reader *r, const ws_runtime_record *tl
 
 static void build_untimed(ws_viz_runrow *row, size_t nlaunches) {
   for (size_t i = 0; i < nlaunches; i++)
-    row->segs[i] = (ws_viz_runrow_seg){WS_VIZ_RUNROW_LAUNCH, (uint32_t)i, UINT32_MAX, i, i + 1};
+    row->segs[i] = (ws_viz_runrow_seg){WS_VIZ_RUNROW_LAUNCH, (uint32_t)i, UINT32_MAX, i, i + 1, false};
   row->nsegs = nlaunches;
   row->first_ns = 0;
   row->end_ns = nlaunches;
@@ -44,19 +44,30 @@ static uint32_t launch_after(const ws_viz_runrow *row, size_t nlaunches, uint64_
   return (uint32_t)(nlaunches - 1);
 }
 
+/* Whether a copy shares time with any launch (a pipelined run). */
+static bool overlaps_launch(const ws_viz_runrow *row, size_t nlaunches, const ws_runtime_record *copy) {
+  for (size_t i = 0; i < nlaunches; i++)
+    if (row->segs[i].start_ns < copy->end_ns && copy->start_ns < row->segs[i].end_ns) return true;
+  return false;
+}
+
 static void build_timed(ws_viz_runrow *row, const ws_runtime_record *tl, size_t ntl, size_t nlaunches) {
   size_t n = 0;
   row->first_ns = UINT64_MAX;
   for (size_t i = 0; i < ntl; i++)
     if (tl[i].kind == WS_RUNTIME_OP_KERNEL)
-      row->segs[n] =
-          (ws_viz_runrow_seg){WS_VIZ_RUNROW_LAUNCH, (uint32_t)n, (uint32_t)i, tl[i].start_ns, tl[i].end_ns},
+      row->segs[n] = (ws_viz_runrow_seg){WS_VIZ_RUNROW_LAUNCH, (uint32_t)n,  (uint32_t)i,
+                                         tl[i].start_ns,       tl[i].end_ns, false},
       n++;
   for (size_t i = 0; i < ntl; i++) {
     if (tl[i].kind != WS_RUNTIME_OP_H2D && tl[i].kind != WS_RUNTIME_OP_D2H) continue;
     ws_viz_runrow_kind k = tl[i].kind == WS_RUNTIME_OP_H2D ? WS_VIZ_RUNROW_H2D : WS_VIZ_RUNROW_D2H;
-    row->segs[n++] = (ws_viz_runrow_seg){k, launch_after(row, nlaunches, tl[i].start_ns), (uint32_t)i,
-                                         tl[i].start_ns, tl[i].end_ns};
+    row->segs[n++] = (ws_viz_runrow_seg){k,
+                                         launch_after(row, nlaunches, tl[i].start_ns),
+                                         (uint32_t)i,
+                                         tl[i].start_ns,
+                                         tl[i].end_ns,
+                                         overlaps_launch(row, nlaunches, &tl[i])};
   }
   row->nsegs = n;
   for (size_t i = 0; i < n; i++) {
@@ -106,11 +117,23 @@ void ws_viz_runrow_span(const ws_viz_runrow *row, size_t i, int32_t width_px, in
   *x1 = b;
 }
 
-bool ws_viz_runrow_at(const ws_viz_runrow *row, int32_t width_px, int32_t x, size_t *i) {
+void ws_viz_runrow_band(const ws_viz_runrow_seg *g, int32_t height_px, int32_t *y0, int32_t *y1) {
+  int32_t third = height_px / 3 > 0 ? height_px / 3 : 1;
+  *y0 = 0, *y1 = height_px;
+  if (!g->banded) return;
+  if (g->kind == WS_VIZ_RUNROW_H2D)
+    *y1 = third;
+  else
+    *y0 = height_px - third;
+}
+
+bool ws_viz_runrow_at(const ws_viz_runrow *row, int32_t width_px, int32_t height_px, int32_t x, int32_t y,
+                      size_t *i) {
   for (size_t k = row->nsegs; k-- > 0;) {
-    int32_t x0, x1;
+    int32_t x0, x1, y0, y1;
     ws_viz_runrow_span(row, k, width_px, &x0, &x1);
-    if (x >= x0 && x < x1) {
+    ws_viz_runrow_band(&row->segs[k], height_px, &y0, &y1);
+    if (x >= x0 && x < x1 && y >= y0 && y < y1) {
       *i = k;
       return true;
     }

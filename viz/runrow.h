@@ -36,6 +36,10 @@ typedef struct ws_viz_runrow_seg {
                                 else the last */
   uint32_t record;           /* index into the timeline, UINT32_MAX for an untimed row */
   uint64_t start_ns, end_ns; /* on the runtime's clock; untimed: the launch index and the next */
+  /* a copy that runs while a kernel does (streams overlapping copies with
+   * compute): drawn in a band, H2D along the top third of the row and D2H
+   * along the bottom third, so the kernel under it stays in view */
+  bool banded;
 } ws_viz_runrow_seg;
 
 typedef struct ws_viz_runrow {
@@ -50,9 +54,13 @@ void ws_viz_runrow_free(ws_viz_runrow *row);
 /* Segment i's pixels [*x0, *x1) across a row `width_px` wide, at least
  * WS_VIZ_RUNROW_MIN_PX (clamped to the row). */
 void ws_viz_runrow_span(const ws_viz_runrow *row, size_t i, int32_t width_px, int32_t *x0, int32_t *x1);
-/* The segment under pixel x (0 at the row's left edge): the one drawn last
- * there (copies over launches); false when none. */
-bool ws_viz_runrow_at(const ws_viz_runrow *row, int32_t width_px, int32_t x, size_t *i);
+/* The rows of a segment's band in a row `height_px` tall: [*y0, *y1), the
+ * whole height except for a banded copy. */
+void ws_viz_runrow_band(const ws_viz_runrow_seg *g, int32_t height_px, int32_t *y0, int32_t *y1);
+/* The segment under pixel (x, y) (0, 0 at the row's top left): the one
+ * drawn last there (copies over launches); false when none. */
+bool ws_viz_runrow_at(const ws_viz_runrow *row, int32_t width_px, int32_t height_px, int32_t x, int32_t y,
+                      size_t *i);
 /* One line for a tooltip or a note: "launch 3: gemm_blocktile2d, 26.75 to
  * 31.21 us (4.46 us)" or "h2d weights: 162,816 bytes, pinned, 10.00 to
  * 15.65 us (5.65 us)". */

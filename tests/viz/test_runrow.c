@@ -79,16 +79,49 @@ Test(runrow, copies_and_launches_on_the_runtime_clock) {
   span_is(&row, 1, 20, 12, 15);
   span_is(&row, 3, 20, 13, 20);
   size_t i = 99;
-  cr_expect(ws_viz_runrow_at(&row, 200, 50, &i) && i == 2);
-  cr_expect(ws_viz_runrow_at(&row, 200, 125, &i) && i == 1);
-  cr_expect(!ws_viz_runrow_at(&row, 200, 120, &i), "the host work's 100 ns is a gap");
-  cr_expect(!ws_viz_runrow_at(&row, 200, 200, &i));
-  cr_expect(ws_viz_runrow_at(&row, 20, 14, &i) && i == 3, "copies are drawn over launches");
+  for (int j = 0; j < 4; j++) cr_expect(!row.segs[j].banded, "nothing overlaps in time: full height");
+  cr_expect(ws_viz_runrow_at(&row, 200, 12, 50, 6, &i) && i == 2);
+  cr_expect(ws_viz_runrow_at(&row, 200, 12, 125, 0, &i) && i == 1);
+  cr_expect(!ws_viz_runrow_at(&row, 200, 12, 120, 6, &i), "the host work's 100 ns is a gap");
+  cr_expect(!ws_viz_runrow_at(&row, 200, 12, 200, 6, &i));
+  cr_expect(ws_viz_runrow_at(&row, 20, 12, 14, 11, &i) && i == 3, "copies are drawn over launches");
   char d[200];
   ws_viz_runrow_describe(&row, r, 2, d, sizeof d);
   cr_expect_str_eq(d, "h2d x: 4096 bytes, pinned, 1.00 to 11.00 us (10.00 us)");
   ws_viz_runrow_describe(&row, r, 1, d, sizeof d);
   cr_expect_str_eq(d, "launch 1: saxpy, 13.10 to 14.00 us (0.90 us)");
+  ws_viz_runrow_free(&row);
+  ws_wst_close(r);
+}
+
+/* Streams overlap copies with kernels: such a copy takes a band (H2D the
+ * top third, D2H the bottom third) and the kernel under it stays reachable
+ * in the rest of the row. */
+Test(runrow, copies_under_compute_take_a_band) {
+  const char *k = "saxpy";
+  ws_runtime_record tl[] = {
+      rec(WS_RUNTIME_OP_H2D, "x0", 4096, 0, 10000),     rec(WS_RUNTIME_OP_KERNEL, k, 0, 10000, 30000),
+      rec(WS_RUNTIME_OP_H2D, "x1", 4096, 10000, 20000), rec(WS_RUNTIME_OP_D2H, "y0", 1024, 30000, 40000),
+      rec(WS_RUNTIME_OP_KERNEL, k, 0, 30000, 40000),
+  };
+  ws_wst_reader *r = record(tl, 5);
+  ws_viz_runrow row;
+  cr_assert_eq(ws_viz_runrow_build(ctx, r, &row), WS_OK);
+  cr_assert_eq(row.nsegs, 5);
+  cr_expect(!row.segs[2].banded, "x0 runs before any kernel");
+  cr_expect(row.segs[3].banded, "x1 runs during launch 0");
+  cr_expect(row.segs[4].banded, "y0 runs during launch 1");
+  int32_t y0, y1;
+  ws_viz_runrow_band(&row.segs[3], 12, &y0, &y1);
+  cr_expect(y0 == 0 && y1 == 4, "H2D: the top third");
+  ws_viz_runrow_band(&row.segs[4], 12, &y0, &y1);
+  cr_expect(y0 == 8 && y1 == 12, "D2H: the bottom third");
+  size_t i = 99; /* 40 px: 1000 ns a pixel */
+  cr_expect(ws_viz_runrow_at(&row, 40, 12, 15, 1, &i) && i == 3, "the copy in its band");
+  cr_expect(ws_viz_runrow_at(&row, 40, 12, 15, 6, &i) && i == 0, "the kernel below it");
+  cr_expect(ws_viz_runrow_at(&row, 40, 12, 35, 10, &i) && i == 4);
+  cr_expect(ws_viz_runrow_at(&row, 40, 12, 35, 2, &i) && i == 1);
+  cr_expect(ws_viz_runrow_at(&row, 40, 12, 5, 6, &i) && i == 2, "a copy alone keeps the whole height");
   ws_viz_runrow_free(&row);
   ws_wst_close(r);
 }

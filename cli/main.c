@@ -39,6 +39,8 @@ static const command commands[] = {
      "front"},
     {"plot", ws_cli_plot,
      "draw a sweep's CSV: a heatmap, a roofline, occupancy against cycles, stall reasons"},
+    {"lesson", ws_cli_lesson,
+     "guided lessons: a concept explained, run, its numbers checked, what to look at"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # viz-images.sh - the pictures of docs/viz.md, drawn from a trace of
-# `warpscope run` by `warpscope viz` (software rendering: the same bytes on
+# `warpscope run` by `warpscope viz`, and those of docs/lessons/ by
+# `warpscope lesson --screenshot` (software rendering: the same bytes on
 # every machine with Debian's fonts-dejavu-core).
 #   scripts/viz-images.sh WARPSCOPE OUTDIR
 # `make viz-images` writes them into docs/img; the `viz_images` test draws
@@ -11,7 +12,8 @@ out=${2:?usage: viz-images.sh WARPSCOPE OUTDIR}
 mkdir -p "$out"
 trace=$(mktemp --suffix=.wst)
 gemm=$(mktemp --suffix=.wst)
-trap 'rm -f "$trace" "$gemm"' EXIT
+lessons=$(mktemp -d)
+trap 'rm -rf "$trace" "$gemm" "$lessons"' EXIT
 # every SM busy: the tiled SGEMM example, 512 x 256 x 32, on the a100
 "$ws" example sgemm --gpu a100 --m 512 --n 256 --k 32 --trace "$gemm" > /dev/null 2>&1
 "$ws" viz "$gemm" --screenshot "$out/viz-gpu.png" --at-cycle 1500
@@ -26,3 +28,8 @@ trap 'rm -f "$trace" "$gemm"' EXIT
 "$ws" viz "$trace" --screenshot "$out/viz-walk-hbm.png" --hop 6
 "$ws" viz "$trace" --screenshot "$out/viz-walk-sm.png" --hop 12
 "$ws" viz "$trace" --screenshot "$out/viz-walk-end.png" --hop 63
+# the lessons' pictures: each lesson's launch at the cycle it points to (docs/lessons/)
+for l in threads coalescing bank-conflicts occupancy; do
+  "$ws" lesson "$l" --screenshot "$lessons" > /dev/null
+  cp "$lessons/$l.png" "$out/lesson-$l.png"
+done

@@ -415,6 +415,16 @@ check run-viz-no-display 1 "cannot open a window" -- env -u SDL_VIDEODRIVER DISP
 after=$(ls /tmp/warpscope-run-* 2>/dev/null | wc -l)
 if [ "$before" = "$after" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: run --viz left its temporary trace"; fi
 
+# lessons: the list, one run to its verdict, and the refusals
+check lesson-list 0 "bank-conflicts   seed 002" -- "$ws" lesson list
+check lesson-threads 0 "6 of 6 numbers agree with their prediction -> PASS" -- "$ws" lesson threads
+check lesson-unknown 2 "no lesson 'warps' (expected list or one of: threads, coalescing" -- "$ws" lesson warps
+check lesson-none 2 "expected 'list' or a lesson's name" -- "$ws" lesson
+check lesson-list-flags 2 "'list' takes no options" -- "$ws" lesson list --viz
+check lesson-bad-flag 2 "unknown option '--fast'" -- "$ws" lesson threads --fast
+check lesson-shot 0 "PASS" -- "$ws" lesson threads --screenshot "$tmp"
+check lesson-shot-file 0 "" -- test -s "$tmp/threads.png"
+
 # occupancy: the calculator's numbers (hand-computed in tests/sim/core/test_occupancy.c) and its refusals
 check occ-a100 0 "occupancy: 4 CTAs per SM, 32 of 64 warps active: 50.0 %, limited by registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64
 check occ-curve 0 "33-40                6     48     75.0 %  registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64

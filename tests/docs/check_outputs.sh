@@ -20,7 +20,7 @@ shift 2
 case $ws in /*) ;; *) ws=$PWD/$ws ;; esac
 cd "$src" || exit 1
 pages=("$@")
-[ ${#pages[@]} -gt 0 ] || pages=(README.md docs/*.md)
+[ ${#pages[@]} -gt 0 ] || pages=(README.md docs/*.md docs/lessons/*.md)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 

@@ -19,7 +19,7 @@ while IFS=: read -r file line text; do
       missing=$((missing + 1))
     fi
   done
-done < <(grep -nE "$pattern" README.md docs/*.md | sed -E 's/^([^:]*):([0-9]+):/\1:\2:/')
+done < <(grep -nE "$pattern" README.md docs/*.md docs/lessons/*.md | sed -E 's/^([^:]*):([0-9]+):/\1:\2:/')
 if [ "$missing" -gt 0 ]; then
   echo "docs: $missing path(s) named in the documents do not exist" >&2
   exit 1

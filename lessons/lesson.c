@@ -1,0 +1,393 @@
+/* lesson.c - the lessons (see lesson.h): their texts and their runs.
+ *
+ * Design: each run uses the public device API and the models' helpers, the
+ * same calls a user's program would make, and derives every expected value
+ * from the preset and the kernel's definition, never from the simulator's
+ * answer. */
+#include "lessons/lesson.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/example.h"
+#include "models/image.h"
+#include "models/microbench.h"
+#include "models/nngen.h"
+#include "models/vitrun.h"
+
+/* ---- figures -------------------------------------------------------------------------- */
+
+static ws_lesson_figure *add(ws_lesson_result *r, const char *label, double value) {
+  if (r->nfigs == WS_LESSON_MAX_FIGURES) return NULL;
+  ws_lesson_figure *f = &r->figs[r->nfigs++];
+  memset(f, 0, sizeof *f);
+  snprintf(f->label, sizeof f->label, "%s", label);
+  f->value = value;
+  return f;
+}
+
+/* A figure with its expected value and the reasoning, printf-style. */
+static void expect(ws_lesson_result *r, const char *label, double value, double expected, const char *why, ...) {
+  ws_lesson_figure *f = add(r, label, value);
+  if (!f) return;
+  f->has_expected = true;
+  f->expected = expected;
+  va_list ap;
+  va_start(ap, why);
+  vsnprintf(f->why, sizeof f->why, why, ap);
+  va_end(ap);
+}
+
+static void show(ws_lesson_result *r, const char *label, double value, const char *what) {
+  ws_lesson_figure *f = add(r, label, value);
+  if (f) snprintf(f->why, sizeof f->why, "%s", what);
+}
+
+bool ws_lesson_figure_agrees(const ws_lesson_figure *f, double tol) {
+  if (!f->has_expected) return true;
+  double scale = fabs(f->expected) > 1 ? fabs(f->expected) : 1;
+  return fabs(f->value - f->expected) <= tol * scale;
+}
+
+static uint64_t sum(ws_device *dev, const char *pattern) { return ws_stats_sum(ws_device_stats(dev), pattern); }
+
+/* ---- threads: the hierarchy with SAXPY (seed 002) ---------------------------------- */
+
+#define SAXPY_N 1000u
+#define SAXPY_BLOCK 256u
+#define SAXPY_INSNS 17u   /* saxpy.wsa, top to bottom */
+#define SAXPY_EXIT_AT 7u  /* instructions up to and including @P0 EXIT */
+
+static ws_status run_threads(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  ws_example_shape shape = {0, SAXPY_N, 0, 1};
+  ws_example_check check;
+  ws_status st = ws_example_run(lc->dev, "saxpy", &shape, &check);
+  if (st != WS_OK) return st;
+  if (!check.pass) return ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "saxpy: the result is wrong");
+  const ws_gpu_cfg *cfg = ws_device_cfg(lc->dev);
+  uint64_t ctas = (SAXPY_N + SAXPY_BLOCK - 1) / SAXPY_BLOCK, warps = ctas * SAXPY_BLOCK / 32;
+  uint64_t idle = ctas * SAXPY_BLOCK - SAXPY_N, burst = cfg->hbm.burst_bytes;
+  uint64_t bytes = (SAXPY_N * 4ull + burst - 1) / burst * burst;
+  const ws_launch_stats *ls = &check.stats;
+  expect(r, "CTAs (thread blocks)", (double)ls->ctas, (double)ctas, "ceil(n / block) = ceil(%u / %u)", SAXPY_N,
+         SAXPY_BLOCK);
+  expect(r, "warp instructions", (double)ls->warp_insns, (double)(warps * SAXPY_INSNS),
+         "%llu warps x %u instructions: a warp issues each instruction once for its 32 lanes",
+         (unsigned long long)warps, SAXPY_INSNS);
+  expect(r, "thread instructions", (double)ls->thread_insns,
+         (double)(SAXPY_N * (SAXPY_INSNS - 1) + idle * SAXPY_EXIT_AT),
+         "%u threads x %u (the EXIT they skip does not count) + %llu idle threads x %u", SAXPY_N,
+         SAXPY_INSNS - 1, (unsigned long long)idle, SAXPY_EXIT_AT);
+  expect(r, "fp32 FLOPs", (double)sum(lc->dev, "sm*.flops.fp32"), 2.0 * SAXPY_N, "one FFMA (2 FLOPs) per element");
+  expect(r, "DRAM bytes read", (double)sum(lc->dev, "hbm.ch*.bytes_read"), 2.0 * (double)bytes,
+         "x and y, %u floats each, in whole %llu-byte bursts", SAXPY_N, (unsigned long long)burst);
+  show(r, "cycles", (double)ls->cycles, "the timing model's: mostly one DRAM round trip");
+  return WS_OK;
+}
+
+/* ---- coalescing ------------------------------------------------------------------------ */
+
+static ws_status run_coalescing(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  enum { NROWS = 32 };
+  static const uint32_t shown[] = {1, 2, 4, 8, 32};
+  ws_microbench_coalesce_row rows[NROWS];
+  ws_status st = ws_microbench_coalescing_run(lc->dev, NROWS, rows);
+  for (size_t i = 0; i < sizeof shown / sizeof *shown && st == WS_OK; i++) {
+    const ws_microbench_coalesce_row *w = &rows[shown[i] - 1];
+    uint32_t s = w->stride, sectors = 4 * s < 32 ? 4 * s : 32, lines = s < 32 ? s : 32;
+    char label[WS_LESSON_LABEL_BYTES];
+    snprintf(label, sizeof label, "stride %2u: 32-byte sectors per warp load", s);
+    expect(r, label, (double)w->sectors, sectors, "32 lanes x 4 B spread over %u x 128 B = %u sectors of 32 B",
+           s, sectors);
+    snprintf(label, sizeof label, "stride %2u: 128-byte lines per warp load", s);
+    expect(r, label, (double)w->lines, lines, "the 32 addresses span %u lines", lines);
+  }
+  if (st == WS_OK) {
+    const ws_microbench_coalesce_row *w = &rows[NROWS - 1];
+    expect(r, "stride 32: useful bytes per byte fetched", 128.0 / (32.0 * (double)w->sectors), 128.0 / 1024.0,
+           "128 useful bytes in 32 sectors of 32 B");
+  }
+  return st;
+}
+
+/* ---- shared-memory bank conflicts ------------------------------------------------------ */
+
+static uint32_t gcd(uint32_t a, uint32_t b) {
+  while (b) {
+    uint32_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static ws_status run_banks(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  enum { NROWS = 32 };
+  static const uint32_t shown[] = {1, 2, 3, 4, 8, 16, 32};
+  ws_microbench_bank_row rows[NROWS];
+  ws_status st = ws_microbench_smem_banks_run(lc->dev, NROWS, rows);
+  uint32_t banks = ws_device_cfg(lc->dev)->smem.banks;
+  for (size_t i = 0; i < sizeof shown / sizeof *shown && st == WS_OK; i++) {
+    const ws_microbench_bank_row *w = &rows[shown[i] - 1];
+    char label[WS_LESSON_LABEL_BYTES];
+    snprintf(label, sizeof label, "stride %2u words: wavefronts per access", w->stride);
+    uint32_t degree = gcd(w->stride, banks);
+    expect(r, label, w->wavefronts_per_access, degree,
+           "gcd(%u, %u banks) = %u lanes share each bank used: the access is replayed %u times", w->stride,
+           banks, degree, degree);
+    snprintf(label, sizeof label, "stride %2u words: cycles per access, relative", w->stride);
+    show(r, label, w->relative, "measured in steady state, against stride 1");
+  }
+  return st;
+}
+
+/* ---- occupancy: latency hidden by resident warps ---------------------------------------- */
+
+#define OCC_THREADS 64u /* two warps a CTA: few in flight unless many CTAs are resident */
+
+/* Dynamic shared memory that leaves room for `ctas` CTAs of the copy per SM. */
+static uint32_t smem_for(const ws_gpu_cfg *cfg, uint32_t ctas) {
+  uint32_t unit = cfg->smem.alloc_unit_bytes ? cfg->smem.alloc_unit_bytes : 1;
+  uint32_t per = cfg->smem.per_sm_bytes / ctas / unit * unit;
+  uint32_t dyn = per > cfg->smem.reserved_per_block_bytes ? per - cfg->smem.reserved_per_block_bytes : 0;
+  return dyn < cfg->smem.max_per_block_bytes ? dyn : cfg->smem.max_per_block_bytes;
+}
+
+typedef struct copy_kernel {
+  ws_nngen_kernel k;
+  uint64_t src, dst, bytes;
+} copy_kernel;
+
+static ws_status copy_open(const ws_lesson_ctx *lc, copy_kernel *c, uint64_t bytes) {
+  char *src = NULL;
+  memset(c, 0, sizeof *c);
+  c->bytes = bytes;
+  ws_status st = ws_nngen_fixed_source(lc->ctx, "models/microbench/stream.wsa", &src);
+  if (st == WS_OK) st = ws_nngen_kernel_build(lc->ctx, src, "stream.wsa", &c->k);
+  free(src);
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, bytes, &c->src);
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, bytes, &c->dst);
+  if (st == WS_OK) st = ws_nngen_kernel_ptr(lc->ctx, &c->k, "src", c->src);
+  if (st == WS_OK) st = ws_nngen_kernel_ptr(lc->ctx, &c->k, "dst", c->dst);
+  if (st == WS_OK) st = ws_nngen_kernel_u32(lc->ctx, &c->k, "n16", (uint32_t)(bytes / 16));
+  if (st == WS_OK) st = ws_nngen_kernel_u32(lc->ctx, &c->k, "passes", 1);
+  return st;
+}
+
+static void copy_close(const ws_lesson_ctx *lc, copy_kernel *c) {
+  if (c->src) ws_device_free(lc->dev, c->src);
+  if (c->dst) ws_device_free(lc->dev, c->dst);
+  ws_nngen_kernel_release(&c->k);
+}
+
+static ws_status occupancy_point(const ws_lesson_ctx *lc, copy_kernel *c, uint32_t ctas, ws_lesson_result *r) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(lc->dev);
+  uint32_t dyn = smem_for(cfg, ctas), wpc = OCC_THREADS / 32, unit = cfg->smem.alloc_unit_bytes;
+  uint32_t per_cta = (dyn + cfg->smem.reserved_per_block_bytes + unit - 1) / unit * unit;
+  uint32_t resident = cfg->smem.per_sm_bytes / per_cta, by_warps = cfg->sm.max_warps_per_sm / wpc;
+  if (resident > by_warps) resident = by_warps;
+  if (resident > cfg->sm.max_ctas_per_sm) resident = cfg->sm.max_ctas_per_sm;
+  ws_dim3 grid = {cfg->gpu.num_sms * resident, 1, 1}, block = {OCC_THREADS, 1, 1};
+  ws_launch_stats ls;
+  ws_status st = ws_device_launch(lc->dev, c->k.kernel, grid, block, dyn, &c->k.args, &ls);
+  if (st != WS_OK) return st;
+  char label[WS_LESSON_LABEL_BYTES];
+  snprintf(label, sizeof label, "%5u B shared per CTA: resident warps per SM", dyn);
+  expect(r, label, ls.occupancy.active_warps_per_sm, resident * wpc,
+         "floor(%u B per SM / (%u + %u reserved, rounded)) = %u CTAs x %u warps", cfg->smem.per_sm_bytes, dyn,
+         cfg->smem.reserved_per_block_bytes, resident, wpc);
+  snprintf(label, sizeof label, "%5u B shared per CTA: theoretical occupancy", dyn);
+  expect(r, label, ls.occupancy.occupancy, (double)(resident * wpc) / cfg->sm.max_warps_per_sm,
+         "%u resident warps of %u", resident * wpc, cfg->sm.max_warps_per_sm);
+  double gbps = (double)c->bytes * 2 / (double)ls.cycles * cfg->gpu.core_clock_mhz / 1e3;
+  snprintf(label, sizeof label, "%5u B shared per CTA: copy bandwidth, GB/s", dyn);
+  show(r, label, gbps, "bytes read and written over the kernel's time");
+  return WS_OK;
+}
+
+static ws_status run_occupancy(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  static const uint32_t ctas[] = {1, 2, 4, 8, 16};
+  const ws_gpu_cfg *cfg = ws_device_cfg(lc->dev);
+  copy_kernel c;
+  ws_status st = copy_open(lc, &c, 2 * cfg->geom.l2_bytes);
+  for (size_t i = 0; i < sizeof ctas / sizeof *ctas && st == WS_OK; i++) st = occupancy_point(lc, &c, ctas[i], r);
+  copy_close(lc, &c);
+  return st;
+}
+
+/* ---- pipelining: copies under compute (seeds 001 and 003) ------------------------------- */
+
+#define PIPE_IMAGES 4u
+
+typedef struct pipe_env {
+  ws_tinyvit_weights *w;
+  float *images;
+} pipe_env;
+
+static ws_status pipe_open(const ws_lesson_ctx *lc, pipe_env *e) {
+  memset(e, 0, sizeof *e);
+  ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
+  ws_status st = ws_tinyvit_weights_create(lc->ctx, &mc, &e->w);
+  if (st != WS_OK) return st;
+  ws_tinyvit_weights_init_seeded(e->w, 1);
+  e->images = calloc((size_t)PIPE_IMAGES * WS_TINYVIT_IMAGE_FLOATS, sizeof *e->images);
+  if (!e->images) return ws_ctx_fail(lc->ctx, WS_ERR_NOMEM, "out of host memory for the images");
+  const char *const *names = ws_image_sample_names();
+  for (uint32_t i = 0; i < PIPE_IMAGES && st == WS_OK; i++) {
+    ws_image *img = NULL;
+    st = ws_image_sample(lc->ctx, names[i % 4], &img);
+    if (st == WS_OK) st = ws_image_to_input(lc->ctx, img, e->images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS);
+    ws_image_destroy(img);
+  }
+  return st;
+}
+
+static void pipe_close(pipe_env *e) {
+  ws_tinyvit_weights_destroy(e->w);
+  free(e->images);
+}
+
+/* The makespan of one run, and the durations of its copies and kernels. */
+typedef struct pipe_times {
+  uint64_t span, kernels, h2d, d2h, first_h2d, last_d2h;
+} pipe_times;
+
+static void times_of(const ws_runtime *rt, const ws_vitrun_result *res, pipe_times *t) {
+  size_t n;
+  const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
+  memset(t, 0, sizeof *t);
+  t->span = res->end_ns - res->image_start_ns;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t d = recs[i].end_ns - recs[i].start_ns;
+    if (recs[i].kind == WS_RUNTIME_OP_KERNEL) t->kernels += d;
+    if (recs[i].kind == WS_RUNTIME_OP_H2D && strcmp(recs[i].name, "weights") != 0) t->h2d += d;
+    if (recs[i].kind == WS_RUNTIME_OP_D2H) t->d2h += d;
+  }
+  const ws_runtime_record *a = &recs[res->passes[0].image_record], *b = &recs[res->passes[res->npasses - 1].prob_record];
+  t->first_h2d = a->end_ns - a->start_ns;
+  t->last_d2h = b->end_ns - b->start_ns;
+}
+
+static ws_status pipe_run(const ws_lesson_ctx *lc, const pipe_env *e, uint32_t streams, pipe_times *t) {
+  ws_runtime *rt = NULL;
+  ws_vitrun_result res;
+  memset(&res, 0, sizeof res);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.batch = PIPE_IMAGES;
+  c.micro_batch = 1;
+  c.streams = streams;
+  ws_status st = ws_runtime_create(lc->dev, &rt);
+  if (st == WS_OK) st = ws_vitrun_run(rt, e->w, e->images, &c, &res);
+  if (st == WS_OK && !res.pass) st = ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "TinyViT32: a layer failed its check");
+  if (st == WS_OK) times_of(rt, &res, t);
+  ws_vitrun_result_free(&res);
+  ws_runtime_destroy(rt);
+  return st;
+}
+
+static ws_status run_pipelining(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  pipe_env e;
+  pipe_times one, two;
+  ws_status st = pipe_open(lc, &e);
+  if (st == WS_OK) st = pipe_run(lc, &e, 1, &one);
+  if (st == WS_OK) st = pipe_run(lc, &e, 2, &two);
+  pipe_close(&e);
+  if (st != WS_OK) return st;
+  expect(r, "one stream: makespan, us", one.span / 1e3, (one.h2d + one.kernels + one.d2h) / 1e3,
+         "every image's copy in, kernels and copy out, end to end");
+  expect(r, "two streams: makespan, us", two.span / 1e3, (two.first_h2d + two.kernels + two.last_d2h) / 1e3,
+         "the first copy in, then kernels back to back, then the last copy out");
+  double hidden = (double)(one.h2d - two.first_h2d + one.d2h - two.last_d2h);
+  expect(r, "time saved, us", ((double)one.span - (double)two.span) / 1e3,
+         (hidden + (double)one.kernels - (double)two.kernels) / 1e3,
+         "the %u copies that ran under kernels, plus the kernels' own difference", 2 * (PIPE_IMAGES - 1));
+  show(r, "one stream: images/s", PIPE_IMAGES / (one.span * 1e-9), "4 images over the makespan");
+  show(r, "two streams: images/s", PIPE_IMAGES / (two.span * 1e-9), "4 images over the makespan");
+  return WS_OK;
+}
+
+/* ---- the lessons ------------------------------------------------------------------------- */
+
+static const ws_lesson lesson_threads = {
+    "threads", "the thread hierarchy: a grid of blocks of warps of threads, with SAXPY", "seed 002", "classroom",
+    "A kernel launch is a grid of thread blocks (CTAs); each block is cut into warps of 32 threads, and a\n"
+    "warp is what the hardware schedules: one instruction at a time for all its lanes. SAXPY gives each\n"
+    "thread one element: i = blockIdx.x * blockDim.x + threadIdx.x, y[i] = a * x[i] + y[i].\n"
+    "\n"
+    "n = 1000 elements in blocks of 256 threads make 4 blocks and 32 warps; the last 24 threads find\n"
+    "i >= n and leave at once. The warps issue 17 instructions each, whatever their lanes do, while\n"
+    "the thread count follows the lanes that executed: the warp, not the thread, is what costs issue\n"
+    "slots.",
+    "Press space to play the saxpy launch: the CTA slots of the two SMs fill with the 4 blocks,\n"
+    "the warp slots turn long_scoreboard red while the loads of x and y are away, and the HBM banks\n"
+    "open rows as the sectors arrive.",
+    0, 300, "gpu", run_threads};
+
+static const ws_lesson lesson_coalescing = {
+    "coalescing", "coalescing: the addresses of a warp decide how many sectors move", "seed 002", "classroom",
+    "When the 32 lanes of a warp load, the memory system does not see 32 requests: it sees the 128-byte\n"
+    "lines and the 32-byte sectors the addresses touch. Neighbouring lanes reading neighbouring floats\n"
+    "(stride 1) need one line and 4 sectors, 128 bytes for 128 useful bytes. Every other float (stride\n"
+    "2) needs 8 sectors; stride 8 already needs 32 sectors for the same 128 useful bytes, and from\n"
+    "there each lane has a sector of its own. Bandwidth is spent in sectors, so a strided kernel pays\n"
+    "up to 8 times the bytes for the same work.",
+    "The launches are one warp each, one per stride from 1 to 32 (--viz opens stride 32's): step\n"
+    "through them with k and watch the sectors and lines one load asks for grow with the stride.",
+    31, 300, "gpu", run_coalescing};
+
+static const ws_lesson lesson_banks = {
+    "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 002", "classroom",
+    "Shared memory is split into 32 banks of 4-byte words; a warp's access is served in one pass when no\n"
+    "two lanes need different words of one bank. Lane l reading word l * stride puts gcd(stride, 32)\n"
+    "lanes on each bank it uses, and the access is replayed that many times: odd strides are free,\n"
+    "stride 2 costs 2 passes, stride 32 puts every lane on bank 0 and costs 32. The usual fix is\n"
+    "padding a row by one word, which makes the stride odd.",
+    "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
+    "shared memory): all 32 lanes queue on bank 0, which shows the conflict colour, while the warps\n"
+    "wait in bank_conflict. Step back with K to stride 1, where every bank is touched once.",
+    62, 4000, "smem:0", run_banks};
+
+static const ws_lesson lesson_occupancy = {
+    "occupancy", "occupancy: resident warps hide memory latency", "seed 002", "classroom",
+    "An SM keeps as many CTAs resident as its registers, shared memory, warp slots and CTA slots allow;\n"
+    "the smallest of the four is the limiter, and occupancy is resident warps over the maximum. A\n"
+    "memory-bound kernel needs many warps in flight, because while one waits hundreds of cycles for DRAM\n"
+    "others can issue.\n"
+    "\n"
+    "The same streaming copy runs five times, each asking for enough dynamic shared memory that 1, 2,\n"
+    "4, 8 or 16 CTAs of 64 threads fit on an SM: the kernel does not use that memory, only the\n"
+    "occupancy rules see it. Occupancy follows from the preset by arithmetic; the bandwidth shows\n"
+    "what it buys: more warps, more loads in flight, until DRAM is the limit.",
+    "Step from the first launch to the last with k: with one CTA per SM most warp slots are empty and\n"
+    "the SMs idle between DRAM returns; with sixteen, half the slots are full and the HBM banks stay\n"
+    "busy.",
+    0, 18000, "gpu", run_occupancy};
+
+static const ws_lesson lesson_pipelining = {
+    "pipelining", "streams: copies over PCIe hidden under compute", "seeds 001 and 003", "a100",
+    "A GPU has copy engines that work while its SMs compute. With one stream, each image's work waits\n"
+    "for the previous image: copy in, kernels, copy out, in a line. With two streams and a buffer set\n"
+    "each, the next image's copy in runs while the current image's kernels do, and the previous\n"
+    "image's probability comes back meanwhile.\n"
+    "\n"
+    "TinyViT32 runs 4 images one at a time, first on one stream, then on two. When every image's\n"
+    "kernels take longer than a copy, every copy but the first in and the last out disappears under\n"
+    "compute; the saving is their time.",
+    "The story is the timeline: run 'warpscope run --batch 4 --micro-batch 1 --streams 2 --viz' and\n"
+    "look at the run's row at the bottom of the window: the copies are bands over the kernels, H2D\n"
+    "along the top and D2H along the bottom ('warpscope run ... --trace' shows it in Perfetto).",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining};
+
+static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,
+                                           &lesson_occupancy, &lesson_pipelining, NULL};
+
+const ws_lesson *const *ws_lesson_all(void) { return lessons; }
+
+const ws_lesson *ws_lesson_find(const char *name) {
+  for (size_t i = 0; lessons[i]; i++)
+    if (strcmp(lessons[i]->name, name) == 0) return lessons[i];
+  return NULL;
+}

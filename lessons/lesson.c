@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/attngen.h"
 #include "models/example.h"
+#include "models/gemmgen.h"
 #include "models/image.h"
 #include "models/microbench.h"
 #include "models/nngen.h"
@@ -309,6 +311,173 @@ static ws_status run_pipelining(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   return WS_OK;
 }
 
+/* ---- the GEMM ladder --------------------------------------------------------------------- */
+
+#define LADDER_N 128u
+
+/* The ladder's steps with tiles sized for a 128 x 128 product on the
+ * classroom GPU (the generator's 128 x 128 defaults would make one CTA),
+ * and the cause of each step's gain. */
+static const struct {
+  ws_gemmgen_variant v;
+  uint32_t bm, bn, bk, tm, tn, wm, wn; /* 0: the generator's default */
+  const char *cause;
+} ladder[] = {
+    {WS_GEMMGEN_NAIVE, 0, 0, 0, 0, 0, 0, 0, "a warp's A load touches 32 rows: 32 sectors for 32 floats"},
+    {WS_GEMMGEN_COALESCED, 0, 0, 0, 0, 0, 0, 0, "lanes on consecutive columns: B in 4 sectors, A broadcast"},
+    {WS_GEMMGEN_SMEM, 0, 0, 0, 0, 0, 0, 0, "tiles in shared memory: each global float loaded once per tile"},
+    {WS_GEMMGEN_BLOCKTILE1D, 64, 64, 8, 8, 1, 0, 0, "8 outputs a thread: a shared B value serves 8 FFMAs"},
+    {WS_GEMMGEN_BLOCKTILE2D, 64, 64, 16, 4, 4, 0, 0, "a 4 x 4 block a thread: 8 shared loads feed 16 FFMAs"},
+    {WS_GEMMGEN_VECTORIZED, 64, 64, 16, 4, 4, 0, 0, "128-bit loads: a quarter of the load instructions"},
+    {WS_GEMMGEN_WARPTILE, 64, 64, 16, 4, 4, 32, 32, "warp tiles: lanes read adjacent chunks, no bank conflicts"},
+    {WS_GEMMGEN_ASYNC, 64, 64, 16, 4, 4, 32, 32, "LDGSTS into two stages: the next tile loads under the FFMAs"},
+    {WS_GEMMGEN_MMA, 0, 0, 0, 0, 0, 0, 0, "tensor cores: one HMMA is 4096 FLOPs"},
+};
+
+static ws_gemmgen_cfg ladder_cfg(size_t i) {
+  ws_gemmgen_cfg c = ws_gemmgen_defaults(ladder[i].v);
+  if (ladder[i].bm) {
+    c.bm = ladder[i].bm, c.bn = ladder[i].bn, c.bk = ladder[i].bk, c.tm = ladder[i].tm, c.tn = ladder[i].tn;
+    if (ladder[i].wm) c.wm = ladder[i].wm, c.wn = ladder[i].wn;
+    c.threads = ws_gemmgen_implied_threads(&c);
+  }
+  return c;
+}
+
+typedef struct gemm_bufs {
+  float *a, *b, *c, *ref;
+  double *bound;
+  uint64_t da, db, dc;
+} gemm_bufs;
+
+static float *random_floats(size_t n, uint64_t seed) {
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; v && i < n; i++) { /* splitmix64: uniform in [-1, 1) */
+    uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    v[i] = (float)((double)((z ^ (z >> 31)) >> 40) / 8388608.0 - 1.0);
+  }
+  return v;
+}
+
+static ws_status gemm_open(const ws_lesson_ctx *lc, gemm_bufs *g) {
+  size_t n = (size_t)LADDER_N * LADDER_N;
+  memset(g, 0, sizeof *g);
+  g->a = random_floats(n, 1), g->b = random_floats(n, 2);
+  g->c = malloc(n * sizeof *g->c), g->ref = malloc(n * sizeof *g->ref), g->bound = malloc(n * sizeof *g->bound);
+  if (!g->a || !g->b || !g->c || !g->ref || !g->bound)
+    return ws_ctx_fail(lc->ctx, WS_ERR_NOMEM, "out of host memory for the GEMM");
+  ws_status st = ws_device_malloc(lc->dev, n * 4, &g->da);
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, n * 4, &g->db);
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, n * 4, &g->dc);
+  if (st == WS_OK) st = ws_device_memcpy_htod(lc->dev, g->da, g->a, n * 4);
+  if (st == WS_OK) st = ws_device_memcpy_htod(lc->dev, g->db, g->b, n * 4);
+  return st;
+}
+
+static void gemm_close(const ws_lesson_ctx *lc, gemm_bufs *g) {
+  uint64_t d[] = {g->da, g->db, g->dc};
+  for (int i = 0; i < 3; i++)
+    if (d[i]) ws_device_free(lc->dev, d[i]);
+  free(g->a), free(g->b), free(g->c), free(g->ref), free(g->bound);
+}
+
+/* Runs step i; *good counts the outputs within OpenBLAS's bound. */
+static ws_status ladder_step(const ws_lesson_ctx *lc, gemm_bufs *g, size_t i, uint64_t *cycles, uint64_t *good) {
+  ws_gemmgen_cfg c = ladder_cfg(i);
+  ws_gemmgen_problem p = {LADDER_N, LADDER_N, LADDER_N, g->da, g->db, g->dc, 0, 0};
+  ws_launch_stats ls;
+  size_t n = (size_t)LADDER_N * LADDER_N;
+  ws_status st = ws_gemmgen_run(lc->dev, &c, &p, &ls);
+  if (st == WS_OK) st = ws_device_memcpy_dtoh(lc->dev, g->c, g->dc, n * 4);
+  if (st == WS_OK)
+    st = ws_gemmgen_reference(lc->ctx, &c, LADDER_N, LADDER_N, LADDER_N, g->a, g->b, NULL, NULL, g->ref, g->bound);
+  *cycles = ls.cycles, *good = 0;
+  for (size_t k = 0; st == WS_OK && k < n; k++) *good += fabs((double)g->c[k] - g->ref[k]) <= g->bound[k];
+  return st;
+}
+
+static ws_status run_ladder(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  gemm_bufs g;
+  ws_status st = gemm_open(lc, &g);
+  uint64_t first = 0, prev = 0;
+  for (size_t i = 0; i < sizeof ladder / sizeof *ladder && st == WS_OK; i++) {
+    uint64_t cycles, good;
+    st = ladder_step(lc, &g, i, &cycles, &good);
+    if (st != WS_OK) break;
+    const char *name = ws_gemmgen_variant_name(ladder[i].v);
+    char label[WS_LESSON_LABEL_BYTES];
+    snprintf(label, sizeof label, "%-11s outputs within OpenBLAS's bound", name);
+    expect(r, label, (double)good, LADDER_N * LADDER_N, "every one of the 128 x 128: each step computes the same C");
+    snprintf(label, sizeof label, "%-11s cycles", name);
+    show(r, label, (double)cycles, ladder[i].cause);
+    if (i) {
+      snprintf(label, sizeof label, "%-11s speed-up over the step before", name);
+      show(r, label, (double)prev / (double)cycles, "the step before's cycles over these");
+    }
+    if (!i) first = cycles;
+    prev = cycles;
+  }
+  if (st == WS_OK)
+    show(r, "the whole ladder: speed-up over naive", (double)first / (double)prev, "naive's cycles over mma's");
+  gemm_close(lc, &g);
+  return st;
+}
+
+/* ---- attention: naive against fused -------------------------------------------------------- */
+
+/* QKV of T tokens (D = 64, 4 heads) uploaded; out and scores allocated. */
+static ws_status attention_point(const ws_lesson_ctx *lc, uint32_t t, bool flash, uint64_t *bytes,
+                                 uint64_t *cycles) {
+  const ws_attngen_shape s = {t, 4, 16, 1};
+  uint64_t d = (uint64_t)s.heads * s.head_dim, qkv = 0, out = 0, sc = 0;
+  float *host = random_floats((size_t)t * 3 * d, t);
+  ws_status st = host ? ws_device_malloc(lc->dev, (uint64_t)t * 3 * d * 4, &qkv) : WS_ERR_NOMEM;
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, (uint64_t)t * d * 4, &out);
+  if (st == WS_OK) st = ws_device_malloc(lc->dev, (uint64_t)s.heads * t * t * 4, &sc);
+  if (st == WS_OK) st = ws_device_memcpy_htod(lc->dev, qkv, host, (uint64_t)t * 3 * d * 4);
+  ws_launch_stats ls[WS_ATTNGEN_STAGE_COUNT];
+  memset(ls, 0, sizeof ls);
+  const ws_attngen_flash_cfg fc = {64, 64};
+  *bytes = *cycles = 0;
+  for (int k = 0; k < (flash ? 1 : WS_ATTNGEN_STAGE_COUNT) && st == WS_OK; k++) {
+    st = flash ? ws_attngen_flash_run(lc->dev, &s, &fc, qkv, out, &ls[0])
+               : ws_attngen_naive_stage_run(lc->dev, &s, (ws_attngen_stage)k, qkv, sc, out, &ls[k]);
+    *bytes += sum(lc->dev, "hbm.ch*.bytes_read") + sum(lc->dev, "hbm.ch*.bytes_written");
+    *cycles += ls[k].cycles;
+  }
+  uint64_t bufs[] = {qkv, out, sc};
+  for (int i = 0; i < 3; i++)
+    if (bufs[i]) ws_device_free(lc->dev, bufs[i]);
+  free(host);
+  return st;
+}
+
+static ws_status run_attention(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  static const uint32_t seqs[] = {64, 128, 256};
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < sizeof seqs / sizeof *seqs && st == WS_OK; i++) {
+    uint32_t t = seqs[i];
+    uint64_t nb, nc, fb, fcyc;
+    st = attention_point(lc, t, false, &nb, &nc);
+    if (st == WS_OK) st = attention_point(lc, t, true, &fb, &fcyc);
+    if (st != WS_OK) break;
+    double qkv = 3.0 * t * 64 * 4, s_bytes = 4.0 * t * t * 4;
+    char label[WS_LESSON_LABEL_BYTES];
+    snprintf(label, sizeof label, "T = %3u: naive, DRAM bytes", t);
+    expect(r, label, (double)nb, qkv + 2 * s_bytes,
+           "Q, K, V once (%.0f B) + S read by the softmax and P by P.V: 2 x 4 heads x T^2 x 4 B", qkv);
+    snprintf(label, sizeof label, "T = %3u: fused, DRAM bytes", t);
+    expect(r, label, (double)fb, qkv, "Q, K, V once: 3 x T x 64 x 4 B; S never leaves the SM");
+    snprintf(label, sizeof label, "T = %3u: naive / fused DRAM bytes", t);
+    show(r, label, (double)nb / (double)fb, "grows with T: the scores are T^2, QKV only T");
+    snprintf(label, sizeof label, "T = %3u: naive / fused cycles", t);
+    show(r, label, (double)nc / (double)fcyc, "the scores' round trips through DRAM, and two more launches");
+  }
+  return st;
+}
+
 /* ---- the lessons ------------------------------------------------------------------------- */
 
 static const ws_lesson lesson_threads = {
@@ -327,7 +496,7 @@ static const ws_lesson lesson_threads = {
     0, 300, "gpu", run_threads};
 
 static const ws_lesson lesson_coalescing = {
-    "coalescing", "coalescing: the addresses of a warp decide how many sectors move", "seed 002", "classroom",
+    "coalescing", "coalescing: the addresses of a warp decide how many sectors move", "seeds 000 and 001", "classroom",
     "When the 32 lanes of a warp load, the memory system does not see 32 requests: it sees the 128-byte\n"
     "lines and the 32-byte sectors the addresses touch. Neighbouring lanes reading neighbouring floats\n"
     "(stride 1) need one line and 4 sectors, 128 bytes for 128 useful bytes. Every other float (stride\n"
@@ -339,7 +508,7 @@ static const ws_lesson lesson_coalescing = {
     31, 300, "gpu", run_coalescing};
 
 static const ws_lesson lesson_banks = {
-    "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 002", "classroom",
+    "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 001", "classroom",
     "Shared memory is split into 32 banks of 4-byte words; a warp's access is served in one pass when no\n"
     "two lanes need different words of one bank. Lane l reading word l * stride puts gcd(stride, 32)\n"
     "lanes on each bank it uses, and the access is replayed that many times: odd strides are free,\n"
@@ -351,7 +520,7 @@ static const ws_lesson lesson_banks = {
     62, 4000, "smem:0", run_banks};
 
 static const ws_lesson lesson_occupancy = {
-    "occupancy", "occupancy: resident warps hide memory latency", "seed 002", "classroom",
+    "occupancy", "occupancy: resident warps hide memory latency", "seeds 001 and 003", "classroom",
     "An SM keeps as many CTAs resident as its registers, shared memory, warp slots and CTA slots allow;\n"
     "the smallest of the four is the limiter, and occupancy is resident warps over the maximum. A\n"
     "memory-bound kernel needs many warps in flight, because while one waits hundreds of cycles for DRAM\n"
@@ -381,8 +550,37 @@ static const ws_lesson lesson_pipelining = {
     "along the top and D2H along the bottom ('warpscope run ... --trace' shows it in Perfetto).",
     WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining};
 
-static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,
-                                           &lesson_occupancy, &lesson_pipelining, NULL};
+static const ws_lesson lesson_ladder = {
+    "gemm-ladder", "the GEMM tiling ladder, one step at a time, with the cause of each gain", "seed 000",
+    "classroom",
+    "C = A B for 128 x 128 matrices, nine times: each step of the ladder changes one thing about how\n"
+    "the kernel moves data, and every step computes the same C (checked against OpenBLAS). Naive\n"
+    "threads read A down its columns, a sector per float; coalescing fixes the access order; shared\n"
+    "memory tiles load each value once per tile instead of once per use; register blocking lets a\n"
+    "value loaded into a register feed several FFMAs; 128-bit loads, warp tiles and asynchronous\n"
+    "copies trim instructions, bank conflicts and waits; tensor cores do 4096 FLOPs an instruction.",
+    "--viz opens the naive step: the warp slots sit in lsu_throttle and long_scoreboard, the L1 sets\n"
+    "churn. Step with k to the last: the mma step's tensor cores light up and the launch is 200 times\n"
+    "shorter.",
+    0, 20000, "gpu", run_ladder};
+
+static const ws_lesson lesson_attention = {
+    "attention", "naive against fused attention: DRAM bytes as the sequence grows", "seed 001", "a100",
+    "Attention computes S = Q K^T / sqrt(d) for every head, P = softmax(S), O = P V. The naive way\n"
+    "runs three kernels and keeps S and P in device memory: T x T scores a head, which grows with the\n"
+    "square of the sequence length. The fused (FlashAttention-style) kernel keeps each score in a\n"
+    "register from the FFMA that makes it to the one that uses it, streaming K and V through shared\n"
+    "memory with an online softmax: DRAM sees Q, K and V once, whatever T is.\n"
+    "\n"
+    "Each launch here starts with an empty L2, as on a bare device: the L2 is write-back, so the\n"
+    "scores a kernel writes stay on chip during it, and the next kernel reads them from DRAM.",
+    "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
+    "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
+    "the K and V tiles stream through it.",
+    0, 3000, "gpu", run_attention};
+
+static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,     &lesson_occupancy,
+                                           &lesson_ladder,    &lesson_attention,  &lesson_pipelining, NULL};
 
 const ws_lesson *const *ws_lesson_all(void) { return lessons; }
 

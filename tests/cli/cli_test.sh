@@ -416,7 +416,7 @@ after=$(ls /tmp/warpscope-run-* 2>/dev/null | wc -l)
 if [ "$before" = "$after" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: run --viz left its temporary trace"; fi
 
 # lessons: the list, one run to its verdict, and the refusals
-check lesson-list 0 "bank-conflicts   seed 002" -- "$ws" lesson list
+check lesson-list 0 "bank-conflicts   seed 001" -- "$ws" lesson list
 check lesson-threads 0 "6 of 6 numbers agree with their prediction -> PASS" -- "$ws" lesson threads
 check lesson-unknown 2 "no lesson 'warps' (expected list or one of: threads, coalescing" -- "$ws" lesson warps
 check lesson-none 2 "expected 'list' or a lesson's name" -- "$ws" lesson

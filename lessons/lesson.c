@@ -478,6 +478,74 @@ static ws_status run_attention(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   return st;
 }
 
+/* ---- a pixel's reach (seed 000) ------------------------------------------------------------ */
+
+#define PIXEL_X 12u
+#define PIXEL_Y 7u
+
+typedef struct reach_row {
+  const char *layer;
+  uint64_t reached, total;
+  const char *why;
+} reach_row;
+
+/* What the model's structure says of one pixel of a 32 x 32 x 3 image with
+ * 4 x 4 patches (64 tokens), width D and 4 heads: it lives in one token
+ * until attention, which gives every token a share of it. */
+static size_t reach_expected(uint64_t d, reach_row *w) {
+  const uint64_t t = WS_TINYVIT_TOKENS;
+  const reach_row rows[] = {
+      {"patch", 3, t * WS_TINYVIT_PATCH_DIM, "its 3 channels, in its token's row of 48"},
+      {"patch_embed", d, t * d, "its token's row: each of the D outputs sums all 48 inputs"},
+      {"blocks.0.qkv", 3 * d, t * 3 * d, "its token's row of Q, K and V"},
+      {"blocks.0.attn", t * d, t * d, "every token attends to its token's K and V"},
+      {"blocks.0.proj", t * d, t * d, "every row already holds it"},
+      {"blocks.0.norm1", t * d, t * d, "every row"},
+      {"blocks.0.fc1", t * 2 * d, t * 2 * d, "every row, 2D wide"},
+      {"blocks.0.fc2", t * d, t * d, "every row"},
+      {"pool", d, d, "the mean over tokens: all D"},
+      {"head", 1, 1, "the logit"},
+      {"probability", 1, 1, "back in host memory"},
+  };
+  memcpy(w, rows, sizeof rows);
+  return sizeof rows / sizeof *rows;
+}
+
+static ws_status run_journey(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  pipe_env e;
+  ws_runtime *rt = NULL;
+  ws_vitrun_result res;
+  memset(&res, 0, sizeof res);
+  ws_vitrun_cfg c = ws_vitrun_defaults();
+  c.follow = (ws_vitrun_follow){true, PIXEL_X, PIXEL_Y, WS_VITRUN_ALL_CHANNELS};
+  ws_status st = pipe_open(lc, &e);
+  if (st == WS_OK) st = ws_runtime_create(lc->dev, &rt);
+  if (st == WS_OK) st = ws_vitrun_run(rt, e.w, e.images, &c, &res);
+  if (st == WS_OK && !res.pass) st = ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "TinyViT32: a layer failed its check");
+  reach_row want[16];
+  size_t n = reach_expected(ws_tinyvit_weights_cfg(e.w).dim, want);
+  for (size_t i = 0; i < n && st == WS_OK; i++) {
+    const ws_vitrun_reach *got = NULL;
+    for (size_t k = 0; k < res.nreach; k++)
+      if (strcmp(res.reach[k].layer, want[i].layer) == 0) got = &res.reach[k];
+    if (!got) {
+      st = ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "the run has no reach row for %s", want[i].layer);
+      break;
+    }
+    char label[WS_LESSON_LABEL_BYTES];
+    snprintf(label, sizeof label, "%-15s outputs it reached, of %llu", want[i].layer,
+             (unsigned long long)got->total);
+    expect(r, label, (double)got->reached, (double)want[i].reached, "%s", want[i].why);
+  }
+  if (st == WS_OK)
+    show(r, "end to end, image H2D to probability D2H, us", (res.end_ns - res.image_start_ns) / 1e3,
+         "the timeline's: copies, then kernels, then the copy back");
+  ws_vitrun_result_free(&res);
+  ws_runtime_destroy(rt);
+  pipe_close(&e);
+  return st;
+}
+
 /* ---- the PCIe cliff and launch overhead (seed 003) ------------------------------------------ */
 
 #define TINY_KERNELS 10u
@@ -666,6 +734,21 @@ static const ws_lesson lesson_attention = {
     "the K and V tiles stream through it.",
     0, 3000, "gpu", run_attention};
 
+static const ws_lesson lesson_journey = {
+    "journey", "a pixel's journey: what one pixel reaches, layer by layer", "seed 000", "a100",
+    "TinyViT32 classifies a 32 x 32 image: 4 x 4 patches become 64 tokens of width 64, one attention\n"
+    "block mixes them, and a mean over tokens feeds the head. Follow one pixel, (12, 7), all three\n"
+    "channels: its bytes are tagged in host memory, and the tags travel with the values through PCIe,\n"
+    "HBM, L2, L1, shared memory and registers into every result computed from them.\n"
+    "\n"
+    "Until attention the pixel stays in its own token: the patch row it lands in, that token's\n"
+    "embedding, its Q, K and V. Attention is where tokens meet: every token's output weighs every\n"
+    "token's V, so from there on every value of every layer carries a share of the pixel.",
+    "The hop-by-hop path (host RAM, PCIe burst, HBM bank, L2 slice, L1 set, registers, FP32 units) is\n"
+    "what 'warpscope run --follow-pixel 12,7' prints; with --viz the window opens in pixel mode, and\n"
+    "j / J walk the hops (docs/viz.md).",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_journey};
+
 static const ws_lesson lesson_pcie = {
     "pcie", "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU", "seed 003",
     "a100",
@@ -684,7 +767,7 @@ static const ws_lesson lesson_pcie = {
     WS_LESSON_NO_PICTURE, 0, NULL, run_pcie};
 
 static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,     &lesson_occupancy,
-                                           &lesson_ladder,    &lesson_attention,  &lesson_pipelining, &lesson_pcie, NULL};
+                                           &lesson_ladder,    &lesson_attention,  &lesson_journey, &lesson_pcie, &lesson_pipelining, NULL};
 
 const ws_lesson *const *ws_lesson_all(void) { return lessons; }
 

@@ -44,6 +44,7 @@ Test(lesson, occupancy) { teach("occupancy", 15); }
 Test(lesson, gemm_ladder) { teach("gemm-ladder", 26); }
 Test(lesson, attention) { teach("attention", 12); }
 Test(lesson, pcie) { teach("pcie", 13); }
+Test(lesson, journey) { teach("journey", 12); }
 Test(lesson, pipelining) { teach("pipelining", 5); }
 
 Test(lesson, registry_names_each_lesson_once_with_its_texts) {
@@ -56,7 +57,7 @@ Test(lesson, registry_names_each_lesson_once_with_its_texts) {
     cr_expect_eq(ws_config_load_preset(ctx, (*l)->gpu, &cfg), WS_OK, "%s runs on a preset", (*l)->name);
     ws_ctx_destroy(ctx);
   }
-  cr_expect_geq(n, 8);
+  cr_expect_geq(n, 9);
   cr_expect_null(ws_lesson_find("no-such-lesson"));
 }
 

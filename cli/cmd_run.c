@@ -276,7 +276,8 @@ static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tiny
   printf("%s\n", o->vit.batch > 8 ? " ..." : "");
   if (pipelined(&o->vit)) {
     uint32_t b = ws_vitrun_pass_images(&o->vit);
-    printf("  pipeline:  %u passes of %u image%s on %u stream%s\n", ws_vitrun_passes(&o->vit), b,
+    uint32_t passes = ws_vitrun_passes(&o->vit);
+    printf("  pipeline:  %u pass%s of %u image%s on %u stream%s\n", passes, passes == 1 ? "" : "es", b,
            b == 1 ? "" : "s", o->vit.streams, o->vit.streams == 1 ? "" : "s");
   }
   printf("  kernels:   GEMM %s; attention %s", gdesc, ws_vitrun_attn_name(o->vit.attn));

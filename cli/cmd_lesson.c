@@ -8,6 +8,7 @@
  * asked for, and hands that trace to `warpscope viz` as a user would. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,7 @@ static void print_text(const char *text) {
 }
 
 static void format_value(char *buf, size_t n, double v) {
-  if (v == (double)(long long)v && v < 1e15 && v > -1e15)
+  if (fabs(v) < 1e15 && v == floor(v))
     snprintf(buf, n, "%lld", (long long)v);
   else
     snprintf(buf, n, "%.3f", v);

@@ -276,9 +276,9 @@ static void print_header(const run_opts *o, const ws_gpu_cfg *cfg, const ws_tiny
   printf("%s\n", o->vit.batch > 8 ? " ..." : "");
   if (pipelined(&o->vit)) {
     uint32_t b = ws_vitrun_pass_images(&o->vit);
-    uint32_t passes = ws_vitrun_passes(&o->vit);
+    uint32_t passes = ws_vitrun_passes(&o->vit), used = o->vit.streams < passes ? o->vit.streams : passes;
     printf("  pipeline:  %u pass%s of %u image%s on %u stream%s\n", passes, passes == 1 ? "" : "es", b,
-           b == 1 ? "" : "s", o->vit.streams, o->vit.streams == 1 ? "" : "s");
+           b == 1 ? "" : "s", used, used == 1 ? "" : "s");
   }
   printf("  kernels:   GEMM %s; attention %s", gdesc, ws_vitrun_attn_name(o->vit.attn));
   if (o->vit.attn == WS_VITRUN_ATTN_FLASH) printf(" Br=%u Bc=%u", o->vit.flash.br, o->vit.flash.bc);

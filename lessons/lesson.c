@@ -138,7 +138,7 @@ static ws_status run_banks(const ws_lesson_ctx *lc, ws_lesson_result *r) {
     snprintf(label, sizeof label, "stride %2u words: wavefronts per access", w->stride);
     uint32_t degree = gcd(w->stride, banks);
     expect(r, label, w->wavefronts_per_access, degree,
-           "gcd(%u, %u banks) = %u lanes share each bank used: the access is replayed %u times", w->stride,
+           "gcd(%u, %u banks) = %u lanes share each bank used: the access takes %u wavefronts", w->stride,
            banks, degree, degree);
     snprintf(label, sizeof label, "stride %2u words: cycles per access, relative", w->stride);
     show(r, label, w->relative, "measured in steady state, against stride 1");
@@ -388,6 +388,7 @@ static ws_status ladder_step(const ws_lesson_ctx *lc, gemm_bufs *g, size_t i, ui
   ws_gemmgen_cfg c = ladder_cfg(i);
   ws_gemmgen_problem p = {LADDER_N, LADDER_N, LADDER_N, g->da, g->db, g->dc, 0, 0};
   ws_launch_stats ls;
+  memset(&ls, 0, sizeof ls);
   size_t n = (size_t)LADDER_N * LADDER_N;
   ws_status st = ws_gemmgen_run(lc->dev, &c, &p, &ls);
   if (st == WS_OK) st = ws_device_memcpy_dtoh(lc->dev, g->c, g->dc, n * 4);
@@ -433,7 +434,8 @@ static ws_status attention_point(const ws_lesson_ctx *lc, uint32_t t, bool flash
   const ws_attngen_shape s = {t, 4, 16, 1};
   uint64_t d = (uint64_t)s.heads * s.head_dim, qkv = 0, out = 0, sc = 0;
   float *host = random_floats((size_t)t * 3 * d, t);
-  ws_status st = host ? ws_device_malloc(lc->dev, (uint64_t)t * 3 * d * 4, &qkv) : WS_ERR_NOMEM;
+  ws_status st = host ? ws_device_malloc(lc->dev, (uint64_t)t * 3 * d * 4, &qkv)
+                      : ws_ctx_fail(lc->ctx, WS_ERR_NOMEM, "out of host memory for the attention's inputs");
   if (st == WS_OK) st = ws_device_malloc(lc->dev, (uint64_t)t * d * 4, &out);
   if (st == WS_OK) st = ws_device_malloc(lc->dev, (uint64_t)s.heads * t * t * 4, &sc);
   if (st == WS_OK) st = ws_device_memcpy_htod(lc->dev, qkv, host, (uint64_t)t * 3 * d * 4);
@@ -444,7 +446,7 @@ static ws_status attention_point(const ws_lesson_ctx *lc, uint32_t t, bool flash
   for (int k = 0; k < (flash ? 1 : WS_ATTNGEN_STAGE_COUNT) && st == WS_OK; k++) {
     st = flash ? ws_attngen_flash_run(lc->dev, &s, &fc, qkv, out, &ls[0])
                : ws_attngen_naive_stage_run(lc->dev, &s, (ws_attngen_stage)k, qkv, sc, out, &ls[k]);
-    *bytes += sum(lc->dev, "hbm.ch*.bytes_read") + sum(lc->dev, "hbm.ch*.bytes_written");
+    *bytes += sum(lc->dev, "hbm.ch*.bytes_read");
     *cycles += ls[k].cycles;
   }
   uint64_t bufs[] = {qkv, out, sc};
@@ -465,12 +467,12 @@ static ws_status run_attention(const ws_lesson_ctx *lc, ws_lesson_result *r) {
     if (st != WS_OK) break;
     double qkv = 3.0 * t * 64 * 4, s_bytes = 4.0 * t * t * 4;
     char label[WS_LESSON_LABEL_BYTES];
-    snprintf(label, sizeof label, "T = %3u: naive, DRAM bytes", t);
+    snprintf(label, sizeof label, "T = %3u: naive, DRAM bytes read", t);
     expect(r, label, (double)nb, qkv + 2 * s_bytes,
            "Q, K, V once (%.0f B) + S read by the softmax and P by P.V: 2 x 4 heads x T^2 x 4 B", qkv);
-    snprintf(label, sizeof label, "T = %3u: fused, DRAM bytes", t);
+    snprintf(label, sizeof label, "T = %3u: fused, DRAM bytes read", t);
     expect(r, label, (double)fb, qkv, "Q, K, V once: 3 x T x 64 x 4 B; S never leaves the SM");
-    snprintf(label, sizeof label, "T = %3u: naive / fused DRAM bytes", t);
+    snprintf(label, sizeof label, "T = %3u: naive / fused DRAM bytes read", t);
     show(r, label, (double)nb / (double)fb, "grows with T: the scores are T^2, QKV only T");
     snprintf(label, sizeof label, "T = %3u: naive / fused cycles", t);
     show(r, label, (double)nc / (double)fcyc, "the scores' round trips through DRAM, and two more launches");
@@ -666,7 +668,7 @@ static const ws_lesson lesson_banks = {
     "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 001", "classroom",
     "Shared memory is split into 32 banks of 4-byte words; a warp's access is served in one pass when no\n"
     "two lanes need different words of one bank. Lane l reading word l * stride puts gcd(stride, 32)\n"
-    "lanes on each bank it uses, and the access is replayed that many times: odd strides are free,\n"
+    "lanes on each bank it uses, and the access takes that many passes (wavefronts): odd strides are free,\n"
     "stride 2 costs 2 passes, stride 32 puts every lane on bank 0 and costs 32. The usual fix is\n"
     "padding a row by one word, which makes the stride odd.",
     "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
@@ -728,7 +730,8 @@ static const ws_lesson lesson_attention = {
     "memory with an online softmax: DRAM sees Q, K and V once, whatever T is.\n"
     "\n"
     "Each launch here starts with an empty L2, as on a bare device: the L2 is write-back, so the\n"
-    "scores a kernel writes stay on chip during it, and the next kernel reads them from DRAM.",
+    "scores a kernel writes stay on chip during it, and the next kernel reads them from DRAM (the\n"
+    "write-back of those lines is not counted here: the figures are the bytes read).",
     "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
     "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
     "the K and V tiles stream through it.",
@@ -753,7 +756,7 @@ static const ws_lesson lesson_pcie = {
     "pcie", "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU", "seed 003",
     "a100",
     "Every copy over PCIe pays a fixed setup (the driver call and the DMA descriptor, about 10 us)\n"
-    "before its bytes move at the link's rate, so a 4-byte copy takes as long as a 64 KiB one and a\n"
+    "before its bytes move at the link's rate, so a 4-byte copy takes almost as long as a 4 KiB one and a\n"
     "copy needs megabytes to approach the link's bandwidth. Pageable memory is worse: the driver copies\n"
     "it through a pinned buffer with the CPU first.\n"
     "\n"

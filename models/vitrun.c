@@ -392,7 +392,7 @@ static ws_status pool(run *r) {
   return ws_nngen_meanpool_run(r->dev, r->batch, TOKENS, r->dim, r->a.y, r->a.pooled, NULL);
 }
 
-/* Runs one layer in a capture named `layer` on stream 0 and checks the
+/* Runs one layer in a capture named `layer` on the pass's stream and checks the
  * `per_image` floats it leaves at `result`. */
 typedef ws_status (*layer_fn)(run *r, uint32_t block);
 
@@ -512,6 +512,26 @@ uint64_t ws_vitrun_device_bytes(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *
 /* The largest batch the GEMMs take, and why: M = 64*batch rows within the
  * generator's largest M, within bm x the grid's y limit, and M*3D (the QKV
  * output, the largest operand) below 2^31 elements. */
+/* The per-image kernels put a pass's images on a grid axis: z for patch
+ * extraction and flash attention, z = image*heads + head for the naive
+ * attention's kernels, y for the positions and the mean pool. */
+static uint32_t grid_batch(uint32_t most, const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m,
+                           const ws_gpu_cfg *gpu, char *why, size_t why_bytes) {
+  uint32_t z = gpu->sm.max_grid_dim[2], y = gpu->sm.max_grid_dim[1];
+  if (cfg->attn == WS_VITRUN_ATTN_NAIVE && m->heads && z / m->heads < most) {
+    most = z / m->heads;
+    snprintf(why, why_bytes, "naive attention launches batch*heads = batch*%u CTAs along z, at most %u",
+             m->heads, z);
+  }
+  if (z < most)
+    most = z,
+    snprintf(why, why_bytes, "patch extraction and attention launch batch CTAs along z, at most %u", z);
+  if (y < most)
+    most = y,
+    snprintf(why, why_bytes, "the positions and the mean pool launch batch CTAs along y, at most %u", y);
+  return most;
+}
+
 static uint32_t max_batch(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m, const ws_gpu_cfg *gpu, char *why,
                           size_t why_bytes) {
   uint64_t bm = cfg->gemm.bm ? cfg->gemm.bm : 1, grid = gpu->sm.max_grid_dim[1] * bm;
@@ -523,7 +543,7 @@ static uint32_t max_batch(const ws_vitrun_cfg *cfg, const ws_tinyvit_cfg *m, con
   if (index < rows)
     rows = index,
     snprintf(why, why_bytes, "M*3*dim = 64*batch*%u must stay below 2^31 (32-bit indices)", 3 * m->dim);
-  return (uint32_t)(rows / TOKENS);
+  return grid_batch((uint32_t)(rows / TOKENS), cfg, m, gpu, why, why_bytes);
 }
 
 /* The GEMMs see a pass's images: the whole batch, or a micro-batch. */

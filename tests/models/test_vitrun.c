@@ -409,6 +409,16 @@ Test(vitrun, validate_states_the_real_batch_range) {
   cr_expect_str_eq(ws_errmsg(ctx),
                    "--batch must be 1..1023 on a100 with these tiles (got 1024): M = 64*batch "
                    "must be <= bm*65535 = 65535 (the grid's y limit)");
+  /* the per-image kernels take the images along z: 64 heads x 1024 images is
+   * one CTA too many for the naive attention's grid */
+  c = ws_vitrun_defaults();
+  c.attn = WS_VITRUN_ATTN_NAIVE;
+  c.batch = 1024;
+  m.heads = 64;
+  cr_expect_eq(validate("a100", c, m, ctx), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "--batch must be 1..1023 on a100 with these tiles (got 1024): naive attention launches "
+                   "batch*heads = batch*64 CTAs along z, at most 65535");
   ws_ctx_destroy(ctx);
 }
 

@@ -154,6 +154,10 @@ static int show(const lesson_opts *o, const char *trace, bool window) {
   char *argv[12] = {"viz",        (char *)trace, "--launch", launch,
                     "--at-cycle", cycle,         "--zoom",   (char *)l->look_zoom};
   int argc = 8;
+  if (l->look_launch == WS_LESSON_NO_PICTURE) { /* the window from the first launch: the run's row tells */
+    snprintf(launch, sizeof launch, "0");
+    argc = 4;
+  }
   if (!window) argv[argc++] = "--screenshot", argv[argc++] = out;
   optind = 1;
   return ws_cli_viz(argc, argv);
@@ -161,15 +165,14 @@ static int show(const lesson_opts *o, const char *trace, bool window) {
 
 static int after(const lesson_opts *o, const ws_cli_traceopt *topt) {
   int rc = WS_EXIT_OK;
-  if ((o->shot_dir || o->viz) && o->lesson->look_launch == WS_LESSON_NO_PICTURE) {
-    printf("(no picture: this lesson's launches are not what it shows; see 'What to look at')\n");
-    return WS_EXIT_OK;
-  }
-  if (o->shot_dir) {
+  bool picture = o->lesson->look_launch != WS_LESSON_NO_PICTURE;
+  if (o->shot_dir && !picture)
+    printf("(no picture: this lesson's story is its timeline, which the window's run row shows)\n");
+  if (o->shot_dir && picture) {
     fflush(stdout);
     rc = show(o, topt->path, false);
   }
-  if (rc == WS_EXIT_OK && o->viz) {
+  if (rc == WS_EXIT_OK && o->viz && (picture || o->lesson->uses_runtime)) {
     fflush(stdout);
     rc = show(o, topt->path, true);
   }
@@ -179,6 +182,7 @@ static int after(const lesson_opts *o, const ws_cli_traceopt *topt) {
 static int teach(ws_ctx *ctx, lesson_opts *o) {
   const ws_lesson *l = o->lesson;
   ws_device *dev = NULL;
+  ws_runtime *rt = NULL;
   ws_cli_traceopt topt;
   ws_cli_trace trace;
   memset(&trace, 0, sizeof trace);
@@ -187,16 +191,18 @@ static int teach(ws_ctx *ctx, lesson_opts *o) {
   ws_status st = trace_path(ctx, o, &topt);
   if (st == WS_OK) st = make_device(ctx, l, &dev);
   if (st == WS_OK) st = ws_cli_trace_start(ctx, &topt, dev, false, &trace);
+  if (st == WS_OK && l->uses_runtime) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) {
     printf("Lesson '%s' (%s, on %s): %s\n\n", l->name, l->seed, l->gpu, l->title);
     print_text(l->intro);
     putchar('\n');
     fflush(stdout);
-    ws_lesson_ctx lc = {dev, ctx};
+    ws_lesson_ctx lc = {dev, ctx, rt};
     st = l->run(&lc, &res);
   }
-  if (st == WS_OK) st = ws_cli_trace_finish(ctx, &topt, &trace, NULL);
+  if (st == WS_OK) st = ws_cli_trace_finish(ctx, &topt, &trace, rt);
   ws_cli_trace_free(&trace);
+  ws_runtime_destroy(rt);
   ws_device_destroy(dev);
   int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
   if (rc == WS_EXIT_OK) {

@@ -257,12 +257,17 @@ typedef struct pipe_times {
   uint64_t span, kernels, h2d, d2h, first_h2d, last_d2h;
 } pipe_times;
 
+/* Only this run's records: the runtime may hold an earlier run's, and this
+ * run's weights go up before its first image. */
 static void times_of(const ws_runtime *rt, const ws_vitrun_result *res, pipe_times *t) {
   size_t n;
   const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
   memset(t, 0, sizeof *t);
   t->span = res->end_ns - res->image_start_ns;
-  for (size_t i = 0; i < n; i++) {
+  size_t last = res->passes[0].prob_record;
+  for (uint32_t p = 0; p < res->npasses; p++)
+    if (res->passes[p].prob_record > last) last = res->passes[p].prob_record;
+  for (size_t i = res->passes[0].image_record; i <= last && i < n; i++) {
     uint64_t d = recs[i].end_ns - recs[i].start_ns;
     if (recs[i].kind == WS_RUNTIME_OP_KERNEL) t->kernels += d;
     if (recs[i].kind == WS_RUNTIME_OP_H2D && strcmp(recs[i].name, "weights") != 0) t->h2d += d;
@@ -274,19 +279,16 @@ static void times_of(const ws_runtime *rt, const ws_vitrun_result *res, pipe_tim
 }
 
 static ws_status pipe_run(const ws_lesson_ctx *lc, const pipe_env *e, uint32_t streams, pipe_times *t) {
-  ws_runtime *rt = NULL;
   ws_vitrun_result res;
   memset(&res, 0, sizeof res);
   ws_vitrun_cfg c = ws_vitrun_defaults();
   c.batch = PIPE_IMAGES;
   c.micro_batch = 1;
   c.streams = streams;
-  ws_status st = ws_runtime_create(lc->dev, &rt);
-  if (st == WS_OK) st = ws_vitrun_run(rt, e->w, e->images, &c, &res);
+  ws_status st = ws_vitrun_run(lc->rt, e->w, e->images, &c, &res);
   if (st == WS_OK && !res.pass) st = ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "TinyViT32: a layer failed its check");
-  if (st == WS_OK) times_of(rt, &res, t);
+  if (st == WS_OK) times_of(lc->rt, &res, t);
   ws_vitrun_result_free(&res);
-  ws_runtime_destroy(rt);
   return st;
 }
 
@@ -515,14 +517,12 @@ static size_t reach_expected(uint64_t d, reach_row *w) {
 
 static ws_status run_journey(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   pipe_env e;
-  ws_runtime *rt = NULL;
   ws_vitrun_result res;
   memset(&res, 0, sizeof res);
   ws_vitrun_cfg c = ws_vitrun_defaults();
   c.follow = (ws_vitrun_follow){true, PIXEL_X, PIXEL_Y, WS_VITRUN_ALL_CHANNELS};
   ws_status st = pipe_open(lc, &e);
-  if (st == WS_OK) st = ws_runtime_create(lc->dev, &rt);
-  if (st == WS_OK) st = ws_vitrun_run(rt, e.w, e.images, &c, &res);
+  if (st == WS_OK) st = ws_vitrun_run(lc->rt, e.w, e.images, &c, &res);
   if (st == WS_OK && !res.pass) st = ws_ctx_fail(lc->ctx, WS_ERR_INVALID, "TinyViT32: a layer failed its check");
   reach_row want[16];
   size_t n = reach_expected(ws_tinyvit_weights_cfg(e.w).dim, want);
@@ -543,7 +543,6 @@ static ws_status run_journey(const ws_lesson_ctx *lc, ws_lesson_result *r) {
     show(r, "end to end, image H2D to probability D2H, us", (res.end_ns - res.image_start_ns) / 1e3,
          "the timeline's: copies, then kernels, then the copy back");
   ws_vitrun_result_free(&res);
-  ws_runtime_destroy(rt);
   pipe_close(&e);
   return st;
 }
@@ -627,11 +626,8 @@ static ws_status tiny_kernels(const ws_lesson_ctx *lc, ws_runtime *rt, ws_lesson
 }
 
 static ws_status run_pcie(const ws_lesson_ctx *lc, ws_lesson_result *r) {
-  ws_runtime *rt = NULL;
-  ws_status st = ws_runtime_create(lc->dev, &rt);
-  if (st == WS_OK) st = copy_sizes(lc, rt, r);
-  if (st == WS_OK) st = tiny_kernels(lc, rt, r);
-  ws_runtime_destroy(rt);
+  ws_status st = copy_sizes(lc, lc->rt, r);
+  if (st == WS_OK) st = tiny_kernels(lc, lc->rt, r);
   return st;
 }
 
@@ -650,7 +646,7 @@ static const ws_lesson lesson_threads = {
     "Press space to play the saxpy launch: the CTA slots of the two SMs fill with the 4 blocks,\n"
     "the warp slots turn long_scoreboard red while the loads of x and y are away, and the HBM banks\n"
     "open rows as the sectors arrive.",
-    0, 300, "gpu", run_threads};
+    0, 300, "gpu", run_threads, false};
 
 static const ws_lesson lesson_coalescing = {
     "coalescing", "coalescing: the addresses of a warp decide how many sectors move", "seeds 000 and 001", "classroom",
@@ -662,7 +658,7 @@ static const ws_lesson lesson_coalescing = {
     "up to 8 times the bytes for the same work.",
     "The launches are one warp each, one per stride from 1 to 32 (--viz opens stride 32's): step\n"
     "through them with k and watch the sectors and lines one load asks for grow with the stride.",
-    31, 300, "gpu", run_coalescing};
+    31, 300, "gpu", run_coalescing, false};
 
 static const ws_lesson lesson_banks = {
     "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 001", "classroom",
@@ -674,7 +670,7 @@ static const ws_lesson lesson_banks = {
     "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
     "shared memory): all 32 lanes queue on bank 0, which shows the conflict colour, while the warps\n"
     "wait in bank_conflict. Step back with K to stride 1, where every bank is touched once.",
-    62, 4000, "smem:0", run_banks};
+    62, 4000, "smem:0", run_banks, false};
 
 static const ws_lesson lesson_occupancy = {
     "occupancy", "occupancy: resident warps hide memory latency", "seeds 001 and 003", "classroom",
@@ -690,7 +686,7 @@ static const ws_lesson lesson_occupancy = {
     "Step from the first launch to the last with k: with one CTA per SM most warp slots are empty and\n"
     "the SMs idle between DRAM returns; with sixteen, half the slots are full and the HBM banks stay\n"
     "busy.",
-    0, 18000, "gpu", run_occupancy};
+    0, 18000, "gpu", run_occupancy, false};
 
 static const ws_lesson lesson_pipelining = {
     "pipelining", "streams: copies over PCIe hidden under compute", "seeds 001 and 003", "a100",
@@ -702,10 +698,11 @@ static const ws_lesson lesson_pipelining = {
     "TinyViT32 runs 4 images one at a time, first on one stream, then on two. When every image's\n"
     "kernels take longer than a copy, every copy but the first in and the last out disappears under\n"
     "compute; the saving is their time.",
-    "The story is the timeline: run 'warpscope run --batch 4 --micro-batch 1 --streams 2 --viz' and\n"
-    "look at the run's row at the bottom of the window: the copies are bands over the kernels, H2D\n"
-    "along the top and D2H along the bottom ('warpscope run ... --trace' shows it in Perfetto).",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining};
+    "The story is the timeline: the run's row at the bottom of the window holds both runs, one\n"
+    "stream and then two. In the second the copies are bands over the kernels, H2D along the top\n"
+    "and D2H along the bottom; hover one for its times. With --trace, 'warpscope trace export FILE\n"
+    "--format perfetto' shows each stream as a track of its own.",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining, true};
 
 static const ws_lesson lesson_ladder = {
     "gemm-ladder", "the GEMM tiling ladder, one step at a time, with the cause of each gain", "seed 000",
@@ -719,7 +716,7 @@ static const ws_lesson lesson_ladder = {
     "--viz opens the naive step: the warp slots sit in lsu_throttle and long_scoreboard, the L1 sets\n"
     "churn. Step with k to the last: the mma step's tensor cores light up and the launch is 200 times\n"
     "shorter.",
-    0, 20000, "gpu", run_ladder};
+    0, 20000, "gpu", run_ladder, false};
 
 static const ws_lesson lesson_attention = {
     "attention", "naive against fused attention: DRAM bytes as the sequence grows", "seed 001", "a100",
@@ -735,7 +732,7 @@ static const ws_lesson lesson_attention = {
     "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
     "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
     "the K and V tiles stream through it.",
-    0, 3000, "gpu", run_attention};
+    0, 3000, "gpu", run_attention, false};
 
 static const ws_lesson lesson_journey = {
     "journey", "a pixel's journey: what one pixel reaches, layer by layer", "seed 000", "a100",
@@ -748,9 +745,9 @@ static const ws_lesson lesson_journey = {
     "embedding, its Q, K and V. Attention is where tokens meet: every token's output weighs every\n"
     "token's V, so from there on every value of every layer carries a share of the pixel.",
     "The hop-by-hop path (host RAM, PCIe burst, HBM bank, L2 slice, L1 set, registers, FP32 units) is\n"
-    "what 'warpscope run --follow-pixel 12,7' prints; with --viz the window opens in pixel mode, and\n"
-    "j / J walk the hops (docs/viz.md).",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_journey};
+    "what 'warpscope run --follow-pixel 12,7' prints; that command with --viz opens the window in\n"
+    "pixel mode, where j / J walk the hops (docs/viz.md). --viz here opens this run's kernels.",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_journey, true};
 
 static const ws_lesson lesson_pcie = {
     "pcie", "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU", "seed 003",
@@ -764,10 +761,10 @@ static const ws_lesson lesson_pcie = {
     "kernels shorter than that run one launch overhead apart and the GPU idles in between. This is\n"
     "why small work is batched, fused into fewer kernels, or handed to a persistent kernel that stays\n"
     "resident and polls a queue.",
-    "The story is the timeline: the copies and the ten kernels of this run sit on the runtime's\n"
-    "clock; 'warpscope run --viz' shows the same cliff in its run's row, where the 4-byte\n"
-    "probability copy is as wide as the 12 KB image's.",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_pcie};
+    "The story is the timeline: the run's row at the bottom of the window shows the five copies,\n"
+    "the smallest as wide as the 4 KiB one, and the ten tiny kernels spaced one launch overhead apart\n"
+    "with the GPU idle between them.",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_pcie, true};
 
 static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,     &lesson_occupancy,
                                            &lesson_ladder,    &lesson_attention,  &lesson_journey, &lesson_pcie, &lesson_pipelining, NULL};

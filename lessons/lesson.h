@@ -18,6 +18,7 @@
 
 #include "base/ctx.h"
 #include "sim/host/device.h"
+#include "sim/host/runtime.h"
 
 #define WS_LESSON_LABEL_BYTES 80
 #define WS_LESSON_WHY_BYTES 200
@@ -44,6 +45,10 @@ typedef struct ws_lesson_result {
 typedef struct ws_lesson_ctx {
   ws_device *dev; /* a fresh device on the lesson's preset, timing mode */
   ws_ctx *ctx;
+  /* for a lesson with uses_runtime: a runtime on dev that every copy and
+   * kernel of the lesson goes on, so its timeline (and the visualizer's run
+   * row) shows them; NULL otherwise */
+  ws_runtime *rt;
 } ws_lesson_ctx;
 
 typedef struct ws_lesson {
@@ -61,6 +66,9 @@ typedef struct ws_lesson {
   uint64_t look_cycle;
   const char *look_zoom;
   ws_status (*run)(const ws_lesson_ctx *lc, ws_lesson_result *out);
+  /* the lesson's story is a timeline: it needs lc->rt (a runtime keeps the
+   * L2 between kernels, which the other lessons must not have) */
+  bool uses_runtime;
 } ws_lesson;
 
 /* Every lesson, in teaching order, NULL-terminated. */

@@ -21,8 +21,16 @@ static void teach(const char *name, size_t min_figures) {
   ws_device_set_mode(dev, WS_MODE_TIMING);
   ws_lesson_result r;
   memset(&r, 0, sizeof r);
-  ws_lesson_ctx lc = {dev, ctx};
+  ws_runtime *rt = NULL;
+  if (l->uses_runtime) cr_assert_eq(ws_runtime_create(dev, &rt), WS_OK);
+  ws_lesson_ctx lc = {dev, ctx, rt};
   cr_assert_eq(l->run(&lc, &r), WS_OK, "%s: %s", name, ws_errmsg(ctx));
+  if (rt) { /* every kernel the lesson ran is on its timeline */
+    size_t n, kernels = 0;
+    const ws_runtime_record *recs = ws_runtime_timeline(rt, &n);
+    for (size_t i = 0; i < n; i++) kernels += recs[i].kind == WS_RUNTIME_OP_KERNEL;
+    cr_expect_gt(kernels, 0, "%s: its timeline holds its kernels", name);
+  }
   cr_expect_geq(r.nfigs, min_figures, "%s: %zu numbers", name, r.nfigs);
   size_t predicted = 0;
   for (size_t i = 0; i < r.nfigs; i++) {
@@ -33,6 +41,7 @@ static void teach(const char *name, size_t min_figures) {
     cr_expect_neq(f->why[0], '\0', "%s: %s says why", name, f->label);
   }
   cr_expect_gt(predicted, 0, "%s: states something first principles predict", name);
+  ws_runtime_destroy(rt);
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);
 }

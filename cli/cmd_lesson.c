@@ -158,6 +158,10 @@ static int show(const lesson_opts *o, const char *trace, bool window) {
     snprintf(launch, sizeof launch, "0");
     argc = 4;
   }
+  if (l->follows) { /* pixel mode: the window at the first hop, the picture at hop look_cycle */
+    argv[2] = "--walk", argv[3] = "--hop", argv[4] = window ? "1" : cycle;
+    argc = 5;
+  }
   if (!window) argv[argc++] = "--screenshot", argv[argc++] = out;
   optind = 1;
   return ws_cli_viz(argc, argv);
@@ -190,7 +194,7 @@ static int teach(ws_ctx *ctx, lesson_opts *o) {
   memset(&res, 0, sizeof res);
   ws_status st = trace_path(ctx, o, &topt);
   if (st == WS_OK) st = make_device(ctx, l, &dev);
-  if (st == WS_OK) st = ws_cli_trace_start(ctx, &topt, dev, false, &trace);
+  if (st == WS_OK) st = ws_cli_trace_start(ctx, &topt, dev, l->follows && topt.path, &trace);
   if (st == WS_OK && l->uses_runtime) st = ws_runtime_create(dev, &rt);
   if (st == WS_OK) {
     printf("Lesson '%s' (%s, on %s): %s\n\n", l->name, l->seed, l->gpu, l->title);

@@ -646,7 +646,7 @@ static const ws_lesson lesson_threads = {
     "Press space to play the saxpy launch: the CTA slots of the two SMs fill with the 4 blocks,\n"
     "the warp slots turn long_scoreboard red while the loads of x and y are away, and the HBM banks\n"
     "open rows as the sectors arrive.",
-    0, 300, "gpu", run_threads, false};
+    0, 300, "gpu", run_threads, false, false};
 
 static const ws_lesson lesson_coalescing = {
     "coalescing", "coalescing: the addresses of a warp decide how many sectors move", "seeds 000 and 001", "classroom",
@@ -658,7 +658,7 @@ static const ws_lesson lesson_coalescing = {
     "up to 8 times the bytes for the same work.",
     "The launches are one warp each, one per stride from 1 to 32 (--viz opens stride 32's): step\n"
     "through them with k and watch the sectors and lines one load asks for grow with the stride.",
-    31, 300, "gpu", run_coalescing, false};
+    31, 300, "gpu", run_coalescing, false, false};
 
 static const ws_lesson lesson_banks = {
     "bank-conflicts", "shared-memory bank conflicts: strides that share a bank are replayed", "seed 001", "classroom",
@@ -670,7 +670,7 @@ static const ws_lesson lesson_banks = {
     "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
     "shared memory): all 32 lanes queue on bank 0, which shows the conflict colour, while the warps\n"
     "wait in bank_conflict. Step back with K to stride 1, where every bank is touched once.",
-    62, 4000, "smem:0", run_banks, false};
+    62, 4000, "smem:0", run_banks, false, false};
 
 static const ws_lesson lesson_occupancy = {
     "occupancy", "occupancy: resident warps hide memory latency", "seeds 001 and 003", "classroom",
@@ -686,7 +686,7 @@ static const ws_lesson lesson_occupancy = {
     "Step from the first launch to the last with k: with one CTA per SM most warp slots are empty and\n"
     "the SMs idle between DRAM returns; with sixteen, half the slots are full and the HBM banks stay\n"
     "busy.",
-    0, 18000, "gpu", run_occupancy, false};
+    0, 18000, "gpu", run_occupancy, false, false};
 
 static const ws_lesson lesson_pipelining = {
     "pipelining", "streams: copies over PCIe hidden under compute", "seeds 001 and 003", "a100",
@@ -702,7 +702,7 @@ static const ws_lesson lesson_pipelining = {
     "stream and then two. In the second the copies are bands over the kernels, H2D along the top\n"
     "and D2H along the bottom; hover one for its times. With --trace, 'warpscope trace export FILE\n"
     "--format perfetto' shows each stream as a track of its own.",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining, true};
+    WS_LESSON_NO_PICTURE, 0, NULL, run_pipelining, true, false};
 
 static const ws_lesson lesson_ladder = {
     "gemm-ladder", "the GEMM tiling ladder, one step at a time, with the cause of each gain", "seed 000",
@@ -716,7 +716,7 @@ static const ws_lesson lesson_ladder = {
     "--viz opens the naive step: the warp slots sit in lsu_throttle and long_scoreboard, the L1 sets\n"
     "churn. Step with k to the last: the mma step's tensor cores light up and the launch is 200 times\n"
     "shorter.",
-    0, 20000, "gpu", run_ladder, false};
+    0, 20000, "gpu", run_ladder, false, false};
 
 static const ws_lesson lesson_attention = {
     "attention", "naive against fused attention: DRAM bytes as the sequence grows", "seed 001", "a100",
@@ -732,7 +732,7 @@ static const ws_lesson lesson_attention = {
     "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
     "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
     "the K and V tiles stream through it.",
-    0, 3000, "gpu", run_attention, false};
+    0, 3000, "gpu", run_attention, false, false};
 
 static const ws_lesson lesson_journey = {
     "journey", "a pixel's journey: what one pixel reaches, layer by layer", "seed 000", "a100",
@@ -745,9 +745,10 @@ static const ws_lesson lesson_journey = {
     "embedding, its Q, K and V. Attention is where tokens meet: every token's output weighs every\n"
     "token's V, so from there on every value of every layer carries a share of the pixel.",
     "The hop-by-hop path (host RAM, PCIe burst, HBM bank, L2 slice, L1 set, registers, FP32 units) is\n"
-    "what 'warpscope run --follow-pixel 12,7' prints; that command with --viz opens the window in\n"
-    "pixel mode, where j / J walk the hops (docs/viz.md). --viz here opens this run's kernels.",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_journey, true};
+    "what 'warpscope run --follow-pixel 12,7' prints. --viz opens this run in pixel mode at the\n"
+    "pixel's first hop; j / J walk the hops (docs/viz.md). The picture is hop 5: the pixel's first\n"
+    "load missing in an L2 slice on its way from HBM to SM 10.",
+    0, 5, NULL, run_journey, true, true};
 
 static const ws_lesson lesson_pcie = {
     "pcie", "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU", "seed 003",
@@ -764,7 +765,7 @@ static const ws_lesson lesson_pcie = {
     "The story is the timeline: the run's row at the bottom of the window shows the five copies,\n"
     "the smallest as wide as the 4 KiB one, and the ten tiny kernels spaced one launch overhead apart\n"
     "with the GPU idle between them.",
-    WS_LESSON_NO_PICTURE, 0, NULL, run_pcie, true};
+    WS_LESSON_NO_PICTURE, 0, NULL, run_pcie, true, false};
 
 static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,     &lesson_occupancy,
                                            &lesson_ladder,    &lesson_attention,  &lesson_journey, &lesson_pcie, &lesson_pipelining, NULL};

@@ -69,6 +69,10 @@ typedef struct ws_lesson {
   /* the lesson's story is a timeline: it needs lc->rt (a runtime keeps the
    * L2 between kernels, which the other lessons must not have) */
   bool uses_runtime;
+  /* it follows a value (ws_device_set_follow): a trace it records keeps the
+   * value's journey, --viz opens the window in pixel mode, and the picture
+   * is the hop look_cycle of the walk */
+  bool follows;
 } ws_lesson;
 
 /* Every lesson, in teaching order, NULL-terminated. */

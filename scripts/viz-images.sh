@@ -29,7 +29,7 @@ trap 'rm -rf "$trace" "$gemm" "$lessons"' EXIT
 "$ws" viz "$trace" --screenshot "$out/viz-walk-sm.png" --hop 12
 "$ws" viz "$trace" --screenshot "$out/viz-walk-end.png" --hop 63
 # the lessons' pictures: each lesson's launch at the cycle it points to (docs/lessons/)
-for l in threads coalescing bank-conflicts occupancy gemm-ladder attention; do
+for l in threads coalescing bank-conflicts occupancy gemm-ladder attention journey; do
   "$ws" lesson "$l" --screenshot "$lessons" > /dev/null
   cp "$lessons/$l.png" "$out/lesson-$l.png"
 done

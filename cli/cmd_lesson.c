@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -25,8 +26,8 @@ static const char lesson_help[] =
     "principles predict, and says what to look at in the visualizer. 'list' names them.\n\n"
     "  --viz             afterwards, open the lesson's launches in the visualizer's\n"
     "                    window (docs/viz.md), at the launch the lesson points to\n"
-    "  --screenshot DIR  write DIR/NAME.png: that launch drawn headless, at the cycle\n"
-    "                    the lesson points to\n"
+    "  --screenshot DIR  write DIR/NAME.png (DIR made if missing): that launch drawn\n"
+    "                    headless, at the cycle the lesson points to\n"
     "  --trace FILE.wst  keep the trace of the lesson's launches (docs/traces.md)\n"
     "  -h, --help        this text\n"
     "Exit status: 0 when every number agrees with its prediction, 1 when one does not\n"
@@ -183,6 +184,13 @@ static int after(const lesson_opts *o, const ws_cli_traceopt *topt) {
   return rc;
 }
 
+/* --screenshot DIR is made (one level, as `viz --frames` does) before the
+ * lesson runs, so a bad directory fails at once, not after the run. */
+static ws_status shot_dir(ws_ctx *ctx, const lesson_opts *o) {
+  if (!o->shot_dir || mkdir(o->shot_dir, 0777) == 0 || errno == EEXIST) return WS_OK;
+  return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create '%s': %s", o->shot_dir, strerror(errno));
+}
+
 static int teach(ws_ctx *ctx, lesson_opts *o) {
   const ws_lesson *l = o->lesson;
   ws_device *dev = NULL;
@@ -192,7 +200,8 @@ static int teach(ws_ctx *ctx, lesson_opts *o) {
   memset(&trace, 0, sizeof trace);
   ws_lesson_result res;
   memset(&res, 0, sizeof res);
-  ws_status st = trace_path(ctx, o, &topt);
+  ws_status st = shot_dir(ctx, o);
+  if (st == WS_OK) st = trace_path(ctx, o, &topt);
   if (st == WS_OK) st = make_device(ctx, l, &dev);
   if (st == WS_OK) st = ws_cli_trace_start(ctx, &topt, dev, l->follows && topt.path, &trace);
   if (st == WS_OK && l->uses_runtime) st = ws_runtime_create(dev, &rt);

@@ -99,7 +99,8 @@ static ws_status run_coalescing(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   ws_status st = ws_microbench_coalescing_run(lc->dev, NROWS, rows);
   for (size_t i = 0; i < sizeof shown / sizeof *shown && st == WS_OK; i++) {
     const ws_microbench_coalesce_row *w = &rows[shown[i] - 1];
-    uint32_t s = w->stride, sectors = 4 * s < 32 ? 4 * s : 32, lines = s < 32 ? s : 32;
+    /* the microbenchmark's own prediction: distinct sectors and lines of the 32 addresses */
+    uint32_t s = w->stride, sectors = w->predicted_sectors, lines = w->predicted_lines;
     char label[WS_LESSON_LABEL_BYTES];
     snprintf(label, sizeof label, "stride %2u: 32-byte sectors per warp load", s);
     expect(r, label, (double)w->sectors, sectors, "32 lanes x 4 B spread over %u x 128 B = %u sectors of 32 B",
@@ -117,15 +118,6 @@ static ws_status run_coalescing(const ws_lesson_ctx *lc, ws_lesson_result *r) {
 
 /* ---- shared-memory bank conflicts ------------------------------------------------------ */
 
-static uint32_t gcd(uint32_t a, uint32_t b) {
-  while (b) {
-    uint32_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 static ws_status run_banks(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   enum { NROWS = 32 };
   static const uint32_t shown[] = {1, 2, 3, 4, 8, 16, 32};
@@ -136,7 +128,7 @@ static ws_status run_banks(const ws_lesson_ctx *lc, ws_lesson_result *r) {
     const ws_microbench_bank_row *w = &rows[shown[i] - 1];
     char label[WS_LESSON_LABEL_BYTES];
     snprintf(label, sizeof label, "stride %2u words: wavefronts per access", w->stride);
-    uint32_t degree = gcd(w->stride, banks);
+    uint32_t degree = w->predicted_degree; /* gcd(stride, banks), the microbenchmark's prediction */
     expect(r, label, w->wavefronts_per_access, degree,
            "gcd(%u, %u banks) = %u lanes share each bank used: the access takes %u wavefronts", w->stride,
            banks, degree, degree);

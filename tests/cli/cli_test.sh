@@ -424,6 +424,7 @@ check lesson-list-flags 2 "'list' takes no options" -- "$ws" lesson list --viz
 check lesson-bad-flag 2 "unknown option '--fast'" -- "$ws" lesson threads --fast
 check lesson-shot 0 "PASS" -- "$ws" lesson threads --screenshot "$tmp"
 check lesson-shot-file 0 "" -- test -s "$tmp/threads.png"
+check lesson-shot-bad-dir 1 "cannot create '$tmp/none/d'" -- "$ws" lesson threads --screenshot "$tmp/none/d"
 
 # occupancy: the calculator's numbers (hand-computed in tests/sim/core/test_occupancy.c) and its refusals
 check occ-a100 0 "occupancy: 4 CTAs per SM, 32 of 64 warps active: 50.0 %, limited by registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64

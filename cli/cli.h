@@ -40,6 +40,7 @@ int ws_cli_attention(int argc, char **argv);
 int ws_cli_sweep(int argc, char **argv);
 int ws_cli_plot(int argc, char **argv);
 int ws_cli_lesson(int argc, char **argv);
+int ws_cli_demo(int argc, char **argv);
 
 /* "warpscope: error: ..." on stderr, or "warpscope: WHERE: error: ..." when
  * the message is located (holds ": error: ") already; returns WS_EXIT_FAIL. */

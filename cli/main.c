@@ -41,6 +41,8 @@ static const command commands[] = {
      "draw a sweep's CSV: a heatmap, a roofline, occupancy against cycles, stall reasons"},
     {"lesson", ws_cli_lesson,
      "guided lessons: a concept explained, run, its numbers checked, what to look at"},
+    {"demo", ws_cli_demo,
+     "show one idea end to end: persistent (N launches against one persistent ring kernel)"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

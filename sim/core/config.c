@@ -233,6 +233,11 @@ static const ws_cfg_key keys[] = {
         "host time of one kernel launch call",
         MODEL ": NVIDIA's Getting Started with CUDA Graphs (2019) shows launch overheads of a "
               "few microseconds dominating kernels of similar length"),
+    DEF("pcie", "zero_copy_lat_ns", pcie.zero_copy_lat_ns, 1, 1000000, 700, "ns",
+        "a kernel's load from mapped host memory: from the L1 across the link to host DRAM and back",
+        MODEL ": between the 535 and 785 ns Chips and Cheese measured for a GPU's loads from host "
+              "memory through a CPU's own PCIe lanes (C. Lam, Microbenchmarking Chipsets for "
+              "Giggles, 2026: NVIDIA T1000, PCIe 3.0, on Skylake, Zen 5 and Arrow Lake hosts)"),
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
@@ -578,6 +583,21 @@ static uint64_t ps_to_cycles(uint64_t ps, uint32_t core_clock_mhz) {
  * config that is not yet consistent (--set derives after each override,
  * before the whole is checked): every key is within its range by then, and
  * the table's minimums keep every divisor positive. */
+const ws_cfg_pcie_gen *ws_config_pcie_gen(uint32_t gen) {
+  static const ws_cfg_pcie_gen gens[] = {
+      {2500, 8, 10}, {5000, 8, 10}, {8000, 128, 130}, {16000, 128, 130}, {32000, 128, 130},
+  };
+  return gen >= 1 && gen <= sizeof gens / sizeof gens[0] ? &gens[gen - 1] : NULL;
+}
+
+/* lanes x lane rate x line-code efficiency, in MB/s (a lane carries one bit per transfer) */
+static uint32_t pcie_wire_mbps(const ws_cfg_pcie *p) {
+  const ws_cfg_pcie_gen *g = ws_config_pcie_gen(p->gen);
+  if (!g) return 1;
+  uint64_t mbps = (uint64_t)p->lanes * g->lane_mtps * g->code_data_bits / (8ull * g->code_line_bits);
+  return mbps ? (uint32_t)mbps : 1;
+}
+
 static void derive(ws_gpu_cfg *cfg) {
   ws_gpu_geom *g = &cfg->geom;
   memset(g, 0, sizeof *g);
@@ -598,6 +618,8 @@ static void derive(ws_gpu_cfg *cfg) {
   g->hbm_t_rp_cycles = ps_to_cycles(cfg->hbm.t_rp_ps, mhz);
   g->hbm_t_ras_cycles = ps_to_cycles(cfg->hbm.t_ras_ps, mhz);
   g->mem_requests = mem_requests(cfg);
+  g->pcie_wire_mbps = pcie_wire_mbps(&cfg->pcie);
+  g->zero_copy_lat_cycles = ps_to_cycles((uint64_t)cfg->pcie.zero_copy_lat_ns * 1000u, mhz);
 }
 
 ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {

@@ -128,6 +128,11 @@ typedef struct ws_cfg_hbm {
   uint32_t ctrl_lat_cycles;                      /* controller + PHY, each way */
 } ws_cfg_hbm;
 
+/* Device addresses at and above this one are host memory mapped into the
+ * device's address space (zero-copy, sim/exec/mem.h): the memory system
+ * sends their accesses over the host link. */
+#define WS_CFG_SYSMEM_BASE 0x00007F0000000000ull
+
 /* The host link (sim/pcie.c) and the host-side costs the runtime
  * (sim/runtime.c) charges around it. */
 typedef struct ws_cfg_pcie {
@@ -139,6 +144,7 @@ typedef struct ws_cfg_pcie {
   uint32_t host_memcpy_mbps;    /* CPU copy into or out of the pinned staging buffer, MB/s */
   uint32_t staging_chunk_bytes; /* pageable copies are staged in chunks of this size */
   uint32_t launch_overhead_ns;  /* host time of one kernel launch call */
+  uint32_t zero_copy_lat_ns;    /* a kernel's load from mapped host memory: the round trip */
 } ws_cfg_pcie;
 
 /* Bounds of the key table that components size their types by (crossbar and
@@ -170,6 +176,8 @@ typedef struct ws_gpu_geom {
   uint32_t l2_partitions;           /* l2.partitions, at least 1 */
   uint32_t l2_far_extra_lat_cycles; /* l2.far_extra_lat_cycles, 0 with one partition */
   uint32_t hbm_lines_per_row;       /* hbm.row_bytes / line_bytes, at least 1 */
+  uint32_t pcie_wire_mbps;          /* the link's raw rate after line coding, MB/s, one direction */
+  uint64_t zero_copy_lat_cycles;    /* pcie.zero_copy_lat_ns in core cycles, rounded up */
 } ws_gpu_geom;
 
 typedef struct ws_gpu_cfg {
@@ -241,6 +249,15 @@ ws_status ws_config_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *ori
 /* ws_config_validate, then derives cfg->geom: for a config whose fields
  * were changed directly (the loaders and ws_config_set derive by themselves). */
 ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin);
+
+/* Per-lane signalling of one PCIe generation. */
+typedef struct ws_cfg_pcie_gen {
+  uint32_t lane_mtps;      /* raw transfers per second per lane, in MT/s (1 bit each) */
+  uint32_t code_data_bits; /* line code: code_data_bits of data ... */
+  uint32_t code_line_bits; /* ... travel as code_line_bits on the wire (8b/10b, 128b/130b) */
+} ws_cfg_pcie_gen;
+/* The signalling of generation `gen` (1..5); NULL for any other. */
+const ws_cfg_pcie_gen *ws_config_pcie_gen(uint32_t gen);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_config_default(void);

@@ -80,6 +80,29 @@ typedef struct ws_watch {
 } ws_watch;
 
 /* Everything one launch needs; read-only while it runs. */
+/* Host code that runs while a kernel does: the host's side of mapped host
+ * memory (sim/exec/mem.h), such as the host end of a persistent kernel's
+ * work queue. Timing mode only (sim/gpu/engine.c); times are core cycles
+ * from the launch's start. The agent reads and writes mapped host memory
+ * with ws_device_memcpy_htod/dtoh (the only device calls it may make): host
+ * memory is its own, so its accesses take no link time. A kernel's load
+ * samples memory when it issues, so a host write meant to be seen by loads
+ * that reach host memory from cycle h on is made at h minus
+ * ws_latency_host_request_cycles (sim/memsys/latency.h). */
+typedef struct ws_host_agent {
+  void *user;
+  /* the cycle of the agent's next action; UINT64_MAX: none planned (it may
+   * plan one when told a store landed) */
+  uint64_t (*next_cycle)(void *user);
+  /* acts at `cycle`, its next_cycle; a failure stops the launch */
+  ws_status (*act)(void *user, uint64_t cycle);
+  /* a kernel's store to mapped host memory has left the SM and will land at
+   * `cycle`: its line and the sectors it wrote (the bytes are in memory
+   * already, since the store issued; told in advance, so the agent can plan
+   * what it does when they land) */
+  void (*landed)(void *user, uint64_t line_addr, uint8_t sector_mask, uint64_t cycle);
+} ws_host_agent;
+
 typedef struct ws_exec_launch {
   const ws_kernel *kernel;
   ws_dim3 grid;
@@ -94,6 +117,7 @@ typedef struct ws_exec_launch {
   const ws_watch *watch;      /* NULL: the defaults */
   ws_sanitize *sanitize;      /* the checks' launch-wide state; NULL: no checks */
   ws_taint *taint;            /* pixel following's launch-wide state (taint.h); NULL: off */
+  const ws_host_agent *agent; /* host code running alongside (timing mode); NULL: none */
 } ws_exec_launch;
 
 #endif

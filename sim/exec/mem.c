@@ -11,6 +11,8 @@
  * access of at most 16 bytes never straddles two pages. */
 #include "sim/exec/mem.h"
 
+#include "sim/core/config.h"
+
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,6 +21,8 @@
 #include <string.h>
 
 #define VA_BASE 0x0000700000000000ull
+/* mapped host memory lies in its own range above every device address */
+#define HOST_VA_BASE WS_CFG_SYSMEM_BASE
 #define GUARD_BYTES (64ull * 1024u)
 #define ALIGN_BYTES 256ull
 #define PAGE_SHIFT 16
@@ -39,6 +43,8 @@ struct ws_mem {
   uint64_t peak_allocated_bytes; /* the most allocated_bytes has been */
   uint64_t resident_pages;
   uint64_t next_base;
+  uint64_t host_bytes, next_host_base; /* mapped host memory (ws_mem_alloc_host) */
+  size_t nhost;                        /* its records: the last nhost of recs */
   alloc_rec *recs;
   size_t nrecs, cap_recs;
   /* index into recs, valid when nrecs > 0; relaxed atomic: the threads of
@@ -53,6 +59,7 @@ ws_mem *ws_mem_create(uint64_t capacity_bytes) {
   if (!mem) return NULL;
   mem->capacity_bytes = capacity_bytes;
   mem->next_base = VA_BASE;
+  mem->next_host_base = HOST_VA_BASE;
   return mem;
 }
 
@@ -91,13 +98,9 @@ static bool grow_recs(ws_mem *mem) {
   return true;
 }
 
-ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr) {
-  if (size_bytes == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "cannot allocate 0 bytes");
-  if (size_bytes > mem->capacity_bytes - mem->allocated_bytes)
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "out of device memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
-                       " bytes in use",
-                       size_bytes, mem->allocated_bytes, mem->capacity_bytes);
+/* A record of size_bytes at `base`, inserted at recs[at] (which keeps the
+ * array sorted: device records come before the mapped host ones). */
+static ws_status add_rec(ws_mem *mem, ws_ctx *ctx, uint64_t base, uint64_t size_bytes, size_t at) {
   uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
   uint8_t **pages = calloc((size_t)npages, sizeof *pages);
   uint8_t **init = mem->track_init ? calloc((size_t)npages, sizeof *init) : NULL;
@@ -106,18 +109,49 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
     free(init);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted allocating a page table");
   }
-  alloc_rec *r = &mem->recs[mem->nrecs++];
-  r->base = mem->next_base;
-  r->size_bytes = size_bytes;
-  r->pages = pages;
-  r->init = init;
-  r->npages = npages;
-  r->live = true;
-  uint64_t span = (size_bytes + ALIGN_BYTES - 1) & ~(ALIGN_BYTES - 1);
-  mem->next_base = r->base + span + GUARD_BYTES;
+  memmove(&mem->recs[at + 1], &mem->recs[at], (mem->nrecs - at) * sizeof *mem->recs);
+  mem->nrecs++;
+  atomic_store_explicit(&mem->last_hit, at, memory_order_relaxed);
+  mem->recs[at] = (alloc_rec){
+      .base = base, .size_bytes = size_bytes, .pages = pages, .init = init, .npages = npages, .live = true};
+  return WS_OK;
+}
+
+static uint64_t span_of(uint64_t size_bytes) {
+  return ((size_bytes + ALIGN_BYTES - 1) & ~(ALIGN_BYTES - 1)) + GUARD_BYTES;
+}
+
+ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr) {
+  if (size_bytes == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "cannot allocate 0 bytes");
+  if (size_bytes > mem->capacity_bytes - mem->allocated_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "out of device memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
+                       " bytes in use",
+                       size_bytes, mem->allocated_bytes, mem->capacity_bytes);
+  if (span_of(size_bytes) > HOST_VA_BASE - mem->next_base)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "device address space exhausted: too many allocations");
+  ws_status st = add_rec(mem, ctx, mem->next_base, size_bytes, mem->nrecs - mem->nhost);
+  if (st != WS_OK) return st;
+  *addr = mem->next_base;
+  mem->next_base += span_of(size_bytes);
   mem->allocated_bytes += size_bytes;
   if (mem->allocated_bytes > mem->peak_allocated_bytes) mem->peak_allocated_bytes = mem->allocated_bytes;
-  *addr = r->base;
+  return WS_OK;
+}
+
+ws_status ws_mem_alloc_host(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr) {
+  if (size_bytes == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "cannot allocate 0 bytes");
+  if (size_bytes > WS_MEM_HOST_MAX_BYTES - mem->host_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "out of mapped host memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
+                       " bytes in use",
+                       size_bytes, mem->host_bytes, (uint64_t)WS_MEM_HOST_MAX_BYTES);
+  ws_status st = add_rec(mem, ctx, mem->next_host_base, size_bytes, mem->nrecs);
+  if (st != WS_OK) return st;
+  *addr = mem->next_host_base;
+  mem->next_host_base += span_of(size_bytes);
+  mem->host_bytes += size_bytes;
+  mem->nhost++;
   return WS_OK;
 }
 
@@ -159,7 +193,10 @@ ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr) {
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "double free of the allocation at 0x%016" PRIx64, addr);
   release_pages(mem, r);
   r->live = false;
-  mem->allocated_bytes -= r->size_bytes;
+  if (r->base >= HOST_VA_BASE)
+    mem->host_bytes -= r->size_bytes;
+  else
+    mem->allocated_bytes -= r->size_bytes;
   return WS_OK;
 }
 

@@ -285,7 +285,7 @@ static void set_next(ws_watchdog *wd, const ws_launch_stats *ls) {
 
 static ws_status detect_spin(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
                              const ws_launch_stats *ls, uint64_t cycle) {
-  bool quiet = wd->effects == wd->effects_at_window;
+  bool quiet = wd->effects == wd->effects_at_window && !wd->host_pending;
   wd->effects_at_window = wd->effects;
   if (!quiet) {
     wd->armed = false;

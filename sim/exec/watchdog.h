@@ -53,6 +53,9 @@ typedef struct ws_watchdog {
   /* spin detection */
   uint64_t effects_at_window, armed_at, last_new_at, stride;
   bool armed;
+  /* the host may still write memory the warps read (a host agent has an
+   * action planned): no repetition proves a spin */
+  bool host_pending;
   ws_watchdog_rec *recs; /* open addressing on the warp's address */
   uint32_t cap, nrecs, repeating;
 } ws_watchdog;

@@ -91,6 +91,8 @@ struct ws_engine {
 _Static_assert(WS_CFG_MAX_SMS - 1u <= UINT16_MAX, "SM numbers are event units");
 _Static_assert(WS_CFG_MAX_SUBPARTITIONS <= WS_SM_MAX_SUBPARTS, "an SM's sub-partition array holds them all");
 
+static void agent_landed(void *user, uint64_t line_addr, uint8_t sector_mask, uint64_t cycle);
+
 static ws_status register_stats(ws_engine *e) {
   const ws_stat_def defs[] = {
       {&e->gpu_cycles, "cycles", "kernel duration in core cycles (last CTA retired, memory drained)"},
@@ -121,6 +123,7 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
                      ? register_stats(e)
                      : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
+  if (st == WS_OK) ws_memsys_set_host_write_observer(e->mem, agent_landed, e);
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++)
     st = ws_sm_create(ctx, cfg, i, e->mem, stats, &e->sms[i]);
   if (st != WS_OK) {
@@ -772,18 +775,45 @@ static ws_status run_sms(ws_engine *e, uint64_t t) {
  * for a long time without issuing. */
 #define POLL_EVERY_ITERATIONS 4096u
 
+/* ---- host code running alongside (ws_host_agent) ----------------------------------- */
+
+/* The agent's next action while the kernel runs; an action planned after
+ * the last CTA is gone and the memory system has drained is not waited for. */
+static uint64_t agent_next(const ws_engine *e) {
+  const ws_host_agent *a = e->launch->agent;
+  if (!a) return NEVER;
+  uint64_t n = a->next_cycle(a->user);
+  e->wd->host_pending = n != NEVER;
+  return n;
+}
+
+static ws_status agent_act(ws_engine *e, uint64_t t) {
+  const ws_host_agent *a = e->launch->agent;
+  if (!a || a->next_cycle(a->user) > t) return WS_OK;
+  e->wd->effects++; /* the host wrote memory the warps may read */
+  return a->act(a->user, t);
+}
+
+static void agent_landed(void *user, uint64_t line_addr, uint8_t sector_mask, uint64_t cycle) {
+  const ws_host_agent *a = ((ws_engine *)user)->launch->agent;
+  if (a && a->landed) a->landed(a->user, line_addr, sector_mask, cycle);
+}
+
 static ws_status main_loop(ws_engine *e, uint64_t *end) {
   uint64_t t = 0;
   for (uint32_t iter = 1;; iter++) {
     uint64_t n = next_cycle(e);
     if (n == NEVER) break;
-    t = n;
+    uint64_t host = agent_next(e);
+    if (host < t) host = t; /* planned for a cycle already visited: acts now */
+    t = host < n ? host : n;
     if (iter % POLL_EVERY_ITERATIONS == 0) {
       ws_status st = ws_watchdog_poll(e->wd, e->ctx, e->ls, t);
       if (st != WS_OK) return st;
     }
     handle_events(e, t);
-    ws_status st = run_sms(e, t);
+    ws_status st = agent_act(e, t);
+    if (st == WS_OK) st = run_sms(e, t);
     if (st == WS_OK && e->loops.measure_rounds && iter % LOOP_LOOK_EVERY_ITERATIONS == 0)
       st = loop_look(e, t);
     if (st != WS_OK) return st;
@@ -839,7 +869,7 @@ static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
  * or pixel following (they watch every instruction where it runs). */
 static ws_status plan_loops(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch,
                             const ws_occupancy *occ) {
-  bool allowed = !e->probe && !launch->sanitize && !launch->taint;
+  bool allowed = !e->probe && !launch->sanitize && !launch->taint && !launch->agent;
   ws_loop_sampler_plan(&e->loops, allowed ? &e->sampling : NULL);
   env->ffwd = NULL;
   if (!e->loops.measure_rounds) return WS_OK;
@@ -862,7 +892,9 @@ static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launc
   ws_dispatch_init(&e->dispatch, (uint64_t)g.x * g.y * g.z, e->nsms, occ->ctas_per_sm);
   e->skipped_warp_insns = 0;
   e->placements = 0;
-  ws_sampler_plan(&e->smp, e->probe ? NULL : &e->sampling, e->dispatch.total,
+  /* a traced launch holds every micro-op; host code running alongside
+   * sees every cycle: neither skips a wave */
+  ws_sampler_plan(&e->smp, e->probe || launch->agent ? NULL : &e->sampling, e->dispatch.total,
                   (uint64_t)e->nsms * occ->ctas_per_sm);
   if (e->smp.phase != WS_SAMPLER_OFF && (st = window_alloc(e)) != WS_OK) return st;
   return place_initial(e);

@@ -40,8 +40,9 @@ struct ws_device {
   void *observer_user;
   ws_watch watch;
   bool has_watch;
-  uint32_t checks;     /* WS_CHECK_* */
-  ws_taint_mem *taint; /* the tags of global memory while following; NULL: off */
+  const ws_host_agent *agent; /* runs alongside timed launches; NULL: none */
+  uint32_t checks;            /* WS_CHECK_* */
+  ws_taint_mem *taint;        /* the tags of global memory while following; NULL: off */
 };
 
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
@@ -95,6 +96,12 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
 }
 
 ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
+
+ws_status ws_device_host_alloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
+  return ws_mem_alloc_host(dev->mem, dev->ctx, size_bytes, dptr);
+}
+
+void ws_device_set_host_agent(ws_device *dev, const ws_host_agent *agent) { dev->agent = agent; }
 
 uint64_t ws_device_allocated_bytes(const ws_device *dev) { return ws_mem_allocated_bytes(dev->mem); }
 
@@ -241,6 +248,11 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
 static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws_occupancy *occ,
                           ws_launch_stats *stats) {
   ws_status st = WS_OK;
+  if (dev->mode == WS_MODE_FUNCTIONAL && launch->agent)
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID,
+                       "kernel '%s': host code running alongside a kernel needs the timing model "
+                       "(functional mode has no time for it to act at)",
+                       launch->kernel->name);
   if (dev->mode == WS_MODE_FUNCTIONAL) {
     st = ws_exec_run(dev->ctx, launch, stats);
     stats->occupancy = *occ;
@@ -285,7 +297,8 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                                  .budget_warp_insns = dev->cfg.gpu.insn_budget_warp_insns,
                                  .watch = dev->has_watch ? &dev->watch : NULL,
                                  .sanitize = san,
-                                 .taint = tnt};
+                                 .taint = tnt,
+                                 .agent = dev->agent};
   st = run_mode(dev, &launch, &occ, stats);
   ws_taint_destroy(tnt);
   ws_sanitize_destroy(san);

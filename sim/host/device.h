@@ -78,6 +78,20 @@ const ws_stats *ws_device_stats(const ws_device *dev);
 
 ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
 ws_status ws_device_free(ws_device *dev, uint64_t dptr);
+/* Mapped pinned host memory (cudaHostAlloc with cudaHostAllocMapped):
+ * host bytes a kernel addresses directly, at WS_CFG_SYSMEM_BASE and above.
+ * A kernel's accesses to it cross the host link (sim/memsys/sysmem.h:
+ * pcie.zero_copy_lat_ns per load, the link's rate, no caching); the host
+ * reads and writes it with ws_device_memcpy_* at no cost (it is host
+ * memory). It does not count against the device's memory; all of it
+ * together is at most WS_MEM_HOST_MAX_BYTES. Freed by ws_device_free. */
+ws_status ws_device_host_alloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
+/* Host code that every later timed launch runs alongside the kernel
+ * (ws_host_agent in sim/exec/launch.h; not copied: it must outlive those
+ * launches; NULL, the default: none). A launch with one is timed in full
+ * (never sampled), and a functional launch with one is refused: the agent
+ * acts at simulated times. */
+void ws_device_set_host_agent(ws_device *dev, const ws_host_agent *agent);
 /* Device memory the live allocations hold now, and the most they have held
  * at once since the device was created (what a run's peak memory is). */
 uint64_t ws_device_allocated_bytes(const ws_device *dev);

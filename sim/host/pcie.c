@@ -12,13 +12,7 @@
 
 /* PCI-SIG PCI Express Base Specification 1.0a/2.0: 2.5 and 5 GT/s with
  * 8b/10b; 3.0, 4.0 and 5.0: 8, 16 and 32 GT/s with 128b/130b. */
-static const ws_pcie_gen gens[] = {
-    {2500, 8, 10}, {5000, 8, 10}, {8000, 128, 130}, {16000, 128, 130}, {32000, 128, 130},
-};
-
-const ws_pcie_gen *ws_pcie_gen_info(uint32_t gen) {
-  return gen >= 1 && gen <= sizeof gens / sizeof gens[0] ? &gens[gen - 1] : NULL;
-}
+const ws_pcie_gen *ws_pcie_gen_info(uint32_t gen) { return ws_config_pcie_gen(gen); }
 
 /* ceil(a * n / d) without overflow for the operand ranges the key table
  * allows ((d - 1) * n stays far below 2^64). */

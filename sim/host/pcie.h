@@ -25,12 +25,9 @@ typedef enum ws_pcie_host_mem {
   WS_PCIE_HOST_MEM_COUNT
 } ws_pcie_host_mem;
 
-/* Per-lane signalling of one PCIe generation. */
-typedef struct ws_pcie_gen {
-  uint32_t lane_mtps;      /* raw transfers per second per lane, in MT/s (1 bit each) */
-  uint32_t code_data_bits; /* line code: code_data_bits of data ... */
-  uint32_t code_line_bits; /* ... travel as code_line_bits on the wire (8b/10b, 128b/130b) */
-} ws_pcie_gen;
+/* Per-lane signalling of one PCIe generation (the table lives with the
+ * config, which derives the link's rate from it). */
+typedef ws_cfg_pcie_gen ws_pcie_gen;
 
 /* The signalling of generation `gen` (1..5); NULL for any other. */
 const ws_pcie_gen *ws_pcie_gen_info(uint32_t gen);

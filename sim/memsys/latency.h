@@ -16,10 +16,15 @@ typedef enum ws_mem_level {
   WS_LEVEL_L2_HIT_NEAR,
   WS_LEVEL_L2_HIT_FAR,    /* equals NEAR on single-partition GPUs */
   WS_LEVEL_DRAM_ROW_MISS, /* an idle bank with no open row: tRCD + tCL */
+  WS_LEVEL_HOST,          /* mapped host memory over an idle link (zero-copy) */
   WS_LEVEL_COUNT
 } ws_mem_level;
 
 /* cfg must be resolved (its geometry derived). */
 uint64_t ws_latency_idle_cycles(const ws_gpu_cfg *cfg, ws_mem_level level);
+/* A load of mapped host memory on an idle link: cycles from its access at
+ * the L1 to its request reaching host memory (where it reads what the host
+ * wrote by then). */
+uint64_t ws_latency_host_request_cycles(const ws_gpu_cfg *cfg);
 
 #endif

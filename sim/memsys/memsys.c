@@ -22,6 +22,7 @@
 #include "sim/memsys/dram.h"
 #include "sim/memsys/l1.h"
 #include "sim/memsys/l2.h"
+#include "sim/memsys/sysmem.h"
 #include "sim/memsys/xbar.h"
 
 enum {
@@ -32,6 +33,7 @@ enum {
   EV_L2_FILL,                          /* unit slice: DRAM data reached the slice */
   EV_RESP_ARRIVE,                      /* unit sm: a response packet reached the SM */
   EV_DRAM_WRITTEN,                     /* unit channel: a write's data has crossed the bus */
+  EV_SYSMEM_DONE,                      /* unit sm: a zero-copy access's data is back or landed */
 };
 
 #define NO_ID UINT32_MAX
@@ -64,6 +66,9 @@ struct ws_memsys {
   ws_xbar *xbar;
   ws_l2 *l2;
   ws_dram *dram;
+  ws_sysmem *sys;
+  ws_memsys_host_write_fn host_write_fn; /* told when a store lands in mapped host memory */
+  void *host_write_user;
   req *pool;
   uint32_t pool_n, free_head, free_n;
   fifo *req_voq;       /* per slice: requests waiting for a slice input slot */
@@ -438,11 +443,54 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
   }
 }
 
+/* ---- mapped host memory (sysmem.h) -------------------------------------------------- */
+
+/* A record waits, holding the pool slot that keeps the hierarchy busy,
+ * until the link says the access is done. */
+static bool sysmem_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
+                          uint64_t cookie) {
+  bool read = a->kind != WS_ACCESS_STORE;
+  if (m->free_n < 1 || (read && !ws_sysmem_can_read(m->sys))) {
+    m->retry_due[sm] = 1;
+    return false;
+  }
+  uint32_t id = pool_alloc(m);
+  m->pool[id] = (req){.line = a->line_addr,
+                      .cookie = cookie,
+                      .next = NO_ID,
+                      .sm = sm,
+                      .mask = a->sector_mask,
+                      .kind = a->kind,
+                      .role = ROLE_ACCESS};
+  uint64_t leave = cycle + m->cfg.l1.hit_lat_cycles;
+  uint64_t done = read ? ws_sysmem_read(m->sys, leave, sector_bytes(m, a->sector_mask))
+                       : ws_sysmem_write(m->sys, leave, a->bytes);
+  post(m, done, EV_SYSMEM_DONE, sm, id);
+  if (!read && m->host_write_fn) m->host_write_fn(m->host_write_user, a->line_addr, a->sector_mask, done);
+  return true;
+}
+
+static void on_sysmem_done(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now) {
+  req *r = &m->pool[id];
+  if (r->kind != WS_ACCESS_STORE) {
+    ws_sysmem_read_done(m->sys);
+    post(m, now, WS_EVK_MEM_RESP, sm, r->cookie);
+  }
+  m->retry_due[sm] = 1;
+  pool_free(m, id);
+}
+
+void ws_memsys_set_host_write_observer(ws_memsys *m, ws_memsys_host_write_fn fn, void *user) {
+  m->host_write_fn = fn;
+  m->host_write_user = user;
+}
+
 /* ---- public ------------------------------------------------------------------------ */
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT) return false;
+  if (a->line_addr >= WS_CFG_SYSMEM_BASE) return sysmem_access(m, sm, a, cycle, cookie);
   /* the pool holds every record the capacities allow (config.c), so this
    * does not happen; if it did, the SM would retry on every memory event */
   if (m->free_n < 2) {
@@ -526,6 +574,7 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
   case EV_L2_FILL: on_l2_fill(m, unit, id, ev->cycle); break;
   case EV_RESP_ARRIVE: on_resp_arrive(m, unit, id, ev->cycle); break;
   case EV_DRAM_WRITTEN: pool_free(m, id); break;
+  case EV_SYSMEM_DONE: on_sysmem_done(m, unit, id, ev->cycle); break;
   default: break;
   }
 }
@@ -553,6 +602,7 @@ static void reset(ws_memsys *m, bool keep_l2) {
   else
     ws_l2_reset(m->l2);
   ws_dram_reset(m->dram);
+  ws_sysmem_reset(m->sys);
   m->free_head = NO_ID;
   for (uint32_t i = m->pool_n; i-- > 0;) {
     m->pool[i].next = m->free_head;
@@ -611,6 +661,7 @@ static ws_status create_parts(ws_memsys *m, ws_ctx *ctx, ws_stats *stats) {
   if (st == WS_OK) st = ws_xbar_create(ctx, &m->cfg, stats, &m->xbar);
   if (st == WS_OK) st = ws_l2_create(ctx, &m->cfg, stats, m->pool_n, &m->l2);
   if (st == WS_OK) st = ws_dram_create(ctx, &m->cfg, stats, &m->dram);
+  if (st == WS_OK) st = ws_sysmem_create(ctx, &m->cfg, stats, &m->sys);
   return st;
 }
 
@@ -634,6 +685,7 @@ ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 
 void ws_memsys_destroy(ws_memsys *m) {
   if (!m) return;
+  ws_sysmem_destroy(m->sys);
   ws_dram_destroy(m->dram);
   ws_l2_destroy(m->l2);
   ws_xbar_destroy(m->xbar);

@@ -101,6 +101,12 @@ void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
  * (ws_l2_warm): how a sampled launch warms the L2 with the CTAs it does not
  * time. */
 void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write);
+/* Accesses to mapped host memory (line_addr >= WS_CFG_SYSMEM_BASE) go over
+ * the host link (sim/memsys/sysmem.h), not through the caches. `fn` (NULL:
+ * none, the default) is told when a store leaves for host memory: its
+ * line, the sectors it wrote and the cycle it will land. */
+typedef void (*ws_memsys_host_write_fn)(void *user, uint64_t line_addr, uint8_t sector_mask, uint64_t cycle);
+void ws_memsys_set_host_write_observer(ws_memsys *m, ws_memsys_host_write_fn fn, void *user);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
 

@@ -52,7 +52,7 @@ Test(lesson, bank_conflicts) { teach("bank-conflicts", 14); }
 Test(lesson, occupancy) { teach("occupancy", 15); }
 Test(lesson, gemm_ladder) { teach("gemm-ladder", 26); }
 Test(lesson, attention) { teach("attention", 12); }
-Test(lesson, pcie) { teach("pcie", 13); }
+Test(lesson, pcie) { teach("pcie", 19); }
 Test(lesson, journey) { teach("journey", 12); }
 Test(lesson, pipelining) { teach("pipelining", 5); }
 

@@ -25,7 +25,7 @@
 
 static const char run_help[] =
     "usage: warpscope run [--image NAME|FILE]... [--batch N [--streams S] [--micro-batch B]]\n"
-    "                     [--weights FILE.safetensors]\n"
+    "                     [--weights FILE.safetensors] [--weights-mem copy|managed|prefetch]\n"
     "                     [--dim D] [--heads H] [--depth L] [--seed S] [--save-weights FILE]\n"
     "                     [--attn flash|naive] [--br N] [--bc N]\n"
     "                     [--gemm VARIANT] [--bm N] [--bn N] [--bk N] [--tm N] [--tn N]\n"
@@ -53,6 +53,9 @@ static const char run_help[] =
     "                      more)\n"
     "  --weights FILE      safetensors weights (names and shapes in docs/tinyvit32.md);\n"
     "                      default: seeded weights\n"
+    "  --weights-mem copy|managed|prefetch  the weights in device memory with one H2D copy\n"
+    "                      (default), in managed memory paged in by the kernels' faults, or in\n"
+    "                      managed memory moved by one prefetch (docs/runtime.md)\n"
     "  --dim, --heads, --depth  the model (default 64, 4, 1; at most 1024, 64, 32)\n"
     "  --seed S            seed of the seeded weights (default 1)\n"
     "  --save-weights FILE write the weights used as safetensors\n"
@@ -125,6 +128,7 @@ static const struct option longs[] = {{"image", required_argument, NULL, 'i'},
                                       {"micro-batch", required_argument, NULL, 'm'},
                                       {"weights", required_argument, NULL, 'w'},
                                       {"save-weights", required_argument, NULL, 'W'},
+                                      {"weights-mem", required_argument, NULL, 'M'},
                                       {"dim", required_argument, NULL, 'D'},
                                       {"heads", required_argument, NULL, 'H'},
                                       {"depth", required_argument, NULL, 'L'},
@@ -155,6 +159,14 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'm': return parse_u32("--micro-batch", arg, 1, &o->vit.micro_batch);
   case 'w': o->weights = arg; return WS_EXIT_OK;
   case 'W': o->save_weights = arg; return WS_EXIT_OK;
+  case 'M': {
+    ws_ctx *ctx = ws_ctx_create();
+    int rc = ws_vitrun_weights_parse(ctx, arg, &o->vit.weights) == WS_OK
+                 ? WS_EXIT_OK
+                 : ws_cli_usage_error("run", "--weights-mem expects copy, managed or prefetch, found '%s'", arg);
+    ws_ctx_destroy(ctx);
+    return rc;
+  }
   case 'D': return parse_u32("--dim", arg, 1, &o->model.dim);
   case 'H': return parse_u32("--heads", arg, 1, &o->model.heads);
   case 'L': return parse_u32("--depth", arg, 1, &o->model.depth);

@@ -42,7 +42,8 @@ static const command commands[] = {
     {"lesson", ws_cli_lesson,
      "guided lessons: a concept explained, run, its numbers checked, what to look at"},
     {"demo", ws_cli_demo,
-     "show one idea end to end: persistent (N launches against one persistent ring kernel)"},
+     "show one idea end to end: persistent (N launches against one persistent ring kernel), unified "
+     "(TinyViT32's weights copied, paged in by faults, prefetched)"},
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 

@@ -62,6 +62,20 @@ typedef struct run {
   bool was_following; /* the device's following before the run */
 } run;
 
+const char *ws_vitrun_weights_name(ws_vitrun_weights w) {
+  static const char *const names[WS_VITRUN_WEIGHTS_COUNT] = {"copy", "managed", "prefetch"};
+  return (unsigned)w < WS_VITRUN_WEIGHTS_COUNT ? names[w] : "?";
+}
+
+ws_status ws_vitrun_weights_parse(ws_ctx *ctx, const char *name, ws_vitrun_weights *out) {
+  for (int i = 0; i < WS_VITRUN_WEIGHTS_COUNT; i++)
+    if (strcmp(name, ws_vitrun_weights_name((ws_vitrun_weights)i)) == 0) {
+      *out = (ws_vitrun_weights)i;
+      return WS_OK;
+    }
+  return ws_ctx_fail(ctx, WS_ERR_INVALID, "weights '%s': expected copy, managed or prefetch", name);
+}
+
 ws_vitrun_cfg ws_vitrun_defaults(void) {
   ws_vitrun_cfg c;
   memset(&c, 0, sizeof c);
@@ -122,9 +136,12 @@ static ws_status upload_weights(run *r) {
     r->woff[i] = bytes;
     bytes = round_up(bytes + ws_tinyvit_weights_at(r->w, i)->count * sizeof(float));
   }
+  bool managed = r->cfg->weights != WS_VITRUN_WEIGHTS_COPY;
   ws_runtime_host h;
   ws_status st = ws_runtime_host_alloc(r->rt, bytes, WS_PCIE_PINNED, &h);
-  if (st == WS_OK) st = ws_runtime_malloc(r->rt, bytes, &r->wbase);
+  if (st == WS_OK)
+    st = managed ? ws_device_malloc_managed(ws_runtime_device(r->rt), bytes, &r->wbase)
+                 : ws_runtime_malloc(r->rt, bytes, &r->wbase);
   if (st != WS_OK) return st;
   uint8_t *host = ws_runtime_host_data(r->rt, h);
   for (size_t i = 0; i < n; i++) put_tensor(ws_tinyvit_weights_at(r->w, i), (float *)(host + r->woff[i]));
@@ -135,7 +152,12 @@ static ws_status upload_weights(run *r) {
                                WS_RUNTIME_TENSOR_WEIGHTS);
   }
   if (st != WS_OK) return st;
-  return ws_runtime_memcpy_htod(r->rt, 0, r->wbase, h, 0, bytes, "weights");
+  if (!managed) return ws_runtime_memcpy_htod(r->rt, 0, r->wbase, h, 0, bytes, "weights");
+  /* the host writes them through the managed pointer: they start on the host */
+  st = ws_device_memcpy_htod(ws_runtime_device(r->rt), r->wbase, host, bytes);
+  if (st == WS_OK && r->cfg->weights == WS_VITRUN_WEIGHTS_PREFETCH)
+    st = ws_runtime_prefetch(r->rt, 0, r->wbase, bytes, "prefetch weights");
+  return st;
 }
 
 /* The device address of tensor `name` (it exists: the weights object was
@@ -647,6 +669,8 @@ ws_status ws_vitrun_validate(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_tin
   if (st == WS_OK) st = check_batch(ctx, cfg, model, gpu);
   if (st == WS_OK && (unsigned)cfg->attn >= WS_VITRUN_ATTN_COUNT)
     st = ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown attention variant %d", (int)cfg->attn);
+  if (st == WS_OK && (unsigned)cfg->weights >= WS_VITRUN_WEIGHTS_COUNT)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown weights placement %d", (int)cfg->weights);
   if (st == WS_OK) st = check_gemm(ctx, cfg, gpu);
   if (st == WS_OK) st = check_attention(ctx, cfg, model, gpu);
   if (st == WS_OK) st = check_memory(ctx, cfg, model, gpu);

@@ -28,6 +28,14 @@ typedef enum ws_vitrun_attn {
   WS_VITRUN_ATTN_COUNT
 } ws_vitrun_attn;
 
+/* Where the weights live and how they reach the device. */
+typedef enum ws_vitrun_weights {
+  WS_VITRUN_WEIGHTS_COPY,     /* device memory, one pinned H2D copy (cudaMemcpy) */
+  WS_VITRUN_WEIGHTS_MANAGED,  /* managed memory, paged in by the kernels' faults */
+  WS_VITRUN_WEIGHTS_PREFETCH, /* managed memory, moved by one prefetch (cudaMemPrefetchAsync) */
+  WS_VITRUN_WEIGHTS_COUNT
+} ws_vitrun_weights;
+
 #define WS_VITRUN_ALL_CHANNELS UINT32_MAX
 
 /* A pixel of image 0 to follow (the device's pixel following,
@@ -55,6 +63,7 @@ typedef struct ws_vitrun_cfg {
   ws_attngen_flash_cfg flash; /* Br, Bc of the fused attention */
   ws_gemmgen_cfg gemm;        /* variant and tiles of every linear layer; epilogues set per layer */
   ws_vitrun_follow follow;    /* off by default */
+  ws_vitrun_weights weights;  /* WS_VITRUN_WEIGHTS_COPY by default */
 } ws_vitrun_cfg;
 
 /* batch 1 on one stream, flash attention Br = Bc = 64, blocktile2d GEMMs
@@ -63,6 +72,9 @@ ws_vitrun_cfg ws_vitrun_defaults(void);
 /* Images per pass (micro_batch, or its default), and passes. */
 uint32_t ws_vitrun_pass_images(const ws_vitrun_cfg *cfg);
 uint32_t ws_vitrun_passes(const ws_vitrun_cfg *cfg);
+/* "copy" / "managed" / "prefetch"; WS_ERR_INVALID naming them for anything else. */
+const char *ws_vitrun_weights_name(ws_vitrun_weights w);
+ws_status ws_vitrun_weights_parse(ws_ctx *ctx, const char *name, ws_vitrun_weights *out);
 /* "flash" / "naive"; WS_ERR_INVALID naming both for anything else. */
 const char *ws_vitrun_attn_name(ws_vitrun_attn a);
 ws_status ws_vitrun_attn_parse(ws_ctx *ctx, const char *name, ws_vitrun_attn *out);

@@ -238,12 +238,36 @@ static const ws_cfg_key keys[] = {
         MODEL ": between the 535 and 785 ns Chips and Cheese measured for a GPU's loads from host "
               "memory through a CPU's own PCIe lanes (C. Lam, Microbenchmarking Chipsets for "
               "Giggles, 2026: NVIDIA T1000, PCIe 3.0, on Skylake, Zen 5 and Arrow Lake hosts)"),
+
+    DEF("uvm", "fault_batch_ns", uvm.fault_batch_ns, 0, 100000000, 45000, "ns",
+        "managed memory: the driver's fixed work per batch of GPU page faults (the migration's link "
+        "time is added)",
+        MODEL ": the 45 us average far-fault latency of GPGPU-Sim UVMSmart (Ganguly et al., ISCA 2019; "
+              "gpu-sim.cc -page_fault_latency 66645 cycles at the GTX 1080 Ti config's 1481 MHz), "
+              "which times the PCIe transfer apart"),
+    DEF("uvm", "batch_faults", uvm.batch_faults, 1, 65536, 256, "faults",
+        "4 KiB page faults one batch takes at most",
+        "NVIDIA open GPU kernel modules, nvidia-uvm/uvm_gpu_replayable_faults.c: "
+        "UVM_PERF_FAULT_BATCH_COUNT_DEFAULT 256"),
+    DEF("uvm", "migrate_bytes", uvm.migrate_bytes, 4096, 1u << 21, 65536, "B",
+        "a faulted 4 KiB page migrates as the whole block of this size (the big page)",
+        "NVIDIA open GPU kernel modules, nvidia-uvm/uvm_va_block_types.h: UVM_MIN_BIG_PAGE_SIZE 64K; "
+        "faults are widened to whole big pages"),
+    DEF("uvm", "chunk_bytes", uvm.chunk_bytes, 4096, 1u << 30, 2u << 20, "B",
+        "the density prefetcher's region and the eviction unit (at most 32 blocks)",
+        "NVIDIA open GPU kernel modules: VA blocks of 2 MiB (uvm_va_block_types.h UVM_VA_BLOCK_BITS 21), "
+        "root chunks of 2 MiB evicted whole, oldest allocation first (uvm_pmm_gpu.h, uvm_pmm_gpu.c)"),
+    DEF("uvm", "prefetch_threshold_pct", uvm.prefetch_threshold_pct, 1, 100, 51, "%",
+        "density prefetch: a region joins a migration when more than this share of its blocks is "
+        "resident or faulted (100: no prefetch)",
+        "NVIDIA open GPU kernel modules, nvidia-uvm/uvm_perf_prefetch.c: "
+        "UVM_PREFETCH_THRESHOLD_DEFAULT 51"),
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
 static const char *const sections[] = {"gpu", "sm",  "regfile", "smem", "l1",
-                                       "l2",  "noc", "hbm",     "pcie", NULL};
+                                       "l2",  "noc", "hbm",     "pcie", "uvm", NULL};
 static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
 
 size_t ws_config_key_count(void) { return KEY_COUNT; }
@@ -538,6 +562,17 @@ static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* A chunk is whole blocks, at most 32 (one 32-bit mask per chunk). */
+static ws_status check_uvm(const checker *c, const ws_gpu_cfg *g) {
+  uint32_t block = g->uvm.migrate_bytes, chunk = g->uvm.chunk_bytes;
+  if (!pow2(block)) return bad(c, "uvm.migrate_bytes", "%u B is not a power of two", block);
+  if (!pow2(chunk)) return bad(c, "uvm.chunk_bytes", "%u B is not a power of two", chunk);
+  if (chunk < block || chunk / block > 32)
+    return bad(c, "uvm.chunk_bytes", "%u B holds %u blocks of %u B; 1 to 32 are modelled", chunk,
+               chunk / block, block);
+  return WS_OK;
+}
+
 /* What the loader and --set check value by value, for a config whose fields
  * were written directly: every cross-field rule above assumes it. */
 static ws_status check_ranges(const checker *c, const ws_gpu_cfg *g) {
@@ -565,7 +600,8 @@ static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin
   ws_status st = check_ranges(&c, cfg);
   if (st == WS_OK) st = check_limits(&c, cfg);
   if (st == WS_OK) st = check_memory(&c, cfg);
-  return st == WS_OK ? check_pcie(&c, cfg) : st;
+  if (st == WS_OK) st = check_pcie(&c, cfg);
+  return st == WS_OK ? check_uvm(&c, cfg) : st;
 }
 
 ws_status ws_config_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin) {
@@ -620,6 +656,7 @@ static void derive(ws_gpu_cfg *cfg) {
   g->mem_requests = mem_requests(cfg);
   g->pcie_wire_mbps = pcie_wire_mbps(&cfg->pcie);
   g->zero_copy_lat_cycles = ps_to_cycles((uint64_t)cfg->pcie.zero_copy_lat_ns * 1000u, mhz);
+  g->uvm_batch_cycles = ps_to_cycles((uint64_t)cfg->uvm.fault_batch_ns * 1000u, mhz);
 }
 
 ws_status ws_config_resolve(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *origin) {

@@ -132,6 +132,10 @@ typedef struct ws_cfg_hbm {
  * device's address space (zero-copy, sim/exec/mem.h): the memory system
  * sends their accesses over the host link. */
 #define WS_CFG_SYSMEM_BASE 0x00007F0000000000ull
+/* Managed (unified) memory lies at and above this one, below the mapped
+ * host memory: its pages migrate between host and device on demand
+ * (sim/memsys/uvm.h). */
+#define WS_CFG_MANAGED_BASE 0x00007E0000000000ull
 
 /* The host link (sim/pcie.c) and the host-side costs the runtime
  * (sim/runtime.c) charges around it. */
@@ -146,6 +150,16 @@ typedef struct ws_cfg_pcie {
   uint32_t launch_overhead_ns;  /* host time of one kernel launch call */
   uint32_t zero_copy_lat_ns;    /* a kernel's load from mapped host memory: the round trip */
 } ws_cfg_pcie;
+
+/* Managed memory (sim/memsys/uvm.h): how NVIDIA's UVM driver services GPU
+ * page faults. */
+typedef struct ws_cfg_uvm {
+  uint32_t fault_batch_ns;         /* the driver's fixed work per fault batch */
+  uint32_t batch_faults;           /* 4 KiB faults one batch takes at most */
+  uint32_t migrate_bytes;          /* a faulted page migrates as this block (the big page) */
+  uint32_t chunk_bytes;            /* prefetch region and eviction unit (the VA block) */
+  uint32_t prefetch_threshold_pct; /* density prefetch: a region's blocks resident above this; 100: off */
+} ws_cfg_uvm;
 
 /* Bounds of the key table that components size their types by (crossbar and
  * event unit numbers are 16-bit, sector masks 8-bit, a scheduler's warp
@@ -178,6 +192,7 @@ typedef struct ws_gpu_geom {
   uint32_t hbm_lines_per_row;       /* hbm.row_bytes / line_bytes, at least 1 */
   uint32_t pcie_wire_mbps;          /* the link's raw rate after line coding, MB/s, one direction */
   uint64_t zero_copy_lat_cycles;    /* pcie.zero_copy_lat_ns in core cycles, rounded up */
+  uint64_t uvm_batch_cycles;        /* uvm.fault_batch_ns in core cycles, rounded up */
 } ws_gpu_geom;
 
 typedef struct ws_gpu_cfg {
@@ -190,6 +205,7 @@ typedef struct ws_gpu_cfg {
   ws_cfg_noc noc;
   ws_cfg_hbm hbm;
   ws_cfg_pcie pcie;
+  ws_cfg_uvm uvm;
   ws_gpu_geom geom; /* derived from the fields above, never set directly */
 } ws_gpu_cfg;
 

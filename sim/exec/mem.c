@@ -1,9 +1,12 @@
 /* mem.c - sparse device memory: bump-allocated ranges, lazily backed pages.
  *
  * Design: each allocation is a record {base, size, live, page table} kept in
- * an array sorted by base. Bases only grow (bump allocation with a 64 KiB
- * unmapped guard gap after every range, never reused), so appending keeps the
- * array sorted and a lookup is a binary search; a one-entry cache of the last
+ * an array sorted by base. Device, managed and mapped host memory each have
+ * a range of addresses of their own, in that order, and within each the
+ * bases only grow (bump allocation with a 64 KiB unmapped guard gap after
+ * every range, never reused), so inserting a record at the end of its
+ * range's run keeps the array sorted and a lookup is a binary search; a
+ * one-entry cache of the last
  * record hit makes the common streaming case O(1). Freed records stay in the
  * array, flagged, so a later access is reported as use-after-free rather
  * than as a wild address. Pages (64 KiB, relative to the allocation base) are
@@ -21,7 +24,9 @@
 #include <string.h>
 
 #define VA_BASE 0x0000700000000000ull
-/* mapped host memory lies in its own range above every device address */
+/* managed memory and mapped host memory lie in ranges of their own, above
+ * every device address, in that order */
+#define MANAGED_VA_BASE WS_CFG_MANAGED_BASE
 #define HOST_VA_BASE WS_CFG_SYSMEM_BASE
 #define GUARD_BYTES (64ull * 1024u)
 #define ALIGN_BYTES 256ull
@@ -43,8 +48,9 @@ struct ws_mem {
   uint64_t peak_allocated_bytes; /* the most allocated_bytes has been */
   uint64_t resident_pages;
   uint64_t next_base;
-  uint64_t host_bytes, next_host_base; /* mapped host memory (ws_mem_alloc_host) */
-  size_t nhost;                        /* its records: the last nhost of recs */
+  uint64_t host_bytes, next_host_base;       /* mapped host memory (ws_mem_alloc_host) */
+  uint64_t managed_bytes, next_managed_base; /* managed memory (ws_mem_alloc_managed) */
+  size_t nhost, nmanaged; /* their records: the last nhost of recs, the nmanaged before them */
   alloc_rec *recs;
   size_t nrecs, cap_recs;
   /* index into recs, valid when nrecs > 0; relaxed atomic: the threads of
@@ -60,6 +66,7 @@ ws_mem *ws_mem_create(uint64_t capacity_bytes) {
   mem->capacity_bytes = capacity_bytes;
   mem->next_base = VA_BASE;
   mem->next_host_base = HOST_VA_BASE;
+  mem->next_managed_base = MANAGED_VA_BASE;
   return mem;
 }
 
@@ -128,14 +135,31 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
                        "out of device memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
                        " bytes in use",
                        size_bytes, mem->allocated_bytes, mem->capacity_bytes);
-  if (span_of(size_bytes) > HOST_VA_BASE - mem->next_base)
+  if (span_of(size_bytes) > MANAGED_VA_BASE - mem->next_base)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT, "device address space exhausted: too many allocations");
-  ws_status st = add_rec(mem, ctx, mem->next_base, size_bytes, mem->nrecs - mem->nhost);
+  ws_status st = add_rec(mem, ctx, mem->next_base, size_bytes, mem->nrecs - mem->nhost - mem->nmanaged);
   if (st != WS_OK) return st;
   *addr = mem->next_base;
   mem->next_base += span_of(size_bytes);
   mem->allocated_bytes += size_bytes;
   if (mem->allocated_bytes > mem->peak_allocated_bytes) mem->peak_allocated_bytes = mem->allocated_bytes;
+  return WS_OK;
+}
+
+ws_status ws_mem_alloc_managed(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr) {
+  if (size_bytes == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "cannot allocate 0 bytes");
+  if (size_bytes > WS_MEM_MANAGED_MAX_BYTES - mem->managed_bytes ||
+      span_of(size_bytes) > HOST_VA_BASE - mem->next_managed_base)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "out of managed memory: requested %" PRIu64 " bytes, %" PRIu64 " of %" PRIu64
+                       " bytes in use",
+                       size_bytes, mem->managed_bytes, (uint64_t)WS_MEM_MANAGED_MAX_BYTES);
+  ws_status st = add_rec(mem, ctx, mem->next_managed_base, size_bytes, mem->nrecs - mem->nhost);
+  if (st != WS_OK) return st;
+  *addr = mem->next_managed_base;
+  mem->next_managed_base += span_of(size_bytes);
+  mem->managed_bytes += size_bytes;
+  mem->nmanaged++;
   return WS_OK;
 }
 
@@ -195,6 +219,8 @@ ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr) {
   r->live = false;
   if (r->base >= HOST_VA_BASE)
     mem->host_bytes -= r->size_bytes;
+  else if (r->base >= MANAGED_VA_BASE)
+    mem->managed_bytes -= r->size_bytes;
   else
     mem->allocated_bytes -= r->size_bytes;
   return WS_OK;

@@ -36,6 +36,14 @@ ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *
  * caches and DRAM. It does not count against the device's capacity; all of
  * it together is at most WS_MEM_HOST_MAX_BYTES. Freed with ws_mem_free. */
 #define WS_MEM_HOST_MAX_BYTES (64ull << 30)
+/* Managed (unified) memory: one address for host and device, at
+ * WS_CFG_MANAGED_BASE and above, whose pages the timing model migrates
+ * between them on demand (sim/memsys/uvm.h). Counted apart from device
+ * allocations (the migrated pages take device memory only while resident);
+ * all of it together is at most WS_MEM_MANAGED_MAX_BYTES. Freed with
+ * ws_mem_free. */
+#define WS_MEM_MANAGED_MAX_BYTES (64ull << 30)
+ws_status ws_mem_alloc_managed(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr);
 ws_status ws_mem_alloc_host(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr);
 /* addr must be the start of a live allocation. */
 ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr);

@@ -38,6 +38,9 @@ void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
  * every instruction where it runs. */
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg);
 
+/* Managed memory's state (sim/memsys/uvm.h), which lasts across launches. */
+struct ws_uvm *ws_engine_uvm(ws_engine *e);
+
 /* Runs `launch` to completion under the timing model, with occ (ctas_per_sm
  * > 0) from ws_occupancy_compute. Zeroes every registered counter first.
  * ls (not NULL) is zeroed and filled, cycles included. Faults, the limits

@@ -23,6 +23,7 @@
 #include "sim/exec/sanitize.h"
 #include "sim/exec/taint.h"
 #include "sim/gpu/engine.h"
+#include "sim/memsys/uvm.h"
 #include "sim/sm/sm.h"
 
 struct ws_device {
@@ -95,7 +96,60 @@ ws_status ws_device_malloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) 
   return ws_mem_alloc(dev->mem, dev->ctx, size_bytes, dptr);
 }
 
-ws_status ws_device_free(ws_device *dev, uint64_t dptr) { return ws_mem_free(dev->mem, dev->ctx, dptr); }
+static ws_status need_engine(ws_device *dev);
+static uint64_t managed_budget(const ws_device *dev);
+
+static bool is_managed(uint64_t addr) { return addr >= WS_CFG_MANAGED_BASE && addr < WS_CFG_SYSMEM_BASE; }
+
+/* The host reads or writes managed memory: the pages it touches are the
+ * host's now (CUDA migrates them back on the CPU's fault). */
+static ws_status host_touch(ws_device *dev, ws_status st, uint64_t addr, uint64_t size_bytes) {
+  if (st == WS_OK && is_managed(addr) && dev->engine) ws_uvm_host_touch(ws_engine_uvm(dev->engine), addr, size_bytes);
+  return st;
+}
+
+ws_status ws_device_free(ws_device *dev, uint64_t dptr) {
+  ws_status st = ws_mem_free(dev->mem, dev->ctx, dptr);
+  if (st == WS_OK && is_managed(dptr) && dev->engine) ws_uvm_remove_range(ws_engine_uvm(dev->engine), dptr);
+  return st;
+}
+
+ws_status ws_device_malloc_managed(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
+  ws_status st = need_engine(dev);
+  if (st == WS_OK) st = ws_mem_alloc_managed(dev->mem, dev->ctx, size_bytes, dptr);
+  if (st == WS_OK && (st = ws_uvm_add_range(ws_engine_uvm(dev->engine), dev->ctx, *dptr, size_bytes)) != WS_OK)
+    ws_mem_free(dev->mem, dev->ctx, *dptr);
+  return st;
+}
+
+ws_status ws_device_managed_prefetch(ws_device *dev, uint64_t dptr, uint64_t size_bytes, uint64_t *in_bytes,
+                                     uint64_t *out_bytes) {
+  *in_bytes = *out_bytes = 0;
+  if (!is_managed(dptr))
+    return ws_ctx_fail(dev->ctx, WS_ERR_INVALID, "prefetch of 0x%016" PRIx64 ": not managed memory", dptr);
+  ws_status st = ws_mem_check_range(dev->mem, dev->ctx, "prefetch", dptr, size_bytes);
+  if (st != WS_OK) return st;
+  ws_uvm *u = ws_engine_uvm(dev->engine); /* made by the managed allocation */
+  ws_uvm_set_budget(u, managed_budget(dev));
+  ws_uvm_prefetch(u, dptr, size_bytes, in_bytes, out_bytes);
+  return WS_OK;
+}
+
+ws_device_managed_totals ws_device_managed_stats(const ws_device *dev) {
+  ws_device_managed_totals t = {0};
+  if (!dev->engine) return t;
+  ws_uvm *u = ws_engine_uvm(dev->engine);
+  ws_uvm_totals u_t = ws_uvm_get_totals(u);
+  t.faults = u_t.faults;
+  t.batches = u_t.batches;
+  t.migrated_bytes = u_t.migrated_bytes;
+  t.prefetched_bytes = u_t.prefetched_bytes;
+  t.hinted_bytes = u_t.hinted_bytes;
+  t.evicted_bytes = u_t.evicted_bytes;
+  t.fault_cycles = u_t.fault_cycles;
+  t.resident_bytes = ws_uvm_resident_bytes(u);
+  return t;
+}
 
 ws_status ws_device_host_alloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
   return ws_mem_alloc_host(dev->mem, dev->ctx, size_bytes, dptr);
@@ -116,15 +170,17 @@ ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr,
 static ws_status untag(ws_device *dev, ws_status st, uint64_t dst, uint64_t size_bytes);
 
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
-  return untag(dev, ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes), dst, size_bytes);
+  return host_touch(dev, untag(dev, ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes), dst, size_bytes),
+                    dst, size_bytes);
 }
 
 ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_t size_bytes) {
-  return ws_mem_copy_out(dev->mem, dev->ctx, dst, src, size_bytes);
+  return host_touch(dev, ws_mem_copy_out(dev->mem, dev->ctx, dst, src, size_bytes), src, size_bytes);
 }
 
 ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes) {
-  return untag(dev, ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes), dst, size_bytes);
+  return host_touch(dev, untag(dev, ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes), dst, size_bytes), dst,
+                    size_bytes);
 }
 
 ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes) {
@@ -244,6 +300,23 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
   return st;
 }
 
+/* The timing model, made on first need: managed memory's state lives in it. */
+static ws_status need_engine(ws_device *dev) {
+  if (dev->engine) return WS_OK;
+  ws_status st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine);
+  if (st != WS_OK) return st;
+  ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
+  ws_engine_set_probe(dev->engine, dev->probe);
+  ws_engine_set_sampling(dev->engine, &dev->sampling);
+  return WS_OK;
+}
+
+/* Device memory the managed blocks may take: what the allocations leave. */
+static uint64_t managed_budget(const ws_device *dev) {
+  uint64_t used = ws_mem_allocated_bytes(dev->mem);
+  return used < dev->cfg.gpu.dram_size_bytes ? dev->cfg.gpu.dram_size_bytes - used : 0;
+}
+
 /* Runs a checked launch record in the device's mode. */
 static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws_occupancy *occ,
                           ws_launch_stats *stats) {
@@ -258,12 +331,8 @@ static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws
     stats->occupancy = *occ;
     return st;
   }
-  if (!dev->engine) {
-    if ((st = ws_engine_create(dev->ctx, &dev->cfg, dev->stats, &dev->engine)) != WS_OK) return st;
-    ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
-    ws_engine_set_probe(dev->engine, dev->probe);
-    ws_engine_set_sampling(dev->engine, &dev->sampling);
-  }
+  if ((st = need_engine(dev)) != WS_OK) return st;
+  ws_uvm_set_budget(ws_engine_uvm(dev->engine), managed_budget(dev));
   return ws_engine_run(dev->engine, launch, occ, stats);
 }
 

@@ -86,6 +86,36 @@ ws_status ws_device_free(ws_device *dev, uint64_t dptr);
  * memory). It does not count against the device's memory; all of it
  * together is at most WS_MEM_HOST_MAX_BYTES. Freed by ws_device_free. */
 ws_status ws_device_host_alloc(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
+/* Managed memory (cudaMallocManaged): one address for the host and the
+ * device, at WS_CFG_MANAGED_BASE and above. Its pages start on the host; a
+ * timed kernel's access to a page not on the device faults, and NVIDIA's UVM
+ * driver as sim/memsys/uvm.h models it migrates it over the link in
+ * batches (uvm.* keys: the batch's fixed cost, 64 KiB blocks, density
+ * prefetch within 2 MiB chunks, eviction of whole chunks when the device
+ * memory the allocations leave is full). Residency lasts across launches.
+ * The host's copies to or from it (ws_device_memcpy_*, memset) bring the
+ * pages they touch back to the host. Functional launches read and write it
+ * like device memory. All of it together is at most WS_MEM_MANAGED_MAX_BYTES;
+ * freed by ws_device_free. */
+ws_status ws_device_malloc_managed(ws_device *dev, uint64_t size_bytes, uint64_t *dptr);
+/* cudaMemPrefetchAsync to the device: the blocks of [dptr, dptr+size) not on
+ * the device move now (no fault); *in_bytes moved in, *out_bytes were
+ * evicted to make room. The caller times the transfer (the runtime puts it
+ * on its copy engine: ws_runtime_prefetch). */
+ws_status ws_device_managed_prefetch(ws_device *dev, uint64_t dptr, uint64_t size_bytes, uint64_t *in_bytes,
+                                     uint64_t *out_bytes);
+/* Managed memory's traffic since the device was made. */
+typedef struct ws_device_managed_totals {
+  uint64_t faults;           /* distinct 4 KiB pages faulted, per batch */
+  uint64_t batches;          /* fault batches the driver serviced */
+  uint64_t migrated_bytes;   /* moved to the device by fault batches (prefetcher's included) */
+  uint64_t prefetched_bytes; /* of those, added by the density prefetcher */
+  uint64_t hinted_bytes;     /* moved by ws_device_managed_prefetch */
+  uint64_t evicted_bytes;    /* written back to the host to make room */
+  uint64_t fault_cycles;     /* cycles the driver spent on fault batches */
+  uint64_t resident_bytes;   /* on the device now */
+} ws_device_managed_totals;
+ws_device_managed_totals ws_device_managed_stats(const ws_device *dev);
 /* Host code that every later timed launch runs alongside the kernel
  * (ws_host_agent in sim/exec/launch.h; not copied: it must outlive those
  * launches; NULL, the default: none). A launch with one is timed in full

@@ -131,6 +131,14 @@ static void print_memory(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats
   sum wf = get_sum(s, "sm*.smem.wavefronts"), bc = get_sum(s, "sm*.smem.bank_conflicts");
   fprintf(out, "  %-34s %12" PRIu64 " extra wavefronts of %" PRIu64 "\n", "shared bank conflicts", bc.value,
           wf.value);
+  sum faults = get_sum(s, "uvm.faults"), zc = get_sum(s, "sysmem.reads"), zw = get_sum(s, "sysmem.writes");
+  if (faults.value)
+    fprintf(out, "  %-34s %12" PRIu64 " pages in %" PRIu64 " batches: %" PRIu64 " B in, %" PRIu64 " cycles\n",
+            "managed memory faults", faults.value, get_sum(s, "uvm.batches").value,
+            get_sum(s, "uvm.migrated_bytes").value, get_sum(s, "uvm.fault_cycles").value);
+  if (zc.value || zw.value)
+    fprintf(out, "  %-34s %12" PRIu64 " reads, %" PRIu64 " writes over the link\n", "mapped host memory", zc.value,
+            zw.value);
 }
 
 static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats *ls, const ws_stats *s) {
@@ -171,6 +179,11 @@ void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *s, ws_report_sum
   out->achieved_occupancy_pct = den > 0 ? 100.0 * (double)warps.value / den : -1.0;
   out->dram_read_bytes = get_sum(s, "hbm.*.bytes_read").value;
   out->dram_write_bytes = get_sum(s, "hbm.*.bytes_written").value;
+  out->uvm_faults = get_sum(s, "uvm.faults").value;
+  out->uvm_migrated_bytes = get_sum(s, "uvm.migrated_bytes").value;
+  out->uvm_fault_cycles = get_sum(s, "uvm.fault_cycles").value;
+  out->sysmem_reads = get_sum(s, "sysmem.reads").value;
+  out->sysmem_writes = get_sum(s, "sysmem.writes").value;
 }
 
 void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, ws_dim3 grid, ws_dim3 block,

@@ -24,6 +24,11 @@ typedef struct ws_report_summary {
   double l1_hit_pct, l2_hit_pct; /* sector hit rates */
   double achieved_occupancy_pct;
   uint64_t dram_read_bytes, dram_write_bytes;
+  /* managed memory: 4 KiB pages faulted, bytes the fault batches moved in,
+   * cycles the driver spent on them (0 without managed memory) */
+  uint64_t uvm_faults, uvm_migrated_bytes, uvm_fault_cycles;
+  /* mapped host memory: zero-copy reads and writes over the link */
+  uint64_t sysmem_reads, sysmem_writes;
 } ws_report_summary;
 void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *stats, ws_report_summary *out);
 

@@ -467,6 +467,24 @@ static ws_status copy(ws_runtime *rt, ws_runtime_stream s, ws_pcie_dir dir, ws_r
   return WS_OK;
 }
 
+ws_status ws_runtime_prefetch(ws_runtime *rt, ws_runtime_stream s, uint64_t dptr, uint64_t size_bytes,
+                              const char *name) {
+  if (check_stream(rt, s) != WS_OK || check_name(rt, name) != WS_OK) return WS_ERR_INVALID;
+  uint64_t in = 0, out = 0;
+  ws_status st = ws_device_managed_prefetch(rt->dev, dptr, size_bytes, &in, &out);
+  if (st != WS_OK) return st;
+  /* evictions first (device to host), then the blocks in, on the H2D engine */
+  uint64_t dur = ws_pcie_transfer_ns(&rt->pcie, out, WS_PCIE_D2H, WS_PCIE_PINNED) +
+                 ws_pcie_transfer_ns(&rt->pcie, in, WS_PCIE_H2D, WS_PCIE_PINNED);
+  uint64_t start = place(rt, s, ENGINE_H2D, dur);
+  ws_runtime_record *r = push(rt, WS_RUNTIME_OP_H2D, s, name ? name : "prefetch", start, start + dur);
+  if (!r) return WS_ERR_NOMEM;
+  r->size_bytes = in;
+  r->host_mem = WS_PCIE_PINNED;
+  probe_copy(rt, r, WS_PCIE_H2D, NULL);
+  return WS_OK;
+}
+
 ws_status ws_runtime_memcpy_htod(ws_runtime *rt, ws_runtime_stream s, uint64_t dst, ws_runtime_host h,
                                  uint64_t host_offset, uint64_t size_bytes, const char *name) {
   return copy(rt, s, WS_PCIE_H2D, h, host_offset, dst, size_bytes, name);

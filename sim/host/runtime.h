@@ -138,6 +138,13 @@ ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime
                                  uint64_t src, uint64_t size_bytes, const char *name);
 ws_status ws_runtime_launch(ws_runtime *rt, ws_runtime_stream s, const ws_kernel *k, ws_dim3 grid,
                             ws_dim3 block, uint32_t dyn_shared_bytes, const ws_args *args, const char *name);
+/* cudaMemPrefetchAsync of managed memory to the device
+ * (ws_device_managed_prefetch): the blocks not yet there move on the H2D
+ * copy engine as one pinned transfer (after writing back any evicted to make
+ * room); the record's size is the bytes that moved (0: nothing to move, no
+ * time). name NULL: "prefetch". */
+ws_status ws_runtime_prefetch(ws_runtime *rt, ws_runtime_stream s, uint64_t dptr, uint64_t size_bytes,
+                              const char *name);
 /* Host-side work of duration_ns (measured by the caller): the host issues
  * nothing else meanwhile. */
 /* Between begin and end, every kernel that any code launches on the

@@ -23,6 +23,7 @@
 #include "sim/memsys/l1.h"
 #include "sim/memsys/l2.h"
 #include "sim/memsys/sysmem.h"
+#include "sim/memsys/uvm.h"
 #include "sim/memsys/xbar.h"
 
 enum {
@@ -34,6 +35,8 @@ enum {
   EV_RESP_ARRIVE,                      /* unit sm: a response packet reached the SM */
   EV_DRAM_WRITTEN,                     /* unit channel: a write's data has crossed the bus */
   EV_SYSMEM_DONE,                      /* unit sm: a zero-copy access's data is back or landed */
+  EV_UVM_START,                        /* the driver takes the faults raised so far */
+  EV_UVM_DONE,                         /* a fault batch's blocks are on the device */
 };
 
 #define NO_ID UINT32_MAX
@@ -67,6 +70,8 @@ struct ws_memsys {
   ws_l2 *l2;
   ws_dram *dram;
   ws_sysmem *sys;
+  ws_uvm *uvm;
+  uint8_t *uvm_refused; /* per SM: its waiting access faulted (refusals count as uvm retries) */
   ws_memsys_host_write_fn host_write_fn; /* told when a store lands in mapped host memory */
   void *host_write_user;
   req *pool;
@@ -485,12 +490,40 @@ void ws_memsys_set_host_write_observer(ws_memsys *m, ws_memsys_host_write_fn fn,
   m->host_write_user = user;
 }
 
+/* ---- managed memory (uvm.h) ---------------------------------------------------------- */
+
+/* A faulting access is refused; the LSU offers it again once a batch is
+ * done (every SM may then retry). */
+static bool uvm_fault(ws_memsys *m, uint32_t sm, uint64_t line, uint64_t cycle) {
+  uint64_t start = ws_uvm_fault(m->uvm, line, cycle);
+  if (start != UINT64_MAX) post(m, start, EV_UVM_START, 0, 0);
+  m->retry_due[sm] = 0;
+  m->uvm_refused[sm] = 1;
+  return false;
+}
+
+static void on_uvm(ws_memsys *m, uint16_t kind, uint64_t now) {
+  if (kind == EV_UVM_START) {
+    post(m, ws_uvm_batch_start(m->uvm, now), EV_UVM_DONE, 0, 0);
+    return;
+  }
+  uint64_t next = ws_uvm_batch_done(m->uvm, now);
+  if (next != UINT64_MAX) post(m, next, EV_UVM_START, 0, 0);
+  memset(m->retry_due, 1, m->cfg.gpu.num_sms);
+}
+
+ws_uvm *ws_memsys_uvm(ws_memsys *m) { return m->uvm; }
+
 /* ---- public ------------------------------------------------------------------------ */
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT) return false;
-  if (a->line_addr >= WS_CFG_SYSMEM_BASE) return sysmem_access(m, sm, a, cycle, cookie);
+  if (a->line_addr >= WS_CFG_MANAGED_BASE) {
+    if (a->line_addr >= WS_CFG_SYSMEM_BASE) return sysmem_access(m, sm, a, cycle, cookie);
+    if (!ws_uvm_resident(m->uvm, a->line_addr)) return uvm_fault(m, sm, a->line_addr, cycle);
+  }
+  m->uvm_refused[sm] = 0;
   /* the pool holds every record the capacities allow (config.c), so this
    * does not happen; if it did, the SM would retry on every memory event */
   if (m->free_n < 2) {
@@ -575,13 +608,20 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
   case EV_RESP_ARRIVE: on_resp_arrive(m, unit, id, ev->cycle); break;
   case EV_DRAM_WRITTEN: pool_free(m, id); break;
   case EV_SYSMEM_DONE: on_sysmem_done(m, unit, id, ev->cycle); break;
+  case EV_UVM_START:
+  case EV_UVM_DONE: on_uvm(m, ev->kind, ev->cycle); break;
   default: break;
   }
 }
 
 bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm) { return m->retry_due[sm] != 0; }
 
-void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n) { ws_l1_count_rejects(m->l1[sm], n); }
+void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n) {
+  if (m->uvm_refused[sm])
+    ws_uvm_count_retries(m->uvm, n);
+  else
+    ws_l1_count_rejects(m->l1[sm], n);
+}
 
 void ws_memsys_set_probe(ws_memsys *m, const ws_probe *probe) { m->probe = probe; }
 
@@ -603,6 +643,8 @@ static void reset(ws_memsys *m, bool keep_l2) {
     ws_l2_reset(m->l2);
   ws_dram_reset(m->dram);
   ws_sysmem_reset(m->sys);
+  ws_uvm_reset_batches(m->uvm);
+  memset(m->uvm_refused, 0, m->cfg.gpu.num_sms);
   m->free_head = NO_ID;
   for (uint32_t i = m->pool_n; i-- > 0;) {
     m->pool[i].next = m->free_head;
@@ -645,11 +687,12 @@ static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
   m->dram_wait = calloc(c->hbm.channels, sizeof *m->dram_wait);
   m->dram_wake = calloc(c->hbm.channels, sizeof *m->dram_wake);
   m->retry_due = calloc(c->gpu.num_sms, sizeof *m->retry_due);
+  m->uvm_refused = calloc(c->gpu.num_sms, sizeof *m->uvm_refused);
   m->l1_done = calloc(c->l1.mshr_max_merge, sizeof *m->l1_done);
   m->l2_done = calloc(m->pool_n, sizeof *m->l2_done);
   m->issues = calloc(c->hbm.queue_depth, sizeof *m->issues);
   if (!m->pool || !m->l1 || !m->req_voq || !m->pump_at || !m->resp_voq || !m->dram_wait || !m->dram_wake ||
-      !m->retry_due || !m->l1_done || !m->l2_done || !m->issues)
+      !m->retry_due || !m->uvm_refused || !m->l1_done || !m->l2_done || !m->issues)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "memsys: out of memory for %u requests", m->pool_n);
   return WS_OK;
 }
@@ -662,6 +705,7 @@ static ws_status create_parts(ws_memsys *m, ws_ctx *ctx, ws_stats *stats) {
   if (st == WS_OK) st = ws_l2_create(ctx, &m->cfg, stats, m->pool_n, &m->l2);
   if (st == WS_OK) st = ws_dram_create(ctx, &m->cfg, stats, &m->dram);
   if (st == WS_OK) st = ws_sysmem_create(ctx, &m->cfg, stats, &m->sys);
+  if (st == WS_OK) st = ws_uvm_create(ctx, &m->cfg, stats, &m->uvm);
   return st;
 }
 
@@ -685,6 +729,7 @@ ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 
 void ws_memsys_destroy(ws_memsys *m) {
   if (!m) return;
+  ws_uvm_destroy(m->uvm);
   ws_sysmem_destroy(m->sys);
   ws_dram_destroy(m->dram);
   ws_l2_destroy(m->l2);
@@ -694,6 +739,7 @@ void ws_memsys_destroy(ws_memsys *m) {
   free(m->l2_done);
   free(m->l1_done);
   free(m->retry_due);
+  free(m->uvm_refused);
   free(m->dram_wake);
   free(m->dram_wait);
   free(m->resp_voq);

@@ -107,6 +107,12 @@ void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write);
  * line, the sectors it wrote and the cycle it will land. */
 typedef void (*ws_memsys_host_write_fn)(void *user, uint64_t line_addr, uint8_t sector_mask, uint64_t cycle);
 void ws_memsys_set_host_write_observer(ws_memsys *m, ws_memsys_host_write_fn fn, void *user);
+/* Managed memory (line_addr in [WS_CFG_MANAGED_BASE, WS_CFG_SYSMEM_BASE)):
+ * an access to a block not on the device faults and is refused until the
+ * batch that migrates it is done (sim/memsys/uvm.h). The model's state,
+ * which lasts across launches: */
+typedef struct ws_uvm ws_uvm;
+ws_uvm *ws_memsys_uvm(ws_memsys *m);
 /* True when no request is anywhere in the hierarchy (all responses sent). */
 bool ws_memsys_idle(const ws_memsys *m);
 

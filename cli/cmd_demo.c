@@ -158,24 +158,26 @@ static void print_way(const ws_unified_way *w) {
     printf(" %9.3f us %7" PRIu64 " B", us(w->move_ns), w->move_bytes);
   else
     printf(" %12s %9s", "-", "-");
-  printf(" %9.3f us %7" PRIu64 " %7" PRIu64 " %9.3f us %7" PRIu64 " B  %s\n", us(w->kernels_ns), w->uvm.faults,
-         w->uvm.batches, us(w->fault_ns), w->uvm.migrated_bytes, w->pass ? "ok" : "FAIL");
+  printf(" %9.3f us %7" PRIu64 " %7" PRIu64 " %9.3f us %7" PRIu64 " B  %s\n", us(w->kernels_ns),
+         w->uvm.faults, w->uvm.batches, us(w->fault_ns), w->uvm.migrated_bytes, w->pass ? "ok" : "FAIL");
 }
 
 static void print_unified(const ws_gpu_cfg *gpu, uint32_t batch, const ws_unified_way *w) {
-  printf("unified memory on %s: TinyViT32 with seeded weights (seed 1), %u image%s, three ways\n\n", gpu->gpu.name,
-         batch, batch == 1 ? "" : "s");
+  printf("unified memory on %s: TinyViT32 with seeded weights (seed 1), %u image%s, three ways\n\n",
+         gpu->gpu.name, batch, batch == 1 ? "" : "s");
   printf("  %-10s %12s %23s %12s %7s %7s %12s %9s\n", "weights", "end to end", "copy or prefetch", "kernels",
          "faults", "batches", "fault time", "migrated");
   for (int i = 0; i < 3; i++) print_way(&w[i]);
   const ws_unified_way *m = &w[WS_VITRUN_WEIGHTS_MANAGED], *p = &w[WS_VITRUN_WEIGHTS_PREFETCH];
   printf("\ncopy: %" PRIu64 " B in one pinned H2D copy before the first kernel.\n", w[0].move_bytes);
   if (m->uvm.batches) {
-    printf("managed: the kernels fault the weights in as they first touch them: %" PRIu64 " page%s in %" PRIu64
-           " batch%s,\n  each %.3f us of driver work plus its 64 KiB blocks on the link, added to the kernel that\n"
+    printf("managed: the kernels fault the weights in as they first touch them: %" PRIu64
+           " page%s in %" PRIu64 " batch%s,\n  each %.3f us of driver work plus its 64 KiB blocks on the "
+           "link, added to the kernel that\n"
            "  waits; %u of %u kernels faulted, the first %s (timeline row %" PRIu64 ").",
            m->uvm.faults, m->uvm.faults == 1 ? "" : "s", m->uvm.batches, m->uvm.batches == 1 ? "" : "es",
-           us(gpu->uvm.fault_batch_ns), m->faulting_kernels, m->kernels, m->first_fault_name, m->first_fault_kernel);
+           us(gpu->uvm.fault_batch_ns), m->faulting_kernels, m->kernels, m->first_fault_name,
+           m->first_fault_kernel);
     if (m->uvm.prefetched_bytes)
       printf(" The density prefetcher\n  added %" PRIu64 " B to the %" PRIu64 " B the faults asked for.",
              m->uvm.prefetched_bytes, m->uvm.migrated_bytes - m->uvm.prefetched_bytes);
@@ -196,7 +198,8 @@ static int run_unified(const demo_opts *o) {
   if (st == WS_OK) {
     print_unified(&gpu, o->batch, ways);
     for (int i = 0; i < 3; i++)
-      if (!ways[i].pass) rc = ws_cli_error("the %s run does not match OpenBLAS", ws_vitrun_weights_name(ways[i].weights));
+      if (!ways[i].pass)
+        rc = ws_cli_error("the %s run does not match OpenBLAS", ws_vitrun_weights_name(ways[i].weights));
   } else {
     rc = ws_cli_error("%s", ws_errmsg(ctx));
   }

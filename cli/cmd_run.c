@@ -161,9 +161,10 @@ static int take(run_opts *o, int c, const char *arg) {
   case 'W': o->save_weights = arg; return WS_EXIT_OK;
   case 'M': {
     ws_ctx *ctx = ws_ctx_create();
-    int rc = ws_vitrun_weights_parse(ctx, arg, &o->vit.weights) == WS_OK
-                 ? WS_EXIT_OK
-                 : ws_cli_usage_error("run", "--weights-mem expects copy, managed or prefetch, found '%s'", arg);
+    int rc =
+        ws_vitrun_weights_parse(ctx, arg, &o->vit.weights) == WS_OK
+            ? WS_EXIT_OK
+            : ws_cli_usage_error("run", "--weights-mem expects copy, managed or prefetch, found '%s'", arg);
     ws_ctx_destroy(ctx);
     return rc;
   }

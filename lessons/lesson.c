@@ -656,6 +656,91 @@ static ws_status run_pcie(const ws_lesson_ctx *lc, ws_lesson_result *r) {
   return st;
 }
 
+/* ---- unified memory: faults against copies and prefetches (seed 003) ---------------------------- */
+
+#define UNIFIED_BYTES (4u << 20)
+#define UNIFIED_CTAS_PER_SM 2u
+#define UNIFIED_THREADS 256u
+
+typedef struct managed_run {
+  uint64_t ns;                   /* the kernel on the timeline */
+  ws_device_managed_totals after; /* the device's totals after it */
+} managed_run;
+
+/* The stream copy from src to the lesson's dst buffer, on the runtime. */
+static ws_status stream_from(const ws_lesson_ctx *lc, copy_kernel *c, uint64_t src, const char *name,
+                             managed_run *out) {
+  ws_status st = ws_nngen_kernel_ptr(lc->ctx, &c->k, "src", src);
+  ws_dim3 grid = {ws_device_cfg(lc->dev)->gpu.num_sms * UNIFIED_CTAS_PER_SM, 1, 1}, block = {UNIFIED_THREADS, 1, 1};
+  if (st == WS_OK) st = ws_runtime_launch(lc->rt, 0, c->k.kernel, grid, block, 0, &c->k.args, name);
+  uint64_t start;
+  if (st == WS_OK) out->ns = last_dur(lc->rt, &start);
+  out->after = ws_device_managed_stats(lc->dev);
+  return st;
+}
+
+/* A managed buffer of the lesson's size, written by the host (so on the host). */
+static ws_status host_filled_managed(const ws_lesson_ctx *lc, const void *bytes, uint64_t *p) {
+  ws_status st = ws_device_malloc_managed(lc->dev, UNIFIED_BYTES, p);
+  return st == WS_OK ? ws_device_memcpy_htod(lc->dev, *p, bytes, UNIFIED_BYTES) : st;
+}
+
+static ws_status unified_runs(const ws_lesson_ctx *lc, copy_kernel *c, uint8_t *host, ws_runtime_host h,
+                              ws_lesson_result *r) {
+  const ws_gpu_cfg *g = ws_device_cfg(lc->dev);
+  char why[WS_LESSON_WHY_BYTES];
+  uint64_t t0, faulted, prefetched;
+  managed_run copy, first, again, pre;
+  ws_status st = ws_runtime_memcpy_htod(lc->rt, 0, c->src, h, 0, UNIFIED_BYTES, "copy");
+  if (st == WS_OK) {
+    expect(r, "copy of 4 MiB to device memory: ns", (double)last_dur(lc->rt, &t0),
+           (double)pinned_ns(&g->pcie, UNIFIED_BYTES, why, sizeof why), "%s", why);
+    st = stream_from(lc, c, c->src, "from device memory", &copy);
+  }
+  if (st == WS_OK) st = host_filled_managed(lc, host, &faulted);
+  if (st == WS_OK) st = stream_from(lc, c, faulted, "faulting", &first);
+  if (st == WS_OK) st = stream_from(lc, c, faulted, "again", &again);
+  if (st == WS_OK) st = host_filled_managed(lc, host, &prefetched);
+  if (st == WS_OK) st = ws_runtime_prefetch(lc->rt, 0, prefetched, UNIFIED_BYTES, "prefetch");
+  if (st == WS_OK) {
+    expect(r, "prefetch of 4 MiB of managed memory: ns", (double)last_dur(lc->rt, &t0),
+           (double)pinned_ns(&g->pcie, UNIFIED_BYTES, why, sizeof why), "one transfer, as a copy: %s", why);
+    st = stream_from(lc, c, prefetched, "after a prefetch", &pre);
+  }
+  if (st != WS_OK) return st;
+  expect(r, "faulting kernel: bytes migrated", (double)first.after.migrated_bytes, UNIFIED_BYTES,
+         "every 64 KiB block of the 4 MiB once, by a fault or by the density prefetcher");
+  show(r, "faulting kernel: 4 KiB pages faulted", (double)first.after.faults,
+       "the first touches of blocks the prefetcher had not brought yet");
+  show(r, "faulting kernel: fault batches", (double)first.after.batches, "each one 45 us of driver work first");
+  show(r, "faulting kernel: of those bytes, prefetched", (double)first.after.prefetched_bytes,
+       "regions more than 51 % there or faulted, brought whole");
+  expect(r, "same kernel again: new faults", (double)(again.after.faults - first.after.faults), 0,
+         "the pages stay on the device between launches");
+  expect(r, "after the prefetch: new faults", (double)(pre.after.faults - again.after.faults), 0,
+         "the prefetch moved every block before the kernel ran");
+  show(r, "kernel from device memory: ns", (double)copy.ns, "the copy came first, outside the kernel");
+  show(r, "faulting kernel: ns", (double)first.ns, "its fault batches are inside it");
+  show(r, "faulting kernel - kernel from device memory: ns", (double)first.ns - (double)copy.ns,
+       "about the batches' time: the warps wait while the driver works");
+  show(r, "the batches' time: ns", (double)first.after.fault_cycles * 1000.0 / g->gpu.core_clock_mhz,
+       "driver work + the blocks on the link, per batch");
+  show(r, "kernel after the prefetch: ns", (double)pre.ns, "as fast as from device memory");
+  return WS_OK;
+}
+
+static ws_status run_unified(const ws_lesson_ctx *lc, ws_lesson_result *r) {
+  copy_kernel c;
+  ws_runtime_host h = 0;
+  ws_status st = copy_open(lc, &c, UNIFIED_BYTES);
+  if (st == WS_OK) st = ws_runtime_host_alloc(lc->rt, UNIFIED_BYTES, WS_PCIE_PINNED, &h);
+  uint8_t *host = st == WS_OK ? ws_runtime_host_data(lc->rt, h) : NULL;
+  for (uint32_t i = 0; host && i < UNIFIED_BYTES; i++) host[i] = (uint8_t)(i * 13u);
+  if (st == WS_OK) st = unified_runs(lc, &c, host, h, r);
+  copy_close(lc, &c);
+  return st;
+}
+
 /* ---- the lessons ------------------------------------------------------------------------- */
 
 static const ws_lesson lesson_threads = {
@@ -797,8 +882,26 @@ static const ws_lesson lesson_pcie = {
     "with the GPU idle between them. (The ring kernel's items run on devices of their own, after.)",
     WS_LESSON_NO_PICTURE, 0, NULL, run_pcie, true, false};
 
+static const ws_lesson lesson_unified = {
+    "unified", "unified memory: pages that move on a fault, against copies and prefetches", "seed 003", "a100",
+    "Managed memory (cudaMallocManaged) gives the host and the GPU one pointer; its pages move to\n"
+    "whichever side touches them. When a kernel touches a page that is still on the host, the GPU\n"
+    "raises a page fault and the driver moves it: faults are serviced in batches, each costing tens\n"
+    "of microseconds of driver work before a byte moves, a 4 KiB fault brings its whole 64 KiB block,\n"
+    "and a region that is mostly there already is brought whole (density prefetch). Convenient, but a\n"
+    "kernel that faults waits for all of it.\n"
+    "\n"
+    "The lesson copies 4 MiB through one kernel three ways: from device memory after an explicit copy,\n"
+    "from managed memory that faults in, and from managed memory prefetched first\n"
+    "(cudaMemPrefetchAsync), which moves it in one transfer at the link's rate.",
+    "The run's row at the bottom of the window shows the copy, the four kernels and the prefetch:\n"
+    "the faulting kernel is the wide one, its warps waiting on the driver; the same kernel again,\n"
+    "and the one after the prefetch, are as narrow as the kernel from device memory.",
+    WS_LESSON_NO_PICTURE, 0, NULL, run_unified, true, false};
+
 static const ws_lesson *const lessons[] = {&lesson_threads,   &lesson_coalescing, &lesson_banks,     &lesson_occupancy,
-                                           &lesson_ladder,    &lesson_attention,  &lesson_journey, &lesson_pcie, &lesson_pipelining, NULL};
+                                           &lesson_ladder,    &lesson_attention,  &lesson_journey, &lesson_pcie, &lesson_pipelining,
+                                           &lesson_unified, NULL};
 
 const ws_lesson *const *ws_lesson_all(void) { return lessons; }
 

@@ -46,8 +46,8 @@ static void read_timeline(const ws_runtime *rt, ws_unified_way *w) {
   }
 }
 
-static ws_status run_way(ws_ctx *ctx, const ws_gpu_cfg *gpu, const ws_tinyvit_weights *wts, const float *images,
-                         uint32_t batch, ws_unified_way *w) {
+static ws_status run_way(ws_ctx *ctx, const ws_gpu_cfg *gpu, const ws_tinyvit_weights *wts,
+                         const float *images, uint32_t batch, ws_unified_way *w) {
   ws_device *dev = NULL;
   ws_runtime *rt = NULL;
   ws_vitrun_result res;

@@ -18,10 +18,10 @@
 
 typedef struct ws_unified_way {
   ws_vitrun_weights weights;
-  uint64_t end_ns;        /* the probability is back on the host */
-  uint64_t move_ns;       /* the weights' copy or prefetch on the timeline (0: none) */
-  uint64_t move_bytes;    /* what it moved */
-  uint64_t kernels_ns;    /* every kernel, summed */
+  uint64_t end_ns;     /* the probability is back on the host */
+  uint64_t move_ns;    /* the weights' copy or prefetch on the timeline (0: none) */
+  uint64_t move_bytes; /* what it moved */
+  uint64_t kernels_ns; /* every kernel, summed */
   uint32_t kernels, faulting_kernels;
   uint64_t first_fault_kernel; /* timeline index of the first kernel that faulted (UINT64_MAX: none) */
   char first_fault_name[64];

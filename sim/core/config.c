@@ -266,8 +266,8 @@ static const ws_cfg_key keys[] = {
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
-static const char *const sections[] = {"gpu", "sm",  "regfile", "smem", "l1",
-                                       "l2",  "noc", "hbm",     "pcie", "uvm", NULL};
+static const char *const sections[] = {"gpu", "sm",  "regfile", "smem", "l1", "l2",
+                                       "noc", "hbm", "pcie",    "uvm",  NULL};
 static const char *const preset_names[] = {"a100", "classroom", "h100", "rtx-a6000", "v100", NULL};
 
 size_t ws_config_key_count(void) { return KEY_COUNT; }

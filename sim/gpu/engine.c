@@ -136,7 +136,9 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 
 void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
 
-struct ws_uvm *ws_engine_uvm(ws_engine *e) { return ws_memsys_uvm(e->mem); }
+struct ws_uvm *ws_engine_uvm(ws_engine *e) {
+  return ws_memsys_uvm(e->mem);
+}
 
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg) {
   e->sampling = cfg ? *cfg : (ws_sampling){0};

@@ -104,7 +104,8 @@ static bool is_managed(uint64_t addr) { return addr >= WS_CFG_MANAGED_BASE && ad
 /* The host reads or writes managed memory: the pages it touches are the
  * host's now (CUDA migrates them back on the CPU's fault). */
 static ws_status host_touch(ws_device *dev, ws_status st, uint64_t addr, uint64_t size_bytes) {
-  if (st == WS_OK && is_managed(addr) && dev->engine) ws_uvm_host_touch(ws_engine_uvm(dev->engine), addr, size_bytes);
+  if (st == WS_OK && is_managed(addr) && dev->engine)
+    ws_uvm_host_touch(ws_engine_uvm(dev->engine), addr, size_bytes);
   return st;
 }
 
@@ -117,7 +118,8 @@ ws_status ws_device_free(ws_device *dev, uint64_t dptr) {
 ws_status ws_device_malloc_managed(ws_device *dev, uint64_t size_bytes, uint64_t *dptr) {
   ws_status st = need_engine(dev);
   if (st == WS_OK) st = ws_mem_alloc_managed(dev->mem, dev->ctx, size_bytes, dptr);
-  if (st == WS_OK && (st = ws_uvm_add_range(ws_engine_uvm(dev->engine), dev->ctx, *dptr, size_bytes)) != WS_OK)
+  if (st == WS_OK &&
+      (st = ws_uvm_add_range(ws_engine_uvm(dev->engine), dev->ctx, *dptr, size_bytes)) != WS_OK)
     ws_mem_free(dev->mem, dev->ctx, *dptr);
   return st;
 }
@@ -170,7 +172,8 @@ ws_status ws_device_check_range(ws_device *dev, const char *what, uint64_t dptr,
 static ws_status untag(ws_device *dev, ws_status st, uint64_t dst, uint64_t size_bytes);
 
 ws_status ws_device_memcpy_htod(ws_device *dev, uint64_t dst, const void *src, uint64_t size_bytes) {
-  return host_touch(dev, untag(dev, ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes), dst, size_bytes),
+  return host_touch(dev,
+                    untag(dev, ws_mem_copy_in(dev->mem, dev->ctx, dst, src, size_bytes), dst, size_bytes),
                     dst, size_bytes);
 }
 
@@ -179,8 +182,8 @@ ws_status ws_device_memcpy_dtoh(ws_device *dev, void *dst, uint64_t src, uint64_
 }
 
 ws_status ws_device_memset(ws_device *dev, uint64_t dst, uint8_t value, uint64_t size_bytes) {
-  return host_touch(dev, untag(dev, ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes), dst, size_bytes), dst,
-                    size_bytes);
+  return host_touch(dev, untag(dev, ws_mem_fill(dev->mem, dev->ctx, dst, value, size_bytes), dst, size_bytes),
+                    dst, size_bytes);
 }
 
 ws_status ws_device_const_write(ws_device *dev, uint32_t offset_bytes, const void *src, uint32_t size_bytes) {

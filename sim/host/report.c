@@ -137,8 +137,8 @@ static void print_memory(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats
             "managed memory faults", faults.value, get_sum(s, "uvm.batches").value,
             get_sum(s, "uvm.migrated_bytes").value, get_sum(s, "uvm.fault_cycles").value);
   if (zc.value || zw.value)
-    fprintf(out, "  %-34s %12" PRIu64 " reads, %" PRIu64 " writes over the link\n", "mapped host memory", zc.value,
-            zw.value);
+    fprintf(out, "  %-34s %12" PRIu64 " reads, %" PRIu64 " writes over the link\n", "mapped host memory",
+            zc.value, zw.value);
 }
 
 static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats *ls, const ws_stats *s) {

@@ -23,9 +23,9 @@ struct ws_uvm {
   uint64_t block_bytes, chunk_bytes;
   uint32_t block_shift, blocks_per_chunk;
   uint32_t batch_faults, threshold_pct;
-  uint64_t batch_cycles;        /* the driver's fixed work per batch */
-  const ws_gpu_cfg *cfg;        /* for the link's time */
-  chunk *chunks;                /* by (addr - WS_CFG_MANAGED_BASE) / chunk_bytes */
+  uint64_t batch_cycles; /* the driver's fixed work per batch */
+  const ws_gpu_cfg *cfg; /* for the link's time */
+  chunk *chunks;         /* by (addr - WS_CFG_MANAGED_BASE) / chunk_bytes */
   size_t nchunks;
   range *ranges;
   size_t nranges, cap_ranges;
@@ -64,7 +64,8 @@ ws_status ws_uvm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_
   const ws_stat_def defs[] = {
       {&u->faults, "faults", "distinct 4 KiB pages of managed memory that faulted, counted per batch"},
       {&u->batches, "batches", "fault batches the driver serviced"},
-      {&u->migrated_bytes, "migrated_bytes", "bytes the batches moved host to device (faulted and prefetched)"},
+      {&u->migrated_bytes, "migrated_bytes",
+       "bytes the batches moved host to device (faulted and prefetched)"},
       {&u->prefetched_bytes, "prefetched_bytes", "of those, the bytes the density prefetcher added"},
       {&u->evicted_bytes, "evicted_bytes", "bytes written back to the host to make room"},
       {&u->fault_cycles, "fault_cycles", "cycles the driver spent servicing batches"},
@@ -203,7 +204,8 @@ static uint64_t make_room(ws_uvm *u, uint64_t need) {
     size_t victim = SIZE_MAX;
     for (size_t c = 0; c < u->nchunks; c++) {
       const chunk *ch = &u->chunks[c];
-      if (ch->resident && !ch->moving && (victim == SIZE_MAX || ch->stamp < u->chunks[victim].stamp)) victim = c;
+      if (ch->resident && !ch->moving && (victim == SIZE_MAX || ch->stamp < u->chunks[victim].stamp))
+        victim = c;
     }
     if (victim == SIZE_MAX) break; /* nothing left to evict: the batch overcommits */
     out += (uint64_t)popcount32(u->chunks[victim].resident) * u->block_bytes;
@@ -288,7 +290,8 @@ uint64_t ws_uvm_batch_start(ws_uvm *u, uint64_t cycle) {
   u->npend = 0;
   u->batches++, u->totals.batches++;
   u->migrated_bytes += in_bytes, u->totals.migrated_bytes += in_bytes;
-  u->prefetched_bytes += prefetched * u->block_bytes, u->totals.prefetched_bytes += prefetched * u->block_bytes;
+  u->prefetched_bytes += prefetched * u->block_bytes,
+      u->totals.prefetched_bytes += prefetched * u->block_bytes;
   u->evicted_bytes += out_bytes, u->totals.evicted_bytes += out_bytes;
   u->fault_cycles += cycles, u->totals.fault_cycles += cycles;
   u->busy_until = cycle + cycles;

@@ -55,6 +55,7 @@ Test(lesson, attention) { teach("attention", 12); }
 Test(lesson, pcie) { teach("pcie", 19); }
 Test(lesson, journey) { teach("journey", 12); }
 Test(lesson, pipelining) { teach("pipelining", 5); }
+Test(lesson, unified) { teach("unified", 13); }
 
 Test(lesson, registry_names_each_lesson_once_with_its_texts) {
   size_t n = 0;

@@ -71,7 +71,8 @@ Test(unified, a_prefetch_moves_only_what_is_not_there) {
   cr_assert_eq(n, 3);
   cr_expect_eq(r[0].size_bytes, 6 * 65536);
   cr_expect_str_eq(r[0].name, "prefetch");
-  cr_expect_eq(r[0].end_ns - r[0].start_ns, ws_pcie_transfer_ns(&gpu.pcie, 6 * 65536, WS_PCIE_H2D, WS_PCIE_PINNED));
+  cr_expect_eq(r[0].end_ns - r[0].start_ns,
+               ws_pcie_transfer_ns(&gpu.pcie, 6 * 65536, WS_PCIE_H2D, WS_PCIE_PINNED));
   cr_expect_eq(r[1].size_bytes, 0);
   cr_expect_eq(r[1].end_ns, r[1].start_ns, "nothing to move takes no time");
   cr_expect_eq(r[2].size_bytes, 65536);

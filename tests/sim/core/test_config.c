@@ -125,7 +125,8 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     {35, "asoc = 4", NULL, "t.ini:35: error: unknown key 'asoc' in section [l1]"},
     {45, "[network]", NULL,
-     "t.ini:46: error: unknown section [network] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, pcie)"},
+     "t.ini:46: error: unknown section [network] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, pcie, "
+     "uvm)"},
     {34, "size_kib = 16k", NULL,
      "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16k'"},
     {34, "size_kib = -16", NULL,
@@ -175,7 +176,7 @@ static const bad_case bad_cases[] = {
      "t.ini:34: error: key 'l1.size_kib' expects an unsigned integer, found '16\\xFF'"},
     {45, "[n\x1b[0moc]", NULL,
      "t.ini:46: error: unknown section [n\\x1B[0moc] (sections: gpu, sm, regfile, smem, l1, l2, noc, hbm, "
-     "pcie)"},
+     "pcie, uvm)"},
     {2, "name = t\x7f", NULL, "t.ini:2: error: key 'gpu.name' expects printable ASCII text, found 't\\x7F'"},
     {1, "\x80\x81", NULL, "t.ini:1: error: expected '[section]' or 'key = value', found '\\x80\\x81'"},
     /* each scheduler keeps its warps in 32 slots: 64 warps need at least 2 sub-partitions */
@@ -435,7 +436,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_config_key_count();
-  cr_assert_eq(n, 89, "update this count when adding a key");
+  cr_assert_eq(n, 94, "update this count when adding a key");
   cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_config_key(i);

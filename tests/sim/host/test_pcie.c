@@ -166,7 +166,7 @@ Test(pcie, ini_section_errors) {
   snprintf(text, sizeof text, "%s\n[pci]\ngen = 3\n", base);
   cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "error: unknown section [pci] (sections: gpu, sm, regfile, smem, l1, l2, "
-                                   "noc, hbm, pcie)"),
+                                   "noc, hbm, pcie, uvm)"),
             "%s", ws_errmsg(ctx));
   snprintf(text, sizeof text, "%s\n[pcie]\ngen = 5\n", base);
   cr_assert_eq(ws_config_load_text(ctx, text, strlen(text), "c.ini", &cfg), WS_ERR_INVALID);

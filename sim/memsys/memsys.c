@@ -523,7 +523,6 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
     if (a->line_addr >= WS_CFG_SYSMEM_BASE) return sysmem_access(m, sm, a, cycle, cookie);
     if (!ws_uvm_resident(m->uvm, a->line_addr)) return uvm_fault(m, sm, a->line_addr, cycle);
   }
-  m->uvm_refused[sm] = 0;
   /* the pool holds every record the capacities allow (config.c), so this
    * does not happen; if it did, the SM would retry on every memory event */
   if (m->free_n < 2) {
@@ -550,6 +549,7 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   if (__builtin_expect(m->probe != NULL, 0)) probe_l1(m, sm, a, accepted ? r->uop : 0, &res, cycle);
   if (!accepted) {
     pool_free(m, id);
+    m->uvm_refused[sm] = 0; /* this refusal is the L1's */
     /* with a probe every retry is a record of its own, so it is made */
     m->retry_due[sm] = m->probe != NULL;
     return false;

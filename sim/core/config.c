@@ -199,6 +199,41 @@ static const ws_cfg_key keys[] = {
         MODEL ": not published by NVIDIA"),
     REQ("hbm", "ctrl_lat_cycles", hbm.ctrl_lat_cycles, 0, 2000, "cycles",
         "memory controller + PHY, each way"),
+    DEF("hbm", "bank_groups", hbm.bank_groups, 0, 64, 0, "groups",
+        "bank groups per channel (bank b in group b mod groups; 0 or 1: none)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "pseudo_channels", hbm.pseudo_channels, 0, 4, 0, "",
+        "pseudo-channels one channel stands for: each has its own four-activate window (0 or 1: none)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_ccd_s_ps", hbm.t_ccd_s_ps, 0, 1000000, 0, "ps",
+        "column command to column command, other bank group (0: not modelled)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_ccd_l_ps", hbm.t_ccd_l_ps, 0, 1000000, 0, "ps",
+        "column command to column command, same bank group", "per preset (cited in its .ini)"),
+    DEF("hbm", "t_rrd_s_ps", hbm.t_rrd_s_ps, 0, 1000000, 0, "ps",
+        "activate to activate, other bank group (0: not modelled)", "per preset (cited in its .ini)"),
+    DEF("hbm", "t_rrd_l_ps", hbm.t_rrd_l_ps, 0, 1000000, 0, "ps", "activate to activate, same bank group",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_faw_ps", hbm.t_faw_ps, 0, 10000000, 0, "ps",
+        "four-activate window: a fifth activate waits until the first is this old (0: not modelled)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_wtr_ps", hbm.t_wtr_ps, 0, 1000000, 0, "ps",
+        "write command to the next read command: write latency, burst and tWTR (0: not modelled)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_rtw_ps", hbm.t_rtw_ps, 0, 1000000, 0, "ps",
+        "read command to the next write command: the bus turnaround (0: not modelled)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_refi_ps", hbm.t_refi_ps, 0, 100000000, 0, "ps", "all-bank refresh interval (0: no refresh)",
+        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_rfc_ps", hbm.t_rfc_ps, 0, 10000000, 0, "ps",
+        "all-bank refresh: the channel is busy this long", "per preset (cited in its .ini)"),
+    DEF("hbm", "write_high", hbm.write_high, 0, 4096, 0, "requests",
+        "write drain: queued writes that make the controller serve writes first (0: reads and writes in "
+        "arrival order)",
+        MODEL ": memory controllers batch writes between watermarks to pay fewer turnarounds; NVIDIA "
+              "publishes none"),
+    DEF("hbm", "write_low", hbm.write_low, 0, 4096, 0, "requests", "write drain: queued writes it stops at",
+        MODEL ": as hbm.write_high"),
 
     DEF("pcie", "gen", pcie.gen, 1, 5, 4, "", "PCIe generation (sets lane rate and line encoding)",
         PCIE_SPEC ": gen1/2/3/4/5 run 2.5/5/8/16/32 GT/s per lane, 8b/10b through gen2 and "
@@ -562,6 +597,30 @@ static ws_status check_pcie(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* The JEDEC rules fit together: bank groups split the banks evenly, the
+ * same-group spacings are no shorter than the others, a refresh ends before
+ * the next is due, and the write watermarks fit the queue in order. */
+static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
+  const ws_cfg_hbm *h = &g->hbm;
+  if (h->bank_groups && h->banks_per_channel % h->bank_groups)
+    return bad(c, "hbm.bank_groups", "%u groups do not split %u banks evenly", h->bank_groups,
+               h->banks_per_channel);
+  if (h->t_ccd_l_ps < h->t_ccd_s_ps)
+    return bad(c, "hbm.t_ccd_l_ps", "%u ps is shorter than t_ccd_s_ps (%u ps)", h->t_ccd_l_ps, h->t_ccd_s_ps);
+  if (h->t_rrd_l_ps < h->t_rrd_s_ps)
+    return bad(c, "hbm.t_rrd_l_ps", "%u ps is shorter than t_rrd_s_ps (%u ps)", h->t_rrd_l_ps, h->t_rrd_s_ps);
+  if ((h->t_refi_ps == 0) != (h->t_rfc_ps == 0) || (h->t_refi_ps && h->t_rfc_ps >= h->t_refi_ps))
+    return bad(c, "hbm.t_rfc_ps",
+               "%u ps with t_refi_ps %u ps: set both, the refresh shorter than the interval", h->t_rfc_ps,
+               h->t_refi_ps);
+  if (h->write_high > h->queue_depth || h->write_low > h->write_high ||
+      (h->write_high && h->write_low == h->write_high))
+    return bad(c, "hbm.write_high",
+               "watermarks %u (high) and %u (low) must satisfy low < high <= queue_depth (%u)", h->write_high,
+               h->write_low, h->queue_depth);
+  return WS_OK;
+}
+
 /* A chunk is whole blocks, at most 32 (one 32-bit mask per chunk). */
 static ws_status check_uvm(const checker *c, const ws_gpu_cfg *g) {
   uint32_t block = g->uvm.migrate_bytes, chunk = g->uvm.chunk_bytes;
@@ -601,6 +660,7 @@ static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin
   if (st == WS_OK) st = check_limits(&c, cfg);
   if (st == WS_OK) st = check_memory(&c, cfg);
   if (st == WS_OK) st = check_pcie(&c, cfg);
+  if (st == WS_OK) st = check_dram_rules(&c, cfg);
   return st == WS_OK ? check_uvm(&c, cfg) : st;
 }
 
@@ -653,6 +713,15 @@ static void derive(ws_gpu_cfg *cfg) {
   g->hbm_t_cl_cycles = ps_to_cycles(cfg->hbm.t_cl_ps, mhz);
   g->hbm_t_rp_cycles = ps_to_cycles(cfg->hbm.t_rp_ps, mhz);
   g->hbm_t_ras_cycles = ps_to_cycles(cfg->hbm.t_ras_ps, mhz);
+  g->hbm_t_ccd_s_cycles = ps_to_cycles(cfg->hbm.t_ccd_s_ps, mhz);
+  g->hbm_t_ccd_l_cycles = ps_to_cycles(cfg->hbm.t_ccd_l_ps, mhz);
+  g->hbm_t_rrd_s_cycles = ps_to_cycles(cfg->hbm.t_rrd_s_ps, mhz);
+  g->hbm_t_rrd_l_cycles = ps_to_cycles(cfg->hbm.t_rrd_l_ps, mhz);
+  g->hbm_t_faw_cycles = ps_to_cycles(cfg->hbm.t_faw_ps, mhz);
+  g->hbm_t_wtr_cycles = ps_to_cycles(cfg->hbm.t_wtr_ps, mhz);
+  g->hbm_t_rtw_cycles = ps_to_cycles(cfg->hbm.t_rtw_ps, mhz);
+  g->hbm_t_refi_cycles = ps_to_cycles(cfg->hbm.t_refi_ps, mhz);
+  g->hbm_t_rfc_cycles = ps_to_cycles(cfg->hbm.t_rfc_ps, mhz);
   g->mem_requests = mem_requests(cfg);
   g->pcie_wire_mbps = pcie_wire_mbps(&cfg->pcie);
   g->zero_copy_lat_cycles = ps_to_cycles((uint64_t)cfg->pcie.zero_copy_lat_ns * 1000u, mhz);

@@ -126,6 +126,16 @@ typedef struct ws_cfg_hbm {
   uint32_t t_rcd_ps, t_cl_ps, t_rp_ps, t_ras_ps; /* in picoseconds */
   uint32_t queue_depth;                          /* requests per channel controller */
   uint32_t ctrl_lat_cycles;                      /* controller + PHY, each way */
+  /* JEDEC rules between commands of one channel (0: not modelled) */
+  uint32_t bank_groups;            /* bank b is in group b mod bank_groups */
+  uint32_t pseudo_channels;        /* a channel's pseudo-channels: each has its own tFAW window */
+  uint32_t t_ccd_s_ps, t_ccd_l_ps; /* column to column: other / same bank group */
+  uint32_t t_rrd_s_ps, t_rrd_l_ps; /* activate to activate: other / same bank group */
+  uint32_t t_faw_ps;               /* at most four activates in any window this long */
+  uint32_t t_wtr_ps;               /* write command to read command (turnaround) */
+  uint32_t t_rtw_ps;               /* read command to write command (turnaround) */
+  uint32_t t_refi_ps, t_rfc_ps;    /* all-bank refresh: one every t_refi, the channel busy t_rfc */
+  uint32_t write_high, write_low;  /* write drain: start at this many queued writes, stop at that */
 } ws_cfg_hbm;
 
 /* Device addresses at and above this one are host memory mapped into the
@@ -190,9 +200,12 @@ typedef struct ws_gpu_geom {
   uint32_t l2_partitions;           /* l2.partitions, at least 1 */
   uint32_t l2_far_extra_lat_cycles; /* l2.far_extra_lat_cycles, 0 with one partition */
   uint32_t hbm_lines_per_row;       /* hbm.row_bytes / line_bytes, at least 1 */
-  uint32_t pcie_wire_mbps;          /* the link's raw rate after line coding, MB/s, one direction */
-  uint64_t zero_copy_lat_cycles;    /* pcie.zero_copy_lat_ns in core cycles, rounded up */
-  uint64_t uvm_batch_cycles;        /* uvm.fault_batch_ns in core cycles, rounded up */
+  /* hbm.t_*_ps of the JEDEC rules in core cycles, rounded up */
+  uint64_t hbm_t_ccd_s_cycles, hbm_t_ccd_l_cycles, hbm_t_rrd_s_cycles, hbm_t_rrd_l_cycles;
+  uint64_t hbm_t_faw_cycles, hbm_t_wtr_cycles, hbm_t_rtw_cycles, hbm_t_refi_cycles, hbm_t_rfc_cycles;
+  uint32_t pcie_wire_mbps;       /* the link's raw rate after line coding, MB/s, one direction */
+  uint64_t zero_copy_lat_cycles; /* pcie.zero_copy_lat_ns in core cycles, rounded up */
+  uint64_t uvm_batch_cycles;     /* uvm.fault_batch_ns in core cycles, rounded up */
 } ws_gpu_geom;
 
 typedef struct ws_gpu_cfg {

@@ -9,7 +9,17 @@
  * channels, so any stride that is a power of the channel count rotates over
  * the channels instead of camping on one; within a channel, consecutive
  * lines fill a row, rows rotate over banks with the same skew. Both steps
- * are bijections, so two lines never share a (channel, bank, row, column). */
+ * are bijections, so two lines never share a (channel, bank, row, column).
+ * JEDEC rules between the commands of a channel (each 0 when the preset
+ * leaves it out): column to column tCCD_S/tCCD_L and activate to activate
+ * tRRD_S/tRRD_L by bank group (bank b in group b mod bank_groups), four
+ * activates per tFAW, the read-to-write and write-to-read turnarounds, and
+ * all-bank refresh: one tRFC per tREFI, taken when due if the channel is
+ * idle, postponed while it is busy (JEDEC allows eight) and forced at the
+ * eighth; refreshes that fell in an idle stretch were done then. With write
+ * watermarks, writes wait while reads are queued until write_high of them
+ * are, then go first until write_low are left, so the bus turns around
+ * once per batch instead of at every mixed pair. */
 #include "sim/memsys/dram.h"
 #include "sim/memsys/addrmap.h"
 
@@ -33,8 +43,12 @@ typedef struct bank {
 
 typedef struct chan_stats {
   uint64_t reads, writes, row_hits, row_misses, row_conflicts, bytes_read, bytes_written;
-  uint64_t busy_cycles;
+  uint64_t busy_cycles, refreshes, turnarounds;
 } chan_stats;
+
+#define FAW_ACTS 4      /* tFAW bounds this many activates per pseudo-channel */
+#define ACT_HIST 16     /* booked activates the rules look at: more than any window holds */
+#define MAX_POSTPONED 8 /* JEDEC: refreshes a controller may owe */
 
 typedef struct channel {
   qent *queue; /* queue_depth entries, [0, count) in arrival order */
@@ -43,12 +57,23 @@ typedef struct channel {
   bank *banks;
   uint64_t bus_free_fp; /* data bus free from, in 1/65536 cycles */
   uint64_t busy_fp;     /* total transfer time, in 1/65536 cycles */
+  /* the JEDEC rules' memory: the last column command and activate, the
+   * last four activates, refresh, write draining */
+  bool has_col, col_write, draining;
+  uint32_t col_bg, writes, nacts;
+  uint64_t col_cycle;
+  uint64_t act_at[ACT_HIST]; /* the latest booked activates, sorted by time */
+  uint32_t act_bg[ACT_HIST];
+  uint64_t next_refresh; /* the next refresh is due (0: refresh off) */
+  uint64_t idle_from;    /* the channel has had nothing to do since (UINT64_MAX: busy) */
   chan_stats st;
 } channel;
 
 struct ws_dram {
-  uint32_t channels, banks, queue_depth;
+  uint32_t channels, banks, queue_depth, bank_groups;
+  uint32_t faw_acts; /* activates per tFAW window on one channel: FAW_ACTS per pseudo-channel */
   uint64_t t_rcd, t_cl, t_rp, t_ras; /* core cycles */
+  uint64_t t_ccd_s, t_ccd_l, t_rrd_s, t_rrd_l, t_faw, t_wtr, t_rtw, t_refi, t_rfc;
   ws_gpu_cfg cfg;
   ws_addrmap map;
   channel *ch;
@@ -86,6 +111,10 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->bytes_read, "bytes_read", "bytes moved on the bus for reads (whole bursts)"},
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
+        {&c->refreshes, "refreshes", "all-bank refreshes (each closes every row for tRFC)"},
+        {&c->turnarounds, "turnarounds",
+         "column commands that turned the bus around (read after write or "
+         "write after read)"},
     };
     st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "hbm.ch%u.", i);
   }
@@ -116,12 +145,20 @@ ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   d->t_cl = cfg->geom.hbm_t_cl_cycles;
   d->t_rp = cfg->geom.hbm_t_rp_cycles;
   d->t_ras = cfg->geom.hbm_t_ras_cycles;
+  d->bank_groups = cfg->hbm.bank_groups ? cfg->hbm.bank_groups : 1;
+  d->faw_acts = FAW_ACTS * (cfg->hbm.pseudo_channels ? cfg->hbm.pseudo_channels : 1);
+  d->t_ccd_s = cfg->geom.hbm_t_ccd_s_cycles, d->t_ccd_l = cfg->geom.hbm_t_ccd_l_cycles;
+  d->t_rrd_s = cfg->geom.hbm_t_rrd_s_cycles, d->t_rrd_l = cfg->geom.hbm_t_rrd_l_cycles;
+  d->t_faw = cfg->geom.hbm_t_faw_cycles, d->t_wtr = cfg->geom.hbm_t_wtr_cycles;
+  d->t_rtw = cfg->geom.hbm_t_rtw_cycles;
+  d->t_refi = cfg->geom.hbm_t_refi_cycles, d->t_rfc = cfg->geom.hbm_t_rfc_cycles;
   ws_status st = alloc_channels(d, ctx);
   if (st == WS_OK) st = register_stats(d, ctx, stats);
   if (st != WS_OK) {
     ws_dram_destroy(d);
     return st;
   }
+  ws_dram_reset(d);
   *out = d;
   return WS_OK;
 }
@@ -143,6 +180,10 @@ void ws_dram_reset(ws_dram *d) {
     c->bus_free_fp = 0;
     c->busy_fp = 0;
     memset(c->banks, 0, d->banks * sizeof *c->banks);
+    c->has_col = c->draining = false;
+    c->writes = c->nacts = 0;
+    c->next_refresh = d->t_refi;
+    c->idle_from = 0;
   }
 }
 
@@ -169,21 +210,116 @@ void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, u
   e->id = id;
   e->bytes = bytes;
   e->is_write = is_write;
+  c->writes += is_write;
   ws_dram_locate(d, line_addr, &e->bank, &e->row);
 }
 
-/* Index of the FR-FCFS choice among entries whose bank is ready, or -1. */
-static int pick(const ws_dram *d, const channel *c, uint64_t now) {
+/* Index of the FR-FCFS choice among entries of the class `writes` whose
+ * bank is ready, or -1. */
+static int pick_class(const channel *c, uint64_t now, bool writes) {
   int oldest = -1;
   for (uint32_t i = 0; i < c->count; i++) {
     const qent *e = &c->queue[i];
     const bank *b = &c->banks[e->bank];
-    if (b->ready_cycle > now) continue;
+    if (e->is_write != writes || b->ready_cycle > now) continue;
     if (b->open && b->row == e->row) return (int)i;
     if (oldest < 0) oldest = (int)i;
   }
-  (void)d;
   return oldest;
+}
+
+/* FR-FCFS over every entry without watermarks; with them, the class the
+ * drain state prefers first, then the other. */
+static int pick(const ws_dram *d, channel *c, uint64_t now) {
+  uint32_t high = d->cfg.hbm.write_high, low = d->cfg.hbm.write_low;
+  if (!high) {
+    int w = pick_class(c, now, true), r = pick_class(c, now, false);
+    if (w < 0 || r < 0) return w < 0 ? r : w;
+    bool w_hit = c->banks[c->queue[w].bank].open && c->banks[c->queue[w].bank].row == c->queue[w].row;
+    bool r_hit = c->banks[c->queue[r].bank].open && c->banks[c->queue[r].bank].row == c->queue[r].row;
+    if (w_hit != r_hit) return w_hit ? w : r;
+    return w < r ? w : r;
+  }
+  if (c->writes >= high) c->draining = true;
+  if (c->writes <= low) c->draining = false;
+  bool first = c->draining || c->writes == c->count;
+  int i = pick_class(c, now, first);
+  return i >= 0 ? i : pick_class(c, now, !first);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Whether an activate of group bg at t keeps tRRD from its neighbours in
+ * time and at most FAW_ACTS activates in every tFAW window. */
+static bool act_fits(const ws_dram *d, const channel *c, uint32_t bg, uint64_t t) {
+  uint32_t before = 0; /* booked activates earlier than t */
+  for (uint32_t i = 0; i < c->nacts; i++) {
+    uint64_t a = c->act_at[i], rrd = bg == c->act_bg[i] ? d->t_rrd_l : d->t_rrd_s;
+    if ((a <= t ? t - a : a - t) < rrd) return false;
+    before += a < t;
+  }
+  if (!d->t_faw) return true;
+  /* the windows of faw_acts + 1 consecutive activates that hold t */
+  uint32_t w = d->faw_acts;
+  for (uint32_t k = 0; k <= w; k++) {
+    if (k > before || before - k + w > c->nacts) continue;
+    uint32_t first = before - k; /* index of the window's first booked activate */
+    uint64_t lo = k ? c->act_at[first] : t, hi = k < w ? c->act_at[first + w - 1] : t;
+    if (hi - lo < d->t_faw) return false;
+  }
+  return true;
+}
+
+/* The earliest activate at or after `act` that tRRD (by bank group) and
+ * tFAW allow among the booked ones (a later decision may still go first
+ * when there is room); books it. */
+static uint64_t activate_rules(const ws_dram *d, channel *c, uint32_t bg, uint64_t act) {
+  uint64_t t = act;
+  if (!act_fits(d, c, bg, t)) {
+    t = UINT64_MAX; /* the first release point after act that fits */
+    for (uint32_t i = 0; i < c->nacts; i++) {
+      uint64_t cand[2] = {c->act_at[i] + (bg == c->act_bg[i] ? d->t_rrd_l : d->t_rrd_s),
+                          c->act_at[i] + d->t_faw};
+      for (int j = 0; j < 2; j++)
+        if (cand[j] >= act && cand[j] < t && act_fits(d, c, bg, cand[j])) t = cand[j];
+    }
+    if (t == UINT64_MAX) t = c->act_at[c->nacts - 1] + d->t_faw + d->t_rrd_l; /* after them all */
+  }
+  uint32_t n = c->nacts == ACT_HIST ? ACT_HIST - 1 : c->nacts, i = n;
+  if (c->nacts == ACT_HIST) { /* forget the oldest */
+    memmove(&c->act_at[0], &c->act_at[1], n * sizeof *c->act_at);
+    memmove(&c->act_bg[0], &c->act_bg[1], n * sizeof *c->act_bg);
+  }
+  while (i > 0 && c->act_at[i - 1] > t) {
+    c->act_at[i] = c->act_at[i - 1], c->act_bg[i] = c->act_bg[i - 1];
+    i--;
+  }
+  c->act_at[i] = t, c->act_bg[i] = bg;
+  c->nacts = n + 1;
+  return t;
+}
+
+/* The spacing the bus needs from a column command of (bg, write) to the
+ * next one of (bg2, write2). */
+static uint64_t col_gap(const ws_dram *d, uint32_t bg, bool write, uint32_t bg2, bool write2) {
+  if (write != write2) return write ? d->t_wtr : d->t_rtw;
+  return bg == bg2 ? d->t_ccd_l : d->t_ccd_s;
+}
+
+/* The earliest column command at or after `col` that tCCD (by bank group)
+ * and the bus turnarounds allow against the latest one booked: a command
+ * decided later may still go first (a row hit while another bank opens its
+ * row), when it fits before; books it. */
+static uint64_t column_rules(const ws_dram *d, channel *c, uint32_t bg, bool write, uint64_t col) {
+  if (!c->has_col) {
+    c->has_col = true, c->col_cycle = col, c->col_bg = bg, c->col_write = write;
+    return col;
+  }
+  if (write != c->col_write) c->st.turnarounds++;
+  if (col + col_gap(d, bg, write, c->col_bg, c->col_write) <= c->col_cycle) return col; /* fits before */
+  col = max_u64(col, c->col_cycle + col_gap(d, c->col_bg, c->col_write, bg, write));
+  c->col_cycle = col, c->col_bg = bg, c->col_write = write;
+  return col;
 }
 
 /* Cycle of the column command for `e` issued at `now`, opening its row as
@@ -204,6 +340,7 @@ static uint64_t column_cycle(ws_dram *d, channel *c, const qent *e, uint64_t now
   } else {
     c->st.row_misses++;
   }
+  act = activate_rules(d, c, e->bank % d->bank_groups, act);
   b->open = true;
   b->row = e->row;
   b->act_cycle = act;
@@ -215,8 +352,10 @@ static ws_dram_issue issue(ws_dram *d, channel *c, uint32_t idx, uint64_t now) {
   memmove(&c->queue[idx], &c->queue[idx + 1], (c->count - idx - 1) * sizeof(qent));
   c->count--;
   c->reserved--;
+  c->writes -= e.is_write;
   uint8_t outcome;
   uint64_t col = column_cycle(d, c, &e, now, &outcome);
+  col = column_rules(d, c, e.bank % d->bank_groups, e.is_write, col);
   uint64_t bus = ws_dram_bus_cycles(&d->cfg, e.bytes);
   /* the bank takes its next column command once this burst has gone (tCCD ~ burst time) */
   c->banks[e.bank].ready_cycle = col + bus;
@@ -257,15 +396,58 @@ static uint64_t next_wake(const channel *c, uint64_t now) {
   return wake;
 }
 
+/* ---- refresh ------------------------------------------------------------------------- */
+
+/* One all-bank refresh from `at`: every row closes, every bank waits tRFC. */
+static void refresh_at(const ws_dram *d, channel *c, uint64_t at) {
+  for (uint32_t b = 0; b < d->banks; b++) at = max_u64(at, c->banks[b].ready_cycle);
+  for (uint32_t b = 0; b < d->banks; b++) {
+    c->banks[b].open = false;
+    c->banks[b].ready_cycle = at + d->t_rfc;
+  }
+  c->next_refresh += d->t_refi;
+  c->st.refreshes++;
+}
+
+/* Refreshes at the start of a scheduling pass at `now`: those due in the
+ * idle stretch just ended were done then, if they were over by now; one
+ * that would still be running is postponed rather than making the arrival
+ * wait (JEDEC allows eight owed); a channel busy for eight intervals
+ * refreshes now. */
+static void refresh(const ws_dram *d, channel *c, uint64_t now) {
+  if (!d->t_refi) return;
+  while (c->idle_from != UINT64_MAX && c->next_refresh >= c->idle_from && c->next_refresh + d->t_rfc <= now) {
+    for (uint32_t b = 0; b < d->banks; b++) c->banks[b].open = false;
+    c->next_refresh += d->t_refi;
+    c->st.refreshes++;
+  }
+  while (c->next_refresh + MAX_POSTPONED * d->t_refi <= now) refresh_at(d, c, now);
+}
+
+/* The channel has nothing to do from `idle`: it pays what it owes first. */
+static uint64_t go_idle(const ws_dram *d, channel *c, uint64_t idle) {
+  for (uint32_t b = 0; b < d->banks; b++) idle = max_u64(idle, c->banks[b].ready_cycle);
+  if (!d->t_refi) return idle;
+  while (c->next_refresh <= idle) {
+    refresh_at(d, c, idle);
+    idle = c->banks[0].ready_cycle;
+  }
+  return idle;
+}
+
 uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out, uint32_t max_out,
                           uint64_t *wake_cycle) {
   channel *c = &d->ch[ch];
+  refresh(d, c, now);
+  c->idle_from = UINT64_MAX;
   uint32_t n = 0;
   while (n < max_out) {
     int idx = pick(d, c, now);
     if (idx < 0) break;
     out[n++] = issue(d, c, (uint32_t)idx, now);
   }
+  if (c->count == 0) /* idle once the last burst is over */
+    c->idle_from = go_idle(d, c, (c->bus_free_fp + BUS_FRAC_ONE - 1) >> BUS_FRAC_BITS);
   *wake_cycle = next_wake(c, now);
   return n;
 }

@@ -9,13 +9,16 @@
 #include "models/microbench.h"
 
 static const char bench_help[] =
-    "usage: warpscope bench-gpu latency|bandwidth|smem-banks|coalescing\n"
+    "usage: warpscope bench-gpu latency|loaded-latency|bandwidth|smem-banks|coalescing\n"
     "                           [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n\n"
     "Runs a microbenchmark kernel on the simulated GPU (timing mode) and prints\n"
     "what it measured next to what the preset predicts:\n"
     "  latency     pointer-chase load-to-use latency: shared memory, L1 hit, L2 hit\n"
     "              (near, and far on two-partition GPUs), DRAM with a closed bank;\n"
     "              (cycles(2N steps) - cycles(N steps)) / N against the path latency\n"
+    "  loaded-latency  DRAM pointer-chase latency while one CTA on each of k other SMs\n"
+    "              copies between buffers twice the L2, k rising from 0 to all: the\n"
+    "              latency against the DRAM bandwidth the copy draws\n"
     "  bandwidth   streaming copy over buffers twice the L2 (HBM), a repeated pass of\n"
     "              a copy that fits in L2 (L2), conflict-free LDS.128 (shared memory)\n"
     "  smem-banks  lane l reads word l*stride, stride 1..32: cycles per access\n"
@@ -26,7 +29,8 @@ static const char bench_help[] =
     "  -h, --help        this text\n"
     "Exit status: 0 after a run, 1 when a run fails, 2 on a usage error.\n";
 
-static const char *const bench_names[] = {"latency", "bandwidth", "smem-banks", "coalescing", NULL};
+static const char *const bench_names[] = {"latency",    "bandwidth",      "smem-banks",
+                                          "coalescing", "loaded-latency", NULL};
 
 static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
   static const struct option longs[] = {{"gpu", required_argument, NULL, 'G'},
@@ -155,12 +159,36 @@ static ws_status run_coalescing(ws_device *dev) {
   return WS_OK;
 }
 
+static ws_status run_loaded(ws_device *dev) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_microbench_loaded r[WS_MICROBENCH_LOADED_POINTS];
+  uint32_t n = 0;
+  ws_status st = ws_microbench_loaded_run(dev, r, &n);
+  if (st != WS_OK) return st;
+  print_header(cfg, "DRAM latency under load");
+  printf("%-12s %10s %8s %14s %10s %10s\n", "copying SMs", "DRAM GB/s", "% peak", "cycles/step", "ns/step",
+         "vs idle");
+  for (uint32_t i = 0; i < n; i++)
+    printf("%-12u %10.1f %7.1f%% %14.1f %10.1f %+9.1f%%\n", r[i].copy_sms, r[i].dram_gbps, r[i].dram_pct,
+           r[i].latency_cycles, r[i].latency_ns, 100.0 * (r[i].latency_cycles / r[0].latency_cycles - 1.0));
+  printf("\nOne thread of CTA 0 chases %u distinct lines scattered over twice the L2 (%u warm-up\n"
+         "steps untimed, %u timed with SR_CLOCK; cycles/step includes the chase loop's few\n"
+         "instructions, as the idle row does) while one CTA of 16 warps on each copying SM\n"
+         "copies between two buffers twice the L2 until the chase is over. DRAM GB/s: the\n"
+         "launch's hbm.ch*.bytes_read + bytes_written over its cycles; peak: channels x\n"
+         "channel_mbps.\n",
+         WS_MICROBENCH_LOADED_WARM + WS_MICROBENCH_LOADED_STEPS, WS_MICROBENCH_LOADED_WARM,
+         WS_MICROBENCH_LOADED_STEPS);
+  return WS_OK;
+}
+
 static ws_status run_bench(ws_device *dev, int which) {
   switch (which) {
   case 0: return run_latency(dev);
   case 1: return run_bandwidth(dev);
   case 2: return run_banks(dev);
-  default: return run_coalescing(dev);
+  case 3: return run_coalescing(dev);
+  default: return run_loaded(dev);
   }
 }
 
@@ -171,13 +199,15 @@ int ws_cli_bench_gpu(int argc, char **argv) {
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
     return ws_cli_usage_error("bench-gpu",
-                              "expected one benchmark (latency, bandwidth, smem-banks, coalescing)");
+                              "expected one benchmark (latency, loaded-latency, bandwidth, smem-banks, "
+                              "coalescing)");
   int which = -1;
   for (int i = 0; bench_names[i]; i++)
     if (strcmp(bench_names[i], argv[optind]) == 0) which = i;
   if (which < 0)
     return ws_cli_usage_error(
-        "bench-gpu", "unknown benchmark '%s' (expected latency, bandwidth, smem-banks or coalescing)",
+        "bench-gpu",
+        "unknown benchmark '%s' (expected latency, loaded-latency, bandwidth, smem-banks or coalescing)",
         argv[optind]);
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;

@@ -658,3 +658,116 @@ ws_status ws_microbench_coalescing_run(ws_device *dev, uint32_t nrows, ws_microb
   kern_close(&kn);
   return st;
 }
+
+/* ---- latency under load ------------------------------------------------------------ */
+
+#define LOADED_THREADS 512u /* 16 warps per copying CTA */
+
+typedef struct loaded_env {
+  kern kn;
+  uint64_t out, chain, src, dst, region_bytes, n16;
+  uint64_t *addrs;
+} loaded_env;
+
+/* WARM + STEPS distinct lines scattered over the chain's region. */
+static void pick_scattered(const ws_gpu_cfg *cfg, uint64_t base, uint64_t region, uint64_t *addrs,
+                           uint32_t n) {
+  uint64_t lines = region / cfg->l2.line_bytes;
+  uint32_t got = 0;
+  for (uint64_t j = 0; got < n; j++) {
+    uint64_t line = base + (mix64(j + 7919u) % lines) * cfg->l2.line_bytes;
+    bool seen = false;
+    for (uint32_t i = 0; i < got && !seen; i++) seen = addrs[i] == line;
+    if (!seen) addrs[got++] = line;
+  }
+}
+
+static ws_status loaded_open(loaded_env *e, ws_device *dev) {
+  memset(e, 0, sizeof *e);
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_ctx *ctx = ws_device_ctx(dev);
+  uint32_t n = WS_MICROBENCH_LOADED_WARM + WS_MICROBENCH_LOADED_STEPS;
+  e->region_bytes = 2 * cfg->geom.l2_bytes;
+  if (e->region_bytes < (uint64_t)n * cfg->l2.line_bytes * 16)
+    e->region_bytes = (uint64_t)n * cfg->l2.line_bytes * 16;
+  /* every copying warp's first chunk inside the buffers: a sweep at most */
+  uint64_t sweep16 = (uint64_t)cfg->gpu.num_sms * (LOADED_THREADS / 32) * 128;
+  e->n16 = e->region_bytes / 16 / sweep16 * sweep16;
+  if (e->n16 < sweep16) e->n16 = sweep16;
+  e->addrs = calloc(n, sizeof *e->addrs);
+  if (!e->addrs) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted (microbench loaded latency)");
+  ws_status st = kern_open(&e->kn, dev, "models/microbench/loaded.wsa");
+  if (st == WS_OK && e->n16 > UINT32_MAX)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID, "microbench: loaded-latency buffers of %llu pieces are too large",
+                     (unsigned long long)e->n16);
+  if (st == WS_OK) st = ws_device_malloc(dev, 256, &e->out);
+  if (st == WS_OK) st = ws_device_malloc(dev, e->region_bytes, &e->chain);
+  if (st == WS_OK) st = ws_device_malloc(dev, e->n16 * 16, &e->src);
+  if (st == WS_OK) st = ws_device_malloc(dev, e->n16 * 16, &e->dst);
+  if (st != WS_OK) return st;
+  pick_scattered(cfg, e->chain, e->region_bytes, e->addrs, n);
+  st = write_chain(dev, e->addrs, n);
+  const struct {
+    const char *name;
+    uint64_t v;
+  } ptrs[] = {{"start", e->addrs[0]}, {"out", e->out}, {"src", e->src}, {"dst", e->dst}};
+  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs && st == WS_OK; i++)
+    st = ws_args_set_ptr(ctx, &e->kn.args, ptrs[i].name, ptrs[i].v);
+  if (st == WS_OK) st = ws_args_set_u32(ctx, &e->kn.args, "warm", WS_MICROBENCH_LOADED_WARM);
+  if (st == WS_OK) st = ws_args_set_u32(ctx, &e->kn.args, "steps", WS_MICROBENCH_LOADED_STEPS);
+  if (st == WS_OK) st = ws_args_set_u32(ctx, &e->kn.args, "n16", (uint32_t)e->n16);
+  return st;
+}
+
+static void loaded_close(loaded_env *e) {
+  const uint64_t bufs[] = {e->dst, e->src, e->chain, e->out};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    if (bufs[i]) ws_device_free(e->kn.dev, bufs[i]);
+  kern_close(&e->kn);
+  free(e->addrs);
+}
+
+/* One launch with `k` copying SMs; the flag is cleared first. */
+static ws_status loaded_point(loaded_env *e, uint32_t k, ws_microbench_loaded *r) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(e->kn.dev);
+  uint32_t zero[4] = {0}, clk = 0;
+  ws_launch_stats ls;
+  ws_status st = ws_device_memcpy_htod(e->kn.dev, e->out, zero, sizeof zero);
+  if (st == WS_OK)
+    st = ws_device_launch(e->kn.dev, e->kn.k, (ws_dim3){1 + k, 1, 1}, (ws_dim3){LOADED_THREADS, 1, 1}, 0,
+                          &e->kn.args, &ls);
+  if (st == WS_OK) st = ws_device_memcpy_dtoh(e->kn.dev, &clk, e->out, sizeof clk);
+  if (st != WS_OK) return st;
+  const ws_stats *stats = ws_device_stats(e->kn.dev);
+  r->copy_sms = k;
+  r->chase_cycles = clk;
+  r->latency_cycles = (double)clk / WS_MICROBENCH_LOADED_STEPS;
+  r->latency_ns = r->latency_cycles * 1000.0 / cfg->gpu.core_clock_mhz;
+  r->launch_cycles = ls.cycles;
+  r->dram_bytes = ws_stats_sum(stats, "hbm.*.bytes_read") + ws_stats_sum(stats, "hbm.*.bytes_written");
+  r->dram_gbps = to_gbps(cfg, r->dram_bytes, ls.cycles);
+  double peak = (double)cfg->hbm.channels * cfg->hbm.channel_mbps / 1e3;
+  r->dram_pct = peak > 0 ? 100.0 * r->dram_gbps / peak : 0;
+  return WS_OK;
+}
+
+ws_status ws_microbench_loaded_run(ws_device *dev, ws_microbench_loaded out[WS_MICROBENCH_LOADED_POINTS],
+                                   uint32_t *n) {
+  static const uint32_t sixteenths[WS_MICROBENCH_LOADED_POINTS] = {0, 1, 2, 4, 8, 12, 16};
+  memset(out, 0, WS_MICROBENCH_LOADED_POINTS * sizeof *out);
+  *n = 0;
+  if (ws_device_mode(dev) != WS_MODE_TIMING)
+    return ws_ctx_fail(ws_device_ctx(dev), WS_ERR_INVALID, "microbenchmarks need the device in timing mode");
+  uint32_t others = ws_device_cfg(dev)->gpu.num_sms - 1, last = UINT32_MAX;
+  loaded_env e;
+  ws_status st = loaded_open(&e, dev);
+  for (uint32_t i = 0; i < WS_MICROBENCH_LOADED_POINTS && st == WS_OK; i++) {
+    uint32_t k = (others * sixteenths[i] + 8) / 16;
+    if (sixteenths[i] && k == 0) k = 1;
+    if (k > others || k == last) continue;
+    last = k;
+    st = loaded_point(&e, k, &out[(*n)++]);
+  }
+  loaded_close(&e);
+  return st;
+}

@@ -119,6 +119,34 @@ typedef struct ws_microbench_bank_row {
 } ws_microbench_bank_row;
 
 /* Strides 1..nrows (nrows <= WS_MICROBENCH_MAX_STRIDE); rows[i] is stride i + 1. */
+/* ---- latency under load ----------------------------------------------------------
+ *
+ * models/microbench/loaded.wsa: one thread of CTA 0 chases a chain of
+ * distinct lines scattered over twice the L2 (every step a DRAM access
+ * that opens a row, as a random access does), while one CTA on each of the
+ * first k other SMs copies between two buffers twice the L2 as fast as it
+ * can, k rising from none to all of them. Each point is one launch: the
+ * chase's timed cycles per step (its loop's few instructions included, as
+ * in the idle point) and the DRAM traffic of the whole launch
+ * (hbm.ch*.bytes_read + bytes_written over its cycles). */
+#define WS_MICROBENCH_LOADED_POINTS 7u
+#define WS_MICROBENCH_LOADED_WARM 16u
+#define WS_MICROBENCH_LOADED_STEPS 48u
+
+typedef struct ws_microbench_loaded {
+  uint32_t copy_sms;     /* SMs copying (0: the idle point) */
+  uint64_t chase_cycles; /* timed cycles of WS_MICROBENCH_LOADED_STEPS steps */
+  double latency_cycles; /* per step */
+  double latency_ns;
+  uint64_t launch_cycles, dram_bytes;
+  double dram_gbps, dram_pct; /* over the launch; of channels x channel_mbps */
+} ws_microbench_loaded;
+
+/* Fills out[0 .. *n): k = 0 and (num_sms - 1) x 1/16, 1/8, 1/4, 1/2, 3/4, 1,
+ * rounded, each at least 1 and counted once (fewer points on a small GPU). */
+ws_status ws_microbench_loaded_run(ws_device *dev, ws_microbench_loaded out[WS_MICROBENCH_LOADED_POINTS],
+                                   uint32_t *n);
+
 ws_status ws_microbench_smem_banks_run(ws_device *dev, uint32_t nrows, ws_microbench_bank_row *rows);
 
 /* ---- coalescing ---------------------------------------------------------- */

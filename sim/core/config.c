@@ -112,6 +112,18 @@ static const ws_cfg_key keys[] = {
     REQ("sm", "const_lat_cycles", sm.const_lat_cycles, 1, 1000, "cycles", "constant-cache hit latency"),
     REQ("sm", "lsu_ii_cycles", sm.lsu_ii_cycles, 1, 1000, "cycles",
         "memory instructions: initiation interval per sub-partition"),
+    DEF("sm", "lsu_queue_insns", sm.lsu_queue_insns, 1, WS_CFG_MAX_LSU_QUEUE, 16, "insns",
+        "the LSU's MIO queue: global memory instructions waiting to send their lines (a power of two)",
+        MODEL ": NVIDIA does not publish it; 16 is the order GPGPU-Sim's ldst unit and Accel-Sim's Ampere "
+              "configurations use"),
+    DEF("sm", "smem_backlog_cycles", sm.smem_backlog_cycles, 1, 4096, 16, "cycles",
+        "shared-memory wavefronts queued before the issue stage throttles (MIO throttle)",
+        MODEL ": the MIO queue's 16 entries, one wavefront each (Nsight Compute's mio_throttle stall; "
+              "the depth is not published)"),
+    DEF("sm", "async_groups", sm.async_groups, 1, WS_CFG_MAX_ASYNC_GROUPS, 8, "groups",
+        "committed LDGSTS (cp.async) groups a warp may have in flight before the next commit waits",
+        MODEL ": PTX's cp.async.wait_group takes any count and NVIDIA publishes no hardware limit; 8 covers "
+              "the deepest pipelines CUTLASS configures (up to 7 stages)"),
     REQ("sm", "fp32_lanes_per_subpartition", sm.fp32_lanes_per_subpartition, 1, 64, "lanes",
         "FP32 FMA lanes per sub-partition"),
     REQ("sm", "tensor_flops_per_cycle_per_sm", sm.tensor_flops_per_cycle_per_sm, 1, 1u << 20, "FLOP/cycle",
@@ -180,6 +192,11 @@ static const ws_cfg_key keys[] = {
         "crossbar port of one SM", MODEL ": two sectors per cycle; not published by NVIDIA"),
     DEF("noc", "slice_port_bytes_per_cycle", noc.slice_port_bytes_per_cycle, 1, 1024, 64, "B/cycle",
         "crossbar port of one L2 slice", MODEL ": matches the slice data path"),
+    DEF("noc", "header_bytes", noc.header_bytes, 1, 256, 8, "B",
+        "a request packet without data (address, sector mask, kind, ids); stores and atomics carry their "
+        "data after it",
+        MODEL ": a 48-bit address, a sector mask, the access kind and two ids fit 8 bytes; NVIDIA "
+              "publishes no packet format"),
     DEF("noc", "queue_depth", noc.queue_depth, 1, 4096, 64, "packets", "buffered packets per port",
         MODEL ": not published by NVIDIA; a credit is held for the whole crossbar flight, so a "
               "port needs about bandwidth x flight time of credits (one packet per cycle over a "
@@ -273,6 +290,11 @@ static const ws_cfg_key keys[] = {
         MODEL ": between the 535 and 785 ns Chips and Cheese measured for a GPU's loads from host "
               "memory through a CPU's own PCIe lanes (C. Lam, Microbenchmarking Chipsets for "
               "Giggles, 2026: NVIDIA T1000, PCIe 3.0, on Skylake, Zen 5 and Arrow Lake hosts)"),
+
+    DEF("pcie", "zero_copy_tags", pcie.zero_copy_tags, 1, 1024, 256, "reads",
+        "reads of mapped host memory a GPU may have outstanding (non-posted requests need a tag)",
+        PCIE_SPEC ": the 8-bit Tag field names 256 outstanding requests (10-bit tags, 768, are optional "
+                  "from 4.0)"),
 
     DEF("uvm", "fault_batch_ns", uvm.fault_batch_ns, 0, 100000000, 45000, "ns",
         "managed memory: the driver's fixed work per batch of GPU page faults (the migration's link "
@@ -621,6 +643,13 @@ static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* The LSU's queue is a ring indexed with a mask. */
+static ws_status check_sm_queues(const checker *c, const ws_gpu_cfg *g) {
+  if (!pow2(g->sm.lsu_queue_insns))
+    return bad(c, "sm.lsu_queue_insns", "%u is not a power of two", g->sm.lsu_queue_insns);
+  return WS_OK;
+}
+
 /* A chunk is whole blocks, at most 32 (one 32-bit mask per chunk). */
 static ws_status check_uvm(const checker *c, const ws_gpu_cfg *g) {
   uint32_t block = g->uvm.migrate_bytes, chunk = g->uvm.chunk_bytes;
@@ -661,6 +690,7 @@ static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin
   if (st == WS_OK) st = check_memory(&c, cfg);
   if (st == WS_OK) st = check_pcie(&c, cfg);
   if (st == WS_OK) st = check_dram_rules(&c, cfg);
+  if (st == WS_OK) st = check_sm_queues(&c, cfg);
   return st == WS_OK ? check_uvm(&c, cfg) : st;
 }
 

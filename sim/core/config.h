@@ -61,8 +61,11 @@ typedef struct ws_cfg_sm {
   uint32_t shfl_lat_cycles, shfl_ii_cycles;
   uint32_t tensor_lat_cycles, tensor_ii_cycles;
   uint32_t branch_lat_cycles;
-  uint32_t const_lat_cycles; /* LDC/LDP hit in the constant cache */
-  uint32_t lsu_ii_cycles;    /* per memory instruction per sub-partition (MIO) */
+  uint32_t const_lat_cycles;    /* LDC/LDP hit in the constant cache */
+  uint32_t lsu_ii_cycles;       /* per memory instruction per sub-partition (MIO) */
+  uint32_t lsu_queue_insns;     /* MIO queue of an SM's LSU, in warp instructions (a power of two) */
+  uint32_t smem_backlog_cycles; /* shared-memory wavefronts waiting before issue throttles */
+  uint32_t async_groups;        /* committed LDGSTS groups a warp may have in flight */
   uint32_t
       fp32_lanes_per_subpartition; /* FP32 FMA lanes; peak FP32 = 2 x lanes x subpartitions x SMs x clock */
   uint32_t tensor_flops_per_cycle_per_sm; /* dense FP16 multiply, FP32 accumulate */
@@ -114,7 +117,8 @@ typedef struct ws_cfg_noc {
   uint32_t lat_cycles; /* one way, SM <-> L2 slice */
   uint32_t sm_port_bytes_per_cycle;
   uint32_t slice_port_bytes_per_cycle;
-  uint32_t queue_depth; /* packets buffered per port */
+  uint32_t queue_depth;  /* packets buffered per port */
+  uint32_t header_bytes; /* a request packet without data: address, mask, kind, ids */
 } ws_cfg_noc;
 
 typedef struct ws_cfg_hbm {
@@ -159,6 +163,7 @@ typedef struct ws_cfg_pcie {
   uint32_t staging_chunk_bytes; /* pageable copies are staged in chunks of this size */
   uint32_t launch_overhead_ns;  /* host time of one kernel launch call */
   uint32_t zero_copy_lat_ns;    /* a kernel's load from mapped host memory: the round trip */
+  uint32_t zero_copy_tags;      /* reads of mapped host memory outstanding at most */
 } ws_cfg_pcie;
 
 /* Managed memory (sim/memsys/uvm.h): how NVIDIA's UVM driver services GPU
@@ -176,6 +181,8 @@ typedef struct ws_cfg_uvm {
  * slots one 32-bit mask); they assert them at compile time instead of
  * checking each config. */
 #define WS_CFG_MAX_SMS 1024u
+#define WS_CFG_MAX_LSU_QUEUE 64u   /* sm.lsu_queue_insns at most: the LSU's queue array */
+#define WS_CFG_MAX_ASYNC_GROUPS 8u /* sm.async_groups at most: a warp's group array */
 #define WS_CFG_MAX_SUBPARTITIONS 8u
 #define WS_CFG_MAX_WARPS_PER_SUBPARTITION 32u
 #define WS_CFG_MAX_L2_SLICES 1024u

@@ -14,7 +14,7 @@ uint64_t ws_latency_idle_cycles(const ws_gpu_cfg *cfg, ws_mem_level level) {
   if (level == WS_LEVEL_HOST)
     return cfg->l1.hit_lat_cycles + ws_sysmem_idle_read_cycles(cfg, (uint32_t)sector);
   uint64_t to_slice =
-      cfg->noc.lat_cycles + ws_xbar_beats(WS_XBAR_HEADER_BYTES, cfg->noc.sm_port_bytes_per_cycle) - 1;
+      cfg->noc.lat_cycles + ws_xbar_beats(cfg->noc.header_bytes, cfg->noc.sm_port_bytes_per_cycle) - 1;
   uint64_t to_sm = cfg->noc.lat_cycles + ws_xbar_beats(sector, cfg->noc.slice_port_bytes_per_cycle) - 1;
   uint64_t near = cfg->l1.hit_lat_cycles + to_slice + cfg->l2.hit_lat_cycles + to_sm + port;
   if (level == WS_LEVEL_L2_HIT_NEAR) return near;

@@ -247,7 +247,7 @@ static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
 static void transmit_req(ws_memsys *m, uint32_t id, uint64_t ready) {
   req *r = &m->pool[id];
   bool carries_data = r->kind == WS_ACCESS_STORE || r->kind == WS_ACCESS_ATOMIC;
-  uint32_t bytes = WS_XBAR_HEADER_BYTES + (carries_data ? sector_bytes(m, r->mask) : 0);
+  uint32_t bytes = m->cfg.noc.header_bytes + (carries_data ? sector_bytes(m, r->mask) : 0);
   uint64_t arrive = ws_xbar_send(m->xbar, WS_XBAR_REQ, r->sm, r->slice, bytes, ready);
   if (__builtin_expect(m->probe != NULL, 0)) probe_xbar(m, r, WS_PROBE_DIR_REQ, bytes, ready, arrive);
   post(m, arrive, EV_REQ_ARRIVE, r->slice, id);

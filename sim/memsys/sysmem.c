@@ -12,7 +12,7 @@ struct ws_sysmem {
   uint32_t overhead_bytes; /* per TLP */
   uint64_t clock_mhz, wire_mbps;
   uint64_t free_at[DIR_COUNT]; /* first time (1/1024 cycle) the direction is free */
-  uint32_t reads_out;
+  uint32_t reads_out, tags;    /* tags: pcie.zero_copy_tags */
   /* counters */
   uint64_t reads, writes, read_bytes, write_bytes, wait_cycles, tag_stalls;
 };
@@ -25,13 +25,14 @@ ws_status ws_sysmem_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   s->overhead_bytes = cfg->pcie.tlp_overhead_bytes;
   s->clock_mhz = cfg->gpu.core_clock_mhz;
   s->wire_mbps = cfg->geom.pcie_wire_mbps;
+  s->tags = cfg->pcie.zero_copy_tags;
   const ws_stat_def defs[] = {
       {&s->reads, "reads", "loads, atomics and async copies of mapped host memory (one TLP each)"},
       {&s->writes, "writes", "stores to mapped host memory (one posted TLP each)"},
       {&s->read_bytes, "read_bytes", "payload bytes read from mapped host memory"},
       {&s->write_bytes, "write_bytes", "payload bytes written to mapped host memory"},
       {&s->wait_cycles, "link_wait_cycles", "cycles zero-copy TLPs waited for the link to be free"},
-      {&s->tag_stalls, "tag_stalls", "reads refused because 256 were outstanding (PCIe tags)"},
+      {&s->tag_stalls, "tag_stalls", "reads refused because every PCIe tag was taken (pcie.zero_copy_tags)"},
   };
   ws_status st = ws_stats_register_table(stats, ctx, defs, sizeof defs / sizeof defs[0], "sysmem.");
   if (st != WS_OK) {
@@ -50,7 +51,7 @@ void ws_sysmem_reset(ws_sysmem *s) {
 }
 
 bool ws_sysmem_can_read(ws_sysmem *s) {
-  if (s->reads_out < WS_SYSMEM_MAX_READS) return true;
+  if (s->reads_out < s->tags) return true;
   s->tag_stalls++;
   return false;
 }

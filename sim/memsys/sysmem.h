@@ -10,8 +10,9 @@
  * a completion downstream: its data is back pcie.zero_copy_lat_ns after it
  * left the L1 pipeline, plus the time its two TLPs waited for and crossed
  * the link. A store is posted: it crosses upstream and lands in host
- * memory half the round trip later. At most WS_SYSMEM_MAX_READS reads are
- * outstanding, PCIe's 8-bit tag space; more are refused (back-pressure).
+ * memory half the round trip later. At most pcie.zero_copy_tags reads are
+ * outstanding (PCIe's 8-bit tag space by default); more are refused
+ * (back-pressure).
  * Times are kept in 1/1024 cycle so that many small TLPs add up to the
  * link's rate. */
 #ifndef WS_SYSMEM_H
@@ -23,8 +24,6 @@
 #include "base/ctx.h"
 #include "sim/core/config.h"
 #include "sim/core/stats.h"
-
-#define WS_SYSMEM_MAX_READS 256u
 
 typedef struct ws_sysmem ws_sysmem;
 

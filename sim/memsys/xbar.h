@@ -23,9 +23,9 @@
 #include "sim/core/config.h"
 #include "sim/core/stats.h"
 
-/* A read request carries a command header only (address, mask, kind, ids);
- * write and atomic requests add their data, responses carry the data. */
-#define WS_XBAR_HEADER_BYTES 8u
+/* A read request carries a command header only (noc.header_bytes: address,
+ * mask, kind, ids); write and atomic requests add their data, responses
+ * carry the data. */
 
 typedef enum ws_xbar_dir { WS_XBAR_REQ, WS_XBAR_RESP, WS_XBAR_DIR_COUNT } ws_xbar_dir;
 

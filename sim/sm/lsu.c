@@ -16,6 +16,8 @@ ws_status ws_lsu_init(ws_ctx *ctx, ws_lsu *l, const ws_gpu_cfg *cfg, ws_memsys *
   l->cfg = cfg;
   l->mem = mem;
   l->sm = sm;
+  l->depth = cfg->sm.lsu_queue_insns;
+  l->smem_backlog = cfg->sm.smem_backlog_cycles;
   l->cap_reqs = 64;
   l->reqs = malloc(l->cap_reqs * sizeof *l->reqs);
   if (!l->reqs) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating an LSU");
@@ -69,7 +71,7 @@ static ws_access_kind access_kind_of(const ws_warp_step *step) {
 }
 
 bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req) {
-  ws_lsu_entry *e = &l->queue[(l->head + l->count) % WS_LSU_QUEUE_INSNS];
+  ws_lsu_entry *e = &l->queue[(l->head + l->count) & (l->depth - 1)];
   ws_access_kind kind = access_kind_of(step);
   e->warp = warp;
   e->next_line = 0;
@@ -95,7 +97,7 @@ bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint
 
 static ws_lsu_sent pop_head(ws_lsu *l, const ws_lsu_entry *e) {
   ws_lsu_sent r = {true, e->req == UINT32_MAX ? e->warp : UINT32_MAX};
-  l->head = (l->head + 1) % WS_LSU_QUEUE_INSNS;
+  l->head = (l->head + 1) & (l->depth - 1);
   l->count--;
   l->state = l->count ? WS_LSU_SENDING : WS_LSU_EMPTY;
   return r;

@@ -3,7 +3,7 @@
  * shared-memory pipe.
  *
  * Design: a global access is coalesced at issue (ws_coalesce_global) into
- * line accesses that wait in a per-SM queue of WS_LSU_QUEUE_INSNS
+ * line accesses that wait in a per-SM queue of sm.lsu_queue_insns
  * instructions; the queue offers ONE line access per cycle to
  * ws_memsys_access and keeps it on back-pressure (false), so the SM sleeps
  * until the next memory event instead of polling. Each load-like
@@ -25,12 +25,8 @@
 #include "sim/memsys/memsys.h"
 #include "sim/sm/coalesce.h"
 
-/* MIO queue depth in warp instructions. NVIDIA does not publish it; 16 is
- * the order GPGPU-Sim's ldst unit and Accel-Sim's Ampere configs use. */
-#define WS_LSU_QUEUE_INSNS 16
-/* Shared-memory wavefronts that may wait for the pipe before issue throttles
- * ("MIO throttle"): the same 16-deep queue, one wavefront per entry. */
-#define WS_LSU_SMEM_BACKLOG_CYCLES 16
+/* The MIO queue's depth (sm.lsu_queue_insns) and the shared-memory backlog
+ * before issue throttles (sm.smem_backlog_cycles) come from the preset. */
 #define WS_LSU_MAX_LINES 64
 
 typedef enum ws_lsu_state { WS_LSU_EMPTY, WS_LSU_SENDING, WS_LSU_BLOCKED, WS_LSU_STATE_COUNT } ws_lsu_state;
@@ -63,8 +59,9 @@ typedef struct ws_lsu {
   ws_memsys *mem;
   uint32_t sm;
   ws_lsu_state state;
-  ws_lsu_entry queue[WS_LSU_QUEUE_INSNS];
-  uint32_t head, count;
+  ws_lsu_entry queue[WS_CFG_MAX_LSU_QUEUE];
+  uint32_t head, count, depth; /* depth: sm.lsu_queue_insns, a power of two */
+  uint64_t smem_backlog;       /* sm.smem_backlog_cycles */
   ws_lsu_req *reqs;
   uint32_t nreqs, cap_reqs, free_req;
   uint64_t smem_free_cycle; /* first cycle the shared-memory pipe is free */
@@ -78,7 +75,7 @@ void ws_lsu_free(ws_lsu *l);
 /* Clears queue, requests and pipe (not counters). */
 void ws_lsu_reset(ws_lsu *l);
 
-static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == WS_LSU_QUEUE_INSNS; }
+static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == l->depth; }
 /* Queues a global access of warp slot `warp` (step: the executed instruction).
  * Returns false on NOMEM. *has_req: a response record was made (loads). */
 bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req);
@@ -93,8 +90,7 @@ const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie);
 uint64_t ws_lsu_smem(ws_lsu *l, uint64_t cycle, uint32_t wavefronts, uint32_t ideal);
 /* Cycle from which a shared access can enter without exceeding the backlog. */
 static inline uint64_t ws_lsu_smem_accept_cycle(const ws_lsu *l) {
-  return l->smem_free_cycle > WS_LSU_SMEM_BACKLOG_CYCLES ? l->smem_free_cycle - WS_LSU_SMEM_BACKLOG_CYCLES
-                                                         : 0;
+  return l->smem_free_cycle > l->smem_backlog ? l->smem_free_cycle - l->smem_backlog : 0;
 }
 
 #endif

@@ -31,7 +31,7 @@
 #include "sim/sm/scoreboard.h"
 
 #define WS_SM_MAX_SUBPARTS 8
-#define WS_ASYNC_GROUPS_MAX 8 /* LDGSTS commit groups in flight per warp */
+#define WS_ASYNC_GROUPS_MAX WS_CFG_MAX_ASYNC_GROUPS /* a warp's group array; sm.async_groups may be fewer */
 
 /* Why a warp did not issue on a cycle (or that it did): Nsight Compute's
  * warp-state vocabulary; see docs/stats.md for the exact mapping. */

@@ -63,7 +63,7 @@ static bool line_has_lane(const ws_warp_step *step, uint32_t lanes, uint64_t lin
 static void probe_coalesce(ws_sm *sm, const ws_subpart *sp, uint32_t wslot, const ws_warp_step *step,
                            uint64_t t, uint8_t flags) {
   ws_lsu *l = &sm->lsu;
-  ws_lsu_entry *e = &l->queue[(l->head + l->count - 1) % WS_LSU_QUEUE_INSNS];
+  ws_lsu_entry *e = &l->queue[(l->head + l->count - 1) & (l->depth - 1)];
   ws_probe_event ev = warp_ev(sm, sp, wslot, WS_PEV_COALESCE, t, t + 1);
   ev.pc = step->pc;
   ev.a = e->nlines;

@@ -119,7 +119,7 @@ static verdict classify(const ws_sm *sm, const ws_subpart *sp, const ws_twarp *w
   if (ws_scoreboard_long_blocked(&w->sb, si)) return blocked(WS_STALL_LONG_SCOREBOARD, NEVER);
   if (si->mem_class == WS_MEMC_WAIT && w->groups_incomplete > si->wait_groups)
     return blocked(WS_STALL_DEPBAR, NEVER);
-  if (si->mem_class == WS_MEMC_COMMIT && w->groups_incomplete >= WS_ASYNC_GROUPS_MAX)
+  if (si->mem_class == WS_MEMC_COMMIT && w->groups_incomplete >= sm->cfg->sm.async_groups)
     return blocked(WS_STALL_DEPBAR, NEVER);
   return classify_deps(sm, sp, w, si, t);
 }

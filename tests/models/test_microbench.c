@@ -385,3 +385,34 @@ Test(microbench, cli_latency_table_shows_expected_and_diff) {
   cr_expect_eq(pclose(p), 0);
   cr_expect_eq(rows, 1);
 }
+
+/* Under load: the idle point is a DRAM access that opens a row (the
+ * closed-bank path, or a conflict that first closes another row: tRP more);
+ * a copying SM draws DRAM bandwidth and the chase slows. */
+Test(microbench, loaded_latency_classroom_rises_with_the_copy) {
+  open_preset("classroom");
+  ws_microbench_loaded r[WS_MICROBENCH_LOADED_POINTS], again[WS_MICROBENCH_LOADED_POINTS];
+  uint32_t n = 0, n2 = 0;
+  cr_assert_eq(ws_microbench_loaded_run(dev, r, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(n, 2, "two SMs: the idle point and one copying SM");
+  const ws_gpu_cfg *c = ws_device_cfg(dev);
+  double closed =
+      (double)(ws_latency_idle_cycles(c, WS_LEVEL_DRAM_ROW_MISS) + WS_MICROBENCH_GLOBAL_ISSUE_CYCLES);
+  cr_expect_eq(r[0].copy_sms, 0);
+  cr_expect_geq(r[0].latency_cycles, closed, "%.1f", r[0].latency_cycles);
+  cr_expect_leq(r[0].latency_cycles, closed + (double)c->geom.hbm_t_rp_cycles + 1, "%.1f",
+                r[0].latency_cycles);
+  cr_expect_lt(r[0].dram_pct, 1.0, "idle: only the chase's lines");
+  cr_expect_eq(r[1].copy_sms, 1);
+  cr_expect_gt(r[1].dram_pct, 40.0, "one SM's copy draws the channels");
+  cr_expect_gt(r[1].latency_cycles, r[0].latency_cycles, "and the chase waits behind it");
+  cr_expect_eq(r[0].latency_ns, r[0].latency_cycles * 1000.0 / c->gpu.core_clock_mhz);
+  ws_device *fresh; /* the same run on a fresh device: the same addresses, the same figures */
+  cr_assert_eq(ws_device_create(ctx, c, &fresh), WS_OK);
+  cr_assert_eq(ws_microbench_loaded_run(fresh, again, &n2), WS_OK);
+  for (uint32_t i = 0; i < n; i++) {
+    cr_expect_eq(again[i].chase_cycles, r[i].chase_cycles, "deterministic, point %u", i);
+    cr_expect_eq(again[i].dram_bytes, r[i].dram_bytes);
+  }
+  ws_device_destroy(fresh);
+}

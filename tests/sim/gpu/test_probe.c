@@ -79,7 +79,7 @@ Test(probe, one_load_hop_by_hop) {
   uint64_t sector = c->l1.sector_bytes;
   uint64_t port = ws_xbar_beats(sector, c->l1.port_bytes_per_cycle) - 1;
   uint64_t to_slice =
-      c->noc.lat_cycles + ws_xbar_beats(WS_XBAR_HEADER_BYTES, c->noc.sm_port_bytes_per_cycle) - 1;
+      c->noc.lat_cycles + ws_xbar_beats(c->noc.header_bytes, c->noc.sm_port_bytes_per_cycle) - 1;
   uint64_t to_sm = c->noc.lat_cycles + ws_xbar_beats(sector, c->noc.slice_port_bytes_per_cycle) - 1;
 
   const ws_probe_event *l1 = only(&r, WS_PEV_L1), *dram = only(&r, WS_PEV_DRAM), *l2 = only(&r, WS_PEV_L2);

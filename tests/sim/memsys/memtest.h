@@ -50,8 +50,11 @@ static inline ws_gpu_cfg mt_cfg(void) {
                      .far_extra_lat_cycles = 0, /* one partition; 30 where a suite makes two */
                      .mshr_entries_per_slice = 8,
                      .slice_bytes_per_cycle = 64};
-  c.noc = (ws_cfg_noc){
-      .lat_cycles = 10, .sm_port_bytes_per_cycle = 32, .slice_port_bytes_per_cycle = 32, .queue_depth = 8};
+  c.noc = (ws_cfg_noc){.lat_cycles = 10,
+                       .sm_port_bytes_per_cycle = 32,
+                       .slice_port_bytes_per_cycle = 32,
+                       .queue_depth = 8,
+                       .header_bytes = 8};
   c.hbm = (ws_cfg_hbm){.channels = 2,
                        .banks_per_channel = 4,
                        .row_bytes = 1024,

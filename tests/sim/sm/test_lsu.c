@@ -137,7 +137,7 @@ Test(lsu, one_line_per_cycle_and_the_record_waits_for_every_line) {
 Test(lsu, stores_finish_at_their_last_send_in_queue_order) {
   lt t;
   lt_init(&t);
-  for (uint32_t w = 0; w < WS_LSU_QUEUE_INSNS; w++) {
+  for (uint32_t w = 0; w < t.cfg.sm.lsu_queue_insns; w++) {
     ws_warp_step ev = access_ev(WS_STEP_STORE, 0x40000 + w * 128, 4, 4, 0xFFFFFFFFu);
     cr_expect_not(push(&t, 10 + w, &ev, 0), "stores make no record");
   }
@@ -279,7 +279,7 @@ Test(lsu, shared_memory_pipe) {
   cr_expect_eq(t.lsu.smem_wavefronts, 1 + 4 + 2);
   cr_expect_eq(t.lsu.smem_insns, 3);
   /* the backlog: accept once at most 16 wavefront-cycles are queued */
-  cr_expect_eq(ws_lsu_smem_accept_cycle(&t.lsu), 102 - WS_LSU_SMEM_BACKLOG_CYCLES);
+  cr_expect_eq(ws_lsu_smem_accept_cycle(&t.lsu), 102 - 16, "sm.smem_backlog_cycles");
   ws_lsu_reset(&t.lsu);
   cr_expect_eq(t.lsu.smem_free_cycle, 0);
   lt_fini(&t);

@@ -228,26 +228,33 @@ static int pick_class(const channel *c, uint64_t now, bool writes) {
   return oldest;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Index of the FR-FCFS choice among entries whose bank is ready, or -1: one
+ * scan, for a controller without write watermarks. */
+static int pick_any(const channel *c, uint64_t now) {
+  int oldest = -1;
+  for (uint32_t i = 0; i < c->count; i++) {
+    const qent *e = &c->queue[i];
+    const bank *b = &c->banks[e->bank];
+    if (b->ready_cycle > now) continue;
+    if (b->open && b->row == e->row) return (int)i;
+    if (oldest < 0) oldest = (int)i;
+  }
+  return oldest;
+}
+
 /* FR-FCFS over every entry without watermarks; with them, the class the
  * drain state prefers first, then the other. */
 static int pick(const ws_dram *d, channel *c, uint64_t now) {
   uint32_t high = d->cfg.hbm.write_high, low = d->cfg.hbm.write_low;
-  if (!high) {
-    int w = pick_class(c, now, true), r = pick_class(c, now, false);
-    if (w < 0 || r < 0) return w < 0 ? r : w;
-    bool w_hit = c->banks[c->queue[w].bank].open && c->banks[c->queue[w].bank].row == c->queue[w].row;
-    bool r_hit = c->banks[c->queue[r].bank].open && c->banks[c->queue[r].bank].row == c->queue[r].row;
-    if (w_hit != r_hit) return w_hit ? w : r;
-    return w < r ? w : r;
-  }
+  if (!high) return pick_any(c, now);
   if (c->writes >= high) c->draining = true;
   if (c->writes <= low) c->draining = false;
   bool first = c->draining || c->writes == c->count;
   int i = pick_class(c, now, first);
   return i >= 0 ? i : pick_class(c, now, !first);
 }
-
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* Whether an activate of group bg at t keeps tRRD from its neighbours in
  * time and at most FAW_ACTS activates in every tFAW window. */
@@ -274,6 +281,7 @@ static bool act_fits(const ws_dram *d, const channel *c, uint32_t bg, uint64_t t
  * tFAW allow among the booked ones (a later decision may still go first
  * when there is room); books it. */
 static uint64_t activate_rules(const ws_dram *d, channel *c, uint32_t bg, uint64_t act) {
+  if (!d->t_rrd_s && !d->t_rrd_l && !d->t_faw) return act; /* no rules: nothing to keep */
   uint64_t t = act;
   if (!act_fits(d, c, bg, t)) {
     t = UINT64_MAX; /* the first release point after act that fits */
@@ -311,6 +319,11 @@ static uint64_t col_gap(const ws_dram *d, uint32_t bg, bool write, uint32_t bg2,
  * decided later may still go first (a row hit while another bank opens its
  * row), when it fits before; books it. */
 static uint64_t column_rules(const ws_dram *d, channel *c, uint32_t bg, bool write, uint64_t col) {
+  if (!d->t_ccd_s && !d->t_ccd_l && !d->t_wtr && !d->t_rtw) { /* no rules: count the turnarounds only */
+    c->st.turnarounds += c->has_col && write != c->col_write;
+    c->has_col = true, c->col_write = write;
+    return col;
+  }
   if (!c->has_col) {
     c->has_col = true, c->col_cycle = col, c->col_bg = bg, c->col_write = write;
     return col;

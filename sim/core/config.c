@@ -240,8 +240,8 @@ static const ws_cfg_key keys[] = {
     DEF("hbm", "t_rtw_ps", hbm.t_rtw_ps, 0, 1000000, 0, "ps",
         "read command to the next write command: the bus turnaround (0: not modelled)",
         "per preset (cited in its .ini)"),
-    DEF("hbm", "t_refi_ps", hbm.t_refi_ps, 0, 100000000, 0, "ps", "all-bank refresh interval (0: no refresh)",
-        "per preset (cited in its .ini)"),
+    DEF("hbm", "t_refi_ps", hbm.t_refi_ps, 0, 1000000000, 0, "ps",
+        "all-bank refresh interval (0: no refresh)", "per preset (cited in its .ini)"),
     DEF("hbm", "t_rfc_ps", hbm.t_rfc_ps, 0, 10000000, 0, "ps",
         "all-bank refresh: the channel is busy this long", "per preset (cited in its .ini)"),
     DEF("hbm", "write_high", hbm.write_high, 0, 4096, 0, "requests",
@@ -631,9 +631,14 @@ static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
     return bad(c, "hbm.t_ccd_l_ps", "%u ps is shorter than t_ccd_s_ps (%u ps)", h->t_ccd_l_ps, h->t_ccd_s_ps);
   if (h->t_rrd_l_ps < h->t_rrd_s_ps)
     return bad(c, "hbm.t_rrd_l_ps", "%u ps is shorter than t_rrd_s_ps (%u ps)", h->t_rrd_l_ps, h->t_rrd_s_ps);
-  if ((h->t_refi_ps == 0) != (h->t_rfc_ps == 0) || (h->t_refi_ps && h->t_rfc_ps >= h->t_refi_ps))
+  /* a channel refreshing most of the time would crawl: JEDEC parts spend a
+   * few percent of it there (tRFC 260 ns per 3.9 us on HBM2) */
+  if (h->t_refi_ps && h->t_refi_ps < 100000)
+    return bad(c, "hbm.t_refi_ps", "%u ps is below 100 ns (JEDEC parts refresh every few microseconds)",
+               h->t_refi_ps);
+  if ((h->t_refi_ps == 0) != (h->t_rfc_ps == 0) || (h->t_refi_ps && h->t_rfc_ps > h->t_refi_ps / 2))
     return bad(c, "hbm.t_rfc_ps",
-               "%u ps with t_refi_ps %u ps: set both, the refresh shorter than the interval", h->t_rfc_ps,
+               "%u ps with t_refi_ps %u ps: set both, the refresh at most half the interval", h->t_rfc_ps,
                h->t_refi_ps);
   if (h->write_high > h->queue_depth || h->write_low > h->write_high ||
       (h->write_high && h->write_low == h->write_high))

@@ -440,7 +440,6 @@ static void refresh(const ws_dram *d, channel *c, uint64_t now) {
 /* The channel has nothing to do from `idle`: it pays what it owes first. */
 static uint64_t go_idle(const ws_dram *d, channel *c, uint64_t idle) {
   for (uint32_t b = 0; b < d->banks; b++) idle = max_u64(idle, c->banks[b].ready_cycle);
-  if (!d->t_refi) return idle;
   while (c->next_refresh <= idle) {
     refresh_at(d, c, idle);
     idle = c->banks[0].ready_cycle;
@@ -451,15 +450,17 @@ static uint64_t go_idle(const ws_dram *d, channel *c, uint64_t idle) {
 uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out, uint32_t max_out,
                           uint64_t *wake_cycle) {
   channel *c = &d->ch[ch];
-  refresh(d, c, now);
-  c->idle_from = UINT64_MAX;
+  if (d->t_refi) {
+    refresh(d, c, now);
+    c->idle_from = UINT64_MAX;
+  }
   uint32_t n = 0;
   while (n < max_out) {
     int idx = pick(d, c, now);
     if (idx < 0) break;
     out[n++] = issue(d, c, (uint32_t)idx, now);
   }
-  if (c->count == 0) /* idle once the last burst is over */
+  if (c->count == 0 && d->t_refi) /* idle once the last burst is over (only refresh asks) */
     c->idle_from = go_idle(d, c, (c->bus_free_fp + BUS_FRAC_ONE - 1) >> BUS_FRAC_BITS);
   *wake_cycle = next_wake(c, now);
   return n;

@@ -9,7 +9,7 @@
 #include "models/microbench.h"
 
 static const char bench_help[] =
-    "usage: warpscope bench-gpu latency|loaded-latency|bandwidth|smem-banks|coalescing\n"
+    "usage: warpscope bench-gpu latency|loaded-latency|bandwidth|throughput|smem-banks|coalescing\n"
     "                           [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n\n"
     "Runs a microbenchmark kernel on the simulated GPU (timing mode) and prints\n"
     "what it measured next to what the preset predicts:\n"
@@ -21,6 +21,8 @@ static const char bench_help[] =
     "              latency against the DRAM bandwidth the copy draws\n"
     "  bandwidth   streaming copy over buffers twice the L2 (HBM), a repeated pass of\n"
     "              a copy that fits in L2 (L2), conflict-free LDS.128 (shared memory)\n"
+    "  throughput  FP32 FFMA and tensor HMMA FLOP per cycle per SM at full occupancy,\n"
+    "              against the preset's peak\n"
     "  smem-banks  lane l reads word l*stride, stride 1..32: cycles per access\n"
     "              relative to stride 1 against the conflict degree gcd(stride, 32)\n"
     "  coalescing  one warp loads words l*stride, stride 1..32: L1 sectors and line\n"
@@ -29,8 +31,8 @@ static const char bench_help[] =
     "  -h, --help        this text\n"
     "Exit status: 0 after a run, 1 when a run fails, 2 on a usage error.\n";
 
-static const char *const bench_names[] = {"latency",    "bandwidth",      "smem-banks",
-                                          "coalescing", "loaded-latency", NULL};
+static const char *const bench_names[] = {"latency",        "bandwidth",  "smem-banks", "coalescing",
+                                          "loaded-latency", "throughput", NULL};
 
 static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
   static const struct option longs[] = {{"gpu", required_argument, NULL, 'G'},
@@ -182,13 +184,36 @@ static ws_status run_loaded(ws_device *dev) {
   return WS_OK;
 }
 
+static ws_status run_throughput(ws_device *dev) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_microbench_tput r[WS_MICROBENCH_TPUT_COUNT];
+  ws_status st = ws_microbench_tput_run(dev, r);
+  if (st != WS_OK) return st;
+  print_header(cfg, "arithmetic throughput");
+  printf("%-22s %12s %14s %14s %8s\n", "unit", "grid", "FLOP/cycle/SM", "peak", "% peak");
+  for (int i = 0; i < WS_MICROBENCH_TPUT_COUNT; i++) {
+    char grid[32];
+    snprintf(grid, sizeof grid, "%ux%u", r[i].ctas, r[i].threads_per_cta);
+    printf("%-22s %12s %14.1f %14.1f %7.1f%%\n", ws_microbench_tput_name((ws_microbench_tput_kind)i), grid,
+           r[i].flop_per_cycle_per_sm, r[i].peak_per_cycle_per_sm,
+           100.0 * r[i].flop_per_cycle_per_sm / r[i].peak_per_cycle_per_sm);
+  }
+  printf("\nFLOP/cycle/SM = FLOP of %u extra loop iterations / (cycles(%u) - cycles(%u)) / SMs, one\n"
+         "wave at the occupancy the kernel allows; FFMA: 8 independent accumulators per thread,\n"
+         "HMMA: 4 per warp. Peak: 2 x sm.fp32_lanes_per_subpartition x sm.subpartitions, and\n"
+         "sm.tensor_flops_per_cycle_per_sm.\n",
+         r[0].iters, 2 * r[0].iters, r[0].iters);
+  return WS_OK;
+}
+
 static ws_status run_bench(ws_device *dev, int which) {
   switch (which) {
   case 0: return run_latency(dev);
   case 1: return run_bandwidth(dev);
   case 2: return run_banks(dev);
   case 3: return run_coalescing(dev);
-  default: return run_loaded(dev);
+  case 4: return run_loaded(dev);
+  default: return run_throughput(dev);
   }
 }
 
@@ -199,15 +224,16 @@ int ws_cli_bench_gpu(int argc, char **argv) {
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
     return ws_cli_usage_error("bench-gpu",
-                              "expected one benchmark (latency, loaded-latency, bandwidth, smem-banks, "
-                              "coalescing)");
+                              "expected one benchmark (latency, loaded-latency, bandwidth, throughput, "
+                              "smem-banks, coalescing)");
   int which = -1;
   for (int i = 0; bench_names[i]; i++)
     if (strcmp(bench_names[i], argv[optind]) == 0) which = i;
   if (which < 0)
     return ws_cli_usage_error(
         "bench-gpu",
-        "unknown benchmark '%s' (expected latency, loaded-latency, bandwidth, smem-banks or coalescing)",
+        "unknown benchmark '%s' (expected latency, loaded-latency, bandwidth, throughput, smem-banks or "
+        "coalescing)",
         argv[optind]);
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg;

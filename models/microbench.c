@@ -771,3 +771,65 @@ ws_status ws_microbench_loaded_run(ws_device *dev, ws_microbench_loaded out[WS_M
   loaded_close(&e);
   return st;
 }
+
+/* ---- arithmetic throughput --------------------------------------------------------- */
+
+#define TPUT_THREADS 256u
+#define TPUT_ITERS 16u
+
+const char *ws_microbench_tput_name(ws_microbench_tput_kind kind) {
+  static const char *const names[WS_MICROBENCH_TPUT_COUNT] = {"FP32 FFMA", "tensor HMMA.16816.F32"};
+  return kind < WS_MICROBENCH_TPUT_COUNT ? names[kind] : "?";
+}
+
+/* FLOP of one loop iteration of one warp: 32 FFMAs x 32 lanes x 2, or 8 HMMAs x 4096. */
+static double tput_iter_flop(ws_microbench_tput_kind kind) {
+  return kind == WS_MICROBENCH_FFMA ? 32.0 * 32 * 2 : 8.0 * 4096;
+}
+
+static ws_status tput_one(ws_device *dev, ws_program *prog, ws_microbench_tput_kind kind,
+                          ws_microbench_tput *r) {
+  const ws_gpu_cfg *cfg = ws_device_cfg(dev);
+  ws_ctx *ctx = ws_device_ctx(dev);
+  const ws_kernel *k = &prog->kernels[kind];
+  ws_occupancy occ;
+  ws_status st = ws_device_occupancy(dev, k, (ws_dim3){TPUT_THREADS, 1, 1}, 0, &occ);
+  if (st != WS_OK) return st;
+  r->ctas = cfg->gpu.num_sms * occ.ctas_per_sm; /* one wave, every warp slot it allows */
+  r->threads_per_cta = TPUT_THREADS;
+  r->iters = TPUT_ITERS;
+  uint64_t out = 0;
+  ws_args args;
+  ws_args_init(&args, k);
+  st = ws_device_malloc(dev, (uint64_t)r->ctas * TPUT_THREADS * 4, &out);
+  if (st == WS_OK) st = ws_args_set_ptr(ctx, &args, "out", out);
+  for (uint32_t pass = 0; pass < 2 && st == WS_OK; pass++) {
+    ws_launch_stats ls;
+    st = ws_args_set_u32(ctx, &args, "iters", TPUT_ITERS << pass);
+    if (st == WS_OK)
+      st = ws_device_launch(dev, k, (ws_dim3){r->ctas, 1, 1}, (ws_dim3){TPUT_THREADS, 1, 1}, 0, &args, &ls);
+    if (st == WS_OK) *(pass ? &r->cycles_2n : &r->cycles_n) = ls.cycles;
+  }
+  if (out) ws_device_free(dev, out);
+  if (st != WS_OK) return st;
+  double warps = (double)r->ctas * (TPUT_THREADS / 32);
+  double flop = warps * TPUT_ITERS * tput_iter_flop(kind);
+  r->flop_per_cycle_per_sm =
+      r->cycles_2n > r->cycles_n ? flop / (double)(r->cycles_2n - r->cycles_n) / cfg->gpu.num_sms : 0;
+  r->peak_per_cycle_per_sm = kind == WS_MICROBENCH_FFMA
+                                 ? 2.0 * cfg->sm.fp32_lanes_per_subpartition * cfg->sm.subpartitions
+                                 : (double)cfg->sm.tensor_flops_per_cycle_per_sm;
+  return WS_OK;
+}
+
+ws_status ws_microbench_tput_run(ws_device *dev, ws_microbench_tput out[WS_MICROBENCH_TPUT_COUNT]) {
+  memset(out, 0, WS_MICROBENCH_TPUT_COUNT * sizeof *out);
+  if (ws_device_mode(dev) != WS_MODE_TIMING)
+    return ws_ctx_fail(ws_device_ctx(dev), WS_ERR_INVALID, "microbenchmarks need the device in timing mode");
+  ws_program *prog = NULL;
+  ws_status st = ws_example_program(ws_device_ctx(dev), "models/microbench/tput.wsa", &prog);
+  for (int i = 0; i < WS_MICROBENCH_TPUT_COUNT && st == WS_OK; i++)
+    st = tput_one(dev, prog, (ws_microbench_tput_kind)i, &out[i]);
+  ws_program_destroy(prog);
+  return st;
+}

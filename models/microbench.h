@@ -119,6 +119,27 @@ typedef struct ws_microbench_bank_row {
 } ws_microbench_bank_row;
 
 /* Strides 1..nrows (nrows <= WS_MICROBENCH_MAX_STRIDE); rows[i] is stride i + 1. */
+/* ---- arithmetic throughput -------------------------------------------------------
+ *
+ * models/microbench/tput.wsa at full occupancy on every SM: FFMA on eight
+ * independent accumulators per thread, HMMA.16816.F32 on four per warp;
+ * (FLOP of 2N iterations - FLOP of N) / (cycles(2N) - cycles(N)), per SM. */
+typedef enum ws_microbench_tput_kind {
+  WS_MICROBENCH_FFMA,
+  WS_MICROBENCH_HMMA,
+  WS_MICROBENCH_TPUT_COUNT
+} ws_microbench_tput_kind;
+
+typedef struct ws_microbench_tput {
+  uint32_t ctas, threads_per_cta, iters; /* the N run; the other runs 2N */
+  uint64_t cycles_n, cycles_2n;
+  double flop_per_cycle_per_sm; /* measured */
+  double peak_per_cycle_per_sm; /* the preset's: 2 x FP32 lanes x sub-partitions, or the tensor rate */
+} ws_microbench_tput;
+
+const char *ws_microbench_tput_name(ws_microbench_tput_kind kind);
+ws_status ws_microbench_tput_run(ws_device *dev, ws_microbench_tput out[WS_MICROBENCH_TPUT_COUNT]);
+
 /* ---- latency under load ----------------------------------------------------------
  *
  * models/microbench/loaded.wsa: one thread of CTA 0 chases a chain of

@@ -969,7 +969,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   ws_scoreboard_insn *table = NULL;
   if (st == WS_OK)
     st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition,
-                                   &table);
+                                   e->cfg->sm.tensor_ii_cycles, &table);
   env.table = table;
   uint64_t end = 0;
   if (st == WS_OK) st = begin(e, &env, launch, occ);

@@ -86,9 +86,11 @@ typedef struct ws_scoreboard {
 } ws_scoreboard;
 
 /* The table for kernel k (k->ninsns entries); nrows = ws_cta_regs_needed(k),
- * banks = the register banks per sub-partition. */
+ * banks = the register banks per sub-partition, tensor_ii = the tensor
+ * pipe's initiation interval (sm.tensor_ii_cycles), over which HMMA's
+ * operand reads are hidden. */
 ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nrows, uint32_t banks,
-                                    ws_scoreboard_insn **out);
+                                    uint32_t tensor_ii, ws_scoreboard_insn **out);
 
 bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows);
 void ws_scoreboard_free(ws_scoreboard *sb);

@@ -416,3 +416,23 @@ Test(microbench, loaded_latency_classroom_rises_with_the_copy) {
   }
   ws_device_destroy(fresh);
 }
+
+/* At full occupancy, with operands in different register banks, FFMA keeps
+ * the FP32 pipes busy (the loop's three other instructions issue between
+ * them) and HMMA the tensor pipe: its ten source registers stream in over
+ * the pipe's initiation interval. */
+Test(microbench, throughput_classroom_reaches_the_peaks) {
+  open_preset("classroom");
+  ws_microbench_tput r[WS_MICROBENCH_TPUT_COUNT];
+  cr_assert_eq(ws_microbench_tput_run(dev, r), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_gpu_cfg *c = ws_device_cfg(dev);
+  cr_expect_eq(r[WS_MICROBENCH_FFMA].peak_per_cycle_per_sm,
+               2.0 * c->sm.fp32_lanes_per_subpartition * c->sm.subpartitions);
+  cr_expect_eq(r[WS_MICROBENCH_HMMA].peak_per_cycle_per_sm, (double)c->sm.tensor_flops_per_cycle_per_sm);
+  for (int i = 0; i < WS_MICROBENCH_TPUT_COUNT; i++) {
+    double share = r[i].flop_per_cycle_per_sm / r[i].peak_per_cycle_per_sm;
+    cr_expect(share >= 0.95 && share <= 1.0, "%s: %.1f of %.1f FLOP/cycle/SM", ws_microbench_tput_name(i),
+              r[i].flop_per_cycle_per_sm, r[i].peak_per_cycle_per_sm);
+    cr_expect_gt(r[i].cycles_2n, r[i].cycles_n);
+  }
+}

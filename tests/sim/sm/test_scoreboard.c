@@ -50,7 +50,7 @@ static void sbt_init(sbt *t, uint32_t banks) {
                ws_errmsg(t->ctx));
   t->k = ws_program_find_kernel(t->prog, "t");
   cr_assert_eq(ws_cta_regs_needed(t->k), NROWS, "R31 is the highest register");
-  cr_assert_eq(ws_scoreboard_table_build(t->ctx, t->k, NROWS, banks, &t->tab), WS_OK);
+  cr_assert_eq(ws_scoreboard_table_build(t->ctx, t->k, NROWS, banks, 0, &t->tab), WS_OK);
 }
 
 static void sbt_fini(sbt *t) {
@@ -178,7 +178,7 @@ Test(scoreboard, rows_beyond_nrows_are_ignored) {
   sbt t;
   sbt_init(&t, 2);
   ws_scoreboard_insn *tab;
-  cr_assert_eq(ws_scoreboard_table_build(t.ctx, t.k, 4, 2, &tab), WS_OK);
+  cr_assert_eq(ws_scoreboard_table_build(t.ctx, t.k, 4, 2, 0, &tab), WS_OK);
   /* FFMA R4, R1, R2, R3 with 4 rows: R4 is out of range */
   cr_expect_eq(low(tab[0].dep_mask), R(1) | R(2) | R(3));
   cr_expect_eq(tab[0].nwrites, 0);
@@ -263,7 +263,7 @@ static ws_scoreboard_insn *table_of(const char *body, uint32_t banks, ws_program
   snprintf(src, sizeof src, ".kernel t\n.param .ptr p\n.shared sh 256 16\n%s", body);
   cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "t.wsa", prog), WS_OK, "%s", ws_errmsg(ctx));
   ws_scoreboard_insn *t = NULL;
-  cr_assert_eq(ws_scoreboard_table_build(ctx, &(*prog)->kernels[0], 64, banks, &t), WS_OK);
+  cr_assert_eq(ws_scoreboard_table_build(ctx, &(*prog)->kernels[0], 64, banks, 0, &t), WS_OK);
   return t;
 }
 
@@ -339,6 +339,27 @@ Test(scoreboard, short_and_long_entries) {
   cr_expect_eq(ws_scoreboard_latest(&sb, &t[2], 40).ready_cycle, 90, "a new result re-arms the slot");
   ws_scoreboard_free(&sb);
   free(t);
+  ws_program_destroy(prog);
+  ws_ctx_destroy(ctx);
+}
+
+/* HMMA reads ten registers: over two banks, five on the busiest, so four
+ * extra reads; they stream into the tensor pipe over its initiation
+ * interval, which hides up to tensor_ii - 1 of them. */
+Test(scoreboard, hmma_operand_reads_hide_in_the_tensor_pipe) {
+  ws_ctx *ctx = ws_ctx_create();
+  const char src[] = ".kernel t\n    HMMA.16816.F32 R12, R16, R20, R24\n    FFMA R1, R2, R4, R6\n    EXIT\n";
+  ws_program *prog = NULL;
+  cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "t.wsa", &prog), WS_OK, "%s", ws_errmsg(ctx));
+  const uint32_t iis[] = {0, 2, 4, 5, 8, 16};
+  const uint8_t want[] = {4, 3, 1, 0, 0, 0};
+  for (size_t i = 0; i < sizeof iis / sizeof *iis; i++) {
+    ws_scoreboard_insn *t = NULL;
+    cr_assert_eq(ws_scoreboard_table_build(ctx, &prog->kernels[0], 64, 2, iis[i], &t), WS_OK);
+    cr_expect_eq(t[0].bank_extra_cycles, want[i], "tensor_ii %u", iis[i]);
+    cr_expect_eq(t[1].bank_extra_cycles, 2, "FFMA's three even registers: no pipe hides them");
+    free(t);
+  }
   ws_program_destroy(prog);
   ws_ctx_destroy(ctx);
 }

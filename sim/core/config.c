@@ -721,6 +721,22 @@ const ws_cfg_pcie_gen *ws_config_pcie_gen(uint32_t gen) {
   return gen >= 1 && gen <= sizeof gens / sizeof gens[0] ? &gens[gen - 1] : NULL;
 }
 
+uint64_t ws_config_pcie_wire_bytes(const ws_cfg_pcie *p, uint64_t size_bytes) {
+  uint64_t tlps = (size_bytes + p->max_payload_bytes - 1) / p->max_payload_bytes;
+  return size_bytes + tlps * p->tlp_overhead_bytes;
+}
+
+/* wire bits = wire bytes x 8 x line/data; one transfer carries one bit per
+ * lane, so ns = wire bits x 1000 / (lanes x MT/s), ceil(a x n / d) without
+ * overflow for the ranges the key table allows. */
+uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes) {
+  const ws_cfg_pcie_gen *g = ws_config_pcie_gen(p->gen);
+  if (!g || size_bytes == 0) return 0;
+  uint64_t n = 8ull * g->code_line_bits * 1000u, d = (uint64_t)g->code_data_bits * p->lanes * g->lane_mtps;
+  uint64_t a = ws_config_pcie_wire_bytes(p, size_bytes);
+  return (a / d) * n + ((a % d) * n + d - 1) / d;
+}
+
 /* lanes x lane rate x line-code efficiency, in MB/s (a lane carries one bit per transfer) */
 static uint32_t pcie_wire_mbps(const ws_cfg_pcie *p) {
   const ws_cfg_pcie_gen *g = ws_config_pcie_gen(p->gen);

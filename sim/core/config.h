@@ -294,6 +294,13 @@ typedef struct ws_cfg_pcie_gen {
 } ws_cfg_pcie_gen;
 /* The signalling of generation `gen` (1..5); NULL for any other. */
 const ws_cfg_pcie_gen *ws_config_pcie_gen(uint32_t gen);
+/* The link's time for size_bytes of payload one way: TLPs of at most
+ * max_payload_bytes, each with tlp_overhead_bytes of framing, at lanes x
+ * lane rate x line code, rounded up to whole ns (0 bytes: 0). The one
+ * formula the runtime's copies (sim/host/pcie.h) and managed memory's
+ * migrations (sim/memsys/uvm.h) are timed with. */
+uint64_t ws_config_pcie_wire_bytes(const ws_cfg_pcie *p, uint64_t size_bytes);
+uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_config_default(void);

@@ -21,18 +21,11 @@ static uint64_t muldiv_ceil(uint64_t a, uint64_t n, uint64_t d) {
 }
 
 uint64_t ws_pcie_wire_bytes(const ws_cfg_pcie *cfg, uint64_t size_bytes) {
-  uint64_t tlps = (size_bytes + cfg->max_payload_bytes - 1) / cfg->max_payload_bytes;
-  return size_bytes + tlps * cfg->tlp_overhead_bytes;
+  return ws_config_pcie_wire_bytes(cfg, size_bytes);
 }
 
-/* wire bits = wire bytes x 8 x line/data; one transfer carries one bit per
- * lane, so ns = wire bits x 1000 / (lanes x MT/s). */
 uint64_t ws_pcie_dma_ns(const ws_cfg_pcie *cfg, uint64_t size_bytes) {
-  const ws_pcie_gen *g = ws_pcie_gen_info(cfg->gen);
-  if (!g || size_bytes == 0) return 0;
-  uint64_t n = 8ull * g->code_line_bits * 1000u;
-  uint64_t d = (uint64_t)g->code_data_bits * cfg->lanes * g->lane_mtps;
-  return muldiv_ceil(ws_pcie_wire_bytes(cfg, size_bytes), n, d);
+  return ws_config_pcie_dma_ns(cfg, size_bytes);
 }
 
 /* MB/s are 10^6 B/s, so one byte takes 1000 / mbps ns. */

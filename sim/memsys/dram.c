@@ -214,30 +214,18 @@ void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, u
   ws_dram_locate(d, line_addr, &e->bank, &e->row);
 }
 
-/* Index of the FR-FCFS choice among entries of the class `writes` whose
- * bank is ready, or -1. */
-static int pick_class(const channel *c, uint64_t now, bool writes) {
-  int oldest = -1;
-  for (uint32_t i = 0; i < c->count; i++) {
-    const qent *e = &c->queue[i];
-    const bank *b = &c->banks[e->bank];
-    if (e->is_write != writes || b->ready_cycle > now) continue;
-    if (b->open && b->row == e->row) return (int)i;
-    if (oldest < 0) oldest = (int)i;
-  }
-  return oldest;
-}
-
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* Index of the FR-FCFS choice among entries whose bank is ready, or -1: one
- * scan, for a controller without write watermarks. */
-static int pick_any(const channel *c, uint64_t now) {
+enum { ANY = 2 }; /* a class for pick_class: reads (0), writes (1) or either */
+
+/* Index of the FR-FCFS choice among the entries of class `cls` whose bank
+ * is ready, or -1: the first row hit, else the oldest. */
+static int pick_class(const channel *c, uint64_t now, int cls) {
   int oldest = -1;
   for (uint32_t i = 0; i < c->count; i++) {
     const qent *e = &c->queue[i];
     const bank *b = &c->banks[e->bank];
-    if (b->ready_cycle > now) continue;
+    if ((cls != ANY && e->is_write != cls) || b->ready_cycle > now) continue;
     if (b->open && b->row == e->row) return (int)i;
     if (oldest < 0) oldest = (int)i;
   }
@@ -248,7 +236,7 @@ static int pick_any(const channel *c, uint64_t now) {
  * drain state prefers first, then the other. */
 static int pick(const ws_dram *d, channel *c, uint64_t now) {
   uint32_t high = d->cfg.hbm.write_high, low = d->cfg.hbm.write_low;
-  if (!high) return pick_any(c, now);
+  if (!high) return pick_class(c, now, ANY);
   if (c->writes >= high) c->draining = true;
   if (c->writes <= low) c->draining = false;
   bool first = c->draining || c->writes == c->count;

@@ -180,13 +180,6 @@ bool ws_uvm_resident(const ws_uvm *u, uint64_t addr) {
 
 /* ---- the link ------------------------------------------------------------------------------ */
 
-uint64_t ws_uvm_link_ns(const ws_gpu_cfg *cfg, uint64_t bytes) {
-  if (!bytes) return 0;
-  uint64_t tlps = (bytes + cfg->pcie.max_payload_bytes - 1) / cfg->pcie.max_payload_bytes;
-  uint64_t wire = bytes + tlps * cfg->pcie.tlp_overhead_bytes;
-  return (wire * 1000u + cfg->geom.pcie_wire_mbps - 1) / cfg->geom.pcie_wire_mbps;
-}
-
 static uint64_t ns_cycles(const ws_uvm *u, uint64_t ns) {
   uint64_t mhz = u->cfg->gpu.core_clock_mhz;
   return (ns * mhz + 999u) / 1000u;
@@ -284,8 +277,8 @@ uint64_t ws_uvm_batch_start(ws_uvm *u, uint64_t cycle) {
     in_blocks += popcount32(move);
   }
   uint64_t out_bytes = make_room(u, in_blocks), in_bytes = in_blocks * u->block_bytes;
-  uint64_t cycles = u->batch_cycles + ns_cycles(u, ws_uvm_link_ns(u->cfg, out_bytes)) +
-                    ns_cycles(u, ws_uvm_link_ns(u->cfg, in_bytes));
+  uint64_t cycles = u->batch_cycles + ns_cycles(u, ws_config_pcie_dma_ns(&u->cfg->pcie, out_bytes)) +
+                    ns_cycles(u, ws_config_pcie_dma_ns(&u->cfg->pcie, in_bytes));
   u->faults += u->npend, u->totals.faults += u->npend;
   u->npend = 0;
   u->batches++, u->totals.batches++;

@@ -83,8 +83,4 @@ void ws_uvm_host_touch(ws_uvm *u, uint64_t addr, uint64_t size_bytes);
 /* Explicit prefetch of [addr, addr + size) to the device (outside any
  * launch): *in_bytes migrate in, *out_bytes were evicted to make room. */
 void ws_uvm_prefetch(ws_uvm *u, uint64_t addr, uint64_t size_bytes, uint64_t *in_bytes, uint64_t *out_bytes);
-/* The link's time for a migration of `bytes` one way, in ns: TLPs of
- * pcie.max_payload_bytes with their framing at the raw rate. */
-uint64_t ws_uvm_link_ns(const ws_gpu_cfg *cfg, uint64_t bytes);
-
 #endif

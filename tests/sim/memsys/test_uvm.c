@@ -6,10 +6,10 @@
  * back.
  *
  * Hand values for mt_cfg() at 1000 MHz with the a100 link (gen 4 x16,
- * 256 B TLPs with 24 B of framing, 31507 MB/s raw) and the default uvm keys:
+ * 256 B TLPs with 24 B of framing, 128b/130b) and the default uvm keys:
  *  a 64 KiB block: 256 TLPs, 65536 + 256 x 24 = 71680 wire bytes,
- *  ceil(71680 x 1000 / 31507) = 2276 ns = 2276 cycles
- *  a batch of one block: 45000 (fault_batch_ns) + 2276 = 47276 cycles */
+ *  ceil(71680 x 8 x 130 x 1000 / (128 x 16 x 16000)) = 2275 ns = 2275 cycles
+ *  a batch of one block: 45000 (fault_batch_ns) + 2275 = 47275 cycles */
 #include <criterion/criterion.h>
 
 #include "sim/memsys/uvm.h"
@@ -43,7 +43,7 @@ static uint64_t touch(mt_sys *s, uint64_t line, uint64_t cookie) {
 
 Test(uvm, a_first_touch_waits_for_its_batch) {
   ws_gpu_cfg c = uvm_cfg();
-  cr_assert_eq(ws_uvm_link_ns(&c, BLOCK), 2276);
+  cr_assert_eq(ws_config_pcie_dma_ns(&c.pcie, BLOCK), 2275);
   mt_sys s;
   mt_init(&s, &c);
   ws_uvm *u = ws_memsys_uvm(s.m);
@@ -52,11 +52,11 @@ Test(uvm, a_first_touch_waits_for_its_batch) {
   cr_expect_not(mt_access(&s, 0, M + 128, 0x1, WS_ACCESS_LOAD, 1), "not on the device: refused");
   cr_expect(ws_memsys_idle(s.m), "a refused access holds nothing");
   uint64_t at = touch(&s, M + 128, 1);
-  cr_expect_eq(at, 100 + 1 + 47276, "the batch starts the next cycle and lasts 45000 + 2276");
+  cr_expect_eq(at, 100 + 1 + 47275, "the batch starts the next cycle and lasts 45000 + 2275");
   cr_expect_eq(mt_stat(&s, "uvm.faults"), 1);
   cr_expect_eq(mt_stat(&s, "uvm.batches"), 1);
   cr_expect_eq(mt_stat(&s, "uvm.migrated_bytes"), BLOCK);
-  cr_expect_eq(mt_stat(&s, "uvm.fault_cycles"), 47276);
+  cr_expect_eq(mt_stat(&s, "uvm.fault_cycles"), 47275);
   cr_expect_eq(ws_uvm_resident_bytes(u), BLOCK);
   s.now += 10;
   cr_expect(mt_access(&s, 0, M + BLOCK - 128, 0x1, WS_ACCESS_LOAD, 2), "the rest of the block came too");
@@ -79,8 +79,8 @@ Test(uvm, faults_of_one_cycle_share_a_batch) {
   cr_expect_eq(mt_stat(&s, "uvm.batches"), 1);
   cr_expect_eq(mt_stat(&s, "uvm.faults"), 3, "three distinct 4 KiB pages");
   cr_expect_eq(mt_stat(&s, "uvm.migrated_bytes"), 2 * BLOCK);
-  /* 45000 + ceil(2 x 71680 x 1000 / 31507) = 45000 + 4551 */
-  cr_expect_eq(mt_stat(&s, "uvm.fault_cycles"), 49551);
+  /* 45000 + 143360 x 8 x 130 x 1000 / 32768000 = 45000 + 4550 */
+  cr_expect_eq(mt_stat(&s, "uvm.fault_cycles"), 49550);
   mt_fini(&s);
 }
 
@@ -138,7 +138,7 @@ Test(uvm, a_full_device_evicts_the_chunk_populated_first) {
   cr_expect_not(ws_uvm_resident(u, M + BLOCK));
   cr_expect(ws_uvm_resident(u, M + 2 * BLOCK));
   cr_expect(ws_uvm_resident(u, M + 4 * BLOCK));
-  /* 45000 + 2 blocks written back + 1 block in: 45000 + ceil(143360000 / 31507) + 2276 */
+  /* 45000 + 2 blocks written back + 1 block in: 45000 + 4550 + 2275 */
   ws_uvm_totals t = ws_uvm_get_totals(u);
   cr_expect_eq(t.batches, 5);
   cr_expect_eq(t.evicted_bytes, 2 * BLOCK);

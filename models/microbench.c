@@ -474,7 +474,12 @@ static ws_status stream_l2(ws_device *dev, uint64_t buffer_bytes, ws_microbench_
   uint64_t two = 0, six = 0;
   uint32_t threads = STREAM_THREADS;
   while (threads > 32 && 64ull * threads * cfg->gpu.num_sms > buffer_bytes) threads /= 2;
-  ws_status st = stream_open(&s, dev, buffer_bytes, threads, buffer_bytes);
+  /* with two SMs an SM meets its own lines every second pass, and two CTAs
+   * sharing an SM drift apart by passes (the scheduler favours the older),
+   * so the one behind would find in its L1 what the one ahead just read:
+   * one CTA per SM there, the buffer two sweeps */
+  uint64_t max_sweep = cfg->gpu.num_sms == 2 ? buffer_bytes / 2 : buffer_bytes;
+  ws_status st = stream_open(&s, dev, buffer_bytes, threads, max_sweep);
   if (st == WS_OK && s.n16 * 16 > buffer_bytes) {
     /* round down instead: whole sweeps inside the requested size */
     uint64_t sweep = 64ull * s.ctas * s.threads;

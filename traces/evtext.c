@@ -66,11 +66,8 @@ const char *ws_evtext_flags(uint8_t flags, char *buf) {
   static const struct {
     uint8_t bit;
     const char *name;
-  } names[] = {{WS_PROBE_TAGGED, "tagged"},
-               {WS_PROBE_WRITE, "write"},
-               {WS_PROBE_FAR, "far"},
-               {WS_PROBE_WRITEBACK, "writeback"},
-               {WS_PROBE_ATOMIC, "atomic"}};
+  } names[] = {{WS_PROBE_TAGGED, "tagged"},       {WS_PROBE_WRITE, "write"},   {WS_PROBE_FAR, "far"},
+               {WS_PROBE_WRITEBACK, "writeback"}, {WS_PROBE_ATOMIC, "atomic"}, {WS_PROBE_MERGED, "merged"}};
   buf[0] = '\0';
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     if (!(flags & names[i].bit)) continue;

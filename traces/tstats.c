@@ -388,6 +388,10 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
   c[SM_L1_SECTOR_HITS] += (uint32_t)__builtin_popcount(mask & (uint8_t)~miss);
   c[SM_L1_SECTOR_MISSES] += (uint32_t)__builtin_popcount(miss);
   if (!miss) return;
+  if (t->cfg.l1.allocation == WS_L1_ALLOC_STREAMING) { /* no way until the fill */
+    if (ev->flags & WS_PROBE_MERGED) c[SM_L1_MSHR_MERGES]++;
+    return;
+  }
   if (w && w->pending) { /* merged into the MSHR in flight; the sectors it lacks are asked too */
     c[SM_L1_MSHR_MERGES]++;
     w->requested |= miss;
@@ -399,8 +403,21 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
   w->arrived = 0;
 }
 
+/* l1.c fill_streaming: the record names the way the line is in after the
+ * fill; a way holding another line (or nothing) was the victim. */
+static void l1_fill_streaming(ws_tstats *t, const ws_probe_event *ev) {
+  if (ev->a >= t->l1_sets || ev->b >= t->l1_assoc) return;
+  l1_way *w = &l1_set(t, ev->sm, ev->a)[ev->b];
+  if (w->line != ev->addr || !w->valid) w = l1_install(t, sm_counters(t, ev->sm), w - ev->b, ev->b, ev->addr);
+  w->valid |= (uint8_t)ev->c;
+}
+
 /* l1.c ws_l1_fill: the sectors arrive; the MSHR frees when all asked are in. */
 static void l1_fill(ws_tstats *t, const ws_probe_event *ev) {
+  if (t->cfg.l1.allocation == WS_L1_ALLOC_STREAMING) {
+    l1_fill_streaming(t, ev);
+    return;
+  }
   uint64_t n = ev->addr >> t->cfg.geom.line_shift;
   l1_way *w = l1_find(t, l1_set(t, ev->sm, (uint32_t)(n % t->l1_sets)), ev->addr);
   if (!w || !w->pending) return;

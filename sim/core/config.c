@@ -43,6 +43,7 @@ extern const size_t ws_config_preset_files_count;
 
 static const char *const sched_names[] = {"lrr", "gto", NULL};
 static const char *const write_names[] = {"write-through", "write-back", NULL};
+static const char *const l1_alloc_names[] = {"on-miss", "streaming", NULL};
 
 #define OFF(f) offsetof(ws_gpu_cfg, f), sizeof(((ws_gpu_cfg *)0)->f)
 /* required keys: each preset gives the value and cites it on its line */
@@ -170,6 +171,10 @@ static const ws_cfg_key keys[] = {
     ENUM("l1", "write_policy", l1.write_policy, write_names, WS_WRITE_THROUGH_NOALLOC,
          "write-through (no allocate) or write-back (allocate)",
          "Jia et al. 2018: the Volta L1 is write-through for global stores"),
+    ENUM("l1", "allocation", l1.allocation, l1_alloc_names, WS_L1_ALLOC_ON_MISS,
+         "when a missed line takes a way: at the miss, held until the fill (on-miss), or at the fill, the "
+         "miss waiting in an MSHR alone (streaming)",
+         "GPGPU-Sim 3.x reserves the way at the miss; per preset from Volta on (cited in its .ini)"),
 
     REQ("l2", "size_kib", l2.size_kib, 1, 1u << 20, "KiB", "L2 capacity over all slices"),
     REQ("l2", "slices", l2.slices, 1, WS_CFG_MAX_L2_SLICES, "slices", "L2 slices (banks)"),
@@ -583,6 +588,13 @@ static ws_status check_lines(const checker *c, const ws_gpu_cfg *g) {
 }
 
 static ws_status check_memory(const checker *c, const ws_gpu_cfg *g) {
+  /* a fill that evicts a dirty line would need a write-buffer slot the
+   * fill itself may be what frees: GPGPU-Sim refuses the pair for the
+   * deadlock it makes */
+  if (g->l1.allocation == WS_L1_ALLOC_STREAMING && g->l1.write_policy == WS_WRITE_BACK_ALLOC)
+    return bad(c, "l1.allocation",
+               "streaming allocates at the fill and needs l1.write_policy = write-through "
+               "(a write-back L1 allocates at the miss: l1.allocation = on-miss)");
   ws_status st = check_cache(c, "l1", g->l1.size_kib, 1, g->l1.line_bytes, g->l1.sector_bytes, g->l1.assoc);
   if (st == WS_OK)
     st =

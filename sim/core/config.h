@@ -34,6 +34,12 @@ typedef enum ws_write_policy {
   WS_WRITE_POLICY_COUNT
 } ws_write_policy;
 
+typedef enum ws_l1_alloc {
+  WS_L1_ALLOC_ON_MISS,   /* a miss reserves its line's way until the fill (GPGPU-Sim 3.x, Fermi) */
+  WS_L1_ALLOC_STREAMING, /* misses live in MSHRs only; the fill takes a way (Volta and later) */
+  WS_L1_ALLOC_COUNT
+} ws_l1_alloc;
+
 typedef struct ws_cfg_gpu {
   char name[WS_CFG_NAME_MAX];
   char full_name[WS_CFG_NAME_MAX * 2]; /* e.g. "NVIDIA A100-SXM4-40GB" */
@@ -98,6 +104,7 @@ typedef struct ws_cfg_l1 {
   uint32_t mshr_max_merge;       /* requests one MSHR entry can hold */
   uint32_t port_bytes_per_cycle; /* data returned to the SM per cycle */
   ws_write_policy write_policy;
+  ws_l1_alloc allocation;
 } ws_cfg_l1;
 
 typedef struct ws_cfg_l2 {

@@ -30,7 +30,8 @@ typedef enum ws_probe_kind {
   WS_PEV_COALESCE, /* sm, warp, pc; a = lines, b = sectors, c = bytes the lanes use */
   WS_PEV_SMEM,     /* sm, warp, pc; a = banks touched (bit mask), b = wavefronts, c = ideal wavefronts;
                       outcome = ws_probe_smem_op; begin issue, end data ready */
-  WS_PEV_L1,       /* sm, uop, addr = line; a = set, b = way, c = sector mask; outcome ws_probe_l1 */
+  WS_PEV_L1,       /* sm, uop, addr = line; a = set, b = way (UINT32_MAX: the line holds none, as a
+                      streaming miss), c = sector mask; outcome ws_probe_l1; flags MERGED */
   WS_PEV_XBAR,     /* sm, unit = slice, uop; a = bytes; outcome ws_probe_dir; begin send, end arrival */
   WS_PEV_L2,       /* sm, unit = slice, uop, addr = line; a = set, b = way, c = sector mask;
                       outcome ws_probe_l2; flags FAR, WRITEBACK; end = data ready (hit) or the
@@ -39,7 +40,8 @@ typedef enum ws_probe_kind {
                       a = bank, b = row, c = bytes; outcome ws_probe_row; flags WRITE;
                       begin = reached the controller, end = burst done */
   WS_PEV_L2_FILL,  /* unit = slice, uop (the DRAM read), addr = line; c = sector mask */
-  WS_PEV_L1_FILL,  /* sm, uop, addr = line; c = sector mask; begin arrival, end data at the warp */
+  WS_PEV_L1_FILL,  /* sm, uop, addr = line; a = set, b = way it is in after the fill (UINT32_MAX:
+                      none); c = sector mask; begin arrival, end data at the warp */
   WS_PEV_MEM_DONE, /* sm, warp, pc: a load-like instruction's last line is back (its completion) */
   WS_PEV_BARRIER,  /* sm, warp; a = CTA slot; outcome ws_probe_bar */
   WS_PEV_DEPBAR,   /* sm, warp, pc; a = groups allowed in flight; [begin, end) the wait */
@@ -71,6 +73,7 @@ enum {
 #define WS_PROBE_FAR 0x04u       /* the slice is in the far L2 partition from the SM */
 #define WS_PROBE_WRITEBACK 0x08u /* a dirty victim was written back */
 #define WS_PROBE_ATOMIC 0x10u
+#define WS_PROBE_MERGED 0x20u /* L1 miss: joined the line's MSHR already in flight */
 
 #define WS_PROBE_NONE 0xFFFFu /* sm / unit / warp that does not apply */
 

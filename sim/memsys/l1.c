@@ -3,8 +3,12 @@
  *
  * Design: every decision is computed before anything is changed, so a
  * rejected access leaves no trace but its stall counter (the LSU will offer
- * it again). MSHRs are a fixed table with a free stack; an in-flight line's
- * MSHR is found through its pinned way in O(assoc). Store policy (preset
+ * it again). MSHRs are a fixed table with a free stack. Allocation (preset
+ * l1.allocation): on-miss reserves the missed line's way at once and finds
+ * its MSHR through the pinned way in O(assoc); streaming leaves the tags
+ * alone until the data arrives, finds a line's MSHR in a small open-address
+ * table, and lets the fill take the set's LRU way, so outstanding misses
+ * never hold ways and a set cannot refuse a miss. Store policy (preset
  * l1.write_policy): write-through/no-allocate forwards the store to L2 and
  * invalidates the sectors it writes in L1 (the copy would be stale in a real
  * GPU until the L2 write completes; invalidating is the conservative
@@ -46,6 +50,9 @@ struct ws_l1 {
   mshr *mshrs;
   waiter *waiters;
   uint32_t *free_stack, nfree;
+  /* streaming: the MSHR of each line in flight, by line number; slot holds
+   * the MSHR index + 1 (0: empty), at most half the slots are used */
+  uint32_t *by_line, by_line_mask;
   uint32_t wbuf_used, wbuf_cap;
   uint64_t port_free_cycle;
   uint64_t *last_reject; /* the stall counter the last refusal charged */
@@ -87,7 +94,8 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
       {&t->mshr_full_stalls, "mshr_full_stalls", "accesses refused: every MSHR busy"},
       {&t->merge_limit_stalls, "merge_limit_stalls",
        "accesses refused: the line's MSHR is at mshr_max_merge"},
-      {&t->reserve_stalls, "reserve_stalls", "accesses refused: every way of the set awaits a fill"},
+      {&t->reserve_stalls, "reserve_stalls",
+       "accesses refused: every way of the set awaits a fill (on-miss allocation only)"},
       {&t->wbuf_stalls, "wbuf_stalls", "accesses refused: the write buffer is full"},
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to L2"},
@@ -100,7 +108,11 @@ static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
   l1->waiters = calloc((size_t)n * merge, sizeof *l1->waiters);
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
-  if (!l1->mshrs || !l1->waiters || !l1->free_stack)
+  uint32_t slots = 2;
+  while (slots < 2 * n) slots <<= 1;
+  l1->by_line = calloc(slots, sizeof *l1->by_line);
+  l1->by_line_mask = slots - 1;
+  if (!l1->mshrs || !l1->waiters || !l1->free_stack || !l1->by_line)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory for %u MSHRs", n);
   for (uint32_t i = 0; i < n; i++) l1->mshrs[i].w = &l1->waiters[(size_t)i * merge];
   return WS_OK;
@@ -128,6 +140,7 @@ ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats
 
 void ws_l1_destroy(ws_l1 *l1) {
   if (!l1) return;
+  free(l1->by_line);
   free(l1->free_stack);
   free(l1->waiters);
   free(l1->mshrs);
@@ -139,6 +152,7 @@ void ws_l1_reset(ws_l1 *l1) {
   ws_cache_clear(&l1->tags);
   l1->nfree = l1->cfg.mshr_entries;
   for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
+  memset(l1->by_line, 0, ((size_t)l1->by_line_mask + 1) * sizeof *l1->by_line);
   l1->wbuf_used = 0;
   l1->port_free_cycle = 0;
   l1->last_reject = NULL;
@@ -167,6 +181,34 @@ static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line >> l1->lin
 static ws_cache_way *find(ws_l1 *l1, uint64_t line) {
   uint64_t n = line_no(l1, line);
   return ws_cache_find(&l1->tags, n, n);
+}
+
+/* ---- streaming: MSHRs by line (linear probing, Fibonacci hashing) ---- */
+
+static uint32_t home_slot(const ws_l1 *l1, uint64_t line) {
+  return (uint32_t)((line_no(l1, line) * 0x9E3779B97F4A7C15ull) >> 32) & l1->by_line_mask;
+}
+
+/* The slot holding `line`'s MSHR, or the empty slot where it would go. */
+static uint32_t slot_of(const ws_l1 *l1, uint64_t line) {
+  uint32_t s = home_slot(l1, line);
+  while (l1->by_line[s] && l1->mshrs[l1->by_line[s] - 1].line != line) s = (s + 1) & l1->by_line_mask;
+  return s;
+}
+
+/* Removes slot s, moving later entries of its probe run back so that no
+ * lookup meets a hole before its entry (no tombstones to sweep). */
+static void slot_erase(ws_l1 *l1, uint32_t s) {
+  uint32_t mask = l1->by_line_mask;
+  for (uint32_t j = (s + 1) & mask; l1->by_line[j]; j = (j + 1) & mask) {
+    uint32_t home = home_slot(l1, l1->mshrs[l1->by_line[j] - 1].line);
+    /* j's entry may fill the hole at s unless its home lies in (s, j] */
+    if (((j - home) & mask) >= ((j - s) & mask)) {
+      l1->by_line[s] = l1->by_line[j];
+      s = j;
+    }
+  }
+  l1->by_line[s] = 0;
 }
 
 void ws_l1_where(ws_l1 *l1, uint64_t line, uint32_t *set, uint32_t *way) {
@@ -210,17 +252,20 @@ static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
     l1->st.line_hits++;
 }
 
-static void merge_read(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint8_t miss, uint32_t id, ws_l1_result *r) {
-  mshr *m = &l1->mshrs[w->mshr];
+/* A sector the MSHR already received but the tags no longer hold (a
+ * streaming fill evicted the line, or a store dropped the sector) is asked
+ * for again: it will not arrive a second time by itself. */
+static void merge_read(ws_l1 *l1, mshr *m, uint8_t mask, uint8_t miss, uint32_t id, ws_l1_result *r) {
   m->w[m->nwait++] = (waiter){id, miss, mask};
-  r->send_mask = miss & (uint8_t)~m->requested;
+  r->send_mask = miss & (uint8_t)(~m->requested | m->arrived);
   m->requested |= r->send_mask;
+  m->arrived &= (uint8_t)~r->send_mask;
   r->outcome = r->send_mask ? WS_L1_MISS : WS_L1_MERGED;
+  r->merged = true;
   l1->st.mshr_merges++;
 }
 
-static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, uint8_t miss, uint32_t id,
-                     ws_l1_result *r) {
+static uint32_t new_mshr(ws_l1 *l1, uint64_t line, uint8_t mask, uint8_t miss, uint32_t id, ws_l1_result *r) {
   uint32_t idx = l1->free_stack[--l1->nfree];
   mshr *m = &l1->mshrs[idx];
   m->line = line;
@@ -228,36 +273,71 @@ static void new_mshr(ws_l1 *l1, ws_cache_way *w, uint64_t line, uint8_t mask, ui
   m->arrived = 0;
   m->nwait = 1;
   m->w[0] = (waiter){id, miss, mask};
-  w->pending = 1;
-  w->mshr = idx;
   r->outcome = WS_L1_MISS;
   r->send_mask = miss;
+  return idx;
 }
 
-static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
-  ws_cache_way *w = find(l1, a->line_addr);
-  uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
-  if (!miss) {
-    ws_cache_touch(&l1->tags, w);
-    r->outcome = WS_L1_HIT;
-    r->resp_cycle = ws_l1_deliver(l1, a->sector_mask, now + l1->cfg.hit_lat_cycles);
-  } else if (w && w->pending) {
-    if (l1->mshrs[w->mshr].nwait >= l1->cfg.mshr_max_merge) {
+static void hit(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint64_t now, ws_l1_result *r) {
+  ws_cache_touch(&l1->tags, w);
+  r->outcome = WS_L1_HIT;
+  r->resp_cycle = ws_l1_deliver(l1, mask, now + l1->cfg.hit_lat_cycles);
+}
+
+/* On-miss allocation: the missed line's way is pinned until its fill. */
+static void read_on_miss(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, uint8_t miss, uint32_t id,
+                         ws_l1_result *r) {
+  if (w && w->pending) {
+    mshr *m = &l1->mshrs[w->mshr];
+    if (m->nwait >= l1->cfg.mshr_max_merge) {
       reject(l1, &l1->st.merge_limit_stalls);
       return;
     }
     ws_cache_touch(&l1->tags, w);
-    merge_read(l1, w, a->sector_mask, miss, id, r);
+    merge_read(l1, m, a->sector_mask, miss, id, r);
+    return;
+  }
+  if (l1->nfree == 0) {
+    reject(l1, &l1->st.mshr_full_stalls);
+    return;
+  }
+  if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
+  ws_cache_touch(&l1->tags, w);
+  w->pending = 1;
+  w->mshr = new_mshr(l1, a->line_addr, a->sector_mask, miss, id, r);
+}
+
+/* Streaming: the miss takes an MSHR (or joins the line's) and no way. */
+static void read_streaming(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, uint8_t miss, uint32_t id,
+                           ws_l1_result *r) {
+  uint32_t slot = slot_of(l1, a->line_addr);
+  if (l1->by_line[slot]) {
+    mshr *m = &l1->mshrs[l1->by_line[slot] - 1];
+    if (m->nwait >= l1->cfg.mshr_max_merge) {
+      reject(l1, &l1->st.merge_limit_stalls);
+      return;
+    }
+    merge_read(l1, m, a->sector_mask, miss, id, r);
   } else {
     if (l1->nfree == 0) {
       reject(l1, &l1->st.mshr_full_stalls);
       return;
     }
-    if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
-    ws_cache_touch(&l1->tags, w);
-    new_mshr(l1, w, a->line_addr, a->sector_mask, miss, id, r);
+    l1->by_line[slot] = new_mshr(l1, a->line_addr, a->sector_mask, miss, id, r) + 1;
   }
-  count_read(l1, a->sector_mask, miss);
+  if (w) ws_cache_touch(&l1->tags, w);
+}
+
+static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
+  ws_cache_way *w = find(l1, a->line_addr);
+  uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
+  if (!miss)
+    hit(l1, w, a->sector_mask, now, r);
+  else if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING)
+    read_streaming(l1, a, w, miss, id, r);
+  else
+    read_on_miss(l1, a, w, miss, id, r);
+  if (r->outcome != WS_L1_REJECT) count_read(l1, a->sector_mask, miss);
 }
 
 static void access_store_wb(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {
@@ -298,13 +378,11 @@ void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
   if (r->outcome != WS_L1_REJECT) l1->st.by_kind[kind]++;
 }
 
-uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_done *out) {
-  ws_cache_way *w = find(l1, line);
-  if (!w || !w->pending) return 0;
-  mshr *m = &l1->mshrs[w->mshr];
-  w->valid |= mask;
+/* Completes the waiters `mask` finishes; frees the MSHR once all it asked
+ * for is in (true). */
+static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *out, uint32_t *n) {
   m->arrived |= mask;
-  uint32_t n = 0, keep = 0;
+  uint32_t keep = 0;
   for (uint32_t i = 0; i < m->nwait; i++) {
     waiter wt = m->w[i];
     wt.need &= (uint8_t)~mask;
@@ -313,12 +391,40 @@ uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_
       continue;
     }
     /* all of the request's sectors cross the port once its last one is in */
-    out[n++] = (ws_l1_done){wt.id, ws_l1_deliver(l1, wt.mask, now)};
+    out[(*n)++] = (ws_l1_done){wt.id, ws_l1_deliver(l1, wt.mask, now)};
   }
   m->nwait = keep;
-  if ((m->arrived & m->requested) == m->requested) {
-    w->pending = 0;
-    l1->free_stack[l1->nfree++] = w->mshr;
+  if ((m->arrived & m->requested) != m->requested) return false;
+  l1->free_stack[l1->nfree++] = (uint32_t)(m - l1->mshrs);
+  return true;
+}
+
+/* Streaming: the arriving sectors go into the line's way, the set's LRU
+ * way if it holds none (no way is ever pinned, so there always is one; a
+ * streaming L1 is write-through, so the victim is clean). */
+static void fill_streaming(ws_l1 *l1, uint64_t line, uint8_t mask) {
+  ws_cache_way *w = find(l1, line);
+  if (!w) {
+    uint64_t n = line_no(l1, line);
+    w = ws_cache_victim(&l1->tags, n);
+    if (w->valid) l1->st.evictions++;
+    ws_cache_install(&l1->tags, w, n);
   }
+  w->valid |= mask;
+}
+
+uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_done *out) {
+  uint32_t n = 0;
+  if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING) {
+    uint32_t slot = slot_of(l1, line);
+    if (!l1->by_line[slot]) return 0;
+    fill_streaming(l1, line, mask);
+    if (arrive(l1, &l1->mshrs[l1->by_line[slot] - 1], mask, now, out, &n)) slot_erase(l1, slot);
+    return n;
+  }
+  ws_cache_way *w = find(l1, line);
+  if (!w || !w->pending) return 0;
+  w->valid |= mask;
+  if (arrive(l1, &l1->mshrs[w->mshr], mask, now, out, &n)) w->pending = 0;
   return n;
 }

@@ -6,10 +6,12 @@
  * what must happen (hit at cycle X, send these sectors to L2, wait on an
  * MSHR, forward, or back-pressure) and never talks to the crossbar itself,
  * so the cache is testable alone and the wiring lives in one place
- * (memsys.c). A miss reserves its line's way at once (the way is pinned
- * until the fill), so a fill never has to evict and a set whose ways are all
- * pinned is back-pressure, as in GPGPU-Sim. Requests are named by the
- * caller's ids; the L1 allocates nothing after creation. */
+ * (memsys.c). Under l1.allocation = on-miss a miss reserves its line's
+ * way at once (pinned until the fill), so a fill never has to evict and a
+ * set whose ways are all pinned is back-pressure, as in GPGPU-Sim 3.x;
+ * under streaming (Volta and later) a miss holds only its MSHR and the fill
+ * takes the way. Requests are named by the caller's ids; the L1 allocates
+ * nothing after creation. */
 #ifndef WS_L1_H
 #define WS_L1_H
 
@@ -37,6 +39,7 @@ typedef struct ws_l1_result {
   ws_l1_outcome outcome;
   uint8_t send_mask;   /* MISS: sectors to read from L2 */
   uint64_t resp_cycle; /* HIT of a load/async: the response cycle */
+  bool merged;         /* MISS/MERGED: joined an MSHR already in flight */
   bool writeback;      /* a dirty victim must be written to L2 (write-back policy); */
   uint64_t wb_line;    /*   it took a write-buffer slot */
   uint8_t wb_mask;
@@ -59,7 +62,8 @@ void ws_l1_reset(ws_l1 *l1);
 
 /* Offers one line access (request id `id`) at cycle `now`. */
 void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r);
-/* Sectors `mask` of `line` arrive from L2 at `now`: fills them and returns
+/* Sectors `mask` of `line` arrive from L2 at `now`: fills them (streaming:
+ * into the line's way, or the LRU way it evicts) and returns
  * the waiters now complete (at most mshr_max_merge) with their response
  * cycles; the MSHR frees once everything it asked for has arrived. */
 uint32_t ws_l1_fill(ws_l1 *l1, uint64_t line, uint8_t mask, uint64_t now, ws_l1_done *out);

@@ -224,8 +224,17 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
                        .outcome = outcome[res->outcome],
                        .flags = (uint8_t)(sectors_tag(m, a->line_addr, a->sector_mask, a->flags) |
                                           (a->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
-                                          (a->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0))};
+                                          (a->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0) |
+                                          (res->merged ? WS_PROBE_MERGED : 0))};
   ws_l1_where(m->l1[sm], a->line_addr, &ev.a, &ev.b);
+  m->probe->event(m->probe->user, &ev);
+}
+
+/* Where the fill left the line: a streaming L1 chose the way only now. */
+static __attribute__((noinline, cold)) void probe_l1_fill(ws_memsys *m, const req *r, uint64_t begin,
+                                                          uint64_t end) {
+  ws_probe_event ev = probe_ev(m, r, WS_PEV_L1_FILL, begin, end);
+  ws_l1_where(m->l1[r->sm], r->line, &ev.a, &ev.b);
   m->probe->event(m->probe->user, &ev);
 }
 
@@ -439,8 +448,7 @@ static void on_resp_arrive(ws_memsys *m, uint32_t sm, uint32_t id, uint64_t now)
     return;
   }
   uint32_t n = ws_l1_fill(l1, r->line, r->mask, now, m->l1_done);
-  if (__builtin_expect(m->probe != NULL, 0))
-    probe_simple(m, r, WS_PEV_L1_FILL, now, n ? m->l1_done[n - 1].resp_cycle : now);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_l1_fill(m, r, now, n ? m->l1_done[n - 1].resp_cycle : now);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t done = m->l1_done[i].id;
     post(m, m->l1_done[i].resp_cycle, WS_EVK_MEM_RESP, sm, m->pool[done].cookie);

@@ -205,7 +205,7 @@ Test(microbench, l2_bandwidth_refuses_l1_hits) {
   ws_microbench_bw_opts o = {0, 0, 4};
   cr_assert_eq(ws_microbench_bandwidth_run(dev, &o, r), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_str_eq(r[WS_MICROBENCH_BW_L2].why,
-                   "passes 3-6 found only 3872 of their 4468 sectors read in L2 (596 hit L1, 0 missed L2)");
+                   "passes 3-6 found only 2272 of their 3476 sectors read in L2 (1204 hit L1, 0 missed L2)");
   cr_expect_str_empty(r[WS_MICROBENCH_BW_HBM].why);
 }
 
@@ -257,8 +257,10 @@ Test(microbench, smem_bandwidth_classroom_at_pipe_peak) {
   cr_expect_geq(r[WS_MICROBENCH_BW_SMEM].gbps, 0.99 * r[WS_MICROBENCH_BW_SMEM].peak_gbps, "%.1f of %.1f",
                 r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
   cr_expect_leq(r[WS_MICROBENCH_BW_SMEM].gbps, r[WS_MICROBENCH_BW_SMEM].peak_gbps);
-  cr_expect_leq(r[WS_MICROBENCH_BW_L2].gbps, r[WS_MICROBENCH_BW_L2].peak_gbps);
-  cr_expect_gt(r[WS_MICROBENCH_BW_L2].gbps, 0.0);
+  /* the L2 figure is a difference of two runs (six passes less two), which
+   * can land a little above the peak the slices cannot exceed */
+  cr_expect_leq(r[WS_MICROBENCH_BW_L2].gbps, 1.01 * r[WS_MICROBENCH_BW_L2].peak_gbps);
+  cr_expect_gt(r[WS_MICROBENCH_BW_L2].gbps, 0.95 * r[WS_MICROBENCH_BW_L2].peak_gbps);
   cr_expect_str_empty(r[WS_MICROBENCH_BW_L2].why, "%s", r[WS_MICROBENCH_BW_L2].why);
 }
 

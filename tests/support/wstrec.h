@@ -6,7 +6,9 @@
 #define WS_TEST_WSTREC_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "models/example.h"
@@ -19,11 +21,15 @@ static inline void wstrec_tmpfile(char *path_template) {
   close(fd);
 }
 
-/* A device on preset `gpu`, with one "section.key=value" override (NULL: none). */
+/* A device on preset `gpu`, with "section.key=value" overrides separated
+ * by ';' (NULL: none). */
 static inline ws_device *wstrec_device(ws_ctx *ctx, const char *gpu, const char *set) {
   ws_gpu_cfg cfg;
   cr_assert_eq(ws_config_load_preset(ctx, gpu, &cfg), WS_OK, "%s", ws_errmsg(ctx));
-  if (set) cr_assert_eq(ws_config_set(ctx, &cfg, set), WS_OK, "%s", ws_errmsg(ctx));
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", set ? set : "");
+  for (char *save = NULL, *one = strtok_r(buf, ";", &save); one; one = strtok_r(NULL, ";", &save))
+    cr_assert_eq(ws_config_set(ctx, &cfg, one), WS_OK, "%s", ws_errmsg(ctx));
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK, "%s", ws_errmsg(ctx));
   return dev;

@@ -7,8 +7,10 @@
  * Design: the examples cover loads and stores (saxpy), shuffles and shared
  * memory with barriers (reduce), a tiled GEMM with its branches and
  * bank conflicts (sgemm) and tensor cores with LDGSTS groups (mma), on two
- * presets whose caches, partitions and DRAM differ (a100, v100); the L1
- * write-back policy adds L1 victims written to L2. */
+ * presets whose caches, partitions and DRAM differ (a100, v100), with the
+ * presets' streaming L1 (ways taken at the fill, misses merged by line) and
+ * with the on-miss one (ways pinned from the miss); the L1 write-back
+ * policy, which allocates on miss, adds L1 victims written to L2. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,8 +96,9 @@ static void check_all(const char *gpu, const char *set) {
 
 Test(tstats, every_counter_matches_on_a100) { check_all("a100", NULL); }
 Test(tstats, every_counter_matches_on_v100) { check_all("v100", NULL); }
+Test(tstats, every_counter_matches_with_l1_on_miss) { check_all("a100", "l1.allocation=on-miss"); }
 Test(tstats, every_counter_matches_with_l1_write_back) {
-  check_all("classroom", "l1.write_policy=write-back");
+  check_all("classroom", "l1.allocation=on-miss;l1.write_policy=write-back");
 }
 
 Test(tstats, names_follow_the_registry) {

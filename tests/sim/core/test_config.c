@@ -374,6 +374,8 @@ Test(config, set_overrides) {
   cr_assert_eq(cfg.sm.scheduler, WS_SCHED_LRR);
   cr_assert_eq(ws_config_set(ctx, &cfg, "l1.write_policy=write-back"), WS_OK);
   cr_assert_eq(cfg.l1.write_policy, WS_WRITE_BACK_ALLOC);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "l1.allocation=on-miss"), WS_OK);
+  cr_assert_eq(cfg.l1.allocation, WS_L1_ALLOC_ON_MISS);
   cr_assert_eq(ws_config_set(ctx, &cfg, "gpu.full_name=My GPU"), WS_OK);
   cr_assert_str_eq(cfg.gpu.full_name, "My GPU");
   cr_assert_eq(ws_config_set(ctx, &cfg, "gpu.insn_budget_warp_insns=10000000000"), WS_OK);
@@ -436,7 +438,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_config_key_count();
-  cr_assert_eq(n, 112, "update this count when adding a key");
+  cr_assert_eq(n, 113, "update this count when adding a key");
   cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_config_key(i);
@@ -511,6 +513,7 @@ static void zero_noc_port(ws_gpu_cfg *c) { c->noc.sm_port_bytes_per_cycle = 0; }
 static void bad_scheduler(ws_gpu_cfg *c) { c->sm.scheduler = (ws_sched_policy)7; }
 static void odd_sector(ws_gpu_cfg *c) { c->l1.sector_bytes = 48; }
 static void l2_sector_differs(ws_gpu_cfg *c) { c->l2.sector_bytes = 64; }
+static void streaming_write_back(ws_gpu_cfg *c) { c->l1.write_policy = WS_WRITE_BACK_ALLOC; }
 
 /* Fields written directly (no loader, no --set) are checked by value and as
  * a whole by ws_config_resolve, which the device runs on its copy; the
@@ -524,6 +527,9 @@ static const edit_case edit_cases[] = {
     {l2_sector_differs,
      "edited: error: key 'l2.sector_bytes': line and sector sizes must match the L1's (L1: "
      "128 B lines of 32 B sectors, L2: 128 B of 64 B)"},
+    {streaming_write_back,
+     "edited: error: key 'l1.allocation': streaming allocates at the fill and needs l1.write_policy = "
+     "write-through (a write-back L1 allocates at the miss: l1.allocation = on-miss)"},
 };
 
 Test(config, resolve_checks_edited_fields) {

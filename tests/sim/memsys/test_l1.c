@@ -1,8 +1,10 @@
 /* test_l1.c - the L1 alone: hits and port serialisation, sector fills, LRU
- * order, MSHR merging and limits, write policies, the write buffer.
+ * order, MSHR merging and limits, write policies, the write buffer, and the
+ * streaming allocation (ways taken at the fill, MSHRs found by line).
  *
  * memtest.h's L1: 4 KiB, 128 B lines, 4 ways -> 8 sets (set = line number
- * mod 8); hit latency 20; 4 MSHRs of up to 2 requests; port 64 B/cycle. */
+ * mod 8); hit latency 20; 4 MSHRs of up to 2 requests; port 64 B/cycle;
+ * allocation on miss unless a test says streaming. */
 #include <criterion/criterion.h>
 
 #include "sim/memsys/l1.h"
@@ -30,6 +32,14 @@ static void lt_init(lt *t, ws_write_policy pol) {
 static void lt_init_mshrs(lt *t, uint32_t mshrs) {
   ws_gpu_cfg c = mt_cfg();
   c.l1.mshr_entries = mshrs;
+  lt_init_cfg(t, &c);
+}
+
+static void lt_init_streaming(lt *t, uint32_t mshrs, uint32_t merge) {
+  ws_gpu_cfg c = mt_cfg();
+  c.l1.allocation = WS_L1_ALLOC_STREAMING;
+  c.l1.mshr_entries = mshrs;
+  c.l1.mshr_max_merge = merge;
   lt_init_cfg(t, &c);
 }
 
@@ -238,5 +248,104 @@ Test(l1, reset_is_cold) {
   ws_l1_reset(t.l1);
   cr_expect_eq(ws_l1_mshrs_used(t.l1), 0);
   cr_expect_not(hits(&t, 0x7000, 1));
+  lt_fini(&t);
+}
+
+/* The case pinned_set_rejects refuses: a fifth miss in a 4-way set is
+ * accepted, no way is held until the data comes, and the fills take the
+ * set's ways in LRU order, the first filled being the first evicted. */
+Test(l1, streaming_set_takes_every_miss_and_fills_allocate) {
+  lt t;
+  lt_init_streaming(&t, 8, 2);
+  for (uint32_t i = 0; i < 5; i++) {
+    cr_expect_eq(acc(&t, (uint64_t)i * 8 * 128, 0x1, WS_ACCESS_LOAD, i, 0).outcome, WS_L1_MISS, "line %u", i);
+    uint32_t set, way;
+    ws_l1_where(t.l1, (uint64_t)i * 8 * 128, &set, &way);
+    cr_expect_eq(set, 0);
+    cr_expect_eq(way, UINT32_MAX, "a streaming miss holds no way");
+  }
+  cr_expect_eq(stat(&t, "sm0.l1.reserve_stalls"), 0);
+  cr_expect_eq(ws_l1_mshrs_used(t.l1), 5);
+  ws_l1_done d[4];
+  for (uint32_t i = 0; i < 5; i++) {
+    cr_assert_eq(ws_l1_fill(t.l1, (uint64_t)i * 8 * 128, 0x1, 10 + i, d), 1);
+    cr_expect_eq(d[0].id, i);
+  }
+  cr_expect_eq(ws_l1_mshrs_used(t.l1), 0);
+  cr_expect_eq(stat(&t, "sm0.l1.evictions"), 1, "five fills in four ways");
+  cr_expect_not(hits(&t, 0, 20), "the first line filled was the LRU way at the fifth fill");
+  for (uint32_t i = 1; i < 5; i++) cr_expect(hits(&t, (uint64_t)i * 8 * 128, 21), "line %u", i);
+  lt_fini(&t);
+}
+
+/* A sector that reached the MSHR but left the tags before a later request
+ * for it (the line evicted by other fills while its MSHR still waited) is
+ * fetched again: it would not come back on its own. */
+Test(l1, streaming_refetches_a_sector_evicted_in_flight) {
+  lt t;
+  lt_init_streaming(&t, 8, 4);
+  const uint64_t line = 0;
+  cr_expect_eq(acc(&t, line, 0x3, WS_ACCESS_LOAD, 1, 0).outcome, WS_L1_MISS);
+  ws_l1_done d[4];
+  cr_expect_eq(ws_l1_fill(t.l1, line, 0x1, 5, d), 0, "request 1 still waits for sector 1");
+  cr_expect(hits(&t, line, 6), "sector 0 is in the tags");
+  for (uint32_t i = 1; i <= 4; i++) bring(&t, (uint64_t)i * 8 * 128, 0x1, 10 + i);
+  cr_expect_eq(stat(&t, "sm0.l1.evictions"), 1, "the line left set 0");
+  ws_l1_result r = acc(&t, line, 0x1, WS_ACCESS_LOAD, 2, 20);
+  cr_expect_eq(r.outcome, WS_L1_MISS);
+  cr_expect(r.merged);
+  cr_expect_eq(r.send_mask, 0x1, "sector 0 arrived once already and is asked again");
+  cr_expect_eq(stat(&t, "sm0.l1.mshr_merges"), 1);
+  cr_assert_eq(ws_l1_fill(t.l1, line, 0x2, 30, d), 1);
+  cr_expect_eq(d[0].id, 1);
+  cr_expect_eq(ws_l1_mshrs_used(t.l1), 1, "sector 0's second fetch is still out");
+  cr_assert_eq(ws_l1_fill(t.l1, line, 0x1, 40, d), 1);
+  cr_expect_eq(d[0].id, 2);
+  cr_expect_eq(ws_l1_mshrs_used(t.l1), 0);
+  lt_fini(&t);
+}
+
+/* The MSHR table against a plain list of lines in flight: misses to lines
+ * from a small pool (so their table slots collide and runs form) and fills
+ * in a scrambled order, the table's deletions moving entries back. Every
+ * fill completes exactly the requests its line's model holds. */
+Test(l1, streaming_mshr_table_matches_a_list) {
+  enum { MSHRS = 16, LINES = 40, STEPS = 4000 };
+  lt t;
+  lt_init_streaming(&t, MSHRS, 8);
+  uint64_t flight[MSHRS];
+  uint32_t waiting[MSHRS], n = 0, next_id = 0, seed = 12345, completed = 0, issued = 0;
+  ws_l1_done d[8];
+  for (uint32_t step = 0; step < STEPS; step++) {
+    seed = seed * 1103515245u + 12345u;
+    uint32_t pick = (seed >> 16) % (LINES + MSHRS);
+    if (pick < LINES) { /* a miss: lines far apart, all in one set of the tags, never cached for long */
+      uint64_t line = (uint64_t)pick * 8 * 128 * 64;
+      uint32_t k = 0;
+      while (k < n && flight[k] != line) k++;
+      ws_l1_result r = acc(&t, line, 0x1, WS_ACCESS_LOAD, next_id, step);
+      if (r.outcome == WS_L1_HIT) continue;
+      bool ok = k < n ? waiting[k] < 8 : n < MSHRS;
+      cr_assert_eq(r.outcome != WS_L1_REJECT, ok, "step %u: line %u", step, pick);
+      if (!ok) continue;
+      next_id++;
+      issued++;
+      if (k == n) flight[n++] = line, waiting[k] = 0;
+      waiting[k]++;
+    } else if (n) { /* a fill of one line in flight */
+      uint32_t k = (pick - LINES) % n;
+      uint32_t got = ws_l1_fill(t.l1, flight[k], 0x1, step, d);
+      cr_assert_eq(got, waiting[k], "step %u: every waiter of the line completes", step);
+      completed += got;
+      flight[k] = flight[n - 1];
+      waiting[k] = waiting[n - 1];
+      n--;
+    }
+    cr_assert_eq(ws_l1_mshrs_used(t.l1), n, "step %u", step);
+  }
+  cr_expect_gt(completed, 1000u, "the run exercised the table");
+  uint32_t still = 0;
+  for (uint32_t k = 0; k < n; k++) still += waiting[k];
+  cr_expect_eq(issued - completed, still, "no request was lost or completed twice");
   lt_fini(&t);
 }

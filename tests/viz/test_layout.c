@@ -295,7 +295,7 @@ Test(layout, hits_and_tooltips) {
   cr_assert(ws_viz_layout_hit(l, r.x, r.y, &hit));
   ws_viz_hit_describe(l, &hit, buf, sizeof buf);
   cr_expect_str_eq(buf, "SM 3 warp slot 17 (sub-partition 1)");
-  r = get(l, WS_VIZ_PART_HBM_BANK, 0, 5 * 16 + 9);
+  r = get(l, WS_VIZ_PART_HBM_BANK, 0, 5 * c.hbm.banks_per_channel + 9);
   cr_assert(ws_viz_layout_hit(l, r.x + r.w - 1, r.y + r.h - 1, &hit));
   ws_viz_hit_describe(l, &hit, buf, sizeof buf);
   cr_expect_str_eq(buf, "HBM channel 5 bank 9");

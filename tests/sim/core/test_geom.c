@@ -21,9 +21,9 @@ static ws_gpu_cfg preset(const char *name) {
 
 /* a100.ini: 1410 MHz, 108 SMs; L1 28 KiB, 56 ways; L2 40960 KiB over 80
  * slices, 16 ways, 2 partitions, far extra 149; HBM 40 channels, 2048 B
- * rows, tRCD = tCL = tRP = 14000 ps, tRAS 34000 ps. Defaults: 128 B lines of
- * 32 B sectors, 256 L1 MSHRs of 8 requests, 64 L2 MSHRs per slice, 64
- * crossbar packets per port, 32 requests per DRAM controller. */
+ * rows, tRCD = tCL = tRP = 14000 ps, tRAS 34000 ps, 80 requests per DRAM
+ * controller. Defaults: 128 B lines of 32 B sectors, 256 L1 MSHRs of 8
+ * requests, 64 L2 MSHRs per slice, 64 crossbar packets per port. */
 Test(geom, a100_by_hand) {
   ws_gpu_cfg c = preset("a100");
   const ws_gpu_geom *g = &c.geom;
@@ -41,8 +41,8 @@ Test(geom, a100_by_hand) {
   cr_expect_eq(g->hbm_t_rp_cycles, 20);
   cr_expect_eq(g->hbm_t_ras_cycles, 48); /* 34000 x 1410 / 10^6 = 47.94 */
   /* per SM 256 x (8 + 1) = 2304, x 108 = 248832; per slice 64 + 64 x (4 + 1) = 384,
-   * x 80 = 30720; per channel 32, x 40 = 1280; plus 2 spare: 280834 */
-  cr_expect_eq(g->mem_requests, 280834ull);
+   * x 80 = 30720; per channel 80 (a100.ini's queue), x 40 = 3200; plus 2 spare: 282754 */
+  cr_expect_eq(g->mem_requests, 282754ull);
 }
 
 /* classroom.ini: 1000 MHz, 2 SMs; L1 16 KiB, 32 ways; L2 256 KiB over 2
@@ -101,10 +101,10 @@ Test(geom, resolve_derives_edited_fields) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg c = preset("a100");
   c.l1.size_kib = 14; /* 14 x 1024 / (56 x 128) = 2 sets */
-  c.gpu.num_sms = 4;  /* 2304 x 4 + 30720 + 1280 + 2 */
+  c.gpu.num_sms = 4;  /* 2304 x 4 + 30720 + 3200 + 2 */
   cr_assert_eq(ws_config_resolve(ctx, &c, "edited a100"), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(c.geom.l1_sets, 2);
-  cr_expect_eq(c.geom.mem_requests, 9216ull + 30720 + 1280 + 2);
+  cr_expect_eq(c.geom.mem_requests, 9216ull + 30720 + 3200 + 2);
   ws_ctx_destroy(ctx);
 }
 

@@ -249,6 +249,10 @@ static const ws_cfg_key keys[] = {
         "all-bank refresh interval (0: no refresh)", "per preset (cited in its .ini)"),
     DEF("hbm", "t_rfc_ps", hbm.t_rfc_ps, 0, 10000000, 0, "ps",
         "all-bank refresh: the channel is busy this long", "per preset (cited in its .ini)"),
+    DEF("hbm", "t_rfcsb_ps", hbm.t_rfcsb_ps, 0, 10000000, 0, "ps",
+        "per-bank refresh: with it the banks refresh one at a time, a bank every t_refi_ps / "
+        "banks_per_channel, busy this long while the others work (0: all-bank refresh)",
+        "per preset (cited in its .ini): JEDEC's HBM2 and HBM3 define both kinds"),
     DEF("hbm", "write_high", hbm.write_high, 0, 4096, 0, "requests",
         "write drain: queued writes that make the controller serve writes first (0: reads and writes in "
         "arrival order)",
@@ -652,6 +656,10 @@ static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
     return bad(c, "hbm.t_rfc_ps",
                "%u ps with t_refi_ps %u ps: set both, the refresh at most half the interval", h->t_rfc_ps,
                h->t_refi_ps);
+  if (h->t_rfcsb_ps && (!h->t_refi_ps || h->t_rfcsb_ps > h->t_refi_ps / 2))
+    return bad(c, "hbm.t_rfcsb_ps",
+               "%u ps with t_refi_ps %u ps: per-bank refresh needs the interval, and at most half of it",
+               h->t_rfcsb_ps, h->t_refi_ps);
   if (h->write_high > h->queue_depth || h->write_low > h->write_high ||
       (h->write_high && h->write_low == h->write_high))
     return bad(c, "hbm.write_high",
@@ -785,6 +793,7 @@ static void derive(ws_gpu_cfg *cfg) {
   g->hbm_t_rtw_cycles = ps_to_cycles(cfg->hbm.t_rtw_ps, mhz);
   g->hbm_t_refi_cycles = ps_to_cycles(cfg->hbm.t_refi_ps, mhz);
   g->hbm_t_rfc_cycles = ps_to_cycles(cfg->hbm.t_rfc_ps, mhz);
+  g->hbm_t_rfcsb_cycles = ps_to_cycles(cfg->hbm.t_rfcsb_ps, mhz);
   g->mem_requests = mem_requests(cfg);
   g->pcie_wire_mbps = pcie_wire_mbps(&cfg->pcie);
   g->zero_copy_lat_cycles = ps_to_cycles((uint64_t)cfg->pcie.zero_copy_lat_ns * 1000u, mhz);

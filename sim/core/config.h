@@ -146,6 +146,7 @@ typedef struct ws_cfg_hbm {
   uint32_t t_wtr_ps;               /* write command to read command (turnaround) */
   uint32_t t_rtw_ps;               /* read command to write command (turnaround) */
   uint32_t t_refi_ps, t_rfc_ps;    /* all-bank refresh: one every t_refi, the channel busy t_rfc */
+  uint32_t t_rfcsb_ps;             /* per-bank refresh instead: a bank every t_refi / banks, busy t_rfcsb */
   uint32_t write_high, write_low;  /* write drain: start at this many queued writes, stop at that */
 } ws_cfg_hbm;
 
@@ -217,6 +218,7 @@ typedef struct ws_gpu_geom {
   /* hbm.t_*_ps of the JEDEC rules in core cycles, rounded up */
   uint64_t hbm_t_ccd_s_cycles, hbm_t_ccd_l_cycles, hbm_t_rrd_s_cycles, hbm_t_rrd_l_cycles;
   uint64_t hbm_t_faw_cycles, hbm_t_wtr_cycles, hbm_t_rtw_cycles, hbm_t_refi_cycles, hbm_t_rfc_cycles;
+  uint64_t hbm_t_rfcsb_cycles;
   uint32_t pcie_wire_mbps;       /* the link's raw rate after line coding, MB/s, one direction */
   uint64_t zero_copy_lat_cycles; /* pcie.zero_copy_lat_ns in core cycles, rounded up */
   uint64_t uvm_batch_cycles;     /* uvm.fault_batch_ns in core cycles, rounded up */

@@ -16,7 +16,10 @@
  * activates per tFAW, the read-to-write and write-to-read turnarounds, and
  * all-bank refresh: one tRFC per tREFI, taken when due if the channel is
  * idle, postponed while it is busy (JEDEC allows eight) and forced at the
- * eighth; refreshes that fell in an idle stretch were done then. With write
+ * eighth; refreshes that fell in an idle stretch were done then. Per-bank
+ * refresh (hbm.t_rfcsb_ps) instead takes one bank at a time, in turn, every
+ * tREFI / banks: that bank's row closes and it waits tRFCsb while the others
+ * go on, so nothing is postponed. With write
  * watermarks, writes wait while reads are queued until write_high of them
  * are, then go first until write_low are left, so the bus turns around
  * once per batch instead of at every mixed pair. */
@@ -65,6 +68,7 @@ typedef struct channel {
   uint64_t act_at[ACT_HIST]; /* the latest booked activates, sorted by time */
   uint32_t act_bg[ACT_HIST];
   uint64_t next_refresh; /* the next refresh is due (0: refresh off) */
+  uint32_t next_rb;      /* per-bank refresh: the bank whose turn is next */
   uint64_t idle_from;    /* the channel has had nothing to do since (UINT64_MAX: busy) */
   chan_stats st;
 } channel;
@@ -74,6 +78,8 @@ struct ws_dram {
   uint32_t faw_acts; /* activates per tFAW window on one channel: FAW_ACTS per pseudo-channel */
   uint64_t t_rcd, t_cl, t_rp, t_ras; /* core cycles */
   uint64_t t_ccd_s, t_ccd_l, t_rrd_s, t_rrd_l, t_faw, t_wtr, t_rtw, t_refi, t_rfc;
+  uint64_t t_rfcsb;      /* per-bank refresh (0: all-bank) */
+  uint64_t refresh_step; /* between refreshes: t_refi, or t_refi / banks per bank */
   ws_gpu_cfg cfg;
   ws_addrmap map;
   channel *ch;
@@ -111,7 +117,9 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->bytes_read, "bytes_read", "bytes moved on the bus for reads (whole bursts)"},
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
-        {&c->refreshes, "refreshes", "all-bank refreshes (each closes every row for tRFC)"},
+        {&c->refreshes, "refreshes",
+         "refreshes: all-bank (each closes every row for tRFC) or, with hbm.t_rfcsb_ps, per-bank (one "
+         "bank for tRFCsb)"},
         {&c->turnarounds, "turnarounds",
          "column commands that turned the bus around (read after write or "
          "write after read)"},
@@ -152,6 +160,8 @@ ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws
   d->t_faw = cfg->geom.hbm_t_faw_cycles, d->t_wtr = cfg->geom.hbm_t_wtr_cycles;
   d->t_rtw = cfg->geom.hbm_t_rtw_cycles;
   d->t_refi = cfg->geom.hbm_t_refi_cycles, d->t_rfc = cfg->geom.hbm_t_rfc_cycles;
+  d->t_rfcsb = cfg->geom.hbm_t_rfcsb_cycles;
+  d->refresh_step = d->t_rfcsb && d->t_refi / d->banks ? d->t_refi / d->banks : d->t_refi;
   ws_status st = alloc_channels(d, ctx);
   if (st == WS_OK) st = register_stats(d, ctx, stats);
   if (st != WS_OK) {
@@ -182,7 +192,8 @@ void ws_dram_reset(ws_dram *d) {
     memset(c->banks, 0, d->banks * sizeof *c->banks);
     c->has_col = c->draining = false;
     c->writes = c->nacts = 0;
-    c->next_refresh = d->t_refi;
+    c->next_refresh = d->refresh_step;
+    c->next_rb = 0;
     c->idle_from = 0;
   }
 }
@@ -410,6 +421,19 @@ static void refresh_at(const ws_dram *d, channel *c, uint64_t at) {
   c->st.refreshes++;
 }
 
+/* Per-bank refreshes due by `now`, each from its due time or once its bank
+ * is free: only that bank's row closes and only it waits. */
+static void refresh_banks(const ws_dram *d, channel *c, uint64_t now) {
+  while (c->next_refresh <= now) {
+    bank *b = &c->banks[c->next_rb];
+    b->open = false;
+    b->ready_cycle = max_u64(c->next_refresh, b->ready_cycle) + d->t_rfcsb;
+    c->next_rb = c->next_rb + 1 == d->banks ? 0 : c->next_rb + 1;
+    c->next_refresh += d->refresh_step;
+    c->st.refreshes++;
+  }
+}
+
 /* Refreshes at the start of a scheduling pass at `now`: those due in the
  * idle stretch just ended were done then, if they were over by now; one
  * that would still be running is postponed rather than making the arrival
@@ -438,7 +462,9 @@ static uint64_t go_idle(const ws_dram *d, channel *c, uint64_t idle) {
 uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *out, uint32_t max_out,
                           uint64_t *wake_cycle) {
   channel *c = &d->ch[ch];
-  if (d->t_refi) {
+  bool all_bank = d->t_refi && !d->t_rfcsb;
+  if (d->t_rfcsb) refresh_banks(d, c, now);
+  if (all_bank) {
     refresh(d, c, now);
     c->idle_from = UINT64_MAX;
   }
@@ -448,7 +474,7 @@ uint32_t ws_dram_schedule(ws_dram *d, uint32_t ch, uint64_t now, ws_dram_issue *
     if (idx < 0) break;
     out[n++] = issue(d, c, (uint32_t)idx, now);
   }
-  if (c->count == 0 && d->t_refi) /* idle once the last burst is over (only refresh asks) */
+  if (c->count == 0 && all_bank) /* idle once the last burst is over (only refresh asks) */
     c->idle_from = go_idle(d, c, (c->bus_free_fp + BUS_FRAC_ONE - 1) >> BUS_FRAC_BITS);
   *wake_cycle = next_wake(c, now);
   return n;

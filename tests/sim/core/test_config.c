@@ -438,7 +438,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_config_key_count();
-  cr_assert_eq(n, 113, "update this count when adding a key");
+  cr_assert_eq(n, 114, "update this count when adding a key");
   cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_config_key(i);
@@ -514,6 +514,7 @@ static void bad_scheduler(ws_gpu_cfg *c) { c->sm.scheduler = (ws_sched_policy)7;
 static void odd_sector(ws_gpu_cfg *c) { c->l1.sector_bytes = 48; }
 static void l2_sector_differs(ws_gpu_cfg *c) { c->l2.sector_bytes = 64; }
 static void streaming_write_back(ws_gpu_cfg *c) { c->l1.write_policy = WS_WRITE_BACK_ALLOC; }
+static void long_bank_refresh(ws_gpu_cfg *c) { c->hbm.t_rfcsb_ps = 3000000; }
 
 /* Fields written directly (no loader, no --set) are checked by value and as
  * a whole by ws_config_resolve, which the device runs on its copy; the
@@ -530,6 +531,9 @@ static const edit_case edit_cases[] = {
     {streaming_write_back,
      "edited: error: key 'l1.allocation': streaming allocates at the fill and needs l1.write_policy = "
      "write-through (a write-back L1 allocates at the miss: l1.allocation = on-miss)"},
+    {long_bank_refresh,
+     "edited: error: key 'hbm.t_rfcsb_ps': 3000000 ps with t_refi_ps 3900000 ps: per-bank refresh needs the "
+     "interval, and at most half of it"},
 };
 
 Test(config, resolve_checks_edited_fields) {

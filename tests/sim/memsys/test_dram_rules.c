@@ -2,7 +2,8 @@
  * worked by hand at memtest.h's 1 GHz (1000 ps = 1 cycle; tRCD = tCL = 14,
  * a 32-byte burst 2 cycles): activate spacing by bank group and the
  * four-activate window, the bus turnarounds, refresh taken in idle time or
- * postponed rather than making an arrival wait, and write draining. */
+ * postponed rather than making an arrival wait, per-bank refresh, and write
+ * draining. */
 #include <criterion/criterion.h>
 
 #include "sim/memsys/dram.h"
@@ -24,6 +25,7 @@ static void rt_init(rt *t, ws_cfg_hbm rules) {
   t->cfg.hbm.t_faw_ps = rules.t_faw_ps;
   t->cfg.hbm.t_wtr_ps = rules.t_wtr_ps, t->cfg.hbm.t_rtw_ps = rules.t_rtw_ps;
   t->cfg.hbm.t_refi_ps = rules.t_refi_ps, t->cfg.hbm.t_rfc_ps = rules.t_rfc_ps;
+  t->cfg.hbm.t_rfcsb_ps = rules.t_rfcsb_ps;
   t->cfg.hbm.write_high = rules.write_high, t->cfg.hbm.write_low = rules.write_low;
   mt_resolve(&t->cfg);
   t->ctx = ws_ctx_create();
@@ -125,6 +127,37 @@ Test(dram_rules, refresh_in_idle_time_never_makes_an_arrival_wait) {
   cr_assert_eq(run(&t, 205, is), 1);
   cr_expect_eq(is[0].done_cycle - 205, 14 + 2, "a row hit, on time");
   cr_expect_eq(stat(&t, "hbm.ch0.refreshes"), 2, "taken as soon as the channel went idle");
+  rt_fini(&t);
+}
+
+/* Four banks, tREFI 400: a bank refreshes every 100 cycles, in turn from
+ * bank 0, for tRFCsb 30, while the others serve. */
+Test(dram_rules, per_bank_refresh_holds_one_bank) {
+  rt t;
+  rt_init(&t,
+          (ws_cfg_hbm){.banks_per_channel = 4, .t_refi_ps = 400000, .t_rfc_ps = 100000, .t_rfcsb_ps = 30000});
+  uint64_t a = line_at(&t, 1, 0, 0), b = line_at(&t, 1, 0, 1), c = line_at(&t, 0, 0, 0),
+           e = line_at(&t, 1, 0, 2);
+  ws_dram_issue is[8];
+  put(&t, 1, a, false);
+  cr_assert_eq(run(&t, 0, is), 1);
+  cr_expect_eq(is[0].done_cycle, 30, "closed bank: column at 14, data 14 later, 2 cycles of burst");
+  /* bank 0 refreshes over [100, 130); bank 1 keeps its open row */
+  put(&t, 2, b, false);
+  cr_assert_eq(run(&t, 105, is), 1);
+  cr_expect_eq(is[0].done_cycle, 105 + 14 + 2, "a row hit in bank 1 during bank 0's refresh");
+  cr_expect_eq(stat(&t, "hbm.ch0.refreshes"), 1);
+  put(&t, 3, c, false);
+  uint64_t wake = 0;
+  cr_assert_eq(ws_dram_schedule(t.d, 0, 110, is, 8, &wake), 0, "bank 0 is refreshing");
+  cr_expect_eq(wake, 130, "the controller wakes when bank 0's refresh is over");
+  cr_assert_eq(run(&t, 130, is), 1);
+  cr_expect_eq(is[0].done_cycle, 130 + 14 + 14 + 2, "bank 0 activates then");
+  /* bank 1's turn at 200: its row closes, it is busy until 230 */
+  put(&t, 4, e, false);
+  cr_assert_eq(run(&t, 240, is), 1);
+  cr_expect_eq(is[0].done_cycle, 240 + 14 + 14 + 2, "the refresh closed bank 1's row: a miss");
+  cr_expect_eq(stat(&t, "hbm.ch0.refreshes"), 2);
   rt_fini(&t);
 }
 

@@ -196,8 +196,6 @@ static void host_landed(void *user, uint64_t line_addr, uint8_t sector_mask, uin
   h->next_cycle = cycle > h->request_cycles ? cycle - h->request_cycles : 0;
 }
 
-static uint64_t cycles_ns(uint64_t cycles, uint32_t mhz) { return (cycles * 1000u + mhz - 1) / mhz; }
-
 static ws_status ring_times(env *e, const host_side *h, ws_persistent_result *r) {
   size_t nrec;
   const ws_runtime_record *rec = ws_runtime_timeline(e->rt, &nrec);
@@ -208,10 +206,10 @@ static ws_status ring_times(env *e, const host_side *h, ws_persistent_result *r)
   for (uint32_t i = 0; i < e->cfg->items; i++) {
     if (h->done_cycle[i] == NEVER)
       return ws_ctx_fail(e->ctx, WS_ERR_FAULT, "the ring kernel never finished item %u", i);
-    r->ring_done_ns[i] = r->ring_start_ns + cycles_ns(h->done_cycle[i], mhz);
+    r->ring_done_ns[i] = r->ring_start_ns + ws_config_cycles_to_ns(h->done_cycle[i], mhz);
   }
   ws_stats_get(ws_device_stats(e->dev), "sysmem.reads", &r->polls);
-  r->poll_ns = cycles_ns(ws_latency_idle_cycles(ws_device_cfg(e->dev), WS_LEVEL_HOST), mhz);
+  r->poll_ns = ws_config_cycles_to_ns(ws_latency_idle_cycles(ws_device_cfg(e->dev), WS_LEVEL_HOST), mhz);
   return WS_OK;
 }
 

@@ -22,8 +22,6 @@ static ws_status load_images(ws_ctx *ctx, uint32_t batch, float **out) {
   return st;
 }
 
-static uint64_t cycles_ns(uint64_t cycles, uint32_t mhz) { return (cycles * 1000u + mhz - 1) / mhz; }
-
 /* The figures of one run's timeline. */
 static void read_timeline(const ws_runtime *rt, ws_unified_way *w) {
   size_t n;
@@ -63,7 +61,7 @@ static ws_status run_way(ws_ctx *ctx, const ws_gpu_cfg *gpu, const ws_tinyvit_we
     w->pass = res.pass;
     read_timeline(rt, w);
     w->uvm = ws_device_managed_stats(dev);
-    w->fault_ns = cycles_ns(w->uvm.fault_cycles, gpu->gpu.core_clock_mhz);
+    w->fault_ns = ws_config_cycles_to_ns(w->uvm.fault_cycles, gpu->gpu.core_clock_mhz);
   }
   ws_vitrun_result_free(&res);
   ws_runtime_destroy(rt);

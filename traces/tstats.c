@@ -407,8 +407,8 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
  * fill; a way holding another line (or nothing) was the victim. */
 static void l1_fill_streaming(ws_tstats *t, const ws_probe_event *ev) {
   if (ev->a >= t->l1_sets || ev->b >= t->l1_assoc) return;
-  l1_way *w = &l1_set(t, ev->sm, ev->a)[ev->b];
-  if (w->line != ev->addr || !w->valid) w = l1_install(t, sm_counters(t, ev->sm), w - ev->b, ev->b, ev->addr);
+  l1_way *set = l1_set(t, ev->sm, ev->a), *w = &set[ev->b];
+  if (w->line != ev->addr || !w->valid) w = l1_install(t, sm_counters(t, ev->sm), set, ev->b, ev->addr);
   w->valid |= (uint8_t)ev->c;
 }
 

@@ -749,6 +749,11 @@ uint64_t ws_config_pcie_wire_bytes(const ws_cfg_pcie *p, uint64_t size_bytes) {
 /* wire bits = wire bytes x 8 x line/data; one transfer carries one bit per
  * lane, so ns = wire bits x 1000 / (lanes x MT/s), ceil(a x n / d) without
  * overflow for the ranges the key table allows. */
+uint64_t ws_config_cycles_to_ns(uint64_t cycles, uint32_t core_clock_mhz) {
+  uint64_t mhz = core_clock_mhz; /* whole microseconds first: no overflow for any cycle count */
+  return (cycles / mhz) * 1000u + ((cycles % mhz) * 1000u + mhz - 1) / mhz;
+}
+
 uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes) {
   const ws_cfg_pcie_gen *g = ws_config_pcie_gen(p->gen);
   if (!g || size_bytes == 0) return 0;

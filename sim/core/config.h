@@ -310,6 +310,9 @@ const ws_cfg_pcie_gen *ws_config_pcie_gen(uint32_t gen);
  * migrations (sim/memsys/uvm.h) are timed with. */
 uint64_t ws_config_pcie_wire_bytes(const ws_cfg_pcie *p, uint64_t size_bytes);
 uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes);
+/* Core cycles as ns at `core_clock_mhz` (at least 1), rounded up: how the
+ * runtime's timeline and the demos turn a launch's cycles into time. */
+uint64_t ws_config_cycles_to_ns(uint64_t cycles, uint32_t core_clock_mhz);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_config_default(void);

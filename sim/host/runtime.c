@@ -495,11 +495,6 @@ ws_status ws_runtime_memcpy_dtoh(ws_runtime *rt, ws_runtime_stream s, ws_runtime
   return copy(rt, s, WS_PCIE_D2H, h, host_offset, src, size_bytes, name);
 }
 
-/* Core cycles to ns at the preset's clock, rounded up. */
-static uint64_t cycles_to_ns(uint64_t cycles, uint32_t mhz) {
-  return (cycles / mhz) * 1000u + ((cycles % mhz) * 1000u + mhz - 1) / mhz;
-}
-
 /* The device's launch observer: puts the kernel just run on the timeline
  * when a ws_runtime_launch call or a capture is placing kernels. */
 static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
@@ -509,7 +504,7 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
   probe_host(rt, WS_PROBE_HOST_LAUNCH_OVERHEAD, WS_RUNTIME_STREAM_HOST, rt->nrecs, rt->host_ns,
              rt->host_ns + rt->pcie.launch_overhead_ns, 0);
   rt->host_ns += rt->pcie.launch_overhead_ns; /* the launch call itself keeps the host busy */
-  uint64_t dur = cycles_to_ns(stats->cycles, rt->core_clock_mhz);
+  uint64_t dur = ws_config_cycles_to_ns(stats->cycles, rt->core_clock_mhz);
   uint64_t start = place(rt, rt->place_stream, ENGINE_COMPUTE, dur);
   ws_runtime_record *r = push(rt, WS_RUNTIME_OP_KERNEL, rt->place_stream,
                               rt->place_name[0] ? rt->place_name : k->name, start, start + dur);

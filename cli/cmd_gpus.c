@@ -67,7 +67,7 @@ static void print_keys(const ws_gpu_cfg *c, const ws_cli_gpuopt *o, const char *
   for (size_t i = 0; i < ws_config_key_count(); i++) {
     const ws_cfg_key *k = ws_config_key(i);
     if (strcmp(section, k->section) != 0) printf("\n[%s]\n", section = k->section);
-    char value[160], source[512] = "";
+    char value[WS_CFG_VALUE_BYTES], source[512] = "";
     ws_config_format(c, k, value, sizeof value);
     if (overridden(o, k))
       snprintf(source, sizeof source, "--set");

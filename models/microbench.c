@@ -192,19 +192,24 @@ static uint64_t mix64(uint64_t x) {
  * near slice and into a (channel, bank) no earlier element uses, so every
  * step misses L1 and L2 (caches start cold and no line repeats) and finds
  * its bank closed: the idle closed-bank latency, with no row hit or
- * conflict. */
+ * conflict. Neighbours in the chain (the last and the first included) use
+ * different channels: a channel that owes a refresh pays it as soon as it
+ * goes idle, and the next step would otherwise wait for it. */
 static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
                           uint8_t *used, uint64_t *addrs) {
   uint64_t lines = region / cfg->l2.line_bytes;
   memset(used, 0, (size_t)cfg->hbm.channels * cfg->hbm.banks_per_channel);
-  uint32_t n = 0;
+  uint32_t n = 0, prev = 0, first = 0;
   for (uint32_t j = 0; j < CHASE_CANDIDATES * 16u && n < CHASE_ELEMS_DRAM; j++) {
     uint64_t line = base + (mix64(j) % lines) * cfg->l2.line_bytes;
     ws_location loc;
     ws_device_locate(dev, 0, line, &loc);
     uint32_t key = loc.channel * cfg->hbm.banks_per_channel + loc.bank;
-    if (loc.far || used[key]) continue;
+    bool last = n + 1 == CHASE_ELEMS_DRAM;
+    if (loc.far || used[key] || (n && loc.channel == prev) || (last && loc.channel == first)) continue;
     used[key] = 1;
+    if (!n) first = loc.channel;
+    prev = loc.channel;
     addrs[n++] = line;
   }
   return n;

@@ -30,6 +30,7 @@
 
 #include "base/embedded.h"
 #include "base/file.h"
+#include "base/gf2.h"
 #include "base/text.h"
 
 /* The presets table cmake/embed.cmake generates (generated/embedded_presets.c);
@@ -56,6 +57,8 @@ static const char *const l1_alloc_names[] = {"on-miss", "streaming", NULL};
   { sec, key, WS_CFG_U32, OFF(field), lo, hi, false, def, NULL, unit, desc, src }
 #define STR(sec, key, field, desc)                                                                           \
   { sec, key, WS_CFG_STRING, OFF(field), 0, 0, true, 0, NULL, "", desc, "per preset" }
+#define XOR(sec, key, field, desc, src)                                                                      \
+  { sec, key, WS_CFG_XOR, OFF(field), 0, 0, false, 0, NULL, "", desc, src }
 #define ENUM(sec, key, field, names, def, desc, src)                                                         \
   { sec, key, WS_CFG_ENUM, OFF(field), 0, 0, false, def, names, "", desc, src }
 
@@ -260,6 +263,13 @@ static const ws_cfg_key keys[] = {
               "publishes none"),
     DEF("hbm", "write_low", hbm.write_low, 0, 4096, 0, "requests", "write drain: queued writes it stops at",
         MODEL ": as hbm.write_high"),
+    XOR("hbm", "channel_xor", hbm.channel_xor,
+        "XOR address map: channel bit i is the parity of the address under mask i, lowest bit first "
+        "(none: the skewed interleave)",
+        "per preset (cited in its .ini): the functions reverse-engineered on real parts"),
+    XOR("hbm", "bank_xor", hbm.bank_xor,
+        "XOR address map: bank bit i within the channel, as hbm.channel_xor (set both or neither)",
+        "per preset (cited in its .ini)"),
 
     DEF("pcie", "gen", pcie.gen, 1, 5, 4, "", "PCIe generation (sets lane rate and line encoding)",
         PCIE_SPEC ": gen1/2/3/4/5 run 2.5/5/8/16/32 GT/s per lane, 8b/10b through gen2 and "
@@ -390,8 +400,21 @@ static void put_number(ws_gpu_cfg *cfg, const ws_cfg_key *k, uint64_t v) {
   }
 }
 
+/* "none", or the masks in hex: what set_xor reads back. */
+static void format_xor(const ws_cfg_xor *x, char *buf, size_t buf_bytes) {
+  snprintf(buf, buf_bytes, "none");
+  for (uint32_t i = 0; i < x->count; i++) {
+    size_t at = i ? strlen(buf) : 0;
+    snprintf(buf + at, buf_bytes - at, "%s0x%llx", i ? ", " : "", (unsigned long long)x->masks[i]);
+  }
+}
+
 void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, size_t buf_bytes) {
-  if (k->type == WS_CFG_STRING) {
+  if (k->type == WS_CFG_XOR) {
+    ws_cfg_xor x;
+    memcpy(&x, (const char *)cfg + k->offset, sizeof x);
+    format_xor(&x, buf, buf_bytes);
+  } else if (k->type == WS_CFG_STRING) {
     snprintf(buf, buf_bytes, "%s", (const char *)cfg + k->offset);
   } else if (k->type == WS_CFG_ENUM) {
     int e;
@@ -407,7 +430,8 @@ void ws_config_format(const ws_gpu_cfg *cfg, const ws_cfg_key *k, char *buf, siz
 static void apply_defaults(ws_gpu_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
   for (size_t i = 0; i < KEY_COUNT; i++)
-    if (!keys[i].required && keys[i].type != WS_CFG_STRING) put_number(cfg, &keys[i], keys[i].def);
+    if (!keys[i].required && keys[i].type != WS_CFG_STRING && keys[i].type != WS_CFG_XOR)
+      put_number(cfg, &keys[i], keys[i].def);
 }
 
 /* Strict unsigned decimal: digits only, no sign, no trailing text. */
@@ -471,12 +495,56 @@ static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, con
                      k->section, k->key, list, escape(shown, sizeof shown, value));
 }
 
+/* One hex mask "0x..." of set_xor's list; returns the text after it, or
+ * NULL when it is not one. */
+static const char *parse_mask(const char *p, uint64_t *mask) {
+  while (*p == ' ') p++;
+  if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2])) return NULL;
+  uint64_t v = 0;
+  for (p += 2; isxdigit((unsigned char)*p); p++) {
+    if (v >> (WS_CFG_XOR_ADDR_BITS - 4)) return NULL; /* a digit more would pass the top bit */
+    v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
+  }
+  while (*p == ' ') p++;
+  *mask = v;
+  return p;
+}
+
+/* "none" or up to WS_CFG_MAX_XOR_BITS nonzero hex masks separated by commas,
+ * each below bit WS_CFG_XOR_ADDR_BITS; the cross-field rules are
+ * check_address_map's. */
+static ws_status set_xor(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
+                         const char *where) {
+  ws_cfg_xor x = {0};
+  char shown[128];
+  if (strcmp(value, "none") != 0) {
+    const char *p = value;
+    do {
+      uint64_t mask = 0;
+      p = x.count < WS_CFG_MAX_XOR_BITS ? parse_mask(*p == ',' ? p + 1 : p, &mask) : NULL;
+      if (!p || !mask)
+        return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                           "%s: error: key '%s.%s' expects none or 1 to %u nonzero hex masks below bit %u "
+                           "separated by commas (0x400, 0x2800), found '%s'",
+                           where, k->section, k->key, WS_CFG_MAX_XOR_BITS, WS_CFG_XOR_ADDR_BITS,
+                           escape(shown, sizeof shown, value));
+      x.masks[x.count++] = mask;
+    } while (*p == ',');
+    if (*p)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: error: key '%s.%s': unexpected '%s' after the masks",
+                         where, k->section, k->key, escape(shown, sizeof shown, p));
+  }
+  memcpy((char *)cfg + k->offset, &x, sizeof x);
+  return WS_OK;
+}
+
 /* Parses `value` by the key's type and range into cfg; `where` prefixes the
  * message ("FILE:LINE" or "--set ..."). */
 static ws_status set_field(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, const char *value,
                            const char *where) {
   if (k->type == WS_CFG_ENUM) return set_enum(ctx, cfg, k, value, where);
   if (k->type == WS_CFG_STRING) return set_string(ctx, cfg, k, value, where);
+  if (k->type == WS_CFG_XOR) return set_xor(ctx, cfg, k, value, where);
   uint64_t v = 0;
   bool overflow;
   char shown[128];
@@ -668,6 +736,62 @@ static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+/* One XOR map's own rules: at most WS_CFG_MAX_XOR_BITS nonzero masks,
+ * none reaching below the line (a line maps to one place) or above
+ * WS_CFG_XOR_ADDR_BITS, giving `units` (a power of two) indices. */
+static ws_status check_xor(const checker *c, const char *key, const ws_cfg_xor *x, uint32_t units,
+                           const char *what, uint32_t line_bytes) {
+  if (x->count > WS_CFG_MAX_XOR_BITS)
+    return bad(c, key, "%u masks; at most %u", x->count, WS_CFG_MAX_XOR_BITS);
+  if ((1ull << x->count) != units)
+    return bad(c, key, "%u masks give %llu %s, but the preset has %u", x->count, 1ull << x->count, what,
+               units);
+  for (uint32_t i = 0; i < x->count; i++) {
+    uint64_t m = x->masks[i];
+    if (!m || m >> WS_CFG_XOR_ADDR_BITS)
+      return bad(c, key, "mask %u (0x%llx) is empty or reaches past bit %u", i, (unsigned long long)m,
+                 WS_CFG_XOR_ADDR_BITS - 1);
+    if (m & (line_bytes - 1u))
+      return bad(c, key,
+                 "mask %u (0x%llx) takes address bit %d, inside a %u B line (a line maps to one place)", i,
+                 (unsigned long long)m, __builtin_ctzll(m), line_bytes);
+  }
+  return WS_OK;
+}
+
+/* An XOR address map names both the channel and the bank, and must be a
+ * bijection on the device's memory: the masks independent over its address
+ * bits (ws_gf2_pivots), so every channel and bank is used, and a row of
+ * whole lines (a power of two of them). */
+static ws_status check_address_map(const checker *c, const ws_gpu_cfg *g) {
+  const ws_cfg_hbm *h = &g->hbm;
+  if (!h->channel_xor.count && !h->bank_xor.count) return WS_OK;
+  if (!h->channel_xor.count || !h->bank_xor.count)
+    return bad(c, h->channel_xor.count ? "hbm.bank_xor" : "hbm.channel_xor",
+               "an XOR map gives both the channel and the bank: set hbm.channel_xor and hbm.bank_xor, or "
+               "neither");
+  uint32_t line = g->l2.line_bytes;
+  ws_status st = check_xor(c, "hbm.channel_xor", &h->channel_xor, h->channels, "channels", line);
+  if (st == WS_OK) st = check_xor(c, "hbm.bank_xor", &h->bank_xor, h->banks_per_channel, "banks", line);
+  if (st != WS_OK) return st;
+  if (h->row_bytes < line || !pow2(h->row_bytes / line) || h->row_bytes % line)
+    return bad(c, "hbm.row_bytes", "%u B is not a power of two of %u B lines, as an XOR map needs",
+               h->row_bytes, line);
+  uint64_t masks[2 * WS_CFG_MAX_XOR_BITS];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < h->channel_xor.count; i++) masks[n++] = h->channel_xor.masks[i];
+  for (uint32_t i = 0; i < h->bank_xor.count; i++) masks[n++] = h->bank_xor.masks[i];
+  uint32_t lo = (uint32_t)__builtin_ctz(line),
+           hi = 64u - (uint32_t)__builtin_clzll(g->gpu.dram_size_bytes - 1u);
+  uint8_t pivots[2 * WS_CFG_MAX_XOR_BITS];
+  if (ws_gf2_pivots(masks, n, lo, hi, pivots) < n)
+    return bad(c, "hbm.bank_xor",
+               "the channel and bank masks are not independent over address bits %u to %u (%llu B of device "
+               "memory): some channel and bank pairs would never be used",
+               lo, hi - 1, (unsigned long long)g->gpu.dram_size_bytes);
+  return WS_OK;
+}
+
 /* The LSU's queue is a ring indexed with a mask. */
 static ws_status check_sm_queues(const checker *c, const ws_gpu_cfg *g) {
   if (!pow2(g->sm.lsu_queue_insns))
@@ -691,7 +815,8 @@ static ws_status check_uvm(const checker *c, const ws_gpu_cfg *g) {
 static ws_status check_ranges(const checker *c, const ws_gpu_cfg *g) {
   for (size_t i = 0; i < KEY_COUNT; i++) {
     const ws_cfg_key *k = &keys[i];
-    if (k->type == WS_CFG_STRING) continue;
+    if (k->type == WS_CFG_STRING || k->type == WS_CFG_XOR)
+      continue; /* strings: any; masks: check_address_map */
     unsigned long long v = get_number(g, k);
     char list[128];
     if (k->type == WS_CFG_ENUM) {
@@ -715,6 +840,7 @@ static ws_status validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, const char *origin
   if (st == WS_OK) st = check_memory(&c, cfg);
   if (st == WS_OK) st = check_pcie(&c, cfg);
   if (st == WS_OK) st = check_dram_rules(&c, cfg);
+  if (st == WS_OK) st = check_address_map(&c, cfg);
   if (st == WS_OK) st = check_sm_queues(&c, cfg);
   return st == WS_OK ? check_uvm(&c, cfg) : st;
 }

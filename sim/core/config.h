@@ -128,6 +128,16 @@ typedef struct ws_cfg_noc {
   uint32_t header_bytes; /* a request packet without data: address, mask, kind, ids */
 } ws_cfg_noc;
 
+#define WS_CFG_MAX_XOR_BITS 8u   /* index bits of an XOR address map: up to 256 channels or banks */
+#define WS_CFG_XOR_ADDR_BITS 48u /* address bits an XOR mask may take (256 TiB) */
+
+/* An index (channel or bank) as XOR functions of address bits: index bit i
+ * is the parity of (address & masks[i]). count 0: no XOR map. */
+typedef struct ws_cfg_xor {
+  uint32_t count;
+  uint64_t masks[WS_CFG_MAX_XOR_BITS];
+} ws_cfg_xor;
+
 typedef struct ws_cfg_hbm {
   uint32_t channels;
   uint32_t banks_per_channel;
@@ -148,6 +158,8 @@ typedef struct ws_cfg_hbm {
   uint32_t t_refi_ps, t_rfc_ps;    /* all-bank refresh: one every t_refi, the channel busy t_rfc */
   uint32_t t_rfcsb_ps;             /* per-bank refresh instead: a bank every t_refi / banks, busy t_rfcsb */
   uint32_t write_high, write_low;  /* write drain: start at this many queued writes, stop at that */
+  /* the address map: both empty for the skewed interleave (addrmap.h) */
+  ws_cfg_xor channel_xor, bank_xor;
 } ws_cfg_hbm;
 
 /* Device addresses at and above this one are host memory mapped into the
@@ -196,6 +208,8 @@ typedef struct ws_cfg_uvm {
 #define WS_CFG_MAX_L2_SLICES 1024u
 #define WS_CFG_MAX_HBM_CHANNELS 1024u
 #define WS_CFG_MAX_SECTORS_PER_LINE 8u
+/* a key's value as ws_config_format writes it, at most (8 masks of 48 bits in hex) */
+#define WS_CFG_VALUE_BYTES 256u
 
 /* What follows from the keys, derived once (see above). The L1 and the L2
  * share their line and sector sizes (a checked rule), so the line figures
@@ -245,6 +259,7 @@ typedef enum ws_cfg_type {
   WS_CFG_U64,
   WS_CFG_ENUM,
   WS_CFG_STRING,
+  WS_CFG_XOR, /* ws_cfg_xor: masks in hex, "0x400, 0x800", or "none" */
   WS_CFG_TYPE_COUNT
 } ws_cfg_type;
 

@@ -3,6 +3,31 @@
  * a power of two, so a line number is a shift, not a division). */
 #include "sim/memsys/addrmap.h"
 
+#include <stdbool.h>
+#include <string.h>
+
+#include "base/gf2.h"
+
+/* The XOR map's column and row: the column is the lowest col_bits address
+ * bits above the line that are not pivots, the row everything else above
+ * the line. cfg passed check_address_map, so the pivots exist. */
+static void init_xor(ws_addrmap *m, const ws_cfg_hbm *h) {
+  m->channel_bits = h->channel_xor.count;
+  m->xor_bits = h->channel_xor.count + h->bank_xor.count;
+  memcpy(m->masks, h->channel_xor.masks, h->channel_xor.count * sizeof(uint64_t));
+  memcpy(m->masks + m->channel_bits, h->bank_xor.masks, h->bank_xor.count * sizeof(uint64_t));
+  uint8_t pivots[2 * WS_CFG_MAX_XOR_BITS];
+  uint32_t found = ws_gf2_pivots(m->masks, m->xor_bits, m->line_shift, 64, pivots);
+  bool taken[64] = {false};
+  for (uint32_t i = 0; i < found; i++) taken[pivots[i]] = true;
+  uint32_t col_bits = (uint32_t)__builtin_ctz(m->lines_per_row), cols = 0;
+  for (uint32_t bit = m->line_shift; bit < 64 && cols < col_bits; bit++)
+    if (!taken[bit]) taken[bit] = true, cols++;
+  m->drop_count = 0;
+  for (uint32_t bit = 64; bit-- > m->line_shift;)
+    if (taken[bit]) m->drop_pos[m->drop_count++] = (uint8_t)(bit - m->line_shift);
+}
+
 void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg) {
   m->line_shift = cfg->geom.line_shift;
   m->slices = cfg->l2.slices;
@@ -11,6 +36,15 @@ void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg) {
   m->channels = cfg->hbm.channels;
   m->banks = cfg->hbm.banks_per_channel;
   m->lines_per_row = cfg->geom.hbm_lines_per_row;
+  m->xor_bits = 0;
+  if (cfg->hbm.channel_xor.count) init_xor(m, &cfg->hbm);
+}
+
+/* Index bits [first, first + count) of the XOR map for addr. */
+static uint32_t xor_index(const ws_addrmap *m, uint64_t addr, uint32_t first, uint32_t count) {
+  uint32_t v = 0;
+  for (uint32_t i = 0; i < count; i++) v |= ws_gf2_parity(addr, m->masks[first + i]) << i;
+  return v;
 }
 
 /* (sum of the base-`base` digits of x) mod base: a skewed interleave. */
@@ -26,12 +60,29 @@ uint32_t ws_addrmap_slice(const ws_addrmap *m, uint64_t addr) {
 }
 
 uint32_t ws_addrmap_channel(const ws_addrmap *m, uint64_t addr) {
+  if (m->xor_bits) return xor_index(m, addr, 0, m->channel_bits);
   return digit_fold(addr >> m->line_shift, m->channels);
+}
+
+/* The XOR map's bank, column-free row: the line number without its pivot
+ * and column bits, each dropped from the highest down. */
+static void xor_bank_row(const ws_addrmap *m, uint64_t addr, uint32_t *bank, uint64_t *row) {
+  *bank = xor_index(m, addr, m->channel_bits, m->xor_bits - m->channel_bits);
+  uint64_t x = addr >> m->line_shift;
+  for (uint32_t i = 0; i < m->drop_count; i++) {
+    uint32_t p = m->drop_pos[i];
+    x = (x & ((1ull << p) - 1u)) | (p < 63 ? (x >> (p + 1)) << p : 0);
+  }
+  *row = x;
 }
 
 /* Rows rotate over banks with a skew of one bank per round, so a stream that
  * walks rows in order touches every bank before reopening one. */
 void ws_addrmap_bank_row(const ws_addrmap *m, uint64_t addr, uint32_t *bank, uint64_t *row) {
+  if (m->xor_bits) {
+    xor_bank_row(m, addr, bank, row);
+    return;
+  }
   uint64_t local = (addr >> m->line_shift) / m->channels;
   uint64_t row_global = local / m->lines_per_row;
   *bank = (uint32_t)((row_global % m->banks + (row_global / m->banks) % m->banks) % m->banks);

@@ -6,7 +6,13 @@
  * place their pointer chains with it; ws_device_locate offers it on the host
  * API), so no caller builds a component to learn where a line goes. The
  * hashes skew consecutive lines over slices and channels so that power-of-two
- * strides do not camp on one of them (digit-sum interleaving). */
+ * strides do not camp on one of them (digit-sum interleaving).
+ * A preset that gives hbm.channel_xor and hbm.bank_xor takes its DRAM
+ * channel and bank from XOR functions of the address bits instead, as real
+ * controllers do (the functions reverse-engineered on the part): the
+ * address bits left after one pivot bit per index bit (base/gf2.h) give the
+ * column (the lowest of them, a row's worth of lines) and the row (the
+ * rest, in order), so the map stays a bijection. */
 #ifndef WS_ADDRMAP_H
 #define WS_ADDRMAP_H
 
@@ -23,6 +29,12 @@ typedef struct ws_addrmap {
   uint32_t channels;      /* hbm.channels */
   uint32_t banks;         /* hbm.banks_per_channel */
   uint32_t lines_per_row; /* geom.hbm_lines_per_row (at least 1) */
+  /* the XOR map (xor_bits 0: the skewed interleave) */
+  uint32_t xor_bits;                              /* channel bits, then bank bits */
+  uint32_t channel_bits;                          /* the first channel_bits masks give the channel */
+  uint64_t masks[2 * WS_CFG_MAX_XOR_BITS];        /* hbm.channel_xor then hbm.bank_xor */
+  uint32_t drop_count;                            /* pivot and column bits above the line, */
+  uint8_t drop_pos[2 * WS_CFG_MAX_XOR_BITS + 32]; /* highest first: the row is what is left */
 } ws_addrmap;
 
 /* Where one address lives, and whether its slice is in another partition

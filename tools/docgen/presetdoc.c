@@ -72,7 +72,7 @@ static void put_row(ws_text *t, const ws_cfg_key *k, const preset_doc *p, size_t
   ws_text_printf(t, "| `%s.%s`%s | %s | %s |", k->section, k->key, k->required ? "" : " (optional)",
                  k->description, k->unit);
   for (size_t i = 0; i < np; i++) {
-    char v[160];
+    char v[WS_CFG_VALUE_BYTES];
     ws_config_format(&p[i].cfg, k, v, sizeof v);
     ws_text_printf(t, " %s |", v);
   }

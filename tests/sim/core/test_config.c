@@ -410,6 +410,29 @@ static const set_case set_cases[] = {
     {"l\xff.x=1", "--set l\\xFF.x=1: error: unknown key 'l\\xFF.x'"},
     {"hbm.channel_mbps=0",
      "--set hbm.channel_mbps=0: error: key 'hbm.channel_mbps' = 0 is out of range [1, 1000000] MB/s"},
+    /* XOR masks: hex, nonzero, below bit 48, at most 8, comma-separated */
+    {"hbm.channel_xor=0x",
+     "--set hbm.channel_xor=0x: error: key 'hbm.channel_xor' expects none or 1 to 8 nonzero hex masks below "
+     "bit 48 separated by commas (0x400, 0x2800), found '0x'"},
+    {"hbm.channel_xor=1024", "--set hbm.channel_xor=1024: error: key 'hbm.channel_xor' expects none or 1 to "
+                             "8 nonzero hex masks below "
+                             "bit 48 separated by commas (0x400, 0x2800), found '1024'"},
+    {"hbm.bank_xor=0x400,", "--set hbm.bank_xor=0x400,: error: key 'hbm.bank_xor' expects none or 1 to 8 "
+                            "nonzero hex masks below bit "
+                            "48 separated by commas (0x400, 0x2800), found '0x400,'"},
+    {"hbm.bank_xor=0x0", "--set hbm.bank_xor=0x0: error: key 'hbm.bank_xor' expects none or 1 to 8 nonzero "
+                         "hex masks below bit 48 "
+                         "separated by commas (0x400, 0x2800), found '0x0'"},
+    {"hbm.bank_xor=0x1000000000000",
+     "--set hbm.bank_xor=0x1000000000000: error: key 'hbm.bank_xor' expects none or 1 to 8 nonzero hex masks "
+     "below bit 48 separated by commas (0x400, 0x2800), found '0x1000000000000'"},
+    {"hbm.bank_xor=0x1,0x2,0x4,0x8,0x10,0x20,0x40,0x80,0x100",
+     "--set hbm.bank_xor=0x1,0x2,0x4,0x8,0x10,0x20,0x40,0x80,0x100: error: key 'hbm.bank_xor' expects none "
+     "or "
+     "1 to 8 nonzero hex masks below bit 48 separated by commas (0x400, 0x2800), found "
+     "'0x1,0x2,0x4,0x8,0x10,0x20,0x40,0x80,0x100'"},
+    {"hbm.bank_xor=0x400 0x800",
+     "--set hbm.bank_xor=0x400 0x800: error: key 'hbm.bank_xor': unexpected '0x800' after the masks"},
 };
 
 Test(config, set_bad) {
@@ -438,7 +461,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_config_key_count();
-  cr_assert_eq(n, 114, "update this count when adding a key");
+  cr_assert_eq(n, 116, "update this count when adding a key");
   cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_config_key(i);
@@ -470,6 +493,50 @@ Test(config, format_values) {
   cr_assert_str_eq(buf, "NVIDIA A100-SXM4-40GB");
   ws_config_format(&cfg, ws_config_find_key("l1.write_policy"), buf, sizeof buf);
   cr_assert_str_eq(buf, "write-through");
+}
+
+/* V100-SXM2-16GB's index functions as [FGPU19] lists them: each a list of
+ * the physical address bits whose XOR gives one bit of the index. */
+static uint64_t xor_of(const int *bits) {
+  uint64_t m = 0;
+  for (; *bits >= 0; bits++) m |= 1ull << *bits;
+  return m;
+}
+
+Test(config, v100_xor_map_is_the_published_one) {
+  static const int mbit[5][12] = {{10, 13, 17, 19, 24, 25, 26, 29, 30, 32, 33, -1},
+                                  {11, 13, 15, 23, 24, 26, 27, 29, 30, 31, -1},
+                                  {12, 15, 16, 18, 20, 21, 23, 26, 28, 29, 30, -1},
+                                  {13, 19, 20, 22, 25, 27, 28, 29, -1},
+                                  {15, 18, 22, 23, 26, 29, 30, 31, 32, 33, -1}};
+  static const int bbit[4][11] = {{10, 11, 20, 23, 25, 28, 30, 33, -1},         /* bbit0 */
+                                  {11, 12, 16, 20, 25, 26, 29, 30, 32, 33, -1}, /* bbit1 */
+                                  {12, 16, 17, 19, 23, 25, 26, 27, 31, -1},     /* bbit2 */
+                                  {16, 19, 20, 23, 27, 29, 31, 33, -1}};        /* bbit5 */
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg;
+  cr_assert_eq(ws_config_load_preset(ctx, "v100", &cfg), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(cfg.hbm.channel_xor.count, 5);
+  for (int i = 0; i < 5; i++) cr_expect_eq(cfg.hbm.channel_xor.masks[i], xor_of(mbit[i]), "mbit%d", i);
+  cr_assert_eq(cfg.hbm.bank_xor.count, 4);
+  for (int i = 0; i < 4; i++) cr_expect_eq(cfg.hbm.bank_xor.masks[i], xor_of(bbit[i]), "bank bit %d", i);
+  ws_ctx_destroy(ctx);
+}
+
+Test(config, xor_masks_round_trip) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg cfg = ws_config_default();
+  char buf[WS_CFG_VALUE_BYTES];
+  const ws_cfg_key *k = ws_config_find_key("hbm.channel_xor");
+  ws_config_format(&cfg, k, buf, sizeof buf);
+  cr_assert_str_eq(buf, "none", "a100 keeps the skewed interleave");
+  cr_assert_eq(ws_config_set(ctx, &cfg, "hbm.channel_xor= 0x400 ,0X2a00, 0xffffffffffff"), WS_OK, "%s",
+               ws_errmsg(ctx));
+  ws_config_format(&cfg, k, buf, sizeof buf);
+  cr_assert_str_eq(buf, "0x400, 0x2a00, 0xffffffffffff");
+  cr_assert_eq(ws_config_set(ctx, &cfg, "hbm.channel_xor=none"), WS_OK);
+  cr_assert_eq(cfg.hbm.channel_xor.count, 0);
+  ws_ctx_destroy(ctx);
 }
 
 Test(config, missing_file_is_an_io_error) {
@@ -515,6 +582,22 @@ static void odd_sector(ws_gpu_cfg *c) { c->l1.sector_bytes = 48; }
 static void l2_sector_differs(ws_gpu_cfg *c) { c->l2.sector_bytes = 64; }
 static void streaming_write_back(ws_gpu_cfg *c) { c->l1.write_policy = WS_WRITE_BACK_ALLOC; }
 static void long_bank_refresh(ws_gpu_cfg *c) { c->hbm.t_rfcsb_ps = 3000000; }
+static void xor_channel_only(ws_gpu_cfg *c) { c->hbm.channel_xor = (ws_cfg_xor){1, {0x400}}; }
+static void xor_wrong_count(ws_gpu_cfg *c) {
+  c->hbm.channel_xor = (ws_cfg_xor){1, {0x400}};
+  c->hbm.bank_xor = (ws_cfg_xor){1, {0x800}};
+}
+/* two channels of two banks, no bank groups: what the masks below need */
+static void xor_small(ws_gpu_cfg *c, uint64_t channel_mask, uint64_t bank_mask) {
+  c->hbm.channels = 2;
+  c->hbm.banks_per_channel = 2;
+  c->hbm.bank_groups = 0;
+  c->hbm.channel_xor = (ws_cfg_xor){1, {channel_mask}};
+  c->hbm.bank_xor = (ws_cfg_xor){1, {bank_mask}};
+}
+static void xor_inside_line(ws_gpu_cfg *c) { xor_small(c, 0x440, 0x800); }
+static void xor_dependent(ws_gpu_cfg *c) { xor_small(c, 0x1400, 0x1400); }
+static void xor_above_memory(ws_gpu_cfg *c) { xor_small(c, 0x400, 1ull << 40); }
 
 /* Fields written directly (no loader, no --set) are checked by value and as
  * a whole by ws_config_resolve, which the device runs on its copy; the
@@ -534,6 +617,20 @@ static const edit_case edit_cases[] = {
     {long_bank_refresh,
      "edited: error: key 'hbm.t_rfcsb_ps': 3000000 ps with t_refi_ps 3900000 ps: per-bank refresh needs the "
      "interval, and at most half of it"},
+    {xor_channel_only,
+     "edited: error: key 'hbm.bank_xor': an XOR map gives both the channel and the bank: set hbm.channel_xor "
+     "and hbm.bank_xor, or neither"},
+    {xor_wrong_count, "edited: error: key 'hbm.channel_xor': 1 masks give 2 channels, but the preset has 40"},
+    {xor_inside_line,
+     "edited: error: key 'hbm.channel_xor': mask 0 (0x440) takes address bit 6, inside a 128 B line (a line "
+     "maps to one place)"},
+    {xor_dependent,
+     "edited: error: key 'hbm.bank_xor': the channel and bank masks are not independent over address bits 7 "
+     "to 35 (42949672960 B of device memory): some channel and bank pairs would never be used"},
+    /* a100's 40 GB end at bit 35: a bank bit from bit 40 would never change */
+    {xor_above_memory,
+     "edited: error: key 'hbm.bank_xor': the channel and bank masks are not independent over address bits 7 "
+     "to 35 (42949672960 B of device memory): some channel and bank pairs would never be used"},
 };
 
 Test(config, resolve_checks_edited_fields) {

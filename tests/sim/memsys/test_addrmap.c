@@ -1,6 +1,7 @@
 /* test_addrmap.c - the address mapping as a pure function: L2 slice and
  * HBM channel by digit-sum interleave of the line number, bank and row with
- * the per-round skew, partitions of slices and SMs, and ws_addrmap_locate.
+ * the per-round skew or by an XOR map, partitions of slices and SMs, and
+ * ws_addrmap_locate.
  *
  * Why: the L2, the crossbar, the DRAM model, ws_device_locate and the
  * microbenchmarks all place lines with this one function, so its values
@@ -133,6 +134,62 @@ Test(addrmap, bank_and_row_rotate_with_a_skew) {
     ws_addrmap_bank_row(&m, rg * 8 * 2 * 128, &bank, &row);
     cr_expect_eq(bank, want[rg], "row_global %llu", (unsigned long long)rg);
   }
+}
+
+/* The XOR map on the running example: channel = bit 10 ^ bit 16, bank bit 0
+ * = bit 11 ^ bit 17, bank bit 1 = bit 12 ^ bit 18, a permutation-based
+ * interleave (row bits 16-18 permute the channel and bank). Pivots are bits
+ * 10, 11 and 12; the column is the next three free bits, 7-9 (8 lines a
+ * row); the row is the rest, address >> 13. */
+static ws_addrmap xor_map(void) {
+  ws_gpu_cfg c = mt_cfg();
+  c.hbm.channel_xor = (ws_cfg_xor){1, {0x10400}};
+  c.hbm.bank_xor = (ws_cfg_xor){2, {0x20800, 0x41000}};
+  return map_of(&c);
+}
+
+Test(addrmap, xor_map_by_hand) {
+  ws_addrmap m = xor_map();
+  static const struct {
+    uint64_t addr;
+    uint32_t channel, bank;
+    uint64_t row;
+  } rows[] = {
+      {0x0, 0, 0, 0},      {0x380, 0, 0, 0},    /* lines 0-7: one row */
+      {0x400, 1, 0, 0},    {0x800, 0, 1, 0},    /* the pivots alone */
+      {0x1c00, 1, 3, 0},   {0x2000, 0, 0, 1},   /* bits 10-12; bit 13 starts the row */
+      {0x10000, 1, 0, 8},  {0x10400, 0, 0, 8},  /* bit 16 flips the channel; with bit 10 they cancel */
+      {0x30000, 1, 1, 24}, {0x70000, 1, 3, 56}, /* bits 16-17, 16-18 */
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    uint32_t bank = 99;
+    uint64_t row = 99;
+    ws_addrmap_bank_row(&m, rows[i].addr + 5, &bank, &row);
+    cr_expect_eq(ws_addrmap_channel(&m, rows[i].addr + 5), rows[i].channel, "0x%llx channel",
+                 (unsigned long long)rows[i].addr);
+    cr_expect_eq(bank, rows[i].bank, "0x%llx bank", (unsigned long long)rows[i].addr);
+    cr_expect_eq(row, rows[i].row, "0x%llx row", (unsigned long long)rows[i].addr);
+  }
+}
+
+/* A bijection: over 2^14 lines every (channel, bank, row) holds exactly a
+ * row's 8 lines, and they differ only in the column bits 7-9. */
+Test(addrmap, xor_map_is_a_bijection) {
+  ws_addrmap m = xor_map();
+  enum { LINES = 1 << 14, SLOTS = LINES / 8 };
+  static uint32_t count[SLOTS];
+  static uint64_t first[SLOTS];
+  for (uint64_t line = 0; line < LINES; line++) {
+    uint64_t addr = line << 7, row;
+    uint32_t bank;
+    ws_addrmap_bank_row(&m, addr, &bank, &row);
+    uint64_t slot = (row * 4 + bank) * 2 + ws_addrmap_channel(&m, addr);
+    cr_assert_lt(slot, SLOTS, "line %llu: row %llu", (unsigned long long)line, (unsigned long long)row);
+    if (count[slot]++ == 0) first[slot] = addr;
+    cr_assert_eq((addr ^ first[slot]) & ~0x380ull, 0, "line %llu shares a row with 0x%llx",
+                 (unsigned long long)line, (unsigned long long)first[slot]);
+  }
+  for (uint32_t s = 0; s < SLOTS; s++) cr_assert_eq(count[s], 8, "slot %u", s);
 }
 
 Test(addrmap, partitions_of_slices_and_sms) {

@@ -168,6 +168,11 @@ static const ws_cfg_key keys[] = {
         MODEL ": GPGPU-Sim's Volta L1 MSHR count; not published by NVIDIA"),
     DEF("l1", "mshr_max_merge", l1.mshr_max_merge, 1, 256, 8, "requests", "requests one MSHR entry can hold",
         MODEL ": GPGPU-Sim's default merge limit"),
+    DEF("l1", "mshr_waiters", l1.mshr_waiters, 0, 65536, 0, "requests",
+        "requests the MSHRs hold together, drawn by any line up to mshr_max_merge (0: mshr_entries x "
+        "mshr_max_merge, a fixed share per entry)",
+        MODEL ": NVIDIA does not publish how its L1 tracks merged requests; a shared pool lets one line "
+              "take many waiters without reserving that many for every entry"),
     DEF("l1", "port_bytes_per_cycle", l1.port_bytes_per_cycle, 1, 4096, 128, "B/cycle",
         "L1 data returned to the SM per cycle",
         "NVIDIA A100 whitepaper: 128 bytes/clock per SM for L1/shared memory"),
@@ -563,13 +568,18 @@ static ws_status set_field(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, co
 
 static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
+uint32_t ws_config_l1_waiters(const ws_gpu_cfg *c) {
+  uint64_t all = (uint64_t)c->l1.mshr_entries * c->l1.mshr_max_merge;
+  return c->l1.mshr_waiters ? c->l1.mshr_waiters : (uint32_t)(all < UINT32_MAX ? all : UINT32_MAX);
+}
+
 /* Every place the memory system can hold a request record, at its capacity
  * (memsys.c sizes its pool by this): per SM the L1 MSHRs' waiters and the
  * write buffer, per slice its input queue and its fetches and write-backs,
  * per channel its controller queue, and two spare records. */
 static uint64_t mem_requests(const ws_gpu_cfg *c) {
   uint64_t spl = c->l2.line_bytes / c->l2.sector_bytes;
-  uint64_t per_sm = (uint64_t)c->l1.mshr_entries * (c->l1.mshr_max_merge + 1u);
+  uint64_t per_sm = ws_config_l1_waiters(c) + (uint64_t)c->l1.mshr_entries;
   uint64_t per_slice = c->noc.queue_depth + (uint64_t)c->l2.mshr_entries_per_slice * (spl + 1u);
   uint64_t per_channel = c->hbm.queue_depth;
   return per_sm * c->gpu.num_sms + per_slice * c->l2.slices + per_channel * c->hbm.channels + 2u;

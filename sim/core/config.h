@@ -102,6 +102,7 @@ typedef struct ws_cfg_l1 {
   uint32_t hit_lat_cycles;       /* load-to-use on a sector hit */
   uint32_t mshr_entries;         /* outstanding missed lines */
   uint32_t mshr_max_merge;       /* requests one MSHR entry can hold */
+  uint32_t mshr_waiters;         /* requests all MSHRs hold together (0: entries x max_merge) */
   uint32_t port_bytes_per_cycle; /* data returned to the SM per cycle */
   ws_write_policy write_policy;
   ws_l1_alloc allocation;
@@ -328,6 +329,9 @@ uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes);
 /* Core cycles as ns at `core_clock_mhz` (at least 1), rounded up: how the
  * runtime's timeline and the demos turn a launch's cycles into time. */
 uint64_t ws_config_cycles_to_ns(uint64_t cycles, uint32_t core_clock_mhz);
+/* The requests an SM's L1 MSHRs hold together: l1.mshr_waiters, or
+ * mshr_entries x mshr_max_merge when it is 0. */
+uint32_t ws_config_l1_waiters(const ws_gpu_cfg *c);
 
 /* The default preset (a100), fully resolved. */
 ws_gpu_cfg ws_config_default(void);

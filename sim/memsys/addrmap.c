@@ -8,6 +8,26 @@
 
 #include "base/gf2.h"
 
+/* The row's runs: each stretch of address bits above the line that no
+ * pivot or column bit took, packed from row bit 0 up. */
+static void init_runs(ws_addrmap *m, const bool *taken) {
+  m->run_count = 0;
+  uint32_t to = 0;
+  for (uint32_t bit = m->line_shift; bit < 64;) {
+    if (taken[bit]) {
+      bit++;
+      continue;
+    }
+    uint32_t end = bit;
+    while (end < 64 && !taken[end]) end++;
+    uint32_t width = end - bit;
+    m->runs[m->run_count++] = (struct ws_addrmap_run){
+        .from_bit = (uint8_t)bit, .to_bit = (uint8_t)to, .mask = width == 64 ? ~0ull : (1ull << width) - 1u};
+    to += width;
+    bit = end;
+  }
+}
+
 /* The XOR map's column and row: the column is the lowest col_bits address
  * bits above the line that are not pivots, the row everything else above
  * the line. cfg passed check_address_map, so the pivots exist. */
@@ -23,9 +43,7 @@ static void init_xor(ws_addrmap *m, const ws_cfg_hbm *h) {
   uint32_t col_bits = (uint32_t)__builtin_ctz(m->lines_per_row), cols = 0;
   for (uint32_t bit = m->line_shift; bit < 64 && cols < col_bits; bit++)
     if (!taken[bit]) taken[bit] = true, cols++;
-  m->drop_count = 0;
-  for (uint32_t bit = 64; bit-- > m->line_shift;)
-    if (taken[bit]) m->drop_pos[m->drop_count++] = (uint8_t)(bit - m->line_shift);
+  init_runs(m, taken);
 }
 
 void ws_addrmap_init(ws_addrmap *m, const ws_gpu_cfg *cfg) {
@@ -64,16 +82,13 @@ uint32_t ws_addrmap_channel(const ws_addrmap *m, uint64_t addr) {
   return digit_fold(addr >> m->line_shift, m->channels);
 }
 
-/* The XOR map's bank, column-free row: the line number without its pivot
- * and column bits, each dropped from the highest down. */
+/* The XOR map's bank, and its row: the runs of kept bits, packed. */
 static void xor_bank_row(const ws_addrmap *m, uint64_t addr, uint32_t *bank, uint64_t *row) {
   *bank = xor_index(m, addr, m->channel_bits, m->xor_bits - m->channel_bits);
-  uint64_t x = addr >> m->line_shift;
-  for (uint32_t i = 0; i < m->drop_count; i++) {
-    uint32_t p = m->drop_pos[i];
-    x = (x & ((1ull << p) - 1u)) | (p < 63 ? (x >> (p + 1)) << p : 0);
-  }
-  *row = x;
+  uint64_t r = 0;
+  for (uint32_t i = 0; i < m->run_count; i++)
+    r |= ((addr >> m->runs[i].from_bit) & m->runs[i].mask) << m->runs[i].to_bit;
+  *row = r;
 }
 
 /* Rows rotate over banks with a skew of one bank per round, so a stream that

@@ -30,11 +30,16 @@ typedef struct ws_addrmap {
   uint32_t banks;         /* hbm.banks_per_channel */
   uint32_t lines_per_row; /* geom.hbm_lines_per_row (at least 1) */
   /* the XOR map (xor_bits 0: the skewed interleave) */
-  uint32_t xor_bits;                              /* channel bits, then bank bits */
-  uint32_t channel_bits;                          /* the first channel_bits masks give the channel */
-  uint64_t masks[2 * WS_CFG_MAX_XOR_BITS];        /* hbm.channel_xor then hbm.bank_xor */
-  uint32_t drop_count;                            /* pivot and column bits above the line, */
-  uint8_t drop_pos[2 * WS_CFG_MAX_XOR_BITS + 32]; /* highest first: the row is what is left */
+  uint32_t xor_bits;                       /* channel bits, then bank bits */
+  uint32_t channel_bits;                   /* the first channel_bits masks give the channel */
+  uint64_t masks[2 * WS_CFG_MAX_XOR_BITS]; /* hbm.channel_xor then hbm.bank_xor */
+  /* the row: the address bits above the line that are neither pivots nor
+   * column, gathered as runs of consecutive kept bits (v100: one run) */
+  uint32_t run_count;
+  struct ws_addrmap_run {
+    uint8_t from_bit, to_bit; /* run starts at address bit from_bit, lands at row bit to_bit */
+    uint64_t mask;            /* its width, as low ones */
+  } runs[2 * WS_CFG_MAX_XOR_BITS + 33];
 } ws_addrmap;
 
 /* Where one address lives, and whether its slice is in another partition

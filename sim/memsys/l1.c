@@ -3,7 +3,10 @@
  *
  * Design: every decision is computed before anything is changed, so a
  * rejected access leaves no trace but its stall counter (the LSU will offer
- * it again). MSHRs are a fixed table with a free stack. Allocation (preset
+ * it again). MSHRs are a fixed table with a free stack; the requests
+ * waiting on them are nodes of one pool per SM (l1.mshr_waiters), linked
+ * per MSHR in arrival order, so a line can take a request from every warp
+ * (mshr_max_merge) without reserving that many for each MSHR. Allocation (preset
  * l1.allocation): on-miss reserves the missed line's way at once and finds
  * its MSHR through the pinned way in O(assoc); streaming leaves the tags
  * alone until the data arrives, finds a line's MSHR in a small open-address
@@ -23,23 +26,27 @@
 #include "sim/memsys/cache.h"
 #include "sim/memsys/xbar.h"
 
+#define NO_WAITER UINT32_MAX
+
+/* A request waiting on an MSHR, from the SM's pool (ws_config_l1_waiters). */
 typedef struct waiter {
   uint32_t id;
-  uint8_t need; /* sectors still to arrive for this request */
-  uint8_t mask; /* every sector it reads: all of them cross the return port */
+  uint32_t next; /* the MSHR's next waiter, in arrival order; in the pool, the next free one */
+  uint8_t need;  /* sectors still to arrive for this request */
+  uint8_t mask;  /* every sector it reads: all of them cross the return port */
 } waiter;
 
 typedef struct mshr {
   uint64_t line;
   uint8_t requested, arrived;
-  uint32_t nwait;
-  waiter *w; /* mshr_max_merge slots */
+  uint32_t nwait;      /* at most mshr_max_merge */
+  uint32_t head, tail; /* its waiters, oldest first */
 } mshr;
 
 typedef struct l1_stats {
   uint64_t by_kind[WS_ACCESS_KIND_COUNT];
   uint64_t sector_hits, sector_misses, line_hits, line_misses;
-  uint64_t mshr_merges, mshr_full_stalls, merge_limit_stalls, reserve_stalls, wbuf_stalls;
+  uint64_t mshr_merges, mshr_full_stalls, merge_limit_stalls, waiter_stalls, reserve_stalls, wbuf_stalls;
   uint64_t evictions, writebacks;
 } l1_stats;
 
@@ -48,7 +55,8 @@ struct ws_l1 {
   uint32_t line_shift;
   ws_cache tags;
   mshr *mshrs;
-  waiter *waiters;
+  waiter *waiters;                               /* the pool */
+  uint32_t nwaiters, free_waiter, nfree_waiters; /* its size, its free list and length */
   uint32_t *free_stack, nfree;
   /* streaming: the MSHR of each line in flight, by line number; slot holds
    * the MSHR index + 1 (0: empty), at most half the slots are used */
@@ -94,6 +102,8 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
       {&t->mshr_full_stalls, "mshr_full_stalls", "accesses refused: every MSHR busy"},
       {&t->merge_limit_stalls, "merge_limit_stalls",
        "accesses refused: the line's MSHR is at mshr_max_merge"},
+      {&t->waiter_stalls, "waiter_stalls",
+       "accesses refused: every request slot of the MSHRs is taken (l1.mshr_waiters)"},
       {&t->reserve_stalls, "reserve_stalls",
        "accesses refused: every way of the set awaits a fill (on-miss allocation only)"},
       {&t->wbuf_stalls, "wbuf_stalls", "accesses refused: the write buffer is full"},
@@ -104,9 +114,9 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
-  uint32_t n = l1->cfg.mshr_entries, merge = l1->cfg.mshr_max_merge;
+  uint32_t n = l1->cfg.mshr_entries;
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
-  l1->waiters = calloc((size_t)n * merge, sizeof *l1->waiters);
+  l1->waiters = calloc(l1->nwaiters, sizeof *l1->waiters);
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
   uint32_t slots = 2;
   while (slots < 2 * n) slots <<= 1;
@@ -114,7 +124,6 @@ static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   l1->by_line_mask = slots - 1;
   if (!l1->mshrs || !l1->waiters || !l1->free_stack || !l1->by_line)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory for %u MSHRs", n);
-  for (uint32_t i = 0; i < n; i++) l1->mshrs[i].w = &l1->waiters[(size_t)i * merge];
   return WS_OK;
 }
 
@@ -126,6 +135,7 @@ ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats
   l1->cfg = *c;
   l1->line_shift = cfg->geom.line_shift;
   l1->wbuf_cap = c->mshr_entries;
+  l1->nwaiters = ws_config_l1_waiters(cfg);
   ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
   if (st == WS_OK) st = alloc_mshrs(l1, ctx);
   if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
@@ -152,6 +162,9 @@ void ws_l1_reset(ws_l1 *l1) {
   ws_cache_clear(&l1->tags);
   l1->nfree = l1->cfg.mshr_entries;
   for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
+  for (uint32_t i = 0; i < l1->nwaiters; i++) l1->waiters[i].next = i + 1 < l1->nwaiters ? i + 1 : NO_WAITER;
+  l1->free_waiter = 0;
+  l1->nfree_waiters = l1->nwaiters;
   memset(l1->by_line, 0, ((size_t)l1->by_line_mask + 1) * sizeof *l1->by_line);
   l1->wbuf_used = 0;
   l1->port_free_cycle = 0;
@@ -252,11 +265,39 @@ static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
     l1->st.line_hits++;
 }
 
+/* Queues request `id` on m, from the pool (the caller checked it has one). */
+static void add_waiter(ws_l1 *l1, mshr *m, uint32_t id, uint8_t need, uint8_t mask) {
+  uint32_t i = l1->free_waiter;
+  waiter *w = &l1->waiters[i];
+  l1->free_waiter = w->next;
+  l1->nfree_waiters--;
+  *w = (waiter){.id = id, .next = NO_WAITER, .need = need, .mask = mask};
+  if (m->nwait++)
+    l1->waiters[m->tail].next = i;
+  else
+    m->head = i;
+  m->tail = i;
+}
+
+/* Whether a miss may wait on m (NULL: on a new MSHR); refuses it, with its
+ * reason counted, when not. */
+static bool may_wait(ws_l1 *l1, const mshr *m) {
+  if (m && m->nwait >= l1->cfg.mshr_max_merge)
+    reject(l1, &l1->st.merge_limit_stalls);
+  else if (!m && l1->nfree == 0)
+    reject(l1, &l1->st.mshr_full_stalls);
+  else if (l1->nfree_waiters == 0)
+    reject(l1, &l1->st.waiter_stalls);
+  else
+    return true;
+  return false;
+}
+
 /* A sector the MSHR already received but the tags no longer hold (a
  * streaming fill evicted the line, or a store dropped the sector) is asked
  * for again: it will not arrive a second time by itself. */
 static void merge_read(ws_l1 *l1, mshr *m, uint8_t mask, uint8_t miss, uint32_t id, ws_l1_result *r) {
-  m->w[m->nwait++] = (waiter){id, miss, mask};
+  add_waiter(l1, m, id, miss, mask);
   r->send_mask = miss & (uint8_t)(~m->requested | m->arrived);
   m->requested |= r->send_mask;
   m->arrived &= (uint8_t)~r->send_mask;
@@ -271,8 +312,8 @@ static uint32_t new_mshr(ws_l1 *l1, uint64_t line, uint8_t mask, uint8_t miss, u
   m->line = line;
   m->requested = miss;
   m->arrived = 0;
-  m->nwait = 1;
-  m->w[0] = (waiter){id, miss, mask};
+  m->nwait = 0;
+  add_waiter(l1, m, id, miss, mask);
   r->outcome = WS_L1_MISS;
   r->send_mask = miss;
   return idx;
@@ -289,18 +330,12 @@ static void read_on_miss(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, ui
                          ws_l1_result *r) {
   if (w && w->pending) {
     mshr *m = &l1->mshrs[w->mshr];
-    if (m->nwait >= l1->cfg.mshr_max_merge) {
-      reject(l1, &l1->st.merge_limit_stalls);
-      return;
-    }
+    if (!may_wait(l1, m)) return;
     ws_cache_touch(&l1->tags, w);
     merge_read(l1, m, a->sector_mask, miss, id, r);
     return;
   }
-  if (l1->nfree == 0) {
-    reject(l1, &l1->st.mshr_full_stalls);
-    return;
-  }
+  if (!may_wait(l1, NULL)) return;
   if (!w && !(w = allocate(l1, a->line_addr, r, 0))) return;
   ws_cache_touch(&l1->tags, w);
   w->pending = 1;
@@ -311,20 +346,12 @@ static void read_on_miss(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, ui
 static void read_streaming(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, uint8_t miss, uint32_t id,
                            ws_l1_result *r) {
   uint32_t slot = slot_of(l1, a->line_addr);
-  if (l1->by_line[slot]) {
-    mshr *m = &l1->mshrs[l1->by_line[slot] - 1];
-    if (m->nwait >= l1->cfg.mshr_max_merge) {
-      reject(l1, &l1->st.merge_limit_stalls);
-      return;
-    }
+  mshr *m = l1->by_line[slot] ? &l1->mshrs[l1->by_line[slot] - 1] : NULL;
+  if (!may_wait(l1, m)) return;
+  if (m)
     merge_read(l1, m, a->sector_mask, miss, id, r);
-  } else {
-    if (l1->nfree == 0) {
-      reject(l1, &l1->st.mshr_full_stalls);
-      return;
-    }
+  else
     l1->by_line[slot] = new_mshr(l1, a->line_addr, a->sector_mask, miss, id, r) + 1;
-  }
   if (w) ws_cache_touch(&l1->tags, w);
 }
 
@@ -382,18 +409,25 @@ void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
  * for is in (true). */
 static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *out, uint32_t *n) {
   m->arrived |= mask;
-  uint32_t keep = 0;
-  for (uint32_t i = 0; i < m->nwait; i++) {
-    waiter wt = m->w[i];
-    wt.need &= (uint8_t)~mask;
-    if (wt.need) {
-      m->w[keep++] = wt;
+  uint32_t *link = &m->head, last = NO_WAITER;
+  for (uint32_t i = m->head, left = m->nwait; left; left--) {
+    waiter *w = &l1->waiters[i];
+    uint32_t next = w->next;
+    w->need &= (uint8_t)~mask;
+    if (w->need) {
+      last = i, link = &w->next, i = next;
       continue;
     }
     /* all of the request's sectors cross the port once its last one is in */
-    out[(*n)++] = (ws_l1_done){wt.id, ws_l1_deliver(l1, wt.mask, now)};
+    out[(*n)++] = (ws_l1_done){w->id, ws_l1_deliver(l1, w->mask, now)};
+    *link = next;
+    w->next = l1->free_waiter;
+    l1->free_waiter = i;
+    l1->nfree_waiters++;
+    m->nwait--;
+    i = next;
   }
-  m->nwait = keep;
+  m->tail = last;
   if ((m->arrived & m->requested) != m->requested) return false;
   l1->free_stack[l1->nfree++] = (uint32_t)(m - l1->mshrs);
   return true;

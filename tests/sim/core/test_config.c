@@ -461,7 +461,7 @@ Test(config, set_then_validate_names_the_origin) {
 
 Test(config, key_table_is_consistent) {
   size_t n = ws_config_key_count();
-  cr_assert_eq(n, 116, "update this count when adding a key");
+  cr_assert_eq(n, 117, "update this count when adding a key");
   cr_assert_null(ws_config_key(n));
   for (size_t i = 0; i < n; i++) {
     const ws_cfg_key *k = ws_config_key(i);

@@ -79,7 +79,12 @@ Test(geom, set_re_derives) {
   cr_assert_eq(ws_config_set(ctx, &c, "gpu.core_clock_mhz=1410"), WS_OK);
   cr_expect_eq(c.geom.hbm_t_rcd_cycles, 20, "14.001 ns at 1.41 GHz = 19.74 cycles");
   cr_expect_eq(c.geom.hbm_t_cl_cycles, 20, "14 ns at 1.41 GHz = 19.74 cycles");
+  /* per SM the pool of 2048 waiters and a write buffer of mshr_entries */
   cr_assert_eq(ws_config_set(ctx, &c, "l1.mshr_entries=16"), WS_OK);
+  cr_expect_eq(c.geom.mem_requests, (2048u + 16) * 2 + 768 + 64 + 2);
+  /* without a pool, each MSHR holds mshr_max_merge */
+  cr_assert_eq(ws_config_set(ctx, &c, "l1.mshr_waiters=0"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &c, "l1.mshr_max_merge=8"), WS_OK);
   cr_expect_eq(c.geom.mem_requests, 16u * 9 * 2 + 768 + 64 + 2);
   cr_expect_eq(ws_config_validate(ctx, &c, "classroom (after --set)"), WS_OK, "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);

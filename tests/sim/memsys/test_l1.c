@@ -164,6 +164,47 @@ Test(l1, merge_adds_sectors_and_limit_rejects) {
   lt_fini(&t);
 }
 
+/* A shared pool of 6 request slots for 4 MSHRs of up to 4 requests:
+ * one line takes 4, a second line's MSHR takes the last 2, and a third
+ * line finds a free MSHR but no slot until a fill returns some. Requests
+ * complete in arrival order, each when its last sector is in. */
+Test(l1, waiters_come_from_a_shared_pool) {
+  lt t;
+  ws_gpu_cfg c = mt_cfg();
+  c.l1.allocation = WS_L1_ALLOC_STREAMING;
+  c.l1.mshr_max_merge = 4;
+  c.l1.mshr_waiters = 6;
+  lt_init_cfg(&t, &c);
+  static const uint8_t need[4] = {0x1, 0x3, 0x2, 0x1};
+  for (uint32_t i = 0; i < 4; i++)
+    cr_expect_neq(acc(&t, 0x3000, need[i], WS_ACCESS_LOAD, 10 + i, i).outcome, WS_L1_REJECT, "request %u", i);
+  cr_expect_eq(acc(&t, 0x3000, 0x1, WS_ACCESS_LOAD, 14, 4).outcome, WS_L1_REJECT, "merge limit 4");
+  cr_expect_eq(stat(&t, "sm0.l1.merge_limit_stalls"), 1);
+  cr_expect_eq(acc(&t, 0x4000, 0x1, WS_ACCESS_LOAD, 20, 5).outcome, WS_L1_MISS);
+  cr_expect_eq(acc(&t, 0x4000, 0x1, WS_ACCESS_LOAD, 21, 6).outcome, WS_L1_MERGED);
+  cr_expect_eq(acc(&t, 0x5000, 0x1, WS_ACCESS_LOAD, 30, 7).outcome, WS_L1_REJECT, "two MSHRs free, no slot");
+  cr_expect_eq(acc(&t, 0x4000, 0x1, WS_ACCESS_LOAD, 22, 7).outcome, WS_L1_REJECT, "nor for a merge");
+  cr_expect_eq(stat(&t, "sm0.l1.waiter_stalls"), 2);
+  cr_expect_eq(stat(&t, "sm0.l1.mshr_full_stalls"), 0);
+  ws_l1_done d[4];
+  cr_assert_eq(ws_l1_fill(t.l1, 0x3000, 0x1, 50, d), 2, "sector 0 finishes requests 10 and 13");
+  cr_expect_eq(d[0].id, 10);
+  cr_expect_eq(d[1].id, 13);
+  cr_expect_eq(acc(&t, 0x5000, 0x1, WS_ACCESS_LOAD, 30, 51).outcome, WS_L1_MISS,
+               "their slots are free again");
+  cr_expect_eq(acc(&t, 0x5000, 0x1, WS_ACCESS_LOAD, 31, 52).outcome, WS_L1_MERGED);
+  cr_expect_eq(acc(&t, 0x3000, 0x2, WS_ACCESS_LOAD, 15, 53).outcome, WS_L1_REJECT, "the pool is full again");
+  cr_assert_eq(ws_l1_fill(t.l1, 0x3000, 0x2, 60, d), 2, "sector 1 finishes 11 and 12, in order");
+  cr_expect_eq(d[0].id, 11);
+  cr_expect_eq(d[1].id, 12);
+  cr_expect_eq(ws_l1_mshrs_used(t.l1), 2);
+  cr_expect_eq(acc(&t, 0x3000, 0x1, WS_ACCESS_LOAD, 16, 61).outcome, WS_L1_HIT, "the line is in");
+  cr_assert_eq(ws_l1_fill(t.l1, 0x4000, 0x1, 70, d), 2);
+  cr_expect_eq(d[0].id, 20);
+  cr_expect_eq(d[1].id, 21);
+  lt_fini(&t);
+}
+
 Test(l1, mshr_full_rejects_until_a_fill) {
   lt t;
   lt_init(&t, WS_WRITE_THROUGH_NOALLOC);

@@ -192,11 +192,11 @@ static uint64_t mix64(uint64_t x) {
  * near slice and into a (channel, bank) no earlier element uses, so every
  * step misses L1 and L2 (caches start cold and no line repeats) and finds
  * its bank closed: the idle closed-bank latency, with no row hit or
- * conflict. Neighbours in the chain (the last and the first included) use
- * different channels: a channel that owes a refresh pays it as soon as it
- * goes idle, and the next step would otherwise wait for it. */
-static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
-                          uint8_t *used, uint64_t *addrs) {
+ * conflict. With `apart`, neighbours in the chain (the last and the first
+ * included) use different channels: a channel that owes a refresh pays it
+ * as soon as it goes idle, and the next step would otherwise wait for it. */
+static uint32_t pick_dram_pass(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
+                               uint8_t *used, uint64_t *addrs, bool apart) {
   uint64_t lines = region / cfg->l2.line_bytes;
   memset(used, 0, (size_t)cfg->hbm.channels * cfg->hbm.banks_per_channel);
   uint32_t n = 0, prev = 0, first = 0;
@@ -205,14 +205,26 @@ static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t 
     ws_location loc;
     ws_device_locate(dev, 0, line, &loc);
     uint32_t key = loc.channel * cfg->hbm.banks_per_channel + loc.bank;
-    bool last = n + 1 == CHASE_ELEMS_DRAM;
-    if (loc.far || used[key] || (n && loc.channel == prev) || (last && loc.channel == first)) continue;
+    bool last = n + 1 == CHASE_ELEMS_DRAM, near_prev = n && loc.channel == prev;
+    if (loc.far || used[key] || (apart && (near_prev || (last && loc.channel == first)))) continue;
     used[key] = 1;
     if (!n) first = loc.channel;
     prev = loc.channel;
     addrs[n++] = line;
   }
+  /* a shorter chain may end on its first line's channel: the previous line's differs */
+  if (apart && n > 2 && prev == first) n--;
   return n;
+}
+
+/* Channels kept apart when that still fills the chain, or gives the longer
+ * one (a preset whose near lines reach a single channel cannot). */
+static uint32_t pick_dram(const ws_gpu_cfg *cfg, const ws_device *dev, uint64_t base, uint64_t region,
+                          uint8_t *used, uint64_t *addrs) {
+  uint32_t n = pick_dram_pass(cfg, dev, base, region, used, addrs, true);
+  if (n == CHASE_ELEMS_DRAM) return n;
+  uint32_t together = pick_dram_pass(cfg, dev, base, region, used, addrs, false);
+  return together > n ? together : pick_dram_pass(cfg, dev, base, region, used, addrs, true);
 }
 
 static void set_expected(const ws_gpu_cfg *cfg, ws_microbench_level lv, ws_microbench_latency *r) {

@@ -503,14 +503,14 @@ static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, con
 /* One hex mask "0x..." of set_xor's list; returns the text after it, or
  * NULL when it is not one. */
 static const char *parse_mask(const char *p, uint64_t *mask) {
-  while (*p == ' ') p++;
+  while (*p == ' ' || *p == '\t') p++;
   if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2])) return NULL;
   uint64_t v = 0;
   for (p += 2; isxdigit((unsigned char)*p); p++) {
     if (v >> (WS_CFG_XOR_ADDR_BITS - 4)) return NULL; /* a digit more would pass the top bit */
     v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
   }
-  while (*p == ' ') p++;
+  while (*p == ' ' || *p == '\t') p++;
   *mask = v;
   return p;
 }
@@ -522,11 +522,13 @@ static ws_status set_xor(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, cons
                          const char *where) {
   ws_cfg_xor x = {0};
   char shown[128];
-  if (strcmp(value, "none") != 0) {
-    const char *p = value;
+  const char *p = value;
+  while (*p == ' ' || *p == '\t') p++;
+  if (strncmp(p, "none", 4) != 0 || p[4 + strspn(p + 4, " \t")]) {
     do {
       uint64_t mask = 0;
-      p = x.count < WS_CFG_MAX_XOR_BITS ? parse_mask(*p == ',' ? p + 1 : p, &mask) : NULL;
+      if (x.count) p++; /* the comma after the previous mask */
+      p = x.count < WS_CFG_MAX_XOR_BITS ? parse_mask(p, &mask) : NULL;
       if (!p || !mask)
         return ws_ctx_fail(ctx, WS_ERR_INVALID,
                            "%s: error: key '%s.%s' expects none or 1 to %u nonzero hex masks below bit %u "
@@ -791,13 +793,13 @@ static ws_status check_address_map(const checker *c, const ws_gpu_cfg *g) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < h->channel_xor.count; i++) masks[n++] = h->channel_xor.masks[i];
   for (uint32_t i = 0; i < h->bank_xor.count; i++) masks[n++] = h->bank_xor.masks[i];
-  uint32_t lo = (uint32_t)__builtin_ctz(line),
-           hi = 64u - (uint32_t)__builtin_clzll(g->gpu.dram_size_bytes - 1u);
+  /* every address below 2^hi is device memory, so pivots below it reach every channel and bank */
+  uint32_t lo = (uint32_t)__builtin_ctz(line), hi = 63u - (uint32_t)__builtin_clzll(g->gpu.dram_size_bytes);
   uint8_t pivots[2 * WS_CFG_MAX_XOR_BITS];
   if (ws_gf2_pivots(masks, n, lo, hi, pivots) < n)
     return bad(c, "hbm.bank_xor",
-               "the channel and bank masks are not independent over address bits %u to %u (%llu B of device "
-               "memory): some channel and bank pairs would never be used",
+               "the channel and bank masks are not independent over address bits %u to %u (the largest power "
+               "of two within %llu B of device memory): some channel and bank pairs would never be used",
                lo, hi - 1, (unsigned long long)g->gpu.dram_size_bytes);
   return WS_OK;
 }

@@ -433,6 +433,12 @@ static const set_case set_cases[] = {
      "'0x1,0x2,0x4,0x8,0x10,0x20,0x40,0x80,0x100'"},
     {"hbm.bank_xor=0x400 0x800",
      "--set hbm.bank_xor=0x400 0x800: error: key 'hbm.bank_xor': unexpected '0x800' after the masks"},
+    {"hbm.bank_xor=,0x400", "--set hbm.bank_xor=,0x400: error: key 'hbm.bank_xor' expects none or 1 to 8 "
+                            "nonzero hex masks below bit "
+                            "48 separated by commas (0x400, 0x2800), found ',0x400'"},
+    {"hbm.bank_xor=nonex",
+     "--set hbm.bank_xor=nonex: error: key 'hbm.bank_xor' expects none or 1 to 8 nonzero hex masks below bit "
+     "48 separated by commas (0x400, 0x2800), found 'nonex'"},
 };
 
 Test(config, set_bad) {
@@ -534,7 +540,9 @@ Test(config, xor_masks_round_trip) {
                ws_errmsg(ctx));
   ws_config_format(&cfg, k, buf, sizeof buf);
   cr_assert_str_eq(buf, "0x400, 0x2a00, 0xffffffffffff");
-  cr_assert_eq(ws_config_set(ctx, &cfg, "hbm.channel_xor=none"), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "hbm.channel_xor=\t0x400,\t0x800"), WS_OK, "tabs as blanks");
+  cr_assert_eq(cfg.hbm.channel_xor.count, 2);
+  cr_assert_eq(ws_config_set(ctx, &cfg, "hbm.channel_xor= none "), WS_OK);
   cr_assert_eq(cfg.hbm.channel_xor.count, 0);
   ws_ctx_destroy(ctx);
 }
@@ -598,6 +606,7 @@ static void xor_small(ws_gpu_cfg *c, uint64_t channel_mask, uint64_t bank_mask) 
 static void xor_inside_line(ws_gpu_cfg *c) { xor_small(c, 0x440, 0x800); }
 static void xor_dependent(ws_gpu_cfg *c) { xor_small(c, 0x1400, 0x1400); }
 static void xor_above_memory(ws_gpu_cfg *c) { xor_small(c, 0x400, 1ull << 40); }
+static void xor_partly_in_memory(ws_gpu_cfg *c) { xor_small(c, 0x400, 1ull << 35); }
 
 /* Fields written directly (no loader, no --set) are checked by value and as
  * a whole by ws_config_resolve, which the device runs on its copy; the
@@ -626,11 +635,22 @@ static const edit_case edit_cases[] = {
      "maps to one place)"},
     {xor_dependent,
      "edited: error: key 'hbm.bank_xor': the channel and bank masks are not independent over address bits 7 "
-     "to 35 (42949672960 B of device memory): some channel and bank pairs would never be used"},
-    /* a100's 40 GB end at bit 35: a bank bit from bit 40 would never change */
+     "to 34 (the largest power of two within 42949672960 B of device memory): some channel and bank pairs "
+     "would "
+     "never be used"},
+    /* a100's 40 GB hold every address below 2^35, not every one below
+     * 2^36: a bank bit from bit 40 would never change, one from bit 35
+     * would be 1 only in the top 8 GB, leaving most pairs no memory */
     {xor_above_memory,
      "edited: error: key 'hbm.bank_xor': the channel and bank masks are not independent over address bits 7 "
-     "to 35 (42949672960 B of device memory): some channel and bank pairs would never be used"},
+     "to 34 (the largest power of two within 42949672960 B of device memory): some channel and bank pairs "
+     "would "
+     "never be used"},
+    {xor_partly_in_memory,
+     "edited: error: key 'hbm.bank_xor': the channel and bank masks are not independent over address bits 7 "
+     "to 34 (the largest power of two within 42949672960 B of device memory): some channel and bank pairs "
+     "would "
+     "never be used"},
 };
 
 Test(config, resolve_checks_edited_fields) {

@@ -500,19 +500,20 @@ static ws_status set_enum(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, con
                      k->section, k->key, list, escape(shown, sizeof shown, value));
 }
 
+static const char *skip_blanks(const char *p) { return p + strspn(p, " \t"); }
+
 /* One hex mask "0x..." of set_xor's list; returns the text after it, or
  * NULL when it is not one. */
 static const char *parse_mask(const char *p, uint64_t *mask) {
-  while (*p == ' ' || *p == '\t') p++;
+  p = skip_blanks(p);
   if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2])) return NULL;
   uint64_t v = 0;
   for (p += 2; isxdigit((unsigned char)*p); p++) {
     if (v >> (WS_CFG_XOR_ADDR_BITS - 4)) return NULL; /* a digit more would pass the top bit */
     v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
   }
-  while (*p == ' ' || *p == '\t') p++;
   *mask = v;
-  return p;
+  return skip_blanks(p);
 }
 
 /* "none" or up to WS_CFG_MAX_XOR_BITS nonzero hex masks separated by commas,
@@ -522,9 +523,8 @@ static ws_status set_xor(ws_ctx *ctx, ws_gpu_cfg *cfg, const ws_cfg_key *k, cons
                          const char *where) {
   ws_cfg_xor x = {0};
   char shown[128];
-  const char *p = value;
-  while (*p == ' ' || *p == '\t') p++;
-  if (strncmp(p, "none", 4) != 0 || p[4 + strspn(p + 4, " \t")]) {
+  const char *p = skip_blanks(value);
+  if (strncmp(p, "none", 4) != 0 || *skip_blanks(p + 4)) {
     do {
       uint64_t mask = 0;
       if (x.count) p++; /* the comma after the previous mask */
@@ -748,6 +748,12 @@ static ws_status check_dram_rules(const checker *c, const ws_gpu_cfg *g) {
   return WS_OK;
 }
 
+uint32_t ws_config_xor_masks(const ws_cfg_hbm *h, uint64_t *masks) {
+  memcpy(masks, h->channel_xor.masks, h->channel_xor.count * sizeof *masks);
+  memcpy(masks + h->channel_xor.count, h->bank_xor.masks, h->bank_xor.count * sizeof *masks);
+  return h->channel_xor.count + h->bank_xor.count;
+}
+
 /* One XOR map's own rules: at most WS_CFG_MAX_XOR_BITS nonzero masks,
  * none reaching below the line (a line maps to one place) or above
  * WS_CFG_XOR_ADDR_BITS, giving `units` (a power of two) indices. */
@@ -790,9 +796,7 @@ static ws_status check_address_map(const checker *c, const ws_gpu_cfg *g) {
     return bad(c, "hbm.row_bytes", "%u B is not a power of two of %u B lines, as an XOR map needs",
                h->row_bytes, line);
   uint64_t masks[2 * WS_CFG_MAX_XOR_BITS];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < h->channel_xor.count; i++) masks[n++] = h->channel_xor.masks[i];
-  for (uint32_t i = 0; i < h->bank_xor.count; i++) masks[n++] = h->bank_xor.masks[i];
+  uint32_t n = ws_config_xor_masks(h, masks);
   /* every address below 2^hi is device memory, so pivots below it reach every channel and bank */
   uint32_t lo = (uint32_t)__builtin_ctz(line), hi = 63u - (uint32_t)__builtin_clzll(g->gpu.dram_size_bytes);
   uint8_t pivots[2 * WS_CFG_MAX_XOR_BITS];
@@ -884,14 +888,14 @@ uint64_t ws_config_pcie_wire_bytes(const ws_cfg_pcie *p, uint64_t size_bytes) {
   return size_bytes + tlps * p->tlp_overhead_bytes;
 }
 
-/* wire bits = wire bytes x 8 x line/data; one transfer carries one bit per
- * lane, so ns = wire bits x 1000 / (lanes x MT/s), ceil(a x n / d) without
- * overflow for the ranges the key table allows. */
 uint64_t ws_config_cycles_to_ns(uint64_t cycles, uint32_t core_clock_mhz) {
   uint64_t mhz = core_clock_mhz; /* whole microseconds first: no overflow for any cycle count */
   return (cycles / mhz) * 1000u + ((cycles % mhz) * 1000u + mhz - 1) / mhz;
 }
 
+/* wire bits = wire bytes x 8 x line/data; one transfer carries one bit per
+ * lane, so ns = wire bits x 1000 / (lanes x MT/s), ceil(a x n / d) without
+ * overflow for the ranges the key table allows. */
 uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes) {
   const ws_cfg_pcie_gen *g = ws_config_pcie_gen(p->gen);
   if (!g || size_bytes == 0) return 0;

@@ -329,6 +329,9 @@ uint64_t ws_config_pcie_dma_ns(const ws_cfg_pcie *p, uint64_t size_bytes);
 /* Core cycles as ns at `core_clock_mhz` (at least 1), rounded up: how the
  * runtime's timeline and the demos turn a launch's cycles into time. */
 uint64_t ws_config_cycles_to_ns(uint64_t cycles, uint32_t core_clock_mhz);
+/* The XOR map's masks in one list, the channel's then the bank's (at most
+ * 2 x WS_CFG_MAX_XOR_BITS); returns how many. */
+uint32_t ws_config_xor_masks(const ws_cfg_hbm *h, uint64_t *masks);
 /* The requests an SM's L1 MSHRs hold together: l1.mshr_waiters, or
  * mshr_entries x mshr_max_merge when it is 0. */
 uint32_t ws_config_l1_waiters(const ws_gpu_cfg *c);

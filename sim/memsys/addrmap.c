@@ -4,7 +4,6 @@
 #include "sim/memsys/addrmap.h"
 
 #include <stdbool.h>
-#include <string.h>
 
 #include "base/gf2.h"
 
@@ -33,9 +32,7 @@ static void init_runs(ws_addrmap *m, const bool *taken) {
  * the line. cfg passed check_address_map, so the pivots exist. */
 static void init_xor(ws_addrmap *m, const ws_cfg_hbm *h) {
   m->channel_bits = h->channel_xor.count;
-  m->xor_bits = h->channel_xor.count + h->bank_xor.count;
-  memcpy(m->masks, h->channel_xor.masks, h->channel_xor.count * sizeof(uint64_t));
-  memcpy(m->masks + m->channel_bits, h->bank_xor.masks, h->bank_xor.count * sizeof(uint64_t));
+  m->xor_bits = ws_config_xor_masks(h, m->masks);
   uint8_t pivots[2 * WS_CFG_MAX_XOR_BITS];
   uint32_t found = ws_gf2_pivots(m->masks, m->xor_bits, m->line_shift, 64, pivots);
   bool taken[64] = {false};

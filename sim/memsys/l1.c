@@ -409,13 +409,14 @@ void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
  * for is in (true). */
 static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *out, uint32_t *n) {
   m->arrived |= mask;
-  uint32_t *link = &m->head, last = NO_WAITER;
-  for (uint32_t i = m->head, left = m->nwait; left; left--) {
+  uint32_t *link = &m->head, last = NO_WAITER, next;
+  for (uint32_t i = m->head, left = m->nwait; left; left--, i = next) {
     waiter *w = &l1->waiters[i];
-    uint32_t next = w->next;
+    next = w->next;
     w->need &= (uint8_t)~mask;
-    if (w->need) {
-      last = i, link = &w->next, i = next;
+    if (w->need) { /* stays: the list goes on from it */
+      last = i;
+      link = &w->next;
       continue;
     }
     /* all of the request's sectors cross the port once its last one is in */
@@ -425,7 +426,6 @@ static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *o
     l1->free_waiter = i;
     l1->nfree_waiters++;
     m->nwait--;
-    i = next;
   }
   m->tail = last;
   if ((m->arrived & m->requested) != m->requested) return false;

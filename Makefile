@@ -43,12 +43,12 @@ test-fuzz: build
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=ON -DWS_FUZZ=ON -DWS_TESTS=OFF -DWS_WERROR=$(WERROR)
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_asm fuzz_objfile fuzz_safetensors fuzz_ini
 	mkdir -p $(FUZZ)/corpus
-	cp models/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
+	cp models/runs/examples/*.wsa tests/isa/data/*.wsa $(FUZZ)/corpus/ 2>/dev/null || true
 	./$(FUZZ)/fuzz_asm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(FUZZ)/corpus \
 	  2> $(FUZZ)/fuzz_asm.log || { tail -n 60 $(FUZZ)/fuzz_asm.log; exit 1; }
 	@echo "fuzz_asm: $(FUZZ_SECONDS) s without a finding"
 	mkdir -p $(FUZZ)/corpus-obj
-	for f in models/examples/*.wsa; do ./$(BUILD)/warpscope asm $$f -o $(FUZZ)/corpus-obj/$$(basename $$f .wsa).wso; done
+	for f in models/runs/examples/*.wsa; do ./$(BUILD)/warpscope asm $$f -o $(FUZZ)/corpus-obj/$$(basename $$f .wsa).wso; done
 	./$(FUZZ)/fuzz_objfile -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $(FUZZ)/corpus-obj \
 	  2> $(FUZZ)/fuzz_objfile.log || { tail -n 60 $(FUZZ)/fuzz_objfile.log; exit 1; }
 	@echo "fuzz_objfile: $(FUZZ_SECONDS) s without a finding"
@@ -94,6 +94,7 @@ bench: build
 
 docs: build
 	./$(BUILD)/ws-docgen --update
+	bash tests/layering/check.sh . --update
 
 # the pictures of docs/viz.md, drawn by warpscope viz (the viz_images test checks them)
 viz-images: build
@@ -105,7 +106,7 @@ chart-images: build
 
 # formats every C file as .clang-format says (make test checks it)
 format: deps
-	find base isa sim models cli bench tools tests traces viz plot explore -name '*.[ch]' -type f | xargs clang-format -i
+	bash tests/format/check.sh . --fix
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 typedef struct ws_embedded_file {
-  const char *path; /* relative to the source root, e.g. "models/examples/saxpy.wsa" */
+  const char *path; /* relative to the source root, e.g. "models/runs/examples/saxpy.wsa" */
   const char *text;
   size_t size_bytes;
 } ws_embedded_file;

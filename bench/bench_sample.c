@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/gpu/sampler.h"
 
 static double now_seconds(void) {

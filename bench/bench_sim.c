@@ -23,8 +23,8 @@
 #include <time.h>
 
 #include "isa/asm.h"
-#include "models/example.h"
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
+#include "models/runs/example.h"
 
 #ifndef REPEATS
 #define REPEATS 3
@@ -116,7 +116,7 @@ static int run_case(ws_device *dev, const bench_case *bc) {
 int main(int argc, char **argv) {
   enum { N = 512, SAXPY_N = 1 << 22, NAIVE_N = 128 };
   /* the FFMA-heavy SGEMM: 128x128 CTA tiles, 8x8 outputs per thread, 64
-   * FFMAs per 16 shared loads (models/gemmgen.c, blocktile2d) */
+   * FFMAs per 16 shared loads (models/kgen/gemmgen.c, blocktile2d) */
   const ws_gemmgen_cfg rb = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
   /* the first two steps of the ladder: one output per thread, 32x32 CTA
    * tiles of 1024 threads, every operand from global memory (memory-bound,
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
        {"M", "N", "K"},
        {N, N, N}},
       {"sgemm 512^3 (16x16 tiles)",
-       "models/examples/sgemm.wsa",
+       "models/runs/examples/sgemm.wsa",
        NULL,
        {N / 16, N / 16, 1},
        {16, 16, 1},
@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
        {"M", "N", "K"},
        {N, N, N}},
       {"saxpy",
-       "models/examples/saxpy.wsa",
+       "models/runs/examples/saxpy.wsa",
        NULL,
        {SAXPY_N / 256, 1, 1},
        {256, 1, 1},
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
        {"M", "N", "K"},
        {NAIVE_N, NAIVE_N, NAIVE_N}},
       {"mma gemm 512^3 (HMMA)",
-       "models/examples/mma_gemm.wsa",
+       "models/runs/examples/mma_gemm.wsa",
        NULL,
        {N / 8, N / 16, 1},
        {32, 1, 1},

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "models/image.h"
-#include "models/vitrun.h"
+#include "base/formats/image.h"
+#include "models/vit/vitrun.h"
 
 #ifndef REPEATS
 #define REPEATS 5

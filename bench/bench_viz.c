@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "models/image.h"
-#include "models/vitrun.h"
+#include "base/formats/image.h"
+#include "models/vit/vitrun.h"
 #include "traces/wst.h"
 #include "viz/layout.h"
 #include "viz/model.h"

@@ -15,7 +15,7 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/host/device.h"
 #include "sim/host/runtime.h"
 #include "traces/journey.h"

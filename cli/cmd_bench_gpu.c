@@ -1,12 +1,12 @@
 /* cmd_bench_gpu.c - `warpscope bench-gpu BENCHMARK`: run one of the GPU
- * microbenchmarks of models/microbench.h on a preset and print its table,
+ * microbenchmarks of models/runs/microbench.h on a preset and print its table,
  * each measurement beside what the preset predicts. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "models/microbench.h"
+#include "models/runs/microbench.h"
 
 static const char bench_help[] =
     "usage: warpscope bench-gpu latency|loaded-latency|bandwidth|throughput|smem-banks|coalescing\n"

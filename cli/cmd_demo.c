@@ -1,7 +1,7 @@
 /* cmd_demo.c - `warpscope demo`: runs that show one idea of the seeds from
  * end to end. `demo persistent`: N small work items as N kernel launches
  * and as one persistent ring kernel fed through mapped host memory
- * (models/persistent.h), with the time per item and the crossover.
+ * (models/runs/persistent.h), with the time per item and the crossover.
  *
  * Design: the model measures; this file parses flags and prints. */
 #include <getopt.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "models/persistent.h"
-#include "models/unified.h"
+#include "models/runs/persistent.h"
+#include "models/vit/unified.h"
 
 static const char demo_help[] =
     "usage: warpscope demo persistent [--gpu NAME] [--set K=V] [--items N] [--elems N] [--threads T]\n"

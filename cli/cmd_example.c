@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "models/example.h"
+#include "models/runs/example.h"
 
 static const char example_help[] =
     "usage: warpscope example NAME [--m M] [--n N] [--k K] [--seed S] [--gpu NAME|FILE.ini]\n"

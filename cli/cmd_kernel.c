@@ -13,9 +13,9 @@
 
 #include "base/file.h"
 #include "cli/cli.h"
-#include "models/attngen.h"
-#include "models/gemmgen.h"
-#include "models/nngen.h"
+#include "models/kgen/attngen.h"
+#include "models/kgen/gemmgen.h"
+#include "models/kgen/nngen.h"
 
 static const char kernel_help[] =
     "usage: warpscope kernel KIND [OPTIONS] [-o FILE]\n\n"

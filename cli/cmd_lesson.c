@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "lessons/lesson.h"
+#include "models/lessons/lesson.h"
 
 static const char lesson_help[] =
     "usage: warpscope lesson list\n"

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/formats/image.h"
 #include "cli/cli.h"
-#include "models/image.h"
-#include "models/vitrun.h"
+#include "models/vit/vitrun.h"
 #include "sim/host/pcie.h"
 #include "viz/app.h"
 

@@ -1,6 +1,6 @@
 # layers.cmake - builds one static library per layer from the table in
-# docs/architecture.md (between the LAYERS markers), and the public face of
-# sim/ from its PUBLIC API table.
+# cmake/layers.txt ([layers]), and the public face of sim/ from its [api]
+# rows.
 #
 # Each layer's include path holds a staging folder per visible layer: a
 # symbolic link to the layer's source folder, placed so that
@@ -9,30 +9,25 @@
 # an include that crosses the table fails to compile instead of waiting for a
 # review.
 
-set(WS_LAYER_DOC ${CMAKE_SOURCE_DIR}/docs/architecture.md)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${WS_LAYER_DOC})
+set(WS_LAYER_TABLE ${CMAKE_SOURCE_DIR}/cmake/layers.txt)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${WS_LAYER_TABLE})
 
-# Rows of the table between <!-- BEGIN NAME --> and <!-- END NAME -->, each
-# as its cells joined by ';' with backticks removed.
-function(ws_doc_table name out)
-  file(STRINGS ${WS_LAYER_DOC} lines)
+# The rows of one [section] of cmake/layers.txt, each as its cells joined by
+# '|' without the blanks around them.
+function(ws_layer_rows section out)
+  file(STRINGS ${WS_LAYER_TABLE} lines)
   set(inside OFF)
   set(rows "")
   foreach(line IN LISTS lines)
-    if(line MATCHES "<!-- BEGIN ${name} -->")
-      set(inside ON)
-    elseif(line MATCHES "<!-- END ${name} -->")
-      set(inside OFF)
+    if(line MATCHES "^\\[(.*)\\]$")
+      string(COMPARE EQUAL "${CMAKE_MATCH_1}" "${section}" inside)
     elseif(inside AND line MATCHES ";")
-      message(FATAL_ERROR "docs/architecture.md: no ';' in the ${name} table: ${line}")
-    elseif(inside AND line MATCHES "^\\| *[a-z`]")
-      string(REPLACE "`" "" line "${line}")
-      string(REGEX REPLACE "^\\| *" "" line "${line}")
+      message(FATAL_ERROR "cmake/layers.txt: no ';' in a row: ${line}")
+    elseif(inside AND line MATCHES "^[a-z]")
       string(REGEX REPLACE " *\\| *" "|" line "${line}")
       list(APPEND rows "${line}")
     endif()
   endforeach()
-  list(REMOVE_AT rows 0) # the header row
   set(${out} "${rows}" PARENT_SCOPE)
 endfunction()
 
@@ -47,8 +42,8 @@ endfunction()
 # The staging folder is named after the tables' contents: a changed table
 # gets a fresh folder, so no link from an older table survives in it (and
 # nothing is ever deleted through a link).
-ws_doc_table("PUBLIC API" api_rows)
-ws_doc_table("LAYERS" layer_rows)
+ws_layer_rows(api api_rows)
+ws_layer_rows(layers layer_rows)
 string(MD5 stage_id "${api_rows}${layer_rows}")
 set(WS_STAGE ${CMAKE_BINARY_DIR}/include-${stage_id})
 
@@ -56,7 +51,7 @@ set(WS_STAGE ${CMAKE_BINARY_DIR}/include-${stage_id})
 foreach(row IN LISTS api_rows)
   string(REGEX REPLACE "\\|.*" "" header "${row}")
   if(NOT EXISTS ${CMAKE_SOURCE_DIR}/${header})
-    message(FATAL_ERROR "docs/architecture.md names a public header that does not exist: ${header}")
+    message(FATAL_ERROR "cmake/layers.txt names a public header that does not exist: ${header}")
   endif()
   ws_stage_link(${CMAKE_SOURCE_DIR}/${header} ${WS_STAGE}/api/${header})
 endforeach()

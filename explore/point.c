@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/attngen.h"
-#include "models/gemmgen.h"
+#include "models/kgen/attngen.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/core/stats.h"
 
 #define ATTN_DEFAULT_TILE 64             /* Br and Bc when not given: `warpscope kernel flash`'s defaults */
@@ -378,7 +378,7 @@ static ws_status gemm_run(ws_ctx *ctx, ws_device *dev, const resolved *rs, const
 /* ---- attention ---------------------------------------------------------------------------- */
 
 /* One query row of one head in double precision, with the bound of
- * tests/models/test_attngen.c (derived there): scores err by (dh + 3) u
+ * tests/models/kgen/test_attngen.c (derived there): scores err by (dh + 3) u
  * scale sum|q k|, plus 3u (|s| + |m|) in base 2; the softmax sum and P V
  * add (2T + 7) u; twice that covers second-order terms. s: T doubles. */
 static void attn_ref_row(const ws_attngen_shape *sh, const float *qkv, uint32_t h, uint32_t i, double *s,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 
 static const char *const param_names[WS_SPACE_PARAM_COUNT] = {
     "gpu", "m",  "n",       "k",   "variant", "bm",    "bn",   "bk", "tm", "tn",

@@ -54,7 +54,7 @@ typedef struct ws_journey_hop {
 } ws_journey_hop;
 
 /* How many output elements of a layer the followed value reached, of how
- * many: what the model's owner counts after the run (models/vitrun.h). */
+ * many: what the model's owner counts after the run (models/vit/vitrun.h). */
 typedef struct ws_journey_reach {
   char layer[64];
   uint64_t reached, total;

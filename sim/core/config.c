@@ -1166,7 +1166,7 @@ ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
 }
 
 /* The a100 preset is embedded and loaded by the test suite
- * (tests/sim/test_config.c), so a failure here is a build defect, not an
+ * (tests/sim/core/test_config.c), so a failure here is a build defect, not an
  * input error: there is nothing a caller could do about it. */
 ws_gpu_cfg ws_config_default(void) {
   ws_gpu_cfg cfg;

@@ -172,8 +172,8 @@ typedef struct ws_cfg_hbm {
  * (sim/memsys/uvm.h). */
 #define WS_CFG_MANAGED_BASE 0x00007E0000000000ull
 
-/* The host link (sim/pcie.c) and the host-side costs the runtime
- * (sim/runtime.c) charges around it. */
+/* The host link (sim/host/pcie.c) and the host-side costs the runtime
+ * (sim/host/runtime.c) charges around it. */
 typedef struct ws_cfg_pcie {
   uint32_t gen; /* PCIe generation: sets the lane rate and the line encoding */
   uint32_t lanes;
@@ -295,7 +295,7 @@ ws_status ws_config_load_text(ws_ctx *ctx, const char *text, size_t len, const c
 /* A preset is a few KiB of INI; 1 MiB leaves two orders of magnitude. */
 #define WS_CONFIG_MAX_FILE_BYTES ((size_t)1 << 20)
 ws_status ws_config_load_file(ws_ctx *ctx, const char *path, ws_gpu_cfg *out);
-/* A preset compiled into the binary (sim/presets/NAME.ini). */
+/* A preset compiled into the binary (sim/presets/<name>.ini). */
 ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
 /* The embedded preset names, sorted, NULL-terminated. */
 const char *const *ws_config_preset_names(void);

@@ -9,7 +9,7 @@
  * transfers go through a pinned staging buffer chunk by chunk, the CPU copy
  * of one chunk overlapping the DMA of another (a two-stage pipeline). Each
  * direction has its own copy engine and the link is full duplex, so the
- * caller (sim/runtime.c) may run an H2D and a D2H transfer at once. */
+ * caller (sim/host/runtime.c) may run an H2D and a D2H transfer at once. */
 #ifndef WS_PCIE_H
 #define WS_PCIE_H
 

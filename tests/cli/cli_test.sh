@@ -26,7 +26,7 @@ check() { # check NAME EXPECTED_RC EXPECTED_SUBSTRING -- command...
   fi
 }
 
-saxpy=$src/models/examples/saxpy.wsa
+saxpy=$src/models/runs/examples/saxpy.wsa
 
 check version 0 "warpscope 0.1.0" -- "$ws" --version
 check help 0 "usage: warpscope COMMAND" -- "$ws" --help

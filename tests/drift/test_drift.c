@@ -6,14 +6,14 @@
  * model change that moves a figure out of its band fails `make test` with
  * the figure, its value, the band and the source, and a new measurement is
  * one line. Each preset's figures come from the microbenchmarks of
- * models/microbench.h on a fresh device: pointer-chase latencies per level,
+ * models/runs/microbench.h on a fresh device: pointer-chase latencies per level,
  * the streaming copy's DRAM traffic (% of peak), shared-memory wavefronts
  * per access by stride, L1 sectors per warp load by stride. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "models/microbench.h"
+#include "models/runs/microbench.h"
 #include "plot/table.h"
 
 typedef struct figures {

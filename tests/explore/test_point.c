@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "explore/point.h"
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 
 static ws_point gemm_point(const char *variant, uint32_t m, uint32_t n, uint32_t k) {
   ws_point p;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "explore/space.h"
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 
 static ws_ctx *ctx;
 static ws_space sp;

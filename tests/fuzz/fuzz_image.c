@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/image.h"
-#include "models/imghdr.h"
+#include "base/formats/image.h"
+#include "base/formats/imghdr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

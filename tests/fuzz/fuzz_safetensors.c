@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/f16.h"
-#include "models/safetensors.h"
+#include "base/formats/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -65,7 +65,7 @@ Test(disasm, sample_files_round_trip) { cr_assert_geq(round_trip_dir(WS_SOURCE_D
 
 Test(disasm, example_kernels_round_trip) {
   /* the examples may not exist in every checkout; whatever is there must pass */
-  round_trip_dir(WS_SOURCE_DIR "/models/examples");
+  round_trip_dir(WS_SOURCE_DIR "/models/runs/examples");
 }
 
 /* ---- canonical text ----------------------------------------------------------------- */

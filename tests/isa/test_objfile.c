@@ -8,7 +8,7 @@
 
 #include "isa/asm.h"
 #include "isa/objfile.h"
-#include "models/wsa.h"
+#include "models/kgen/wsa.h"
 
 /* Offsets of version 2 (isa/objfile.c's layout): a 20-byte header, then per
  * kernel a 64-byte name and six u32 counts, 73-byte params, 44-byte
@@ -29,7 +29,7 @@ static ws_program *assemble(ws_ctx *ctx, const char *path) {
 }
 
 static uint8_t *saxpy_object(ws_ctx *ctx, size_t *size) {
-  ws_program *p = assemble(ctx, "models/examples/saxpy.wsa");
+  ws_program *p = assemble(ctx, "models/runs/examples/saxpy.wsa");
   uint8_t *obj = ws_objfile_save(p, size);
   cr_assert_not_null(obj);
   ws_program_destroy(p);
@@ -357,7 +357,7 @@ Test(objfile, source_lines_across_kernels) {
  * its text form then assembled to a different program. */
 Test(objfile, branch_targets_must_be_labelled_and_labels_sorted) {
   ws_ctx *ctx = ws_ctx_create();
-  ws_program *p = assemble(ctx, "models/examples/reduce.wsa");
+  ws_program *p = assemble(ctx, "models/runs/examples/reduce.wsa");
   ws_kernel *k = &p->kernels[0];
   cr_assert_eq(k->nlabels, 2); /* loop, warp_sum */
   size_t size = 0;

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# check.sh - the layering rule of docs/architecture.md, checked on the code.
+# check.sh - the layering rule of cmake/layers.txt, checked on the code, and
+# the blocks of docs/architecture.md drawn from it.
 #
 #   check.sh SOURCE_DIR [LAYER=LIBRARY.a]...
 #   check.sh SOURCE_DIR --diagram     print the stack drawn from the table
+#   check.sh SOURCE_DIR --update      rewrite docs/architecture.md's LAYERS,
+#                                     LAYER DIAGRAM and PUBLIC API blocks
 #
-# Reads the LAYERS and PUBLIC API tables of docs/architecture.md, then fails on
+# Reads cmake/layers.txt (the table the build reads too), then fails on
 #   - a table whose layer may include a layer drawn after it (an upward edge);
-#   - a LAYER DIAGRAM block that is not the stack the table draws;
+#   - a LAYERS, LAYER DIAGRAM or PUBLIC API block of docs/architecture.md
+#     that is not what the table gives (--update writes them);
 #   - a source file in no layer's folder;
 #   - an #include that is not a path from the source root, that goes up a layer
 #     or across into a layer the table does not list, that reaches a simulator
@@ -16,24 +20,22 @@
 #     layer it may not use, and any circle of modules calling each other.
 # The build already refuses most wrong includes (each layer's include path
 # holds only what it may see); this check names the rule and catches what a
-# path cannot: private headers, relative paths, and call circles.
+# path cannot: private headers, relative paths, a sub-folder's files reached
+# through its parent's folder (base/formats/ inside base/), and call circles.
 set -u
-src=${1:?usage: check.sh SOURCE_DIR [LAYER=LIB.a]...}
+src=${1:?usage: check.sh SOURCE_DIR [LAYER=LIB.a]... | --diagram | --update}
 shift
+table_file=$src/cmake/layers.txt
 doc=$src/docs/architecture.md
 failures=0
 fail() { echo "layering: $*" >&2; failures=$((failures + 1)); }
 
-# Rows of the table between <!-- BEGIN $1 --> and <!-- END $1 -->, header
-# row dropped, cells separated by '|', backticks removed.
+# Rows of one [section] of cmake/layers.txt, cells separated by '|' without
+# the blanks around them.
 table() {
   awk -v name="$1" '
-    index($0, "<!-- BEGIN " name " -->") { inside = 1; rows = 0; next }
-    index($0, "<!-- END " name " -->") { inside = 0 }
-    inside && /^\|/ && !/^\|[-|]+\|$/ {
-      if (rows++ == 0) next
-      gsub(/`/, ""); sub(/^\| */, ""); gsub(/ *\| */, "|"); print
-    }' "$doc"
+    /^\[.*\]$/ { inside = ($0 == "[" name "]"); next }
+    inside && /^[a-z]/ { gsub(/ *\| */, "|"); print }' "$table_file"
 }
 
 declare -A dir_of deps_of rank_of public
@@ -44,9 +46,9 @@ while IFS='|' read -r name dir deps _; do
   deps_of[$name]=$deps
   rank_of[$name]=${#order[@]}
   order+=("$name")
-done < <(table "LAYERS")
-while IFS='|' read -r header _; do public[$header]=1; done < <(table "PUBLIC API")
-[ ${#order[@]} -gt 0 ] || { echo "layering: no LAYERS table in $doc" >&2; exit 1; }
+done < <(table layers)
+while IFS='|' read -r header _; do public[$header]=1; done < <(table api)
+[ ${#order[@]} -gt 0 ] || { echo "layering: no [layers] rows in $table_file" >&2; exit 1; }
 
 # The table itself: a layer may only use layers drawn before it (or api,
 # which stands for sim/'s public headers, so only layers after host).
@@ -110,15 +112,51 @@ diagram() {
       echo "$line" | sed 's/ *$//'
     done
 }
-if [ "${1:-}" = --diagram ]; then
+# The Markdown tables of docs/architecture.md, from the table's rows.
+layers_block() {
+  echo '| layer | folder | may include | what it holds | what it must not do |'
+  echo '|---|---|---|---|---|'
+  table layers | awk -F'|' '{ printf "| %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
+}
+api_block() {
+  echo '| header | what it offers |'
+  echo '|---|---|'
+  table api | awk -F'|' '{ printf "| `%s` | %s |\n", $1, $2 }'
+}
+diagram_block() {
+  echo '```'
   diagram
-  exit 0
-fi
-drawn=$(awk '/<!-- BEGIN LAYER DIAGRAM -->/ { inside = 1; next } /<!-- END LAYER DIAGRAM -->/ { inside = 0 }
-             inside && !/^```/' "$doc")
-if [ "$drawn" != "$(diagram)" ]; then
-  fail "the LAYER DIAGRAM block of docs/architecture.md does not match its LAYERS table; draw it with:"
-  echo "    bash tests/layering/check.sh . --diagram" >&2
+  echo '```'
+}
+# splice NAME GENERATOR: the document with the block between NAME's markers
+# replaced by what GENERATOR prints.
+splice() {
+  awk -v name="$1" -v body="$($2)" '
+    index($0, "<!-- BEGIN " name " -->") { print; print body; skip = 1; next }
+    index($0, "<!-- END " name " -->") { skip = 0 }
+    !skip' "$doc"
+}
+blocks=("LAYERS layers_block" "LAYER DIAGRAM diagram_block" "PUBLIC API api_block")
+current=$(cat "$doc")
+want=$current
+for b in "${blocks[@]}"; do
+  name=${b% *}
+  want=$(doc=<(printf '%s\n' "$want") splice "$name" "${b##* }")
+done
+case "${1:-}" in
+  --diagram) diagram; exit 0 ;;
+  --update)
+    [ "$want" = "$current" ] && exit 0
+    printf '%s\n' "$want" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+    echo "layering: docs/architecture.md's blocks rewritten from cmake/layers.txt"
+    exit 0 ;;
+esac
+for b in "${blocks[@]}"; do
+  grep -q "<!-- BEGIN ${b% *} -->" "$doc" || fail "docs/architecture.md lacks its <!-- BEGIN ${b% *} --> block"
+done
+if [ "$want" != "$current" ]; then
+  fail "docs/architecture.md's layer blocks are not what cmake/layers.txt gives; write them with:"
+  echo "    make docs   (or: bash tests/layering/check.sh . --update)" >&2
 fi
 
 # The layer a path (file or header, relative to the root) belongs to.
@@ -155,7 +193,7 @@ check_includes() { # check_includes FILE LAYER
       fail "$file:$lineno: #include \"$header\" is private to $(dirname "$header")/"
     elif ! may_include "$layer" "$header" "$to"; then
       fail "$file:$lineno: #include \"$header\": layer $layer may not include layer $to" \
-           "(${deps_of[$layer]:-nothing}${deps_of[$layer]:+ only}; docs/architecture.md)"
+           "(${deps_of[$layer]:-nothing}${deps_of[$layer]:+ only}; cmake/layers.txt)"
     fi
   done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src/$file")
 }
@@ -166,7 +204,7 @@ while IFS= read -r file; do
   file=${file#./}
   layer=$(layer_of "$file")
   if [ -z "$layer" ]; then
-    fail "$file is in no layer's folder (docs/architecture.md, LAYERS)"
+    fail "$file is in no layer's folder (cmake/layers.txt)"
     continue
   fi
   check_includes "$file" "$layer"
@@ -215,7 +253,7 @@ if [ ${#libs[@]} -gt 0 ]; then
 fi
 
 if [ "$failures" -gt 0 ]; then
-  echo "layering: $failures violation(s) of the rule in docs/architecture.md" >&2
+  echo "layering: $failures violation(s) of the rule in cmake/layers.txt" >&2
   exit 1
 fi
-echo "layering: ${#order[@]} layers, $files files' includes and $edges cross-module symbol uses follow docs/architecture.md"
+echo "layering: ${#order[@]} layers, $files files' includes and $edges cross-module symbol uses follow cmake/layers.txt"

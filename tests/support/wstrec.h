@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "traces/wst.h"
 
 /* Creates the file named by the template (XXXXXX replaced), empty. */

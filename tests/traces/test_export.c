@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "sim/host/runtime.h"
 #include "tests/support/wstrec.h"
 #include "traces/evtext.h"
@@ -66,7 +66,7 @@ static void record_runtime(void) {
   ws_device *dev = wstrec_device(ctx, "classroom", NULL);
   ws_wst_writer *w = wstrec_start(ctx, dev, path, NULL);
   ws_program *prog = NULL;
-  cr_assert_eq(ws_example_program(ctx, "models/examples/saxpy.wsa", &prog), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_example_program(ctx, "models/runs/examples/saxpy.wsa", &prog), WS_OK, "%s", ws_errmsg(ctx));
   const ws_kernel *k = ws_program_find_kernel(prog, "saxpy");
   cr_assert_not_null(k);
   ws_runtime *rt = NULL;

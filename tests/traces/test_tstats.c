@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "tests/support/wstrec.h"
 #include "traces/tstats.h"
 #include "traces/wst.h"

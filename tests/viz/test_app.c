@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "tests/support/wstrec.h"
 #include "viz/app.h"
 #include "viz/ledger.h"

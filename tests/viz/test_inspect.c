@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "tests/support/wstrec.h"
 #include "viz/inspect.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "isa/isa.h"
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "tests/support/wstrec.h"
 #include "traces/wst.h"
 #include "viz/model.h"

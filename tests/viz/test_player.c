@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "tests/support/wstrec.h"
 #include "viz/player.h"
 

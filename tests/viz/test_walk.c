@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/image.h"
-#include "models/vitrun.h"
+#include "base/formats/image.h"
+#include "models/vit/vitrun.h"
 #include "traces/journey.h"
 #include "traces/tee.h"
 #include "traces/wst.h"

@@ -4,7 +4,7 @@
  * others within the fp32 accumulation bound.
  *
  * Design: the GEMMs take the reference forward pass's activations as
- * inputs (models/tinyvit.h), so each product is checked on its own and an
+ * inputs (models/vit/tinyvit.h), so each product is checked on its own and an
  * error cannot hide behind an earlier layer's. Built only when CMake finds
  * the CUDA toolkit; without a usable GPU it exits 77, which CTest reports
  * as skipped. cuBLAS runs in its default math mode, never TF32, so it is an
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/gemmgen.h"
-#include "models/image.h"
-#include "models/tinyvit.h"
+#include "base/formats/image.h"
+#include "models/kgen/gemmgen.h"
+#include "models/vit/tinyvit.h"
 
 #define EXIT_SKIP 77
 

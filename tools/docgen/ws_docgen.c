@@ -6,8 +6,8 @@
  *   ws-docgen --update [NAME...]   rewrite the blocks in docs/ (all by default)
  *   ws-docgen --check [NAME...]    exit 1 when a block is out of date
  *
- * Design: the block table and generators live in the library (sim/docgen.h),
- * so tests/sim/test_docgen.c checks the committed documents with the very
+ * Design: the block table and generators live in the library (tools/docgen/docgen.h),
+ * so tests/tools/docgen/test_docgen.c checks the committed documents with the very
  * same code; run from the source root. */
 #include <stdbool.h>
 #include <stdio.h>

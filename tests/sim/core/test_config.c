@@ -361,7 +361,7 @@ Test(config, unknown_preset_lists_the_presets) {
   cr_assert_eq(ws_config_load_preset(ctx, "b200", &cfg), WS_ERR_INVALID);
   cr_assert_str_eq(ws_errmsg(ctx),
                    "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)");
-  cr_assert_eq(ws_config_load_preset(ctx, "../models/examples/saxpy", &cfg), WS_ERR_INVALID);
+  cr_assert_eq(ws_config_load_preset(ctx, "../models/runs/examples/saxpy", &cfg), WS_ERR_INVALID);
   ws_ctx_destroy(ctx);
 }
 

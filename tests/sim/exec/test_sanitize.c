@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "../simtest.h"
-#include "models/attngen.h"
-#include "models/example.h"
-#include "models/gemmgen.h"
-#include "models/image.h"
-#include "models/nngen.h"
-#include "models/vitrun.h"
+#include "base/formats/image.h"
+#include "models/kgen/attngen.h"
+#include "models/kgen/gemmgen.h"
+#include "models/kgen/nngen.h"
+#include "models/runs/example.h"
+#include "models/vit/vitrun.h"
 
 /* Assembles src, turns the checks on (before any allocation, so the init
  * check follows every buffer) in functional or timing mode. */
@@ -398,7 +398,7 @@ Test(sanitize, gemm_ladder_is_clean) {
 }
 
 /* TinyViT32 end to end with both attention paths: the layer kernels
- * (models/nngen.h), fused and naive attention (models/attngen.h) and the
+ * (models/kgen/nngen.h), fused and naive attention (models/kgen/attngen.h) and the
  * GEMMs, through the host runtime's copies. */
 Test(sanitize, tinyvit_is_clean) {
   ws_ctx *ctx = ws_ctx_create();

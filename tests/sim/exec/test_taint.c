@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/f16.h"
-#include "models/gemmgen.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/exec/cta.h"
 #include "sim/exec/mem.h"
 #include "sim/exec/taint.h"

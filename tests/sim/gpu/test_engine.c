@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "sim/core/occupancy.h"
 #include "sim/host/report.h"
 #include "sim/memsys/latency.h"
@@ -367,7 +367,7 @@ Test(engine, shipped_examples_pass_timed_with_a_report) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   ws_program *prog = NULL;
-  cr_assert_eq(ws_example_program(ctx, "models/examples/saxpy.wsa", &prog), WS_OK);
+  cr_assert_eq(ws_example_program(ctx, "models/runs/examples/saxpy.wsa", &prog), WS_OK);
   ws_launch_stats ls = {.cycles = 1000, .warp_insns = 10, .ctas = 1};
   ws_report_print(f, &c, prog->kernels[0].name, (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, &ls,
                   ws_device_stats(dev));

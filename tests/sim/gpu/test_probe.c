@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "sim/host/pcie.h"
 #include "sim/host/runtime.h"
 #include "sim/memsys/dram.h"

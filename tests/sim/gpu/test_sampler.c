@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "explore/point.h"
-#include "models/example.h"
+#include "models/runs/example.h"
 #include "sim/gpu/sampler.h"
 
 Test(sampler, plans_only_grids_with_enough_waves) {

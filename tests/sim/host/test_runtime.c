@@ -4,7 +4,7 @@
  *
  * Design: every run uses the classroom preset (PCIe gen3 x16, 1000 MHz, so
  * one core cycle is one ns), whose link costs are worked out in
- * tests/sim/test_pcie.c: a pinned 1 MiB copy takes 10000 + 72800 = 82800
+ * tests/sim/host/test_pcie.c: a pinned 1 MiB copy takes 10000 + 72800 = 82800
  * ns, a 4-byte one 10002 ns, a 256-byte one 10018 ns ((256 + 24) x 65 /
  * 1024 = 17.8 -> 18), a pageable 1 MiB one 145622 ns; a launch call keeps
  * the host 4000 ns. Kernel durations come from the timing model's cycle

@@ -1,6 +1,6 @@
 /* test_isadoc.c - the opcode table generated from opcodes.def: one row per
  * opcode, and the splicer replaces only the generated block. Whether
- * docs/isa.md carries the current table is checked by tests/sim/test_docgen.c. */
+ * docs/isa.md carries the current table is checked by tests/tools/docgen/test_docgen.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

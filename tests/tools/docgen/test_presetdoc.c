@@ -1,7 +1,7 @@
 /* test_presetdoc.c - the preset tables generated from the key table: one row
  * per key with its sources, source comments read off INI lines, and the
  * splicer replaces only the generated block. Whether docs/presets.md carries
- * the current tables is checked by tests/sim/test_docgen.c. */
+ * the current tables is checked by tests/tools/docgen/test_docgen.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
-/* util.c - shared CLI helpers: messages, number and dimension parsing, whole
- * file reads and atomic writes, program loading. */
+/* util.c - shared CLI helpers: error and usage messages, number, dimension,
+ * cycle-range and chart-size parsing, a repeated flag refused, and a
+ * program loaded from .wsa or .wso with its kernel picked. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

@@ -13,10 +13,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Event kinds, one numbering for every component so none collide: the
+ * engine's own, and a range the memory system numbers within
+ * (sim/memsys/memsys.h hands those back to ws_memsys_handle). */
+enum {
+  WS_EVK_NONE = 0,
+  WS_EVK_SM_WAKE = 1,  /* unit = sm: re-evaluate the SM at this cycle */
+  WS_EVK_MEM_RESP = 2, /* unit = sm, payload = cookie: a load/atomic/async access is back */
+  WS_EVK_MEMSYS_FIRST = 16,
+  WS_EVK_MEMSYS_LAST = 63
+};
+
 typedef struct ws_event {
   uint64_t cycle;
   uint64_t seq;     /* insertion order, for deterministic ties */
-  uint16_t kind;    /* which component handles it (the engine's enum) */
+  uint16_t kind;    /* which component handles it (WS_EVK_*) */
   uint16_t unit;    /* instance within the kind (SM index, slice, channel) */
   uint32_t arg;     /* kind-specific */
   uint64_t payload; /* kind-specific (a request index, a cookie) */

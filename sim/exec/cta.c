@@ -12,24 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/analysis.h"
 #include "sim/exec/exec_int.h"
 #include "sim/exec/sanitize.h"
 #include "sim/exec/taint.h"
 
 uint32_t ws_cta_regs_needed(const ws_kernel *k) {
-  uint32_t need = k->regs_per_thread;
-  for (uint32_t i = 0; i < k->ninsns; i++) {
-    const ws_insn *insn = &k->insns[i];
-    unsigned n = ws_isa_nopnds((ws_op)insn->op);
-    for (unsigned j = 0; j < n && j < WS_MAX_OPERANDS; j++) {
-      const ws_operand *o = &insn->opnd[j];
-      if ((o->kind != WS_OPND_REG && o->kind != WS_OPND_MEM) || o->reg >= WS_REG_RZ) continue;
-      unsigned cnt = o->kind == WS_OPND_MEM ? 2u : ws_isa_opnd_nregs(insn, j);
-      uint32_t top = o->reg + cnt < WS_REG_RZ ? o->reg + cnt : WS_REG_RZ;
-      if (top > need) need = top;
-    }
-  }
-  return need ? need : 1;
+  uint32_t touched = ws_analysis_regs(k);
+  return k->regs_per_thread > touched ? k->regs_per_thread : touched;
 }
 
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out) {

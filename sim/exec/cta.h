@@ -49,11 +49,13 @@ typedef struct ws_cta {
 } ws_cta;
 
 /* Registers per thread the executor must hold for k: the larger of the
- * kernel's declared count and the highest register any operand touches + 1
- * (so a hand-built kernel with a wrong count cannot index out of bounds). A
- * memory operand's base register counts as a 64-bit pair whatever its
- * space, so a shared or constant address in the highest register costs one
- * spare row. */
+ * kernel's declared count and ws_analysis_regs(k), the highest register any
+ * operand touches + 1 (so a hand-built kernel with a wrong count cannot
+ * index out of bounds). The analysis counts exactly what the executor
+ * reads and writes (a global address is a pair, a shared or constant one a
+ * single register, a parameter none), and the assembler and the object
+ * loader set regs_per_thread from it, so for every verified program the two
+ * are one count. */
 uint32_t ws_cta_regs_needed(const ws_kernel *k);
 
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out);

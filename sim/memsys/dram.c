@@ -1,15 +1,13 @@
-/* dram.c - HBM channel controllers: mapping, FR-FCFS, bank timing.
+/* dram.c - HBM channel controllers: FR-FCFS scheduling, bank timing, the
+ * JEDEC rules between commands, refresh and write batching. Where a line
+ * lives (channel, bank, row) is sim/memsys/addrmap.c's answer, asked once
+ * per request.
  *
  * Design: per channel a small array queue in arrival order (so "oldest" is
  * the lowest index and FR-FCFS is one scan of at most queue_depth entries)
  * and per bank the open row, the cycle of its last ACT (for tRAS) and the
  * cycle it can take its next column command. Open-page policy: a row stays
  * open until a request to another row of the bank needs the bank.
- * Mapping: channel = digit sum of the line number in base `channels`, mod
- * channels, so any stride that is a power of the channel count rotates over
- * the channels instead of camping on one; within a channel, consecutive
- * lines fill a row, rows rotate over banks with the same skew. Both steps
- * are bijections, so two lines never share a (channel, bank, row, column).
  * JEDEC rules between the commands of a channel (each 0 when the preset
  * leaves it out): column to column tCCD_S/tCCD_L and activate to activate
  * tRRD_S/tRRD_L by bank group (bank b in group b mod bank_groups), four

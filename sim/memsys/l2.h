@@ -18,7 +18,7 @@
 #include "base/ctx.h"
 #include "sim/core/config.h"
 #include "sim/core/stats.h"
-#include "sim/memsys/memsys.h"
+#include "sim/memsys/access.h"
 
 typedef struct ws_l2 ws_l2;
 

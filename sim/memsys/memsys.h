@@ -31,32 +31,7 @@
 #include "sim/core/eventq.h"
 #include "sim/core/probe.h"
 #include "sim/core/stats.h"
-
-/* Event kinds: the engine owns the numbering so components cannot collide. */
-enum {
-  WS_EVK_NONE = 0,
-  WS_EVK_SM_WAKE = 1,  /* unit = sm: re-evaluate the SM at this cycle */
-  WS_EVK_MEM_RESP = 2, /* unit = sm, payload = cookie: a load/atomic/async access is back */
-  WS_EVK_MEMSYS_FIRST = 16,
-  WS_EVK_MEMSYS_LAST = 63
-};
-
-typedef enum ws_access_kind {
-  WS_ACCESS_LOAD,
-  WS_ACCESS_STORE,
-  WS_ACCESS_ATOMIC, /* performed at the L2 slice; never cached in L1 */
-  WS_ACCESS_ASYNC,  /* LDGSTS global -> shared: a load whose data goes to shared memory */
-  WS_ACCESS_KIND_COUNT
-} ws_access_kind;
-
-typedef struct ws_line_access {
-  uint64_t line_addr;  /* aligned to the L1 line size */
-  uint8_t sector_mask; /* bit i: sector i of the line is touched */
-  uint8_t kind;        /* ws_access_kind */
-  uint16_t bytes;      /* bytes the warp actually uses in this line (for efficiency stats) */
-  uint16_t warp;       /* the SM warp slot that asked (for the probe) */
-  uint8_t flags;       /* WS_PROBE_TAGGED when it moves a followed value */
-} ws_line_access;
+#include "sim/memsys/access.h"
 
 typedef struct ws_memsys ws_memsys;
 

@@ -337,10 +337,18 @@ Test(cta, regs_needed) {
                "a param name is no register");
 }
 
-/* A memory operand's base counts as a pair whatever the space, so a shared
- * address in R5 asks for 7 rows where R5 alone needs 6 (the assembler's
- * analysis says 6): one spare row, documented in cta.h, and kept because
- * the count feeds occupancy, which the shipped statistics depend on. */
-Test(cta, regs_needed_counts_a_shared_address_as_a_pair) {
-  cr_expect_eq(needed(".kernel t\n.shared b 64\nLDS.32 R1, [R5]\nEXIT\n", 0), 7);
+/* The executor's rows and the assembler's count are one count: a shared
+ * address in R5 is one register (6 rows), as the executor reads it, and
+ * every verified program's declared count is what the analysis says. */
+Test(cta, regs_needed_is_the_analysis_count) {
+  cr_expect_eq(needed(".kernel t\n.shared b 64\nLDS.32 R1, [R5]\nEXIT\n", 0), 6);
+  const char *srcs[] = {".kernel t\n.shared b 64\nLDS.32 R1, [R5]\nEXIT\n",
+                        ".kernel t\nLDG.32 R1, [R4]\nEXIT\n",
+                        ".kernel t\nHMMA.16816.F32 R16, R20, R24, R16\nEXIT\n"};
+  for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+    ct t;
+    ct_init(&t, srcs[i], (ws_dim3){1, 1, 1}, (ws_dim3){32, 1, 1}, 0, 1);
+    cr_expect_eq(ws_cta_regs_needed(t.launch.kernel), t.launch.kernel->regs_per_thread, "%s", srcs[i]);
+    ct_fini(&t);
+  }
 }

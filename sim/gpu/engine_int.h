@@ -1,0 +1,106 @@
+/* engine_int.h - the engine's state, shared by its two files: engine.c
+ * (the main loop, CTA placement, a launch's start and end) and
+ * engine_sampled.c (what a sampled launch times, skips and prices, and the
+ * gap run on several host threads).
+ *
+ * Design: one struct, so the main loop's hot fields and the sampler's
+ * windows stay where the loop reads them; the split is by concern, not by
+ * data. Private to sim/gpu/. */
+#ifndef WS_ENGINE_INT_H
+#define WS_ENGINE_INT_H
+
+#include "sim/core/eventq.h"
+#include "sim/exec/ffwd.h"
+#include "sim/gpu/dispatch.h"
+#include "sim/gpu/engine.h"
+#include "sim/memsys/memsys.h"
+#include "sim/sm/sm.h"
+
+#define WS_ENGINE_NEVER UINT64_MAX
+
+/* How often (iterations of the main loop) the loop windows look at the
+ * resident CTAs: a look reads every resident CTA, and a window lasts
+ * thousands of cycles. */
+#define WS_ENGINE_LOOP_LOOK_EVERY_ITERATIONS 16u
+
+struct ws_engine {
+  ws_ctx *ctx;
+  const ws_gpu_cfg *cfg;
+  const ws_probe *probe; /* NULL: nobody watches */
+  ws_stats *stats;
+  ws_eventq q;
+  ws_memsys *mem;
+  ws_sm **sms;
+  uint32_t nsms;
+  /* copies of each SM's next cycle and of "its LSU waits for the memory
+   * system", refreshed after every call that can change them: the loop scans
+   * these contiguous arrays every visited cycle instead of 2 x num_sms SM
+   * structs (which do not stay in the host's cache) */
+  uint64_t *sm_next;
+  uint8_t *sm_blocked;
+  /* a blocked LSU is offered again only when the memory system says its
+   * L1 changed (ws_memsys_retry_due); the retries it skips, one per cycle
+   * with memory events, are counted from mem_progress_cycles (cycles with
+   * memory events so far) and sm_parked (its value at the SM's refusal),
+   * so the refusal counters stay what retrying every such cycle gave */
+  uint64_t *sm_parked;
+  uint64_t mem_progress_cycles;
+  /* bit i: SM i has a next cycle (sm_next[i] != NEVER). The loop visits
+   * the set bits in index order, so SMs with nothing to do (a small grid on
+   * a large GPU, or every warp waiting on memory) cost nothing per cycle */
+  uint64_t *sm_awake;
+  uint32_t nwords;
+  ws_dispatch dispatch;
+  uint64_t cycle;
+  bool keep_l2;                 /* a launch finds the previous launch's L2 contents */
+  ws_watchdog *wd;              /* the running launch's */
+  ws_launch_stats *ls;          /* the running launch's; ctas kept current for progress reports */
+  const ws_exec_launch *launch; /* the running launch */
+  /* sampling: the choice, the running launch's sampler, the counters at the
+   * open batch's start, and their moves over the closed batches */
+  ws_sampling sampling;
+  ws_sampler smp;
+  uint64_t *batch_start, *window;
+  size_t nwindow;
+  uint64_t skipped_warp_insns; /* issued by the skipped CTAs, run functionally */
+  /* sampling inside CTAs: the loop, the windows, the counters at the open
+   * window's start, the resident CTAs and their snapshots (one per slot),
+   * and CTA placements so far (a placement breaks a window) */
+  ws_ffwd_plan ffwd;
+  ws_loop_sampler loops;
+  uint64_t *loop_start, *loop_prev; /* counters at the window's start; their moves over the window before */
+  ws_ffwd_snap ffwd_origin;         /* the CTA whose loop's end is looked for */
+  ws_cta **ffwd_ctas;
+  uint64_t *ffwd_insns; /* each one's instructions over the window just closed */
+  uint64_t *ffwd_speed; /* and over every window of the loop so far: its speed */
+  uint64_t *ffwd_share; /* the iterations it moves on in the gap being made */
+  ws_ffwd_snap *ffwd_snaps;
+  uint32_t ffwd_cap;
+  uint64_t placements;
+  ws_warp_step ffwd_step; /* scratch for the fast-forward's steps */
+  /* counters */
+  uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
+};
+
+/* engine.c: re-reads SM i's state after a call that may have changed it;
+ * counts the retries SM i's blocked LSU skipped over `later` cycles with
+ * memory events since its refusal. */
+void ws_engine_sync_sm(ws_engine *e, uint32_t i);
+void ws_engine_count_skipped(ws_engine *e, uint32_t i, uint64_t later);
+
+/* engine_sampled.c: CTA waves (sampler.h). At a retirement in a warm or
+ * measured wave; after the last CTA, the skipped waves' counters added. */
+ws_status ws_engine_sample_wave(ws_engine *e, uint64_t t);
+void ws_engine_extrapolate(ws_engine *e);
+/* Loop windows inside CTAs: the launch's plan (a loop to fast-forward, and
+ * room for its snapshots), the price of the iterations skipped so far, and
+ * the main loop's regular look at the resident CTAs. */
+ws_status ws_engine_plan_loops(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch,
+                               const ws_occupancy *occ);
+void ws_engine_loop_price(ws_engine *e, uint64_t t, bool with_next);
+ws_status ws_engine_loop_look(ws_engine *e, uint64_t t);
+/* The batches' counters, one per registered counter; the CTA snapshots. */
+ws_status ws_engine_window_alloc(ws_engine *e);
+void ws_engine_free_ffwd(ws_engine *e);
+
+#endif

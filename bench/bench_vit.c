@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "base/formats/image.h"
-#include "models/vit/vitrun.h"
+#include "models/vit/vitjob.h"
 
 #ifndef REPEATS
 #define REPEATS 5
@@ -23,40 +22,29 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One whole run; the simulated end-to-end time and the instructions
- * simulated come back for the printout. */
+/* One whole run, as `warpscope run --batch N` makes it; the simulated
+ * end-to-end time and the instructions simulated come back for the
+ * printout. */
 static ws_status one_run(ws_ctx *ctx, const char *preset, uint32_t batch, uint64_t *e2e_ns,
                          uint64_t *warp_insns) {
-  ws_gpu_cfg cfg;
-  ws_device *dev = NULL;
-  ws_runtime *rt = NULL;
-  ws_tinyvit_weights *w = NULL;
-  ws_vitrun_result res = {0};
+  ws_gpu_cfg gpu;
   ws_tinyvit_cfg mc = ws_tinyvit_cfg_default();
-  float *images = calloc((size_t)batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *images);
-  ws_status st = images ? ws_config_load_preset(ctx, preset, &cfg) : WS_ERR_NOMEM;
-  for (uint32_t i = 0; i < batch && st == WS_OK; i++)
-    st = ws_image_input(ctx, ws_image_sample_names()[i % 4], images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS);
-  if (st == WS_OK) st = ws_tinyvit_weights_create(ctx, &mc, &w);
-  if (st == WS_OK) ws_tinyvit_weights_init_seeded(w, 1);
-  if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
-  if (st == WS_OK) st = ws_runtime_create(dev, &rt);
+  ws_vitjob_cfg jc = {.model = &mc, .seed = 1, .batch = batch};
+  ws_vitjob job = {0};
+  ws_status st = ws_config_load_preset(ctx, preset, &gpu);
+  if (st == WS_OK) st = ws_vitjob_open(ctx, &gpu, &jc, &job);
   ws_vitrun_cfg vc = ws_vitrun_defaults();
   vc.batch = batch;
-  if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &vc, &res);
+  if (st == WS_OK) st = ws_vitjob_run(&job, &vc);
   if (st == WS_OK) {
     size_t n;
-    const ws_runtime_record *r = ws_runtime_timeline(rt, &n);
+    const ws_runtime_record *r = ws_runtime_timeline(job.rt, &n);
     *warp_insns = 0;
     for (size_t i = 0; i < n; i++) *warp_insns += r[i].stats.warp_insns;
-    *e2e_ns = res.end_ns - res.image_start_ns;
-    if (!res.pass) st = ws_ctx_fail(ctx, WS_ERR_FAULT, "a layer failed its check");
+    *e2e_ns = job.res.end_ns - job.res.image_start_ns;
+    if (!job.res.pass) st = ws_ctx_fail(ctx, WS_ERR_FAULT, "a layer failed its check");
   }
-  ws_vitrun_result_free(&res);
-  ws_runtime_destroy(rt);
-  ws_device_destroy(dev);
-  ws_tinyvit_weights_destroy(w);
-  free(images);
+  ws_vitjob_close(&job);
   return st;
 }
 

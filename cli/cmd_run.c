@@ -17,7 +17,7 @@
 
 #include "base/formats/image.h"
 #include "cli/cli.h"
-#include "models/vit/vitrun.h"
+#include "models/vit/vitjob.h"
 #include "sim/host/pcie.h"
 #include "viz/app.h"
 
@@ -220,35 +220,15 @@ static int parse_flags(int argc, char **argv, run_opts *o) {
 
 /* ---- inputs ------------------------------------------------------------------ */
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Decodes, resizes and normalizes image i of the batch; adds the host time. */
-static ws_status prepare_image(ws_ctx *ctx, const char *name, float *chw, double *host_s) {
-  double t0 = seconds_now();
-  ws_status st = ws_image_input(ctx, name, chw);
-  *host_s += seconds_now() - t0;
-  return st;
-}
-
 static const char *image_of(const run_opts *o, uint32_t i) {
-  if (o->nimages) return o->images[i % (uint32_t)o->nimages];
-  const char *const *s = ws_image_sample_names();
-  size_t n = 0;
-  while (s[n]) n++;
-  return s[i % n];
+  return ws_vitjob_image(o->images, (size_t)o->nimages, i);
 }
 
-static ws_status load_weights(ws_ctx *ctx, const run_opts *o, ws_tinyvit_weights **w) {
-  ws_status st = WS_OK;
-  if (o->weights)
-    st = ws_tinyvit_weights_load(ctx, o->weights, &o->model, w);
-  else if ((st = ws_tinyvit_weights_create(ctx, &o->model, w)) == WS_OK)
-    ws_tinyvit_weights_init_seeded(*w, o->seed);
-  return st;
+/* Checks and limits cover the runtime's own allocations too. */
+static void device_ready(void *user, ws_device *dev) {
+  const run_opts *o = user;
+  ws_cli_watchopt_apply(&o->watch, dev);
+  ws_device_set_checks(dev, o->checks);
 }
 
 /* ---- printing ------------------------------------------------------------------- */
@@ -481,47 +461,41 @@ static int check_flags(ws_ctx *ctx, run_opts *o, ws_gpu_cfg *cfg) {
 }
 
 static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *exit_code) {
-  ws_device *dev = NULL;
-  ws_runtime *rt = NULL;
-  ws_tinyvit_weights *w = NULL;
-  ws_vitrun_result res;
-  memset(&res, 0, sizeof res);
-  double host_s = 0;
-  float *images = calloc((size_t)o->vit.batch * WS_TINYVIT_IMAGE_FLOATS, sizeof *images);
-  ws_status st = images ? load_weights(ctx, o, &w) : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of host memory");
-  for (uint32_t i = 0; i < o->vit.batch && st == WS_OK; i++)
-    st = prepare_image(ctx, image_of(o, i), images + (size_t)i * WS_TINYVIT_IMAGE_FLOATS, &host_s);
-  if (st == WS_OK) st = ws_device_create(ctx, cfg, &dev);
-  if (st == WS_OK) ws_cli_watchopt_apply(&o->watch, dev);
-  if (st == WS_OK) ws_device_set_checks(dev, o->checks);
-  if (st == WS_OK) st = ws_runtime_create(dev, &rt);
+  ws_vitjob_cfg jc = {.model = &o->model,
+                      .weights_path = o->weights,
+                      .seed = o->seed,
+                      .images = o->images,
+                      .nimages = (size_t)o->nimages,
+                      .batch = o->vit.batch,
+                      .device_ready = device_ready,
+                      .user = o};
+  ws_vitjob job;
+  ws_status st = ws_vitjob_open(ctx, cfg, &jc, &job);
+  const ws_vitrun_result *res = &job.res;
   ws_cli_trace trace;
   memset(&trace, 0, sizeof trace);
-  if (st == WS_OK) st = ws_cli_trace_start(ctx, &o->trace, dev, o->vit.follow.on, &trace);
-  if (st == WS_OK) st = ws_vitrun_run(rt, w, images, &o->vit, &res);
+  if (st == WS_OK) st = ws_cli_trace_start(ctx, &o->trace, job.dev, o->vit.follow.on, &trace);
+  if (st == WS_OK) st = ws_vitjob_run(&job, &o->vit);
   if (st == WS_OK) {
-    print_header(o, cfg, w, host_s);
-    print_timeline(rt, &o->vit, &res);
-    print_summary(o, &res);
-    if (o->vit.follow.on) print_journey(&o->vit.follow, trace.journey, rt, cfg);
-    if (o->vit.follow.on) print_reach(&o->vit.follow, &res);
-    *exit_code = res.pass ? WS_EXIT_OK : WS_EXIT_FAIL;
+    print_header(o, cfg, job.weights, job.host_prep_s);
+    print_timeline(job.rt, &o->vit, res);
+    print_summary(o, res);
+    if (o->vit.follow.on) print_journey(&o->vit.follow, trace.journey, job.rt, cfg);
+    if (o->vit.follow.on) print_reach(&o->vit.follow, res);
+    *exit_code = res->pass ? WS_EXIT_OK : WS_EXIT_FAIL;
   }
   /* the trace keeps the pixel's reach per layer beside its hops */
-  for (size_t i = 0; st == WS_OK && trace.journey && i < res.nreach; i++)
-    st = ws_journey_add_reach(ctx, trace.journey, res.reach[i].layer, res.reach[i].reached,
-                              res.reach[i].total);
-  if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, rt);
+  for (size_t i = 0; st == WS_OK && trace.journey && i < res->nreach; i++)
+    st = ws_journey_add_reach(ctx, trace.journey, res->reach[i].layer, res->reach[i].reached,
+                              res->reach[i].total);
+  if (st == WS_OK) st = ws_cli_trace_finish(ctx, &o->trace, &trace, job.rt);
   ws_cli_trace_free(&trace);
   if (st == WS_OK && o->viz) st = view(ctx, o->trace.path, o->vit.follow.on);
   /* the weights file is an output like any other: written only by a run
    * that succeeded, so a refused or failed run leaves the old file alone */
-  if (st == WS_OK && res.pass && o->save_weights) st = ws_tinyvit_weights_save(ctx, w, o->save_weights);
-  ws_vitrun_result_free(&res);
-  ws_runtime_destroy(rt);
-  ws_device_destroy(dev);
-  ws_tinyvit_weights_destroy(w);
-  free(images);
+  if (st == WS_OK && res->pass && o->save_weights)
+    st = ws_tinyvit_weights_save(ctx, job.weights, o->save_weights);
+  ws_vitjob_close(&job);
   return st;
 }
 

@@ -29,7 +29,7 @@ int ws_cli_disasm(int argc, char **argv);
 int ws_cli_exec(int argc, char **argv);
 int ws_cli_example(int argc, char **argv);
 int ws_cli_gpus(int argc, char **argv);
-int ws_cli_bench_gpu(int argc, char **argv);
+int ws_cli_microbench(int argc, char **argv);
 int ws_cli_run(int argc, char **argv);
 int ws_cli_kernel(int argc, char **argv);
 int ws_cli_trace_command(int argc, char **argv);

@@ -24,7 +24,7 @@ static const command commands[] = {
     {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
     {"kernel", ws_cli_kernel, "print a generated kernel (GEMM ladder, attention, LayerNorm...) as .wsa"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
-    {"bench-gpu", ws_cli_bench_gpu, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
+    {"microbench", ws_cli_microbench, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
     {"trace", ws_cli_trace_command,
      "read a .wst trace: info, dump, counters rebuilt, Perfetto JSON or CSV export"},
     {"viz", ws_cli_viz, "draw a trace's GPU at a cycle: PNG screenshots and frames, rendered in software"},
@@ -47,12 +47,17 @@ static const command commands[] = {
     {"gpus", ws_cli_gpus, "list the GPU presets, or show one preset's keys, sources and peak figures"},
 };
 
+/* Former names still run their command; they are not listed. */
+static const struct {
+  const char *old, *now;
+} renamed[] = {{"bench-gpu", "microbench"}};
+
 static void print_help(FILE *out) {
   fprintf(out, "usage: warpscope COMMAND [OPTIONS]\n\n"
                "warpscope is a GPU memory-hierarchy simulator that runs kernels written in\n"
                "its SIMT ISA (docs/isa.md).\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n'warpscope COMMAND --help' describes a command.\n"
                "  --help      this text\n  --version   the version\n");
 }
@@ -76,6 +81,8 @@ static int dispatch(int argc, char **argv) {
     printf("warpscope %s\n", WS_VERSION);
     return WS_EXIT_OK;
   }
+  for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+    if (strcmp(cmd, renamed[i].old) == 0) cmd = renamed[i].now;
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) {
       int rc = commands[i].run(argc - 1, argv + 1);

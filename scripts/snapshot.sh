@@ -17,7 +17,7 @@ for g in "${presets[@]}"; do
     jobs+=("example $e --gpu $g --stats-json $out/example-$e-$g.json --report > $out/example-$e-$g.txt")
   done
   for b in latency bandwidth smem-banks coalescing; do
-    jobs+=("bench-gpu $b --gpu $g > $out/bench-$b-$g.txt")
+    jobs+=("microbench $b --gpu $g > $out/bench-$b-$g.txt")
   done
 done
 # run's host preprocessing time is measured on the machine: the one line left out

@@ -265,9 +265,11 @@ for f in noise binary; do # messages about garbage files are printable text
   else passed=$((passed + 1)); fi
 done
 check bench-l2-too-small 0 "L2 hit, near       (cannot be measured on this preset: the L2 holds 16 lines, and a chain that misses L1 needs more than its 32 ways of one set)" -- \
-  "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=2 --set l2.slices=1 --set l2.assoc=1
-check bench-l2-1kib 0 "DRAM, closed bank      32     16    456.00" -- "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
-check bench-l2-copy-one-sm 0 "L2 (copy, passes 3-6)    (cannot be measured on this preset: passes 3-6 found only 2272 of their 3476 sectors read in L2 (1204 hit L1, 0 missed L2))" -- "$ws" bench-gpu bandwidth --gpu classroom --set gpu.num_sms=1
+  "$ws" microbench latency --gpu classroom --set l2.size_kib=2 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-1kib 0 "DRAM, closed bank      32     16    456.00" -- "$ws" microbench latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
+# the command's former name still runs it
+check bench-gpu-former-name 0 "DRAM, closed bank      32     16    456.00" -- "$ws" bench-gpu latency --gpu classroom --set l2.size_kib=1 --set l2.slices=1 --set l2.assoc=1
+check bench-l2-copy-one-sm 0 "L2 (copy, passes 3-6)    (cannot be measured on this preset: passes 3-6 found only 2272 of their 3476 sectors read in L2 (1204 hit L1, 0 missed L2))" -- "$ws" microbench bandwidth --gpu classroom --set gpu.num_sms=1
 
 # one rule for exit codes: anything wrong on the command line is 2, before anything runs
 check dup-gpu 2 "--gpu given twice (one value is allowed; the last would silently win)" -- "$ws" example saxpy --gpu a100 --gpu v100

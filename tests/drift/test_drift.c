@@ -50,7 +50,7 @@ static double measure(ws_ctx *ctx, const char *preset, const char *name, figures
   if (strcmp(name, "stream.dram_pct") == 0) {
     if (!f->has_stream) {
       ws_device *dev = fresh(ctx, preset);
-      uint64_t twice_l2 = 2 * ws_device_cfg(dev)->geom.l2_bytes; /* as bench-gpu bandwidth */
+      uint64_t twice_l2 = 2 * ws_device_cfg(dev)->geom.l2_bytes; /* as microbench bandwidth */
       cr_assert_eq(ws_microbench_stream_hbm(dev, twice_l2, &f->stream), WS_OK, "%s", ws_errmsg(ctx));
       ws_device_destroy(dev);
       f->has_stream = true;

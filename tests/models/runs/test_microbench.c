@@ -3,7 +3,7 @@
  * (plus the one LSU issue cycle of a global load, derived in
  * models/runs/microbench.h), a streaming copy reaches 85% of the HBM peak, an
  * N-way bank conflict costs N conflict-free accesses, strided loads fetch
- * exactly the predicted sectors and lines; and `warpscope bench-gpu` keeps
+ * exactly the predicted sectors and lines; and `warpscope microbench` keeps
  * the CLI's exit-code contract.
  *
  * Runtime: the chases and the classroom sweeps take milliseconds. The
@@ -349,7 +349,7 @@ Test(microbench, functional_mode_is_refused) {
 
 static int cli_exit(const char *args) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "%s bench-gpu %s >/dev/null 2>&1", WS_CLI, args);
+  snprintf(cmd, sizeof cmd, "%s microbench %s >/dev/null 2>&1", WS_CLI, args);
   int rc = system(cmd);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -367,7 +367,7 @@ Test(microbench, cli_exit_codes) {
 
 Test(microbench, cli_latency_table_shows_expected_and_diff) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "%s bench-gpu latency --gpu classroom", WS_CLI);
+  snprintf(cmd, sizeof cmd, "%s microbench latency --gpu classroom", WS_CLI);
   FILE *p = popen(cmd, "r");
   cr_assert(p);
   char line[256];

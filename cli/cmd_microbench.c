@@ -1,4 +1,4 @@
-/* cmd_bench_gpu.c - `warpscope bench-gpu BENCHMARK`: run one of the GPU
+/* cmd_microbench.c - `warpscope microbench BENCHMARK`: run one of the GPU
  * microbenchmarks of models/runs/microbench.h on a preset and print its table,
  * each measurement beside what the preset predicts. */
 #include <getopt.h>
@@ -9,7 +9,7 @@
 #include "models/runs/microbench.h"
 
 static const char bench_help[] =
-    "usage: warpscope bench-gpu latency|loaded-latency|bandwidth|throughput|smem-banks|coalescing\n"
+    "usage: warpscope microbench latency|loaded-latency|bandwidth|throughput|smem-banks|coalescing\n"
     "                           [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n\n"
     "Runs a microbenchmark kernel on the simulated GPU (timing mode) and prints\n"
     "what it measured next to what the preset predicts:\n"
@@ -43,13 +43,13 @@ static int parse_flags(int argc, char **argv, ws_cli_gpuopt *gpu) {
   int c, rc = WS_EXIT_OK;
   ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("bench-gpu", &seen, longs, c, "set")) != WS_EXIT_OK) break;
+    if ((rc = ws_cli_once("microbench", &seen, longs, c, "set")) != WS_EXIT_OK) break;
     switch (c) {
-    case 'G': rc = ws_cli_gpuopt_set_gpu("bench-gpu", gpu, optarg); break;
-    case 'S': rc = ws_cli_gpuopt_add_set("bench-gpu", gpu, optarg); break;
+    case 'G': rc = ws_cli_gpuopt_set_gpu("microbench", gpu, optarg); break;
+    case 'S': rc = ws_cli_gpuopt_add_set("microbench", gpu, optarg); break;
     case 'h': printf(bench_help, ws_cli_gpuopt_help); return -1;
-    case ':': return ws_cli_usage_error("bench-gpu", "option '%s' needs a value", argv[optind - 1]);
-    default: return ws_cli_usage_error("bench-gpu", "unknown option '%s'", argv[optind - 1]);
+    case ':': return ws_cli_usage_error("microbench", "option '%s' needs a value", argv[optind - 1]);
+    default: return ws_cli_usage_error("microbench", "unknown option '%s'", argv[optind - 1]);
     }
   }
   return rc;
@@ -217,13 +217,13 @@ static ws_status run_bench(ws_device *dev, int which) {
   }
 }
 
-int ws_cli_bench_gpu(int argc, char **argv) {
+int ws_cli_microbench(int argc, char **argv) {
   ws_cli_gpuopt gpu;
   memset(&gpu, 0, sizeof gpu);
   int rc = parse_flags(argc, argv, &gpu);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   if (optind != argc - 1)
-    return ws_cli_usage_error("bench-gpu",
+    return ws_cli_usage_error("microbench",
                               "expected one benchmark (latency, loaded-latency, bandwidth, throughput, "
                               "smem-banks, coalescing)");
   int which = -1;
@@ -231,7 +231,7 @@ int ws_cli_bench_gpu(int argc, char **argv) {
     if (strcmp(bench_names[i], argv[optind]) == 0) which = i;
   if (which < 0)
     return ws_cli_usage_error(
-        "bench-gpu",
+        "microbench",
         "unknown benchmark '%s' (expected latency, loaded-latency, bandwidth, throughput, smem-banks or "
         "coalescing)",
         argv[optind]);

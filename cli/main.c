@@ -48,9 +48,7 @@ static const command commands[] = {
 };
 
 /* Former names still run their command; they are not listed. */
-static const struct {
-  const char *old, *now;
-} renamed[] = {{"bench-gpu", "microbench"}};
+static const struct { const char *old, *now; } renamed[] = {{"bench-gpu", "microbench"}};
 
 static void print_help(FILE *out) {
   fprintf(out, "usage: warpscope COMMAND [OPTIONS]\n\n"

@@ -771,238 +771,253 @@ static ws_status run_unified(const ws_lesson_ctx *lc, ws_lesson_result *r) {
 /* ---- the lessons ------------------------------------------------------------------------- */
 
 static const ws_lesson lesson_threads = {
-    "threads",
-    "the thread hierarchy: a grid of blocks of warps of threads, with SAXPY",
-    "seed 002",
-    "classroom",
-    "A kernel launch is a grid of thread blocks (CTAs); each block is cut into warps of 32 threads, and a\n"
-    "warp is what the hardware schedules: one instruction at a time for all its lanes. SAXPY gives each\n"
-    "thread one element: i = blockIdx.x * blockDim.x + threadIdx.x, y[i] = a * x[i] + y[i].\n"
-    "\n"
-    "n = 1000 elements in blocks of 256 threads make 4 blocks and 32 warps; the last 24 threads find\n"
-    "i >= n and leave at once. The warps issue 17 instructions each, whatever their lanes do, while\n"
-    "the thread count follows the lanes that executed: the warp, not the thread, is what costs issue\n"
-    "slots.",
-    "Press space to play the saxpy launch: the CTA slots of the two SMs fill with the 4 blocks,\n"
-    "the warp slots turn long_scoreboard red while the loads of x and y are away, and the HBM banks\n"
-    "open rows as the sectors arrive.",
-    0,
-    300,
-    "gpu",
-    run_threads,
-    false,
-    false};
+    .name = "threads",
+    .title = "the thread hierarchy: a grid of blocks of warps of threads, with SAXPY",
+    .seed = "seed 002",
+    .gpu = "classroom",
+    .intro =
+        "A kernel launch is a grid of thread blocks (CTAs); each block is cut into warps of 32 threads, "
+        "and a\n"
+        "warp is what the hardware schedules: one instruction at a time for all its lanes. SAXPY gives each\n"
+        "thread one element: i = blockIdx.x * blockDim.x + threadIdx.x, y[i] = a * x[i] + y[i].\n"
+        "\n"
+        "n = 1000 elements in blocks of 256 threads make 4 blocks and 32 warps; the last 24 threads find\n"
+        "i >= n and leave at once. The warps issue 17 instructions each, whatever their lanes do, while\n"
+        "the thread count follows the lanes that executed: the warp, not the thread, is what costs issue\n"
+        "slots.",
+    .look = "Press space to play the saxpy launch: the CTA slots of the two SMs fill with the 4 blocks,\n"
+            "the warp slots turn long_scoreboard red while the loads of x and y are away, and the HBM banks\n"
+            "open rows as the sectors arrive.",
+    .look_launch = 0,
+    .look_cycle = 300,
+    .look_zoom = "gpu",
+    .run = run_threads,
+};
 
 static const ws_lesson lesson_coalescing = {
-    "coalescing",
-    "coalescing: the addresses of a warp decide how many sectors move",
-    "seeds 000 and 001",
-    "classroom",
-    "When the 32 lanes of a warp load, the memory system does not see 32 requests: it sees the 128-byte\n"
-    "lines and the 32-byte sectors the addresses touch. Neighbouring lanes reading neighbouring floats\n"
-    "(stride 1) need one line and 4 sectors, 128 bytes for 128 useful bytes. Every other float (stride\n"
-    "2) needs 8 sectors; stride 8 already needs 32 sectors for the same 128 useful bytes, and from\n"
-    "there each lane has a sector of its own. Bandwidth is spent in sectors, so a strided kernel pays\n"
-    "up to 8 times the bytes for the same work.",
-    "The launches are one warp each, one per stride from 1 to 32 (--viz opens stride 32's): step\n"
-    "through them with k and watch the sectors and lines one load asks for grow with the stride.",
-    31,
-    300,
-    "gpu",
-    run_coalescing,
-    false,
-    false};
+    .name = "coalescing",
+    .title = "coalescing: the addresses of a warp decide how many sectors move",
+    .seed = "seeds 000 and 001",
+    .gpu = "classroom",
+    .intro =
+        "When the 32 lanes of a warp load, the memory system does not see 32 requests: it sees the 128-byte\n"
+        "lines and the 32-byte sectors the addresses touch. Neighbouring lanes reading neighbouring floats\n"
+        "(stride 1) need one line and 4 sectors, 128 bytes for 128 useful bytes. Every other float (stride\n"
+        "2) needs 8 sectors; stride 8 already needs 32 sectors for the same 128 useful bytes, and from\n"
+        "there each lane has a sector of its own. Bandwidth is spent in sectors, so a strided kernel pays\n"
+        "up to 8 times the bytes for the same work.",
+    .look = "The launches are one warp each, one per stride from 1 to 32 (--viz opens stride 32's): step\n"
+            "through them with k and watch the sectors and lines one load asks for grow with the stride.",
+    .look_launch = 31,
+    .look_cycle = 300,
+    .look_zoom = "gpu",
+    .run = run_coalescing,
+};
 
 static const ws_lesson lesson_banks = {
-    "bank-conflicts",
-    "shared-memory bank conflicts: strides that share a bank are replayed",
-    "seed 001",
-    "classroom",
-    "Shared memory is split into 32 banks of 4-byte words; a warp's access is served in one pass when no\n"
-    "two lanes need different words of one bank. Lane l reading word l * stride puts gcd(stride, 32)\n"
-    "lanes on each bank it uses, and the access takes that many passes (wavefronts): odd strides are free,\n"
-    "stride 2 costs 2 passes, stride 32 puts every lane on bank 0 and costs 32. The usual fix is\n"
-    "padding a row by one word, which makes the stride odd.",
-    "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
-    "shared memory): all 32 lanes queue on bank 0, which shows the conflict colour, while the warps\n"
-    "wait in bank_conflict. Step back with K to stride 1, where every bank is touched once.",
-    62,
-    4000,
-    "smem:0",
-    run_banks,
-    false,
-    false};
+    .name = "bank-conflicts",
+    .title = "shared-memory bank conflicts: strides that share a bank are replayed",
+    .seed = "seed 001",
+    .gpu = "classroom",
+    .intro =
+        "Shared memory is split into 32 banks of 4-byte words; a warp's access is served in one pass "
+        "when no\n"
+        "two lanes need different words of one bank. Lane l reading word l * stride puts gcd(stride, 32)\n"
+        "lanes on each bank it uses, and the access takes that many passes (wavefronts): odd strides "
+        "are free,\n"
+        "stride 2 costs 2 passes, stride 32 puts every lane on bank 0 and costs 32. The usual fix is\n"
+        "padding a row by one word, which makes the stride odd.",
+    .look = "Each stride runs twice (R and 2R accesses; --viz opens stride 32's first run, zoomed on SM 0's\n"
+            "shared memory): all 32 lanes queue on bank 0, which shows the conflict colour, while the warps\n"
+            "wait in bank_conflict. Step back with K to stride 1, where every bank is touched once.",
+    .look_launch = 62,
+    .look_cycle = 4000,
+    .look_zoom = "smem:0",
+    .run = run_banks,
+};
 
 static const ws_lesson lesson_occupancy = {
-    "occupancy",
-    "occupancy: resident warps hide memory latency",
-    "seeds 001 and 003",
-    "classroom",
-    "An SM keeps as many CTAs resident as its registers, shared memory, warp slots and CTA slots allow;\n"
-    "the smallest of the four is the limiter, and occupancy is resident warps over the maximum. A\n"
-    "memory-bound kernel needs many warps in flight, because while one waits hundreds of cycles for DRAM\n"
-    "others can issue.\n"
-    "\n"
-    "The same streaming copy runs five times, each asking for enough dynamic shared memory that 1, 2,\n"
-    "4, 8 or 16 CTAs of 64 threads fit on an SM: the kernel does not use that memory, only the\n"
-    "occupancy rules see it. Occupancy follows from the preset by arithmetic; the bandwidth shows\n"
-    "what it buys: more warps, more loads in flight, until DRAM is the limit.",
-    "Step from the first launch to the last with k: with one CTA per SM most warp slots are empty and\n"
-    "the SMs idle between DRAM returns; with sixteen, half the slots are full and the HBM banks stay\n"
-    "busy.",
-    0,
-    18000,
-    "gpu",
-    run_occupancy,
-    false,
-    false};
+    .name = "occupancy",
+    .title = "occupancy: resident warps hide memory latency",
+    .seed = "seeds 001 and 003",
+    .gpu = "classroom",
+    .intro =
+        "An SM keeps as many CTAs resident as its registers, shared memory, warp slots and CTA slots allow;\n"
+        "the smallest of the four is the limiter, and occupancy is resident warps over the maximum. A\n"
+        "memory-bound kernel needs many warps in flight, because while one waits hundreds of cycles "
+        "for DRAM\n"
+        "others can issue.\n"
+        "\n"
+        "The same streaming copy runs five times, each asking for enough dynamic shared memory that 1, 2,\n"
+        "4, 8 or 16 CTAs of 64 threads fit on an SM: the kernel does not use that memory, only the\n"
+        "occupancy rules see it. Occupancy follows from the preset by arithmetic; the bandwidth shows\n"
+        "what it buys: more warps, more loads in flight, until DRAM is the limit.",
+    .look =
+        "Step from the first launch to the last with k: with one CTA per SM most warp slots are empty and\n"
+        "the SMs idle between DRAM returns; with sixteen, half the slots are full and the HBM banks stay\n"
+        "busy.",
+    .look_launch = 0,
+    .look_cycle = 18000,
+    .look_zoom = "gpu",
+    .run = run_occupancy,
+};
 
 static const ws_lesson lesson_pipelining = {
-    "pipelining",
-    "streams: copies over PCIe hidden under compute",
-    "seeds 001 and 003",
-    "a100",
-    "A GPU has copy engines that work while its SMs compute. With one stream, each image's work waits\n"
-    "for the previous image: copy in, kernels, copy out, in a line. With two streams and a buffer set\n"
-    "each, the next image's copy in runs while the current image's kernels do, and the previous\n"
-    "image's probability comes back meanwhile.\n"
-    "\n"
-    "TinyViT32 runs 4 images one at a time, first on one stream, then on two. When every image's\n"
-    "kernels take longer than a copy, every copy but the first in and the last out disappears under\n"
-    "compute; the saving is their time.",
-    "The story is the timeline: the run's row at the bottom of the window holds both runs, one\n"
-    "stream and then two. In the second the copies are bands over the kernels, H2D along the top\n"
-    "and D2H along the bottom; hover one for its times. With --trace, 'warpscope trace export FILE\n"
-    "--format perfetto' shows each stream as a track of its own.",
-    WS_LESSON_NO_PICTURE,
-    0,
-    NULL,
-    run_pipelining,
-    true,
-    false};
+    .name = "pipelining",
+    .title = "streams: copies over PCIe hidden under compute",
+    .seed = "seeds 001 and 003",
+    .gpu = "a100",
+    .intro =
+        "A GPU has copy engines that work while its SMs compute. With one stream, each image's work waits\n"
+        "for the previous image: copy in, kernels, copy out, in a line. With two streams and a buffer set\n"
+        "each, the next image's copy in runs while the current image's kernels do, and the previous\n"
+        "image's probability comes back meanwhile.\n"
+        "\n"
+        "TinyViT32 runs 4 images one at a time, first on one stream, then on two. When every image's\n"
+        "kernels take longer than a copy, every copy but the first in and the last out disappears under\n"
+        "compute; the saving is their time.",
+    .look = "The story is the timeline: the run's row at the bottom of the window holds both runs, one\n"
+            "stream and then two. In the second the copies are bands over the kernels, H2D along the top\n"
+            "and D2H along the bottom; hover one for its times. With --trace, 'warpscope trace export FILE\n"
+            "--format perfetto' shows each stream as a track of its own.",
+    .look_launch = WS_LESSON_NO_PICTURE,
+    .look_cycle = 0,
+    .look_zoom = NULL,
+    .run = run_pipelining,
+    .uses_runtime = true,
+};
 
 static const ws_lesson lesson_ladder = {
-    "gemm-ladder",
-    "the GEMM tiling ladder, one step at a time, with the cause of each gain",
-    "seed 000",
-    "classroom",
-    "C = A B for 128 x 128 matrices, nine times: each step of the ladder changes one thing about how\n"
-    "the kernel moves data, and every step computes the same C (checked against OpenBLAS). Naive\n"
-    "threads read A down its columns, a sector per float; coalescing fixes the access order; shared\n"
-    "memory tiles load each value once per tile instead of once per use; register blocking lets a\n"
-    "value loaded into a register feed several FFMAs; 128-bit loads, warp tiles and asynchronous\n"
-    "copies trim instructions, bank conflicts and waits; tensor cores do 4096 FLOPs an instruction.",
-    "--viz opens the naive step: the warp slots sit in lsu_throttle and long_scoreboard, the L1 sets\n"
-    "churn. Step with k to the last: the mma step's tensor cores light up and the launch is 200 times\n"
-    "shorter.",
-    0,
-    20000,
-    "gpu",
-    run_ladder,
-    false,
-    false};
+    .name = "gemm-ladder",
+    .title = "the GEMM tiling ladder, one step at a time, with the cause of each gain",
+    .seed = "seed 000",
+    .gpu = "classroom",
+    .intro =
+        "C = A B for 128 x 128 matrices, nine times: each step of the ladder changes one thing about how\n"
+        "the kernel moves data, and every step computes the same C (checked against OpenBLAS). Naive\n"
+        "threads read A down its columns, a sector per float; coalescing fixes the access order; shared\n"
+        "memory tiles load each value once per tile instead of once per use; register blocking lets a\n"
+        "value loaded into a register feed several FFMAs; 128-bit loads, warp tiles and asynchronous\n"
+        "copies trim instructions, bank conflicts and waits; tensor cores do 4096 FLOPs an instruction.",
+    .look =
+        "--viz opens the naive step: the warp slots sit in lsu_throttle and long_scoreboard, the L1 sets\n"
+        "churn. Step with k to the last: the mma step's tensor cores light up and the launch is 200 times\n"
+        "shorter.",
+    .look_launch = 0,
+    .look_cycle = 20000,
+    .look_zoom = "gpu",
+    .run = run_ladder,
+};
 
 static const ws_lesson lesson_attention = {
-    "attention",
-    "naive against fused attention: DRAM bytes as the sequence grows",
-    "seed 001",
-    "a100",
-    "Attention computes S = Q K^T / sqrt(d) for every head, P = softmax(S), O = P V. The naive way\n"
-    "runs three kernels and keeps S and P in device memory: T x T scores a head, which grows with the\n"
-    "square of the sequence length. The fused (FlashAttention-style) kernel keeps each score in a\n"
-    "register from the FFMA that makes it to the one that uses it, streaming K and V through shared\n"
-    "memory with an online softmax: DRAM sees Q, K and V once, whatever T is.\n"
-    "\n"
-    "Each launch here starts with an empty L2, as on a bare device: the L2 is write-back, so the\n"
-    "scores a kernel writes stay on chip during it, and the next kernel reads them from DRAM (the\n"
-    "write-back of those lines is not counted here: the figures are the bytes read).",
-    "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
-    "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
-    "the K and V tiles stream through it.",
-    0,
-    3000,
-    "gpu",
-    run_attention,
-    false,
-    false};
+    .name = "attention",
+    .title = "naive against fused attention: DRAM bytes as the sequence grows",
+    .seed = "seed 001",
+    .gpu = "a100",
+    .intro =
+        "Attention computes S = Q K^T / sqrt(d) for every head, P = softmax(S), O = P V. The naive way\n"
+        "runs three kernels and keeps S and P in device memory: T x T scores a head, which grows with the\n"
+        "square of the sequence length. The fused (FlashAttention-style) kernel keeps each score in a\n"
+        "register from the FFMA that makes it to the one that uses it, streaming K and V through shared\n"
+        "memory with an online softmax: DRAM sees Q, K and V once, whatever T is.\n"
+        "\n"
+        "Each launch here starts with an empty L2, as on a bare device: the L2 is write-back, so the\n"
+        "scores a kernel writes stay on chip during it, and the next kernel reads them from DRAM (the\n"
+        "write-back of those lines is not counted here: the figures are the bytes read).",
+    .look =
+        "--viz opens the naive scores kernel at T = 64 (the first launch): its loads walk QKV from global\n"
+        "memory. The fused kernel is launch 3: step with k and zoom into an SM's shared memory (z) to see\n"
+        "the K and V tiles stream through it.",
+    .look_launch = 0,
+    .look_cycle = 3000,
+    .look_zoom = "gpu",
+    .run = run_attention,
+};
 
 static const ws_lesson lesson_journey = {
-    "journey",
-    "a pixel's journey: what one pixel reaches, layer by layer",
-    "seed 000",
-    "a100",
-    "TinyViT32 classifies a 32 x 32 image: 4 x 4 patches become 64 tokens of width 64, one attention\n"
-    "block mixes them, and a mean over tokens feeds the head. Follow one pixel, (12, 7), all three\n"
-    "channels: its bytes are tagged in host memory, and the tags travel with the values through PCIe,\n"
-    "HBM, L2, L1, shared memory and registers into every result computed from them.\n"
-    "\n"
-    "Until attention the pixel stays in its own token: the patch row it lands in, that token's\n"
-    "embedding, its Q, K and V. Attention is where tokens meet: every token's output weighs every\n"
-    "token's V, so from there on every value of every layer carries a share of the pixel.",
-    "The hop-by-hop path (host RAM, PCIe burst, HBM bank, L2 slice, L1 set, registers, FP32 units) is\n"
-    "what 'warpscope run --follow-pixel 12,7' prints. --viz opens this run in pixel mode at the\n"
-    "pixel's first hop; j / J walk the hops (docs/viz.md). The picture is hop 5: the pixel's first\n"
-    "load missing in an L2 slice on its way from HBM to SM 10.",
-    0,
-    5,
-    NULL,
-    run_journey,
-    true,
-    true};
+    .name = "journey",
+    .title = "a pixel's journey: what one pixel reaches, layer by layer",
+    .seed = "seed 000",
+    .gpu = "a100",
+    .intro =
+        "TinyViT32 classifies a 32 x 32 image: 4 x 4 patches become 64 tokens of width 64, one attention\n"
+        "block mixes them, and a mean over tokens feeds the head. Follow one pixel, (12, 7), all three\n"
+        "channels: its bytes are tagged in host memory, and the tags travel with the values through PCIe,\n"
+        "HBM, L2, L1, shared memory and registers into every result computed from them.\n"
+        "\n"
+        "Until attention the pixel stays in its own token: the patch row it lands in, that token's\n"
+        "embedding, its Q, K and V. Attention is where tokens meet: every token's output weighs every\n"
+        "token's V, so from there on every value of every layer carries a share of the pixel.",
+    .look =
+        "The hop-by-hop path (host RAM, PCIe burst, HBM bank, L2 slice, L1 set, registers, FP32 units) is\n"
+        "what 'warpscope run --follow-pixel 12,7' prints. --viz opens this run in pixel mode at the\n"
+        "pixel's first hop; j / J walk the hops (docs/viz.md). The picture is hop 5: the pixel's first\n"
+        "load missing in an L2 slice on its way from HBM to SM 10.",
+    .look_launch = 0,
+    .look_cycle = 5,
+    .look_zoom = NULL,
+    .run = run_journey,
+    .uses_runtime = true,
+    .follows = true,
+};
 
 static const ws_lesson lesson_pcie = {
-    "pcie",
-    "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU",
-    "seed 003",
-    "a100",
-    "Every copy over PCIe pays a fixed setup (the driver call and the DMA descriptor, about 10 us)\n"
-    "before its bytes move at the link's rate, so a 4-byte copy takes almost as long as a 4 KiB one and a\n"
-    "copy needs megabytes to approach the link's bandwidth. Pageable memory is worse: the driver copies\n"
-    "it through a pinned buffer with the CPU first.\n"
-    "\n"
-    "Kernels have the same problem: each launch call keeps the host busy for a few microseconds, so\n"
-    "kernels shorter than that run one launch overhead apart and the GPU idles in between. This is\n"
-    "why small work is batched, fused into fewer kernels, or handed to a persistent kernel that stays\n"
-    "resident and polls a queue.\n"
-    "\n"
-    "The last part does that for eight small items the host hands over one at a time: eight launches,\n"
-    "then one ring kernel whose thread 0 polls a queue in mapped host memory over the link. Each\n"
-    "launched item pays the launch overhead; each ring item pays one poll's round trip over PCIe\n"
-    "instead, under a microsecond (warpscope demo persistent runs it on its own).",
-    "The story is the timeline: the run's row at the bottom of the window shows the five copies,\n"
-    "the smallest as wide as the 4 KiB one, and the ten tiny kernels spaced one launch overhead apart\n"
-    "with the GPU idle between them. (The ring kernel's items run on devices of their own, after.)",
-    WS_LESSON_NO_PICTURE,
-    0,
-    NULL,
-    run_pcie,
-    true,
-    false};
+    .name = "pcie",
+    .title = "the PCIe cliff and launch overhead: why small copies and small kernels waste a GPU",
+    .seed = "seed 003",
+    .gpu = "a100",
+    .intro =
+        "Every copy over PCIe pays a fixed setup (the driver call and the DMA descriptor, about 10 us)\n"
+        "before its bytes move at the link's rate, so a 4-byte copy takes almost as long as a 4 KiB one "
+        "and a\n"
+        "copy needs megabytes to approach the link's bandwidth. Pageable memory is worse: the driver copies\n"
+        "it through a pinned buffer with the CPU first.\n"
+        "\n"
+        "Kernels have the same problem: each launch call keeps the host busy for a few microseconds, so\n"
+        "kernels shorter than that run one launch overhead apart and the GPU idles in between. This is\n"
+        "why small work is batched, fused into fewer kernels, or handed to a persistent kernel that stays\n"
+        "resident and polls a queue.\n"
+        "\n"
+        "The last part does that for eight small items the host hands over one at a time: eight launches,\n"
+        "then one ring kernel whose thread 0 polls a queue in mapped host memory over the link. Each\n"
+        "launched item pays the launch overhead; each ring item pays one poll's round trip over PCIe\n"
+        "instead, under a microsecond (warpscope demo persistent runs it on its own).",
+    .look =
+        "The story is the timeline: the run's row at the bottom of the window shows the five copies,\n"
+        "the smallest as wide as the 4 KiB one, and the ten tiny kernels spaced one launch overhead apart\n"
+        "with the GPU idle between them. (The ring kernel's items run on devices of their own, after.)",
+    .look_launch = WS_LESSON_NO_PICTURE,
+    .look_cycle = 0,
+    .look_zoom = NULL,
+    .run = run_pcie,
+    .uses_runtime = true,
+};
 
 static const ws_lesson lesson_unified = {
-    "unified",
-    "unified memory: pages that move on a fault, against copies and prefetches",
-    "seed 003",
-    "a100",
-    "Managed memory (cudaMallocManaged) gives the host and the GPU one pointer; its pages move to\n"
-    "whichever side touches them. When a kernel touches a page that is still on the host, the GPU\n"
-    "raises a page fault and the driver moves it: faults are serviced in batches, each costing tens\n"
-    "of microseconds of driver work before a byte moves, a 4 KiB fault brings its whole 64 KiB block,\n"
-    "and a region that is mostly there already is brought whole (density prefetch). Convenient, but a\n"
-    "kernel that faults waits for all of it.\n"
-    "\n"
-    "The lesson copies 4 MiB through one kernel three ways: from device memory after an explicit copy,\n"
-    "from managed memory that faults in, and from managed memory prefetched first\n"
-    "(cudaMemPrefetchAsync), which moves it in one transfer at the link's rate.",
-    "The run's row at the bottom of the window shows the copy, the four kernels and the prefetch:\n"
-    "the faulting kernel is the wide one, its warps waiting on the driver; the same kernel again,\n"
-    "and the one after the prefetch, are as narrow as the kernel from device memory.",
-    WS_LESSON_NO_PICTURE,
-    0,
-    NULL,
-    run_unified,
-    true,
-    false};
+    .name = "unified",
+    .title = "unified memory: pages that move on a fault, against copies and prefetches",
+    .seed = "seed 003",
+    .gpu = "a100",
+    .intro =
+        "Managed memory (cudaMallocManaged) gives the host and the GPU one pointer; its pages move to\n"
+        "whichever side touches them. When a kernel touches a page that is still on the host, the GPU\n"
+        "raises a page fault and the driver moves it: faults are serviced in batches, each costing tens\n"
+        "of microseconds of driver work before a byte moves, a 4 KiB fault brings its whole 64 KiB block,\n"
+        "and a region that is mostly there already is brought whole (density prefetch). Convenient, but a\n"
+        "kernel that faults waits for all of it.\n"
+        "\n"
+        "The lesson copies 4 MiB through one kernel three ways: from device memory after an explicit copy,\n"
+        "from managed memory that faults in, and from managed memory prefetched first\n"
+        "(cudaMemPrefetchAsync), which moves it in one transfer at the link's rate.",
+    .look = "The run's row at the bottom of the window shows the copy, the four kernels and the prefetch:\n"
+            "the faulting kernel is the wide one, its warps waiting on the driver; the same kernel again,\n"
+            "and the one after the prefetch, are as narrow as the kernel from device memory.",
+    .look_launch = WS_LESSON_NO_PICTURE,
+    .look_cycle = 0,
+    .look_zoom = NULL,
+    .run = run_unified,
+    .uses_runtime = true,
+};
 
 static const ws_lesson *const lessons[] = {&lesson_threads,
                                            &lesson_coalescing,

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/bytes.h"
 #include "isa/analysis.h"
 #include "isa/verify.h"
 
@@ -38,14 +39,6 @@ enum {
   NAME_BYTES = WS_NAME_MAX
 };
 
-static void store_u32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t load_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* CRC-32 of the image with its checksum field taken as zero, so the sum
  * covers every other byte, the header included. */
 static uint32_t checksum(const uint8_t *image, size_t size_bytes) {
@@ -60,48 +53,22 @@ static uint32_t checksum(const uint8_t *image, size_t size_bytes) {
 bool ws_objfile_seal(void *image, size_t size_bytes) {
   if (size_bytes < HEADER_BYTES || size_bytes > UINT32_MAX) return false;
   uint8_t *p = image;
-  store_u32(p + SIZE_AT, (uint32_t)size_bytes);
-  store_u32(p + CRC_AT, checksum(p, size_bytes));
+  ws_bytes_put_le32(p + SIZE_AT, (uint32_t)size_bytes);
+  ws_bytes_put_le32(p + CRC_AT, checksum(p, size_bytes));
   return true;
 }
 
 /* ---- encoding ------------------------------------------------------------- */
 
-typedef struct writer {
-  uint8_t *buf;
-  size_t len, cap;
-  bool oom;
-} writer;
+typedef ws_bytes writer;
 
-static void put_bytes(writer *w, const void *src, size_t n) {
-  if (w->oom) return;
-  if (w->len + n > w->cap) {
-    size_t cap = w->cap ? w->cap * 2 : 4096;
-    while (cap < w->len + n) cap *= 2;
-    uint8_t *grown = realloc(w->buf, cap);
-    if (!grown) {
-      w->oom = true;
-      return;
-    }
-    w->buf = grown;
-    w->cap = cap;
-  }
-  memcpy(w->buf + w->len, src, n);
-  w->len += n;
-}
+static void put_bytes(writer *w, const void *src, size_t n) { ws_bytes_append(w, src, n); }
 
 static void put_u8(writer *w, uint8_t v) { put_bytes(w, &v, 1); }
 
-static void put_u16(writer *w, uint16_t v) {
-  uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-  put_bytes(w, b, 2);
-}
+static void put_u16(writer *w, uint16_t v) { ws_bytes_append_le16(w, v); }
 
-static void put_u32(writer *w, uint32_t v) {
-  uint8_t b[4];
-  store_u32(b, v);
-  put_bytes(w, b, 4);
-}
+static void put_u32(writer *w, uint32_t v) { ws_bytes_append_le32(w, v); }
 
 static void put_name(writer *w, const char *name) {
   char padded[NAME_BYTES] = {0};
@@ -163,12 +130,12 @@ uint8_t *ws_objfile_save(const ws_program *prog, size_t *size_bytes) {
   put_u32(&w, 0);
   put_u32(&w, prog->nkernels);
   for (uint32_t i = 0; i < prog->nkernels; i++) put_kernel(&w, &prog->kernels[i]);
-  if (w.oom || !ws_objfile_seal(w.buf, w.len)) {
-    free(w.buf);
+  if (w.failed || !ws_objfile_seal(w.data, w.len)) {
+    ws_bytes_free(&w);
     return NULL;
   }
   *size_bytes = w.len;
-  return w.buf;
+  return w.data;
 }
 
 /* ---- decoding ------------------------------------------------------------- */
@@ -211,12 +178,12 @@ static uint8_t get_u8(reader *r) {
 
 static uint16_t get_u16(reader *r) {
   const uint8_t *b = take(r, 2);
-  return b ? (uint16_t)(b[0] | b[1] << 8) : 0;
+  return b ? ws_bytes_le16(b) : 0;
 }
 
 static uint32_t get_u32(reader *r) {
   const uint8_t *b = take(r, 4);
-  return b ? load_u32(b) : 0;
+  return b ? ws_bytes_le32(b) : 0;
 }
 
 /* A name field holds the name, a NUL, and zeros to its end: one spelling per
@@ -339,18 +306,18 @@ static ws_status check_header(ws_ctx *ctx, const uint8_t *p, size_t size, const 
   if (!ws_objfile_is_object(p, size))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: not a warpscope object (bad magic)", name);
   if (size < VERSION_AT + 4) return header_cut(ctx, size, name);
-  uint32_t version = load_u32(p + VERSION_AT);
+  uint32_t version = ws_bytes_le32(p + VERSION_AT);
   if (version != WS_OBJFILE_VERSION)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: object format version %u, this warpscope reads %u; reassemble the .wsa", name,
                        version, WS_OBJFILE_VERSION);
   if (size < HEADER_BYTES) return header_cut(ctx, size, name); /* after the version: an old one says so */
-  uint32_t recorded = load_u32(p + SIZE_AT);
+  uint32_t recorded = ws_bytes_le32(p + SIZE_AT);
   if (recorded != size)
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: truncated or corrupt object: the header records %u bytes, the file has %zu", name,
                        recorded, size);
-  uint32_t stored = load_u32(p + CRC_AT), computed = checksum(p, size);
+  uint32_t stored = ws_bytes_le32(p + CRC_AT), computed = checksum(p, size);
   if (stored != computed)
     return ws_ctx_fail(
         ctx, WS_ERR_INVALID,

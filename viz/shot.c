@@ -11,21 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/file.h"
 
+/* SDL_image writes a PNG with seeks: the bytes, and where the next write goes. */
 typedef struct membuf {
-  unsigned char *data;
-  size_t len, cap, pos;
-  bool oom;
+  ws_bytes b;
+  size_t pos;
 } membuf;
 
 static membuf *mb(SDL_RWops *rw) { return rw->hidden.unknown.data1; }
 
-static Sint64 mem_size(SDL_RWops *rw) { return (Sint64)mb(rw)->len; }
+static Sint64 mem_size(SDL_RWops *rw) { return (Sint64)mb(rw)->b.len; }
 
 static Sint64 mem_seek(SDL_RWops *rw, Sint64 offset, int whence) {
   membuf *m = mb(rw);
-  Sint64 base = whence == RW_SEEK_SET ? 0 : whence == RW_SEEK_CUR ? (Sint64)m->pos : (Sint64)m->len;
+  Sint64 base = whence == RW_SEEK_SET ? 0 : whence == RW_SEEK_CUR ? (Sint64)m->pos : (Sint64)m->b.len;
   if (base + offset < 0) return SDL_SetError("seek before the start");
   m->pos = (size_t)(base + offset);
   return (Sint64)m->pos;
@@ -33,10 +34,10 @@ static Sint64 mem_seek(SDL_RWops *rw, Sint64 offset, int whence) {
 
 static size_t mem_read(SDL_RWops *rw, void *ptr, size_t size, size_t maxnum) {
   membuf *m = mb(rw);
-  if (size == 0 || m->pos >= m->len) return 0;
-  size_t n = (m->len - m->pos) / size;
+  if (size == 0 || m->pos >= m->b.len) return 0;
+  size_t n = (m->b.len - m->pos) / size;
   if (n > maxnum) n = maxnum;
-  memcpy(ptr, m->data + m->pos, n * size);
+  memcpy(ptr, m->b.data + m->pos, n * size);
   m->pos += n * size;
   return n;
 }
@@ -45,21 +46,11 @@ static size_t mem_write(SDL_RWops *rw, const void *ptr, size_t size, size_t num)
   membuf *m = mb(rw);
   if (size == 0 || num > SIZE_MAX / size) return 0;
   size_t bytes = size * num, end = m->pos + bytes;
-  if (end > m->cap) {
-    size_t cap = m->cap ? m->cap : 64 * 1024;
-    while (cap < end) cap *= 2;
-    unsigned char *g = realloc(m->data, cap);
-    if (!g) {
-      m->oom = true;
-      return 0;
-    }
-    m->data = g;
-    m->cap = cap;
-  }
-  if (m->pos > m->len) memset(m->data + m->len, 0, m->pos - m->len);
-  memcpy(m->data + m->pos, ptr, bytes);
+  if (end > m->b.len && !ws_bytes_reserve(&m->b, end - m->b.len)) return 0;
+  if (m->pos > m->b.len) memset(m->b.data + m->b.len, 0, m->pos - m->b.len);
+  memcpy(m->b.data + m->pos, ptr, bytes);
   m->pos = end;
-  if (end > m->len) m->len = end;
+  if (end > m->b.len) m->b.len = end;
   return num;
 }
 
@@ -82,14 +73,15 @@ ws_status ws_viz_shot_encode(ws_ctx *ctx, SDL_Surface *s, void **png, size_t *pn
   rw->type = SDL_RWOPS_UNKNOWN;
   rw->hidden.unknown.data1 = &m;
   int rc = IMG_SavePNG_RW(s, rw, 1);
-  if (rc != 0 || m.oom) {
-    free(m.data);
-    if (m.oom) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory encoding a %dx%d PNG", s->w, s->h);
+  if (rc != 0 || m.b.failed) {
+    bool oom = m.b.failed;
+    ws_bytes_free(&m.b);
+    if (oom) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory encoding a %dx%d PNG", s->w, s->h);
     return ws_ctx_fail(ctx, WS_ERR_IO, "cannot encode a %dx%d PNG (SDL_image: %s)", s->w, s->h,
                        IMG_GetError());
   }
-  *png = m.data;
-  *png_bytes = m.len;
+  *png = m.b.data;
+  *png_bytes = m.b.len;
   return WS_OK;
 }
 

@@ -13,16 +13,18 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/bytes.h"
+
 typedef struct bytes {
   const uint8_t *p;
   size_t n;
 } bytes;
 
 static bool has(const bytes *b, size_t off, size_t len) { return off <= b->n && len <= b->n - off; }
-static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t le16(const uint8_t *p) { return ws_bytes_le16(p); }
 static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static uint32_t le24(const uint8_t *p) { return le16(p) | (uint32_t)p[2] << 16; }
-static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
+static uint32_t le32(const uint8_t *p) { return ws_bytes_le32(p); }
 static uint32_t be32(const uint8_t *p) { return be16(p) << 16 | be16(p + 2); }
 
 static const char *const format_names[WS_IMGHDR_FORMAT_COUNT] = {"PNG",  "PNM",  "GIF", "BMP", "JPEG",

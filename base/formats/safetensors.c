@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/f16.h"
 #include "base/file.h"
 
@@ -57,16 +58,6 @@ size_t ws_safetensors_dtype_size(ws_safetensors_dtype dtype) {
 }
 
 /* ---- small helpers ------------------------------------------------------------ */
-
-static uint64_t read_u64le(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
-static void write_u64le(uint8_t *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* "[2, 3]" into buf; truncates quietly, the message stays readable. */
 static const char *format_shape(char *buf, size_t cap, const uint64_t *shape, uint32_t ndim) {
@@ -128,7 +119,7 @@ static ws_status check_frame(ws_ctx *ctx, const char *name, size_t size_bytes, c
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s: file is %zu bytes, shorter than the 8-byte header length field", name,
                        size_bytes);
-  uint64_t n = read_u64le(data);
+  uint64_t n = ws_bytes_le64(data);
   if (n > WS_SAFETENSORS_MAX_HEADER_BYTES)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length %llu exceeds the %u-byte limit", name,
                        (unsigned long long)n, WS_SAFETENSORS_MAX_HEADER_BYTES);
@@ -361,11 +352,9 @@ static ws_status check_layout(reader *r) {
 
 static float decode_value(const uint8_t *p, ws_safetensors_dtype dtype) {
   switch (dtype) {
-  case WS_SAFETENSORS_F16: return ws_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
-  case WS_SAFETENSORS_BF16: return ws_f32_from_bits((uint32_t)(p[0] | p[1] << 8) << 16);
-  default:
-    return ws_f32_from_bits((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                            (uint32_t)p[3] << 24);
+  case WS_SAFETENSORS_F16: return ws_f16_to_f32(ws_bytes_le16(p));
+  case WS_SAFETENSORS_BF16: return ws_f32_from_bits((uint32_t)ws_bytes_le16(p) << 16);
+  default: return ws_f32_from_bits(ws_bytes_le32(p));
   }
 }
 
@@ -587,7 +576,7 @@ ws_status ws_safetensors_encode(ws_ctx *ctx, const ws_safetensors_tensor *tensor
     cJSON_free(json);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "safetensors writer: out of memory");
   }
-  write_u64le(buf, hdr);
+  ws_bytes_put_le64(buf, hdr);
   memcpy(buf + LENGTH_FIELD_BYTES, json, json_len);
   memset(buf + LENGTH_FIELD_BYTES + json_len, ' ', hdr - json_len);
   cJSON_free(json);

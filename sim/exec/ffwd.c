@@ -111,17 +111,16 @@ static uint8_t *put_warp(uint8_t *p, const ws_warp *w) {
 
 ws_status ws_ffwd_save(ws_ctx *ctx, const ws_cta *cta, ws_ffwd_snap *snap) {
   size_t need = snap_size(cta);
-  if (need > snap->cap) {
-    uint8_t *grown = realloc(snap->buf, need);
-    if (!grown) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted saving a CTA (%zu bytes)", need);
-    snap->buf = grown;
-    snap->cap = need;
+  snap->bytes.len = 0;
+  if (!ws_bytes_reserve(&snap->bytes, need)) {
+    ws_bytes_free(&snap->bytes);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted saving a CTA (%zu bytes)", need);
   }
   cta_rec c = {cta->warps_waiting, cta->warps_done, cta->ffwd_releases};
-  uint8_t *p = put(snap->buf, &c, sizeof c);
+  uint8_t *p = put(snap->bytes.data, &c, sizeof c);
   p = put(p, cta->smem, cta->smem_bytes);
   for (uint32_t i = 0; i < cta->nwarps; i++) p = put_warp(p, &cta->warps[i]);
-  snap->size = need;
+  snap->bytes.len = need;
   return WS_OK;
 }
 
@@ -143,7 +142,7 @@ static const uint8_t *get_warp(const uint8_t *p, ws_warp *w) {
 
 void ws_ffwd_restore(ws_cta *cta, const ws_ffwd_snap *snap) {
   cta_rec c;
-  const uint8_t *p = get(snap->buf, &c, sizeof c);
+  const uint8_t *p = get(snap->bytes.data, &c, sizeof c);
   cta->warps_waiting = c.warps_waiting;
   cta->warps_done = c.warps_done;
   cta->ffwd_releases = c.ffwd_releases;
@@ -151,10 +150,7 @@ void ws_ffwd_restore(ws_cta *cta, const ws_ffwd_snap *snap) {
   for (uint32_t i = 0; i < cta->nwarps; i++) p = get_warp(p, &cta->warps[i]);
 }
 
-void ws_ffwd_snap_free(ws_ffwd_snap *snap) {
-  free(snap->buf);
-  *snap = (ws_ffwd_snap){0};
-}
+void ws_ffwd_snap_free(ws_ffwd_snap *snap) { ws_bytes_free(&snap->bytes); }
 
 /* ---- rounds ---------------------------------------------------------------------- */
 

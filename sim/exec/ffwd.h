@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "base/ctx.h"
 #include "sim/exec/cta.h"
 
@@ -47,8 +48,7 @@ uint64_t ws_ffwd_rounds(const ws_cta *cta, const ws_ffwd_plan *plan);
 /* A CTA's architectural state: registers, predicates, SIMT stacks, warp
  * and barrier states, shared memory. Grows, never shrinks. */
 typedef struct ws_ffwd_snap {
-  uint8_t *buf;
-  size_t size, cap;
+  ws_bytes bytes; /* reused from one save to the next */
 } ws_ffwd_snap;
 
 ws_status ws_ffwd_save(ws_ctx *ctx, const ws_cta *cta, ws_ffwd_snap *snap);

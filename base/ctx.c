@@ -40,7 +40,7 @@ ws_status ws_ctx_status(const ws_ctx *ctx) { return ctx ? ctx->status : WS_OK; }
 
 const char *ws_status_name(ws_status st) {
   static const char *const names[WS_STATUS_COUNT] = {
-      "ok",           "invalid input",   "i/o error",  "out of memory", "device limit exceeded",
-      "kernel fault", "limit exhausted", "interrupted"};
+      "ok",           "invalid input",   "i/o error",   "out of memory", "device limit exceeded",
+      "kernel fault", "limit exhausted", "interrupted", "usage error"};
   return (unsigned)st < WS_STATUS_COUNT ? names[st] : "unknown status";
 }

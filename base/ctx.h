@@ -18,6 +18,8 @@ typedef enum ws_status {
   WS_ERR_FAULT,       /* a kernel faulted (out of bounds, misaligned, barrier misuse) */
   WS_ERR_BUDGET,      /* a limit ran out: instructions, cycles or wall-clock time */
   WS_ERR_INTERRUPTED, /* stopped on request (Ctrl-C) */
+  WS_ERR_USAGE,       /* the request names what is not there: a column the table lacks, a
+                         choice the input leaves open (a command's usage error, exit 2) */
   WS_STATUS_COUNT
 } ws_status;
 

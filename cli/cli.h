@@ -47,6 +47,9 @@ int ws_cli_demo(int argc, char **argv);
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warpscope CMD: ...\nTry 'warpscope CMD --help'." on stderr; returns WS_EXIT_USAGE. */
 int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A library call's outcome as the exit code, its message printed: a usage
+ * error of command `cmd` for WS_ERR_USAGE, a failed run for any other. */
+int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st);
 
 /* "X", "X,Y" or "X,Y,Z", each 1..2^32-1. */
 bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);

@@ -12,7 +12,6 @@
 
 #include "base/file.h"
 #include "cli/cli.h"
-#include "tools/docgen/presetdoc.h"
 
 static const char gpus_help[] =
     "usage: warpscope gpus\n"
@@ -72,7 +71,7 @@ static void print_keys(const ws_gpu_cfg *c, const ws_cli_gpuopt *o, const char *
     if (overridden(o, k))
       snprintf(source, sizeof source, "--set");
     else if (text)
-      ws_presetdoc_source(text, k->section, k->key, source, sizeof source);
+      ws_config_key_source(text, k->section, k->key, source, sizeof source);
     if (!*source) snprintf(source, sizeof source, "%s%s", k->required ? "" : "default: ", k->source);
     printf("  %-30s %-24s %-10s %s\n", k->key, value, k->unit, source);
   }

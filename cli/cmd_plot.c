@@ -6,15 +6,17 @@
  * header serves and a sweep may add columns; only valid rows that passed
  * their check are drawn unless --all. The roofs come from the preset's
  * peaks (ws_config_peaks, what `warpscope gpus show` prints), never from
- * numbers of this file. The rows are turned into a chart kind's plain
- * arrays (plotkinds.c) and plot/ draws them; nothing is written on failure. */
+ * numbers of this file. The charts library (charts/sweepcharts.h) picks
+ * the rows and builds and writes the chart; this file parses the flags,
+ * prints the rows left out and maps the library's status to the exit code
+ * (WS_ERR_USAGE: 2). Nothing is written on failure. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "charts/sweepcharts.h"
 #include "cli/cli.h"
-#include "cli/plotkinds.h"
 #include "plot/chart.h"
 
 static const char plot_help[] =
@@ -74,30 +76,38 @@ static const struct option longs[] = {{"kind", required_argument, NULL, OPT_KIND
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
-static const char *const kind_names[WS_CLI_PLOT_KIND_COUNT] = {"heatmap", "roofline", "occupancy", "stalls"};
+/* The chart's options, and what only the flags know. */
+typedef struct plot_opts {
+  ws_charts_opts chart;
+  const char *out;
+  bool has_kind;
+} plot_opts;
+
+static const char *const kind_names[WS_CHARTS_KIND_COUNT] = {"heatmap", "roofline", "occupancy", "stalls"};
 
 /* ---- flags -------------------------------------------------------------------------------------- */
 
-static int parse_kind(const char *text, ws_cli_plot_kind *out) {
-  for (int k = 0; k < WS_CLI_PLOT_KIND_COUNT; k++)
+static int parse_kind(const char *text, ws_charts_kind *out) {
+  for (int k = 0; k < WS_CHARTS_KIND_COUNT; k++)
     if (strcmp(text, kind_names[k]) == 0) {
-      *out = (ws_cli_plot_kind)k;
+      *out = (ws_charts_kind)k;
       return WS_EXIT_OK;
     }
   return ws_cli_usage_error("plot", "--kind expects heatmap, roofline, occupancy or stalls, found '%s'",
                             text);
 }
 
-static int take(ws_cli_plot_opts *o, int c, const char *arg) {
+static int take(plot_opts *po, int c, const char *arg) {
+  ws_charts_opts *o = &po->chart;
   switch (c) {
-  case OPT_KIND: o->has_kind = true; return parse_kind(arg, &o->kind);
+  case OPT_KIND: po->has_kind = true; return parse_kind(arg, &o->kind);
   case OPT_X: o->x = arg; return WS_EXIT_OK;
   case OPT_Y: o->y = arg; return WS_EXIT_OK;
   case OPT_METRIC: o->metric = arg; return WS_EXIT_OK;
   case OPT_REDUCE:
     if (strcmp(arg, "min") != 0 && strcmp(arg, "max") != 0)
       return ws_cli_usage_error("plot", "--reduce expects min or max, found '%s'", arg);
-    o->reduce = arg[1] == 'i' ? WS_CLI_PLOT_REDUCE_MIN : WS_CLI_PLOT_REDUCE_MAX;
+    o->reduce = arg[1] == 'i' ? WS_CHARTS_REDUCE_MIN : WS_CHARTS_REDUCE_MAX;
     return WS_EXIT_OK;
   case OPT_COLOR: o->color_by = arg; return WS_EXIT_OK;
   case OPT_LABEL: o->label = arg; return WS_EXIT_OK;
@@ -105,34 +115,35 @@ static int take(ws_cli_plot_opts *o, int c, const char *arg) {
   case OPT_ALL: o->all = true; return WS_EXIT_OK;
   case OPT_SIZE: return ws_cli_chart_size("plot", arg, &o->width, &o->height);
   case OPT_TITLE: o->title = arg; return WS_EXIT_OK;
-  case 'o': o->out = arg; return WS_EXIT_OK;
+  case 'o': po->out = arg; return WS_EXIT_OK;
   default: return ws_cli_usage_error("plot", "unknown option");
   }
 }
 
 /* What each kind needs, once every flag is in. */
-static int check_flags(const ws_cli_plot_opts *o) {
-  if (!o->csv) return ws_cli_usage_error("plot", "a SWEEP.csv file is needed");
-  if (!o->has_kind) return ws_cli_usage_error("plot", "--kind heatmap|roofline|occupancy|stalls is needed");
-  if (!o->out) return ws_cli_usage_error("plot", "-o OUT.png|.svg is needed");
+static int check_flags(const plot_opts *po) {
+  const ws_charts_opts *o = &po->chart;
+  if (!o->source) return ws_cli_usage_error("plot", "a SWEEP.csv file is needed");
+  if (!po->has_kind) return ws_cli_usage_error("plot", "--kind heatmap|roofline|occupancy|stalls is needed");
+  if (!po->out) return ws_cli_usage_error("plot", "-o OUT.png|.svg is needed");
   ws_chart_format f;
   ws_ctx *ctx = ws_ctx_create();
-  ws_status st = ws_chart_format_of(ctx, o->out, &f);
+  ws_status st = ws_chart_format_of(ctx, po->out, &f);
   int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("plot", "-o: %s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
   if (rc != WS_EXIT_OK) return rc;
-  if (o->kind == WS_CLI_PLOT_HEATMAP && (!o->x || !o->y || !o->metric))
+  if (o->kind == WS_CHARTS_HEATMAP && (!o->x || !o->y || !o->metric))
     return ws_cli_usage_error("plot", "--kind heatmap needs --x COL, --y COL and --metric COL");
-  if (o->reduce != WS_CLI_PLOT_REDUCE_AUTO && o->kind != WS_CLI_PLOT_HEATMAP)
+  if (o->reduce != WS_CHARTS_REDUCE_AUTO && o->kind != WS_CHARTS_HEATMAP)
     return ws_cli_usage_error("plot", "--reduce goes with --kind heatmap");
-  if (o->color_by && o->kind != WS_CLI_PLOT_OCCUPANCY)
+  if (o->color_by && o->kind != WS_CHARTS_OCCUPANCY)
     return ws_cli_usage_error("plot", "--color-by goes with --kind occupancy");
-  if (o->label && o->kind != WS_CLI_PLOT_ROOFLINE && o->kind != WS_CLI_PLOT_STALLS)
+  if (o->label && o->kind != WS_CHARTS_ROOFLINE && o->kind != WS_CHARTS_STALLS)
     return ws_cli_usage_error("plot", "--label goes with --kind roofline or stalls");
   return WS_EXIT_OK;
 }
 
-static int parse_flags(int argc, char **argv, ws_cli_plot_opts *o) {
+static int parse_flags(int argc, char **argv, plot_opts *o) {
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   ws_cli_seen seen = {{0}};
@@ -147,21 +158,39 @@ static int parse_flags(int argc, char **argv, ws_cli_plot_opts *o) {
     rc = take(o, c, optarg);
   }
   if (rc != WS_EXIT_OK) return rc;
-  if (optind < argc) o->csv = argv[optind++];
+  if (optind < argc) o->chart.source = argv[optind++];
   if (optind < argc) return ws_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
   return check_flags(o);
 }
 
+/* ---- the chart ---------------------------------------------------------------------------------- */
+
+/* How many rows were left out and why, once the library counted them. */
+static void print_tally(const ws_charts_tally *ty, const char *gpu) {
+  size_t out = ty->total - ty->drawn;
+  if (!ty->counted || !out) return;
+  fprintf(stderr, "warpscope plot: %zu of %zu rows left out:", out, ty->total);
+  if (ty->invalid) fprintf(stderr, " %zu not valid or failing their check (--all draws them);", ty->invalid);
+  if (ty->other_gpu) fprintf(stderr, " %zu of another gpu than %s;", ty->other_gpu, gpu);
+  if (ty->blank)
+    fprintf(stderr, " %zu with an empty field (%s, ...) or nothing to draw;", ty->blank,
+            ty->blank_col ? ty->blank_col : "a value");
+  fprintf(stderr, "\n");
+}
+
 int ws_cli_plot(int argc, char **argv) {
-  ws_cli_plot_opts o = {.width = 900, .height = 600};
+  plot_opts o = {.chart = {.width = 900, .height = 600}};
   int rc = parse_flags(argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_table *t = NULL;
-  if (ws_table_read(ctx, o.csv, &t) != WS_OK)
-    rc = ws_cli_error("%s", ws_errmsg(ctx));
-  else
-    rc = ws_cli_plot_draw(ctx, &o, t);
+  ws_charts_tally tally = {0};
+  ws_status st = ws_table_read(ctx, o.chart.source, &t);
+  if (st == WS_OK) {
+    st = ws_charts_draw(ctx, &o.chart, t, o.out, &tally);
+    print_tally(&tally, o.chart.gpu);
+  }
+  rc = ws_cli_exit_code("plot", ctx, st);
   if (rc == WS_EXIT_OK) fprintf(stderr, "warpscope: wrote %s\n", o.out);
   ws_table_destroy(t);
   ws_ctx_destroy(ctx);

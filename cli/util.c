@@ -38,6 +38,12 @@ int ws_cli_usage_error(const char *cmd, const char *fmt, ...) {
   return WS_EXIT_USAGE;
 }
 
+int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st) {
+  if (st == WS_OK) return WS_EXIT_OK;
+  if (st == WS_ERR_USAGE) return ws_cli_usage_error(cmd, "%s", ws_errmsg(ctx));
+  return ws_cli_error("%s", ws_errmsg(ctx));
+}
+
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out) {
   if (!text || !*text || *text == '-' || *text == '+') return false;
   errno = 0;

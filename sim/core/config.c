@@ -1135,6 +1135,32 @@ const char *ws_config_preset_text(const char *name) {
   return f ? f->text : NULL;
 }
 
+/* Reads the text itself rather than through inih: the loader strips
+ * comments before inih sees a line, and this wants exactly the comment. */
+void ws_config_key_source(const char *ini_text, const char *section, const char *key, char *out,
+                          size_t out_bytes) {
+  char cur[32] = "";
+  size_t klen = strlen(key);
+  out[0] = '\0';
+  for (const char *line = ini_text; *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    if (line[0] == '[') {
+      size_t s = strcspn(line + 1, "]");
+      snprintf(cur, sizeof cur, "%.*s", (int)(s < sizeof cur ? s : sizeof cur - 1), line + 1);
+    } else if (strcmp(cur, section) == 0 && len > klen && strncmp(line, key, klen) == 0 &&
+               strchr(" =", line[klen])) {
+      const char *semi = memchr(line, ';', len);
+      if (semi) {
+        const char *c = semi + 1 + strspn(semi + 1, " ");
+        snprintf(out, out_bytes, "%.*s", (int)(line + len - c), c);
+      }
+      return;
+    }
+    line = nl ? nl + 1 : line + len;
+  }
+}
+
 ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out) {
   const ws_embedded_file *f = find_preset(name);
   if (!f) {

@@ -301,6 +301,12 @@ ws_status ws_config_load_preset(ws_ctx *ctx, const char *name, ws_gpu_cfg *out);
 const char *const *ws_config_preset_names(void);
 /* The embedded INI text of preset `name`; NULL when there is none. */
 const char *ws_config_preset_text(const char *name);
+/* The source a preset cites for `[section] key`: the comment after ';' on
+ * the key's line of INI text, copied into out; "" when the line has none or
+ * is absent. What `warpscope gpus show` and docs/presets.md print beside
+ * each value, read from the same text the simulator parsed. */
+void ws_config_key_source(const char *ini_text, const char *section, const char *key, char *out,
+                          size_t out_bytes);
 /* Applies one "section.key=value" override and re-derives the geometry;
  * does not validate (several overrides may only be consistent together). */
 ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment);

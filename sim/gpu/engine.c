@@ -138,30 +138,6 @@ void ws_engine_destroy(ws_engine *e) {
   free(e);
 }
 
-/* Re-reads SM i's state after a call that may have changed it. */
-void ws_engine_sync_sm(ws_engine *e, uint32_t i) {
-  e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
-  bool blocked = ws_sm_lsu_blocked(e->sms[i]);
-  /* only a visit's refusal blocks an LSU: this is that refusal's cycle */
-  if (blocked && !e->sm_blocked[i]) e->sm_parked[i] = e->mem_progress_cycles;
-  e->sm_blocked[i] = blocked;
-  uint64_t bit = 1ull << (i % 64);
-  if (e->sm_next[i] != WS_ENGINE_NEVER)
-    e->sm_awake[i / 64] |= bit;
-  else
-    e->sm_awake[i / 64] &= ~bit;
-}
-
-/* Counts the retries SM i's blocked LSU skipped: `later` cycles with memory
- * events since its refusal, each of which would have been refused again. */
-void ws_engine_count_skipped(ws_engine *e, uint32_t i, uint64_t later) {
-  uint64_t skipped = e->mem_progress_cycles - e->sm_parked[i] - later;
-  if (!skipped) return;
-  ws_sm_count_refusals(e->sms[i], skipped);
-  ws_memsys_count_refusals(e->mem, i, skipped);
-  e->sm_parked[i] += skipped;
-}
-
 /* Offers SM i's refused access again at t (a cycle with memory events,
  * already counted) if its L1 changed since the refusal. */
 static void retry_lsu(ws_engine *e, uint32_t i, uint64_t t) {

@@ -82,11 +82,31 @@ struct ws_engine {
   uint64_t gpu_cycles, gpu_ctas, gpu_warp_insns, gpu_thread_insns, gpu_events, gpu_visits;
 };
 
-/* engine.c: re-reads SM i's state after a call that may have changed it;
- * counts the retries SM i's blocked LSU skipped over `later` cycles with
- * memory events since its refusal. */
-void ws_engine_sync_sm(ws_engine *e, uint32_t i);
-void ws_engine_count_skipped(ws_engine *e, uint32_t i, uint64_t later);
+/* Both files keep the SMs' copies current: inline, so the main loop's
+ * visit pays no call and neither file calls into the other for it. */
+/* Re-reads SM i's state after a call that may have changed it. */
+static inline void ws_engine_sync_sm(ws_engine *e, uint32_t i) {
+  e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
+  bool blocked = ws_sm_lsu_blocked(e->sms[i]);
+  /* only a visit's refusal blocks an LSU: this is that refusal's cycle */
+  if (blocked && !e->sm_blocked[i]) e->sm_parked[i] = e->mem_progress_cycles;
+  e->sm_blocked[i] = blocked;
+  uint64_t bit = 1ull << (i % 64);
+  if (e->sm_next[i] != WS_ENGINE_NEVER)
+    e->sm_awake[i / 64] |= bit;
+  else
+    e->sm_awake[i / 64] &= ~bit;
+}
+
+/* Counts the retries SM i's blocked LSU skipped: `later` cycles with memory
+ * events since its refusal, each of which would have been refused again. */
+static inline void ws_engine_count_skipped(ws_engine *e, uint32_t i, uint64_t later) {
+  uint64_t skipped = e->mem_progress_cycles - e->sm_parked[i] - later;
+  if (!skipped) return;
+  ws_sm_count_refusals(e->sms[i], skipped);
+  ws_memsys_count_refusals(e->mem, i, skipped);
+  e->sm_parked[i] += skipped;
+}
 
 /* engine_sampled.c: CTA waves (sampler.h). At a retirement in a warm or
  * measured wave; after the last CTA, the skipped waves' counters added. */

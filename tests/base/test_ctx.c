@@ -34,5 +34,6 @@ Test(ctx, null_context_is_tolerated) {
   cr_expect_str_eq(ws_errmsg(NULL), "");
   ws_ctx_destroy(NULL);
   cr_expect_str_eq(ws_status_name(WS_ERR_FAULT), "kernel fault");
+  cr_expect_str_eq(ws_status_name(WS_ERR_USAGE), "usage error");
   cr_expect_str_eq(ws_status_name((ws_status)99), "unknown status");
 }

@@ -9,7 +9,7 @@ cd "$src" || exit 1
 missing=0
 checked=0
 # the extension ends the name: sweep.csv is no sweep.c
-pattern='(^|[^A-Za-z0-9_/.-])((base|isa|sim|models|cli|bench|tools|tests|docs|scripts|cmake|traces|viz|plot|explore|ptx)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(c|h|md|ini|wsa|sh|def|cmake|txt))([^A-Za-z0-9_]|$)'
+pattern='(^|[^A-Za-z0-9_/.-])((base|isa|sim|models|cli|bench|tools|tests|docs|scripts|cmake|traces|viz|plot|charts|explore|ptx)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(c|h|md|ini|wsa|sh|def|cmake|txt))([^A-Za-z0-9_]|$)'
 while IFS=: read -r file line text; do
   while [[ $text =~ $pattern ]]; do
     path=${BASH_REMATCH[2]}

@@ -3,8 +3,9 @@
  *
  * Design: a preset cites the source of each value in a comment on the
  * value's line, so the generator reads those comments back out of the
- * embedded INI text; the document then shows exactly the citation that sits
- * next to the number the simulator loads. */
+ * embedded INI text (ws_config_key_source, as `warpscope gpus show` does);
+ * the document then shows exactly the citation that sits next to the number
+ * the simulator loads. */
 #include "tools/docgen/presetdoc.h"
 
 #include <stdio.h>
@@ -20,29 +21,6 @@ typedef struct preset_doc {
   const char *text; /* the embedded INI */
   ws_gpu_cfg cfg;
 } preset_doc;
-
-void ws_presetdoc_source(const char *text, const char *section, const char *key, char *out, size_t n) {
-  char cur[32] = "";
-  size_t klen = strlen(key);
-  out[0] = '\0';
-  for (const char *line = text; *line;) {
-    const char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) : strlen(line);
-    if (line[0] == '[') {
-      size_t s = strcspn(line + 1, "]");
-      snprintf(cur, sizeof cur, "%.*s", (int)(s < sizeof cur ? s : sizeof cur - 1), line + 1);
-    } else if (strcmp(cur, section) == 0 && len > klen && strncmp(line, key, klen) == 0 &&
-               strchr(" =", line[klen])) {
-      const char *semi = memchr(line, ';', len);
-      if (semi) {
-        const char *c = semi + 1 + strspn(semi + 1, " ");
-        snprintf(out, n, "%.*s", (int)(line + len - c), c);
-      }
-      return;
-    }
-    line = nl ? nl + 1 : line + len;
-  }
-}
 
 static void put_header(ws_text *t, const preset_doc *p, size_t np) {
   ws_text_puts(t, "| key | description | unit |");
@@ -60,7 +38,7 @@ static void put_sources(ws_text *t, const ws_cfg_key *k, const preset_doc *p, si
   bool first = true;
   for (size_t i = 0; i < np; i++) {
     char c[512];
-    ws_presetdoc_source(p[i].text, k->section, k->key, c, sizeof c);
+    ws_config_key_source(p[i].text, k->section, k->key, c, sizeof c);
     if (!*c) continue;
     ws_text_printf(t, "%s%s: %s", first ? " " : "<br>", p[i].name, c);
     first = false;

@@ -17,10 +17,6 @@
  * sources), as a malloc'd string; NULL when out of memory or when an
  * embedded preset fails to load (a build defect the tests catch). */
 char *ws_presetdoc_markdown(void);
-/* The comment on `[section] key = ...`'s line of INI text (where a preset
- * cites its source), copied into out; "" when the line has none or is
- * absent. */
-void ws_presetdoc_source(const char *ini_text, const char *section, const char *key, char *out, size_t n);
 /* A copy of `doc` whose text between the BEGIN marker's line and the END
  * marker is replaced by `tables`; NULL when a marker is missing (or out of
  * memory). */

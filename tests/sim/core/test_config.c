@@ -1,6 +1,7 @@
 /* test_config.c - the GPU preset loader: every embedded preset loads and
  * validates, each malformed input gives its exact message (file, line,
- * key), and `--set` overrides parse and fail as documented.
+ * key), `--set` overrides parse and fail as documented, and the source a
+ * preset cites for a key is read off the key's line.
  *
  * Design: the bad-input cases edit one line of a small self-contained preset
  * (base[] below, the classroom GPU without comments), so every expected line
@@ -363,6 +364,19 @@ Test(config, unknown_preset_lists_the_presets) {
                    "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)");
   cr_assert_eq(ws_config_load_preset(ctx, "../models/runs/examples/saxpy", &cfg), WS_ERR_INVALID);
   ws_ctx_destroy(ctx);
+}
+
+Test(config, key_source_is_the_comment_on_the_keys_line) {
+  char out[128];
+  const char *ini = "[a]\nk = 1 ; not this\n[b]\nkey2 = 3\nk = 2   ; [X] the source\n";
+  ws_config_key_source(ini, "b", "k", out, sizeof out);
+  cr_assert_str_eq(out, "[X] the source");
+  ws_config_key_source(ini, "b", "key2", out, sizeof out);
+  cr_assert_str_eq(out, "", "a key without a comment");
+  ws_config_key_source(ini, "c", "k", out, sizeof out);
+  cr_assert_str_eq(out, "", "a section that is absent");
+  ws_config_key_source(ini, "b", "ke", out, sizeof out);
+  cr_assert_str_eq(out, "", "a key's prefix is no key");
 }
 
 Test(config, set_overrides) {

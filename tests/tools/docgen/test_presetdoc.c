@@ -1,7 +1,8 @@
 /* test_presetdoc.c - the preset tables generated from the key table: one row
- * per key with its sources, source comments read off INI lines, and the
- * splicer replaces only the generated block. Whether docs/presets.md carries
- * the current tables is checked by tests/tools/docgen/test_docgen.c. */
+ * per key with its sources (read off the INI lines by ws_config_key_source,
+ * tested in tests/sim/core/test_config.c), and the splicer replaces only the
+ * generated block. Whether docs/presets.md carries the current tables is
+ * checked by tests/tools/docgen/test_docgen.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +23,6 @@ Test(presetdoc, one_row_per_key_with_sources) {
                             "| `regfile.alloc_unit_regs` (optional) | per-warp register allocation unit | "
                             "regs | 256 | 256 | 256 | 256 | 256 | default CUDA Occupancy Calculator"));
   free(tables);
-}
-
-Test(presetdoc, source_comment_of_a_line) {
-  char out[128];
-  const char *ini = "[a]\nk = 1 ; not this\n[b]\nkey2 = 3\nk = 2   ; [X] the source\n";
-  ws_presetdoc_source(ini, "b", "k", out, sizeof out);
-  cr_assert_str_eq(out, "[X] the source");
-  ws_presetdoc_source(ini, "b", "key2", out, sizeof out);
-  cr_assert_str_eq(out, "");
-  ws_presetdoc_source(ini, "c", "k", out, sizeof out);
-  cr_assert_str_eq(out, "");
 }
 
 Test(presetdoc, splice_replaces_only_the_block) {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define LABEL_BYTES 96
 #define LIST_BYTES 2048 /* the table's column names in a message */

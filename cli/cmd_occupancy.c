@@ -4,7 +4,7 @@
  * resource's own limit, and the calculator's three curves as tables and,
  * with -o, as a chart.
  *
- * Design: every number comes from sim/core/occupancy.h (the rules the
+ * Design: every number comes from sim/common/occupancy.h (the rules the
  * simulator launches with), so the calculator and the simulated launch can
  * never disagree; the curves' tables print one row per run of equal CTAs,
  * warps and limiter, which is what the calculator's step plots show. */
@@ -16,7 +16,7 @@
 
 #include "cli/cli.h"
 #include "plot/chart.h"
-#include "sim/core/occupancy.h"
+#include "sim/common/occupancy.h"
 
 static const char occupancy_help[] =
     "usage: warpscope occupancy [--gpu NAME] --threads T [--regs R] [--smem BYTES[K]] [-o CHART]\n"

@@ -1,6 +1,6 @@
 # embed.cmake - turns files into a C table {path, text} so the binary carries
 # its kernels (-DTABLE=ws_wsa_files, compiled into models/kgen/) and GPU presets
-# (-DTABLE=ws_config_preset_files, compiled into sim/core/). Paths are relative
+# (-DTABLE=ws_config_preset_files, compiled into sim/common/). Paths are relative
 # to the source root, so the output is the same on every machine.
 if(NOT TABLE)
   message(FATAL_ERROR "embed.cmake: -DTABLE=NAME is required")

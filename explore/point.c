@@ -21,7 +21,7 @@
 
 #include "models/kgen/attngen.h"
 #include "models/kgen/gemmgen.h"
-#include "sim/core/stats.h"
+#include "sim/common/stats.h"
 
 #define ATTN_DEFAULT_TILE 64             /* Br and Bc when not given: `warpscope kernel flash`'s defaults */
 #define U32_INDEX_LIMIT (1ull << 31)     /* the kernels index with 32-bit integers */

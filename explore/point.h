@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/host/device.h"
 
 typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/core/probe.h"
+#include "sim/common/probe.h"
 
 typedef enum ws_codec_col {
   WS_CODEC_KIND,

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/core/probe.h"
+#include "sim/common/probe.h"
 
 /* "kernel", "cta", "issue", ... in ws_probe_kind order; "?" when out of range. */
 const char *ws_evtext_kind_name(uint8_t kind);

@@ -3,7 +3,7 @@
  * each launch (host RAM, the PCIe link, HBM, L2, L1, shared memory,
  * registers, each kind of function unit), as a ledger of hops.
  *
- * Design: a probe (sim/core/probe.h) that keeps, per launch and level, the
+ * Design: a probe (sim/common/probe.h) that keeps, per launch and level, the
  * earliest tagged record only, so following a value costs a fixed amount of
  * memory whatever the run. The ledger is data: the CLI prints it, the trace
  * stores it (ws_journey_to_text / ws_journey_from_text) and the visualizer
@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "base/ctx.h"
-#include "sim/core/probe.h"
+#include "sim/common/probe.h"
 #include "sim/host/runtime.h"
 
 typedef enum ws_journey_level {

@@ -3,7 +3,7 @@
 #ifndef WS_TEE_H
 #define WS_TEE_H
 
-#include "sim/core/probe.h"
+#include "sim/common/probe.h"
 
 typedef struct ws_tee {
   ws_probe probe; /* what to set on the device */

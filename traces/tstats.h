@@ -22,8 +22,8 @@
 #include <stdio.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/probe.h"
+#include "sim/common/config.h"
+#include "sim/common/probe.h"
 #include "traces/wst.h"
 
 typedef struct ws_tstats ws_tstats;

@@ -1,4 +1,4 @@
-/* wst.h - the .wst trace file: a writer that is a probe (sim/core/probe.h)
+/* wst.h - the .wst trace file: a writer that is a probe (sim/common/probe.h)
  * and a reader that seeks by launch and cycle.
  *
  * Design: events go to disk as they come, in chunks of at most
@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/probe.h"
+#include "sim/common/config.h"
+#include "sim/common/probe.h"
 #include "sim/host/runtime.h"
 
 #define WS_WST_VERSION 2u                        /* files of a newer version are refused */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef struct ws_viz_rect {
   int32_t x, y, w, h;

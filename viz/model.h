@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "traces/wst.h"
 
 /* A warp slot's state at a cycle: what colours it. */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/host/device.h"
 
 typedef struct ws_attngen_shape {

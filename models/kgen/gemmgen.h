@@ -21,7 +21,7 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/host/device.h"
 
 typedef enum ws_gemmgen_variant {

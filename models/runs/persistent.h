@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define WS_PERSISTENT_MAX_ITEMS 4096u
 #define WS_PERSISTENT_MAX_ELEMS 65536u

@@ -14,7 +14,7 @@
 
 #include "base/ctx.h"
 #include "models/vit/vitrun.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef struct ws_unified_way {
   ws_vitrun_weights weights;

@@ -18,7 +18,7 @@
 #include "base/ctx.h"
 #include "models/vit/tinyvit.h"
 #include "models/vit/vitrun.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/host/device.h"
 #include "sim/host/runtime.h"
 

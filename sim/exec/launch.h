@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "isa/program.h"
-#include "sim/core/occupancy.h"
+#include "sim/common/occupancy.h"
 
 typedef struct ws_mem ws_mem;
 typedef struct ws_sanitize ws_sanitize;

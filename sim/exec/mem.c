@@ -14,7 +14,7 @@
  * access of at most 16 bytes never straddles two pages. */
 #include "sim/exec/mem.h"
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>

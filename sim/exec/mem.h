@@ -31,7 +31,7 @@ void ws_mem_destroy(ws_mem *mem);
 /* size 0 is an error; allocations are 256-byte aligned (as cudaMalloc). */
 ws_status ws_mem_alloc(ws_mem *mem, ws_ctx *ctx, uint64_t size_bytes, uint64_t *addr);
 /* Mapped (zero-copy) host memory: page-locked host bytes the device
- * addresses directly, at WS_CFG_SYSMEM_BASE and above (sim/core/config.h),
+ * addresses directly, at WS_CFG_SYSMEM_BASE and above (sim/common/config.h),
  * where the timing model sends accesses over the host link instead of the
  * caches and DRAM. It does not count against the device's capacity; all of
  * it together is at most WS_MEM_HOST_MAX_BYTES. Freed with ws_mem_free. */

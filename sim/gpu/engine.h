@@ -12,10 +12,10 @@
 #define WS_ENGINE_H
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/occupancy.h"
-#include "sim/core/probe.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/occupancy.h"
+#include "sim/common/probe.h"
+#include "sim/common/stats.h"
 #include "sim/exec/exec.h"
 #include "sim/gpu/sampler.h"
 
@@ -27,7 +27,7 @@ void ws_engine_destroy(ws_engine *e);
 /* Whether each launch keeps the L2 contents the previous one left
  * (default: no, every launch starts with empty caches). */
 void ws_engine_set_keep_l2(ws_engine *e, bool keep);
-/* Every later launch reports its micro-ops to `probe` (sim/core/probe.h;
+/* Every later launch reports its micro-ops to `probe` (sim/common/probe.h;
  * NULL: none, the default). It must outlive those launches. */
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
 

@@ -9,7 +9,7 @@
 #ifndef WS_ENGINE_INT_H
 #define WS_ENGINE_INT_H
 
-#include "sim/core/eventq.h"
+#include "sim/common/eventq.h"
 #include "sim/exec/ffwd.h"
 #include "sim/gpu/dispatch.h"
 #include "sim/gpu/engine.h"

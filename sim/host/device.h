@@ -12,10 +12,10 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "sim/core/config.h"
-#include "sim/core/occupancy.h"
-#include "sim/core/probe.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/occupancy.h"
+#include "sim/common/probe.h"
+#include "sim/common/stats.h"
 #include "sim/exec/args.h"
 #include "sim/exec/launch.h"
 #include "sim/gpu/sampler.h"
@@ -154,7 +154,7 @@ ws_status ws_device_occupancy(ws_device *dev, const ws_kernel *k, ws_dim3 block,
 void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_location *out);
 
 /* Every later timed launch reports each of its micro-ops to `probe`
- * (sim/core/probe.h; NULL, the default: none), which must outlive them.
+ * (sim/common/probe.h; NULL, the default: none), which must outlive them.
  * Functional launches have no micro-ops and report nothing. Values,
  * counters and cycles are the same with and without a probe. */
 void ws_device_set_probe(ws_device *dev, const ws_probe *probe);

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef enum ws_pcie_dir { WS_PCIE_H2D, WS_PCIE_D2H, WS_PCIE_DIR_COUNT } ws_pcie_dir;
 

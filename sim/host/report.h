@@ -14,8 +14,8 @@
 #include <stdio.h>
 
 #include "isa/program.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 #include "sim/host/device.h"
 
 /* The few figures a timeline line shows per kernel. A rate is negative

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef struct ws_addrmap {
   uint32_t line_shift;    /* geom.line_shift: lines are the unit of slice and channel interleave */

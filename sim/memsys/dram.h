@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/probe.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/probe.h"
+#include "sim/common/stats.h"
 
 typedef struct ws_dram ws_dram;
 

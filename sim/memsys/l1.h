@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 #include "sim/memsys/access.h"
 
 typedef struct ws_l1 ws_l1;

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 #include "sim/memsys/access.h"
 
 typedef struct ws_l2 ws_l2;

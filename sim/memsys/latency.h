@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef enum ws_mem_level {
   WS_LEVEL_L1_HIT,

@@ -27,10 +27,10 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/eventq.h"
-#include "sim/core/probe.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/eventq.h"
+#include "sim/common/probe.h"
+#include "sim/common/stats.h"
 #include "sim/memsys/access.h"
 
 typedef struct ws_memsys ws_memsys;

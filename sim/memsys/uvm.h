@@ -28,8 +28,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 
 typedef struct ws_uvm ws_uvm;
 

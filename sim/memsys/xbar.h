@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 
 /* A read request carries a command header only (noc.header_bytes: address,
  * mask, kind, ids); write and atomic requests add their data, responses

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/exec/warp.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/coalesce.h"

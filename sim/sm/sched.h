@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define WS_SCHED_MAX_SLOTS 32 /* warp slots per sub-partition */
 

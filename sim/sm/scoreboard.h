@@ -24,7 +24,7 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define WS_SCOREBOARD_MAX_DEPS 24 /* HMMA: 4 + 4 + 2 + 4 registers, a guard, with room */
 #define WS_SCOREBOARD_MAX_WRITES 4

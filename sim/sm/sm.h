@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/stats.h"
 #include "sim/exec/cta.h"
 #include "sim/exec/ffwd.h"
 #include "sim/exec/watchdog.h"

@@ -1,4 +1,4 @@
-/* smprobe.h - the SM's micro-ops as probe records (sim/core/probe.h): what
+/* smprobe.h - the SM's micro-ops as probe records (sim/common/probe.h): what
  * an issue did, a stall span, a memory instruction's completion, a CTA's
  * residency.
  *

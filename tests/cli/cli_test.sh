@@ -428,7 +428,7 @@ check lesson-shot 0 "PASS" -- "$ws" lesson threads --screenshot "$tmp"
 check lesson-shot-file 0 "" -- test -s "$tmp/threads.png"
 check lesson-shot-bad-dir 1 "cannot create '$tmp/none/d'" -- "$ws" lesson threads --screenshot "$tmp/none/d"
 
-# occupancy: the calculator's numbers (hand-computed in tests/sim/core/test_occupancy.c) and its refusals
+# occupancy: the calculator's numbers (hand-computed in tests/sim/common/test_occupancy.c) and its refusals
 check occ-a100 0 "occupancy: 4 CTAs per SM, 32 of 64 warps active: 50.0 %, limited by registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64
 check occ-curve 0 "33-40                6     48     75.0 %  registers" -- "$ws" occupancy --gpu a100 --threads 256 --regs 64
 check occ-smem-k 0 "49152 B shared memory (50176 B allocated" -- "$ws" occupancy --gpu a100 --threads 256 --smem 48K

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/text.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define FILE_NAME "fuzz.ini"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/text.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #define MAX_PRESETS 16
 

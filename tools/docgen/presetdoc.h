@@ -1,5 +1,5 @@
 /* presetdoc.h - the Markdown preset reference, generated from the config key
- * table (sim/core/config.c) and the embedded presets (sim/presets/<name>.ini).
+ * table (sim/common/config.c) and the embedded presets (sim/presets/<name>.ini).
  *
  * Design: docs/presets.md holds the generated tables between two marker
  * lines; the ws-docgen tool (make docs) rewrites that block and a test compares it

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "models/runs/example.h"
-#include "sim/core/occupancy.h"
+#include "sim/common/occupancy.h"
 #include "sim/host/report.h"
 #include "sim/memsys/latency.h"
 #include "sim/memsys/memsys.h"

@@ -1,4 +1,4 @@
-/* test_probe.c - the probe seam (sim/core/probe.h): one load on an idle
+/* test_probe.c - the probe seam (sim/common/probe.h): one load on an idle
  * hierarchy reported hop by hop at the cycles the latency formulas give,
  * the micro-op records adding up to the launch's own counters, and a probe
  * that changes nothing.

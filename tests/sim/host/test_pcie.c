@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "sim/host/pcie.h"
 
 static ws_cfg_pcie preset(const char *name) {

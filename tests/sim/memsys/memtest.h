@@ -14,9 +14,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sim/core/config.h"
-#include "sim/core/eventq.h"
-#include "sim/core/stats.h"
+#include "sim/common/config.h"
+#include "sim/common/eventq.h"
+#include "sim/common/stats.h"
 #include "sim/memsys/memsys.h"
 
 /* Checks a configuration edited field by field and derives its geometry,

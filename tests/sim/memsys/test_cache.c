@@ -1,5 +1,5 @@
 /* test_cache.c - the sectored tag array alone: its sets and ways (the
- * config derives them, sim/core/config.c), set selection (mask or modulo), lookup that sees valid or
+ * config derives them, sim/common/config.c), set selection (mask or modulo), lookup that sees valid or
  * pending lines only, LRU victims that prefer free ways and skip pending
  * ones, install and clear, and the configuration errors.
  *

@@ -58,7 +58,7 @@ static uint64_t stat(dt *t, const char *name) {
   return v;
 }
 
-/* The picosecond timings' conversion is the config's (tests/sim/core/test_geom.c). */
+/* The picosecond timings' conversion is the config's (tests/sim/common/test_geom.c). */
 Test(dram, bus_cycles) {
   ws_gpu_cfg c = mt_cfg();
   cr_expect_eq(ws_dram_bus_cycles(&c, 32), 2);

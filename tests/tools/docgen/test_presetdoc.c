@@ -1,6 +1,6 @@
 /* test_presetdoc.c - the preset tables generated from the key table: one row
  * per key with its sources (read off the INI lines by ws_config_key_source,
- * tested in tests/sim/core/test_config.c), and the splicer replaces only the
+ * tested in tests/sim/common/test_config.c), and the splicer replaces only the
  * generated block. Whether docs/presets.md carries the current tables is
  * checked by tests/tools/docgen/test_docgen.c. */
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 #include "tools/docgen/presetdoc.h"
 
 Test(presetdoc, one_row_per_key_with_sources) {

@@ -7,7 +7,7 @@
  * the kernel does not use (no registers, no shared memory after the reserve)
  * allows UINT32_MAX CTAs: it never limits, and it never wins a tie against
  * the max-CTAs rule that really binds. */
-#include "sim/core/occupancy.h"
+#include "sim/common/occupancy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

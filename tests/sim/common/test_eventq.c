@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "sim/core/eventq.h"
+#include "sim/common/eventq.h"
 
 Test(event, empty_queue) {
   ws_eventq q;

@@ -19,7 +19,7 @@
  * the file and line that set the key, and derive() computes every quantity
  * that follows from the keys once, so no component re-derives one per
  * access or disagrees with another about it. */
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 #include <ctype.h>
 #include <ini.h>
@@ -1192,7 +1192,7 @@ ws_status ws_config_set(ws_ctx *ctx, ws_gpu_cfg *cfg, const char *assignment) {
 }
 
 /* The a100 preset is embedded and loaded by the test suite
- * (tests/sim/core/test_config.c), so a failure here is a build defect, not an
+ * (tests/sim/common/test_config.c), so a failure here is a build defect, not an
  * input error: there is nothing a caller could do about it. */
 ws_gpu_cfg ws_config_default(void) {
   ws_gpu_cfg cfg;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 typedef enum ws_occ_limiter {
   WS_OCC_WARPS, /* max warps (threads) per SM */

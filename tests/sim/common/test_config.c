@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 static const char *const base[] = {
     "[gpu]",                                /* 1 */

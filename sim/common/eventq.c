@@ -10,7 +10,7 @@
  * arrive in seq order, so it is sorted by (cycle, seq) like the heap; a pop
  * takes the smaller of the two heads. The order is therefore exactly the
  * heap's alone, whichever level an event went to. */
-#include "sim/core/eventq.h"
+#include "sim/common/eventq.h"
 
 #include <stdlib.h>
 #include <string.h>

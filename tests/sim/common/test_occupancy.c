@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sim/core/occupancy.h"
+#include "sim/common/occupancy.h"
 
 static ws_gpu_cfg preset(const char *name) {
   ws_gpu_cfg cfg;

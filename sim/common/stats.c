@@ -1,7 +1,7 @@
 /* stats.c - counter registry: an array in registration order plus an
  * open-addressing hash index by name (FNV-1a) for duplicate checks and
  * lookups, so thousands of per-SM counters register in linear time. */
-#include "sim/core/stats.h"
+#include "sim/common/stats.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

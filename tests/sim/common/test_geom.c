@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sim/core/config.h"
+#include "sim/common/config.h"
 
 static ws_gpu_cfg preset(const char *name) {
   ws_ctx *ctx = ws_ctx_create();

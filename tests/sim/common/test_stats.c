@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "sim/core/stats.h"
+#include "sim/common/stats.h"
 
 typedef struct reg {
   ws_ctx *ctx;

@@ -20,6 +20,10 @@
  * in order of start. Stall spans, CTAs and kernels are reported when they
  * end, but each warp slot, CTA slot and the kernel track get them in order.
  *
+ * Args: a slice's fields a, b and c show under the names and in the forms
+ * (a number, a hex mask, a way of -1 for none) their kind's rows of
+ * sim/core/probe.def give them.
+ *
  * Flows: a memory request keeps its micro-op id from the L1 to the L2 and
  * back; a table from id to the slice of its last hop (only requests in
  * flight) gives the start of each arrow, and the DRAM read's link joins it
@@ -492,12 +496,12 @@ static const char *mnemonic(uint32_t op) {
 
 /* A slice's args: the inside of a JSON object, built up in order. 256
  * bytes hold the longest (a memory record's, about 200). */
-typedef struct args {
+typedef struct argbuf {
   char s[256];
   size_t n;
-} args;
+} argbuf;
 
-static void argf(args *a, const char *fmt, ...) {
+static void argf(argbuf *a, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int k = vsnprintf(a->s + a->n, sizeof a->s - a->n, fmt, ap);
@@ -506,7 +510,7 @@ static void argf(args *a, const char *fmt, ...) {
 }
 
 /* "name":value for a field, named and shown as its row of probe.def says. */
-static void put(args *a, const ws_probe_field_info *f, uint32_t v) {
+static void put(argbuf *a, const ws_probe_field_info *f, uint32_t v) {
   if (!f) return;
   argf(a, "%s\"%s\":", a->n ? "," : "", f->arg);
   switch (f->form) {
@@ -518,12 +522,12 @@ static void put(args *a, const ws_probe_field_info *f, uint32_t v) {
 }
 
 /* Field `slot` of the record's kind. */
-static void field(args *a, const ws_probe_event *ev, ws_probe_slot slot) {
+static void field(argbuf *a, const ws_probe_event *ev, ws_probe_slot slot) {
   put(a, ws_probe_field_lookup(ev->kind, slot), ws_probe_slot_value(ev, slot));
 }
 
 static void on_issue(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   argf(&a, "\"warp\":%u,\"pc\":%u", ev->warp, ev->pc);
   field(&a, ev, WS_PROBE_SLOT_A);
   argf(&a, ",\"ready_cycle\":%" PRIu64, ev->end);
@@ -535,7 +539,7 @@ static void on_issue(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_stall(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   const char *name = ev->kind == WS_PEV_DEPBAR ? "depbar" : ws_evtext_outcome_name(ev, p->names, p->nnames);
   if (ev->kind == WS_PEV_DEPBAR) {
     argf(&a, "\"pc\":%u", ev->pc);
@@ -549,7 +553,7 @@ static void on_stall(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_warp_instant(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[32];
   if (ev->warp >= p->nwarps) return;
   argf(&a, "\"pc\":%u", ev->pc);
@@ -569,7 +573,7 @@ static void on_warp_instant(pf *p, const ws_probe_event *ev) {
  * sectors and flags. A DRAM command has no sector mask; its bytes stand in
  * that place, shown as one, as they always have been (a reader comparing
  * exports finds the same args). */
-static void mem_args(args *a, const ws_probe_event *ev) {
+static void mem_args(argbuf *a, const ws_probe_event *ev) {
   char flags[WS_EVTEXT_FLAGS_BYTES];
   argf(a, "\"uop\":%" PRIu64 ",\"line\":\"0x%" PRIx64 "\"", ev->uop, ev->addr);
   if (ev->kind == WS_PEV_DRAM)
@@ -580,7 +584,7 @@ static void mem_args(args *a, const ws_probe_event *ev) {
 }
 
 static void on_l1(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[32];
   place at;
   bool fill = ev->kind == WS_PEV_L1_FILL;
@@ -604,7 +608,7 @@ static void on_l1(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_xbar(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   place at;
   bool req = ev->outcome == WS_PROBE_DIR_REQ;
   if (req ? ev->unit >= p->nslices : ev->sm >= p->nsms) {
@@ -620,7 +624,7 @@ static void on_xbar(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_l2(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[32];
   place at;
   bool fill = ev->kind == WS_PEV_L2_FILL;
@@ -652,7 +656,7 @@ static void on_l2(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_dram(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[40];
   place at;
   if (ev->unit >= p->nch) {
@@ -679,7 +683,7 @@ static void on_dram(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_smem(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[40];
   snprintf(name, sizeof name, "shared %s", ws_evtext_outcome_name(ev, NULL, 0));
   argf(&a, "\"warp\":%u,\"pc\":%u", ev->warp, ev->pc);
@@ -688,7 +692,7 @@ static void on_smem(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_cta(pf *p, const ws_probe_event *ev) {
-  args a = {0};
+  argbuf a = {0};
   char name[32];
   uint32_t slot = ws_probe_cta_slot(ev);
   if (slot >= p->nctas) {
@@ -704,7 +708,7 @@ static void on_cta(pf *p, const ws_probe_event *ev) {
 static void on_kernel(pf *p, const ws_probe_event *ev) {
   const ws_wst_launch_info *l = ws_wst_launch(p->r, p->launch);
   const ws_wst_kernel_info *k = l && l->kernel != WS_WST_NO_KERNEL ? ws_wst_kernel(p->r, l->kernel) : NULL;
-  args a = {0};
+  argbuf a = {0};
   argf(&a, "\"launch\":%u", p->launch);
   field(&a, ev, WS_PROBE_SLOT_A);
   field(&a, ev, WS_PROBE_SLOT_B);
@@ -931,7 +935,7 @@ static void host_event(pf *p, const ws_probe_event *ev) {
   bool pcie = ev->kind == WS_PEV_PCIE;
   uint32_t record = pcie ? ws_probe_pcie_record(ev) : ws_probe_host_record(ev);
   const ws_runtime_record *rec = record < p->ntl ? &p->tl[record] : NULL;
-  args a = {0};
+  argbuf a = {0};
   char name[96];
   uint64_t b = ev->begin, e = ev->end;
   if (pcie) {

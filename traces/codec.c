@@ -3,7 +3,9 @@
  * The encoder and the decoder share one prediction per field (the pred_*
  * functions) and one state update (learn), so the two sides cannot drift
  * apart: each field's residual is a zigzag-coded difference in the field's
- * own width, written as an LEB128 varint. */
+ * own width, written as an LEB128 varint. Fields a, b and c are columns
+ * like the others, predicted whatever they mean for the kind
+ * (sim/common/probe.def); only the issue's opcode is read for its meaning. */
 #include "traces/codec.h"
 
 #include <stdlib.h>
@@ -134,7 +136,7 @@ static void learn(ws_codec_state *st, const ws_probe_event *ev) {
   st->prev[ev->kind] = *ev;
   if (ev->kind == WS_PEV_ISSUE) {
     store(st->pcs, WS_CODEC_PC_SLOTS, warp_key(ev), ev->pc);
-    store(st->ops, WS_CODEC_OP_SLOTS, ev->pc, ev->b);
+    store(st->ops, WS_CODEC_OP_SLOTS, ev->pc, ws_probe_issue_opcode(ev));
   }
   if (has_line(ev->kind) && ev->uop) store(st->uops, WS_CODEC_UOP_SLOTS, ev->uop, ev->addr);
 }

@@ -20,6 +20,10 @@
  * in order of start. Stall spans, CTAs and kernels are reported when they
  * end, but each warp slot, CTA slot and the kernel track get them in order.
  *
+ * Args: a slice's fields a, b and c show under the names and in the forms
+ * (a number, a hex mask, a way of -1 for none) their kind's rows of
+ * sim/common/probe.def give them.
+ *
  * Flows: a memory request keeps its micro-op id from the L1 to the L2 and
  * back; a table from id to the slice of its last hop (only requests in
  * flight) gives the start of each arrow, and the DRAM read's link joins it
@@ -27,6 +31,7 @@
 #include "traces/export.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,63 +494,108 @@ static const char *mnemonic(uint32_t op) {
   return i ? i->mnemonic : "?";
 }
 
+/* A slice's args: the inside of a JSON object, built up in order. 256
+ * bytes hold the longest (a memory record's, about 200). */
+typedef struct argbuf {
+  char s[256];
+  size_t n;
+} argbuf;
+
+static void argf(argbuf *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(a->s + a->n, sizeof a->s - a->n, fmt, ap);
+  va_end(ap);
+  if (k > 0) a->n = a->n + (size_t)k < sizeof a->s ? a->n + (size_t)k : sizeof a->s - 1;
+}
+
+/* "name":value for a field, named and shown as its row of probe.def says. */
+static void put(argbuf *a, const ws_probe_field_info *f, uint32_t v) {
+  if (!f) return;
+  argf(a, "%s\"%s\":", a->n ? "," : "", f->arg);
+  switch (f->form) {
+  case WS_PROBE_FORM_MASK32: argf(a, "\"0x%08x\"", v); break;
+  case WS_PROBE_FORM_SECTORS: argf(a, "\"0x%x\"", v); break;
+  case WS_PROBE_FORM_WAY: argf(a, "%d", v == UINT32_MAX ? -1 : (int)v); break;
+  default: argf(a, "%u", v); break;
+  }
+}
+
+/* Field `slot` of the record's kind. */
+static void field(argbuf *a, const ws_probe_event *ev, ws_probe_slot slot) {
+  put(a, ws_probe_field_lookup(ev->kind, slot), ws_probe_slot_value(ev, slot));
+}
+
 static void on_issue(pf *p, const ws_probe_event *ev) {
-  char args[160];
-  snprintf(args, sizeof args, "\"warp\":%u,\"pc\":%u,\"mask\":\"0x%08x\",\"ready_cycle\":%" PRIu64, ev->warp,
-           ev->pc, ev->a, ev->end);
+  argbuf a = {0};
+  argf(&a, "\"warp\":%u,\"pc\":%u", ev->warp, ev->pc);
+  field(&a, ev, WS_PROBE_SLOT_A);
+  argf(&a, ",\"ready_cycle\":%" PRIu64, ev->end);
   uint64_t b = cyc_ns(p, ev->begin), e = cyc_ns(p, ev->begin + 1);
-  if (ev->unit < p->nsp) slice(p, g_sched(p, ev->sm, ev->unit), b, e, mnemonic(ev->b), args, NULL);
-  if (ev->warp < p->nwarps) slice(p, g_warp(p, ev->sm, ev->warp), b, e, mnemonic(ev->b), args, NULL);
+  const char *op = mnemonic(ws_probe_issue_opcode(ev));
+  if (ev->unit < p->nsp) slice(p, g_sched(p, ev->sm, ev->unit), b, e, op, a.s, NULL);
+  if (ev->warp < p->nwarps) slice(p, g_warp(p, ev->sm, ev->warp), b, e, op, a.s, NULL);
   count_warps(p, ev->sm, ev->begin, ev->begin + 1);
 }
 
 static void on_stall(pf *p, const ws_probe_event *ev) {
-  char args[96];
+  argbuf a = {0};
   const char *name = ev->kind == WS_PEV_DEPBAR ? "depbar" : ws_evtext_outcome_name(ev, p->names, p->nnames);
-  if (ev->kind == WS_PEV_DEPBAR)
-    snprintf(args, sizeof args, "\"pc\":%u,\"groups_allowed\":%u", ev->pc, ev->a);
-  else
-    snprintf(args, sizeof args, "\"cycles\":%" PRIu64, ev->end - ev->begin);
+  if (ev->kind == WS_PEV_DEPBAR) {
+    argf(&a, "\"pc\":%u", ev->pc);
+    field(&a, ev, WS_PROBE_SLOT_A);
+  } else {
+    argf(&a, "\"cycles\":%" PRIu64, ev->end - ev->begin);
+  }
   count_warps(p, ev->sm, ev->begin, ev->end);
   if (ev->warp >= p->nwarps || ev->end == ev->begin) return;
-  slice(p, g_warp(p, ev->sm, ev->warp), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, NULL);
+  slice(p, g_warp(p, ev->sm, ev->warp), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, NULL);
 }
 
 static void on_warp_instant(pf *p, const ws_probe_event *ev) {
-  char args[128], name[32];
+  argbuf a = {0};
+  char name[32];
   if (ev->warp >= p->nwarps) return;
+  argf(&a, "\"pc\":%u", ev->pc);
   if (ev->kind == WS_PEV_COALESCE) {
     snprintf(name, sizeof name, "coalesce");
-    snprintf(args, sizeof args, "\"pc\":%u,\"lines\":%u,\"sectors\":%u,\"bytes\":%u", ev->pc, ev->a, ev->b,
-             ev->c);
+    for (int s = WS_PROBE_SLOT_A; s < WS_PROBE_SLOTS; s++) field(&a, ev, (ws_probe_slot)s);
   } else if (ev->kind == WS_PEV_MEM_DONE) {
     snprintf(name, sizeof name, "load complete");
-    snprintf(args, sizeof args, "\"pc\":%u", ev->pc);
   } else {
     snprintf(name, sizeof name, "barrier %s", ws_evtext_outcome_name(ev, NULL, 0));
-    snprintf(args, sizeof args, "\"pc\":%u,\"cta_slot\":%u", ev->pc, ev->a);
+    field(&a, ev, WS_PROBE_SLOT_A);
   }
-  instant(p, g_warp(p, ev->sm, ev->warp), cyc_ns(p, ev->begin), name, args);
+  instant(p, g_warp(p, ev->sm, ev->warp), cyc_ns(p, ev->begin), name, a.s);
 }
 
-static void mem_args(char *buf, size_t n, const ws_probe_event *ev, const char *extra) {
+/* What every memory slice's args open with: the request, its line, its
+ * sectors and flags. A DRAM command has no sector mask; its bytes stand in
+ * that place, shown as one, as they always have been (a reader comparing
+ * exports finds the same args). */
+static void mem_args(argbuf *a, const ws_probe_event *ev) {
   char flags[WS_EVTEXT_FLAGS_BYTES];
-  snprintf(buf, n, "\"uop\":%" PRIu64 ",\"line\":\"0x%" PRIx64 "\",\"sectors\":\"0x%x\",\"flags\":\"%s\"%s",
-           ev->uop, ev->addr, ev->c, ws_evtext_flags(ev->flags, flags), extra);
+  argf(a, "\"uop\":%" PRIu64 ",\"line\":\"0x%" PRIx64 "\"", ev->uop, ev->addr);
+  if (ev->kind == WS_PEV_DRAM)
+    put(a, ws_probe_field_lookup(WS_PEV_L2_FILL, WS_PROBE_SLOT_C), ws_probe_dram_bytes(ev));
+  else
+    field(a, ev, WS_PROBE_SLOT_C);
+  argf(a, ",\"flags\":\"%s\"", ws_evtext_flags(ev->flags, flags));
 }
 
 static void on_l1(pf *p, const ws_probe_event *ev) {
-  char args[256], extra[96], name[32];
+  argbuf a = {0};
+  char name[32];
   place at;
   bool fill = ev->kind == WS_PEV_L1_FILL;
   snprintf(name, sizeof name, "L1 %s", fill ? "fill" : ws_evtext_outcome_name(ev, NULL, 0));
-  if (fill)
-    extra[0] = '\0';
-  else
-    snprintf(extra, sizeof extra, ",\"warp\":%u,\"set\":%u,\"way\":%d", ev->warp, ev->a,
-             ev->b == UINT32_MAX ? -1 : (int)ev->b);
-  mem_args(args, sizeof args, ev, extra);
-  slice(p, g_smx(p, ev->sm, SMG_L1), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, &at);
+  mem_args(&a, ev);
+  if (!fill) {
+    argf(&a, ",\"warp\":%u", ev->warp);
+    field(&a, ev, WS_PROBE_SLOT_A);
+    field(&a, ev, WS_PROBE_SLOT_B);
+  }
+  slice(p, g_smx(p, ev->sm, SMG_L1), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, &at);
   bool load =
       !fill && !(ev->flags & (WS_PROBE_WRITE | WS_PROBE_ATOMIC)) && ev->outcome != WS_PROBE_L1_RESFAIL;
   if (load) {
@@ -558,22 +608,24 @@ static void on_l1(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_xbar(pf *p, const ws_probe_event *ev) {
-  char args[256], extra[64];
+  argbuf a = {0};
   place at;
   bool req = ev->outcome == WS_PROBE_DIR_REQ;
   if (req ? ev->unit >= p->nslices : ev->sm >= p->nsms) {
     p->res->skipped++;
     return;
   }
-  snprintf(extra, sizeof extra, ",\"sm\":%u,\"slice\":%u,\"bytes\":%u", ev->sm, ev->unit, ev->a);
-  mem_args(args, sizeof args, ev, extra);
+  mem_args(&a, ev);
+  argf(&a, ",\"sm\":%u,\"slice\":%u", ev->sm, ev->unit);
+  field(&a, ev, WS_PROBE_SLOT_A);
   uint32_t gid = req ? g_slice(p, ev->unit, 0) : g_smx(p, ev->sm, SMG_XBAR);
-  slice(p, gid, cyc_ns(p, ev->begin), cyc_ns(p, ev->end), req ? "request" : "response", args, &at);
+  slice(p, gid, cyc_ns(p, ev->begin), cyc_ns(p, ev->end), req ? "request" : "response", a.s, &at);
   hop(p, ev->uop, &at, !req && (ev->flags & WS_PROBE_ATOMIC)); /* an atomic's response ends it */
 }
 
 static void on_l2(pf *p, const ws_probe_event *ev) {
-  char args[256], extra[96], name[32];
+  argbuf a = {0};
+  char name[32];
   place at;
   bool fill = ev->kind == WS_PEV_L2_FILL;
   if (ev->unit >= p->nslices) {
@@ -581,13 +633,13 @@ static void on_l2(pf *p, const ws_probe_event *ev) {
     return;
   }
   snprintf(name, sizeof name, "L2 %s", fill ? "fill" : ws_evtext_outcome_name(ev, NULL, 0));
-  if (fill)
-    extra[0] = '\0';
-  else
-    snprintf(extra, sizeof extra, ",\"sm\":%u,\"set\":%u,\"way\":%d", ev->sm, ev->a,
-             ev->b == UINT32_MAX ? -1 : (int)ev->b);
-  mem_args(args, sizeof args, ev, extra);
-  slice(p, g_slice(p, ev->unit, 1), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, &at);
+  mem_args(&a, ev);
+  if (!fill) {
+    argf(&a, ",\"sm\":%u", ev->sm);
+    field(&a, ev, WS_PROBE_SLOT_A);
+    field(&a, ev, WS_PROBE_SLOT_B);
+  }
+  slice(p, g_slice(p, ev->unit, 1), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, &at);
   if (!fill && ev->outcome != WS_PROBE_L2_WRITTEN) {
     count_window(p, p->win.l2_hits, ev->unit, ev->begin, ev->outcome == WS_PROBE_L2_HIT);
     count_window(p, p->win.l2_acc, ev->unit, ev->begin, 1);
@@ -604,7 +656,8 @@ static void on_l2(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_dram(pf *p, const ws_probe_event *ev) {
-  char args[256], extra[128], name[40];
+  argbuf a = {0};
+  char name[40];
   place at;
   if (ev->unit >= p->nch) {
     p->res->skipped++;
@@ -612,12 +665,13 @@ static void on_dram(pf *p, const ws_probe_event *ev) {
   }
   bool write = ev->flags & WS_PROBE_WRITE;
   snprintf(name, sizeof name, "%s %s", write ? "write" : "read", ws_evtext_outcome_name(ev, NULL, 0));
-  snprintf(extra, sizeof extra, ",\"link\":%" PRIu64 ",\"bank\":%u,\"row\":%u,\"bytes\":%u", ev->link, ev->a,
-           ev->b, ev->c);
-  mem_args(args, sizeof args, ev, extra);
-  slice(p, g_chan(p, ev->unit), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, &at);
+  mem_args(&a, ev);
+  argf(&a, ",\"link\":%" PRIu64, ev->link);
+  for (int s = WS_PROBE_SLOT_A; s < WS_PROBE_SLOTS; s++) field(&a, ev, (ws_probe_slot)s);
+  slice(p, g_chan(p, ev->unit), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, &at);
   uint64_t burst = p->cfg.hbm.burst_bytes;
-  count_window(p, p->win.dram_bytes, ev->unit, ev->begin, (ev->c + burst - 1) / burst * burst);
+  count_window(p, p->win.dram_bytes, ev->unit, ev->begin,
+               (ws_probe_dram_bytes(ev) + burst - 1) / burst * burst);
   if (!p->o->flows || write || !ev->link) return;
   flow_ent *req = flow_find(p, ev->link);
   if (req) arrow(p, &req->at, &at);
@@ -629,31 +683,37 @@ static void on_dram(pf *p, const ws_probe_event *ev) {
 }
 
 static void on_smem(pf *p, const ws_probe_event *ev) {
-  char args[160], name[40];
+  argbuf a = {0};
+  char name[40];
   snprintf(name, sizeof name, "shared %s", ws_evtext_outcome_name(ev, NULL, 0));
-  snprintf(args, sizeof args, "\"warp\":%u,\"pc\":%u,\"banks\":\"0x%08x\",\"wavefronts\":%u,\"ideal\":%u",
-           ev->warp, ev->pc, ev->a, ev->b, ev->c);
-  slice(p, g_smx(p, ev->sm, SMG_SMEM), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, NULL);
+  argf(&a, "\"warp\":%u,\"pc\":%u", ev->warp, ev->pc);
+  for (int s = WS_PROBE_SLOT_A; s < WS_PROBE_SLOTS; s++) field(&a, ev, (ws_probe_slot)s);
+  slice(p, g_smx(p, ev->sm, SMG_SMEM), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, NULL);
 }
 
 static void on_cta(pf *p, const ws_probe_event *ev) {
-  char args[64], name[32];
-  if (ev->b >= p->nctas) {
+  argbuf a = {0};
+  char name[32];
+  uint32_t slot = ws_probe_cta_slot(ev);
+  if (slot >= p->nctas) {
     p->res->skipped++;
     return;
   }
-  snprintf(name, sizeof name, "CTA %u", ev->a);
-  snprintf(args, sizeof args, "\"cta\":%u,\"slot\":%u", ev->a, ev->b);
-  slice(p, g_cta(p, ev->sm, ev->b), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, args, NULL);
+  snprintf(name, sizeof name, "CTA %u", ws_probe_cta_index(ev));
+  field(&a, ev, WS_PROBE_SLOT_A);
+  field(&a, ev, WS_PROBE_SLOT_B);
+  slice(p, g_cta(p, ev->sm, slot), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), name, a.s, NULL);
 }
 
 static void on_kernel(pf *p, const ws_probe_event *ev) {
   const ws_wst_launch_info *l = ws_wst_launch(p->r, p->launch);
   const ws_wst_kernel_info *k = l && l->kernel != WS_WST_NO_KERNEL ? ws_wst_kernel(p->r, l->kernel) : NULL;
-  char args[160];
-  snprintf(args, sizeof args, "\"launch\":%u,\"ctas\":%u,\"threads_per_cta\":%u,\"cycles\":%" PRIu64,
-           p->launch, ev->a, ev->b, ev->end);
-  slice(p, g_kernels(p), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), k ? k->name : "kernel", args, NULL);
+  argbuf a = {0};
+  argf(&a, "\"launch\":%u", p->launch);
+  field(&a, ev, WS_PROBE_SLOT_A);
+  field(&a, ev, WS_PROBE_SLOT_B);
+  argf(&a, ",\"cycles\":%" PRIu64, ev->end);
+  slice(p, g_kernels(p), cyc_ns(p, ev->begin), cyc_ns(p, ev->end), k ? k->name : "kernel", a.s, NULL);
 }
 
 /* A device record, in order of its start on its track. */
@@ -872,12 +932,17 @@ static int by_begin(const void *a, const void *b) {
 }
 
 static void host_event(pf *p, const ws_probe_event *ev) {
-  const ws_runtime_record *rec = ev->a < p->ntl ? &p->tl[ev->a] : NULL;
-  char args[192], name[96];
+  bool pcie = ev->kind == WS_PEV_PCIE;
+  uint32_t record = pcie ? ws_probe_pcie_record(ev) : ws_probe_host_record(ev);
+  const ws_runtime_record *rec = record < p->ntl ? &p->tl[record] : NULL;
+  argbuf a = {0};
+  char name[96];
   uint64_t b = ev->begin, e = ev->end;
-  if (ev->kind == WS_PEV_PCIE) {
-    snprintf(args, sizeof args, "\"offset\":%" PRIu64 ",\"bytes\":%u,\"record\":%u", ev->addr, ev->c, ev->a);
-    slice(p, g_pcie(p, ev->outcome), b, e, rec && rec->name[0] ? rec->name : "DMA burst", args, NULL);
+  if (pcie) {
+    argf(&a, "\"offset\":%" PRIu64, ev->addr);
+    field(&a, ev, WS_PROBE_SLOT_C);
+    field(&a, ev, WS_PROBE_SLOT_A);
+    slice(p, g_pcie(p, ev->outcome), b, e, rec && rec->name[0] ? rec->name : "DMA burst", a.s, NULL);
     return;
   }
   const char *op = ws_evtext_outcome_name(ev, NULL, 0);
@@ -885,8 +950,9 @@ static void host_event(pf *p, const ws_probe_event *ev) {
     snprintf(name, sizeof name, "%s", op);
   else
     snprintf(name, sizeof name, "%s", rec->name);
-  snprintf(args, sizeof args, "\"op\":\"%s\",\"bytes\":%" PRIu64 ",\"record\":%u", op, ev->addr, ev->a);
-  slice(p, g_stream(p, ev->unit), b, e, name, args, NULL);
+  argf(&a, "\"op\":\"%s\",\"bytes\":%" PRIu64, op, ev->addr);
+  field(&a, ev, WS_PROBE_SLOT_A);
+  slice(p, g_stream(p, ev->unit), b, e, name, a.s, NULL);
 }
 
 static void write_host(pf *p) {

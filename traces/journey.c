@@ -72,33 +72,35 @@ static bool level_of(const ws_probe_event *ev, ws_journey_level *level) {
   case WS_PEV_L1: *level = WS_JOURNEY_L1; return ev->outcome != WS_PROBE_L1_RESFAIL;
   case WS_PEV_SMEM: *level = WS_JOURNEY_SHARED; return true;
   /* a load's destination: registers; any other instruction with tagged results: its unit */
-  case WS_PEV_ISSUE: return ev->c && unit_level(ev->b, level);
+  case WS_PEV_ISSUE: return ws_probe_issue_tagged(ev) && unit_level(ws_probe_issue_opcode(ev), level);
   default: return false;
   }
 }
 
 static void describe(const ws_probe_event *ev, char *buf, size_t n) {
-  const ws_opinfo *info = ev->kind == WS_PEV_ISSUE ? ws_isa_opinfo((ws_op)ev->b) : NULL;
+  const ws_opinfo *info = ev->kind == WS_PEV_ISSUE ? ws_isa_opinfo((ws_op)ws_probe_issue_opcode(ev)) : NULL;
   switch (ev->kind) {
   case WS_PEV_PCIE:
     snprintf(buf, n, "%s burst of %" PRIu32 " B at +%" PRIu64,
-             ev->outcome == WS_PROBE_DIR_REQ ? "H2D" : "D2H", ev->c, ev->addr);
+             ev->outcome == WS_PROBE_PCIE_H2D ? "H2D" : "D2H", ws_probe_pcie_bytes(ev), ev->addr);
     break;
   case WS_PEV_DRAM:
-    snprintf(buf, n, "ch %u bank %" PRIu32 " row %" PRIu32 " (row %s)", ev->unit, ev->a, ev->b,
+    snprintf(buf, n, "ch %u bank %" PRIu32 " row %" PRIu32 " (row %s)", ev->unit, ws_probe_dram_bank(ev),
+             ws_probe_dram_row(ev),
              ev->outcome == WS_PROBE_ROW_HIT    ? "hit"
              : ev->outcome == WS_PROBE_ROW_MISS ? "miss"
                                                 : "conflict");
     break;
   case WS_PEV_L2:
-    snprintf(buf, n, "slice %u set %" PRIu32 "%s (%s)", ev->unit, ev->a,
+    snprintf(buf, n, "slice %u set %" PRIu32 "%s (%s)", ev->unit, ws_probe_l2_set(ev),
              ev->flags & WS_PROBE_FAR ? " far" : "",
              ev->outcome == WS_PROBE_L2_HIT    ? "hit"
              : ev->outcome == WS_PROBE_L2_MISS ? "miss"
                                                : "write");
     break;
   case WS_PEV_L1:
-    snprintf(buf, n, "set %" PRIu32 " sectors 0x%" PRIx32 " (%s)", ev->a, ev->c,
+    snprintf(buf, n, "set %" PRIu32 " sectors 0x%" PRIx32 " (%s)", ws_probe_l1_set(ev),
+             ws_probe_l1_sectors(ev),
              ev->outcome == WS_PROBE_L1_HIT     ? "hit"
              : ev->outcome == WS_PROBE_L1_MISS  ? "miss"
              : ev->outcome == WS_PROBE_L1_MERGE ? "merged"
@@ -106,7 +108,7 @@ static void describe(const ws_probe_event *ev, char *buf, size_t n) {
     break;
   case WS_PEV_SMEM:
     snprintf(buf, n, "%s, %" PRIu32 " wavefront%s", ev->outcome == WS_PROBE_SMEM_STORE ? "store" : "load",
-             ev->b, ev->b == 1 ? "" : "s");
+             ws_probe_smem_wavefronts(ev), ws_probe_smem_wavefronts(ev) == 1 ? "" : "s");
     break;
   default: snprintf(buf, n, "%s", info ? info->mnemonic : "?"); break;
   }
@@ -118,20 +120,24 @@ static void place(ws_journey_hop *h, const ws_probe_event *ev) {
   h->unit = WS_PROBE_NONE;
   h->index = WS_JOURNEY_NO_INDEX;
   switch (ev->kind) {
-  case WS_PEV_PCIE: h->unit = ev->outcome == WS_PROBE_DIR_REQ ? 0 : 1; break;
+  case WS_PEV_PCIE: h->unit = ev->outcome == WS_PROBE_PCIE_H2D ? 0 : 1; break;
   case WS_PEV_DRAM:
+    h->unit = ev->unit;
+    h->index = ws_probe_dram_bank(ev);
+    break;
   case WS_PEV_L2:
     h->unit = ev->unit;
-    h->index = ev->a;
+    h->index = ws_probe_l2_set(ev);
     break;
-  case WS_PEV_L1: h->index = ev->a; break;
+  case WS_PEV_L1: h->index = ws_probe_l1_set(ev); break;
   default: break;
   }
 }
 
 static bool is_global_load(const ws_probe_event *ev) {
-  return ev->kind == WS_PEV_ISSUE && (ev->b == WS_OP_LDG || ev->b == WS_OP_ATOMGADD ||
-                                      ev->b == WS_OP_ATOMGMAX || ev->b == WS_OP_ATOMGCAS);
+  if (ev->kind != WS_PEV_ISSUE) return false;
+  uint32_t op = ws_probe_issue_opcode(ev);
+  return op == WS_OP_LDG || op == WS_OP_ATOMGADD || op == WS_OP_ATOMGMAX || op == WS_OP_ATOMGCAS;
 }
 
 static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level, const ws_probe_event *ev) {
@@ -139,7 +145,7 @@ static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level,
                         .level = (uint8_t)level,
                         .sm = ev->sm,
                         .warp = ev->warp,
-                        .lanes = ev->kind == WS_PEV_ISSUE ? ev->c : 0,
+                        .lanes = ev->kind == WS_PEV_ISSUE ? ws_probe_issue_tagged(ev) : 0,
                         .pc = ev->pc,
                         .first = ev->begin,
                         .spent = ev->end > ev->begin ? ev->end - ev->begin : 0};
@@ -156,9 +162,9 @@ static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level,
 /* The first burst of a copy that carries the value: host RAM, the link and
  * device memory (H2D), or the reverse (D2H), at the burst's times. */
 static void on_copy(ws_journey *j, const ws_probe_event *ev) {
-  bool h2d = ev->outcome == WS_PROBE_DIR_REQ;
-  if (j->last_copy == ev->a) return;
-  j->last_copy = ev->a;
+  bool h2d = ev->outcome == WS_PROBE_PCIE_H2D;
+  if (j->last_copy == ws_probe_pcie_record(ev)) return;
+  j->last_copy = ws_probe_pcie_record(ev);
   static const ws_journey_level order[2][3] = {{WS_JOURNEY_DRAM, WS_JOURNEY_PCIE, WS_JOURNEY_HOST},
                                                {WS_JOURNEY_HOST, WS_JOURNEY_PCIE, WS_JOURNEY_DRAM}};
   for (int i = 0; i < 3; i++) {
@@ -174,7 +180,7 @@ static void on_copy(ws_journey *j, const ws_probe_event *ev) {
     h->unit = WS_PROBE_NONE; /* a copy's ends: a byte of a buffer, no unit */
     h->index = WS_JOURNEY_NO_INDEX;
     snprintf(h->component, sizeof h->component, "%s, byte %" PRIu32 " of the copy",
-             l == WS_JOURNEY_HOST ? "host buffer" : "device memory", ev->b);
+             l == WS_JOURNEY_HOST ? "host buffer" : "device memory", ws_probe_pcie_first_tagged(ev));
   }
 }
 

@@ -309,35 +309,36 @@ static uint64_t *sm_counters(ws_tstats *t, uint16_t sm) { return &t->v[t->sm0 + 
 /* subpart.c count_issue and issue_ctrl. */
 static void on_issue(ws_tstats *t, const ws_probe_event *ev) {
   uint64_t *c = sm_counters(t, ev->sm);
-  uint32_t lanes = (uint32_t)__builtin_popcount(ev->a);
-  const ws_opinfo *info = ws_isa_opinfo((ws_op)ev->b);
+  uint32_t lanes = (uint32_t)__builtin_popcount(ws_probe_issue_mask(ev)), op = ws_probe_issue_opcode(ev);
+  const ws_opinfo *info = ws_isa_opinfo((ws_op)op);
   c[SM_WARP_INSNS]++;
   c[SM_THREAD_INSNS] += lanes;
   c[SM_WARPS_ACTIVE_SUM]++; /* the `selected` warp-cycle */
   if (t->selected < t->nreasons) c[SM_FIXED + t->selected]++;
   c[SM_UNIT0 + (info ? info->unit : WS_UNIT_CTRL)]++;
-  if (ev->b == WS_OP_FFMA) c[SM_FLOPS_FP32] += 2ull * lanes;
-  if (ev->b == WS_OP_FADD || ev->b == WS_OP_FMUL) c[SM_FLOPS_FP32] += lanes;
-  if (ev->b == WS_OP_HMMA && ev->a) c[SM_FLOPS_TENSOR] += 2ull * 16 * 8 * 16;
+  if (op == WS_OP_FFMA) c[SM_FLOPS_FP32] += 2ull * lanes;
+  if (op == WS_OP_FADD || op == WS_OP_FMUL) c[SM_FLOPS_FP32] += lanes;
+  if (op == WS_OP_HMMA && ws_probe_issue_mask(ev)) c[SM_FLOPS_TENSOR] += 2ull * 16 * 8 * 16;
   t->v[GPU_WARP_INSNS]++;
   t->v[GPU_THREAD_INSNS] += lanes;
-  t->sm[ev->sm].last_op = ev->b;
+  t->sm[ev->sm].last_op = op;
   if (ev->warp >= t->warps) return;
   /* a branch redirected its warp when the warp's next instruction is not the next pc */
   uint32_t *bra = &t->bra_pc[(size_t)ev->sm * t->warps + ev->warp];
   if (*bra != NO_PC && ev->pc != *bra + 1) c[SM_BRANCHES_TAKEN]++;
-  *bra = ev->b == WS_OP_BRA ? ev->pc : NO_PC;
+  *bra = op == WS_OP_BRA ? ev->pc : NO_PC;
 }
 
 /* lsu.c: the LSU sends the lines of its queue's head instruction, in order. */
 static void on_coalesce(ws_tstats *t, const ws_probe_event *ev) {
   sm_state *s = &t->sm[ev->sm];
-  if (!ev->a) return;
+  uint32_t lines = ws_probe_coalesce_lines(ev);
+  if (!lines) return;
   if (s->count == LSU_RING) { /* cannot happen in an intact trace: forget the oldest */
     s->head = (s->head + 1) % LSU_RING;
     s->count--;
   }
-  s->ring[(s->head + s->count++) % LSU_RING] = (lsu_entry){s->last_op == WS_OP_LDGSTS, ev->a};
+  s->ring[(s->head + s->count++) % LSU_RING] = (lsu_entry){s->last_op == WS_OP_LDGSTS, lines};
 }
 
 /* ---- the L1's tags, replayed: each record names the set and the way the
@@ -368,9 +369,10 @@ static l1_way *l1_install(ws_tstats *t, uint64_t *c, l1_way *set, uint32_t way, 
 
 /* l1.c access_read, merge_read, new_mshr, count_read; access_store_wb; access_forward. */
 static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool store, bool atomic) {
-  if (ev->a >= t->l1_sets) return;
-  l1_way *set = l1_set(t, ev->sm, ev->a), *w = l1_find(t, set, ev->addr);
-  uint8_t mask = (uint8_t)ev->c, miss = mask & (uint8_t) ~(w ? w->valid : 0);
+  uint32_t at = ws_probe_l1_set(ev), way = ws_probe_l1_way(ev);
+  if (at >= t->l1_sets) return;
+  l1_way *set = l1_set(t, ev->sm, at), *w = l1_find(t, set, ev->addr);
+  uint8_t mask = (uint8_t)ws_probe_l1_sectors(ev), miss = mask & (uint8_t) ~(w ? w->valid : 0);
   if (ev->outcome == WS_PROBE_L1_FORWARD) {
     if (w) {
       w->valid &= (uint8_t)~mask;
@@ -379,7 +381,7 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
     return;
   }
   if (store || atomic) { /* a write-back store: written into the line, allocated without a fetch */
-    if (!w && !(w = l1_install(t, c, set, ev->b, ev->addr))) return;
+    if (!w && !(w = l1_install(t, c, set, way, ev->addr))) return;
     w->valid |= mask;
     w->dirty |= mask;
     return;
@@ -397,7 +399,7 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
     w->requested |= miss;
     return;
   }
-  if (!w && !(w = l1_install(t, c, set, ev->b, ev->addr))) return;
+  if (!w && !(w = l1_install(t, c, set, way, ev->addr))) return;
   w->pending = true;
   w->requested = miss;
   w->arrived = 0;
@@ -406,10 +408,11 @@ static void l1_replay(ws_tstats *t, uint64_t *c, const ws_probe_event *ev, bool 
 /* l1.c fill_streaming: the record names the way the line is in after the
  * fill; a way holding another line (or nothing) was the victim. */
 static void l1_fill_streaming(ws_tstats *t, const ws_probe_event *ev) {
-  if (ev->a >= t->l1_sets || ev->b >= t->l1_assoc) return;
-  l1_way *set = l1_set(t, ev->sm, ev->a), *w = &set[ev->b];
-  if (w->line != ev->addr || !w->valid) w = l1_install(t, sm_counters(t, ev->sm), set, ev->b, ev->addr);
-  w->valid |= (uint8_t)ev->c;
+  uint32_t at = ws_probe_l1_fill_set(ev), way = ws_probe_l1_fill_way(ev);
+  if (at >= t->l1_sets || way >= t->l1_assoc) return;
+  l1_way *set = l1_set(t, ev->sm, at), *w = &set[way];
+  if (w->line != ev->addr || !w->valid) w = l1_install(t, sm_counters(t, ev->sm), set, way, ev->addr);
+  w->valid |= (uint8_t)ws_probe_l1_fill_sectors(ev);
 }
 
 /* l1.c ws_l1_fill: the sectors arrive; the MSHR frees when all asked are in. */
@@ -421,8 +424,8 @@ static void l1_fill(ws_tstats *t, const ws_probe_event *ev) {
   uint64_t n = ev->addr >> t->cfg.geom.line_shift;
   l1_way *w = l1_find(t, l1_set(t, ev->sm, (uint32_t)(n % t->l1_sets)), ev->addr);
   if (!w || !w->pending) return;
-  w->valid |= (uint8_t)ev->c;
-  w->arrived |= (uint8_t)ev->c;
+  w->valid |= (uint8_t)ws_probe_l1_fill_sectors(ev);
+  w->arrived |= (uint8_t)ws_probe_l1_fill_sectors(ev);
   if ((w->arrived & w->requested) == w->requested) w->pending = false;
 }
 
@@ -440,7 +443,7 @@ static void on_l1(ws_tstats *t, const ws_probe_event *ev) {
     s->count--;
   }
   c[SM_LSU_LINES]++;
-  c[SM_LSU_SECTORS] += (uint32_t)__builtin_popcount(ev->c);
+  c[SM_LSU_SECTORS] += (uint32_t)__builtin_popcount(ws_probe_l1_sectors(ev));
   bool store = ev->flags & WS_PROBE_WRITE, atomic = ev->flags & WS_PROBE_ATOMIC;
   c[store ? SM_L1_STORES : atomic ? SM_L1_ATOMICS : async ? SM_L1_ASYNCS : SM_L1_LOADS]++;
   if (ev->outcome == WS_PROBE_L1_HIT && !store && !atomic) c[SM_L1_LINE_HITS]++;
@@ -460,7 +463,7 @@ static void on_l2(ws_tstats *t, const ws_probe_event *ev) {
     c[ev->outcome == WS_PROBE_L2_HIT ? L2_LINE_HITS : L2_LINE_MISSES]++;
   }
   if (ev->flags & WS_PROBE_WRITEBACK) c[L2_WRITEBACKS]++;
-  uint64_t bytes = (uint64_t)__builtin_popcount(ev->c) * t->cfg.l1.sector_bytes;
+  uint64_t bytes = (uint64_t)__builtin_popcount(ws_probe_l2_sectors(ev)) * t->cfg.l1.sector_bytes;
   uint64_t per = t->cfg.l2.slice_bytes_per_cycle, beats = (bytes + per - 1) / per;
   c[L2_BUSY_CYCLES] += (beats ? beats : 1) * (atomic ? 2u : 1u);
 }
@@ -470,7 +473,7 @@ static void on_dram(ws_tstats *t, const ws_probe_event *ev) {
   if (ev->unit >= t->nch) return;
   uint64_t *c = &t->v[t->ch0 + (size_t)ev->unit * CH_COUNT];
   uint64_t burst = t->cfg.hbm.burst_bytes, mbps = t->cfg.hbm.channel_mbps;
-  uint64_t moved = (ev->c + burst - 1) / burst * burst;
+  uint64_t moved = (ws_probe_dram_bytes(ev) + burst - 1) / burst * burst;
   bool write = ev->flags & WS_PROBE_WRITE;
   c[write ? CH_WRITES : CH_READS]++;
   c[write ? CH_BYTES_WRITTEN : CH_BYTES_READ] += moved;
@@ -484,28 +487,32 @@ static void on_stall(ws_tstats *t, const ws_probe_event *ev, uint32_t reason) {
   if (reason < t->nreasons) c[SM_FIXED + reason] += span;
 }
 
+/* lsu.c ws_lsu_smem */
+static void on_smem(uint64_t *c, const ws_probe_event *ev) {
+  uint32_t wf = ws_probe_smem_wavefronts(ev), ideal = ws_probe_smem_ideal(ev);
+  c[SM_SMEM_INSNS]++;
+  c[SM_SMEM_WAVEFRONTS] += wf;
+  c[SM_SMEM_CONFLICTS] += wf > ideal ? wf - ideal : 0;
+}
+
 static void on_sm_record(ws_tstats *t, const ws_probe_event *ev) {
   uint64_t *c = sm_counters(t, ev->sm);
   switch (ev->kind) {
   case WS_PEV_ISSUE: on_issue(t, ev); break;
-  case WS_PEV_STALL: on_stall(t, ev, ev->a); break;
+  case WS_PEV_STALL: on_stall(t, ev, ws_probe_stall_reason(ev)); break;
   case WS_PEV_DEPBAR: on_stall(t, ev, t->depbar); break;
-  case WS_PEV_RF_BANK: c[SM_RF_CONFLICT] += ev->a; break;
+  case WS_PEV_RF_BANK: c[SM_RF_CONFLICT] += ws_probe_rf_bank_cycles(ev); break;
   case WS_PEV_COALESCE: on_coalesce(t, ev); break;
   case WS_PEV_L1: on_l1(t, ev); break;
   case WS_PEV_L1_FILL: l1_fill(t, ev); break;
-  case WS_PEV_SMEM: /* lsu.c ws_lsu_smem */
-    c[SM_SMEM_INSNS]++;
-    c[SM_SMEM_WAVEFRONTS] += ev->b;
-    c[SM_SMEM_CONFLICTS] += ev->b > ev->c ? ev->b - ev->c : 0;
-    break;
+  case WS_PEV_SMEM: on_smem(c, ev); break;
   case WS_PEV_CTA:
     c[SM_CTAS]++;
     t->v[GPU_CTAS]++;
     add_span(t, &t->sm[ev->sm], ev->begin, ev->end);
     break;
   case WS_PEV_XBAR:
-    if (ev->outcome == WS_PROBE_DIR_REQ) c[SM_NOC_REQ_BYTES] += ev->a;
+    if (ev->outcome == WS_PROBE_DIR_REQ) c[SM_NOC_REQ_BYTES] += ws_probe_xbar_bytes(ev);
     break;
   default: break;
   }
@@ -523,7 +530,7 @@ void ws_tstats_add(ws_tstats *t, uint32_t launch, const ws_probe_event *ev) {
   case WS_PEV_DRAM: on_dram(t, ev); return;
   case WS_PEV_XBAR:
     if (ev->outcome == WS_PROBE_DIR_RESP && ev->unit < t->nslices)
-      t->v[t->l20 + (size_t)ev->unit * L2_COUNT + L2_NOC_RESP_BYTES] += ev->a;
+      t->v[t->l20 + (size_t)ev->unit * L2_COUNT + L2_NOC_RESP_BYTES] += ws_probe_xbar_bytes(ev);
     break;
   default: break;
   }

@@ -83,13 +83,14 @@ static bool belongs(const ws_viz_inspect *in, const ws_viz_hit *h, const ws_prob
   uint32_t banks = in->cfg.hbm.banks_per_channel ? in->cfg.hbm.banks_per_channel : 1;
   switch (h->part) {
   case WS_VIZ_PART_L1: return ev->sm == h->sm;
-  case WS_VIZ_PART_L1_SET: return ev->sm == h->sm && ev->a == h->index;
+  case WS_VIZ_PART_L1_SET: return ev->sm == h->sm && ws_probe_l1_set(ev) == h->index;
   case WS_VIZ_PART_L2_SLICE: return ev->unit == h->index;
   case WS_VIZ_PART_HBM_CHANNEL: return ev->unit == h->index;
-  case WS_VIZ_PART_HBM_BANK: return ev->unit == h->index / banks && ev->a == h->index % banks;
+  case WS_VIZ_PART_HBM_BANK:
+    return ev->unit == h->index / banks && ws_probe_dram_bank(ev) == h->index % banks;
   default: {
     uint32_t b = smem_bank(in, h);
-    return ev->sm == h->sm && (b == UINT32_MAX || (b < 32 && (ev->a >> b & 1u)));
+    return ev->sm == h->sm && (b == UINT32_MAX || (b < 32 && (ws_probe_smem_banks(ev) >> b & 1u)));
   }
   }
 }
@@ -135,38 +136,41 @@ static void way_text(uint32_t way, char *buf, size_t n) {
 static void say_l1(const ws_viz_inspect *in, const ws_probe_event *e, char *buf, size_t n) {
   char at[200], way[32];
   addr_text(in, e->addr, at, sizeof at);
-  way_text(e->b, way, sizeof way);
+  way_text(ws_probe_l1_way(e), way, sizeof way);
   snprintf(buf, n,
            "last lookup at cycle %" PRIu64 " by warp %u: line %s, set %u, %s, sectors 0x%x, %s, %" PRIu64
            " cycles",
-           e->begin, e->warp, at, e->a, way, e->c, ws_evtext_outcome_name(e, NULL, 0), e->end - e->begin);
+           e->begin, e->warp, at, ws_probe_l1_set(e), way, ws_probe_l1_sectors(e),
+           ws_evtext_outcome_name(e, NULL, 0), e->end - e->begin);
 }
 
 static void say_l2(const ws_viz_inspect *in, const ws_probe_event *e, char *buf, size_t n) {
   char at[200], way[32];
   addr_text(in, e->addr, at, sizeof at);
-  way_text(e->b, way, sizeof way);
+  way_text(ws_probe_l2_way(e), way, sizeof way);
   snprintf(buf, n,
            "last lookup at cycle %" PRIu64 " from SM %u: line %s, set %u, %s, sectors 0x%x, %s%s, %" PRIu64
            " cycles",
-           e->begin, e->sm, at, e->a, way, e->c, ws_evtext_outcome_name(e, NULL, 0),
-           e->flags & WS_PROBE_FAR ? " (far partition)" : "", e->end - e->begin);
+           e->begin, e->sm, at, ws_probe_l2_set(e), way, ws_probe_l2_sectors(e),
+           ws_evtext_outcome_name(e, NULL, 0), e->flags & WS_PROBE_FAR ? " (far partition)" : "",
+           e->end - e->begin);
 }
 
 static void say_dram(const ws_viz_inspect *in, const ws_probe_event *e, char *buf, size_t n) {
   char at[200];
   addr_text(in, e->addr, at, sizeof at);
-  snprintf(buf, n,
-           "last command at cycle %" PRIu64 ": %s %u B of line %s, bank %u row %u, %s, %" PRIu64 " cycles",
-           e->begin, e->flags & WS_PROBE_WRITE ? "write" : "read", e->c, at, e->a, e->b,
-           ws_evtext_outcome_name(e, NULL, 0), e->end - e->begin);
+  snprintf(
+      buf, n, "last command at cycle %" PRIu64 ": %s %u B of line %s, bank %u row %u, %s, %" PRIu64 " cycles",
+      e->begin, e->flags & WS_PROBE_WRITE ? "write" : "read", ws_probe_dram_bytes(e), at,
+      ws_probe_dram_bank(e), ws_probe_dram_row(e), ws_evtext_outcome_name(e, NULL, 0), e->end - e->begin);
 }
 
 static void say_smem(const ws_probe_event *e, char *buf, size_t n) {
   snprintf(buf, n,
            "last access at cycle %" PRIu64 " by warp %u pc %u: %s, banks 0x%08x, %u wavefronts (%u without "
            "conflicts), %" PRIu64 " cycles",
-           e->begin, e->warp, e->pc, ws_evtext_outcome_name(e, NULL, 0), e->a, e->b, e->c, e->end - e->begin);
+           e->begin, e->warp, e->pc, ws_evtext_outcome_name(e, NULL, 0), ws_probe_smem_banks(e),
+           ws_probe_smem_wavefronts(e), ws_probe_smem_ideal(e), e->end - e->begin);
 }
 
 static void say(const ws_viz_inspect *in, const ws_probe_event *e, char *buf, size_t n) {

@@ -452,38 +452,46 @@ static bool add_record(ws_viz_model *m, const ws_probe_event *ev) {
     if (!skip && ev->end > ev->begin) {
       span *p = vec_add(&m->ctas, sizeof *p);
       ok = ok && p;
-      if (p) *p = (span){ev->begin, ev->end, ev->sm, ev->b, 0, 0}; /* keyed once ctas_per_sm is known */
+      if (p)
+        *p = (span){ev->begin, ev->end, ev->sm, ws_probe_cta_slot(ev),
+                    0,         0}; /* keyed once ctas_per_sm is known */
     }
     break;
   case WS_PEV_ISSUE:
     skip = !in_warp(m, ev);
     if (skip) break;
     ok = ok && (ev->begin == UINT64_MAX || add_change(m, ev->begin + 1));
-    ok = ok && add_wspan(m, ev, ev->begin + 1, WS_VIZ_WARP_ISSUING, ev->pc, ev->b == WS_OP_EXIT);
-    if (is_tensor(ev->b) && ev->unit < c->sm.subpartitions)
+    ok = ok && add_wspan(m, ev, ev->begin + 1, WS_VIZ_WARP_ISSUING, ev->pc,
+                         ws_probe_issue_opcode(ev) == WS_OP_EXIT);
+    if (is_tensor(ws_probe_issue_opcode(ev)) && ev->unit < c->sm.subpartitions)
       ok = ok && ivset_add(&m->tensor, ev->begin, ev->end, subpart_key(m, ev), 0, 0);
     break;
   case WS_PEV_STALL:
   case WS_PEV_DEPBAR: {
     skip = !in_warp(m, ev);
+    uint32_t reason = ev->kind == WS_PEV_STALL ? ws_probe_stall_reason(ev) : 0;
     uint8_t st = ev->kind == WS_PEV_DEPBAR
                      ? m->depbar_state
-                     : (uint8_t)(WS_VIZ_WARP_STALL0 + (ev->a < MAX_REASON ? ev->a : MAX_REASON));
+                     : (uint8_t)(WS_VIZ_WARP_STALL0 + (reason < MAX_REASON ? reason : MAX_REASON));
     if (!skip) ok = ok && add_wspan(m, ev, ev->end, st, NONE32, false);
     break;
   }
   case WS_PEV_RF_BANK:
     skip = !in_subpart(m, ev);
-    if (!skip) ok = ok && ivset_add(&m->rf, ev->begin, ev->end, subpart_key(m, ev), ev->a, 0);
+    if (!skip)
+      ok = ok && ivset_add(&m->rf, ev->begin, ev->end, subpart_key(m, ev), ws_probe_rf_bank_cycles(ev), 0);
     break;
   case WS_PEV_SMEM:
     skip = !in_sm(m, ev);
-    if (!skip) ok = ok && ivset_add(&m->smem, ev->begin, ev->end, ev->sm, ev->a, ev->b);
+    if (!skip)
+      ok = ok && ivset_add(&m->smem, ev->begin, ev->end, ev->sm, ws_probe_smem_banks(ev),
+                           ws_probe_smem_wavefronts(ev));
     break;
   case WS_PEV_L1: {
     skip = !in_sm(m, ev);
     bool load = !(ev->flags & (WS_PROBE_WRITE | WS_PROBE_ATOMIC)) && ev->outcome != WS_PROBE_L1_RESFAIL;
-    uint32_t set = ev->a < c->geom.l1_sets && ev->a < L1_SET_INVALID ? ev->a : L1_SET_INVALID;
+    uint32_t set = ws_probe_l1_set(ev);
+    if (set >= c->geom.l1_sets || set >= L1_SET_INVALID) set = L1_SET_INVALID;
     if (!skip && load)
       ok = ok && add_mark(&m->l1, ev->begin, ev->sm, set << 1 | (ev->outcome == WS_PROBE_L1_HIT));
     break;
@@ -497,22 +505,27 @@ static bool add_record(ws_viz_model *m, const ws_probe_event *ev) {
     skip = !in_sm(m, ev) || ev->unit >= c->l2.slices;
     if (skip) break;
     uint8_t link = ev->outcome == WS_PROBE_DIR_REQ ? WS_VIZ_LINK_XBAR_REQ : WS_VIZ_LINK_XBAR_RESP;
-    ws_viz_packet pk = {
-        .link = link, .sm = ev->sm, .slice = ev->unit, .channel = WS_PROBE_NONE, .bytes = ev->a};
-    ok = ok && add_mark(&m->xbar_bytes, ev->begin, 0, ev->a) && add_packet(m, &m->xbar, ev, pk, 0);
+    ws_viz_packet pk = {.link = link,
+                        .sm = ev->sm,
+                        .slice = ev->unit,
+                        .channel = WS_PROBE_NONE,
+                        .bytes = ws_probe_xbar_bytes(ev)};
+    ok = ok && add_mark(&m->xbar_bytes, ev->begin, 0, ws_probe_xbar_bytes(ev)) &&
+         add_packet(m, &m->xbar, ev, pk, 0);
     break;
   }
   case WS_PEV_DRAM: {
-    skip = ev->unit >= c->hbm.channels || ev->a >= c->hbm.banks_per_channel;
+    skip = ev->unit >= c->hbm.channels || ws_probe_dram_bank(ev) >= c->hbm.banks_per_channel;
     if (skip) break;
-    uint32_t bank = (uint32_t)ev->unit * c->hbm.banks_per_channel + ev->a;
+    uint32_t bank = (uint32_t)ev->unit * c->hbm.banks_per_channel + ws_probe_dram_bank(ev);
     ws_viz_packet pk = {.link = WS_VIZ_LINK_DRAM,
                         .write = (ev->flags & WS_PROBE_WRITE) != 0,
                         .sm = WS_PROBE_NONE,
                         .slice = (uint16_t)ws_addrmap_slice(&m->amap, ev->addr),
                         .channel = ev->unit,
-                        .bytes = ev->c};
-    ok = ok && add_mark(&m->rows, ev->begin, bank, ev->b) && add_mark(&m->dram_bytes, ev->begin, 0, ev->c) &&
+                        .bytes = ws_probe_dram_bytes(ev)};
+    ok = ok && add_mark(&m->rows, ev->begin, bank, ws_probe_dram_row(ev)) &&
+         add_mark(&m->dram_bytes, ev->begin, 0, ws_probe_dram_bytes(ev)) &&
          add_packet(m, &m->dram, ev, pk, bank);
     break;
   }

@@ -111,9 +111,9 @@ static void probe_end(const ws_engine *e, const ws_exec_launch *launch, const ws
                        .unit = WS_PROBE_NONE,
                        .warp = WS_PROBE_NONE,
                        .pc = UINT32_MAX,
-                       .a = (uint32_t)((uint64_t)g.x * g.y * g.z),
-                       .b = b.x * b.y * b.z,
                        .kind = WS_PEV_KERNEL};
+  ws_probe_set_kernel_ctas(&ev, (uint32_t)((uint64_t)g.x * g.y * g.z));
+  ws_probe_set_kernel_threads(&ev, b.x * b.y * b.z);
   e->probe->event(e->probe->user, &ev);
   ws_probe_launch l = probe_launch(launch, occ, end);
   e->probe->launch_end(e->probe->user, &l);

@@ -322,9 +322,9 @@ static void probe_host(const ws_runtime *rt, uint8_t op, uint32_t stream, size_t
                        .unit = (uint16_t)(stream == WS_RUNTIME_STREAM_HOST ? WS_PROBE_NONE : stream),
                        .warp = WS_PROBE_NONE,
                        .pc = UINT32_MAX,
-                       .a = (uint32_t)rec,
                        .kind = WS_PEV_HOST,
                        .outcome = op};
+  ws_probe_set_host_record(&ev, (uint32_t)rec);
   p->event(p->user, &ev);
 }
 
@@ -362,12 +362,12 @@ static void probe_chunk(void *user, const ws_pcie_chunk *c) {
                        .unit = (uint16_t)x->r->stream,
                        .warp = WS_PROBE_NONE,
                        .pc = UINT32_MAX,
-                       .a = (uint32_t)(x->rt->nrecs - 1),
-                       .b = (uint32_t)first,
-                       .c = (uint32_t)c->size_bytes,
                        .kind = WS_PEV_PCIE,
-                       .outcome = x->r->kind == WS_RUNTIME_OP_H2D ? WS_PROBE_DIR_REQ : WS_PROBE_DIR_RESP,
+                       .outcome = x->r->kind == WS_RUNTIME_OP_H2D ? WS_PROBE_PCIE_H2D : WS_PROBE_PCIE_D2H,
                        .flags = tagged ? WS_PROBE_TAGGED : 0};
+  ws_probe_set_pcie_record(&ev, (uint32_t)(x->rt->nrecs - 1));
+  ws_probe_set_pcie_first_tagged(&ev, (uint32_t)first);
+  ws_probe_set_pcie_bytes(&ev, (uint32_t)c->size_bytes);
   p->event(p->user, &ev);
 }
 

@@ -157,7 +157,6 @@ static ws_probe_event probe_ev(const ws_memsys *m, const req *r, uint8_t kind, u
                           .unit = (uint16_t)r->slice,
                           .warp = WS_PROBE_NONE,
                           .pc = UINT32_MAX,
-                          .c = r->mask,
                           .kind = kind,
                           .flags = (uint8_t)(sectors_tag(m, r->line, r->mask, r->flags) |
                                              (r->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
@@ -167,7 +166,8 @@ static ws_probe_event probe_ev(const ws_memsys *m, const req *r, uint8_t kind, u
 static __attribute__((noinline, cold)) void probe_xbar(ws_memsys *m, const req *r, uint8_t dir,
                                                        uint32_t bytes, uint64_t ready, uint64_t arrive) {
   ws_probe_event ev = probe_ev(m, r, WS_PEV_XBAR, ready, arrive);
-  ev.a = bytes;
+  ws_probe_set_xbar_bytes(&ev, bytes);
+  ws_probe_set_xbar_sectors(&ev, r->mask);
   ev.outcome = dir;
   m->probe->event(m->probe->user, &ev);
 }
@@ -177,7 +177,11 @@ static __attribute__((noinline, cold)) void probe_l2(ws_memsys *m, const req *r,
   /* a miss is known after the tag pass */
   ws_probe_event ev = probe_ev(m, r, WS_PEV_L2, now,
                                res->outcome == WS_L2_HIT ? res->ready_cycle : now + m->cfg.l2.hit_lat_cycles);
-  ws_l2_where(m->l2, r->slice, r->line, &ev.a, &ev.b);
+  uint32_t set, way;
+  ws_l2_where(m->l2, r->slice, r->line, &set, &way);
+  ws_probe_set_l2_set(&ev, set);
+  ws_probe_set_l2_way(&ev, way);
+  ws_probe_set_l2_sectors(&ev, r->mask);
   ev.outcome = res->outcome == WS_L2_HIT    ? WS_PROBE_L2_HIT
                : res->outcome == WS_L2_MISS ? WS_PROBE_L2_MISS
                                             : WS_PROBE_L2_WRITTEN;
@@ -190,16 +194,17 @@ static __attribute__((noinline, cold)) void probe_dram(ws_memsys *m, uint32_t ch
                                                        uint64_t now) {
   ws_probe_event ev = probe_ev(m, &m->pool[is->id], WS_PEV_DRAM, now, is->done_cycle);
   ev.unit = (uint16_t)ch;
-  ev.a = is->bank;
-  ev.b = (uint32_t)is->row;
-  ev.c = is->bytes;
+  ws_probe_set_dram_bank(&ev, is->bank);
+  ws_probe_set_dram_row(&ev, (uint32_t)is->row);
+  ws_probe_set_dram_bytes(&ev, is->bytes);
   ev.outcome = is->row_outcome;
   m->probe->event(m->probe->user, &ev);
 }
 
-static __attribute__((noinline, cold)) void probe_simple(ws_memsys *m, const req *r, uint8_t kind,
-                                                         uint64_t begin, uint64_t end) {
-  ws_probe_event ev = probe_ev(m, r, kind, begin, end);
+static __attribute__((noinline, cold)) void probe_l2_fill(ws_memsys *m, const req *r, uint64_t begin,
+                                                          uint64_t end) {
+  ws_probe_event ev = probe_ev(m, r, WS_PEV_L2_FILL, begin, end);
+  ws_probe_set_l2_fill_sectors(&ev, r->mask);
   m->probe->event(m->probe->user, &ev);
 }
 
@@ -219,14 +224,17 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
                        .unit = WS_PROBE_NONE,
                        .warp = a->warp,
                        .pc = UINT32_MAX,
-                       .c = a->sector_mask,
                        .kind = WS_PEV_L1,
                        .outcome = outcome[res->outcome],
                        .flags = (uint8_t)(sectors_tag(m, a->line_addr, a->sector_mask, a->flags) |
                                           (a->kind == WS_ACCESS_STORE ? WS_PROBE_WRITE : 0) |
                                           (a->kind == WS_ACCESS_ATOMIC ? WS_PROBE_ATOMIC : 0) |
                                           (res->merged ? WS_PROBE_MERGED : 0))};
-  ws_l1_where(m->l1[sm], a->line_addr, &ev.a, &ev.b);
+  uint32_t set, way;
+  ws_l1_where(m->l1[sm], a->line_addr, &set, &way);
+  ws_probe_set_l1_set(&ev, set);
+  ws_probe_set_l1_way(&ev, way);
+  ws_probe_set_l1_sectors(&ev, a->sector_mask);
   m->probe->event(m->probe->user, &ev);
 }
 
@@ -234,7 +242,11 @@ static __attribute__((noinline, cold)) void probe_l1(ws_memsys *m, uint32_t sm, 
 static __attribute__((noinline, cold)) void probe_l1_fill(ws_memsys *m, const req *r, uint64_t begin,
                                                           uint64_t end) {
   ws_probe_event ev = probe_ev(m, r, WS_PEV_L1_FILL, begin, end);
-  ws_l1_where(m->l1[r->sm], r->line, &ev.a, &ev.b);
+  uint32_t set, way;
+  ws_l1_where(m->l1[r->sm], r->line, &set, &way);
+  ws_probe_set_l1_fill_set(&ev, set);
+  ws_probe_set_l1_fill_way(&ev, way);
+  ws_probe_set_l1_fill_sectors(&ev, r->mask);
   m->probe->event(m->probe->user, &ev);
 }
 
@@ -422,7 +434,7 @@ static void pump(ws_memsys *m, uint32_t slice, uint64_t now) {
 
 static void on_l2_fill(ws_memsys *m, uint32_t slice, uint32_t id, uint64_t now) {
   req *r = &m->pool[id];
-  if (__builtin_expect(m->probe != NULL, 0)) probe_simple(m, r, WS_PEV_L2_FILL, now, now);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_l2_fill(m, r, now, now);
   uint32_t n = ws_l2_fill(m->l2, slice, r->line, r->mask, now, m->l2_done);
   pool_free(m, id);
   for (uint32_t i = 0; i < n; i++) send_resp(m, m->l2_done[i].id, m->l2_done[i].ready_cycle);

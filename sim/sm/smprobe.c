@@ -45,9 +45,9 @@ static void probe_smem(ws_sm *sm, const ws_subpart *sp, uint32_t wslot, const ws
                        uint8_t flags) {
   ws_probe_event ev = warp_ev(sm, sp, wslot, WS_PEV_SMEM, t, sm->smem_ready);
   ev.pc = step->pc;
-  ev.a = banks_touched(sm, step);
-  ev.b = sm->smem_wf;
-  ev.c = sm->smem_ideal;
+  ws_probe_set_smem_banks(&ev, banks_touched(sm, step));
+  ws_probe_set_smem_wavefronts(&ev, sm->smem_wf);
+  ws_probe_set_smem_ideal(&ev, sm->smem_ideal);
   ev.outcome = smem_op(step);
   ev.flags = flags | (ev.outcome == WS_PROBE_SMEM_STORE ? WS_PROBE_WRITE : 0);
   emit(sm, &ev);
@@ -65,17 +65,20 @@ static void probe_coalesce(ws_sm *sm, const ws_subpart *sp, uint32_t wslot, cons
   ws_lsu *l = &sm->lsu;
   ws_lsu_entry *e = &l->queue[(l->head + l->count - 1) & (l->depth - 1)];
   ws_probe_event ev = warp_ev(sm, sp, wslot, WS_PEV_COALESCE, t, t + 1);
+  uint32_t sectors = 0, bytes = 0;
   ev.pc = step->pc;
-  ev.a = e->nlines;
   ev.flags = flags;
   for (uint32_t i = 0; i < e->nlines; i++) {
     ws_line_access *a = &e->lines[i];
     a->warp = (uint16_t)wslot;
     if (step->tag_lanes && line_has_lane(step, step->tag_lanes, a->line_addr, sm->cfg->l1.line_bytes))
       a->flags |= WS_PROBE_TAGGED;
-    ev.b += (uint32_t)__builtin_popcount(a->sector_mask);
-    ev.c += a->bytes;
+    sectors += (uint32_t)__builtin_popcount(a->sector_mask);
+    bytes += a->bytes;
   }
+  ws_probe_set_coalesce_lines(&ev, e->nlines);
+  ws_probe_set_coalesce_sectors(&ev, sectors);
+  ws_probe_set_coalesce_bytes(&ev, bytes);
   emit(sm, &ev);
 }
 
@@ -85,15 +88,15 @@ void ws_smprobe_issue(ws_sm *sm, const ws_subpart *sp, const ws_twarp *w, const 
   uint8_t flags = step->tag_result || step->tag_lanes ? WS_PROBE_TAGGED : 0;
   ws_probe_event ev = warp_ev(sm, sp, wslot, WS_PEV_ISSUE, t, ready_cycle(sm, si, t));
   ev.pc = step->pc;
-  ev.a = step->active_mask;
-  ev.b = step->op;
-  ev.c = step->tag_result;
+  ws_probe_set_issue_mask(&ev, step->active_mask);
+  ws_probe_set_issue_opcode(&ev, step->op);
+  ws_probe_set_issue_tagged(&ev, step->tag_result);
   ev.flags = flags;
   emit(sm, &ev);
   if (si->bank_extra_cycles) {
     ws_probe_event rf = warp_ev(sm, sp, wslot, WS_PEV_RF_BANK, t, t + si->bank_extra_cycles);
     rf.pc = step->pc;
-    rf.a = si->bank_extra_cycles;
+    ws_probe_set_rf_bank_cycles(&rf, si->bank_extra_cycles);
     emit(sm, &rf);
   }
   if (si->unit == WS_UNIT_LSU && si->mem_class == WS_MEMC_SHARED && step->active_mask)
@@ -103,7 +106,7 @@ void ws_smprobe_issue(ws_sm *sm, const ws_subpart *sp, const ws_twarp *w, const 
   if (step->flags & (WS_STEP_BAR_ARRIVED | WS_STEP_BAR_RELEASED)) {
     ws_probe_event bar = warp_ev(sm, sp, wslot, WS_PEV_BARRIER, t, t);
     bar.pc = step->pc;
-    bar.a = w->cta_slot;
+    ws_probe_set_barrier_cta_slot(&bar, w->cta_slot);
     bar.outcome = step->flags & WS_STEP_BAR_RELEASED ? WS_PROBE_BAR_RELEASE : WS_PROBE_BAR_ARRIVE;
     emit(sm, &bar);
   }
@@ -114,11 +117,12 @@ void ws_smprobe_stall(ws_sm *sm, const ws_subpart *sp, uint32_t i, uint8_t reaso
   uint32_t wslot = sp->slot[i].warp;
   bool depbar = reason == WS_STALL_DEPBAR;
   ws_probe_event ev = warp_ev(sm, sp, wslot, depbar ? WS_PEV_DEPBAR : WS_PEV_STALL, begin, end);
-  ev.a = reason;
   if (depbar) { /* the warp waits at its DEPBAR: its next instruction */
     const ws_scoreboard_insn *next = sm->warps[wslot].next;
     ev.pc = (uint32_t)(next - sm->env->table);
-    ev.a = next->wait_groups;
+    ws_probe_set_depbar_groups(&ev, next->wait_groups);
+  } else {
+    ws_probe_set_stall_reason(&ev, reason);
   }
   emit(sm, &ev);
 }
@@ -133,7 +137,7 @@ void ws_smprobe_mem_done(ws_sm *sm, uint32_t warp, uint32_t pc, uint64_t cycle) 
 void ws_smprobe_cta(ws_sm *sm, uint32_t s, uint64_t cycle) {
   const ws_cta_slot *slot = &sm->slots[s];
   ws_probe_event ev = warp_ev(sm, NULL, WS_PROBE_NONE, WS_PEV_CTA, slot->start_cycle, cycle);
-  ev.a = (uint32_t)slot->cta->linear_id;
-  ev.b = s;
+  ws_probe_set_cta_index(&ev, (uint32_t)slot->cta->linear_id);
+  ws_probe_set_cta_slot(&ev, s);
   emit(sm, &ev);
 }

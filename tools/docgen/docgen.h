@@ -1,6 +1,7 @@
 /* docgen.h - the generated blocks of the reference documents: the opcode
- * table of docs/isa.md, the preset tables of docs/presets.md and the counter
- * glossary of docs/stats.md, each between a pair of marker lines.
+ * table of docs/isa.md, the preset tables of docs/presets.md, the counter
+ * glossary of docs/stats.md and the trace record kinds of docs/traces.md,
+ * each between a pair of marker lines.
  *
  * Design: one table names every block, its file, markers and generator, so
  * the ws-docgen tool (make docs) and the test that fails on a stale
@@ -11,7 +12,7 @@
 #include <stddef.h>
 
 typedef struct ws_docgen_block {
-  const char *name;        /* "isa", "presets", "stats" */
+  const char *name;        /* "isa", "presets", "stats", "traces" */
   const char *path;        /* relative to the source root */
   const char *begin;       /* marker line before the block */
   const char *end;         /* marker text after it */

@@ -1,8 +1,9 @@
 /* ws-docgen - keeps the generated blocks of the reference documents current:
- * the opcode table of docs/isa.md, the preset tables of docs/presets.md and
- * the counter glossary of docs/stats.md.
+ * the opcode table of docs/isa.md, the preset tables of docs/presets.md,
+ * the counter glossary of docs/stats.md and the record kinds of
+ * docs/traces.md.
  *
- *   ws-docgen NAME                 print one block (isa, presets, stats)
+ *   ws-docgen NAME                 print one block (isa, presets, stats, traces)
  *   ws-docgen --update [NAME...]   rewrite the blocks in docs/ (all by default)
  *   ws-docgen --check [NAME...]    exit 1 when a block is out of date
  *
@@ -59,7 +60,7 @@ int main(int argc, char **argv) {
   if (argc == 2 && !update && !check) return print_block(argv[1]);
   if (!update && !check) {
     fprintf(stderr, "usage: ws-docgen NAME | --update [NAME...] | --check [NAME...]\n"
-                    "NAME: isa, presets, stats\n");
+                    "NAME: isa, presets, stats, traces\n");
     return 2;
   }
   int rc = 0;

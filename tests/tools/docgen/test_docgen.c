@@ -1,6 +1,7 @@
 /* test_docgen.c - every generated block of the reference documents (the
- * opcode table, the preset tables, the counter glossary) equals what its
- * generator produces now, so docs cannot drift from the code. On failure:
+ * opcode table, the preset tables, the counter glossary, the trace record
+ * kinds) equals what its generator produces now, so docs cannot drift from
+ * the code. On failure:
  * `make docs`.
  *
  * Design: each block is cut out of its document here, independently of
@@ -35,7 +36,7 @@ static void expect_current(const ws_docgen_block *g) {
 }
 
 Test(docgen, every_generated_block_is_current) {
-  cr_assert_eq(ws_docgen_count(), 3);
+  cr_assert_eq(ws_docgen_count(), 4);
   for (size_t i = 0; i < ws_docgen_count(); i++) expect_current(ws_docgen_get(i));
 }
 
@@ -54,8 +55,22 @@ Test(docgen, stats_glossary_lists_the_counters_the_report_reads) {
   free(table);
 }
 
+Test(docgen, trace_kinds_table_names_every_field_from_probe_def) {
+  char *table = ws_docgen_find("traces")->markdown();
+  cr_assert_not_null(table);
+  static const char *const rows[] = {
+      "| `dram` | a DRAM column command |", "`bank` (index): the bank in its channel",
+      "| `l2_fill` | DRAM data filling an L2 line | L2 slice | DRAM data at the slice | unit = slice, uop = "
+      "the "
+      "DRAM read's, addr | unused | unused | `sectors` (sector mask)",
+      "`row_hit`, `row_miss`, `row_conflict` |", "| `resfail` | `l1` | no MSHR, way or write-buffer slot"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    cr_expect(strstr(table, rows[i]) != NULL, "the table lacks %s", rows[i]);
+  free(table);
+}
+
 Test(docgen, lookup_by_name) {
   cr_expect_str_eq(ws_docgen_find("presets")->path, "docs/presets.md");
   cr_expect_null(ws_docgen_find("nope"));
-  cr_expect_null(ws_docgen_get(3));
+  cr_expect_null(ws_docgen_get(4));
 }

@@ -16,35 +16,19 @@ uint32_t ws_block_crc(const void *data, size_t n) {
 
 const char *ws_block_kind_name(ws_block_kind k) { return k < WS_BLOCK_KIND_COUNT ? block_names[k] : "?"; }
 
-void ws_block_put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void ws_block_put64(uint8_t *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-uint32_t ws_block_get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t ws_block_get64(const uint8_t *p) {
-  return ws_block_get32(p) | (uint64_t)ws_block_get32(p + 4) << 32;
-}
-
 /* Block header: magic[4] launch count codec raw_bytes stored_bytes (u32),
  * min_begin max_begin (u64), payload_crc header_crc (u32). */
 void ws_block_pack(const ws_block_header *h, uint8_t out[WS_BLOCK_HEADER_BYTES]) {
   memcpy(out, block_magic[h->kind], 4);
-  ws_block_put32(out + 4, h->launch);
-  ws_block_put32(out + 8, h->count);
-  ws_block_put32(out + 12, h->codec);
-  ws_block_put32(out + 16, h->raw_bytes);
-  ws_block_put32(out + 20, h->stored_bytes);
-  ws_block_put64(out + 24, h->min_begin);
-  ws_block_put64(out + 32, h->max_begin);
-  ws_block_put32(out + 40, h->payload_crc);
-  ws_block_put32(out + 44, ws_block_crc(out, 44));
+  ws_bytes_put_le32(out + 4, h->launch);
+  ws_bytes_put_le32(out + 8, h->count);
+  ws_bytes_put_le32(out + 12, h->codec);
+  ws_bytes_put_le32(out + 16, h->raw_bytes);
+  ws_bytes_put_le32(out + 20, h->stored_bytes);
+  ws_bytes_put_le64(out + 24, h->min_begin);
+  ws_bytes_put_le64(out + 32, h->max_begin);
+  ws_bytes_put_le32(out + 40, h->payload_crc);
+  ws_bytes_put_le32(out + 44, ws_block_crc(out, 44));
 }
 
 /* Bytes as a reader can see them: printable ASCII as is, the rest \xNN. */
@@ -57,7 +41,7 @@ static void show(char *dst, size_t dst_bytes, const uint8_t *p, size_t n) {
 
 bool ws_block_unpack(const uint8_t in[WS_BLOCK_HEADER_BYTES], ws_block_header *h, char *why,
                      size_t why_bytes) {
-  uint32_t want = ws_block_get32(in + 44), got = ws_block_crc(in, 44);
+  uint32_t want = ws_bytes_le32(in + 44), got = ws_block_crc(in, 44);
   int kind = -1;
   for (int k = 0; k < WS_BLOCK_KIND_COUNT; k++)
     if (memcmp(in, block_magic[k], 4) == 0) kind = k;
@@ -73,14 +57,14 @@ bool ws_block_unpack(const uint8_t in[WS_BLOCK_HEADER_BYTES], ws_block_header *h
   }
   memset(h, 0, sizeof *h);
   h->kind = (ws_block_kind)kind;
-  h->launch = ws_block_get32(in + 4);
-  h->count = ws_block_get32(in + 8);
-  uint32_t codec = ws_block_get32(in + 12);
-  h->raw_bytes = ws_block_get32(in + 16);
-  h->stored_bytes = ws_block_get32(in + 20);
-  h->min_begin = ws_block_get64(in + 24);
-  h->max_begin = ws_block_get64(in + 32);
-  h->payload_crc = ws_block_get32(in + 40);
+  h->launch = ws_bytes_le32(in + 4);
+  h->count = ws_bytes_le32(in + 8);
+  uint32_t codec = ws_bytes_le32(in + 12);
+  h->raw_bytes = ws_bytes_le32(in + 16);
+  h->stored_bytes = ws_bytes_le32(in + 20);
+  h->min_begin = ws_bytes_le64(in + 24);
+  h->max_begin = ws_bytes_le64(in + 32);
+  h->payload_crc = ws_bytes_le32(in + 40);
   if (codec >= WS_BLOCK_CODEC_COUNT) {
     snprintf(why, why_bytes, "%s header: codec 0 (raw) or 1 (zstd) expected, %u found", block_names[kind],
              codec);
@@ -100,15 +84,15 @@ bool ws_block_unpack(const uint8_t in[WS_BLOCK_HEADER_BYTES], ws_block_header *h
 void ws_block_pack_file(const ws_block_file_header *h, uint8_t out[WS_BLOCK_FILE_HEADER_BYTES]) {
   memset(out, 0, WS_BLOCK_FILE_HEADER_BYTES);
   memcpy(out, WS_BLOCK_FILE_MAGIC, 8);
-  ws_block_put32(out + 8, h->version);
-  ws_block_put32(out + 12, WS_BLOCK_FILE_HEADER_BYTES);
-  ws_block_put64(out + 16, h->file_bytes);
-  ws_block_put64(out + 24, h->meta_offset);
-  ws_block_put64(out + 32, h->index_offset);
-  ws_block_put32(out + 40, h->chunks);
-  ws_block_put32(out + 44, h->launches);
-  ws_block_put64(out + 48, h->events);
-  ws_block_put32(out + 60, ws_block_crc(out, 60));
+  ws_bytes_put_le32(out + 8, h->version);
+  ws_bytes_put_le32(out + 12, WS_BLOCK_FILE_HEADER_BYTES);
+  ws_bytes_put_le64(out + 16, h->file_bytes);
+  ws_bytes_put_le64(out + 24, h->meta_offset);
+  ws_bytes_put_le64(out + 32, h->index_offset);
+  ws_bytes_put_le32(out + 40, h->chunks);
+  ws_bytes_put_le32(out + 44, h->launches);
+  ws_bytes_put_le64(out + 48, h->events);
+  ws_bytes_put_le32(out + 60, ws_block_crc(out, 60));
 }
 
 ws_block_verdict ws_block_unpack_file(const uint8_t in[WS_BLOCK_FILE_HEADER_BYTES], ws_block_file_header *h,
@@ -120,23 +104,23 @@ ws_block_verdict ws_block_unpack_file(const uint8_t in[WS_BLOCK_FILE_HEADER_BYTE
     snprintf(why, why_bytes, "byte 0: the .wst magic \\x89WST\\r\\n\\x1a\\n expected, '%s' found", seen);
     return WS_BLOCK_NOT_WST;
   }
-  h->version = ws_block_get32(in + 8);
-  uint32_t want = ws_block_get32(in + 60), got = ws_block_crc(in, 60);
+  h->version = ws_bytes_le32(in + 8);
+  uint32_t want = ws_bytes_le32(in + 60), got = ws_block_crc(in, 60);
   if (want != got) {
     snprintf(why, why_bytes, "byte 60: header CRC-32 0x%08x expected, 0x%08x found", want, got);
     return WS_BLOCK_BAD_CRC;
   }
-  if (ws_block_get32(in + 12) != WS_BLOCK_FILE_HEADER_BYTES) {
+  if (ws_bytes_le32(in + 12) != WS_BLOCK_FILE_HEADER_BYTES) {
     snprintf(why, why_bytes, "byte 12: header size %u expected, %u found", WS_BLOCK_FILE_HEADER_BYTES,
-             ws_block_get32(in + 12));
+             ws_bytes_le32(in + 12));
     return WS_BLOCK_BAD_CRC;
   }
-  h->file_bytes = ws_block_get64(in + 16);
-  h->meta_offset = ws_block_get64(in + 24);
-  h->index_offset = ws_block_get64(in + 32);
-  h->chunks = ws_block_get32(in + 40);
-  h->launches = ws_block_get32(in + 44);
-  h->events = ws_block_get64(in + 48);
+  h->file_bytes = ws_bytes_le64(in + 16);
+  h->meta_offset = ws_bytes_le64(in + 24);
+  h->index_offset = ws_bytes_le64(in + 32);
+  h->chunks = ws_bytes_le32(in + 40);
+  h->launches = ws_bytes_le32(in + 44);
+  h->events = ws_bytes_le64(in + 48);
   return WS_BLOCK_OK;
 }
 
@@ -156,12 +140,12 @@ const uint8_t *ws_block_rdbytes(ws_block_rd *r, size_t n) {
 
 uint32_t ws_block_rd32(ws_block_rd *r) {
   const uint8_t *p = ws_block_rdbytes(r, 4);
-  return p ? ws_block_get32(p) : 0;
+  return p ? ws_bytes_le32(p) : 0;
 }
 
 uint64_t ws_block_rd64(ws_block_rd *r) {
   const uint8_t *p = ws_block_rdbytes(r, 8);
-  return p ? ws_block_get64(p) : 0;
+  return p ? ws_bytes_le64(p) : 0;
 }
 
 char *ws_block_rdstr(ws_block_rd *r, size_t max_bytes) {

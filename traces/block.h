@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
+
 #define WS_BLOCK_FILE_HEADER_BYTES 64u
 #define WS_BLOCK_HEADER_BYTES 48u
 /* 8 bytes, as PNG's: a non-ASCII first byte, and line ends a text-mode
@@ -66,13 +68,6 @@ void ws_block_pack_file(const ws_block_file_header *h, uint8_t out[WS_BLOCK_FILE
 typedef enum ws_block_verdict { WS_BLOCK_OK, WS_BLOCK_NOT_WST, WS_BLOCK_BAD_CRC } ws_block_verdict;
 ws_block_verdict ws_block_unpack_file(const uint8_t in[WS_BLOCK_FILE_HEADER_BYTES], ws_block_file_header *h,
                                       char *why, size_t why_bytes);
-
-/* ---- little-endian fields ------------------------------------------------------ */
-
-void ws_block_put32(uint8_t *p, uint32_t v);
-void ws_block_put64(uint8_t *p, uint64_t v);
-uint32_t ws_block_get32(const uint8_t *p);
-uint64_t ws_block_get64(const uint8_t *p);
 
 /* A bounded reader over a payload: every get past the end sets `bad` and
  * yields zero or empty, so a parser checks once at the end. */

@@ -17,35 +17,6 @@ static const char *const col_names[WS_CODEC_COL_COUNT] = {"kind", "begin", "end"
 
 const char *ws_codec_col_name(ws_codec_col c) { return c < WS_CODEC_COL_COUNT ? col_names[c] : "?"; }
 
-/* ---- buffers ------------------------------------------------------------------- */
-
-bool ws_codec_buf_reserve(ws_codec_buf *b, size_t more) {
-  if (b->failed) return false;
-  if (b->cap - b->len >= more) return true;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap - b->len < more) cap *= 2;
-  uint8_t *grown = realloc(b->data, cap);
-  if (!grown) {
-    b->failed = true;
-    return false;
-  }
-  b->data = grown;
-  b->cap = cap;
-  return true;
-}
-
-bool ws_codec_buf_append(ws_codec_buf *b, const void *data, size_t n) {
-  if (!ws_codec_buf_reserve(b, n)) return false;
-  if (n) memcpy(b->data + b->len, data, n);
-  b->len += n;
-  return true;
-}
-
-void ws_codec_buf_free(ws_codec_buf *b) {
-  free(b->data);
-  memset(b, 0, sizeof *b);
-}
-
 /* ---- residuals ----------------------------------------------------------------- */
 
 /* Zigzag in `bits` bits: small differences of either sign become small
@@ -149,10 +120,10 @@ void ws_codec_enc_init(ws_codec_enc *e) {
 }
 
 void ws_codec_enc_free(ws_codec_enc *e) {
-  for (int c = 0; c < WS_CODEC_COL_COUNT; c++) ws_codec_buf_free(&e->cols[c]);
+  for (int c = 0; c < WS_CODEC_COL_COUNT; c++) ws_bytes_free(&e->cols[c]);
 }
 
-static void put_varint(ws_codec_buf *b, uint64_t v) {
+static void put_varint(ws_bytes *b, uint64_t v) {
   while (v >= 0x80) {
     b->data[b->len++] = (uint8_t)(v | 0x80);
     v >>= 7;
@@ -166,7 +137,7 @@ static void put(ws_codec_enc *e, ws_codec_col c, uint64_t value, uint64_t pred, 
 
 bool ws_codec_enc_add(ws_codec_enc *e, const ws_probe_event *ev) {
   for (int c = 0; c < WS_CODEC_COL_COUNT; c++)
-    if (!ws_codec_buf_reserve(&e->cols[c], 10)) return false;
+    if (!ws_bytes_reserve(&e->cols[c], 10)) return false;
   ws_codec_state *st = &e->st;
   const ws_probe_event *p = &st->prev[ev->kind];
   e->cols[WS_CODEC_KIND].data[e->cols[WS_CODEC_KIND].len++] = ev->kind;
@@ -192,21 +163,18 @@ bool ws_codec_enc_add(ws_codec_enc *e, const ws_probe_event *ev) {
   return true;
 }
 
-static void put_u32le(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-bool ws_codec_enc_finish(ws_codec_enc *e, ws_codec_buf *out) {
+bool ws_codec_enc_finish(ws_codec_enc *e, ws_bytes *out) {
   out->len = 0;
   size_t total = WS_CODEC_TABLE_BYTES;
   for (int c = 0; c < WS_CODEC_COL_COUNT; c++) total += e->cols[c].len;
   bool ok = true;
   for (int c = 0; c < WS_CODEC_COL_COUNT; c++) ok = ok && !e->cols[c].failed;
-  ok = ok && ws_codec_buf_reserve(out, total);
+  ok = ok && ws_bytes_reserve(out, total);
   if (ok) {
-    for (int c = 0; c < WS_CODEC_COL_COUNT; c++) put_u32le(out->data + 4 * c, (uint32_t)e->cols[c].len);
+    for (int c = 0; c < WS_CODEC_COL_COUNT; c++)
+      ws_bytes_put_le32(out->data + 4 * c, (uint32_t)e->cols[c].len);
     out->len = WS_CODEC_TABLE_BYTES;
-    for (int c = 0; c < WS_CODEC_COL_COUNT; c++) ws_codec_buf_append(out, e->cols[c].data, e->cols[c].len);
+    for (int c = 0; c < WS_CODEC_COL_COUNT; c++) ws_bytes_append(out, e->cols[c].data, e->cols[c].len);
   }
   for (int c = 0; c < WS_CODEC_COL_COUNT; c++) e->cols[c].len = 0, e->cols[c].failed = false;
   memset(&e->st, 0, sizeof e->st);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "sim/common/probe.h"
 
 typedef enum ws_codec_col {
@@ -67,17 +68,9 @@ typedef struct ws_codec_state {
   ws_codec_slot uops[WS_CODEC_UOP_SLOTS];
 } ws_codec_state;
 
-/* A growable byte buffer; a failed growth is sticky (every later append is
- * a no-op), so a writer of many fields checks `failed` once at the end. */
-typedef struct ws_codec_buf {
-  uint8_t *data;
-  size_t len, cap;
-  bool failed;
-} ws_codec_buf;
-
 typedef struct ws_codec_enc {
   ws_codec_state st;
-  ws_codec_buf cols[WS_CODEC_COL_COUNT];
+  ws_bytes cols[WS_CODEC_COL_COUNT];
   uint32_t events;
   uint64_t min_begin, max_begin;
 } ws_codec_enc;
@@ -90,7 +83,7 @@ void ws_codec_enc_free(ws_codec_enc *e);
 bool ws_codec_enc_add(ws_codec_enc *e, const ws_probe_event *ev);
 /* The chunk's raw bytes into *out (grown as needed), then an empty chunk
  * begins; false: out of memory. */
-bool ws_codec_enc_finish(ws_codec_enc *e, ws_codec_buf *out);
+bool ws_codec_enc_finish(ws_codec_enc *e, ws_bytes *out);
 
 /* ---- decoding ---------------------------------------------------------------- */
 
@@ -108,11 +101,5 @@ ws_codec_col ws_codec_dec_next(ws_codec_dec *d, ws_probe_event *ev);
 /* Every column consumed: WS_CODEC_COL_COUNT, else the first with bytes left. */
 ws_codec_col ws_codec_dec_leftover(const ws_codec_dec *d);
 const char *ws_codec_col_name(ws_codec_col c);
-
-/* ---- shared helpers ---------------------------------------------------------- */
-
-bool ws_codec_buf_reserve(ws_codec_buf *b, size_t more);
-bool ws_codec_buf_append(ws_codec_buf *b, const void *data, size_t n);
-void ws_codec_buf_free(ws_codec_buf *b);
 
 #endif

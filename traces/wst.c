@@ -50,35 +50,23 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size) {
   return true;
 }
 
-static void put32(ws_codec_buf *b, uint32_t v) {
-  uint8_t p[4];
-  ws_block_put32(p, v);
-  ws_codec_buf_append(b, p, 4);
-}
-
-static void put64(ws_codec_buf *b, uint64_t v) {
-  uint8_t p[8];
-  ws_block_put64(p, v);
-  ws_codec_buf_append(b, p, 8);
-}
-
-static void putstr(ws_codec_buf *b, const char *s) {
+static void putstr(ws_bytes *b, const char *s) {
   size_t n = s ? strlen(s) : 0;
-  put32(b, (uint32_t)n);
-  ws_codec_buf_append(b, s, n);
+  ws_bytes_append_le32(b, (uint32_t)n);
+  ws_bytes_append(b, s, n);
 }
 
-static void put_launch(ws_codec_buf *b, const ws_wst_launch_info *l) {
-  put32(b, l->kernel);
-  for (int i = 0; i < 3; i++) put32(b, l->grid[i]);
-  for (int i = 0; i < 3; i++) put32(b, l->block[i]);
-  put32(b, l->ctas_per_sm);
-  put64(b, l->cycles);
-  put64(b, l->events_seen);
-  put64(b, l->events);
-  put32(b, l->first_chunk);
-  put32(b, l->chunk_count);
-  put32(b, l->flags);
+static void put_launch(ws_bytes *b, const ws_wst_launch_info *l) {
+  ws_bytes_append_le32(b, l->kernel);
+  for (int i = 0; i < 3; i++) ws_bytes_append_le32(b, l->grid[i]);
+  for (int i = 0; i < 3; i++) ws_bytes_append_le32(b, l->block[i]);
+  ws_bytes_append_le32(b, l->ctas_per_sm);
+  ws_bytes_append_le64(b, l->cycles);
+  ws_bytes_append_le64(b, l->events_seen);
+  ws_bytes_append_le64(b, l->events);
+  ws_bytes_append_le32(b, l->first_chunk);
+  ws_bytes_append_le32(b, l->chunk_count);
+  ws_bytes_append_le32(b, l->flags);
 }
 
 static void get_launch(ws_block_rd *rd, ws_wst_launch_info *l) {
@@ -125,7 +113,7 @@ struct ws_wst_writer {
   bool follow_only;
   /* the chunk being filled */
   ws_codec_enc enc;
-  ws_codec_buf raw, packed;
+  ws_bytes raw, packed;
   ZSTD_CCtx *zc;
   /* the tables */
   ws_wst_chunk_info *chunks;
@@ -139,10 +127,10 @@ struct ws_wst_writer {
   size_t nsources, sources_cap;
   char **names;
   size_t nnames;
-  ws_codec_buf timeline;
+  ws_bytes timeline;
   size_t ntimeline;
-  ws_codec_buf journey;
-  ws_codec_buf regions;
+  ws_bytes journey;
+  ws_bytes regions;
   size_t nregions;
   ws_wst_counts counts;
   bool disassemble; /* kernels without a source get their disassembly */
@@ -183,7 +171,7 @@ static void write_block(ws_wst_writer *w, ws_block_header h, const uint8_t *raw,
   if (zstd) {
     size_t bound = ZSTD_compressBound(raw_bytes);
     w->packed.len = 0;
-    if (!ws_codec_buf_reserve(&w->packed, bound)) {
+    if (!ws_bytes_reserve(&w->packed, bound)) {
       fail_nomem(w);
       return;
     }
@@ -287,15 +275,15 @@ static void end_launch(ws_wst_writer *w, uint64_t cycles, bool finished) {
   l->chunk_count = (uint32_t)(w->nchunks - l->first_chunk);
   if (!finished) l->flags |= WS_WST_LAUNCH_UNFINISHED;
   const wkernel *k = &w->kernels[l->kernel];
-  ws_codec_buf b = {0};
+  ws_bytes b = {0};
   put_launch(&b, l);
   putstr(&b, k->name);
-  put32(&b, k->regs);
-  put32(&b, k->shared);
+  ws_bytes_append_le32(&b, k->regs);
+  ws_bytes_append_le32(&b, k->shared);
   if (b.failed) fail_nomem(w);
   ws_block_header h = {.kind = WS_BLOCK_LAUNCH, .launch = (uint32_t)(w->nlaunches - 1)};
   write_block(w, h, b.data, b.len, false);
-  ws_codec_buf_free(&b);
+  ws_bytes_free(&b);
   w->in_launch = false;
 }
 
@@ -481,25 +469,27 @@ ws_status ws_wst_writer_kernel_source(ws_wst_writer *w, const void *kernel, cons
 }
 
 ws_status ws_wst_writer_set_timeline(ws_wst_writer *w, const ws_runtime_record *recs, size_t count) {
-  ws_codec_buf b = {0};
+  ws_bytes b = {0};
   for (size_t i = 0; i < count; i++) {
     const ws_runtime_record *r = &recs[i];
-    put32(&b, (uint32_t)r->kind);
-    put32(&b, r->stream);
+    ws_bytes_append_le32(&b, (uint32_t)r->kind);
+    ws_bytes_append_le32(&b, r->stream);
     putstr(&b, r->name);
-    put64(&b, r->size_bytes);
-    put32(&b, (uint32_t)r->host_mem);
-    put32(&b, r->grid.x), put32(&b, r->grid.y), put32(&b, r->grid.z);
-    put32(&b, r->block.x), put32(&b, r->block.y), put32(&b, r->block.z);
-    put64(&b, r->start_ns);
-    put64(&b, r->end_ns);
+    ws_bytes_append_le64(&b, r->size_bytes);
+    ws_bytes_append_le32(&b, (uint32_t)r->host_mem);
+    ws_bytes_append_le32(&b, r->grid.x), ws_bytes_append_le32(&b, r->grid.y),
+        ws_bytes_append_le32(&b, r->grid.z);
+    ws_bytes_append_le32(&b, r->block.x), ws_bytes_append_le32(&b, r->block.y),
+        ws_bytes_append_le32(&b, r->block.z);
+    ws_bytes_append_le64(&b, r->start_ns);
+    ws_bytes_append_le64(&b, r->end_ns);
     putstr(&b, r->kernel);
   }
   if (b.failed) {
-    ws_codec_buf_free(&b);
+    ws_bytes_free(&b);
     return nomem(w);
   }
-  ws_codec_buf_free(&w->timeline);
+  ws_bytes_free(&w->timeline);
   w->timeline = b;
   w->ntimeline = count;
   return WS_OK;
@@ -526,18 +516,18 @@ ws_status ws_wst_writer_set_regions(ws_wst_writer *w, const ws_runtime_region *r
                        "trace '%s': named ranges must be at most %u, sorted, non-empty, never overlapping, "
                        "with names of 1 to %d characters and a known class",
                        w->path, WS_WST_MAX_REGIONS, WS_RUNTIME_NAME_MAX - 1);
-  ws_codec_buf b = {0};
+  ws_bytes b = {0};
   for (size_t i = 0; i < count; i++) {
-    put64(&b, regions[i].addr);
-    put64(&b, regions[i].size_bytes);
-    put32(&b, (uint32_t)regions[i].tensor);
+    ws_bytes_append_le64(&b, regions[i].addr);
+    ws_bytes_append_le64(&b, regions[i].size_bytes);
+    ws_bytes_append_le32(&b, (uint32_t)regions[i].tensor);
     putstr(&b, regions[i].name);
   }
   if (b.failed) {
-    ws_codec_buf_free(&b);
+    ws_bytes_free(&b);
     return nomem(w);
   }
-  ws_codec_buf_free(&w->regions);
+  ws_bytes_free(&w->regions);
   w->regions = b;
   w->nregions = count;
   return WS_OK;
@@ -547,9 +537,9 @@ ws_status ws_wst_writer_set_journey(ws_wst_writer *w, const void *data, size_t s
   if (size_bytes > WS_WST_MAX_META_BYTES / 2)
     return ws_ctx_fail(w->ctx, WS_ERR_LIMIT, "trace '%s': a journey of %zu bytes is over the %zu MiB limit",
                        w->path, size_bytes, WS_WST_MAX_META_BYTES / 2 >> 20);
-  ws_codec_buf b = {0};
-  if (!ws_codec_buf_append(&b, data, size_bytes)) return nomem(w);
-  ws_codec_buf_free(&w->journey);
+  ws_bytes b = {0};
+  if (!ws_bytes_append(&b, data, size_bytes)) return nomem(w);
+  ws_bytes_free(&w->journey);
   w->journey = b;
   return WS_OK;
 }
@@ -559,35 +549,36 @@ void ws_wst_writer_disassemble(ws_wst_writer *w, bool on) { w->disassemble = on;
 /* ---- commit -------------------------------------------------------------------- */
 
 static void write_meta(ws_wst_writer *w) {
-  ws_codec_buf b = {0};
-  put32(&b, (uint32_t)w->nkernels);
+  ws_bytes b = {0};
+  ws_bytes_append_le32(&b, (uint32_t)w->nkernels);
   for (size_t i = 0; i < w->nkernels; i++) {
     const wkernel *k = &w->kernels[i];
     const char *src = k->source ? k->source : source_of(w, k->identity);
     putstr(&b, k->name);
     putstr(&b, src ? src : "");
-    put32(&b, k->regs);
-    put32(&b, k->shared);
+    ws_bytes_append_le32(&b, k->regs);
+    ws_bytes_append_le32(&b, k->shared);
   }
-  put32(&b, (uint32_t)w->nlaunches);
+  ws_bytes_append_le32(&b, (uint32_t)w->nlaunches);
   for (size_t i = 0; i < w->nlaunches; i++) put_launch(&b, &w->launches[i]);
-  put32(&b, (uint32_t)w->nnames);
+  ws_bytes_append_le32(&b, (uint32_t)w->nnames);
   for (size_t i = 0; i < w->nnames; i++) putstr(&b, w->names[i]);
-  put32(&b, (uint32_t)w->ntimeline);
-  ws_codec_buf_append(&b, w->timeline.data, w->timeline.len);
-  put64(&b, w->journey.len);
-  ws_codec_buf_append(&b, w->journey.data, w->journey.len);
-  put32(&b, WS_PEV_COUNT);
-  for (int k = 0; k < WS_PEV_COUNT; k++) put64(&b, w->counts.seen[k]), put64(&b, w->counts.recorded[k]);
-  put32(&b, (uint32_t)w->nregions); /* version 2 on */
-  ws_codec_buf_append(&b, w->regions.data, w->regions.len);
+  ws_bytes_append_le32(&b, (uint32_t)w->ntimeline);
+  ws_bytes_append(&b, w->timeline.data, w->timeline.len);
+  ws_bytes_append_le64(&b, w->journey.len);
+  ws_bytes_append(&b, w->journey.data, w->journey.len);
+  ws_bytes_append_le32(&b, WS_PEV_COUNT);
+  for (int k = 0; k < WS_PEV_COUNT; k++)
+    ws_bytes_append_le64(&b, w->counts.seen[k]), ws_bytes_append_le64(&b, w->counts.recorded[k]);
+  ws_bytes_append_le32(&b, (uint32_t)w->nregions); /* version 2 on */
+  ws_bytes_append(&b, w->regions.data, w->regions.len);
   if (b.failed)
     fail_nomem(w);
   else if (b.len > WS_WST_MAX_META_BYTES)
     fail(w, WS_ERR_LIMIT, "trace '%s': metadata of %zu bytes is over the %zu MiB limit", w->path, b.len,
          WS_WST_MAX_META_BYTES >> 20);
   write_block(w, (ws_block_header){.kind = WS_BLOCK_META}, b.data, b.len, true);
-  ws_codec_buf_free(&b);
+  ws_bytes_free(&b);
 }
 
 static void write_index(ws_wst_writer *w) {
@@ -600,11 +591,11 @@ static void write_index(ws_wst_writer *w) {
   for (size_t i = 0; i < w->nchunks; i++) {
     const ws_wst_chunk_info *c = &w->chunks[i];
     uint8_t *e = p + i * INDEX_ENTRY_BYTES;
-    ws_block_put64(e, c->offset);
-    ws_block_put32(e + 8, c->launch);
-    ws_block_put32(e + 12, c->events);
-    ws_block_put64(e + 16, c->min_begin);
-    ws_block_put64(e + 24, c->max_begin);
+    ws_bytes_put_le64(e, c->offset);
+    ws_bytes_put_le32(e + 8, c->launch);
+    ws_bytes_put_le32(e + 12, c->events);
+    ws_bytes_put_le64(e + 16, c->min_begin);
+    ws_bytes_put_le64(e + 24, c->max_begin);
   }
   write_block(w, (ws_block_header){.kind = WS_BLOCK_INDEX, .count = (uint32_t)w->nchunks}, p, n, false);
   free(p);
@@ -639,8 +630,8 @@ void ws_wst_writer_free(ws_wst_writer *w) {
   free(w->keep_kernels);
   free(w->sm_set);
   ws_codec_enc_free(&w->enc);
-  ws_codec_buf_free(&w->raw);
-  ws_codec_buf_free(&w->packed);
+  ws_bytes_free(&w->raw);
+  ws_bytes_free(&w->packed);
   ZSTD_freeCCtx(w->zc);
   free(w->chunks);
   for (size_t i = 0; i < w->nkernels; i++) free(w->kernels[i].name), free(w->kernels[i].source);
@@ -650,9 +641,9 @@ void ws_wst_writer_free(ws_wst_writer *w) {
   free(w->sources);
   for (size_t i = 0; i < w->nnames; i++) free(w->names[i]);
   free(w->names);
-  ws_codec_buf_free(&w->timeline);
-  ws_codec_buf_free(&w->journey);
-  ws_codec_buf_free(&w->regions);
+  ws_bytes_free(&w->timeline);
+  ws_bytes_free(&w->journey);
+  ws_bytes_free(&w->regions);
   free(w->path);
   free(w);
 }
@@ -757,7 +748,7 @@ static bool read_header(const ws_wst_reader *r, uint64_t offset, rblock *b, uint
 /* The payload, CRC-checked, then decompressed (into raw, with a NUL after
  * it) to its declared size, which must be at most max_raw. */
 static bool read_payload(const ws_wst_reader *r, const rblock *b, size_t max_raw, ZSTD_DCtx *dz,
-                         ws_codec_buf *stored, ws_codec_buf *raw, uint64_t *at, char *why, size_t n) {
+                         ws_bytes *stored, ws_bytes *raw, uint64_t *at, char *why, size_t n) {
   const ws_block_header *h = &b->h;
   const char *kind = ws_block_kind_name(h->kind);
   *at = b->offset;
@@ -769,8 +760,7 @@ static bool read_payload(const ws_wst_reader *r, const rblock *b, size_t max_raw
   *at = b->offset + WS_BLOCK_HEADER_BYTES;
   stored->len = raw->len = 0;
   stored->failed = raw->failed = false;
-  if (!ws_codec_buf_reserve(stored, h->stored_bytes) ||
-      !ws_codec_buf_reserve(raw, (size_t)h->raw_bytes + 1)) {
+  if (!ws_bytes_reserve(stored, h->stored_bytes) || !ws_bytes_reserve(raw, (size_t)h->raw_bytes + 1)) {
     snprintf(why, n, "memory for a %u-byte %s expected, none found", h->raw_bytes, kind);
     return false;
   }
@@ -896,7 +886,7 @@ static void parse_regions(tables *t, ws_block_rd *rd) {
 
 /* The metadata's tables into *t (empty on failure); version 1 ends at the
  * counts, version 2 adds the named ranges. */
-static bool parse_meta(tables *t, const ws_codec_buf *raw, uint32_t version) {
+static bool parse_meta(tables *t, const ws_bytes *raw, uint32_t version) {
   memset(t, 0, sizeof *t);
   ws_block_rd rd = {raw->data, raw->data + raw->len, false};
   parse_kernels(t, &rd);
@@ -960,17 +950,17 @@ static bool tables_agree(const tables *t, const ws_wst_chunk_info *chunks, size_
   return true;
 }
 
-static bool parse_index(ws_wst_reader *r, const ws_codec_buf *raw, uint32_t count) {
+static bool parse_index(ws_wst_reader *r, const ws_bytes *raw, uint32_t count) {
   if ((uint64_t)count * INDEX_ENTRY_BYTES != raw->len) return false;
   if (count && !(r->chunks = calloc(count, sizeof *r->chunks))) return false;
   r->nchunks = r->chunks_cap = count;
   for (size_t i = 0; i < count; i++) {
     const uint8_t *e = raw->data + i * INDEX_ENTRY_BYTES;
-    r->chunks[i] = (ws_wst_chunk_info){.offset = ws_block_get64(e),
-                                       .launch = ws_block_get32(e + 8),
-                                       .events = ws_block_get32(e + 12),
-                                       .min_begin = ws_block_get64(e + 16),
-                                       .max_begin = ws_block_get64(e + 24)};
+    r->chunks[i] = (ws_wst_chunk_info){.offset = ws_bytes_le64(e),
+                                       .launch = ws_bytes_le32(e + 8),
+                                       .events = ws_bytes_le32(e + 12),
+                                       .min_begin = ws_bytes_le64(e + 16),
+                                       .max_begin = ws_bytes_le64(e + 24)};
   }
   return true;
 }
@@ -980,7 +970,7 @@ static bool parse_index(ws_wst_reader *r, const ws_codec_buf *raw, uint32_t coun
 typedef struct opener {
   ws_wst_reader *r;
   ZSTD_DCtx *dz;
-  ws_codec_buf stored, raw;
+  ws_bytes stored, raw;
   char why[512];
   uint64_t at; /* where the trouble is */
 } opener;
@@ -1005,7 +995,7 @@ static bool read_config(opener *o, uint64_t *end) {
   }
   free(o->r->config_text);
   o->r->config_text = (char *)o->raw.data;
-  o->raw = (ws_codec_buf){0};
+  o->raw = (ws_bytes){0};
   *end = b.offset + WS_BLOCK_HEADER_BYTES + b.h.stored_bytes;
   return true;
 }
@@ -1243,8 +1233,8 @@ static ws_status open_reader(ws_wst_reader *r) {
   if (!r->config_text) ok = ok && (r->config_text = strdup("")) != NULL;
   if (!r->t.names) ok = ok && (r->t.names = calloc(1, sizeof *r->t.names)) != NULL;
   ZSTD_freeDCtx(o.dz);
-  ws_codec_buf_free(&o.stored);
-  ws_codec_buf_free(&o.raw);
+  ws_bytes_free(&o.stored);
+  ws_bytes_free(&o.raw);
   return ok ? WS_OK : ws_ctx_fail(r->ctx, WS_ERR_NOMEM, "out of memory opening '%s'", r->name);
 }
 
@@ -1369,7 +1359,7 @@ struct ws_wst_cursor {
   size_t chunk;     /* the chunk being decoded */
   uint32_t left;    /* its events not yet decoded */
   ZSTD_DCtx *dz;
-  ws_codec_buf stored, raw;
+  ws_bytes stored, raw;
   ws_codec_dec dec;
 };
 
@@ -1407,8 +1397,8 @@ ws_status ws_wst_cursor_open(ws_wst_reader *r, ws_wst_cursor **out) {
 void ws_wst_cursor_close(ws_wst_cursor *c) {
   if (!c) return;
   ZSTD_freeDCtx(c->dz);
-  ws_codec_buf_free(&c->stored);
-  ws_codec_buf_free(&c->raw);
+  ws_bytes_free(&c->stored);
+  ws_bytes_free(&c->raw);
   free(c);
 }
 

@@ -96,13 +96,13 @@ static void reseal(uint8_t *p, size_t size) {
   for (size_t at = WS_BLOCK_FILE_HEADER_BYTES; size - at >= WS_BLOCK_HEADER_BYTES;) {
     uint8_t *h = p + at;
     if (memcmp(h, "WS", 2) != 0) break;
-    uint32_t stored = ws_block_get32(h + 20);
+    uint32_t stored = ws_bytes_le32(h + 20);
     if (stored > size - at - WS_BLOCK_HEADER_BYTES) break;
-    ws_block_put32(h + 40, ws_block_crc(h + WS_BLOCK_HEADER_BYTES, stored));
-    ws_block_put32(h + 44, ws_block_crc(h, 44));
+    ws_bytes_put_le32(h + 40, ws_block_crc(h + WS_BLOCK_HEADER_BYTES, stored));
+    ws_bytes_put_le32(h + 44, ws_block_crc(h, 44));
     at += WS_BLOCK_HEADER_BYTES + stored;
   }
-  ws_block_put32(p + 60, ws_block_crc(p, 60));
+  ws_bytes_put_le32(p + 60, ws_block_crc(p, 60));
 }
 
 /* The bytes as one chunk's columns. */

@@ -548,7 +548,7 @@ Test(wst, damaged_metadata_falls_back_to_the_walk) {
   write_launches(path, 2, 1000, NULL);
   size_t size = 0;
   uint8_t *data = slurp(path, &size);
-  uint64_t meta = ws_block_get64(data + 24);
+  uint64_t meta = ws_bytes_le64(data + 24);
   data[meta + WS_BLOCK_HEADER_BYTES + 2] ^= 0xff;
   ws_wst_reader *r = NULL;
   cr_assert_eq(ws_wst_open_memory(ctx, data, size, "m.wst", &r), WS_OK, "%s", ws_errmsg(ctx));
@@ -571,8 +571,8 @@ Test(wst, a_newer_version_is_refused) {
   write_launches(path, 1, 10, NULL);
   size_t size = 0;
   uint8_t *data = slurp(path, &size);
-  ws_block_put32(data + 8, WS_WST_VERSION + 1);
-  ws_block_put32(data + 60, ws_block_crc(data, 60));
+  ws_bytes_put_le32(data + 8, WS_WST_VERSION + 1);
+  ws_bytes_put_le32(data + 60, ws_block_crc(data, 60));
   spit(path, data, size);
   ws_wst_reader *r = NULL;
   cr_expect_eq(ws_wst_open(ctx, path, &r), WS_ERR_INVALID);
@@ -692,15 +692,15 @@ static void edit_meta(const char *path, void (*edit)(uint8_t *raw, size_t n)) {
 
 /* The last range's class, its u32 just before the name "scores" (6 bytes
  * and their u32 length) at the end of the metadata. */
-static void bad_class(uint8_t *raw, size_t n) { ws_block_put32(raw + n - 6 - 4 - 4, 7); }
+static void bad_class(uint8_t *raw, size_t n) { ws_bytes_put_le32(raw + n - 6 - 4 - 4, 7); }
 /* The last range moved onto the one before it. */
-static void overlapping(uint8_t *raw, size_t n) { ws_block_put64(raw + n - 6 - 4 - 4 - 8 - 8, 0x2100); }
+static void overlapping(uint8_t *raw, size_t n) { ws_bytes_put_le64(raw + n - 6 - 4 - 4 - 8 - 8, 0x2100); }
 /* The name's length past the end of the block. */
-static void long_name(uint8_t *raw, size_t n) { ws_block_put32(raw + n - 6 - 4, 60); }
+static void long_name(uint8_t *raw, size_t n) { ws_bytes_put_le32(raw + n - 6 - 4, 60); }
 /* A count of ranges the block cannot hold. */
 static void huge_count(uint8_t *raw, size_t n) {
   size_t entries = 3 * 24 + 5 + 24 + 6; /* addr, size, class, name length; names */
-  ws_block_put32(raw + n - entries - 4, 0xFFFFFFFFu);
+  ws_bytes_put_le32(raw + n - entries - 4, 0xFFFFFFFFu);
 }
 
 static void no_edit(uint8_t *raw, size_t n) { (void)raw, (void)n; }

@@ -243,21 +243,37 @@ static char *disassembly(const ws_wst_writer *w, const ws_probe_launch *l) {
   return ws_disasm_program(&p);
 }
 
-/* The kernel table's entry for (identity, name), added when new. */
+/* Whether entry k is the kernel `l` launches: the same pointer and name,
+ * and, since a freed kernel's address is reused by the next one built, the
+ * same registers, shared bytes and text. */
+static bool same_kernel(const ws_wst_writer *w, const wkernel *k, const ws_probe_launch *l, const char *name,
+                        const char *text) {
+  if (k->identity != l->kernel || strcmp(k->name, name) != 0) return false;
+  if (k->regs != l->regs_per_thread || k->shared != l->shared_bytes) return false;
+  const char *src = k->source ? k->source : source_of(w, k->identity);
+  return !text || !src || strcmp(src, text) == 0;
+}
+
+/* The kernel table's entry for the launch, added when new. */
 static uint32_t kernel_index(ws_wst_writer *w, const ws_probe_launch *l, const char *name) {
-  for (size_t i = 0; i < w->nkernels; i++)
-    if (w->kernels[i].identity == l->kernel && strcmp(w->kernels[i].name, name) == 0) return (uint32_t)i;
-  if (!grow((void **)&w->kernels, &w->kernels_cap, w->nkernels, sizeof *w->kernels)) {
+  const char *src = source_of(w, l->kernel);
+  char *text = src ? NULL : disassembly(w, l);
+  if (!src && !text && w->disassemble) {
     fail_nomem(w);
     return WS_WST_NO_KERNEL;
   }
-  const char *src = source_of(w, l->kernel);
+  for (size_t i = 0; i < w->nkernels; i++)
+    if (same_kernel(w, &w->kernels[i], l, name, src ? src : text)) {
+      free(text);
+      return (uint32_t)i;
+    }
   wkernel k = {.identity = l->kernel,
                .name = strdup(name),
-               .source = src ? strdup(src) : disassembly(w, l),
+               .source = src ? strdup(src) : text,
                .regs = l->regs_per_thread,
                .shared = l->shared_bytes};
-  if (!k.name || (!k.source && (src || w->disassemble))) {
+  if (!k.name || (src && !k.source) ||
+      !grow((void **)&w->kernels, &w->kernels_cap, w->nkernels, sizeof *w->kernels)) {
     free(k.name);
     free(k.source);
     fail_nomem(w);

@@ -234,6 +234,40 @@ Test(wst, every_kind_with_every_field_comes_back) {
 
 /* ---- metadata ------------------------------------------------------------------ */
 
+/* A kernel freed and another built at its address, under the same name (a
+ * GEMM step with another epilogue): a new table entry with its own
+ * registers and text, not the first kernel's. */
+Test(wst, a_reused_kernel_address_is_a_new_kernel) {
+  char path[128];
+  in_dir(path, sizeof path, "reuse.wst");
+  ws_wst_writer *w = writer(path, NULL);
+  const ws_probe *p = ws_wst_writer_probe(w);
+  ws_probe_launch l = launch_of(0);
+  cr_assert_eq(ws_wst_writer_kernel_source(w, l.kernel, "// bias\nEXIT;\n"), WS_OK);
+  p->launch_begin(p->user, &l);
+  p->launch_end(p->user, &l);
+  p->launch_begin(p->user, &l); /* the same kernel again */
+  p->launch_end(p->user, &l);
+  cr_assert_eq(ws_wst_writer_kernel_source(w, l.kernel, "// gelu\nEXIT;\n"), WS_OK);
+  p->launch_begin(p->user, &l); /* same address, name and registers, other text */
+  p->launch_end(p->user, &l);
+  l.regs_per_thread = 56;
+  p->launch_begin(p->user, &l); /* and other registers */
+  p->launch_end(p->user, &l);
+  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(w);
+
+  ws_wst_reader *r = open_ok(path);
+  cr_assert_eq(ws_wst_kernel_count(r), 3);
+  cr_expect_str_eq(ws_wst_kernel(r, 0)->source, "// bias\nEXIT;\n");
+  cr_expect_str_eq(ws_wst_kernel(r, 1)->source, "// gelu\nEXIT;\n");
+  cr_expect_eq(ws_wst_kernel(r, 1)->regs_per_thread, 32);
+  cr_expect_eq(ws_wst_kernel(r, 2)->regs_per_thread, 56);
+  static const uint32_t kernel_of[4] = {0, 0, 1, 2};
+  for (size_t i = 0; i < 4; i++) cr_expect_eq(ws_wst_launch(r, i)->kernel, kernel_of[i], "launch %zu", i);
+  ws_wst_close(r);
+}
+
 Test(wst, tables_names_timeline_and_journey_come_back) {
   char path[128];
   in_dir(path, sizeof path, "meta.wst");

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/ctx.h"
+#include "base/outputs.h"
 #include "isa/program.h"
 #include "models/kgen/gemmgen.h"
 #include "sim/host/device.h"
@@ -47,6 +48,10 @@ int ws_cli_demo(int argc, char **argv);
 int ws_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "warpscope CMD: ...\nTry 'warpscope CMD --help'." on stderr; returns WS_EXIT_USAGE. */
 int ws_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The files a command names, checked before it reads or writes any
+ * (base/outputs.h): a usage error when an output is an input, two outputs
+ * are one file, or a name is empty. */
+int ws_cli_check_files(const char *cmd, const ws_outputs_file *files, size_t n);
 /* A library call's outcome as the exit code, its message printed: a usage
  * error of command `cmd` for WS_ERR_USAGE, a failed run for any other. */
 int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st);

@@ -277,6 +277,18 @@ static int validate_specs(exec_opts *o) {
   return WS_EXIT_OK;
 }
 
+/* The kernel file is an input; the trace, the counters and each --out are
+ * outputs (base/outputs.h). */
+static int check_files(const exec_opts *o) {
+  ws_outputs_file files[MAX_ITEMS + 3] = {{"the kernel file", o->file, false},
+                                          {"--trace", o->run.trace.path, true},
+                                          {"--stats-json", o->run.stats_json, true}};
+  size_t n = 3;
+  for (int i = 0; i < o->nouts; i++)
+    files[n++] = (ws_outputs_file){"--out", strchr(o->outs[i], '=') + 1, true};
+  return ws_cli_check_files("exec", files, n);
+}
+
 static int parse_flags(int argc, char **argv, exec_opts *o) {
   static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
                                         {"grid", required_argument, NULL, 'g'},
@@ -326,7 +338,8 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
   if (!o->have_grid || !o->have_block) return ws_cli_usage_error("exec", "--grid and --block are required");
   o->file = argv[optind];
   rc = ws_cli_runopt_check("exec", &o->run);
-  return rc == WS_EXIT_OK ? validate_specs(o) : rc;
+  if (rc == WS_EXIT_OK) rc = validate_specs(o);
+  return rc == WS_EXIT_OK ? check_files(o) : rc;
 }
 
 typedef struct exec_state {

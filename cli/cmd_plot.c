@@ -131,6 +131,8 @@ static int check_flags(const plot_opts *po) {
   ws_status st = ws_chart_format_of(ctx, po->out, &f);
   int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("plot", "-o: %s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
+  const ws_outputs_file files[] = {{"the table", o->source, false}, {"-o", po->out, true}};
+  if (rc == WS_EXIT_OK) rc = ws_cli_check_files("plot", files, 2);
   if (rc != WS_EXIT_OK) return rc;
   if (o->kind == WS_CHARTS_HEATMAP && (!o->x || !o->y || !o->metric))
     return ws_cli_usage_error("plot", "--kind heatmap needs --x COL, --y COL and --metric COL");

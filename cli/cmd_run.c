@@ -449,7 +449,20 @@ static ws_status viz_trace_file(ws_ctx *ctx, run_opts *o) {
  * pipeline can run on it, before anything is allocated: a value out of
  * range is a command-line error (exit 2), an unreadable --gpu file a failed
  * run (exit 1). */
+/* Images and weights are inputs; the saved weights, the trace and the
+ * counters outputs (base/outputs.h). */
+static int check_files(const run_opts *o) {
+  ws_outputs_file files[MAX_IMAGES + 3] = {{"--weights", o->weights, false},
+                                           {"--save-weights", o->save_weights, true},
+                                           {"--trace", o->trace.path, true}};
+  size_t n = 3;
+  for (int i = 0; i < o->nimages; i++) files[n++] = (ws_outputs_file){"--image", o->images[i], false};
+  return ws_cli_check_files("run", files, n);
+}
+
 static int check_flags(ws_ctx *ctx, run_opts *o, ws_gpu_cfg *cfg) {
+  int rc = check_files(o);
+  if (rc != WS_EXIT_OK) return rc;
   if (ws_cli_gemmopt_resolve(ctx, &o->gemm, &o->vit.gemm) != WS_OK)
     return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
   if (ws_cli_gpuopt_resolve(ctx, &o->gpu, cfg) != WS_OK) return ws_cli_error("%s", ws_errmsg(ctx));

@@ -188,7 +188,10 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
   }
   if (rc == WS_EXIT_OK && optind < argc)
     return ws_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
-  return rc == WS_EXIT_OK ? apply_defaults(o) : rc;
+  if (rc == WS_EXIT_OK) rc = apply_defaults(o);
+  /* the CSV is read back to resume and rewritten; the JSON only written */
+  const ws_outputs_file files[] = {{"-o", o->csv, true}, {"--json", o->json, true}};
+  return rc == WS_EXIT_OK ? ws_cli_check_files("sweep", files, 2) : rc;
 }
 
 /* ---- the points ----------------------------------------------------------------------------------- */
@@ -370,7 +373,9 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
                            volatile sig_atomic_t *interrupt) {
   bool root = ws_ranks_rank(rk) == 0, alone = ws_ranks_size(rk) == 1;
   size_t found = 0, kept = 0;
-  ws_status st = o->restart ? WS_OK : ws_sweep_resume(ctx, s, o->csv, &found, &kept);
+  /* a device or a pipe holds no records to resume from: it is only written */
+  bool resumable = !o->restart && !ws_outputs_is_stream(o->csv);
+  ws_status st = resumable ? ws_sweep_resume(ctx, s, o->csv, &found, &kept) : WS_OK;
   if (st == WS_OK && kept && root && !o->quiet)
     fprintf(stderr, "warpscope: resuming %s: %zu of its %zu records are points of this sweep\n", o->csv, kept,
             found);

@@ -206,7 +206,10 @@ static int parse(int argc, char **argv, trace_opts *o, bool *help) {
   if (npos != 2) return ws_cli_usage_error("trace", "'trace %s' expects one FILE.wst", o->sub);
   o->path = pos[1];
   if ((rc = check_applies(o->sub, &seen)) != WS_EXIT_OK) return rc;
-  return check_values(o);
+  if ((rc = check_values(o)) != WS_EXIT_OK) return rc;
+  const ws_outputs_file files[] = {
+      {"the trace", o->path, false}, {"--json", o->json, true}, {"-o", o->out, true}};
+  return ws_cli_check_files("trace", files, 3);
 }
 
 /* ---- shared ---------------------------------------------------------------------- */

@@ -198,7 +198,10 @@ static int parse_flags(int argc, char **argv, viz_opts *o) {
   if (rc != WS_EXIT_OK) return rc;
   if (optind != argc - 1) return ws_cli_usage_error("viz", "expected one trace file (FILE.wst)");
   o->path = argv[optind];
-  return check(o);
+  int rc2 = check(o);
+  if (rc2 != WS_EXIT_OK) return rc2;
+  const ws_outputs_file files[] = {{"the trace", o->path, false}, {"--screenshot", o->shot, true}};
+  return ws_cli_check_files("viz", files, 2);
 }
 
 /* ---- what to draw, checked against the trace ------------------------------------------ */

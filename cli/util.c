@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/outputs.h"
 #include "cli/cli.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
@@ -36,6 +37,15 @@ int ws_cli_usage_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "\nTry 'warpscope %s --help'.\n", cmd);
   va_end(ap);
   return WS_EXIT_USAGE;
+}
+
+int ws_cli_check_files(const char *cmd, const ws_outputs_file *files, size_t n) {
+  ws_ctx *ctx = ws_ctx_create();
+  if (!ctx) return ws_cli_error("out of memory");
+  int rc =
+      ws_outputs_check(ctx, files, n) == WS_OK ? WS_EXIT_OK : ws_cli_usage_error(cmd, "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  return rc;
 }
 
 int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st) {

@@ -563,5 +563,30 @@ check sweep-sample-row 0 "1,3,3,yes,,pass" -- cat "$tmp/samp.csv"
 check sweep-sample-flag 0 ",sampled,108," -- cat "$tmp/samp.csv"
 check sweep-sample-waves 2 "--sample-waves expects 2 to 64, found 'x'" -- "$ws" sweep gemm --sample-waves x
 
+# one rule for outputs (base/outputs.h): no output may be an input, nor two outputs one file;
+# refused before anything is read or written, the input left as it was
+"$ws" example saxpy --gpu classroom --trace "$tmp/in.wst" >/dev/null 2>&1
+cp "$tmp/in.wst" "$tmp/keep.wst"
+ln -s keep.wst "$tmp/keep-link.wst"
+check viz-shot-onto-trace 2 "--screenshot '$tmp/keep.wst' is the trace: the output would replace what it reads" -- "$ws" viz "$tmp/keep.wst" --screenshot "$tmp/keep.wst"
+check trace-export-onto-trace 2 "-o '$tmp/keep.wst' is the trace" -- "$ws" trace export "$tmp/keep.wst" --format csv -o "$tmp/keep.wst"
+check trace-stats-json-onto-trace 2 "--json '$tmp/keep.wst' is the trace" -- "$ws" trace stats "$tmp/keep.wst" --json "$tmp/keep.wst"
+check trace-export-onto-trace-link 2 "-o '$tmp/keep.wst' is the trace '$tmp/keep-link.wst' under another name" -- "$ws" trace export "$tmp/keep-link.wst" --format perfetto -o "$tmp/keep.wst"
+check trace-export-onto-trace-spelled 2 "is the trace '$tmp/keep.wst' under another name" -- "$ws" trace export "$tmp/keep.wst" --format csv -o "$tmp/./keep.wst"
+if cmp -s "$tmp/in.wst" "$tmp/keep.wst"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a trace was overwritten by its own output"; fi
+cp "$saxpy" "$tmp/k.wsa"
+check exec-trace-onto-kernel 2 "--trace '$tmp/k.wsa' is the kernel file" -- "$ws" exec "$tmp/k.wsa" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --trace "$tmp/k.wsa"
+check exec-json-onto-kernel 2 "--stats-json '$tmp/k.wsa' is the kernel file" -- "$ws" exec "$tmp/k.wsa" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --stats-json "$tmp/k.wsa"
+check exec-out-onto-kernel 2 "--out '$tmp/k.wsa' is the kernel file" -- "$ws" exec "$tmp/k.wsa" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --out y="$tmp/k.wsa"
+if cmp -s "$saxpy" "$tmp/k.wsa"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a kernel file was overwritten by its own run"; fi
+check sweep-csv-and-json-one-file 2 "-o '$tmp/one.csv' and --json '$tmp/one.csv' are one file" -- "$ws" sweep gemm --gpu classroom --size 32 --variant naive -o "$tmp/one.csv" --json "$tmp/one.csv"
+[ -e "$tmp/one.csv" ] && { failed=$((failed + 1)); echo "FAIL: a refused sweep wrote its CSV"; } || passed=$((passed + 1))
+cp "$tmp/sw.csv" "$tmp/sw-copy.svg"
+check plot-onto-table 2 "-o '$tmp/sw-copy.svg' is the table" -- "$ws" plot "$tmp/sw-copy.svg" --kind stalls -o "$tmp/sw-copy.svg"
+check run-save-weights-onto-weights 2 "--save-weights '$tmp/keep.safetensors' is --weights" -- "$ws" run --weights "$tmp/keep.safetensors" --save-weights "$tmp/keep.safetensors"
+check trace-export-empty-name 2 "-o needs a file name" -- "$ws" trace export "$tmp/keep.wst" --format csv -o ""
+# a device given as the sweep's output is written, never read back as a resume file
+check sweep-to-device 0 "1 point" -- "$ws" sweep gemm --gpu classroom --size 32 --variant naive -o /dev/null
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

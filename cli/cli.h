@@ -60,7 +60,7 @@ int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st);
 bool ws_cli_parse_dim3(const char *text, ws_dim3 *out);
 /* Options seen so far by one command's getopt loop. */
 typedef struct ws_cli_seen {
-  uint64_t bits[16];
+  uint64_t bits[32]; /* option codes 0-2047: the commands number theirs below 0x800 */
 } ws_cli_seen;
 /* A usage error when option code c was given before and its long name is
  * not in `repeatable` (comma-separated names); a flag whose last value would
@@ -97,7 +97,8 @@ int ws_cli_gpuopt_add_set(const char *cmd, ws_cli_gpuopt *o, const char *assignm
 /* Records --gpu; an unknown preset name is a usage error. */
 int ws_cli_gpuopt_set_gpu(const char *cmd, ws_cli_gpuopt *o, const char *gpu);
 /* Loads the preset (a name) or INI file (a path: it holds '/' or ends in
- * .ini), applies the overrides, then validates the result. */
+ * .ini), applies the overrides, then validates the result: WS_ERR_USAGE
+ * when the overrides, each in range, together break a rule. */
 ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg *out);
 /* The help lines describing --gpu and --set. */
 extern const char ws_cli_gpuopt_help[];

@@ -201,7 +201,7 @@ static int run_unified(const demo_opts *o) {
       if (!ways[i].pass)
         rc = ws_cli_error("the %s run does not match OpenBLAS", ws_vitrun_weights_name(ways[i].weights));
   } else {
-    rc = ws_cli_error("%s", ws_errmsg(ctx));
+    rc = ws_cli_exit_code("demo", ctx, st);
   }
   ws_ctx_destroy(ctx);
   return rc;
@@ -229,7 +229,7 @@ int ws_cli_demo(int argc, char **argv) {
   if (st == WS_OK)
     print_result(&gpu, &o.cfg, &r);
   else
-    rc = ws_cli_error("%s", ws_errmsg(ctx));
+    rc = ws_cli_exit_code("demo", ctx, st);
   ws_persistent_result_free(&r);
   ws_ctx_destroy(ctx);
   return rc;

@@ -129,7 +129,8 @@ static int example(int argc, char **argv, ws_cli_runopt *run) {
   ws_device *dev = NULL;
   ws_example_check check;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &gpu, &cfg);
-  bool usage = st == WS_OK && ws_cli_traceopt_check_gpu(ctx, &run->trace, &cfg) != WS_OK;
+  bool usage =
+      st == WS_ERR_USAGE || (st == WS_OK && ws_cli_traceopt_check_gpu(ctx, &run->trace, &cfg) != WS_OK);
   if (usage) st = WS_ERR_INVALID;
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
   if (st == WS_OK) st = ws_cli_runopt_apply(ctx, run, dev);

@@ -471,6 +471,7 @@ static ws_status run(exec_state *s, exec_opts *o) {
   ws_gpu_cfg cfg;
   ws_launch_stats stats;
   ws_status st = ws_cli_gpuopt_resolve(s->ctx, &o->gpu, &cfg);
+  s->usage = st == WS_ERR_USAGE;
   if (st == WS_OK && (st = ws_cli_traceopt_check_gpu(s->ctx, &o->run.trace, &cfg)) != WS_OK) s->usage = true;
   if (st == WS_OK) st = ws_cli_load_program(s->ctx, o->file, &s->prog);
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);

@@ -109,7 +109,7 @@ static int show(const ws_cli_gpuopt *o) {
   ws_gpu_cfg c;
   ws_status st = ws_cli_gpuopt_resolve(ctx, o, &c);
   if (st != WS_OK) {
-    int rc = ws_cli_error("%s", ws_errmsg(ctx));
+    int rc = ws_cli_exit_code("gpus", ctx, st);
     ws_ctx_destroy(ctx);
     return rc;
   }

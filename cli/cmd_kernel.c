@@ -200,6 +200,7 @@ int ws_cli_kernel(int argc, char **argv) {
   char *text = NULL;
   bool known = true, refused = false;
   ws_status st = ws_cli_gpuopt_resolve(ctx, &o.gpu, &cfg);
+  refused = st == WS_ERR_USAGE;
   if (st == WS_OK) refused = (st = generate(ctx, kind, &o, &cfg, &text, &known)) != WS_OK;
   if (!known)
     rc = ws_cli_usage_error("kernel", "unknown kernel kind '%s' (see warpscope kernel --help)", kind);

@@ -241,7 +241,7 @@ int ws_cli_microbench(int argc, char **argv) {
   ws_status st = ws_cli_gpuopt_resolve(ctx, &gpu, &cfg);
   if (st == WS_OK) st = ws_device_create(ctx, &cfg, &dev);
   if (st == WS_OK) st = run_bench(dev, which);
-  rc = st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx)) : WS_EXIT_OK;
+  rc = ws_cli_exit_code("microbench", ctx, st);
   ws_device_destroy(dev);
   ws_ctx_destroy(ctx);
   return rc;

@@ -347,7 +347,7 @@ int ws_cli_occupancy(int argc, char **argv) {
     print_result(&g, &r, why);
     st = curves(ctx, &o, &g, &c, &r);
   }
-  rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
+  rc = ws_cli_exit_code("occupancy", ctx, st);
   if (st == WS_OK && o.out) fprintf(stderr, "warpscope: wrote %s\n", o.out);
   ws_ctx_destroy(ctx);
   return rc;

@@ -465,7 +465,8 @@ static int check_flags(ws_ctx *ctx, run_opts *o, ws_gpu_cfg *cfg) {
   if (rc != WS_EXIT_OK) return rc;
   if (ws_cli_gemmopt_resolve(ctx, &o->gemm, &o->vit.gemm) != WS_OK)
     return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
-  if (ws_cli_gpuopt_resolve(ctx, &o->gpu, cfg) != WS_OK) return ws_cli_error("%s", ws_errmsg(ctx));
+  ws_status st = ws_cli_gpuopt_resolve(ctx, &o->gpu, cfg);
+  if (st != WS_OK) return ws_cli_exit_code("run", ctx, st);
   if (ws_cli_traceopt_check_gpu(ctx, &o->trace, cfg) != WS_OK)
     return ws_cli_usage_error("run", "%s", ws_errmsg(ctx));
   if (ws_vitrun_validate(ctx, &o->vit, &o->model, cfg) != WS_OK)

@@ -196,6 +196,24 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
 
 /* ---- the points ----------------------------------------------------------------------------------- */
 
+/* Each GPU of the points loaded once with the overrides before anything
+ * runs (a space names a handful of GPUs; past 64 distinct ones the rest
+ * are checked where their points run). */
+static ws_status load_gpus(ws_ctx *ctx, const ws_point *pts, size_t n) {
+  const ws_point *checked[64];
+  size_t nchecked = 0;
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < n && st == WS_OK && nchecked < 64; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < nchecked && !seen; j++)
+      seen = strncmp(checked[j]->gpu, pts[i].gpu, sizeof pts[i].gpu) == 0;
+    if (seen) continue;
+    checked[nchecked++] = &pts[i];
+    st = ws_point_check_gpu(ctx, &pts[i]);
+  }
+  return st;
+}
+
 /* The points: the space's, or with --size one space per size, M = N = K. */
 static ws_status points_of(ws_ctx *ctx, sweep_opts *o, ws_point **out, size_t *n) {
   if (!o->size) return ws_space_expand(ctx, &o->space, out, n);
@@ -431,7 +449,7 @@ int ws_cli_sweep(int argc, char **argv) {
   ws_ctx *ctx = ws_ctx_create();
   ws_point *points = NULL;
   size_t n = 0;
-  if (rc == WS_EXIT_OK && points_of(ctx, &o, &points, &n) != WS_OK)
+  if (rc == WS_EXIT_OK && (points_of(ctx, &o, &points, &n) != WS_OK || load_gpus(ctx, points, n) != WS_OK))
     rc = ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
   ws_ranks *rk = NULL;
   ws_sweep *s = NULL;

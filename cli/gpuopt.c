@@ -61,7 +61,8 @@ ws_status ws_cli_gpuopt_resolve(ws_ctx *ctx, const ws_cli_gpuopt *o, ws_gpu_cfg 
     char origin[300], shown[256];
     snprintf(origin, sizeof origin, "%s (after --set)",
              ws_text_escape(shown, sizeof shown, gpu, strlen(gpu)));
-    st = ws_config_validate(ctx, &cfg, origin);
+    /* every key was in range when given: the combination is the command line's mistake */
+    if ((st = ws_config_validate(ctx, &cfg, origin)) != WS_OK) st = WS_ERR_USAGE;
   }
   if (st == WS_OK) *out = cfg;
   return st;

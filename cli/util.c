@@ -118,7 +118,8 @@ ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *na
 
 int ws_cli_once(const char *cmd, ws_cli_seen *seen, const struct option *longs, int c,
                 const char *repeatable) {
-  if (c < 0 || c >= 64 * 16 || c == ':' || c == '?' || c == 'h') return WS_EXIT_OK;
+  if (c < 0 || c >= (int)(64 * sizeof seen->bits / sizeof seen->bits[0]) || c == ':' || c == '?' || c == 'h')
+    return WS_EXIT_OK;
   const char *name = NULL;
   for (const struct option *o = longs; o->name; o++)
     if (o->val == c && !o->flag) name = o->name;

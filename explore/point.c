@@ -475,6 +475,11 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
   return st;
 }
 
+ws_status ws_point_check_gpu(ws_ctx *ctx, const ws_point *p) {
+  ws_gpu_cfg gpu;
+  return resolve_gpu(ctx, p, &gpu);
+}
+
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res) {
   memset(res, 0, sizeof *res); /* padding too: records compare with memcmp */
   resolved rs;

@@ -96,7 +96,7 @@ check gpus-show-set 0 "L2 sets per slice          128  (512 KiB / (2 slices x 16
   "$ws" gpus show classroom --set l2.size_kib=512
 check gpus-unknown 2 "unknown GPU preset 'b200' (presets: a100, classroom, h100, rtx-a6000, v100)" -- "$ws" gpus show b200
 check gpus-bad-sub 2 "unknown subcommand 'list'" -- "$ws" gpus list
-check gpus-bad-set 1 "a100 (after --set): error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B lines) = 25.6 sets, not a power of two" -- \
+check gpus-bad-set 2 "a100 (after --set): error: key 'l2.size_kib': 4096 KiB / (80 slices x 16 ways x 128 B lines) = 25.6 sets, not a power of two" -- \
   "$ws" gpus show a100 --set l2.size_kib=4096
 printf '[gpu]\nname = x\nnum_sm = 2\n' > "$tmp/bad.ini"
 check gpus-bad-file 1 "$tmp/bad.ini:3: error: unknown key 'num_sm' in section [gpu]" -- "$ws" gpus show "$tmp/bad.ini"
@@ -244,11 +244,11 @@ check exec-outputs-all-or-none 1 "cannot create '$tmp/nodir/x.bin'" -- "$ws" "${
 if [ "$(cat "$tmp/keep.bin")" = keep ] && ! ls "$tmp" | grep -q '\.tmp\.'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed command changed keep.bin or left a temporary"; fi
 
 # ---- presets the timing model cannot run, INI details, microbenchmarks that cannot measure ----
-check set-warp-slots 1 "warpscope: a100 (after --set): error: key 'sm.max_warps_per_sm': 64 resident warps exceed sm.subpartitions (1) x 32" -- "$ws" run --set sm.subpartitions=1
-check set-warp-slots-show 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- "$ws" gpus show classroom --set sm.subpartitions=1
-check set-warp-slots-functional 1 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- \
+check set-warp-slots 2 "warpscope run: a100 (after --set): error: key 'sm.max_warps_per_sm': 64 resident warps exceed sm.subpartitions (1) x 32" -- "$ws" run --set sm.subpartitions=1
+check set-warp-slots-show 2 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- "$ws" gpus show classroom --set sm.subpartitions=1
+check set-warp-slots-functional 2 "classroom (after --set): error: key 'sm.max_warps_per_sm'" -- \
   "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set sm.subpartitions=1 --functional
-check set-l1-sectors 1 "warpscope: classroom (after --set): error: key 'l1.line_bytes': 1024 B lines hold 32 sectors of 32 B; at most 8 sectors per line" -- \
+check set-l1-sectors 2 "warpscope exec: classroom (after --set): error: key 'l1.line_bytes': 1024 B lines hold 32 sectors of 32 B; at most 8 sectors per line" -- \
   "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --gpu classroom --set l1.line_bytes=1024 --set l1.size_kib=128 --set l1.assoc=32
 check asm-one-error-label 1 "warpscope: $tmp/bad.wsa:2:5: error: unknown mnemonic" -- "$ws" asm "$tmp/bad.wsa"
 sed '16s/.*/[sm/' "$src/sim/presets/classroom.ini" > "$tmp/open.ini"
@@ -588,5 +588,16 @@ check trace-export-empty-name 2 "-o needs a file name" -- "$ws" trace export "$t
 # a device given as the sweep's output is written, never read back as a resume file
 check sweep-to-device 0 "1 point" -- "$ws" sweep gemm --gpu classroom --size 32 --variant naive -o /dev/null
 
+# an invalid combination of --set values is a usage error (2) in every command, sweep included;
+# a sweep flag given twice is refused like any other (hostile-inputs-2 D6, D8)
+for c in "run" "example saxpy" "kernel gemm" "occupancy --threads 256" "microbench latency" "demo persistent"; do
+  # shellcheck disable=SC2086
+  check "set-combination-$c" 2 "(after --set): error: key 'l1.size_kib'" -- "$ws" $c --gpu classroom --set l1.size_kib=30
+done
+check set-combination-sweep 2 "classroom (after --set): error: key 'l1.size_kib'" -- "$ws" sweep gemm --gpu classroom --size 32 --variant naive -o "$tmp/setc.csv" --set l1.size_kib=30
+[ -e "$tmp/setc.csv" ] && { failed=$((failed + 1)); echo "FAIL: a sweep refused up front wrote its CSV"; } || passed=$((passed + 1))
+check sweep-size-twice 2 "--size given twice" -- "$ws" sweep gemm --gpu classroom --size 32 --size 64 --variant naive -o "$tmp/twice.csv"
+check sweep-m-twice 2 "--m given twice" -- "$ws" sweep gemm --gpu classroom --m 32 --m 64 --variant naive -o "$tmp/twice.csv"
+check viz-size-twice 2 "--size given twice" -- "$ws" viz "$tmp/keep.wst" --size 320x200 --size 640x400 --screenshot "$tmp/twice.png"
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,12 +16,16 @@
 
 /* Grows the buffer by doubling, so a file of any size costs O(size), and
  * stops after max_bytes + 1 bytes: enough to tell that a stream is too long
- * without reading it whole. */
-static char *read_stream(FILE *f, size_t max_bytes, size_t *len_out) {
+ * without reading it whole. The judge sees the first read; its refusal
+ * stops the reading (*judged gets its status). */
+static char *read_stream(ws_ctx *ctx, const char *path, FILE *f, size_t max_bytes, ws_file_judge_fn judge,
+                         ws_status *judged, size_t *len_out) {
   size_t cap = max_bytes < (1 << 16) ? max_bytes + 1 : 1 << 16, len = 0;
   char *buf = malloc(cap + 1);
-  while (buf) {
+  *judged = WS_OK;
+  for (bool first = true; buf; first = false) {
     len += fread(buf + len, 1, cap - len, f);
+    if (first && judge && (*judged = judge(ctx, path, buf, len, len < cap && !ferror(f))) != WS_OK) break;
     if (len < cap || len > max_bytes) break;
     size_t next = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
     char *grown = realloc(buf, next + 1);
@@ -43,6 +47,11 @@ static ws_status too_large(ws_ctx *ctx, const char *path, size_t max_bytes, cons
 
 ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind, char **data,
                        size_t *size_bytes) {
+  return ws_file_read_judged(ctx, path, max_bytes, kind, NULL, data, size_bytes);
+}
+
+ws_status ws_file_read_judged(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind,
+                              ws_file_judge_fn judge, char **data, size_t *size_bytes) {
   FILE *f = fopen(path, "rb");
   if (!f) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
   struct stat sb;
@@ -51,15 +60,17 @@ ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const ch
     return too_large(ctx, path, max_bytes, kind);
   }
   size_t len = 0;
-  char *buf = read_stream(f, max_bytes, &len);
+  ws_status judged;
+  char *buf = read_stream(ctx, path, f, max_bytes, judge, &judged, &len);
   int err = errno;
   bool failed = ferror(f) != 0;
   fclose(f);
   if (!buf) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory reading '%s'", path);
-  if (failed || len > max_bytes) {
+  if (judged != WS_OK || failed || len > max_bytes) {
     free(buf);
-    return failed ? ws_ctx_fail(ctx, WS_ERR_IO, "cannot read '%s': %s", path, strerror(err))
-                  : too_large(ctx, path, max_bytes, kind);
+    return judged != WS_OK ? judged
+           : failed        ? ws_ctx_fail(ctx, WS_ERR_IO, "cannot read '%s': %s", path, strerror(err))
+                           : too_large(ctx, path, max_bytes, kind);
   }
   *data = buf;
   *size_bytes = len;

@@ -22,6 +22,14 @@
  * limit for KIND"); a pipe or device is read to at most max_bytes + 1. */
 ws_status ws_file_read(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind, char **data,
                        size_t *size_bytes);
+/* Judges a file from its first bytes (up to 64 KiB; `whole`: that is all of
+ * it), before the rest is read: a device or a pipe whose first bytes already
+ * say it is not this kind of file is refused at once, not after max_bytes. */
+typedef ws_status (*ws_file_judge_fn)(ws_ctx *ctx, const char *path, const void *head, size_t head_bytes,
+                                      bool whole);
+/* ws_file_read with `judge` (NULL: none) asked once the first bytes are in. */
+ws_status ws_file_read_judged(ws_ctx *ctx, const char *path, size_t max_bytes, const char *kind,
+                              ws_file_judge_fn judge, char **data, size_t *size_bytes);
 /* Writes a whole file so that nothing the user had is lost or half-written:
  * a regular file (or the one a symlink leads to) is replaced by renaming a
  * temporary file beside it over it once complete, so the link itself stays;

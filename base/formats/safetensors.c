@@ -113,6 +113,20 @@ static bool json_uint(const cJSON *item, uint64_t *out) {
 
 /* ---- frame and JSON -------------------------------------------------------- */
 
+/* The header length n against the limit, the bytes after the length field
+ * (when `known`: a stream's first bytes do not say how many follow) and 0. */
+static ws_status check_length(ws_ctx *ctx, const char *name, uint64_t n, size_t after_bytes, bool known) {
+  if (n > WS_SAFETENSORS_MAX_HEADER_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length %llu exceeds the %u-byte limit", name,
+                       (unsigned long long)n, WS_SAFETENSORS_MAX_HEADER_BYTES);
+  if (known && n > after_bytes)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s: header length %llu exceeds the %zu bytes after the length field", name,
+                       (unsigned long long)n, after_bytes);
+  if (n == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length is 0", name);
+  return WS_OK;
+}
+
 static ws_status check_frame(ws_ctx *ctx, const char *name, size_t size_bytes, const uint8_t *data,
                              size_t *hdr_bytes) {
   if (size_bytes < LENGTH_FIELD_BYTES)
@@ -120,16 +134,9 @@ static ws_status check_frame(ws_ctx *ctx, const char *name, size_t size_bytes, c
                        "%s: file is %zu bytes, shorter than the 8-byte header length field", name,
                        size_bytes);
   uint64_t n = ws_bytes_le64(data);
-  if (n > WS_SAFETENSORS_MAX_HEADER_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length %llu exceeds the %u-byte limit", name,
-                       (unsigned long long)n, WS_SAFETENSORS_MAX_HEADER_BYTES);
-  if (n > size_bytes - LENGTH_FIELD_BYTES)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s: header length %llu exceeds the %zu bytes after the length field", name,
-                       (unsigned long long)n, size_bytes - LENGTH_FIELD_BYTES);
-  if (n == 0) return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: header length is 0", name);
-  *hdr_bytes = (size_t)n;
-  return WS_OK;
+  ws_status st = check_length(ctx, name, n, size_bytes - LENGTH_FIELD_BYTES, true);
+  if (st == WS_OK) *hdr_bytes = (size_t)n;
+  return st;
 }
 
 static bool only_json_space(const char *p, const char *end) {
@@ -403,11 +410,19 @@ ws_status ws_safetensors_parse(ws_ctx *ctx, const void *data, size_t size_bytes,
   return st;
 }
 
+/* The length field, read before the rest of the file: /dev/zero or a
+ * stream of other bytes is refused from its first 8 bytes. */
+static ws_status judge_head(ws_ctx *ctx, const char *path, const void *head, size_t n, bool whole) {
+  size_t hdr_bytes;
+  if (whole) return check_frame(ctx, path, n, head, &hdr_bytes);
+  return n < LENGTH_FIELD_BYTES ? WS_OK : check_length(ctx, path, ws_bytes_le64(head), 0, false);
+}
+
 ws_status ws_safetensors_load(ws_ctx *ctx, const char *path, size_t max_bytes, ws_safetensors **out) {
   *out = NULL;
   char *data = NULL;
   size_t size = 0;
-  ws_status st = ws_file_read(ctx, path, max_bytes, "safetensors weights", &data, &size);
+  ws_status st = ws_file_read_judged(ctx, path, max_bytes, "safetensors weights", judge_head, &data, &size);
   if (st != WS_OK) return st;
   st = ws_safetensors_parse(ctx, data, size, path, out);
   free(data);

@@ -130,6 +130,36 @@ Test(file, read_past_the_first_buffer) {
   }
 }
 
+/* A judge that refuses a head of zero bytes, and remembers what it saw. */
+static size_t judged_bytes;
+static bool judged_whole;
+static ws_status no_zeros(ws_ctx *c, const char *path, const void *head, size_t n, bool whole) {
+  judged_bytes = n;
+  judged_whole = whole;
+  const unsigned char *p = head;
+  return n && p[0] == 0 ? ws_ctx_fail(c, WS_ERR_INVALID, "%s: starts with a zero", path) : WS_OK;
+}
+
+Test(file, a_judge_refuses_a_stream_from_its_first_bytes) {
+  char *data = NULL;
+  size_t n = 0;
+  /* /dev/zero never ends: without the judge it would be read to the cap */
+  cr_expect_eq(ws_file_read_judged(ctx, "/dev/zero", (size_t)1 << 30, "test data", no_zeros, &data, &n),
+               WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "/dev/zero: starts with a zero");
+  cr_expect_eq(judged_bytes, (size_t)1 << 16, "the first read only");
+  cr_expect_not(judged_whole);
+  cr_expect_null(data);
+  char path[128];
+  in_dir(path, sizeof path, "ok.bin");
+  put(path, "abc", 3);
+  cr_assert_eq(ws_file_read_judged(ctx, path, 100, "test data", no_zeros, &data, &n), WS_OK);
+  cr_expect_eq(n, 3);
+  cr_expect(judged_whole, "a short file is judged whole");
+  cr_expect_eq(judged_bytes, 3);
+  free(data);
+}
+
 Test(file, read_of_an_absent_file_names_the_path) {
   char path[128], want[256];
   in_dir(path, sizeof path, "absent.txt");

@@ -599,5 +599,7 @@ check set-combination-sweep 2 "classroom (after --set): error: key 'l1.size_kib'
 check sweep-size-twice 2 "--size given twice" -- "$ws" sweep gemm --gpu classroom --size 32 --size 64 --variant naive -o "$tmp/twice.csv"
 check sweep-m-twice 2 "--m given twice" -- "$ws" sweep gemm --gpu classroom --m 32 --m 64 --variant naive -o "$tmp/twice.csv"
 check viz-size-twice 2 "--size given twice" -- "$ws" viz "$tmp/keep.wst" --size 320x200 --size 640x400 --screenshot "$tmp/twice.png"
+# weights judged from their first bytes: /dev/zero is refused at once, not after its 1 GiB cap (D12)
+check run-weights-dev-zero 1 "/dev/zero: header length is 0" -- timeout 20 "$ws" run --weights /dev/zero
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

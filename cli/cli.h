@@ -172,6 +172,7 @@ typedef struct ws_cli_traceopt {
   bool has_cycles; /* --trace-cycles A:B (cycle_end 0: open) */
   uint64_t cycle_begin, cycle_end;
   bool follow_only;
+  bool quiet; /* a trace the user did not name (a lesson's picture): no summary line */
 } ws_cli_traceopt;
 
 enum { /* getopt codes of the trace options */

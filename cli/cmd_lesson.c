@@ -63,6 +63,17 @@ static const struct option longs[] = {{"viz", no_argument, NULL, 'V'},
                                       {"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
 
+/* --screenshot names a folder (an existing file is refused, it would fail
+ * only after the lesson ran), and neither name may be empty or the other. */
+static int check_paths(const lesson_opts *o) {
+  struct stat sb;
+  if (o->shot_dir && *o->shot_dir && stat(o->shot_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+    return ws_cli_usage_error(
+        "lesson", "--screenshot '%s' is a file; it names the folder the picture goes in", o->shot_dir);
+  const ws_outputs_file files[] = {{"--screenshot", o->shot_dir, true}, {"--trace", o->trace, true}};
+  return ws_cli_check_files("lesson", files, 2);
+}
+
 static int parse(int argc, char **argv, lesson_opts *o) {
   opterr = 0;
   int c;
@@ -85,7 +96,8 @@ static int parse(int argc, char **argv, lesson_opts *o) {
   if (strcmp(argv[optind], "list") == 0)
     return (o->viz || o->shot_dir || o->trace) ? ws_cli_usage_error("lesson", "'list' takes no options") : -2;
   o->lesson = ws_lesson_find(argv[optind]);
-  return o->lesson ? WS_EXIT_OK : unknown(argv[optind]);
+  if (!o->lesson) return unknown(argv[optind]);
+  return check_paths(o);
 }
 
 /* ---- printing ------------------------------------------------------------------------ */
@@ -141,6 +153,7 @@ static ws_status trace_path(ws_ctx *ctx, lesson_opts *o, ws_cli_traceopt *topt) 
   if (fd < 0) return ws_ctx_fail(ctx, WS_ERR_IO, "cannot create a temporary trace: %s", strerror(errno));
   close(fd);
   topt->path = o->tmp_trace;
+  topt->quiet = true;
   return WS_OK;
 }
 

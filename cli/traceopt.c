@@ -173,7 +173,7 @@ ws_status ws_cli_trace_finish(ws_ctx *ctx, const ws_cli_traceopt *o, ws_cli_trac
     uint64_t bytes = 0;
     if (ws_wst_open(ctx, o->path, &r) == WS_OK) bytes = ws_wst_file_bytes(r);
     ws_wst_close(r);
-    print_summary(o->path, ws_wst_writer_counts(t->writer), bytes);
+    if (!o->quiet) print_summary(o->path, ws_wst_writer_counts(t->writer), bytes);
   }
   return st;
 }

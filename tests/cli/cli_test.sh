@@ -170,7 +170,8 @@ printf '\000\000\001\000\001\000\020\020\000\000\001\000\040\000\050\000\000\000
 check bound-ico 1 "icon.ico: ICO images are not accepted: their size cannot be checked before decoding" -- "$ws" run --image "$tmp/icon.ico"
 check bound-asm-zero 1 "/dev/zero: larger than the 64 MiB limit for assembly source" -- "$ws" asm /dev/zero
 check bound-image-zero 1 "/dev/zero: larger than the 128 MiB limit for images" -- "$ws" run --image /dev/zero
-check bound-weights-zero 1 "/dev/zero: larger than the 1027 MiB limit for safetensors weights" -- "$ws" run --weights /dev/zero
+# weights are judged from their first bytes: /dev/zero is refused at once, not after its 1 GiB cap
+check bound-weights-zero 1 "/dev/zero: header length is 0" -- "$ws" run --weights /dev/zero
 check bound-gpu-zero 1 "/dev/zero: larger than the 1 MiB limit for GPU presets" -- "$ws" run --gpu /dev/zero
 check bound-batch 2 "--batch must be 1..1024 on a100 with these tiles (got 4096): M = 64*batch must be <= 65536" -- "$ws" run --batch 4096
 check bound-batch-huge 2 "--batch must be 1..1024 on a100 with these tiles (got 100000)" -- "$ws" run --batch 100000
@@ -599,7 +600,9 @@ check set-combination-sweep 2 "classroom (after --set): error: key 'l1.size_kib'
 check sweep-size-twice 2 "--size given twice" -- "$ws" sweep gemm --gpu classroom --size 32 --size 64 --variant naive -o "$tmp/twice.csv"
 check sweep-m-twice 2 "--m given twice" -- "$ws" sweep gemm --gpu classroom --m 32 --m 64 --variant naive -o "$tmp/twice.csv"
 check viz-size-twice 2 "--size given twice" -- "$ws" viz "$tmp/keep.wst" --size 320x200 --size 640x400 --screenshot "$tmp/twice.png"
-# weights judged from their first bytes: /dev/zero is refused at once, not after its 1 GiB cap (D12)
-check run-weights-dev-zero 1 "/dev/zero: header length is 0" -- timeout 20 "$ws" run --weights /dev/zero
+# lesson outputs checked before the lesson runs (D7): a file where the folder goes, empty names
+check lesson-shot-onto-file 2 "--screenshot '$tmp/keep.wst' is a file; it names the folder the picture goes in" -- "$ws" lesson threads --screenshot "$tmp/keep.wst"
+check lesson-shot-empty 2 "--screenshot needs a file name" -- "$ws" lesson threads --screenshot ""
+check lesson-trace-empty 2 "--trace needs a file name" -- "$ws" lesson threads --trace ""
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

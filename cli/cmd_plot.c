@@ -187,10 +187,16 @@ int ws_cli_plot(int argc, char **argv) {
   ws_ctx *ctx = ws_ctx_create();
   ws_table *t = NULL;
   ws_charts_tally tally = {0};
+  ws_cli_catch_interrupts(); /* a chart of many points takes a while: Ctrl-C writes nothing, exit 130 */
   ws_status st = ws_table_read(ctx, o.chart.source, &t);
   if (st == WS_OK) {
-    st = ws_charts_draw(ctx, &o.chart, t, o.out, &tally);
+    ws_charts_chart chart;
+    memset(&chart, 0, sizeof chart);
+    st = ws_charts_build(ctx, &o.chart, t, &tally, &chart);
+    if (st == WS_OK && ws_cli_interrupted()) st = ws_ctx_fail(ctx, WS_ERR_INTERRUPTED, "interrupted");
+    if (st == WS_OK) st = ws_charts_write(ctx, o.out, &chart);
     print_tally(&tally, o.chart.gpu);
+    ws_charts_free(&chart);
   }
   rc = ws_cli_exit_code("plot", ctx, st);
   if (rc == WS_EXIT_OK) fprintf(stderr, "warpscope: wrote %s\n", o.out);

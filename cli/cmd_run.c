@@ -490,6 +490,8 @@ static ws_status execute(ws_ctx *ctx, run_opts *o, const ws_gpu_cfg *cfg, int *e
   memset(&trace, 0, sizeof trace);
   if (st == WS_OK) st = ws_cli_trace_start(ctx, &o->trace, job.dev, o->vit.follow.on, &trace);
   if (st == WS_OK) st = ws_vitjob_run(&job, &o->vit);
+  /* Ctrl-C after the last launch: no output is written, the exit is 130 */
+  if (st == WS_OK && ws_cli_interrupted()) st = ws_ctx_fail(ctx, WS_ERR_INTERRUPTED, "interrupted");
   if (st == WS_OK) {
     print_header(o, cfg, job.weights, job.host_prep_s);
     print_timeline(job.rt, &o->vit, res);

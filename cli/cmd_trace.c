@@ -501,7 +501,8 @@ static int cmd_export(const trace_opts *o, ws_wst_reader *r, ws_ctx *ctx) {
                        .cycle_begin = o->cycle_begin,
                        .cycle_end = o->cycle_end,
                        .window_cycles = o->window,
-                       .flows = !o->no_flows};
+                       .flows = !o->no_flows,
+                       .interrupt = ws_cli_catch_interrupts()};
   bool to_stdout = !o->out || !strcmp(o->out, "-");
   ws_file_stream *s = NULL;
   if (!to_stdout && ws_file_stream_open(ctx, o->out, &s) != WS_OK) return ws_cli_error("%s", ws_errmsg(ctx));

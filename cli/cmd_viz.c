@@ -419,7 +419,11 @@ int ws_cli_viz(int argc, char **argv) {
   int rc = parse_flags(argc, argv, &o);
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   viz_state s = {.ctx = ws_ctx_create()};
+  /* headless: Ctrl-C or SIGTERM stops between pictures and exits 130 (a
+   * picture is written whole or not at all); the window has its own quit */
+  if (o.shot || o.frames) ws_cli_catch_interrupts();
   ws_status st = draw(&s, &o);
+  if (st == WS_OK && ws_cli_interrupted()) st = ws_ctx_fail(s.ctx, WS_ERR_INTERRUPTED, "interrupted");
   rc = st == WS_OK ? WS_EXIT_OK
        : s.usage   ? ws_cli_usage_error("viz", "%s", ws_errmsg(s.ctx))
                    : ws_cli_error("%s", ws_errmsg(s.ctx));

@@ -53,27 +53,36 @@ static bool host_wanted(const ws_export_opts *o) {
  * when nothing is filtered, else launch by launch through the seek. */
 typedef ws_status (*record_fn)(void *user, uint32_t launch, const ws_probe_event *ev);
 
-static ws_status each_in(ws_wst_cursor *cur, record_fn fn, void *user) {
+/* Records between two looks at the interrupt flag. */
+#define POLL_EVERY_RECORDS 4096u
+
+static ws_status each_in(ws_ctx *ctx, const ws_export_opts *o, ws_wst_cursor *cur, record_fn fn, void *user) {
   ws_probe_event ev;
   uint32_t launch;
   bool got = true;
   ws_status st = WS_OK;
-  while (st == WS_OK && (st = ws_wst_cursor_next(cur, &ev, &launch, &got)) == WS_OK && got)
+  for (uint32_t n = 1; st == WS_OK && (st = ws_wst_cursor_next(cur, &ev, &launch, &got)) == WS_OK && got;
+       n++) {
     st = fn(user, launch, &ev);
+    if (st == WS_OK && n % POLL_EVERY_RECORDS == 0 && o->interrupt && *o->interrupt)
+      st = ws_ctx_fail(ctx, WS_ERR_INTERRUPTED, "the export was interrupted");
+  }
   ws_wst_cursor_close(cur);
   return st;
 }
 
-static ws_status each_record(ws_wst_reader *r, const ws_export_opts *o, record_fn fn, void *user) {
+static ws_status each_record(ws_ctx *ctx, ws_wst_reader *r, const ws_export_opts *o, record_fn fn,
+                             void *user) {
   ws_wst_cursor *cur = NULL;
   ws_status st;
-  if (host_wanted(o)) return (st = ws_wst_cursor_open(r, &cur)) == WS_OK ? each_in(cur, fn, user) : st;
+  if (host_wanted(o))
+    return (st = ws_wst_cursor_open(r, &cur)) == WS_OK ? each_in(ctx, o, cur, fn, user) : st;
   size_t n = ws_wst_launch_count(r);
   for (size_t i = 0; i < n; i++) {
     if (o->launch != UINT32_MAX && o->launch != i) continue;
     if ((st = ws_wst_cursor_open_launch(r, (uint32_t)i, o->cycle_begin, o->cycle_end, &cur)) != WS_OK)
       return st;
-    if ((st = each_in(cur, fn, user)) != WS_OK) return st;
+    if ((st = each_in(ctx, o, cur, fn, user)) != WS_OK) return st;
   }
   return WS_OK;
 }
@@ -105,7 +114,7 @@ ws_status ws_export_csv(ws_ctx *ctx, ws_wst_reader *r, const ws_export_opts *o, 
   memset(c.res, 0, sizeof *c.res);
   c.names = ws_wst_names(r, &c.nnames);
   ws_evtext_header(out, WS_EVTEXT_CSV);
-  ws_status st = each_record(r, o, csv_row, &c);
+  ws_status st = each_record(ctx, r, o, csv_row, &c);
   return st == WS_OK ? finish_output(ctx, out) : st;
 }
 
@@ -917,7 +926,7 @@ static ws_status export_launch(pf *p, uint32_t launch) {
   start_windows(p, l->cycles);
   ws_wst_cursor *cur = NULL;
   ws_status st = ws_wst_cursor_open_launch(p->r, launch, p->o->cycle_begin, p->o->cycle_end, &cur);
-  if (st == WS_OK) st = each_in(cur, launch_record, p);
+  if (st == WS_OK) st = each_in(p->ctx, p->o, cur, launch_record, p);
   while (st == WS_OK && p->nheap) {
     ws_probe_event h = heap_pop(p);
     emit(p, &h);
@@ -1054,7 +1063,7 @@ ws_status ws_export_perfetto(ws_ctx *ctx, ws_wst_reader *r, const ws_export_opts
     if (st == WS_OK && host_wanted(o)) {
       ws_wst_cursor *cur = NULL;
       st = ws_wst_cursor_open_launch(r, WS_WST_NO_LAUNCH, 0, 0, &cur);
-      if (st == WS_OK) st = each_in(cur, launch_record, &p);
+      if (st == WS_OK) st = each_in(ctx, o, cur, launch_record, &p);
       if (st == WS_OK) write_host(&p);
     }
     fputs("\n]}\n", out);

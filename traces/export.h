@@ -16,6 +16,7 @@
 #ifndef WS_EXPORT_H
 #define WS_EXPORT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,11 +25,12 @@
 #include "traces/wst.h"
 
 typedef struct ws_export_opts {
-  uint32_t launch;                 /* only this launch; UINT32_MAX: all, and the host timeline */
-  uint64_t cycle_begin, cycle_end; /* only records beginning in cycles [begin, end) of their launch
-                                      (end 0: no bound); either set leaves the host timeline out */
-  uint64_t window_cycles;          /* counter tracks' window; 0: a launch's cycles / 200 */
-  bool flows;                      /* arrows following each memory request hop by hop */
+  uint32_t launch;                        /* only this launch; UINT32_MAX: all, and the host timeline */
+  uint64_t cycle_begin, cycle_end;        /* only records beginning in cycles [begin, end) of their launch
+                                             (end 0: no bound); either set leaves the host timeline out */
+  uint64_t window_cycles;                 /* counter tracks' window; 0: a launch's cycles / 200 */
+  bool flows;                             /* arrows following each memory request hop by hop */
+  const volatile sig_atomic_t *interrupt; /* set (Ctrl-C): stop with WS_ERR_INTERRUPTED; NULL: none */
 } ws_export_opts;
 
 typedef struct ws_export_result {

@@ -604,5 +604,24 @@ check viz-size-twice 2 "--size given twice" -- "$ws" viz "$tmp/keep.wst" --size 
 check lesson-shot-onto-file 2 "--screenshot '$tmp/keep.wst' is a file; it names the folder the picture goes in" -- "$ws" lesson threads --screenshot "$tmp/keep.wst"
 check lesson-shot-empty 2 "--screenshot needs a file name" -- "$ws" lesson threads --screenshot ""
 check lesson-trace-empty 2 "--trace needs a file name" -- "$ws" lesson threads --trace ""
+# Ctrl-C or SIGTERM during a streaming export: no temporary file left, exit 130 (D4); an export
+# that finished before the signal (a very fast machine) must have left its whole output instead
+"$ws" run --gpu classroom --trace "$tmp/big.wst" >/dev/null 2>&1
+for sig in INT TERM; do
+  mkdir -p "$tmp/sig$sig"
+  "$ws" trace export "$tmp/big.wst" --format perfetto -o "$tmp/sig$sig/big.json" >/dev/null 2>&1 &
+  pid=$!
+  sleep 0.2
+  kill -s "$sig" "$pid" 2>/dev/null
+  wait "$pid"
+  rc=$?
+  left=$(ls "$tmp/sig$sig")
+  if { [ "$rc" -eq 130 ] && [ -z "$left" ]; } || { [ "$rc" -eq 0 ] && [ "$left" = big.json ]; }; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL: export interrupted by SIG$sig: rc=$rc, left: $left"
+  fi
+done
+rm -rf "$tmp/sigINT" "$tmp/sigTERM" "$tmp/big.wst"
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

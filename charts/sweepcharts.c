@@ -319,7 +319,7 @@ static ws_status xy_points(job *j, const char *xname, const char *yname, bool po
     double x = 0, y = 0;
     if ((st = number(j, r, cx, &x, &a)) != WS_OK || (st = number(j, r, cy, &y, &b)) != WS_OK) break;
     if (!a || !b || (positive && (x <= 0 || y <= 0))) {
-      j->tally->blank++;
+      *(!a || !b ? &j->tally->blank : &j->tally->unplottable) += 1;
       continue;
     }
     p->x[p->n] = x, p->y[p->n] = y, p->row[p->n] = r;
@@ -469,14 +469,14 @@ static ws_status stall_bars(job *j, stalls *s, const char *labels) {
     return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the bars");
   for (size_t i = 0; i < j->n; i++) {
     size_t r = j->st->row[i];
-    bool all = true, present;
+    bool all = true, present = true;
     for (size_t k = 0; k < s->nparts && all; k++) {
       ws_status st = number(j, r, s->col[k], &s->shares[s->nbars * s->nparts + k], &present);
       if (st != WS_OK) return st;
       all = present && s->shares[s->nbars * s->nparts + k] >= 0;
     }
     if (!all) {
-      j->tally->blank++;
+      *(!present ? &j->tally->blank : &j->tally->unplottable) += 1;
       continue;
     }
     char *t = s->text + s->nbars * LABEL_BYTES;

@@ -58,7 +58,8 @@ typedef struct ws_charts_tally {
   size_t total, drawn;
   size_t invalid;        /* not valid, or failing their check */
   size_t other_gpu;      /* of another gpu than opts.gpu */
-  size_t blank;          /* an empty field, or nothing to draw (a log axis' 0) */
+  size_t blank;          /* an empty field */
+  size_t unplottable;    /* a value the chart cannot draw: 0 or less on a log axis, a negative share */
   const char *blank_col; /* the first column whose empty field left a row out; NULL: none */
 } ws_charts_tally;
 

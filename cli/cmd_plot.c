@@ -172,11 +172,18 @@ static void print_tally(const ws_charts_tally *ty, const char *gpu) {
   size_t out = ty->total - ty->drawn;
   if (!ty->counted || !out) return;
   fprintf(stderr, "warpscope plot: %zu of %zu rows left out:", out, ty->total);
-  if (ty->invalid) fprintf(stderr, " %zu not valid or failing their check (--all draws them);", ty->invalid);
-  if (ty->other_gpu) fprintf(stderr, " %zu of another gpu than %s;", ty->other_gpu, gpu);
+  const char *sep = " ";
+  if (ty->invalid)
+    fprintf(stderr, "%s%zu not valid or failing their check (--all draws them)", sep, ty->invalid),
+        sep = "; ";
+  if (ty->other_gpu) fprintf(stderr, "%s%zu of another gpu than %s", sep, ty->other_gpu, gpu), sep = "; ";
   if (ty->blank)
-    fprintf(stderr, " %zu with an empty field (%s, ...) or nothing to draw;", ty->blank,
-            ty->blank_col ? ty->blank_col : "a value");
+    fprintf(stderr, "%s%zu with an empty field (%s, ...)", sep, ty->blank,
+            ty->blank_col ? ty->blank_col : "a value"),
+        sep = "; ";
+  if (ty->unplottable)
+    fprintf(stderr, "%s%zu with a value the chart cannot draw (0 or less on a log axis, a negative share)",
+            sep, ty->unplottable);
   fprintf(stderr, "\n");
 }
 

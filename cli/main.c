@@ -63,10 +63,13 @@ static void print_help(FILE *out) {
 /* Everything printed must have reached standard output: a full disk or a
  * closed pipe turns a success into a failure, not silently lost output. */
 static int check_stdout(int rc) {
+  int err = errno; /* a write that failed during the command left its reason (ENOSPC) here */
   errno = 0;
   if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
-  fprintf(stderr, "warpscope: error: writing standard output: %s\n", strerror(errno ? errno : EIO));
-  return rc == WS_EXIT_OK ? WS_EXIT_FAIL : rc;
+  if (errno) err = errno;
+  if (rc != WS_EXIT_OK) return rc; /* the command has said what failed: one message, not two */
+  fprintf(stderr, "warpscope: error: writing standard output: %s\n", strerror(err ? err : EIO));
+  return WS_EXIT_FAIL;
 }
 
 static int dispatch(int argc, char **argv) {
@@ -83,6 +86,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(cmd, renamed[i].old) == 0) cmd = renamed[i].now;
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) {
+      errno = 0; /* what is left here at the end is the reason a write failed, if one did */
       int rc = commands[i].run(argc - 1, argv + 1);
       return rc != WS_EXIT_OK && ws_cli_interrupted() ? 128 + SIGINT : rc; /* as a shell reports Ctrl-C */
     }

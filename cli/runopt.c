@@ -32,6 +32,7 @@ int ws_cli_check_take(const char *cmd, const char *arg, uint32_t *checks) {
     if (i == sizeof names / sizeof names[0])
       return ws_cli_usage_error(cmd, "--check expects race, init or sync (comma-separated), found '%.*s'",
                                 (int)n, p);
+    if (*checks & names[i].bit) return ws_cli_usage_error(cmd, "--check names %s twice", names[i].name);
     *checks |= names[i].bit;
     p += n;
     if (!*p) return WS_EXIT_OK;

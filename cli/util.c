@@ -55,7 +55,8 @@ int ws_cli_exit_code(const char *cmd, const ws_ctx *ctx, ws_status st) {
 }
 
 bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out) {
-  if (!text || !*text || *text == '-' || *text == '+') return false;
+  /* a digit first: strtoull would skip blanks and take a sign */
+  if (!text || *text < '0' || *text > '9') return false;
   errno = 0;
   char *end = NULL;
   unsigned long long v = strtoull(text, &end, 0);
@@ -150,8 +151,10 @@ bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end) 
 int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h) {
   unsigned a, b;
   char tail;
-  if (sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE || b < WS_CHART_MIN_SIDE ||
-      a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
+  const char *x = strchr(text, 'x');
+  bool digits = text[0] >= '0' && text[0] <= '9' && x && x[1] >= '0' && x[1] <= '9'; /* no blanks, no signs */
+  if (!digits || sscanf(text, "%ux%u%c", &a, &b, &tail) != 2 || a < WS_CHART_MIN_SIDE ||
+      b < WS_CHART_MIN_SIDE || a > WS_CHART_MAX_SIDE || b > WS_CHART_MAX_SIDE)
     return ws_cli_usage_error(cmd, "--size expects WxH, each %d to %d, found '%s'", WS_CHART_MIN_SIDE,
                               WS_CHART_MAX_SIDE, text);
   *w = (int32_t)a, *h = (int32_t)b;

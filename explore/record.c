@@ -345,6 +345,9 @@ static ws_status quoted_field(reader *rd, char *buf, size_t bytes, size_t *n) {
     }
     if (ch == '\n') rd->line++;
     if (ch == '\0') return bad(rd, "a NUL byte in a field");
+    /* a quote that is never closed runs into the length limit first: name the cause */
+    if (*n + 1 >= bytes && !memchr(rd->s + rd->pos, '"', rd->len - rd->pos))
+      return bad(rd, "a quoted field is not closed");
     if (*n + 1 >= bytes) return bad(rd, "a field longer than %zu characters", bytes - 1);
     buf[(*n)++] = rd->s[rd->pos];
   }

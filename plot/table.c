@@ -250,7 +250,9 @@ ws_status ws_table_number(ws_ctx *ctx, const ws_table *t, size_t row, size_t col
   char *end = NULL;
   errno = 0;
   double v = strtod(c->text, &end);
-  if (*c->text && *end == '\0' && errno == 0 && isfinite(v)) {
+  /* ERANGE with a finite result is an underflow (1e-308, a subnormal): a
+   * number all the same; an overflow gives infinity and is refused */
+  if (*c->text && *end == '\0' && (errno == 0 || errno == ERANGE) && isfinite(v)) {
     *out = v;
     return WS_OK;
   }

@@ -30,6 +30,7 @@
  * to the request that missed. */
 #include "traces/export.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -103,8 +104,11 @@ static ws_status csv_row(void *user, uint32_t launch, const ws_probe_event *ev) 
 }
 
 static ws_status finish_output(ws_ctx *ctx, FILE *out) {
-  if (fflush(out) != 0 || ferror(out)) return ws_ctx_fail(ctx, WS_ERR_IO, "writing the export failed");
-  return WS_OK;
+  int err = errno; /* the reason an earlier write failed, if one did */
+  errno = 0;
+  if (fflush(out) == 0 && !ferror(out)) return WS_OK;
+  if (errno) err = errno;
+  return ws_ctx_fail(ctx, WS_ERR_IO, "writing the export failed: %s", strerror(err ? err : EIO));
 }
 
 ws_status ws_export_csv(ws_ctx *ctx, ws_wst_reader *r, const ws_export_opts *o, FILE *out,

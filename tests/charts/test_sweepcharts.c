@@ -182,7 +182,8 @@ Test(sweepcharts, roofline_roofs_are_the_presets_peaks) {
   cr_expect_str_eq(r->labels[0], "naive bm=32");
   cr_expect_str_eq(r->labels[1], "tiled bm=64");
   cr_expect_str_eq(r->title, "Roofline of classroom");
-  cr_expect_eq(tally.blank, 1);
+  cr_expect_eq(tally.blank, 0, "no field is empty");
+  cr_expect_eq(tally.unplottable, 1, "intensity 0 cannot be drawn on a log axis");
 }
 
 Test(sweepcharts, roofline_of_several_gpus_needs_one_picked) {

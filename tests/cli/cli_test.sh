@@ -227,7 +227,7 @@ if [ -L "$tmp/link.bin" ] && [ "$(wc -c < "$tmp/target.bin")" -eq 20 ]; then pas
 check out-directory 1 "it is a directory, not a regular file, device or pipe" -- "$ws" "${sxargs[@]}" --out y="$tmp"
 if [ -w /dev/full ]; then
   check stdout-full-disasm 1 "writing standard output: No space left on device" -- bash -c "\"$ws\" disasm \"$saxpy\" > /dev/full"
-  check stdout-full-kernel 1 "writing standard output" -- bash -c "\"$ws\" kernel add > /dev/full"
+  check stdout-full-kernel 1 "writing standard output: No space left on device" -- bash -c "\"$ws\" kernel gemm > /dev/full"
 fi
 
 # exec's flags are checked before anything runs: malformed, duplicate or out-of-range values exit 2
@@ -623,5 +623,17 @@ for sig in INT TERM; do
   fi
 done
 rm -rf "$tmp/sigINT" "$tmp/sigTERM" "$tmp/big.wst"
+# messages (D15): a full disk named once, with its reason; a left-out row's real cause; no blanks
+# in numbers; a check named twice
+if [ -w /dev/full ]; then
+  out=$("$ws" trace export "$tmp/keep.wst" --format csv 2>&1 > /dev/full)
+  if [ "$out" = "warpscope: error: writing the export failed: No space left on device" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: trace export to a full disk said: $out"; fi
+fi
+printf 'gpu,arith_intensity,gflops\nclassroom,-1,2\nclassroom,1,-3\nclassroom,,4\nclassroom,2,8\n' > "$tmp/neg.csv"
+check plot-unplottable 0 "3 of 4 rows left out: 1 with an empty field (arith_intensity, ...); 2 with a value the chart cannot draw (0 or less on a log axis, a negative share)" -- "$ws" plot "$tmp/neg.csv" --kind roofline -o "$tmp/neg.png"
+check viz-size-blank 2 "--size expects WxH from 320x200 to 8192x8192, found ' 320x200'" -- "$ws" viz "$tmp/keep.wst" --size " 320x200" --screenshot "$tmp/b.png"
+check viz-size-inner-blank 2 "found '320x 200'" -- "$ws" viz "$tmp/keep.wst" --size "320x 200" --screenshot "$tmp/b.png"
+check run-check-twice 2 "--check names race twice" -- "$ws" run --check race,race
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

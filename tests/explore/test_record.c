@@ -318,6 +318,18 @@ Test(record, unclosed_quote_and_empty) {
   cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: a quoted field is not closed");
   cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", "", 0, &ps, &rs, &n), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: empty: no header of a sweep record");
+  /* an unclosed quote on a record line, with more than a field's worth of
+   * text after it: the quote is the cause, not the length */
+  ws_text t;
+  ws_text_init(&t);
+  ws_record_csv_header(&t);
+  ws_text_puts(&t, "gemm,\"a100");
+  for (int i = 0; i < 600; i++) ws_text_puts(&t, "x,");
+  char *csv = ws_text_take(&t);
+  cr_assert_not_null(csv);
+  cr_expect_eq(ws_record_csv_parse(ctx, "rr.csv", csv, strlen(csv), &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx), "rr.csv:2: a quoted field is not closed");
+  free(csv);
 }
 
 /* Every byte of a good file replaced by each of a few troublemakers: the

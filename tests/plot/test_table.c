@@ -69,7 +69,7 @@ Test(table, bad_inputs_name_line_and_column) {
 }
 
 Test(table, numbers_name_the_cell) {
-  ws_table *t = parse("m,gflops\n1,fast\n2,\n3,1e999\n");
+  ws_table *t = parse("m,gflops\n1,fast\n2,\n3,1e999\n4,1e-308\n");
   double v;
   cr_expect_neq(ws_table_number(ctx, t, 0, 1, &v), WS_OK);
   cr_expect_str_eq(ws_errmsg(ctx), "t.csv:2:3: error: column 'gflops': a number expected, 'fast' found");
@@ -77,6 +77,9 @@ Test(table, numbers_name_the_cell) {
   cr_expect(
       strstr(ws_errmsg(ctx), "t.csv:3:3: error: column 'gflops': a number expected, an empty field found"));
   cr_expect_neq(ws_table_number(ctx, t, 2, 1, &v), WS_OK, "an overflow is not a number");
+  cr_expect_eq(ws_table_number(ctx, t, 3, 1, &v), WS_OK, "an underflow (a subnormal) is one: %s",
+               ws_errmsg(ctx));
+  cr_expect(v > 0 && v < 1.1e-308);
   ws_table_destroy(t);
 }
 

@@ -535,6 +535,10 @@ ws_status ws_charts_build(ws_ctx *ctx, const ws_charts_opts *o, const ws_table *
                           ws_charts_chart *out) {
   *tally = (ws_charts_tally){0};
   *out = (ws_charts_chart){.kind = o->kind};
+  if (ws_table_rows(t) > WS_CHARTS_MAX_ROWS)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s: %zu rows, over the %u a chart is drawn from (a sweep's largest space)", o->source,
+                       ws_table_rows(t), WS_CHARTS_MAX_ROWS);
   job j = {ctx, o, t, tally, calloc(1, sizeof(ws_charts_store)), 0};
   if (!j.st) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for a chart");
   ws_status st = select_rows(&j);

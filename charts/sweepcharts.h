@@ -24,6 +24,11 @@
 #include "plot/scatter.h"
 #include "plot/table.h"
 
+/* The rows a chart is drawn from at most: a sweep's whole space (its
+ * 100,000-point cap). A chart of more points shows nothing one could read,
+ * and its SVG would take gigabytes. */
+#define WS_CHARTS_MAX_ROWS 100000u
+
 typedef enum ws_charts_kind {
   WS_CHARTS_HEATMAP,
   WS_CHARTS_ROOFLINE,

@@ -293,3 +293,18 @@ Test(sweepcharts, draw_writes_the_chart_or_nothing) {
   cr_expect_neq(stat(path, &sb), 0, "a refused chart writes nothing");
   cr_expect_eq(rmdir(dir), 0);
 }
+
+/* More rows than a sweep can have: refused before a point is built. */
+Test(sweepcharts, a_table_over_the_row_cap_is_refused) {
+  size_t rows = WS_CHARTS_MAX_ROWS + 1, len = 0;
+  char *text = malloc(32 + rows * 4);
+  cr_assert_not_null(text);
+  len += (size_t)sprintf(text, "arith_intensity,gflops\n");
+  for (size_t i = 0; i < rows; i++) len += (size_t)sprintf(text + len, "1,2\n");
+  parse(text);
+  free(text);
+  ws_charts_opts o = opts(WS_CHARTS_ROOFLINE);
+  cr_expect_eq(build(&o), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "t.csv: 100001 rows, over the 100000 a chart is drawn from (a sweep's largest space)");
+}

@@ -64,6 +64,10 @@ static const char viz_help[] =
     "no window can be opened (no display), 2 on a usage error.\n";
 
 #define MAX_FRAMES 10000u
+/* ...and at most this many pixels in all (10,000 frames of 1280x1280): an
+ * 8192x8192 frame takes tens of seconds, so frames x size is what bounds the
+ * time and the disk. */
+#define MAX_FRAME_PIXELS (16ull << 30)
 
 enum {
   OPT_SHOT = 0x400,
@@ -282,6 +286,13 @@ static ws_status frames(viz_state *s, const viz_opts *o, uint32_t launch, uint64
     return ws_ctx_fail(s->ctx, refuse(s),
                        "--every %" PRIu64 " makes %" PRIu64 " frames of the launch, over the %u limit",
                        o->every, n, MAX_FRAMES);
+  uint64_t pixels = n * (uint64_t)o->width * (uint64_t)o->height;
+  if (pixels > MAX_FRAME_PIXELS)
+    return ws_ctx_fail(s->ctx, refuse(s),
+                       "%" PRIu64
+                       " frames of %dx%d are %.1f gigapixels, over the %llu-gigapixel limit: a larger "
+                       "--every or a smaller --size",
+                       n, o->width, o->height, (double)pixels / (double)(1ull << 30), MAX_FRAME_PIXELS >> 30);
   if (mkdir(o->frames, 0777) != 0 && errno != EEXIST)
     return ws_ctx_fail(s->ctx, WS_ERR_IO, "cannot create '%s': %s", o->frames, strerror(errno));
   ws_status st = WS_OK;

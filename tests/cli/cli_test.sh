@@ -635,5 +635,8 @@ check plot-unplottable 0 "3 of 4 rows left out: 1 with an empty field (arith_int
 check viz-size-blank 2 "--size expects WxH from 320x200 to 8192x8192, found ' 320x200'" -- "$ws" viz "$tmp/keep.wst" --size " 320x200" --screenshot "$tmp/b.png"
 check viz-size-inner-blank 2 "found '320x 200'" -- "$ws" viz "$tmp/keep.wst" --size "320x 200" --screenshot "$tmp/b.png"
 check run-check-twice 2 "--check names race twice" -- "$ws" run --check race,race
+# viz --frames bounds frames x size, not the frame count alone (D14)
+check viz-frames-pixels 2 "over the 16-gigapixel limit: a larger --every or a smaller --size" -- "$ws" viz "$tmp/keep.wst" --frames "$tmp/fr-pixels" --every 20 --size 8192x8192
+[ -e "$tmp/fr-pixels" ] && { failed=$((failed + 1)); echo "FAIL: refused frames made their folder"; } || passed=$((passed + 1))
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

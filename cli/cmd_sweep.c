@@ -412,6 +412,25 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
   return alone ? st : merge_and_write(ctx, o, rk, s, st);
 }
 
+/* The ranks of an MPI job must hold one sweep: the same points and the same
+ * GPUs (a node with another preset file, or another build, would record
+ * points rank 0 does not have, and they would be lost). */
+static ws_status same_sweep(ws_ctx *ctx, ws_ranks *rk, const ws_point *points, size_t n) {
+  if (ws_ranks_size(rk) < 2) return WS_OK;
+  uint32_t digest = 0;
+  ws_status st = ws_ranks_agree(ctx, rk, ws_point_digest(ctx, points, n, &digest));
+  return st == WS_OK ? ws_ranks_same(ctx, rk, digest, "points or GPU configuration") : st;
+}
+
+/* Every point of the sweep has its record in what was written. */
+static ws_status all_recorded(ws_ctx *ctx, const ws_sweep *s) {
+  size_t n = ws_sweep_count(s), missing = 0;
+  for (size_t i = 0; i < n; i++) missing += ws_sweep_result(s, i) == NULL;
+  if (!missing) return WS_OK;
+  return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%zu of the sweep's %zu points have no record: a rank's records were lost", missing, n);
+}
+
 static ws_status summarize(ws_ctx *ctx, const sweep_opts *o, const ws_sweep *s) {
   ws_sweep_summary sm;
   ws_status st = ws_sweep_summarize(ctx, s, &sm);
@@ -458,8 +477,10 @@ int ws_cli_sweep(int argc, char **argv) {
     volatile sig_atomic_t *interrupt = ws_cli_catch_interrupts();
     st = ws_ranks_start(ctx, &rk);
     if (st == WS_OK) st = ws_sweep_create(ctx, points, n, &s);
+    if (st == WS_OK) st = same_sweep(ctx, rk, points, n);
     if (st == WS_OK) st = run_sweep(ctx, &o, rk, s, interrupt);
     if (st == WS_OK && ws_ranks_rank(rk) == 0) st = summarize(ctx, &o, s);
+    if (st == WS_OK && ws_ranks_rank(rk) == 0) st = all_recorded(ctx, s);
     rc = st == WS_OK ? WS_EXIT_OK : ws_cli_error("%s", ws_errmsg(ctx));
   }
   ws_sweep_destroy(s);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "models/kgen/attngen.h"
 #include "models/kgen/gemmgen.h"
@@ -478,6 +479,34 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
 ws_status ws_point_check_gpu(ws_ctx *ctx, const ws_point *p) {
   ws_gpu_cfg gpu;
   return resolve_gpu(ctx, p, &gpu);
+}
+
+/* Every key of the config as an INI file would hold it, into the CRC. */
+static uint32_t config_crc(uint32_t crc, const ws_gpu_cfg *cfg) {
+  for (size_t i = 0; i < ws_config_key_count(); i++) {
+    char value[512];
+    ws_config_format(cfg, ws_config_key(i), value, sizeof value);
+    crc = (uint32_t)crc32_z(crc, (const Bytef *)value, strlen(value) + 1);
+  }
+  return crc;
+}
+
+ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *out) {
+  uint32_t crc = (uint32_t)crc32_z(crc32_z(0, Z_NULL, 0), (const Bytef *)pts, n * sizeof *pts);
+  const ws_point *distinct[256]; /* each GPU once: a space names a handful */
+  size_t nd = 0;
+  ws_status st = WS_OK;
+  for (size_t i = 0; i < n && st == WS_OK && nd < sizeof distinct / sizeof distinct[0]; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < nd && !seen; j++)
+      seen = memcmp(distinct[j]->gpu, pts[i].gpu, sizeof pts[i].gpu) == 0;
+    if (seen) continue;
+    distinct[nd++] = &pts[i];
+    ws_gpu_cfg gpu;
+    if ((st = resolve_gpu(ctx, &pts[i], &gpu)) == WS_OK) crc = config_crc(crc, &gpu);
+  }
+  *out = crc;
+  return st;
 }
 
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res) {

@@ -113,6 +113,10 @@ bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_byt
  * or a combination of --set values that cannot load is the command line's
  * mistake, not a refusal repeated at every point. */
 ws_status ws_point_check_gpu(ws_ctx *ctx, const ws_point *p);
+/* A digest of the points (their bytes: two points compare by them) and of
+ * every GPU they name as it resolves here, preset file and overrides
+ * applied: two processes with the same digest run the same sweep. */
+ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *out);
 /* Runs the point: a fresh device on its preset, inputs from its seed,
  * timing mode, the check against OpenBLAS. A refused configuration is not
  * an error: res->valid is false with the reason. Errors are for what stops

@@ -121,6 +121,25 @@ ws_status ws_ranks_gather(ws_ctx *ctx, ws_ranks *r, const void *mine, size_t byt
   return WS_OK;
 }
 
+ws_status ws_ranks_same(ws_ctx *ctx, ws_ranks *r, uint32_t digest, const char *what) {
+  if (!r->mpi) return WS_OK;
+  uint32_t *all = NULL;
+  size_t *lens = r->rank == 0 ? calloc(r->size, sizeof *lens) : NULL;
+  ws_status st =
+      r->rank == 0 && !lens ? ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory comparing ranks") : WS_OK;
+  st = ws_ranks_agree(ctx, r, st);
+  if (st == WS_OK) st = ws_ranks_gather(ctx, r, &digest, sizeof digest, (void **)&all, lens);
+  for (uint32_t i = 1; st == WS_OK && all && i < r->size; i++)
+    if (all[i] != all[0])
+      st = ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "rank %u holds other %s than rank 0 (another --gpu, --set or preset file, or another "
+                       "warpscope build): nothing was run",
+                       i, what);
+  free(all);
+  free(lens);
+  return ws_ranks_agree(ctx, r, st);
+}
+
 ws_status ws_ranks_agree(ws_ctx *ctx, ws_ranks *r, ws_status st) {
   if (!r->mpi) return st;
 #ifdef WS_HAVE_MPI

@@ -42,5 +42,9 @@ ws_status ws_ranks_gather(ws_ctx *ctx, ws_ranks *r, const void *mine, size_t byt
  * WS_OK gets another rank's failure with a message saying so, so none waits
  * for a gather that never comes; a failed rank keeps its own. */
 ws_status ws_ranks_agree(ws_ctx *ctx, ws_ranks *r, ws_status st);
+/* Whether every rank holds the same `digest` as rank 0 (collective): rank 0
+ * fails naming the first rank that differs, and through ws_ranks_agree so
+ * does every other rank; `what` says what the digest covers. */
+ws_status ws_ranks_same(ws_ctx *ctx, ws_ranks *r, uint32_t digest, const char *what);
 
 #endif

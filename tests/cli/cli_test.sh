@@ -556,6 +556,12 @@ if command -v mpirun > /dev/null 2>&1; then
   check sweep-mpi 0 "" -- env ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 mpirun -np 2 --oversubscribe --allow-run-as-root "$ws" sweep "${sw[@]}" -j 1 -o "$tmp/mpi.csv" --json "$tmp/mpi.json" -q
   if cmp -s "$tmp/mpi.csv" "$tmp/sw.csv" && cmp -s "$tmp/mpi.json" "$tmp/sw.json"; then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: mpirun -np 2 wrote other bytes than one process"; fi
+  # ranks that hold other points stop the job with exit 1 naming the rank, and nothing is written (D3)
+  check sweep-mpi-ranks-differ 1 "rank 1 holds other points or GPU configuration than rank 0" -- \
+    env ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 mpirun --oversubscribe --allow-run-as-root \
+    -np 1 "$ws" sweep gemm --gpu classroom --size 32,64 --variant naive -j 1 -o "$tmp/mm.csv" -q : \
+    -np 1 "$ws" sweep gemm --gpu classroom --size 32,64 --variant naive -j 1 -o "$tmp/mm.csv" -q --seed 2
+  [ -e "$tmp/mm.csv" ] && { failed=$((failed + 1)); echo "FAIL: ranks that differ wrote a sweep"; } || passed=$((passed + 1))
 fi
 check sweep-plot 0 "" -- "$ws" plot "$tmp/sw.csv" --kind stalls -o "$tmp/sw-stalls.png"
 # a sampled sweep records its waves, the CTAs it timed and the interval; it is another sweep than the full one

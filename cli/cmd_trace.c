@@ -235,16 +235,18 @@ static const char *kernel_name(const ws_wst_reader *r, uint32_t k) {
 
 /* ---- info ------------------------------------------------------------------------ */
 
-static void info_gpu(const ws_wst_reader *r) {
-  ws_ctx *ctx = ws_ctx_create();
+/* The embedded config through the same checks stats, export and viz apply;
+ * false (the message on the reader's context) when it fails them. */
+static bool info_gpu(const ws_wst_reader *r) {
   ws_gpu_cfg cfg;
-  if (ws_wst_config(r, &cfg) == WS_OK)
-    printf("gpu:      %s: %u SMs at %u MHz, %u sub-partitions per SM, %u L2 slices, %u HBM channels\n",
-           cfg.gpu.name, cfg.gpu.num_sms, cfg.gpu.core_clock_mhz, cfg.sm.subpartitions, cfg.l2.slices,
-           cfg.hbm.channels);
-  else
-    printf("gpu:      unknown (%s)\n", ws_errmsg(ctx));
-  ws_ctx_destroy(ctx);
+  if (ws_wst_config(r, &cfg) != WS_OK) {
+    printf("gpu:      unknown: the embedded config fails its checks (below)\n");
+    return false;
+  }
+  printf("gpu:      %s: %u SMs at %u MHz, %u sub-partitions per SM, %u L2 slices, %u HBM channels\n",
+         cfg.gpu.name, cfg.gpu.num_sms, cfg.gpu.core_clock_mhz, cfg.sm.subpartitions, cfg.l2.slices,
+         cfg.hbm.channels);
+  return true;
 }
 
 static void info_kernels(const ws_wst_reader *r) {
@@ -342,16 +344,19 @@ static void info_regions(ws_wst_reader *r) {
            g[i].size_bytes);
 }
 
-static int cmd_info(const trace_opts *o, ws_wst_reader *r) {
+static int cmd_info(ws_ctx *ctx, const trace_opts *o, ws_wst_reader *r) {
   printf("file:     %s: %" PRIu64 " bytes, .wst version %u, %zu chunks\n", o->path, ws_wst_file_bytes(r),
          ws_wst_version(r), ws_wst_chunk_count(r));
-  info_gpu(r);
+  bool cfg_ok = info_gpu(r);
+  char why[WS_ERRMSG_MAX_BYTES];
+  snprintf(why, sizeof why, "%s", cfg_ok ? "" : ws_errmsg(ctx));
   info_kernels(r);
   info_launches(r);
   info_regions(r);
   info_counts(r);
   info_journey(r);
-  return damaged(r);
+  int rc = damaged(r);
+  return rc == WS_EXIT_OK && !cfg_ok ? ws_cli_error("%s", why) : rc;
 }
 
 /* ---- dump ------------------------------------------------------------------------ */
@@ -541,7 +546,7 @@ int ws_cli_trace_command(int argc, char **argv) {
     return rc;
   }
   if (!strcmp(o.sub, "info"))
-    rc = cmd_info(&o, r);
+    rc = cmd_info(ctx, &o, r);
   else if (!strcmp(o.sub, "dump"))
     rc = cmd_dump(&o, r, ctx);
   else if (!strcmp(o.sub, "stats"))

@@ -435,6 +435,10 @@ int ws_cli_viz(int argc, char **argv) {
   if (o.shot || o.frames) ws_cli_catch_interrupts();
   ws_status st = draw(&s, &o);
   if (st == WS_OK && ws_cli_interrupted()) st = ws_ctx_fail(s.ctx, WS_ERR_INTERRUPTED, "interrupted");
+  /* a damaged trace: what is intact was drawn, the warning said what is not, and the exit is 1 as for
+   * trace info, dump and stats */
+  if (st == WS_OK && s.reader && ws_wst_warning(s.reader))
+    st = ws_ctx_fail(s.ctx, WS_ERR_INVALID, "%s: drawn from its intact part only", o.path);
   rc = st == WS_OK ? WS_EXIT_OK
        : s.usage   ? ws_cli_usage_error("viz", "%s", ws_errmsg(s.ctx))
                    : ws_cli_error("%s", ws_errmsg(s.ctx));

@@ -121,6 +121,10 @@ ws_block_verdict ws_block_unpack_file(const uint8_t in[WS_BLOCK_FILE_HEADER_BYTE
   h->chunks = ws_bytes_le32(in + 40);
   h->launches = ws_bytes_le32(in + 44);
   h->events = ws_bytes_le64(in + 48);
+  if (ws_bytes_le32(in + 56) != 0) {
+    snprintf(why, why_bytes, "byte 56: a reserved word of 0 expected, %u found", ws_bytes_le32(in + 56));
+    return WS_BLOCK_BAD_CRC;
+  }
   return WS_BLOCK_OK;
 }
 

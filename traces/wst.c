@@ -1216,6 +1216,17 @@ static void check_header(ws_wst_reader *r, ws_block_verdict v, const ws_block_fi
              (unsigned long long)r->size, (unsigned long long)fh->file_bytes);
 }
 
+/* Bytes after the end the header records (something appended, or a size
+ * field changed): the trace reads whole, and the reader says so. */
+static bool check_tail(ws_wst_reader *r, const ws_block_file_header *fh) {
+  if (fh->file_bytes >= r->size) return true;
+  char buf[700];
+  snprintf(buf, sizeof buf, "%s: byte %llu: the trace ends here (its header says so), %llu more bytes follow",
+           r->name, (unsigned long long)fh->file_bytes, (unsigned long long)(r->size - fh->file_bytes));
+  free(r->warning);
+  return (r->warning = strdup(buf)) != NULL;
+}
+
 static ws_status open_reader(ws_wst_reader *r) {
   uint8_t head[WS_BLOCK_FILE_HEADER_BYTES] = {0};
   size_t got = read_at(r, 0, head, sizeof head);
@@ -1245,6 +1256,8 @@ static ws_status open_reader(ws_wst_reader *r) {
     bool whole = walk(&o);
     if (!whole) close_walk(r);
     ok = set_warning(r, first, &o, whole);
+  } else {
+    ok = check_tail(r, &fh);
   }
   if (!r->config_text) ok = ok && (r->config_text = strdup("")) != NULL;
   if (!r->t.names) ok = ok && (r->t.names = calloc(1, sizeof *r->t.names)) != NULL;

@@ -1253,3 +1253,43 @@ Test(wst, a_realistic_stream_costs_under_4_bytes_per_event) {
   cr_expect_lt(per, 4.0, "%.2f bytes/event", per);
   ws_wst_close(r);
 }
+
+/* A trace whose embedded config fails the checks (num_sms = 0): `trace
+ * info` says so and exits 1, as stats, export and viz refuse it, instead of
+ * printing "unknown" with 0; bytes after the committed end are reported. */
+Test(wst, info_refuses_what_stats_refuses) {
+  char path[128], cmd[512];
+  in_dir(path, sizeof path, "badcfg.wst");
+  ws_gpu_cfg cfg = preset("classroom");
+  cfg.gpu.num_sms = 0;
+  ws_wst_writer *w = NULL;
+  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_probe *p = ws_wst_writer_probe(w);
+  begin_launch(p, 0);
+  end_launch(p, 0, 10);
+  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(w);
+  snprintf(cmd, sizeof cmd, "%s trace info %s >/dev/null 2>&1", WS_CLI, path);
+  int rc = system(cmd);
+  cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "trace info on a bad config: %d", rc);
+  snprintf(cmd, sizeof cmd, "%s trace stats %s >/dev/null 2>&1", WS_CLI, path);
+  rc = system(cmd);
+  cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "trace stats on a bad config: %d", rc);
+
+  in_dir(path, sizeof path, "tail.wst");
+  w = writer(path, NULL);
+  p = ws_wst_writer_probe(w);
+  begin_launch(p, 0);
+  end_launch(p, 0, 10);
+  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(w);
+  FILE *f = fopen(path, "ab");
+  cr_assert_not_null(f);
+  fputs("appended", f);
+  fclose(f);
+  ws_wst_reader *r = open_ok(path);
+  cr_assert_not_null(ws_wst_warning(r), "8 bytes after the committed end");
+  cr_expect(strstr(ws_wst_warning(r), "8 more bytes follow"), "%s", ws_wst_warning(r));
+  cr_expect_eq(ws_wst_launch_count(r), 1, "what the header covers still reads");
+  ws_wst_close(r);
+}

@@ -1041,6 +1041,14 @@ static bool open_indexed(opener *o, const ws_block_file_header *fh) {
              fh->launches);
     return false;
   }
+  uint64_t events = 0;
+  for (size_t i = 0; i < r->nchunks; i++) events += r->chunks[i].events;
+  if (events != fh->events) {
+    o->at = 48;
+    snprintf(o->why, sizeof o->why, "header: %llu events recorded expected (the index's chunks), %llu found",
+             (unsigned long long)events, (unsigned long long)fh->events);
+    return false;
+  }
   return tables_agree(&r->t, r->chunks, r->nchunks, first, fh->meta_offset, o->why, sizeof o->why);
 }
 

@@ -619,6 +619,39 @@ Test(wst, a_newer_version_is_refused) {
   free(data);
 }
 
+/* Header fields nothing else repeats, changed with the header's CRC-32
+ * fixed: the event count the index disagrees with, and the reserved word. */
+Test(wst, header_events_and_reserved_word_are_checked) {
+  char path[128];
+  in_dir(path, sizeof path, "hdr.wst");
+  write_launches(path, 1, 10, NULL);
+  size_t size = 0;
+  uint8_t *data = slurp(path, &size);
+  uint8_t *orig = malloc(size);
+  cr_assert_not_null(orig);
+  memcpy(orig, data, size);
+  ws_bytes_put_le64(data + 48, ws_bytes_le64(data + 48) + 1);
+  ws_bytes_put_le32(data + 60, ws_block_crc(data, 60));
+  spit(path, data, size);
+  ws_wst_reader *r = open_ok(path);
+  cr_assert_not_null(ws_wst_warning(r));
+  cr_expect(strstr(ws_wst_warning(r), "events recorded expected (the index's chunks)"), "%s",
+            ws_wst_warning(r));
+  cr_expect_eq(count_all(r, NULL), 10, "the walk still reads every record");
+  ws_wst_close(r);
+  memcpy(data, orig, size);
+  ws_bytes_put_le32(data + 56, 7);
+  ws_bytes_put_le32(data + 60, ws_block_crc(data, 60));
+  spit(path, data, size);
+  r = open_ok(path);
+  cr_assert_not_null(ws_wst_warning(r));
+  cr_expect(strstr(ws_wst_warning(r), "byte 56: a reserved word of 0 expected, 7 found"), "%s",
+            ws_wst_warning(r));
+  ws_wst_close(r);
+  free(orig);
+  free(data);
+}
+
 /* ---- named ranges (version 2) ---------------------------------------------------- */
 
 static const ws_runtime_region test_regions[3] = {

@@ -78,7 +78,7 @@ test-fuzz: build
 	@echo "fuzz_image: $(FUZZ_SECONDS) s without a finding"
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_csv
 	mkdir -p $(FUZZ)/corpus-csv
-	cp tests/plot/data/*.csv $(FUZZ)/corpus-csv/
+	cp tests/plot/data/*.csv tests/data/fuzz_csv/*.csv $(FUZZ)/corpus-csv/
 	./$(BUILD)/warpscope sweep gemm --gpu classroom --size 64 --variant naive,smem --restart -q -o $(FUZZ)/corpus-csv/sweep.csv
 	./$(FUZZ)/fuzz_csv -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=256 $(FUZZ)/corpus-csv \
 	  2> $(FUZZ)/fuzz_csv.log || { tail -n 60 $(FUZZ)/fuzz_csv.log; exit 1; }

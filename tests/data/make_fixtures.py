@@ -11,6 +11,9 @@ independently of warpscope's own PNG and safetensors writers.
   fuzz_image/          the image fuzzer's seed corpus: a tiny file per format
                        (GIF, BMP, TGA, QOI, PGM, PBM, TIFF decode; JPEG, WEBP
                        and PCX are headers only)
+  header-length-zero.safetensors
+                       24 zero bytes, as /dev/zero starts: the length field
+                       says 0 (a seed of the safetensors fuzzer)
 
 Run: python3 tests/data/make_fixtures.py (writes next to this script).
 """
@@ -149,6 +152,8 @@ if __name__ == "__main__":
     write_png(os.path.join(HERE, "image_4x2.png"), PNG_PIXELS)
     write_safetensors(os.path.join(HERE, "mixed.safetensors"))
     write_fuzz_corpus(os.path.join(HERE, "fuzz_image"))
+    with open(os.path.join(HERE, "header-length-zero.safetensors"), "wb") as f:
+        f.write(bytes(24))
     # 96x96 noise: the LZW table fills and clears, codes grow to 12 bits
     state, noise = 12345, []
     for _ in range(96 * 96):

@@ -1055,6 +1055,31 @@ Test(wst, small_traces_seed_the_fuzzer) {
     cr_expect_lt(ws_wst_file_bytes(r), 16384);
     ws_wst_close(r);
   }
+  /* and two damaged ones the reader must report (hostile-inputs-2): bytes
+   * after the committed end, and an embedded config that fails its checks */
+  char path[512];
+  snprintf(path, sizeof path, "%s/tail.wst", corpus ? corpus : dir);
+  write_launches(path, 1, 10, NULL);
+  FILE *f = fopen(path, "ab");
+  cr_assert_not_null(f);
+  fputs("appended", f);
+  fclose(f);
+  ws_wst_reader *r = open_ok(path);
+  cr_expect_not_null(ws_wst_warning(r));
+  ws_wst_close(r);
+  snprintf(path, sizeof path, "%s/badcfg.wst", corpus ? corpus : dir);
+  ws_gpu_cfg cfg = preset("classroom");
+  cfg.gpu.num_sms = 0;
+  ws_wst_writer *w = NULL;
+  cr_assert_eq(ws_wst_writer_create(ctx, path, &cfg, NULL, &w), WS_OK, "%s", ws_errmsg(ctx));
+  begin_launch(ws_wst_writer_probe(w), 0);
+  end_launch(ws_wst_writer_probe(w), 0, 10);
+  cr_assert_eq(ws_wst_writer_commit(w), WS_OK, "%s", ws_errmsg(ctx));
+  ws_wst_writer_free(w);
+  r = open_ok(path);
+  ws_gpu_cfg back;
+  cr_expect_eq(ws_wst_config(r, &back), WS_ERR_INVALID);
+  ws_wst_close(r);
 }
 
 /* ---- size ---------------------------------------------------------------------- */

@@ -196,24 +196,6 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
 
 /* ---- the points ----------------------------------------------------------------------------------- */
 
-/* Each GPU of the points loaded once with the overrides before anything
- * runs (a space names a handful of GPUs; past 64 distinct ones the rest
- * are checked where their points run). */
-static ws_status load_gpus(ws_ctx *ctx, const ws_point *pts, size_t n) {
-  const ws_point *checked[64];
-  size_t nchecked = 0;
-  ws_status st = WS_OK;
-  for (size_t i = 0; i < n && st == WS_OK && nchecked < 64; i++) {
-    bool seen = false;
-    for (size_t j = 0; j < nchecked && !seen; j++)
-      seen = strncmp(checked[j]->gpu, pts[i].gpu, sizeof pts[i].gpu) == 0;
-    if (seen) continue;
-    checked[nchecked++] = &pts[i];
-    st = ws_point_check_gpu(ctx, &pts[i]);
-  }
-  return st;
-}
-
 /* The points: the space's, or with --size one space per size, M = N = K. */
 static ws_status points_of(ws_ctx *ctx, sweep_opts *o, ws_point **out, size_t *n) {
   if (!o->size) return ws_space_expand(ctx, &o->space, out, n);
@@ -415,11 +397,8 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
 /* The ranks of an MPI job must hold one sweep: the same points and the same
  * GPUs (a node with another preset file, or another build, would record
  * points rank 0 does not have, and they would be lost). */
-static ws_status same_sweep(ws_ctx *ctx, ws_ranks *rk, const ws_point *points, size_t n) {
-  if (ws_ranks_size(rk) < 2) return WS_OK;
-  uint32_t digest = 0;
-  ws_status st = ws_ranks_agree(ctx, rk, ws_point_digest(ctx, points, n, &digest));
-  return st == WS_OK ? ws_ranks_same(ctx, rk, digest, "points or GPU configuration") : st;
+static ws_status same_sweep(ws_ctx *ctx, ws_ranks *rk, uint32_t digest) {
+  return ws_ranks_size(rk) < 2 ? WS_OK : ws_ranks_same(ctx, rk, digest, "points or GPU configuration");
 }
 
 /* Every point of the sweep has its record in what was written. */
@@ -468,7 +447,11 @@ int ws_cli_sweep(int argc, char **argv) {
   ws_ctx *ctx = ws_ctx_create();
   ws_point *points = NULL;
   size_t n = 0;
-  if (rc == WS_EXIT_OK && (points_of(ctx, &o, &points, &n) != WS_OK || load_gpus(ctx, points, n) != WS_OK))
+  /* the digest loads each GPU of the points with the overrides: a preset or
+   * a --set combination that cannot load is refused before anything runs */
+  uint32_t digest = 0;
+  if (rc == WS_EXIT_OK &&
+      (points_of(ctx, &o, &points, &n) != WS_OK || ws_point_digest(ctx, points, n, &digest) != WS_OK))
     rc = ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
   ws_ranks *rk = NULL;
   ws_sweep *s = NULL;
@@ -477,7 +460,7 @@ int ws_cli_sweep(int argc, char **argv) {
     volatile sig_atomic_t *interrupt = ws_cli_catch_interrupts();
     st = ws_ranks_start(ctx, &rk);
     if (st == WS_OK) st = ws_sweep_create(ctx, points, n, &s);
-    if (st == WS_OK) st = same_sweep(ctx, rk, points, n);
+    if (st == WS_OK) st = same_sweep(ctx, rk, digest);
     if (st == WS_OK) st = run_sweep(ctx, &o, rk, s, interrupt);
     if (st == WS_OK && ws_ranks_rank(rk) == 0) st = summarize(ctx, &o, s);
     if (st == WS_OK && ws_ranks_rank(rk) == 0) st = all_recorded(ctx, s);

@@ -476,11 +476,6 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
   return st;
 }
 
-ws_status ws_point_check_gpu(ws_ctx *ctx, const ws_point *p) {
-  ws_gpu_cfg gpu;
-  return resolve_gpu(ctx, p, &gpu);
-}
-
 /* Every key of the config as an INI file would hold it, into the CRC. */
 static uint32_t config_crc(uint32_t crc, const ws_gpu_cfg *cfg) {
   for (size_t i = 0; i < ws_config_key_count(); i++) {

@@ -108,14 +108,12 @@ typedef struct ws_point_opts {
  * (the generator's rules and the device limits), without running: false
  * with the reason in *why for a point that cannot run. */
 bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_bytes);
-/* Loads the point's GPU and applies its overrides, as a run would: a sweep
- * checks each GPU of its space once before it runs any point, so a preset
- * or a combination of --set values that cannot load is the command line's
- * mistake, not a refusal repeated at every point. */
-ws_status ws_point_check_gpu(ws_ctx *ctx, const ws_point *p);
 /* A digest of the points (their bytes: two points compare by them) and of
  * every GPU they name as it resolves here, preset file and overrides
- * applied: two processes with the same digest run the same sweep. */
+ * applied: two processes with the same digest run the same sweep. Each GPU
+ * is loaded once, so a preset or a combination of --set values that cannot
+ * load fails here, before any point runs (the command line's mistake, not
+ * a refusal repeated at every point). */
 ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *out);
 /* Runs the point: a fresh device on its preset, inputs from its seed,
  * timing mode, the check against OpenBLAS. A refused configuration is not

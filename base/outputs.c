@@ -29,7 +29,8 @@ static void identify(const char *path, file_id *id) {
   char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
   snprintf(base, sizeof base, "%s", path);
-  if (!realpath(dirname(dir), real)) snprintf(real, sizeof real, "%s", dirname(dir));
+  const char *folder = dirname(dir); /* may point into dir: asked once */
+  if (!realpath(folder, real)) snprintf(real, sizeof real, "%s", folder);
   snprintf(id->canon, sizeof id->canon, "%s/%s", real, basename(base));
 }
 

@@ -68,6 +68,9 @@ Test(outputs, distinct_files_devices_and_absent_flags_pass, .init = setup, .fini
   cr_expect_eq(check(ctx, f, 5), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect(ws_outputs_is_stream("/dev/null"));
   cr_expect_not(ws_outputs_is_stream(in));
+  /* in folders that do not exist yet, the folder still tells them apart */
+  ws_outputs_file apart[] = {{"-o", "missing/one/a.json", true}, {"--json", "missing/two/a.json", true}};
+  cr_expect_eq(check(ctx, apart, 2), WS_OK, "%s", ws_errmsg(ctx));
   ws_outputs_file empty[] = {{"-o", "", true}};
   cr_expect_eq(check(ctx, empty, 1), WS_ERR_USAGE);
   cr_expect_str_eq(ws_errmsg(ctx), "-o needs a file name");

@@ -235,12 +235,13 @@ static const char *kernel_name(const ws_wst_reader *r, uint32_t k) {
 
 /* ---- info ------------------------------------------------------------------------ */
 
-/* The embedded config through the same checks stats, export and viz apply;
- * false (the message on the reader's context) when it fails them. */
+/* The embedded config and the launch records through the same checks
+ * stats, export and viz apply; false (the message on the reader's context)
+ * when they fail them. */
 static bool info_gpu(const ws_wst_reader *r) {
   ws_gpu_cfg cfg;
   if (ws_wst_config(r, &cfg) != WS_OK) {
-    printf("gpu:      unknown: the embedded config fails its checks (below)\n");
+    printf("gpu:      unknown: the embedded config or a launch record fails its checks (below)\n");
     return false;
   }
   printf("gpu:      %s: %u SMs at %u MHz, %u sub-partitions per SM, %u L2 slices, %u HBM channels\n",

@@ -28,6 +28,7 @@
 
 #include "base/file.h"
 #include "base/text.h"
+#include "sim/common/occupancy.h"
 #include "traces/block.h"
 #include "traces/codec.h"
 
@@ -1377,12 +1378,64 @@ const ws_runtime_region *ws_wst_regions(const ws_wst_reader *r, size_t *count) {
   return r->t.regions;
 }
 
+/* Whether each of the three dimensions is 1..max. */
+static bool dims_ok(const uint32_t d[3], const uint32_t max[3]) {
+  for (int i = 0; i < 3; i++)
+    if (d[i] == 0 || d[i] > max[i]) return false;
+  return true;
+}
+
+/* Launch i's shape against the preset's limits, and its CTAs per SM against
+ * what its kernel record's registers and shared bytes let fit: the engine
+ * never runs more, and a reader sizes its per-SM tables by them. */
+static ws_status check_launch(const ws_wst_reader *r, const ws_gpu_cfg *cfg, size_t i) {
+  const ws_wst_launch_info *l = &r->t.launches[i];
+  const ws_cfg_sm *sm = &cfg->sm;
+  if (l->kernel == WS_WST_NO_KERNEL) return WS_OK; /* recovered from its chunks: no shape was recorded */
+  if (!dims_ok(l->grid, sm->max_grid_dim) || !dims_ok(l->block, sm->max_block_dim))
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
+                       "%s: launch %zu: a grid within (%u,%u,%u) and a block within (%u,%u,%u) expected, "
+                       "grid (%u,%u,%u) block (%u,%u,%u) found",
+                       r->name, i, sm->max_grid_dim[0], sm->max_grid_dim[1], sm->max_grid_dim[2],
+                       sm->max_block_dim[0], sm->max_block_dim[1], sm->max_block_dim[2], l->grid[0],
+                       l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+  const ws_wst_kernel_info *k = &r->t.kernels[l->kernel];
+  uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+  ws_occupancy occ = {0}; /* a CTA that does not fit leaves 0; the message below replaces its own */
+  if (threads <= sm->max_threads_per_block)
+    ws_occupancy_compute(r->ctx, cfg, (uint32_t)threads, k->regs_per_thread, k->shared_bytes, &occ);
+  if (l->ctas_per_sm == 0 || l->ctas_per_sm > occ.ctas_per_sm)
+    return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
+                       "%s: launch %zu: 1..%u CTAs per SM expected (%llu threads, kernel %u '%s' with %u "
+                       "registers/thread and %u B shared on %s), %u found",
+                       r->name, i, occ.ctas_per_sm, (unsigned long long)threads, l->kernel, k->name,
+                       k->regs_per_thread, k->shared_bytes, cfg->gpu.name, l->ctas_per_sm);
+  return WS_OK;
+}
+
+/* A finished launch lasts at least as long as the last micro-op it began. */
+static ws_status check_launch_cycles(const ws_wst_reader *r, size_t i) {
+  const ws_wst_launch_info *l = &r->t.launches[i];
+  if (l->flags & WS_WST_LAUNCH_UNFINISHED) return WS_OK;
+  uint64_t last = 0;
+  for (size_t c = l->first_chunk; c < (size_t)l->first_chunk + l->chunk_count; c++)
+    if (r->chunks[c].max_begin > last) last = r->chunks[c].max_begin;
+  if (l->cycles >= last && (l->cycles > 0 || l->events == 0)) return WS_OK;
+  return ws_ctx_fail(r->ctx, WS_ERR_INVALID,
+                     "%s: launch %zu: a duration of at least %llu cycles expected (its last micro-op began "
+                     "then), %llu found",
+                     r->name, i, (unsigned long long)(last > 1 ? last : 1), (unsigned long long)l->cycles);
+}
+
 ws_status ws_wst_config(const ws_wst_reader *r, ws_gpu_cfg *out) {
   if (!*r->config_text)
     return ws_ctx_fail(r->ctx, WS_ERR_INVALID, "%s: the embedded config was lost", r->name);
   char origin[600];
   snprintf(origin, sizeof origin, "%s (embedded config)", r->name);
-  return ws_config_load_text(r->ctx, r->config_text, strlen(r->config_text), origin, out);
+  ws_status st = ws_config_load_text(r->ctx, r->config_text, strlen(r->config_text), origin, out);
+  for (size_t i = 0; st == WS_OK && i < r->t.nlaunches; i++) st = check_launch(r, out, i);
+  for (size_t i = 0; st == WS_OK && i < r->t.nlaunches; i++) st = check_launch_cycles(r, i);
+  return st;
 }
 
 /* ---- cursors ------------------------------------------------------------------- */

@@ -133,7 +133,12 @@ void ws_wst_close(ws_wst_reader *r);
 const char *ws_wst_warning(const ws_wst_reader *r);
 uint32_t ws_wst_version(const ws_wst_reader *r);
 uint64_t ws_wst_file_bytes(const ws_wst_reader *r);
-/* The embedded INI text ("" when lost), and the config it loads to. */
+/* The embedded INI text ("" when lost), and the config it loads to, with
+ * every launch record checked against it (grid and block within the
+ * preset's limits, CTAs per SM within what the kernel record's registers
+ * and shared bytes let fit, a finished launch no shorter than the last
+ * micro-op it began): the one check stats, export, viz and `trace info`
+ * share. WS_ERR_INVALID naming the launch. */
 const char *ws_wst_config_text(const ws_wst_reader *r);
 ws_status ws_wst_config(const ws_wst_reader *r, ws_gpu_cfg *out);
 

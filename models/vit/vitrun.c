@@ -637,15 +637,17 @@ static ws_status check_memory(ws_ctx *ctx, const ws_vitrun_cfg *cfg, const ws_ti
                        gpu->gpu.name, (unsigned long long)(gpu->gpu.dram_size_bytes / mib));
   uint64_t staging = (uint64_t)ws_vitrun_pass_images(cfg) * TOKENS * 3 * m->dim; /* read-back (init_result) */
   if (staging < (uint64_t)m->heads * TOKENS * TOKENS) staging = (uint64_t)m->heads * TOKENS * TOKENS;
-  uint64_t host = dev + 2 * ws_tinyvit_cfg_param_count(m) * sizeof(float) +
+  uint64_t sim = ws_device_state_bytes(gpu);
+  uint64_t host = dev + sim + 2 * ws_tinyvit_cfg_param_count(m) * sizeof(float) +
                   ((uint64_t)cfg->batch * ws_tinyvit_acts_floats(m) + staging) * sizeof(float);
   if (host > WS_VITRUN_MAX_HOST_BYTES)
     return ws_ctx_fail(
         ctx, WS_ERR_LIMIT,
-        "--batch %u --dim %u --depth %u needs about %llu MiB of host memory (simulated device "
-        "memory, staged weights, the reference's activations, read-back); the limit is %llu MiB",
-        cfg->batch, m->dim, m->depth, (unsigned long long)((host + mib - 1) / mib),
-        (unsigned long long)(WS_VITRUN_MAX_HOST_BYTES / mib));
+        "--batch %u --dim %u --depth %u on %s needs about %llu MiB of host memory (simulated device "
+        "memory, the simulator's state for this GPU: %llu MiB, staged weights, the reference's "
+        "activations, read-back); the limit is %llu MiB",
+        cfg->batch, m->dim, m->depth, gpu->gpu.name, (unsigned long long)((host + mib - 1) / mib),
+        (unsigned long long)((sim + mib - 1) / mib), (unsigned long long)(WS_VITRUN_MAX_HOST_BYTES / mib));
   return WS_OK;
 }
 

@@ -42,6 +42,14 @@ static ws_status register_stats(ws_engine *e) {
   return ws_stats_register_table(e->stats, e->ctx, defs, sizeof defs / sizeof defs[0], "gpu.");
 }
 
+uint64_t ws_engine_state_bytes(const ws_gpu_cfg *cfg) {
+  const ws_engine *e = NULL; /* an operand of sizeof only */
+  uint64_t sms = cfg->gpu.num_sms;
+  uint64_t per_sm = sizeof *e->sms + sizeof *e->sm_next + sizeof *e->sm_blocked + sizeof *e->sm_parked;
+  return sizeof(ws_engine) + sms * (per_sm + ws_sm_state_bytes(cfg)) + (sms + 63) / 64 * sizeof *e->sm_awake +
+         ws_memsys_state_bytes(cfg);
+}
+
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out) {
   ws_engine *e = calloc(1, sizeof *e);
   if (!e) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating the timing engine");

@@ -23,6 +23,10 @@ typedef struct ws_engine ws_engine;
 
 /* cfg and stats must outlive the engine. */
 ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_engine **out);
+/* Host bytes an engine of cfg takes at most: its SMs filled to their warp
+ * and CTA limits, and the memory hierarchy (ws_memsys_state_bytes); the
+ * counters' names and the functional CTAs of a launch aside. */
+uint64_t ws_engine_state_bytes(const ws_gpu_cfg *cfg);
 void ws_engine_destroy(ws_engine *e);
 /* Whether each launch keeps the L2 contents the previous one left
  * (default: no, every launch starts with empty caches). */

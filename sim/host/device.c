@@ -46,6 +46,10 @@ struct ws_device {
   ws_taint_mem *taint;        /* the tags of global memory while following; NULL: off */
 };
 
+uint64_t ws_device_state_bytes(const ws_gpu_cfg *cfg) {
+  return sizeof(ws_device) + cfg->gpu.const_bank_bytes + ws_engine_state_bytes(cfg);
+}
+
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out) {
   ws_device *dev = calloc(1, sizeof *dev);
   if (!dev) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating a device");

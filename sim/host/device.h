@@ -31,6 +31,12 @@ typedef enum ws_exec_mode {
 
 /* The device keeps `ctx` (not owned) for its messages. */
 ws_status ws_device_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_device **out);
+/* Host bytes the simulator of a device of cfg (resolved) takes at most,
+ * beside the simulated memory it backs: the constant bank and the timing
+ * engine's SMs and memory hierarchy, which grow with the preset's SMs,
+ * caches, MSHRs, slices and channels (a preset with every size key at its
+ * maximum takes about 3.5 GB). For a caller's memory check before work. */
+uint64_t ws_device_state_bytes(const ws_gpu_cfg *cfg);
 void ws_device_destroy(ws_device *dev);
 const ws_gpu_cfg *ws_device_cfg(const ws_device *dev);
 ws_ctx *ws_device_ctx(const ws_device *dev);

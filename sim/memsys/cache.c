@@ -52,6 +52,10 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   return WS_OK;
 }
 
+uint64_t ws_cache_state_bytes(uint32_t sets, uint32_t assoc) {
+  return (uint64_t)sets * assoc * sizeof(ws_cache_way) + WS_CACHE_HINTS * (uint64_t)(sizeof(uint32_t) * 2);
+}
+
 void ws_cache_fini(ws_cache *c) {
   free(c->ways);
   free(c->hint);

@@ -64,6 +64,8 @@ struct ws_cache {
 ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc, const char *repl_name,
                         const char *what);
 void ws_cache_fini(ws_cache *c);
+/* Host bytes ws_cache_init allocates for `sets` x `assoc` ways. */
+uint64_t ws_cache_state_bytes(uint32_t sets, uint32_t assoc);
 /* Invalidates every line (a cold cache). */
 void ws_cache_clear(ws_cache *c);
 

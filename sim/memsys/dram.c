@@ -127,6 +127,12 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
   return st;
 }
 
+uint64_t ws_dram_state_bytes(const ws_gpu_cfg *cfg) {
+  uint64_t per_channel = sizeof(channel) + (uint64_t)cfg->hbm.queue_depth * sizeof(qent) +
+                         (uint64_t)cfg->hbm.banks_per_channel * sizeof(bank);
+  return sizeof(ws_dram) + per_channel * cfg->hbm.channels;
+}
+
 static ws_status alloc_channels(ws_dram *d, ws_ctx *ctx) {
   d->ch = calloc(d->channels, sizeof *d->ch);
   if (!d->ch) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "hbm: out of memory");

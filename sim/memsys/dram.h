@@ -36,6 +36,8 @@ typedef struct ws_dram_issue {
 
 /* cfg must be resolved: it is trusted, not checked. */
 ws_status ws_dram_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_dram **out);
+/* Host bytes ws_dram_create of cfg allocates (its counters' names aside). */
+uint64_t ws_dram_state_bytes(const ws_gpu_cfg *cfg);
 void ws_dram_destroy(ws_dram *d);
 /* Empties the queues and closes every row. */
 void ws_dram_reset(ws_dram *d);

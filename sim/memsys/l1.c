@@ -113,13 +113,27 @@ static ws_status register_stats(ws_l1 *l1, ws_ctx *ctx, ws_stats *s, uint32_t sm
   return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "sm%u.l1.", sm);
 }
 
+/* The MSHR lookup table: a power of two at least twice the MSHRs, so
+ * linear probing stays short. */
+static uint32_t by_line_slots(uint32_t mshrs) {
+  uint32_t slots = 2;
+  while (slots < 2 * mshrs) slots <<= 1;
+  return slots;
+}
+
+uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg) {
+  uint64_t n = cfg->l1.mshr_entries;
+  return sizeof(ws_l1) + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
+         n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)ws_config_l1_waiters(cfg) * sizeof(waiter) +
+         (uint64_t)by_line_slots((uint32_t)n) * sizeof(uint32_t);
+}
+
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   uint32_t n = l1->cfg.mshr_entries;
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
   l1->waiters = calloc(l1->nwaiters, sizeof *l1->waiters);
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
-  uint32_t slots = 2;
-  while (slots < 2 * n) slots <<= 1;
+  uint32_t slots = by_line_slots(n);
   l1->by_line = calloc(slots, sizeof *l1->by_line);
   l1->by_line_mask = slots - 1;
   if (!l1->mshrs || !l1->waiters || !l1->free_stack || !l1->by_line)

@@ -56,6 +56,8 @@ typedef struct ws_l1_done {
 
 /* cfg must be resolved: it is trusted, not checked. */
 ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats, ws_l1 **out);
+/* Host bytes one ws_l1_create of cfg allocates (its counters' names aside). */
+uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg);
 void ws_l1_destroy(ws_l1 *l1);
 /* Cold cache, empty MSHRs and write buffer, idle port. */
 void ws_l1_reset(ws_l1 *l1);

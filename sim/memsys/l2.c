@@ -101,6 +101,13 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
   return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
 }
 
+uint64_t ws_l2_state_bytes(const ws_gpu_cfg *cfg, uint32_t max_ids) {
+  uint64_t per_slice = sizeof(slice) + ws_cache_state_bytes(cfg->geom.l2_sets_per_slice, cfg->l2.assoc) +
+                       (uint64_t)cfg->l2.mshr_entries_per_slice * (sizeof(mshr) + sizeof(uint32_t)) +
+                       (uint64_t)cfg->noc.queue_depth * sizeof(uint32_t);
+  return sizeof(ws_l2) + per_slice * cfg->l2.slices + (uint64_t)max_ids * (sizeof(uint32_t) + 3);
+}
+
 static ws_status init_slice(ws_l2 *l2, ws_ctx *ctx, slice *sl, uint32_t sets) {
   ws_status st = ws_cache_init(&sl->tags, ctx, sets, l2->cfg.assoc, NULL, "l2 slice");
   if (st != WS_OK) return st;

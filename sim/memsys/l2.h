@@ -48,6 +48,9 @@ typedef struct ws_l2_done {
 /* Request ids passed in must be < max_ids. cfg must be resolved: it is
  * trusted, not checked. */
 ws_status ws_l2_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, uint32_t max_ids, ws_l2 **out);
+/* Host bytes ws_l2_create of cfg and max_ids allocates (its counters' names
+ * aside). */
+uint64_t ws_l2_state_bytes(const ws_gpu_cfg *cfg, uint32_t max_ids);
 void ws_l2_destroy(ws_l2 *l2);
 void ws_l2_reset(ws_l2 *l2);
 /* Frees every MSHR, queue and timing stamp but keeps the tags (valid and

@@ -717,6 +717,21 @@ static ws_status alloc_tables(ws_memsys *m, ws_ctx *ctx) {
   return WS_OK;
 }
 
+/* Mirrors alloc_tables and create_parts; `m` is only an operand of sizeof. */
+uint64_t ws_memsys_state_bytes(const ws_gpu_cfg *c) {
+  const ws_memsys *m = NULL;
+  uint64_t pool = c->geom.mem_requests, sms = c->gpu.num_sms;
+  uint64_t tables =
+      pool * (sizeof *m->pool + sizeof *m->l2_done) +
+      sms * (sizeof *m->l1 + sizeof *m->resp_voq + sizeof *m->retry_due + sizeof *m->uvm_refused) +
+      (uint64_t)c->l2.slices * (sizeof *m->req_voq + sizeof *m->pump_at) +
+      (uint64_t)c->hbm.channels * (sizeof *m->dram_wait + sizeof *m->dram_wake) +
+      (uint64_t)c->l1.mshr_max_merge * sizeof *m->l1_done + (uint64_t)c->hbm.queue_depth * sizeof *m->issues;
+  return sizeof(ws_memsys) + tables + sms * ws_l1_state_bytes(c) + ws_xbar_state_bytes(c) +
+         ws_l2_state_bytes(c, (uint32_t)pool) + ws_dram_state_bytes(c) + ws_sysmem_state_bytes() +
+         ws_uvm_state_bytes(c);
+}
+
 static ws_status create_parts(ws_memsys *m, ws_ctx *ctx, ws_stats *stats) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < m->cfg.gpu.num_sms && st == WS_OK; i++)

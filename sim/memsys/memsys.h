@@ -40,6 +40,11 @@ typedef struct ws_memsys ws_memsys;
  * trusted, not checked. */
 ws_status ws_memsys_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_eventq *q,
                            ws_memsys **out);
+/* Host bytes ws_memsys_create of cfg allocates: its request pool and
+ * queues, every L1, the crossbar, the L2 slices, the DRAM channels and the
+ * link models (the counters' names aside). Lets a caller refuse a preset
+ * whose hierarchy alone would not fit before anything is allocated. */
+uint64_t ws_memsys_state_bytes(const ws_gpu_cfg *cfg);
 void ws_memsys_destroy(ws_memsys *m);
 /* Empties every cache, queue and row buffer (a fresh launch on a cold GPU),
  * without touching the counters. */

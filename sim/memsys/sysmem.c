@@ -17,6 +17,8 @@ struct ws_sysmem {
   uint64_t reads, writes, read_bytes, write_bytes, wait_cycles, tag_stalls;
 };
 
+uint64_t ws_sysmem_state_bytes(void) { return sizeof(ws_sysmem); }
+
 ws_status ws_sysmem_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_sysmem **out) {
   *out = NULL;
   ws_sysmem *s = calloc(1, sizeof *s);

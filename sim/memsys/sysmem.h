@@ -29,6 +29,8 @@ typedef struct ws_sysmem ws_sysmem;
 
 /* Registers the sysmem.* counters in `stats` (which must outlive it). */
 ws_status ws_sysmem_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_sysmem **out);
+/* Host bytes ws_sysmem_create allocates (its counters' names aside). */
+uint64_t ws_sysmem_state_bytes(void);
 void ws_sysmem_destroy(ws_sysmem *s);
 /* An idle link, no read outstanding (a new launch). */
 void ws_sysmem_reset(ws_sysmem *s);

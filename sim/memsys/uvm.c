@@ -43,6 +43,10 @@ struct ws_uvm {
 
 static uint32_t popcount32(uint32_t m) { return (uint32_t)__builtin_popcount(m); }
 
+uint64_t ws_uvm_state_bytes(const ws_gpu_cfg *cfg) {
+  return sizeof(ws_uvm) + (uint64_t)cfg->uvm.batch_faults * sizeof(uint64_t);
+}
+
 ws_status ws_uvm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_uvm **out) {
   *out = NULL;
   ws_uvm *u = calloc(1, sizeof *u);

@@ -47,6 +47,8 @@ typedef struct ws_uvm_totals {
 
 /* Registers the uvm.* counters (per launch) in `stats`. */
 ws_status ws_uvm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_uvm **out);
+/* Host bytes ws_uvm_create of cfg allocates (its counters' names aside). */
+uint64_t ws_uvm_state_bytes(const ws_gpu_cfg *cfg);
 void ws_uvm_destroy(ws_uvm *u);
 
 /* A managed allocation: its pages start on the host. */

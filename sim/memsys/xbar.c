@@ -72,6 +72,13 @@ static ws_status register_stats(ws_xbar *x, ws_ctx *ctx, ws_stats *s) {
   return st;
 }
 
+/* Each direction has a free cycle and a byte count per source, a credit
+ * count and a stall count per destination; SMs and slices swap roles. */
+uint64_t ws_xbar_state_bytes(const ws_gpu_cfg *cfg) {
+  uint64_t ports = (uint64_t)cfg->gpu.num_sms + cfg->l2.slices;
+  return sizeof(ws_xbar) + ports * (2 * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint64_t));
+}
+
 ws_status ws_xbar_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_xbar **out) {
   *out = NULL;
   ws_xbar *x = calloc(1, sizeof *x);

@@ -32,6 +32,8 @@ typedef enum ws_xbar_dir { WS_XBAR_REQ, WS_XBAR_RESP, WS_XBAR_DIR_COUNT } ws_xba
 typedef struct ws_xbar ws_xbar;
 
 ws_status ws_xbar_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, ws_xbar **out);
+/* Host bytes ws_xbar_create of cfg allocates (its counters' names aside). */
+uint64_t ws_xbar_state_bytes(const ws_gpu_cfg *cfg);
 void ws_xbar_destroy(ws_xbar *x);
 /* Frees every port and returns every credit. */
 void ws_xbar_reset(ws_xbar *x);

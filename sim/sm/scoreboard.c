@@ -130,9 +130,16 @@ ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nr
 
 _Static_assert(256 + 8 <= WS_SCOREBOARD_PENDING_WORDS * 64, "one pending bit per slot");
 
+/* One slot per register row and eight for the predicates. */
+static uint32_t slots_for(uint32_t nrows) { return nrows + 8; }
+
+uint64_t ws_scoreboard_state_bytes(uint32_t nrows) {
+  return slots_for(nrows) * (uint64_t)sizeof(ws_scoreboard_slot);
+}
+
 bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows) {
   memset(sb, 0, sizeof *sb);
-  sb->nslots = nrows + 8;
+  sb->nslots = slots_for(nrows);
   sb->slots = calloc(sb->nslots, sizeof *sb->slots);
   return sb->slots != NULL;
 }

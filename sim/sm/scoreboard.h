@@ -93,6 +93,8 @@ ws_status ws_scoreboard_table_build(ws_ctx *ctx, const ws_kernel *k, uint32_t nr
                                     uint32_t tensor_ii, ws_scoreboard_insn **out);
 
 bool ws_scoreboard_init(ws_scoreboard *sb, uint32_t nrows);
+/* Host bytes ws_scoreboard_init allocates for nrows registers. */
+uint64_t ws_scoreboard_state_bytes(uint32_t nrows);
 void ws_scoreboard_free(ws_scoreboard *sb);
 void ws_scoreboard_reset(ws_scoreboard *sb);
 

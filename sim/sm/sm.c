@@ -95,6 +95,13 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
   return st;
 }
 
+uint64_t ws_sm_state_bytes(const ws_gpu_cfg *cfg) {
+  const ws_sm *sm = NULL; /* an operand of sizeof only */
+  uint64_t warp = sizeof *sm->warps + ws_scoreboard_state_bytes(cfg->regfile.max_regs_per_thread);
+  return (sizeof(ws_sm) + 63) / 64 * 64 + 64 * sizeof *sm->lsu.reqs +
+         (uint64_t)cfg->sm.max_ctas_per_sm * sizeof *sm->slots + (uint64_t)cfg->sm.max_warps_per_sm * warp;
+}
+
 ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem, ws_stats *stats,
                        ws_sm **out) {
   /* 64-byte aligned: the slot records are laid out by cache line */

@@ -72,6 +72,11 @@ typedef struct ws_sm ws_sm;
 /* Registers the SM's counters as "sm<id>.*" in stats. */
 ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem, ws_stats *stats,
                        ws_sm **out);
+/* Host bytes one SM of cfg takes at most: what ws_sm_create allocates and
+ * what ws_sm_begin adds for a launch filling every warp and CTA slot with
+ * max_regs_per_thread registers (the LSU's growth with traffic and the
+ * counters' names aside). */
+uint64_t ws_sm_state_bytes(const ws_gpu_cfg *cfg);
 void ws_sm_destroy(ws_sm *sm);
 
 /* Sizes warp and CTA slots for a launch; ws_sm_end frees them. */

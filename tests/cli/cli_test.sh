@@ -629,6 +629,24 @@ for sig in INT TERM; do
   fi
 done
 rm -rf "$tmp/sigINT" "$tmp/sigTERM" "$tmp/big.wst"
+# Ctrl-C during run, launches or the checks after them, is never swallowed (D16): a run still
+# alive when signalled exits 130 and prints nothing; one that had already ended exits 0
+for delay in 0.3 0.8; do
+  "$ws" run --gpu classroom --batch 64 >"$tmp/int.out" 2>/dev/null &
+  pid=$!
+  sleep "$delay"
+  state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo gone)
+  signalled=0
+  if [ "$state" != Z ] && [ "$state" != gone ]; then kill -s INT "$pid" 2>/dev/null && signalled=1; fi
+  wait "$pid"
+  rc=$?
+  if { [ "$signalled" -eq 1 ] && [ "$rc" -eq 130 ] && [ ! -s "$tmp/int.out" ]; } ||
+     { [ "$signalled" -eq 0 ] && [ "$rc" -eq 0 ]; }; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL: run interrupted after ${delay}s: rc=$rc, signalled=$signalled, $(wc -c <"$tmp/int.out") bytes out"
+  fi
+done
 # messages (D15): a full disk named once, with its reason; a left-out row's real cause; no blanks
 # in numbers; a check named twice
 if [ -w /dev/full ]; then
@@ -644,5 +662,11 @@ check run-check-twice 2 "--check names race twice" -- "$ws" run --check race,rac
 # viz --frames bounds frames x size, not the frame count alone (D14)
 check viz-frames-pixels 2 "over the 16-gigapixel limit: a larger --every or a smaller --size" -- "$ws" viz "$tmp/keep.wst" --frames "$tmp/fr-pixels" --every 20 --size 8192x8192
 [ -e "$tmp/fr-pixels" ] && { failed=$((failed + 1)); echo "FAIL: refused frames made their folder"; } || passed=$((passed + 1))
+# run's memory check counts the simulator's own state for the preset (D13):
+# every size key at its maximum takes about 3.5 GB before any image
+big=(--gpu classroom --set gpu.num_sms=1024 --set l2.size_kib=1048576 --set l2.slices=1024 --set hbm.channels=1024
+  --set l1.size_kib=1024 --set l1.assoc=64 --set l1.mshr_entries=4096 --set l2.mshr_entries_per_slice=4096
+  --set hbm.queue_depth=4096)
+check run-sim-state 2 "the simulator's state for this GPU: 35" -- "$ws" run "${big[@]}" --batch 1024 --dim 128 --depth 8
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

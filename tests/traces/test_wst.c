@@ -1018,6 +1018,73 @@ Test(wst, a_directory_is_refused_and_a_full_device_reported_at_commit) {
 /* Small traces that touch every table: written into $WS_WST_CORPUS when
  * set (make test-fuzz seeds tests/fuzz/fuzz_wst.c with them), else into
  * the test folder; either way each must open intact. */
+/* ---- launch records against their kernel records and the preset ----------- */
+
+/* launch_of(0)'s grid (4,2,1) and block (128,1,1), a run no other field of
+ * the metadata holds: where the record's shape starts. */
+static uint8_t *find_shape(uint8_t *raw, size_t n) {
+  static const uint32_t shape[6] = {4, 2, 1, 128, 1, 1};
+  uint8_t want[24];
+  for (int i = 0; i < 6; i++) ws_bytes_put_le32(want + 4 * i, shape[i]);
+  for (size_t i = 0; i + sizeof want <= n; i++)
+    if (memcmp(raw + i, want, sizeof want) == 0) return raw + i;
+  cr_assert_fail("the launch record's shape was not found in the metadata");
+  return NULL;
+}
+
+/* Offsets from the shape: grid 0, block 12, CTAs per SM 24, cycles 28. */
+static void grid_zero(uint8_t *raw, size_t n) { ws_bytes_put_le32(find_shape(raw, n), 0); }
+static void block_huge(uint8_t *raw, size_t n) { ws_bytes_put_le32(find_shape(raw, n) + 12, 0xFFFFFFFFu); }
+static void ctas_zero(uint8_t *raw, size_t n) { ws_bytes_put_le32(find_shape(raw, n) + 24, 0); }
+static void ctas_over(uint8_t *raw, size_t n) { ws_bytes_put_le32(find_shape(raw, n) + 24, 33); }
+static void cycles_zero(uint8_t *raw, size_t n) { ws_bytes_put_le64(find_shape(raw, n) + 28, 0); }
+static void cycles_short(uint8_t *raw, size_t n) { ws_bytes_put_le64(find_shape(raw, n) + 28, 100); }
+
+/* One launch of kernel 0 (32 registers, no shared memory, 128 threads: 16
+ * CTAs fit on a classroom SM, limited by its 2048 threads) whose 500 events
+ * begin at cycles 0..499 and which ends at cycle 500. */
+static void write_one_launch(const char *path) { write_launches(path, 1, 500, NULL); }
+
+Test(wst, launch_records_are_checked_against_kernel_and_preset) {
+  char path[128];
+  in_dir(path, sizeof path, "launch.wst");
+  write_one_launch(path);
+  edit_meta(path, no_edit);
+  ws_wst_reader *r = open_ok(path);
+  ws_gpu_cfg cfg;
+  cr_expect_eq(ws_wst_config(r, &cfg), WS_OK, "the record as written: %s", ws_errmsg(ctx));
+  ws_wst_close(r);
+  struct {
+    void (*edit)(uint8_t *, size_t);
+    const char *says;
+  } cases[] = {
+      {grid_zero, "grid (0,2,1) block (128,1,1) found"},
+      {block_huge, "block (4294967295,1,1) found"},
+      {ctas_zero, "1..16 CTAs per SM expected (128 threads, kernel 0 'gemm' with 32 registers/thread and 0 B "
+                  "shared on classroom), 0 found"},
+      {ctas_over, "1..16 CTAs per SM expected"},
+      {cycles_zero, "a duration of at least 499 cycles expected (its last micro-op began then), 0 found"},
+      {cycles_short, "a duration of at least 499 cycles expected (its last micro-op began then), 100 found"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_one_launch(path);
+    edit_meta(path, cases[i].edit);
+    r = open_ok(path);
+    cr_expect_eq(ws_wst_config(r, &cfg), WS_ERR_INVALID, "case %zu was accepted", i);
+    cr_expect(strstr(ws_errmsg(ctx), "launch.wst: launch 0: ") && strstr(ws_errmsg(ctx), cases[i].says),
+              "case %zu: %s", i, ws_errmsg(ctx));
+    ws_wst_close(r);
+  }
+  /* the last case through the commands: info shows the rest and exits 1, stats refuses */
+  const char *subs[] = {"info", "stats"};
+  for (size_t i = 0; i < 2; i++) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s trace %s %s >/dev/null 2>&1", WS_CLI, subs[i], path);
+    int rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "trace %s on a damaged launch record: %d", subs[i], rc);
+  }
+}
+
 Test(wst, small_traces_seed_the_fuzzer) {
   const char *corpus = getenv("WS_WST_CORPUS");
   for (int seed = 0; seed < 3; seed++) {
@@ -1078,6 +1145,13 @@ Test(wst, small_traces_seed_the_fuzzer) {
   ws_wst_writer_free(w);
   r = open_ok(path);
   ws_gpu_cfg back;
+  cr_expect_eq(ws_wst_config(r, &back), WS_ERR_INVALID);
+  ws_wst_close(r);
+  /* and a launch record claiming more CTAs per SM than its kernel allows */
+  snprintf(path, sizeof path, "%s/badlaunch.wst", corpus ? corpus : dir);
+  write_one_launch(path);
+  edit_meta(path, ctas_over);
+  r = open_ok(path);
   cr_expect_eq(ws_wst_config(r, &back), WS_ERR_INVALID);
   ws_wst_close(r);
 }

@@ -451,3 +451,42 @@ Test(engine, functional_mode_has_no_cycles_but_occupancy) {
   cr_expect_gt(t.stats.occupancy.ctas_per_sm, 0);
   st_fini(&t);
 }
+
+/* ---- the host memory an engine takes, known before it is built ------------ */
+
+#include <malloc.h>
+
+#include "sim/gpu/engine.h"
+#include "sim/host/device.h"
+#include "sim/sm/sm.h"
+
+/* ws_engine_state_bytes is a bound for a run's memory check: what creation
+ * allocates (the hierarchy and every SM) must fit under it, and the part
+ * it adds for a launch that fills every warp slot is the SMs' share only.
+ * AddressSanitizer's allocator does not feed mallinfo2: skipped there. */
+Test(engine, state_bytes_bound_what_creation_allocates) {
+#if defined(__SANITIZE_ADDRESS__)
+  cr_skip_test("the allocator under test does not report its use");
+#else
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg c;
+  cr_assert_eq(ws_config_load_preset(ctx, "a100", &c), WS_OK);
+  cr_assert_eq(ws_config_set(ctx, &c, "l2.slices=80"), WS_OK);
+  cr_assert_eq(ws_config_resolve(ctx, &c, "test"), WS_OK, "%s", ws_errmsg(ctx));
+  ws_stats *stats = ws_stats_create();
+  struct mallinfo2 a = mallinfo2();
+  ws_engine *e = NULL;
+  cr_assert_eq(ws_engine_create(ctx, &c, stats, &e), WS_OK, "%s", ws_errmsg(ctx));
+  struct mallinfo2 b = mallinfo2();
+  uint64_t used = (b.uordblks + b.hblkhd) - (a.uordblks + a.hblkhd);
+  uint64_t est = ws_engine_state_bytes(&c), sms = c.gpu.num_sms * ws_sm_state_bytes(&c);
+  cr_expect_leq(used, est, "creation took %llu bytes, more than the %llu estimated", (unsigned long long)used,
+                (unsigned long long)est);
+  cr_expect_geq(used, est - sms, "creation took %llu bytes, less than the hierarchy's %llu",
+                (unsigned long long)used, (unsigned long long)(est - sms));
+  cr_expect_gt(ws_device_state_bytes(&c), est, "the device adds its constant bank");
+  ws_engine_destroy(e);
+  ws_stats_destroy(stats);
+  ws_ctx_destroy(ctx);
+#endif
+}

@@ -268,3 +268,48 @@ Test(memsys, streaming_reads_are_bus_bound) {
   cr_expect_geq(last - first, 63 * 8, "responses cannot outrun the bus");
   mt_fini(&s);
 }
+
+/* ---- the host memory a hierarchy takes, known before it is built ---------- */
+
+#include <malloc.h>
+
+/* Heap bytes in use: small blocks and mmap'd large ones. AddressSanitizer's
+ * allocator does not feed mallinfo2, so there the measure is refused. */
+static bool heap_in_use(uint64_t *bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)bytes;
+  return false;
+#else
+  struct mallinfo2 mi = mallinfo2();
+  *bytes = mi.uordblks + mi.hblkhd;
+  return true;
+#endif
+}
+
+/* A preset grown past the shipped ones in every dimension that sizes a
+ * table: SMs, L1 size and MSHRs, L2 size, slices and MSHRs, channels and
+ * queues. ws_memsys_state_bytes must be what creation takes, to within the
+ * allocator's per-block overhead and the counters' names (a few percent). */
+Test(memsys, state_bytes_are_what_creation_allocates) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_gpu_cfg c;
+  cr_assert_eq(ws_config_load_preset(ctx, "classroom", &c), WS_OK);
+  const char *sets[] = {"gpu.num_sms=64",    "l1.size_kib=256",    "l1.mshr_entries=1024",
+                        "l2.size_kib=65536", "l2.slices=64",       "l2.mshr_entries_per_slice=512",
+                        "hbm.channels=64",   "hbm.queue_depth=256"};
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+    cr_assert_eq(ws_config_set(ctx, &c, sets[i]), WS_OK);
+  cr_assert_eq(ws_config_resolve(ctx, &c, "test"), WS_OK, "%s", ws_errmsg(ctx));
+  uint64_t est = ws_memsys_state_bytes(&c), before, after;
+  if (!heap_in_use(&before)) cr_skip_test("the allocator under test does not report its use");
+  mt_sys s;
+  mt_init(&s, &c);
+  heap_in_use(&after);
+  uint64_t used = after - before;
+  cr_expect_gt(est, (uint64_t)32 << 20, "the grown preset should take tens of MB, not %llu bytes",
+               (unsigned long long)est);
+  cr_expect(used >= est - est / 50 && used <= est + est / 20, "estimated %llu bytes, creation took %llu",
+            (unsigned long long)est, (unsigned long long)used);
+  mt_fini(&s);
+  ws_ctx_destroy(ctx);
+}

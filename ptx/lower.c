@@ -1,0 +1,1756 @@
+/* lower.c - PTX instructions into warpscope instructions over virtual
+ * registers (lower.h). One handler per PTX opcode family; each reads the
+ * statement's suffixes, checks what it can run, and emits. */
+#include "ptx/lower.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PARTS 10
+#define MAX_DECLARED_REGS 4000000u
+
+typedef struct slot {
+  uint32_t v;
+  uint8_t word;
+} slot;
+
+typedef struct decl {
+  char prefix[WS_PTX_NAME_MAX];
+  uint32_t count; /* registers prefix0..prefix<count-1>; 0: the one register `prefix` */
+  uint8_t words;
+  uint8_t is_pred;
+  int depth;
+  slot *slots;    /* max(count, 1) */
+  uint16_t *defs; /* definitions seen by the pre-pass, saturating */
+} decl;
+
+typedef enum space { SP_UNKNOWN, SP_GLOBAL, SP_SHARED } space;
+
+struct ws_ptx_lower {
+  ws_ctx *ctx;
+  const char *file;
+  const ws_ptx_module *m;
+  const ws_ptx_entry *e;
+  ws_vcode *vc;
+  decl *decls;
+  size_t ndecls, decls_cap, declared;
+  int depth;
+  ws_ptx_shared *shared;
+  size_t nshared, shared_cap;
+  ws_ptx_pinfo *params;
+  uint8_t *space;     /* per virtual register */
+  uint32_t *param_of; /* per virtual register: the param it was loaded from + 1 */
+  size_t info_cap;
+  const ws_ptx_stmt *st;
+  uint32_t si;
+  char parts[MAX_PARTS][24];
+  int nparts;
+};
+
+typedef ws_ptx_lower lower;
+
+/* ---- messages ------------------------------------------------------------------ */
+
+static void stmt_text(const ws_ptx_stmt *st, char *buf, size_t n) {
+  size_t at = (size_t)snprintf(buf, n, "%s%s%s%s", st->has_guard ? "@" : "", st->guard_neg ? "!" : "",
+                               st->has_guard ? st->guard : "", st->has_guard ? " " : "");
+  if (at < n) at += (size_t)snprintf(buf + at, n - at, "%s", st->op);
+  for (unsigned i = 0; i < st->nopnds && at < n; i++) {
+    const ws_ptx_opnd *o = &st->opnds[i];
+    const char *sep = i ? ", " : " ";
+    switch (o->kind) {
+    case WS_PTX_OPND_INT: at += (size_t)snprintf(buf + at, n - at, "%s%" PRId64, sep, o->ival); break;
+    case WS_PTX_OPND_FLOAT:
+      at += (size_t)snprintf(buf + at, n - at, "%s0%c%0*" PRIX64, sep, o->fdouble ? 'd' : 'f', o->fdouble ? 16 : 8,
+                             o->fbits);
+      break;
+    case WS_PTX_OPND_ADDR:
+      at += (size_t)snprintf(buf + at, n - at, "%s[%s%+" PRId64 "]", sep, o->name, o->ival);
+      break;
+    case WS_PTX_OPND_VECTOR: at += (size_t)snprintf(buf + at, n - at, "%s{...}", sep); break;
+    default: at += (size_t)snprintf(buf + at, n - at, "%s%s%s", sep, o->neg ? "!" : "", o->name); break;
+    }
+  }
+}
+
+static ws_status refuse(lower *lw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static ws_status refuse(lower *lw, const char *fmt, ...) {
+  char what[300], text[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  stmt_text(lw->st, text, sizeof text);
+  return ws_ctx_fail(lw->ctx, WS_ERR_INVALID, "%s:%u: error: '%s': %s", lw->file, lw->st->line, text, what);
+}
+
+static ws_status oom(lower *lw) {
+  return ws_ctx_fail(lw->ctx, WS_ERR_NOMEM, "%s: out of memory translating '%s'", lw->file, lw->e->name);
+}
+
+/* ---- the opcode's suffixes --------------------------------------------------------- */
+
+static void split_op(lower *lw) {
+  const char *s = lw->st->op;
+  lw->nparts = 0;
+  while (*s && lw->nparts < MAX_PARTS) {
+    size_t n = strcspn(s, ".");
+    if (n >= sizeof lw->parts[0]) n = sizeof lw->parts[0] - 1;
+    memcpy(lw->parts[lw->nparts], s, n);
+    lw->parts[lw->nparts++][n] = '\0';
+    s += strcspn(s, ".");
+    if (*s == '.') s++;
+  }
+}
+
+static bool has(const lower *lw, const char *part) {
+  for (int i = 1; i < lw->nparts; i++)
+    if (strcmp(lw->parts[i], part) == 0) return true;
+  return false;
+}
+
+typedef struct ptype {
+  char kind; /* 's', 'u', 'b', 'f', 'p' (pred), 0: none */
+  uint8_t bits;
+} ptype;
+
+static ptype parse_type(const char *p) {
+  ptype t = {0, 0};
+  if (strcmp(p, "pred") == 0) return (ptype){'p', 1};
+  if (strcmp(p, "f16x2") == 0 || strcmp(p, "bf16") == 0 || strcmp(p, "bf16x2") == 0) return (ptype){'h', 32};
+  if ((p[0] == 's' || p[0] == 'u' || p[0] == 'b' || p[0] == 'f') && p[1] >= '0' && p[1] <= '9') {
+    char *end = NULL;
+    long bits = strtol(p + 1, &end, 10);
+    if (*end == '\0' && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) t = (ptype){p[0], (uint8_t)bits};
+  }
+  return t;
+}
+
+/* The k-th type suffix from the end (0: the last). */
+static ptype type_at(const lower *lw, int k) {
+  for (int i = lw->nparts - 1; i > 0; i--) {
+    ptype t = parse_type(lw->parts[i]);
+    if (t.kind && k-- == 0) return t;
+  }
+  return (ptype){0, 0};
+}
+
+/* ---- registers ------------------------------------------------------------------------ */
+
+static bool grow(void **arr, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap) return true;
+  size_t c = *cap ? *cap * 2 : 32;
+  void *p = realloc(*arr, c * elem);
+  if (!p) return false;
+  *arr = p;
+  *cap = c;
+  return true;
+}
+
+/* Keeps the per-register side tables as long as the register list. */
+static bool track(lower *lw) {
+  if (lw->vc->nregs <= lw->info_cap) return true;
+  size_t cap = lw->vc->nregs * 2;
+  uint8_t *sp = realloc(lw->space, cap);
+  if (sp) lw->space = sp;
+  uint32_t *po = realloc(lw->param_of, cap * sizeof *po);
+  if (po) lw->param_of = po;
+  if (!sp || !po) return false;
+  memset(lw->space + lw->info_cap, 0, cap - lw->info_cap);
+  memset(lw->param_of + lw->info_cap, 0, (cap - lw->info_cap) * sizeof *po);
+  lw->info_cap = cap;
+  return true;
+}
+
+static uint32_t new_reg(lower *lw, uint8_t words, bool pred) {
+  uint32_t v = ws_vcode_new_reg(lw->vc, words, pred);
+  if (!track(lw)) lw->vc->oom = true;
+  return v;
+}
+
+static ws_status declare(lower *lw, const ws_ptx_stmt *st) {
+  ptype t = parse_type(st->type + (st->type[0] == '.'));
+  if (!t.kind) return refuse(lw, "a register type expected, '%s' found", st->type);
+  if (t.kind == 'f' && t.bits == 64) return refuse(lw, "64-bit floating point is not supported (no f64 unit)");
+  size_t n = st->count ? st->count : 1;
+  if (lw->declared + n > MAX_DECLARED_REGS)
+    return refuse(lw, "more than %u registers declared", MAX_DECLARED_REGS);
+  if (!grow((void **)&lw->decls, &lw->decls_cap, lw->ndecls, sizeof *lw->decls)) return oom(lw);
+  decl *d = &lw->decls[lw->ndecls];
+  memset(d, 0, sizeof *d);
+  snprintf(d->prefix, sizeof d->prefix, "%s", st->name);
+  d->count = st->count;
+  d->words = t.bits == 64 ? 2 : 1;
+  d->is_pred = t.kind == 'p';
+  d->depth = lw->depth;
+  d->slots = malloc(n * sizeof *d->slots);
+  d->defs = calloc(n, sizeof *d->defs);
+  if (!d->slots || !d->defs) {
+    free(d->slots), free(d->defs);
+    return oom(lw);
+  }
+  for (size_t i = 0; i < n; i++) d->slots[i] = (slot){WS_VC_NONE, 0};
+  lw->ndecls++;
+  lw->declared += n;
+  return WS_OK;
+}
+
+/* The declaration and index of register `name`, innermost scope first. */
+static decl *find_decl(lower *lw, const char *name, uint32_t *index) {
+  for (size_t i = lw->ndecls; i-- > 0;) {
+    decl *d = &lw->decls[i];
+    size_t pl = strlen(d->prefix);
+    if (strncmp(name, d->prefix, pl) != 0) continue;
+    const char *rest = name + pl;
+    if (d->count == 0) {
+      if (*rest == '\0') return *index = 0, d;
+      continue;
+    }
+    if (*rest == '\0' || strspn(rest, "0123456789") != strlen(rest) || strlen(rest) > 9) continue;
+    unsigned long k = strtoul(rest, NULL, 10);
+    if (k < d->count) return *index = (uint32_t)k, d;
+  }
+  return NULL;
+}
+
+static ws_status reg_slot(lower *lw, const char *name, slot *out, decl **dout) {
+  uint32_t k = 0;
+  decl *d = find_decl(lw, name, &k);
+  if (!d) return refuse(lw, "register '%s' is not declared", name);
+  slot *s = &d->slots[k];
+  if (s->v == WS_VC_NONE) s->v = new_reg(lw, d->words, d->is_pred), s->word = 0;
+  if (lw->vc->oom) return oom(lw);
+  *out = *s;
+  if (dout) *dout = d;
+  return WS_OK;
+}
+
+/* ---- operands -------------------------------------------------------------------------- */
+
+static ws_vc_op op_reg(uint32_t v, uint8_t word, uint8_t words, bool def) {
+  return (ws_vc_op){.kind = WS_VC_REG, .def = def, .v = v, .word = word, .words = words};
+}
+static ws_vc_op op_pred(uint32_t p, bool neg, bool def) {
+  return (ws_vc_op){.kind = WS_VC_PRED, .def = def, .neg = neg, .v = p, .words = 1};
+}
+static ws_vc_op op_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static ws_vc_op op_text(const char *fmt, ...) {
+  ws_vc_op o = {.kind = WS_VC_TEXT};
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o.text, sizeof o.text, fmt, ap);
+  va_end(ap);
+  return o;
+}
+
+static ws_vc_insn *emit(lower *lw, const char *mnem, int nops, ...) {
+  ws_vc_insn *in = ws_vcode_add(lw->vc, mnem, lw->si);
+  if (!in) return NULL;
+  va_list ap;
+  va_start(ap, nops);
+  for (int i = 0; i < nops; i++) in->ops[i] = va_arg(ap, ws_vc_op);
+  va_end(ap);
+  in->nops = (uint8_t)nops;
+  return in;
+}
+
+/* The guard of the statement on every instruction emitted since `from`. */
+static ws_status guard_from(lower *lw, size_t from) {
+  if (lw->vc->oom) return oom(lw);
+  if (!lw->st->has_guard) return WS_OK;
+  slot p;
+  decl *d = NULL;
+  ws_status r = reg_slot(lw, lw->st->guard, &p, &d);
+  if (r != WS_OK) return r;
+  if (!d->is_pred) return refuse(lw, "the guard '%s' is not a predicate", lw->st->guard);
+  for (size_t i = from; i < lw->vc->ninsns; i++) {
+    ws_vc_insn *in = &lw->vc->insns[i];
+    if (in->guard != WS_VC_NONE) return refuse(lw, "a guarded instruction that needs its own predicates");
+    in->guard = p.v;
+    in->guard_neg = lw->st->guard_neg;
+  }
+  return WS_OK;
+}
+
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= (int64_t)UINT32_MAX; }
+
+static uint32_t f32_bits(const ws_ptx_opnd *o) {
+  if (!o->fdouble) return (uint32_t)o->fbits;
+  double d;
+  memcpy(&d, &o->fbits, sizeof d);
+  float f = (float)d;
+  uint32_t b;
+  memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+static ws_status sreg_op(lower *lw, const char *name, ws_vc_op *out) {
+  static const struct {
+    const char *ptx, *ws;
+  } map[] = {{"%tid.x", "SR_TID.X"},       {"%tid.y", "SR_TID.Y"},       {"%tid.z", "SR_TID.Z"},
+             {"%ntid.x", "SR_NTID.X"},     {"%ntid.y", "SR_NTID.Y"},     {"%ntid.z", "SR_NTID.Z"},
+             {"%ctaid.x", "SR_CTAID.X"},   {"%ctaid.y", "SR_CTAID.Y"},   {"%ctaid.z", "SR_CTAID.Z"},
+             {"%nctaid.x", "SR_NCTAID.X"}, {"%nctaid.y", "SR_NCTAID.Y"}, {"%nctaid.z", "SR_NCTAID.Z"},
+             {"%laneid", "SR_LANEID"},     {"%warpid", "SR_WARPID"},     {"%smid", "SR_SMID"},
+             {"%clock", "SR_CLOCK"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strcmp(map[i].ptx, name) == 0) {
+      *out = op_text("%s", map[i].ws);
+      return WS_OK;
+    }
+  return refuse(lw, "special register '%s' is not supported; supported: %%tid, %%ntid, %%ctaid, %%nctaid (.x .y "
+                    ".z), %%laneid, %%warpid, %%smid, %%clock",
+                name);
+}
+
+/* A source that must be a register of `words` words: immediates and
+ * special registers go through a fresh register. */
+static ws_status use_r(lower *lw, const ws_ptx_opnd *o, uint8_t words, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_REG) {
+    slot s = {0, 0};
+    decl *d = NULL;
+    ws_status r = reg_slot(lw, o->name, &s, &d);
+    if (r != WS_OK) return r;
+    if (d->is_pred) return refuse(lw, "'%s' is a predicate; a register expected", o->name);
+    if (d->words < words) return refuse(lw, "'%s' holds 32 bits; a 64-bit register expected", o->name);
+    *out = op_reg(s.v, s.word, words, false);
+    return WS_OK;
+  }
+  if (o->kind == WS_PTX_OPND_SREG) {
+    ws_vc_op sr;
+    ws_status r = sreg_op(lw, o->name, &sr);
+    if (r != WS_OK) return r;
+    uint32_t t = new_reg(lw, words, false);
+    emit(lw, "S2R", 2, op_reg(t, 0, 1, true), sr);
+    if (words == 2) emit(lw, "MOV", 2, op_reg(t, 1, 1, true), op_text("0"));
+    *out = op_reg(t, 0, words, false);
+    return lw->vc->oom ? oom(lw) : WS_OK;
+  }
+  if (o->kind == WS_PTX_OPND_INT || o->kind == WS_PTX_OPND_FLOAT) {
+    uint64_t v = o->kind == WS_PTX_OPND_INT ? (uint64_t)o->ival : (words == 2 ? o->fbits : f32_bits(o));
+    if (o->kind == WS_PTX_OPND_FLOAT && o->fdouble && words == 2) return refuse(lw, "64-bit floats are not supported");
+    uint32_t t = new_reg(lw, words, false);
+    emit(lw, "MOV", 2, op_reg(t, 0, 1, true), op_text("0x%" PRIX32, (uint32_t)v));
+    if (words == 2) emit(lw, "MOV", 2, op_reg(t, 1, 1, true), op_text("0x%" PRIX32, (uint32_t)(v >> 32)));
+    *out = op_reg(t, 0, words, false);
+    return lw->vc->oom ? oom(lw) : WS_OK;
+  }
+  return refuse(lw, "a register or a constant expected as a source");
+}
+
+/* A 32-bit source that may stay an immediate. */
+static ws_status use_i(lower *lw, const ws_ptx_opnd *o, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_INT) {
+    if (!fits32(o->ival)) return refuse(lw, "the constant %" PRId64 " does not fit in 32 bits", o->ival);
+    *out = op_text("0x%" PRIX32, (uint32_t)o->ival);
+    return WS_OK;
+  }
+  if (o->kind == WS_PTX_OPND_FLOAT) {
+    *out = op_text("0x%" PRIX32, f32_bits(o));
+    return WS_OK;
+  }
+  return use_r(lw, o, 1, out);
+}
+
+/* A float source: a register or a float literal. */
+static ws_status use_f(lower *lw, const ws_ptx_opnd *o, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_FLOAT) {
+    *out = op_text("0f%08" PRIX32, f32_bits(o));
+    return WS_OK;
+  }
+  if (o->kind == WS_PTX_OPND_INT) return refuse(lw, "an integer where a float is expected");
+  return use_r(lw, o, 1, out);
+}
+
+static ws_status def_r(lower *lw, const ws_ptx_opnd *o, uint8_t words, ws_vc_op *out) {
+  if (o->kind != WS_PTX_OPND_REG) return refuse(lw, "a register expected as the destination");
+  slot s = {0, 0};
+  decl *d = NULL;
+  ws_status r = reg_slot(lw, o->name, &s, &d);
+  if (r != WS_OK) return r;
+  if (d->is_pred) return refuse(lw, "'%s' is a predicate; a register expected", o->name);
+  if (d->words < words) return refuse(lw, "'%s' holds 32 bits; a 64-bit register expected", o->name);
+  *out = op_reg(s.v, s.word, words, true);
+  return WS_OK;
+}
+
+static ws_status use_p(lower *lw, const ws_ptx_opnd *o, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_INT) {
+    *out = op_text("%sPT", o->ival ? "" : "!");
+    return WS_OK;
+  }
+  if (o->kind != WS_PTX_OPND_REG) return refuse(lw, "a predicate expected");
+  slot s = {0, 0};
+  decl *d = NULL;
+  ws_status r = reg_slot(lw, o->name, &s, &d);
+  if (r != WS_OK) return r;
+  if (!d->is_pred) return refuse(lw, "'%s' is not a predicate", o->name);
+  *out = op_pred(s.v, o->neg, false);
+  return WS_OK;
+}
+
+static ws_status def_p(lower *lw, const ws_ptx_opnd *o, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_SINK) {
+    *out = op_text("PT");
+    return WS_OK;
+  }
+  ws_status r = use_p(lw, o, out);
+  out->def = 1;
+  return r;
+}
+
+static ws_status need(lower *lw, unsigned n) {
+  if (lw->st->nopnds == n) return WS_OK;
+  return refuse(lw, "%u operands expected, %u found", n, (unsigned)lw->st->nopnds);
+}
+
+static ws_vc_op word_of(ws_vc_op o, uint8_t w) {
+  o.word = (uint8_t)(o.word + w);
+  o.words = 1;
+  return o;
+}
+
+static ws_status type_check(lower *lw, ptype t, const char *kinds, uint8_t bits_mask) {
+  if (t.kind && strchr(kinds, t.kind) && (bits_mask & (t.bits / 8))) return WS_OK;
+  return refuse(lw, "this type is not supported here");
+}
+
+/* ---- integer arithmetic ---------------------------------------------------------------- */
+
+/* d = a OP b for 32-bit `mnem` (IADD, IMUL ...); commutative ops put an
+ * immediate second, as the ISA's "d,r,i" signature needs. */
+static ws_status binary32(lower *lw, const char *mnem, bool commutes) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b;
+  const ws_ptx_opnd *x = &o[1], *y = &o[2];
+  if (commutes && x->kind != WS_PTX_OPND_REG && y->kind == WS_PTX_OPND_REG) x = &o[2], y = &o[1];
+  ws_status r = need(lw, 3);
+  if (r == WS_OK) r = use_r(lw, x, 1, &a);
+  if (r == WS_OK) r = use_i(lw, y, &b);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, mnem, 3, d, a, b);
+  return r;
+}
+
+/* A 64-bit value's words as registers (immediates materialized). */
+static ws_status use64(lower *lw, const ws_ptx_opnd *o, ws_vc_op *out) { return use_r(lw, o, 2, out); }
+
+static void copy_space(lower *lw, const ws_vc_op *d, const ws_vc_op *a) {
+  if (!track(lw)) return;
+  if (lw->space[a->v] != SP_UNKNOWN) lw->space[d->v] = lw->space[a->v];
+  if (lw->param_of[a->v]) lw->param_of[d->v] = lw->param_of[a->v];
+}
+
+static ws_status add64(lower *lw, bool sub) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b;
+  ws_status r = need(lw, 3);
+  if (r == WS_OK && sub && o[2].kind == WS_PTX_OPND_INT) {
+    ws_ptx_opnd neg = o[2];
+    neg.ival = -neg.ival;
+    r = use64(lw, &neg, &b);
+  } else if (r == WS_OK && sub) {
+    ws_vc_op y;
+    r = use64(lw, &o[2], &y);
+    uint32_t t = new_reg(lw, 2, false);
+    ws_vc_op one;
+    if (r == WS_OK) {
+      emit(lw, "NOT", 2, op_reg(t, 0, 1, true), word_of(y, 0));
+      emit(lw, "NOT", 2, op_reg(t, 1, 1, true), word_of(y, 1));
+      ws_ptx_opnd c1 = {.kind = WS_PTX_OPND_INT, .ival = 1};
+      r = use64(lw, &c1, &one);
+    }
+    if (r == WS_OK) emit(lw, "IADD.64", 3, op_reg(t, 0, 2, true), op_reg(t, 0, 2, false), one);
+    b = op_reg(t, 0, 2, false);
+  } else if (r == WS_OK) {
+    r = use64(lw, &o[2], &b);
+  }
+  if (r == WS_OK) r = use64(lw, &o[1], &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+  if (r == WS_OK) {
+    emit(lw, "IADD.64", 3, d, a, b);
+    copy_space(lw, &d, &a);
+    if (o[2].kind == WS_PTX_OPND_REG) copy_space(lw, &d, &b);
+  }
+  return r;
+}
+
+static ws_status lower_add(lower *lw, bool sub) {
+  ptype t = type_at(lw, 0);
+  if (t.kind == 'f') {
+    ws_vc_op d, a, b;
+    ws_status r = need(lw, 3);
+    if (r == WS_OK) r = type_check(lw, t, "f", 4);
+    if (r == WS_OK && (has(lw, "sat") || has(lw, "rz") || has(lw, "rm") || has(lw, "rp")))
+      r = refuse(lw, "only round-to-nearest fp32 arithmetic without .sat is supported");
+    if (r == WS_OK) r = use_f(lw, &lw->st->opnds[1], &a);
+    if (r == WS_OK) r = use_f(lw, &lw->st->opnds[2], &b);
+    if (r == WS_OK) r = def_r(lw, &lw->st->opnds[0], 1, &d);
+    if (r == WS_OK && a.kind == WS_VC_TEXT) {
+      ws_vc_op tmp = a; /* FADD's first source may be a literal too, but keep registers first */
+      a = b, b = tmp;
+      if (sub) return refuse(lw, "a constant minus a register: write it as an add of the negation");
+    }
+    if (r == WS_OK && sub) {
+      if (b.kind == WS_VC_TEXT) {
+        uint32_t bits = (uint32_t)strtoul(b.text + 2, NULL, 16) ^ 0x80000000u;
+        b = op_text("0f%08" PRIX32, bits);
+      } else {
+        b.neg = 1;
+      }
+    }
+    if (r == WS_OK) emit(lw, "FADD", 3, d, a, b);
+    return r;
+  }
+  if (t.bits == 64) return add64(lw, sub);
+  ws_status r = type_check(lw, t, "sub", 4);
+  if (r == WS_OK && has(lw, "sat")) r = refuse(lw, "saturating integer arithmetic is not supported");
+  if (r != WS_OK) return r;
+  return sub ? binary32(lw, "ISUB", false) : binary32(lw, "IADD", true);
+}
+
+static ws_status lower_mul(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 3);
+  if (r != WS_OK) return r;
+  if (t.kind == 'f') {
+    ws_vc_op d, a, b;
+    r = type_check(lw, t, "f", 4);
+    if (r == WS_OK && (has(lw, "sat") || has(lw, "rz") || has(lw, "rm") || has(lw, "rp")))
+      r = refuse(lw, "only round-to-nearest fp32 arithmetic without .sat is supported");
+    if (r == WS_OK) r = use_f(lw, &o[1], &a);
+    if (r == WS_OK) r = use_f(lw, &o[2], &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+    if (r == WS_OK) emit(lw, "FMUL", 3, d, a.kind == WS_VC_TEXT ? b : a, a.kind == WS_VC_TEXT ? a : b);
+    return r;
+  }
+  const char *dt = t.kind == 's' ? "S32" : "U32";
+  if (has(lw, "wide")) {
+    ws_vc_op d, a, b;
+    if (t.bits != 32) return refuse(lw, "mul.wide is supported for 32-bit sources");
+    const ws_ptx_opnd *x = &o[1], *y = &o[2];
+    if (x->kind != WS_PTX_OPND_REG && y->kind == WS_PTX_OPND_REG) x = &o[2], y = &o[1];
+    r = use_r(lw, x, 1, &a);
+    if (r == WS_OK) r = use_i(lw, y, &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+    char m[32];
+    snprintf(m, sizeof m, "IMAD.WIDE.%s", dt);
+    if (r == WS_OK) emit(lw, m, 4, d, a, b, op_text("RZ"));
+    return r;
+  }
+  if (t.bits == 64) {
+    ws_vc_op d, a, b;
+    if (!has(lw, "lo")) return refuse(lw, "64-bit multiplication is supported as mul.lo");
+    r = use64(lw, &o[1], &a);
+    if (r == WS_OK) r = use64(lw, &o[2], &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+    if (r != WS_OK) return r;
+    uint32_t t2 = new_reg(lw, 2, false);
+    emit(lw, "IMAD.WIDE.U32", 4, op_reg(t2, 0, 2, true), word_of(a, 0), word_of(b, 0), op_text("RZ"));
+    emit(lw, "IMAD", 4, op_reg(t2, 1, 1, true), word_of(a, 0), word_of(b, 1), op_reg(t2, 1, 1, false));
+    emit(lw, "IMAD", 4, op_reg(t2, 1, 1, true), word_of(a, 1), word_of(b, 0), op_reg(t2, 1, 1, false));
+    emit(lw, "MOV", 2, word_of(d, 0), op_reg(t2, 0, 1, false));
+    emit(lw, "MOV", 2, word_of(d, 1), op_reg(t2, 1, 1, false));
+    return WS_OK;
+  }
+  r = type_check(lw, t, "sub", 4);
+  if (r != WS_OK) return r;
+  if (has(lw, "hi")) {
+    char m[32];
+    snprintf(m, sizeof m, "IMUL.HI.%s", dt);
+    return binary32(lw, m, true);
+  }
+  return binary32(lw, "IMUL", true);
+}
+
+static ws_status lower_mad(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b, c;
+  ws_status r = need(lw, 4);
+  if (r != WS_OK) return r;
+  if (t.kind == 'f') { /* mad.rn.f32 is fma.rn.f32 */
+    r = type_check(lw, t, "f", 4);
+    if (r == WS_OK && (has(lw, "sat") || has(lw, "rz") || has(lw, "rm") || has(lw, "rp")))
+      r = refuse(lw, "only round-to-nearest fp32 arithmetic without .sat is supported");
+    if (r == WS_OK) r = use_f(lw, &o[1], &a);
+    if (r == WS_OK) r = use_f(lw, &o[2], &b);
+    if (r == WS_OK) r = use_f(lw, &o[3], &c);
+    if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+    if (r == WS_OK) emit(lw, "FFMA", 4, d, a, b, c);
+    return r;
+  }
+  const char *dt = t.kind == 's' ? "S32" : "U32";
+  const ws_ptx_opnd *x = &o[1], *y = &o[2];
+  if (x->kind != WS_PTX_OPND_REG && y->kind == WS_PTX_OPND_REG) x = &o[2], y = &o[1];
+  if (has(lw, "wide")) {
+    r = use_r(lw, x, 1, &a);
+    if (r == WS_OK) r = use_i(lw, y, &b);
+    if (r == WS_OK) r = use64(lw, &o[3], &c);
+    if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+    char m[32];
+    snprintf(m, sizeof m, "IMAD.WIDE.%s", dt);
+    if (r == WS_OK) {
+      emit(lw, m, 4, d, a, b, c);
+      copy_space(lw, &d, &c);
+    }
+    return r;
+  }
+  if (t.bits != 32 || !has(lw, "lo")) return refuse(lw, "integer mad is supported as mad.lo and mad.wide on 32 bits");
+  r = use_r(lw, x, 1, &a);
+  if (r == WS_OK) r = use_i(lw, y, &b);
+  if (r == WS_OK) r = use_r(lw, &o[3], 1, &c);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, "IMAD", 4, d, a, b, c);
+  return r;
+}
+
+/* Unsigned 32-bit division and remainder as the hardware has no divider:
+ * a reciprocal estimate scaled to 2^32, one Newton step, the quotient from
+ * the high product and two corrections (the sequence LLVM uses for GPUs
+ * without integer division); results for b = 0 are unspecified, as in PTX. */
+static void udivrem(lower *lw, ws_vc_op a, ws_vc_op b, ws_vc_op *q_out, ws_vc_op *r_out) {
+  uint32_t f = new_reg(lw, 1, false), z = new_reg(lw, 1, false), t = new_reg(lw, 1, false);
+  uint32_t q = new_reg(lw, 1, false), rm = new_reg(lw, 1, false), p = new_reg(lw, 1, true);
+  ws_vc_op F = op_reg(f, 0, 1, true), Z = op_reg(z, 0, 1, true), T = op_reg(t, 0, 1, true);
+  ws_vc_op Q = op_reg(q, 0, 1, true), R = op_reg(rm, 0, 1, true), P = op_pred(p, false, true);
+  ws_vc_op f_ = op_reg(f, 0, 1, false), z_ = op_reg(z, 0, 1, false), t_ = op_reg(t, 0, 1, false);
+  ws_vc_op q_ = op_reg(q, 0, 1, false), r_ = op_reg(rm, 0, 1, false), p_ = op_pred(p, false, false);
+  emit(lw, "I2F.U32", 2, F, b);
+  emit(lw, "MUFU.RCP", 2, F, f_);
+  emit(lw, "FMUL", 3, F, f_, op_text("0f4F7FFFFE")); /* 2^32 - 512: the estimate stays below 2^32/b */
+  emit(lw, "F2I.U32", 2, Z, f_);
+  emit(lw, "ISUB", 3, T, op_text("RZ"), b);  /* -b */
+  emit(lw, "IMUL", 3, T, t_, z_);            /* -b * z: the estimate's error, scaled */
+  emit(lw, "IMUL.HI.U32", 3, T, z_, t_);
+  emit(lw, "IADD", 3, Z, z_, t_);            /* one Newton step */
+  emit(lw, "IMUL.HI.U32", 3, Q, a, z_);
+  emit(lw, "IMUL", 3, T, q_, b);
+  emit(lw, "ISUB", 3, R, a, t_);
+  for (int k = 0; k < 2; k++) {
+    emit(lw, "ISETP.GE.U32", 3, P, r_, b);
+    ws_vc_insn *i1 = emit(lw, "IADD", 3, Q, q_, op_text("1"));
+    ws_vc_insn *i2 = emit(lw, "ISUB", 3, R, r_, b);
+    if (i1) i1->guard = p;
+    if (i2) i2->guard = p;
+    (void)p_;
+  }
+  *q_out = q_;
+  *r_out = r_;
+}
+
+static ws_status lower_divrem(lower *lw, bool rem) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 3);
+  if (r != WS_OK) return r;
+  if (t.kind == 'f') {
+    ws_vc_op d, a, b;
+    if (rem) return refuse(lw, "rem is an integer instruction");
+    r = type_check(lw, t, "f", 4);
+    if (r == WS_OK) r = use_f(lw, &o[1], &a);
+    if (r == WS_OK) r = use_r(lw, &o[2], 1, &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+    if (r != WS_OK) return r;
+    uint32_t rc = new_reg(lw, 1, false);
+    ws_vc_op RC = op_reg(rc, 0, 1, true), rc_ = op_reg(rc, 0, 1, false);
+    emit(lw, "MUFU.RCP", 2, RC, b);
+    if (has(lw, "approx") || has(lw, "full")) {
+      emit(lw, "FMUL", 3, d, a, rc_);
+      return WS_OK;
+    }
+    /* div.rn: q = a/b refined by one fused residual step (q + r*(a - b*q)) */
+    uint32_t q = new_reg(lw, 1, false), e = new_reg(lw, 1, false);
+    ws_vc_op nb = b;
+    nb.neg = 1;
+    emit(lw, "FMUL", 3, op_reg(q, 0, 1, true), a, rc_);
+    emit(lw, "FFMA", 4, op_reg(e, 0, 1, true), nb, op_reg(q, 0, 1, false), a);
+    emit(lw, "FFMA", 4, d, op_reg(e, 0, 1, false), rc_, op_reg(q, 0, 1, false));
+    return WS_OK;
+  }
+  r = type_check(lw, t, "sub", 4);
+  if (r != WS_OK) return r;
+  ws_vc_op d, a, b, q, rm;
+  r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = use_r(lw, &o[2], 1, &b);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  if (lw->st->has_guard) return refuse(lw, "a guarded integer division is not supported; divide unguarded");
+  if (t.kind != 's') {
+    udivrem(lw, a, b, &q, &rm);
+    emit(lw, "MOV", 2, d, rem ? rm : q);
+    return WS_OK;
+  }
+  uint32_t ua = new_reg(lw, 1, false), ub = new_reg(lw, 1, false), s = new_reg(lw, 1, false);
+  uint32_t neg = new_reg(lw, 1, true), res = new_reg(lw, 1, false);
+  emit(lw, "IABS", 2, op_reg(ua, 0, 1, true), a);
+  emit(lw, "IABS", 2, op_reg(ub, 0, 1, true), b);
+  udivrem(lw, op_reg(ua, 0, 1, false), op_reg(ub, 0, 1, false), &q, &rm);
+  /* the quotient is negative when the signs differ, the remainder takes a's sign */
+  if (rem) emit(lw, "MOV", 2, op_reg(s, 0, 1, true), a);
+  else emit(lw, "XOR", 3, op_reg(s, 0, 1, true), a, b);
+  emit(lw, "ISETP.LT.S32", 3, op_pred(neg, false, true), op_reg(s, 0, 1, false), op_text("0"));
+  emit(lw, "MOV", 2, op_reg(res, 0, 1, true), rem ? rm : q);
+  ws_vc_insn *n = emit(lw, "ISUB", 3, op_reg(res, 0, 1, true), op_text("RZ"), op_reg(res, 0, 1, false));
+  if (n) n->guard = neg;
+  emit(lw, "MOV", 2, d, op_reg(res, 0, 1, false));
+  return WS_OK;
+}
+
+static ws_status lower_minmax(lower *lw, bool is_max) {
+  ptype t = type_at(lw, 0);
+  if (t.kind == 'f') {
+    const ws_ptx_opnd *o = lw->st->opnds;
+    ws_vc_op d, a, b;
+    ws_status r = need(lw, 3);
+    if (r == WS_OK) r = type_check(lw, t, "f", 4);
+    if (r == WS_OK && has(lw, "NaN")) r = refuse(lw, ".NaN min/max is not supported");
+    if (r == WS_OK) r = use_f(lw, &o[1], &a);
+    if (r == WS_OK) r = use_f(lw, &o[2], &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+    if (r == WS_OK) emit(lw, is_max ? "FMAX" : "FMIN", 3, d, a.kind == WS_VC_TEXT ? b : a, a.kind == WS_VC_TEXT ? a : b);
+    return r;
+  }
+  ws_status r = type_check(lw, t, "su", 4);
+  if (r != WS_OK) return r;
+  char m[24];
+  snprintf(m, sizeof m, "%s.%s", is_max ? "IMAX" : "IMIN", t.kind == 's' ? "S32" : "U32");
+  return binary32(lw, m, true);
+}
+
+static ws_status lower_neg_abs(lower *lw, bool is_abs) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a;
+  ws_status r = need(lw, 2);
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  if (t.kind == 'f' && t.bits == 32) {
+    if (is_abs) a.abs = 1;
+    else a.neg = 1;
+    emit(lw, "FADD", 3, d, a, op_text("-0.0")); /* x + -0 is x, signed zeros kept */
+    return WS_OK;
+  }
+  r = type_check(lw, t, "s", 4);
+  if (r != WS_OK) return r;
+  if (is_abs) emit(lw, "IABS", 2, d, a);
+  else emit(lw, "ISUB", 3, d, op_text("RZ"), a);
+  return WS_OK;
+}
+
+/* ---- bits -------------------------------------------------------------------------------- */
+
+static ws_status lower_logic(lower *lw, const char *mnem, const char *pmnem) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 3);
+  if (r != WS_OK) return r;
+  if (t.kind == 'p') {
+    ws_vc_op d, a, b;
+    r = def_p(lw, &o[0], &d);
+    if (r == WS_OK) r = use_p(lw, &o[1], &a);
+    if (r == WS_OK) r = use_p(lw, &o[2], &b);
+    if (r == WS_OK) emit(lw, pmnem, 3, d, a, b);
+    return r;
+  }
+  if (t.bits == 64) {
+    ws_vc_op d, a, b;
+    r = use64(lw, &o[1], &a);
+    if (r == WS_OK) r = use64(lw, &o[2], &b);
+    if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+    if (r != WS_OK) return r;
+    emit(lw, mnem, 3, word_of(d, 0), word_of(a, 0), word_of(b, 0));
+    emit(lw, mnem, 3, word_of(d, 1), word_of(a, 1), word_of(b, 1));
+    return WS_OK;
+  }
+  return binary32(lw, mnem, true);
+}
+
+static ws_status lower_not(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a;
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  if (t.kind == 'p') {
+    r = def_p(lw, &o[0], &d);
+    if (r == WS_OK) r = use_p(lw, &o[1], &a);
+    if (r == WS_OK) {
+      a.neg = !a.neg;
+      emit(lw, "PAND", 3, d, a, op_text("PT"));
+    }
+    return r;
+  }
+  uint8_t w = t.bits == 64 ? 2 : 1;
+  r = use_r(lw, &o[1], w, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], w, &d);
+  for (uint8_t k = 0; r == WS_OK && k < w; k++) emit(lw, "NOT", 2, word_of(d, k), word_of(a, k));
+  return r;
+}
+
+/* 64-bit shifts by a constant, from 32-bit ones. */
+static ws_status shift64(lower *lw, bool left, bool arith) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (o[2].kind != WS_PTX_OPND_INT || o[2].ival < 0 || o[2].ival > 63)
+    return refuse(lw, "64-bit shifts are supported by a constant 0..63");
+  unsigned n = (unsigned)o[2].ival;
+  ws_vc_op d, a;
+  ws_status r = use64(lw, &o[1], &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+  if (r != WS_OK) return r;
+  const char *sr = arith ? "SHR.S32" : "SHR.U32";
+  uint32_t t = new_reg(lw, 2, false), u = new_reg(lw, 1, false);
+  ws_vc_op lo = op_reg(t, 0, 1, true), hi = op_reg(t, 1, 1, true), U = op_reg(u, 0, 1, true);
+  ws_vc_op lo_ = op_reg(t, 0, 1, false), hi_ = op_reg(t, 1, 1, false), u_ = op_reg(u, 0, 1, false);
+  if (n == 0) {
+    emit(lw, "MOV", 2, lo, word_of(a, 0)), emit(lw, "MOV", 2, hi, word_of(a, 1));
+  } else if (left && n < 32) {
+    emit(lw, "SHR.U32", 3, U, word_of(a, 0), op_text("%u", 32 - n));
+    emit(lw, "SHL", 3, hi, word_of(a, 1), op_text("%u", n));
+    emit(lw, "OR", 3, hi, hi_, u_);
+    emit(lw, "SHL", 3, lo, word_of(a, 0), op_text("%u", n));
+  } else if (left) {
+    emit(lw, "SHL", 3, hi, word_of(a, 0), op_text("%u", n - 32));
+    emit(lw, "MOV", 2, lo, op_text("0"));
+  } else if (n < 32) {
+    emit(lw, "SHL", 3, U, word_of(a, 1), op_text("%u", 32 - n));
+    emit(lw, "SHR.U32", 3, lo, word_of(a, 0), op_text("%u", n));
+    emit(lw, "OR", 3, lo, lo_, u_);
+    emit(lw, sr, 3, hi, word_of(a, 1), op_text("%u", n));
+  } else {
+    emit(lw, sr, 3, lo, word_of(a, 1), op_text("%u", n - 32));
+    if (arith) emit(lw, "SHR.S32", 3, hi, word_of(a, 1), op_text("31"));
+    else emit(lw, "MOV", 2, hi, op_text("0"));
+  }
+  emit(lw, "MOV", 2, word_of(d, 0), lo_);
+  emit(lw, "MOV", 2, word_of(d, 1), hi_);
+  return WS_OK;
+}
+
+static ws_status lower_shift(lower *lw, bool left) {
+  ptype t = type_at(lw, 0);
+  ws_status r = need(lw, 3);
+  if (r != WS_OK) return r;
+  if (t.bits == 64) return shift64(lw, left, t.kind == 's');
+  r = type_check(lw, t, "sub", 4);
+  if (r != WS_OK) return r;
+  if (left) return binary32(lw, "SHL", false);
+  return binary32(lw, t.kind == 's' ? "SHR.S32" : "SHR.U32", false);
+}
+
+static ws_status unary32(lower *lw, const char *mnem) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a;
+  ws_status r = need(lw, 2);
+  if (r == WS_OK && type_at(lw, 0).bits != 32) r = refuse(lw, "supported on 32-bit values");
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, mnem, 2, d, a);
+  return r;
+}
+
+static ws_status lower_bfe(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b, c;
+  ws_status r = need(lw, 4);
+  if (r == WS_OK) r = type_check(lw, t, "su", 4);
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = use_i(lw, &o[2], &b);
+  if (r == WS_OK) r = use_i(lw, &o[3], &c);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, t.kind == 's' ? "BFE.S32" : "BFE.U32", 4, d, a, b, c);
+  return r;
+}
+
+/* bfi d, a, b, pos, len: a's low len bits into b at pos; constant fields. */
+static ws_status lower_bfi(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 5);
+  if (r != WS_OK) return r;
+  if (o[3].kind != WS_PTX_OPND_INT || o[4].kind != WS_PTX_OPND_INT || o[3].ival < 0 || o[4].ival < 0)
+    return refuse(lw, "bfi is supported with a constant position and length");
+  uint32_t pos = (uint32_t)(o[3].ival & 0xff), len = (uint32_t)(o[4].ival & 0xff);
+  if (pos > 31) pos = 32;
+  if (len > 32 - (pos > 32 ? 32 : pos)) len = 32 - pos;
+  uint32_t mask = len == 32 ? 0xFFFFFFFFu : ((1u << len) - 1u) << pos;
+  ws_vc_op d, a, b;
+  r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = use_r(lw, &o[2], 1, &b);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  uint32_t x = new_reg(lw, 1, false), y = new_reg(lw, 1, false);
+  emit(lw, "SHL", 3, op_reg(x, 0, 1, true), a, op_text("%u", pos & 31));
+  emit(lw, "AND", 3, op_reg(x, 0, 1, true), op_reg(x, 0, 1, false), op_text("0x%" PRIX32, mask));
+  emit(lw, "AND", 3, op_reg(y, 0, 1, true), b, op_text("0x%" PRIX32, ~mask));
+  emit(lw, "OR", 3, d, op_reg(x, 0, 1, false), op_reg(y, 0, 1, false));
+  return WS_OK;
+}
+
+static ws_status lower_prmt(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b, c;
+  ws_status r = need(lw, 4);
+  if (r == WS_OK && lw->nparts > 2) r = refuse(lw, "prmt is supported in its default mode");
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = use_r(lw, &o[2], 1, &b);
+  if (r == WS_OK) r = use_i(lw, &o[3], &c);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, "PRMT", 4, d, a, c, b);
+  return r;
+}
+
+/* ---- moves, selects, comparisons ------------------------------------------------------------- */
+
+static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name);
+
+static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
+  ws_ptx_shared *sh = find_shared(lw, src->name);
+  if (!sh) return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
+                         src->name);
+  ws_vc_op d;
+  ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
+  if (r != WS_OK) return r;
+  emit(lw, "MOV", 2, word_of(d, 0), op_text("%s", sh->name));
+  if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+  if (track(lw)) lw->space[d.v] = SP_SHARED;
+  return WS_OK;
+}
+
+static ws_status lower_mov(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  uint8_t words = t.bits == 64 ? 2 : 1;
+  if (t.kind == 'p') {
+    ws_vc_op d, a;
+    r = def_p(lw, &o[0], &d);
+    if (r == WS_OK) r = use_p(lw, &o[1], &a);
+    if (r == WS_OK) emit(lw, "PAND", 3, d, a, op_text("PT"));
+    return r;
+  }
+  if (o[1].kind == WS_PTX_OPND_SYMBOL) return mov_symbol(lw, &o[1], words);
+  if (o[0].kind == WS_PTX_OPND_VECTOR || o[1].kind == WS_PTX_OPND_VECTOR) {
+    bool pack = o[1].kind == WS_PTX_OPND_VECTOR;
+    const ws_ptx_opnd *vec = pack ? &o[1] : &o[0], *whole = pack ? &o[0] : &o[1];
+    if (words != 2 || vec->nelems != 2) return refuse(lw, "mov packs or unpacks two 32-bit halves of a .b64");
+    ws_vc_op w;
+    r = pack ? def_r(lw, whole, 2, &w) : use64(lw, whole, &w);
+    for (uint8_t k = 0; r == WS_OK && k < 2; k++) {
+      ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+      snprintf(e.name, sizeof e.name, "%s", vec->elems[k]);
+      if (strcmp(e.name, "_") == 0) continue;
+      ws_vc_op x;
+      r = pack ? use_r(lw, &e, 1, &x) : def_r(lw, &e, 1, &x);
+      if (r == WS_OK) emit(lw, "MOV", 2, pack ? word_of(w, k) : x, pack ? x : word_of(w, k));
+    }
+    return r;
+  }
+  ws_vc_op d;
+  r = def_r(lw, &o[0], words, &d);
+  if (r != WS_OK) return r;
+  if (o[1].kind == WS_PTX_OPND_SREG) {
+    ws_vc_op sr;
+    r = sreg_op(lw, o[1].name, &sr);
+    if (r == WS_OK) emit(lw, "S2R", 2, word_of(d, 0), sr);
+    if (r == WS_OK && words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+    return r;
+  }
+  if (words == 2) {
+    ws_vc_op a;
+    r = use64(lw, &o[1], &a);
+    if (r == WS_OK) {
+      emit(lw, "MOV", 2, word_of(d, 0), word_of(a, 0));
+      emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
+      copy_space(lw, &d, &a);
+    }
+    return r;
+  }
+  ws_vc_op a;
+  r = use_i(lw, &o[1], &a);
+  if (r == WS_OK) emit(lw, "MOV", 2, d, a);
+  return r;
+}
+
+static ws_status lower_selp(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 4);
+  if (r != WS_OK) return r;
+  uint8_t words = t.bits == 64 ? 2 : 1;
+  ws_vc_op d, a, b, p;
+  r = use_r(lw, &o[1], words, &a);
+  if (r == WS_OK) r = words == 2 ? use64(lw, &o[2], &b) : use_i(lw, &o[2], &b);
+  if (r == WS_OK) r = use_p(lw, &o[3], &p);
+  if (r == WS_OK) r = def_r(lw, &o[0], words, &d);
+  if (r != WS_OK) return r;
+  if (words == 1) {
+    emit(lw, "SEL", 4, d, a, b, p);
+  } else {
+    emit(lw, "SEL", 4, word_of(d, 0), word_of(a, 0), word_of(b, 0), p);
+    emit(lw, "SEL", 4, word_of(d, 1), word_of(a, 1), word_of(b, 1), p);
+  }
+  return WS_OK;
+}
+
+/* The ISA's comparison for a PTX one; NULL when there is none. */
+static const char *cmp_name(const char *c, bool is_float, bool *is_unsigned) {
+  static const struct {
+    const char *ptx, *ws;
+    bool uns;
+  } map[] = {{"eq", "EQ", false},   {"ne", "NE", false},   {"lt", "LT", false},   {"le", "LE", false},
+             {"gt", "GT", false},   {"ge", "GE", false},   {"lo", "LT", true},    {"ls", "LE", true},
+             {"hi", "GT", true},    {"hs", "GE", true},    {"equ", "EQU", false}, {"neu", "NEU", false},
+             {"ltu", "LTU", false}, {"leu", "LEU", false}, {"gtu", "GTU", false}, {"geu", "GEU", false},
+             {"num", "NUM", false}, {"nan", "NAN", false}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+    if (strcmp(map[i].ptx, c) != 0) continue;
+    if (!is_float && strlen(map[i].ws) == 3) return NULL;
+    *is_unsigned = map[i].uns;
+    return map[i].ws;
+  }
+  return NULL;
+}
+
+/* p = a CMP b on 32-bit or float operands. */
+static ws_status compare32(lower *lw, const char *cmp, ptype t, ws_vc_op p, const ws_ptx_opnd *x,
+                           const ws_ptx_opnd *y) {
+  bool uns = false, is_float = t.kind == 'f';
+  const char *c = cmp_name(cmp, is_float, &uns);
+  if (!c) return refuse(lw, "comparison '%s' is not supported for this type", cmp);
+  char m[32];
+  ws_vc_op a, b;
+  ws_status r;
+  if (is_float) {
+    snprintf(m, sizeof m, "FSETP.%s", c);
+    r = use_r(lw, x, 1, &a);
+    if (r == WS_OK) r = use_f(lw, y, &b);
+  } else {
+    snprintf(m, sizeof m, "ISETP.%s.%s", c, uns || t.kind != 's' ? "U32" : "S32");
+    r = use_r(lw, x, 1, &a);
+    if (r == WS_OK) r = use_i(lw, y, &b);
+  }
+  if (r == WS_OK) emit(lw, m, 3, p, a, b);
+  return r;
+}
+
+/* p = a CMP b on 64-bit integers: the high words decide unless equal. */
+static ws_status compare64(lower *lw, const char *cmp, ptype t, ws_vc_op p, const ws_ptx_opnd *x,
+                           const ws_ptx_opnd *y) {
+  bool uns = false;
+  const char *c = cmp_name(cmp, false, &uns);
+  if (!c) return refuse(lw, "comparison '%s' is not supported for this type", cmp);
+  ws_vc_op a, b;
+  ws_status r = use64(lw, x, &a);
+  if (r == WS_OK) r = use64(lw, y, &b);
+  if (r != WS_OK) return r;
+  const char *ht = uns || t.kind != 's' ? "U32" : "S32";
+  uint32_t h = new_reg(lw, 1, true), e = new_reg(lw, 1, true), l = new_reg(lw, 1, true);
+  char m[32];
+  if (strcmp(c, "EQ") == 0 || strcmp(c, "NE") == 0) {
+    snprintf(m, sizeof m, "ISETP.%s.U32", c);
+    emit(lw, m, 3, op_pred(h, false, true), word_of(a, 1), word_of(b, 1));
+    emit(lw, m, 3, op_pred(l, false, true), word_of(a, 0), word_of(b, 0));
+    emit(lw, strcmp(c, "EQ") == 0 ? "PAND" : "POR", 3, p, op_pred(h, false, false), op_pred(l, false, false));
+    return WS_OK;
+  }
+  char strict[3] = {c[0], 'T', 0}; /* LT or GT on the high words */
+  snprintf(m, sizeof m, "ISETP.%s.%s", strict, ht);
+  emit(lw, m, 3, op_pred(h, false, true), word_of(a, 1), word_of(b, 1));
+  emit(lw, "ISETP.EQ.U32", 3, op_pred(e, false, true), word_of(a, 1), word_of(b, 1));
+  snprintf(m, sizeof m, "ISETP.%s.U32", c);
+  emit(lw, m, 3, op_pred(l, false, true), word_of(a, 0), word_of(b, 0));
+  emit(lw, "PAND", 3, op_pred(l, false, true), op_pred(l, false, false), op_pred(e, false, false));
+  emit(lw, "POR", 3, p, op_pred(h, false, false), op_pred(l, false, false));
+  return WS_OK;
+}
+
+static ws_status lower_setp(lower *lw) {
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  const char *cmp = lw->nparts > 1 ? lw->parts[1] : "";
+  const char *bop = NULL;
+  if (has(lw, "and")) bop = "PAND";
+  if (has(lw, "or")) bop = "POR";
+  if (has(lw, "xor")) bop = "PXOR";
+  unsigned srcs = bop ? 3 : 2;
+  bool two = lw->st->nopnds == srcs + 2;
+  if (lw->st->nopnds != srcs + 1 && !two) return need(lw, srcs + 1);
+  if (t.kind == 'f' && t.bits != 32) return refuse(lw, "floating-point comparisons are supported on f32");
+  if (t.kind == 'p' || t.bits < 16) return refuse(lw, "comparisons of this type are not supported");
+  const ws_ptx_opnd *x = &o[two ? 2 : 1], *y = &o[two ? 3 : 2];
+  if (!bop && !two) { /* the common case: the comparison writes p itself */
+    ws_vc_op p;
+    ws_status r = def_p(lw, &o[0], &p);
+    if (r != WS_OK) return r;
+    return t.bits == 64 ? compare64(lw, cmp, t, p, &o[1], &o[2]) : compare32(lw, cmp, t, p, &o[1], &o[2]);
+  }
+  uint32_t c = new_reg(lw, 1, true);
+  ws_vc_op C = op_pred(c, false, true), c_ = op_pred(c, false, false);
+  ws_status r = t.bits == 64 ? compare64(lw, cmp, t, C, x, y) : compare32(lw, cmp, t, C, x, y);
+  ws_vc_op p, q, k;
+  if (r == WS_OK) r = def_p(lw, &o[0], &p);
+  if (r == WS_OK && two) r = def_p(lw, &o[1], &q);
+  if (r == WS_OK && bop) r = use_p(lw, &o[srcs + (two ? 1 : 0)], &k);
+  if (r != WS_OK) return r;
+  ws_vc_op nc = c_;
+  nc.neg = 1;
+  emit(lw, bop ? bop : "PAND", 3, p, c_, bop ? k : op_text("PT"));
+  if (two) emit(lw, bop ? bop : "PAND", 3, q, nc, bop ? k : op_text("PT"));
+  return WS_OK;
+}
+
+/* ---- conversions ------------------------------------------------------------------------------ */
+
+static ws_status lower_cvt(lower *lw) {
+  ptype dt = type_at(lw, 1), st = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  if (!dt.kind || !st.kind) return refuse(lw, "cvt needs a destination and a source type");
+  if (has(lw, "sat")) return refuse(lw, "saturating conversions are not supported");
+  bool dint = dt.kind != 'f', sint = st.kind != 'f';
+  ws_vc_op d, a;
+  if (dint && sint) {
+    uint8_t sw = st.bits == 64 ? 2 : 1, dw = dt.bits == 64 ? 2 : 1;
+    r = use_r(lw, &o[1], sw, &a);
+    if (r == WS_OK) r = def_r(lw, &o[0], dw, &d);
+    if (r != WS_OK) return r;
+    if (st.bits < 32 && dt.bits >= st.bits) { /* widen a narrow value held in 32 bits */
+      emit(lw, st.kind == 's' ? "BFE.S32" : "BFE.U32", 4, word_of(d, 0), word_of(a, 0), op_text("0"),
+           op_text("%u", st.bits));
+    } else if (dt.bits < 32) {
+      emit(lw, dt.kind == 's' ? "BFE.S32" : "BFE.U32", 4, word_of(d, 0), word_of(a, 0), op_text("0"),
+           op_text("%u", dt.bits));
+    } else {
+      emit(lw, "MOV", 2, word_of(d, 0), word_of(a, 0));
+    }
+    if (dw == 2 && sw == 2) emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
+    else if (dw == 2 && st.kind == 's') emit(lw, "SHR.S32", 3, word_of(d, 1), word_of(d, 0), op_text("31"));
+    else if (dw == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+    return WS_OK;
+  }
+  if (dt.bits == 64 || st.bits == 64) return refuse(lw, "64-bit float conversions are not supported");
+  r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  if (dt.kind == 'f' && st.kind == 'f') {
+    if (dt.bits == 16 && st.bits == 32) {
+      if (!has(lw, "rn")) return refuse(lw, "f32 to f16 is supported with .rn");
+      emit(lw, "F2F.F16.F32", 2, d, a);
+    } else if (dt.bits == 32 && st.bits == 16) {
+      emit(lw, "F2F.F32.F16.H0", 2, d, a);
+    } else if (dt.bits == 32 && st.bits == 32) {
+      if (!has(lw, "rni") && !has(lw, "rzi") && !has(lw, "rmi") && !has(lw, "rpi")) emit(lw, "MOV", 2, d, a);
+      else return refuse(lw, "rounding a float to an integral float is not supported");
+    } else {
+      return refuse(lw, "this float conversion is not supported");
+    }
+    return WS_OK;
+  }
+  if (dt.kind == 'f') {
+    if (dt.bits != 32 || st.bits != 32) return refuse(lw, "integer to float is supported from 32 bits to f32");
+    if (!has(lw, "rn")) return refuse(lw, "integer to float is supported with .rn");
+    emit(lw, st.kind == 's' ? "I2F.S32" : "I2F.U32", 2, d, a);
+    return WS_OK;
+  }
+  if (st.bits != 32 || dt.bits != 32) return refuse(lw, "float to integer is supported from f32 to 32 bits");
+  if (!has(lw, "rzi")) return refuse(lw, "float to integer is supported with .rzi (truncation)");
+  emit(lw, dt.kind == 's' ? "F2I.S32" : "F2I.U32", 2, d, a);
+  return WS_OK;
+}
+
+static ws_status lower_cvta(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  bool shared = has(lw, "shared");
+  if (!shared && !has(lw, "global")) return refuse(lw, "cvta is supported for the global and shared spaces");
+  ws_vc_op d, a;
+  if (o[1].kind == WS_PTX_OPND_SYMBOL) return mov_symbol(lw, &o[1], 2);
+  r = use64(lw, &o[1], &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 2, &d);
+  if (r != WS_OK) return r;
+  emit(lw, "MOV", 2, word_of(d, 0), word_of(a, 0));
+  emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
+  copy_space(lw, &d, &a);
+  if (track(lw)) lw->space[d.v] = shared ? SP_SHARED : SP_GLOBAL;
+  if (!shared && track(lw) && lw->param_of[a.v]) lw->params[lw->param_of[a.v] - 1].is_ptr = true;
+  return WS_OK;
+}
+
+/* ---- the SFU -------------------------------------------------------------------------------- */
+
+static ws_status lower_sfu(lower *lw, const char *mnem) {
+  ptype t = type_at(lw, 0);
+  if (t.kind != 'f' || t.bits != 32) return refuse(lw, "supported on f32");
+  return unary32(lw, mnem);
+}
+
+static ws_status lower_rcp(lower *lw) {
+  if (has(lw, "approx")) return lower_sfu(lw, "MUFU.RCP");
+  ptype t = type_at(lw, 0);
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a;
+  ws_status r = need(lw, 2);
+  if (r == WS_OK && (t.kind != 'f' || t.bits != 32)) r = refuse(lw, "supported on f32");
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  /* rcp.rn: the estimate refined by one Newton step, x + x*(1 - a*x) */
+  uint32_t x = new_reg(lw, 1, false), e = new_reg(lw, 1, false);
+  ws_vc_op na = a;
+  na.neg = 1;
+  emit(lw, "MUFU.RCP", 2, op_reg(x, 0, 1, true), a);
+  emit(lw, "FFMA", 4, op_reg(e, 0, 1, true), na, op_reg(x, 0, 1, false), op_text("1.0"));
+  emit(lw, "FFMA", 4, d, op_reg(x, 0, 1, false), op_reg(e, 0, 1, false), op_reg(x, 0, 1, false));
+  return WS_OK;
+}
+
+/* ---- memory ------------------------------------------------------------------------------------- */
+
+static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name) {
+  for (size_t i = 0; i < lw->nshared; i++)
+    if (strcmp(lw->shared[i].ptx_name, ptx_name) == 0) return &lw->shared[i];
+  return NULL;
+}
+
+static int find_param(lower *lw, const char *name) {
+  for (size_t i = 0; i < lw->e->nparams; i++)
+    if (strcmp(lw->e->params[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+static ws_status lower_ld_param(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ptype t = type_at(lw, 0);
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  if (o[1].kind != WS_PTX_OPND_ADDR || o[1].base_is_reg) return refuse(lw, "a param name expected in '[ ]'");
+  int pi = find_param(lw, o[1].name);
+  if (pi < 0) return refuse(lw, "'%s' is not a param of '%s'", o[1].name, lw->e->name);
+  if (t.bits != 32 && t.bits != 64) return refuse(lw, "params are read as 32 or 64 bits");
+  if (has(lw, "v2") || has(lw, "v4")) return refuse(lw, "vector reads of params are not supported");
+  ws_vc_op d;
+  uint8_t w = t.bits == 64 ? 2 : 1;
+  r = def_r(lw, &o[0], w, &d);
+  if (r != WS_OK) return r;
+  emit(lw, w == 2 ? "LDP.64" : "LDP.32", 2, d, op_text("[%s+%" PRId64 "]", lw->params[pi].name, o[1].ival));
+  if (track(lw) && w == 2) lw->param_of[d.v] = (uint32_t)pi + 1;
+  return WS_OK;
+}
+
+/* The space an address operand lies in: the instruction's, or for a
+ * generic access the space its base register was traced to. */
+static space addr_space(lower *lw, const ws_ptx_opnd *addr) {
+  if (has(lw, "global")) return SP_GLOBAL;
+  if (has(lw, "shared")) return SP_SHARED;
+  if (!addr->base_is_reg) return find_shared(lw, addr->name) ? SP_SHARED : SP_GLOBAL;
+  slot s;
+  if (reg_slot(lw, addr->name, &s, NULL) != WS_OK || !track(lw)) return SP_UNKNOWN;
+  return lw->space[s.v] == SP_SHARED ? SP_SHARED : SP_GLOBAL; /* generic: global unless seen to be shared */
+}
+
+static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op *out) {
+  if (addr->kind != WS_PTX_OPND_ADDR) return refuse(lw, "an address in '[ ]' expected");
+  if (addr->ival < INT32_MIN || addr->ival > INT32_MAX) return refuse(lw, "the offset does not fit in 32 bits");
+  memset(out, 0, sizeof *out);
+  out->off = addr->ival;
+  if (sp == SP_GLOBAL) {
+    if (!addr->base_is_reg) return refuse(lw, "global variables are not supported; pass a pointer instead");
+    ws_ptx_opnd base = {.kind = WS_PTX_OPND_REG};
+    snprintf(base.name, sizeof base.name, "%s", addr->name);
+    ws_vc_op b;
+    ws_status r = use_r(lw, &base, 2, &b);
+    if (r != WS_OK) return r;
+    out->kind = WS_VC_GMEM, out->v = b.v, out->word = b.word, out->words = 2;
+    if (track(lw) && lw->param_of[b.v]) lw->params[lw->param_of[b.v] - 1].is_ptr = true;
+    return WS_OK;
+  }
+  out->kind = WS_VC_SMEM;
+  out->v = WS_VC_NONE;
+  if (!addr->base_is_reg) {
+    ws_ptx_shared *sh = find_shared(lw, addr->name);
+    if (!sh) return refuse(lw, "'%s' is not a shared variable of this kernel", addr->name);
+    snprintf(out->text, sizeof out->text, "%s", sh->name);
+    return WS_OK;
+  }
+  ws_ptx_opnd base = {.kind = WS_PTX_OPND_REG};
+  snprintf(base.name, sizeof base.name, "%s", addr->name);
+  slot s = {0, 0};
+  decl *d = NULL;
+  ws_status r = reg_slot(lw, base.name, &s, &d);
+  if (r != WS_OK) return r;
+  out->v = s.v, out->word = s.word, out->words = 1; /* a 64-bit shared address: its low word is the offset */
+  return WS_OK;
+}
+
+/* Registers of a vector operand as one aligned group: the group the
+ * pre-pass made of them, or a fresh one the caller copies through. */
+static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords, bool def, ws_vc_op *group,
+                              bool *direct) {
+  uint8_t n = vec->nelems, words = (uint8_t)(n * ewords);
+  slot first = {0, 0};
+  *direct = true;
+  for (uint8_t k = 0; k < n && *direct; k++) {
+    slot s = {0, 0};
+    if (strcmp(vec->elems[k], "_") == 0 || reg_slot(lw, vec->elems[k], &s, NULL) != WS_OK) {
+      *direct = false;
+      break;
+    }
+    if (k == 0) first = s;
+    if (s.v != first.v || s.word != first.word + k * ewords || lw->vc->regs[s.v].words != words) *direct = false;
+  }
+  ws_ctx_clear(lw->ctx);
+  if (*direct) {
+    *group = op_reg(first.v, first.word, words, def);
+    return WS_OK;
+  }
+  *group = op_reg(new_reg(lw, words, false), 0, words, def);
+  return lw->vc->oom ? oom(lw) : WS_OK;
+}
+
+static ws_status lower_ld(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "param")) return lower_ld_param(lw);
+  if (has(lw, "local") || has(lw, "const")) return refuse(lw, "loads from the local and const spaces are not supported yet");
+  ptype t = type_at(lw, 0);
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  if (t.bits < 32) return refuse(lw, "8- and 16-bit loads are not supported (the ISA loads 4, 8 or 16 bytes)");
+  uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
+  uint8_t words = (uint8_t)(n * ew);
+  if (words > 4) return refuse(lw, "at most 16 bytes per access");
+  space sp = addr_space(lw, &o[1]);
+  ws_vc_op m;
+  r = address(lw, &o[1], sp, &m);
+  if (r != WS_OK) return r;
+  char mnem[24];
+  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "LDS" : "LDG", words * 32u);
+  if (n == 1) {
+    ws_vc_op d;
+    r = def_r(lw, &o[0], ew, &d);
+    if (r == WS_OK) emit(lw, mnem, 2, d, m);
+    return r;
+  }
+  if (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n) return refuse(lw, "a vector of %u registers expected", n);
+  ws_vc_op g;
+  bool direct;
+  r = vector_group(lw, &o[0], ew, true, &g, &direct);
+  if (r != WS_OK) return r;
+  emit(lw, mnem, 2, g, m);
+  for (uint8_t k = 0; !direct && k < n && r == WS_OK; k++) {
+    if (strcmp(o[0].elems[k], "_") == 0) continue;
+    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+    snprintf(e.name, sizeof e.name, "%s", o[0].elems[k]);
+    ws_vc_op x;
+    r = def_r(lw, &e, ew, &x);
+    ws_vc_op src = g;
+    src.def = 0, src.word = (uint8_t)(g.word + k * ew), src.words = ew;
+    for (uint8_t w = 0; r == WS_OK && w < ew; w++) emit(lw, "MOV", 2, word_of(x, w), word_of(src, w));
+  }
+  return r;
+}
+
+static ws_status lower_st(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "local") || has(lw, "param")) return refuse(lw, "stores to the local and param spaces are not supported yet");
+  ptype t = type_at(lw, 0);
+  ws_status r = need(lw, 2);
+  if (r != WS_OK) return r;
+  if (t.bits < 32) return refuse(lw, "8- and 16-bit stores are not supported (the ISA stores 4, 8 or 16 bytes)");
+  uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
+  uint8_t words = (uint8_t)(n * ew);
+  if (words > 4) return refuse(lw, "at most 16 bytes per access");
+  space sp = addr_space(lw, &o[0]);
+  ws_vc_op m, v;
+  r = address(lw, &o[0], sp, &m);
+  if (r != WS_OK) return r;
+  char mnem[24];
+  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "STS" : "STG", words * 32u);
+  if (n == 1) {
+    r = ew == 2 ? use64(lw, &o[1], &v) : use_r(lw, &o[1], 1, &v);
+    if (r == WS_OK) emit(lw, mnem, 2, m, v);
+    return r;
+  }
+  if (o[1].kind != WS_PTX_OPND_VECTOR || o[1].nelems != n) return refuse(lw, "a vector of %u registers expected", n);
+  bool direct;
+  r = vector_group(lw, &o[1], ew, false, &v, &direct);
+  for (uint8_t k = 0; !direct && k < n && r == WS_OK; k++) {
+    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+    snprintf(e.name, sizeof e.name, "%s", o[1].elems[k]);
+    ws_vc_op x;
+    r = use_r(lw, &e, ew, &x);
+    for (uint8_t w = 0; r == WS_OK && w < ew; w++)
+      emit(lw, "MOV", 2, op_reg(v.v, (uint8_t)(k * ew + w), 1, true), word_of(x, w));
+  }
+  if (r == WS_OK) emit(lw, mnem, 2, m, v);
+  return r;
+}
+
+static ws_status lower_atom(lower *lw, bool red) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ptype t = type_at(lw, 0);
+  static const char *const ops[] = {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"};
+  const char *op = NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops && !op; i++)
+    if (has(lw, ops[i])) op = ops[i];
+  if (!op) return refuse(lw, "atomic operation not supported; supported: add min max exch cas and or xor inc dec");
+  if (t.bits != 32) return refuse(lw, "atomics are supported on 32-bit values");
+  if (t.kind == 'f' && strcmp(op, "add") != 0) return refuse(lw, "float atomics are supported for add");
+  bool cas = strcmp(op, "cas") == 0;
+  unsigned first = red ? 0 : 1;
+  ws_status r = need(lw, first + (cas ? 3u : 2u));
+  if (r != WS_OK) return r;
+  space sp = addr_space(lw, &o[first]);
+  ws_vc_op m, b, c, d;
+  r = address(lw, &o[first], sp, &m);
+  if (r == WS_OK) r = use_r(lw, &o[first + 1], 1, &b);
+  if (r == WS_OK && cas) r = use_r(lw, &o[first + 2], 1, &c);
+  if (r != WS_OK) return r;
+  if (red) d = op_reg(new_reg(lw, 1, false), 0, 1, true);
+  else r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  char mnem[32], up[8];
+  size_t i = 0;
+  for (; op[i] && i < sizeof up - 1; i++) up[i] = (char)(op[i] - 'a' + 'A');
+  up[i] = '\0';
+  const char *suffix = "";
+  if (strcmp(op, "add") == 0) suffix = t.kind == 'f' ? ".F32" : t.kind == 's' ? ".S32" : ".U32";
+  if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) suffix = t.kind == 's' ? ".S32" : ".U32";
+  snprintf(mnem, sizeof mnem, "%s.%s%s", sp == SP_SHARED ? "ATOMS" : "ATOMG", up, suffix);
+  if (cas) emit(lw, mnem, 4, d, m, b, c);
+  else emit(lw, mnem, 3, d, m, b);
+  return WS_OK;
+}
+
+/* ---- warps, barriers, control --------------------------------------------------------------------- */
+
+static ws_status lower_shfl(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  static const char *const modes[] = {"up", "down", "bfly", "idx"};
+  const char *mode = NULL;
+  for (size_t i = 0; i < 4 && !mode; i++)
+    if (has(lw, modes[i])) mode = modes[i];
+  if (!mode) return refuse(lw, "shfl needs .up, .down, .bfly or .idx");
+  ws_status r = need(lw, has(lw, "sync") ? 5 : 4);
+  if (r != WS_OK) return r;
+  const ws_ptx_opnd *c = &o[3];
+  bool up = strcmp(mode, "up") == 0;
+  if (c->kind != WS_PTX_OPND_INT || (up ? c->ival != 0 : (c->ival & 0x1f1f) != 0x1f))
+    return refuse(lw, "shfl is supported over the whole warp (c = %s)", up ? "0" : "31");
+  if (has(lw, "sync") && (o[4].kind != WS_PTX_OPND_INT || (uint32_t)o[4].ival != 0xFFFFFFFFu))
+    return refuse(lw, "shfl.sync is supported with the full member mask 0xffffffff");
+  ws_vc_op d, a, b;
+  r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = use_i(lw, &o[2], &b);
+  char m[24];
+  snprintf(m, sizeof m, "SHFL.%s", up ? "UP" : strcmp(mode, "down") == 0 ? "DOWN" : mode[0] == 'b' ? "BFLY" : "IDX");
+  if (r == WS_OK) emit(lw, m, 3, d, a, b);
+  return r;
+}
+
+static ws_status lower_vote(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, has(lw, "sync") ? 3 : 2);
+  if (r != WS_OK) return r;
+  ws_vc_op d, a;
+  r = use_p(lw, &o[1], &a);
+  if (r != WS_OK) return r;
+  if (has(lw, "ballot")) {
+    r = def_r(lw, &o[0], 1, &d);
+    if (r == WS_OK) emit(lw, "VOTE.BALLOT", 2, d, a);
+    return r;
+  }
+  if (!has(lw, "any") && !has(lw, "all")) return refuse(lw, "vote is supported as .ballot, .any and .all");
+  r = def_p(lw, &o[0], &d);
+  if (r == WS_OK) emit(lw, has(lw, "any") ? "VOTE.ANY" : "VOTE.ALL", 2, d, a);
+  return r;
+}
+
+static ws_status lower_bar(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "arrive") || has(lw, "red")) return refuse(lw, "barrier arrive and reductions are not supported");
+  if (lw->st->nopnds < 1 || o[0].kind != WS_PTX_OPND_INT || o[0].ival != 0 || lw->st->nopnds > 1)
+    return refuse(lw, "barrier 0 over the whole CTA is supported (bar.sync 0)");
+  emit(lw, "BAR.SYNC", 0);
+  return WS_OK;
+}
+
+static ws_status lower_bra(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_status r = need(lw, 1);
+  if (r == WS_OK && o[0].kind != WS_PTX_OPND_SYMBOL) r = refuse(lw, "a label expected");
+  if (r != WS_OK) return r;
+  ws_vc_insn *in = emit(lw, "BRA", 1, op_text("%s", o[0].name));
+  if (in) {
+    in->is_branch = 1;
+    snprintf(in->label, sizeof in->label, "%s", o[0].name);
+  }
+  return WS_OK;
+}
+
+static ws_status lower_exit(lower *lw) {
+  ws_vc_insn *in = emit(lw, "EXIT", 0);
+  if (in) in->is_exit = 1;
+  return WS_OK;
+}
+
+static ws_status lower_fence(lower *lw) {
+  /* the memory system keeps every access of a warp in order, so a fence
+   * orders nothing more; it costs its issue slot */
+  emit(lw, "NOP", 0);
+  return WS_OK;
+}
+
+static ws_status lower_activemask(lower *lw) {
+  ws_vc_op d;
+  ws_status r = need(lw, 1);
+  if (r == WS_OK) r = def_r(lw, &lw->st->opnds[0], 1, &d);
+  if (r == WS_OK) emit(lw, "VOTE.BALLOT", 2, d, op_text("PT"));
+  return r;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------------ */
+
+static ws_status lower_fma(lower *lw) {
+  if (!has(lw, "rn")) return refuse(lw, "fma is supported with .rn");
+  return lower_mad(lw);
+}
+
+static ws_status dispatch(lower *lw) {
+  const char *op = lw->parts[0];
+  if (!strcmp(op, "add")) return lower_add(lw, false);
+  if (!strcmp(op, "sub")) return lower_add(lw, true);
+  if (!strcmp(op, "mul")) return lower_mul(lw);
+  if (!strcmp(op, "mad")) return lower_mad(lw);
+  if (!strcmp(op, "fma")) return lower_fma(lw);
+  if (!strcmp(op, "div")) return lower_divrem(lw, false);
+  if (!strcmp(op, "rem")) return lower_divrem(lw, true);
+  if (!strcmp(op, "min")) return lower_minmax(lw, false);
+  if (!strcmp(op, "max")) return lower_minmax(lw, true);
+  if (!strcmp(op, "neg")) return lower_neg_abs(lw, false);
+  if (!strcmp(op, "abs")) return lower_neg_abs(lw, true);
+  if (!strcmp(op, "and")) return lower_logic(lw, "AND", "PAND");
+  if (!strcmp(op, "or")) return lower_logic(lw, "OR", "POR");
+  if (!strcmp(op, "xor")) return lower_logic(lw, "XOR", "PXOR");
+  if (!strcmp(op, "not")) return lower_not(lw);
+  if (!strcmp(op, "shl")) return lower_shift(lw, true);
+  if (!strcmp(op, "shr")) return lower_shift(lw, false);
+  if (!strcmp(op, "popc")) return unary32(lw, "POPC");
+  if (!strcmp(op, "clz")) return unary32(lw, "CLZ");
+  if (!strcmp(op, "brev")) return unary32(lw, "BREV");
+  if (!strcmp(op, "bfe")) return lower_bfe(lw);
+  if (!strcmp(op, "bfi")) return lower_bfi(lw);
+  if (!strcmp(op, "prmt")) return lower_prmt(lw);
+  if (!strcmp(op, "mov")) return lower_mov(lw);
+  if (!strcmp(op, "selp")) return lower_selp(lw);
+  if (!strcmp(op, "setp")) return lower_setp(lw);
+  if (!strcmp(op, "cvt")) return lower_cvt(lw);
+  if (!strcmp(op, "cvta")) return lower_cvta(lw);
+  if (!strcmp(op, "rcp")) return lower_rcp(lw);
+  if (!strcmp(op, "sqrt")) return lower_sfu(lw, "MUFU.SQRT");
+  if (!strcmp(op, "rsqrt")) return lower_sfu(lw, "MUFU.RSQ");
+  if (!strcmp(op, "ex2")) return lower_sfu(lw, "MUFU.EX2");
+  if (!strcmp(op, "lg2")) return lower_sfu(lw, "MUFU.LG2");
+  if (!strcmp(op, "sin")) return lower_sfu(lw, "MUFU.SIN");
+  if (!strcmp(op, "cos")) return lower_sfu(lw, "MUFU.COS");
+  if (!strcmp(op, "tanh")) return lower_sfu(lw, "MUFU.TANH");
+  if (!strcmp(op, "ld") || !strcmp(op, "ldu")) return lower_ld(lw);
+  if (!strcmp(op, "st")) return lower_st(lw);
+  if (!strcmp(op, "atom")) return lower_atom(lw, false);
+  if (!strcmp(op, "red")) return lower_atom(lw, true);
+  if (!strcmp(op, "shfl")) return lower_shfl(lw);
+  if (!strcmp(op, "vote")) return lower_vote(lw);
+  if (!strcmp(op, "bar") || !strcmp(op, "barrier")) return lower_bar(lw);
+  if (!strcmp(op, "bra")) return lower_bra(lw);
+  if (!strcmp(op, "ret") || !strcmp(op, "exit")) return lower_exit(lw);
+  if (!strcmp(op, "membar") || !strcmp(op, "fence")) return lower_fence(lw);
+  if (!strcmp(op, "activemask")) return lower_activemask(lw);
+  return refuse(lw, "instruction '%s' is not supported; docs/cuda.md lists what is", op);
+}
+
+/* ---- the entry ------------------------------------------------------------------------------------ */
+
+/* The name a .wsa gives a PTX variable: a C++ function-local static
+ * (_ZZ...E<len><name>) by its own name, else the PTX name, shortened and
+ * made unique among the kernel's symbols. */
+static void symbol_name(lower *lw, const char *ptx, char *out, size_t n) {
+  const char *base = ptx;
+  const char *e = strrchr(ptx, 'E');
+  if (strncmp(ptx, "_ZZ", 3) == 0 && e && e[1] >= '1' && e[1] <= '9') {
+    char *end = NULL;
+    unsigned long len = strtoul(e + 1, &end, 10);
+    if (end && strlen(end) == len) base = end;
+  }
+  snprintf(out, n, "%.*s", (int)(n - 8), base);
+  for (char *c = out; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '_';
+  if (out[0] >= '0' && out[0] <= '9') out[0] = '_';
+  char cand[WS_PTX_SYM_MAX + 1];
+  snprintf(cand, sizeof cand, "%s", out);
+  for (unsigned k = 1;; k++) {
+    bool taken = false;
+    for (size_t i = 0; i < lw->nshared && !taken; i++) taken = strcmp(lw->shared[i].name, cand) == 0;
+    if (!taken) break;
+    snprintf(cand, sizeof cand, "%.*s_%u", WS_PTX_SYM_MAX - 12, out, k);
+  }
+  snprintf(out, n, "%s", cand);
+}
+
+static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
+  if (strcmp(v->space, ".shared") != 0) {
+    lw->st = v;
+    return refuse(lw, "%s variables are not supported yet; only .shared ones", v->space);
+  }
+  if (find_shared(lw, v->name)) return WS_OK;
+  if (!grow((void **)&lw->shared, &lw->shared_cap, lw->nshared, sizeof *lw->shared)) return oom(lw);
+  ws_ptx_shared *sh = &lw->shared[lw->nshared];
+  memset(sh, 0, sizeof *sh);
+  snprintf(sh->ptx_name, sizeof sh->ptx_name, "%s", v->name);
+  symbol_name(lw, v->name, sh->name, sizeof sh->name);
+  sh->size_bytes = v->size_bytes;
+  sh->align_bytes = v->align_bytes ? v->align_bytes : 4;
+  sh->is_extern = v->is_extern || v->size_bytes == 0;
+  lw->nshared++;
+  return WS_OK;
+}
+
+/* The params' .wsa names: "<entry>_param_<i>" as "param_<i>". */
+static ws_status name_params(lower *lw) {
+  lw->params = calloc(lw->e->nparams ? lw->e->nparams : 1, sizeof *lw->params);
+  if (!lw->params) return oom(lw);
+  size_t el = strlen(lw->e->name);
+  for (size_t i = 0; i < lw->e->nparams; i++) {
+    const char *n = lw->e->params[i].name;
+    if (strncmp(n, lw->e->name, el) == 0 && n[el] == '_') n += el + 1;
+    snprintf(lw->params[i].name, sizeof lw->params[i].name, "%.*s", WS_PTX_SYM_MAX, n);
+  }
+  return WS_OK;
+}
+
+/* The destinations' names of a statement whose first operand is written. */
+static bool writes_first(const ws_ptx_stmt *st) {
+  static const char *const no_def[] = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "membar", "fence"};
+  size_t n = strcspn(st->op, ".");
+  for (size_t i = 0; i < sizeof no_def / sizeof *no_def; i++)
+    if (strlen(no_def[i]) == n && strncmp(st->op, no_def[i], n) == 0) return false;
+  return st->nopnds > 0;
+}
+
+static void count_def(lower *lw, const char *name) {
+  uint32_t k = 0;
+  decl *d = find_decl(lw, name, &k);
+  if (d && d->defs[k] < UINT16_MAX) d->defs[k]++;
+}
+
+/* Vector loads whose elements are written only there read straight into
+ * an aligned group: each element register becomes one word of it. */
+static void group_vectors(lower *lw, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) {
+    const ws_ptx_stmt *st = &lw->e->stmts[i];
+    if (st->kind != WS_PTX_INSN || strncmp(st->op, "ld.", 3) != 0 || st->nopnds < 1) continue;
+    const ws_ptx_opnd *v = &st->opnds[0];
+    if (v->kind != WS_PTX_OPND_VECTOR || (v->nelems != 2 && v->nelems != 4)) continue;
+    decl *ds[4];
+    uint32_t ks[4];
+    bool ok = true;
+    for (uint8_t k = 0; k < v->nelems && ok; k++) {
+      ds[k] = find_decl(lw, v->elems[k], &ks[k]);
+      ok = ds[k] && !ds[k]->is_pred && ds[k]->words == 1 && ds[k]->defs[ks[k]] == 1 &&
+           ds[k]->slots[ks[k]].v == WS_VC_NONE;
+      for (uint8_t j = 0; j < k && ok; j++) ok = !(ds[j] == ds[k] && ks[j] == ks[k]);
+    }
+    if (!ok) continue;
+    uint32_t g = new_reg(lw, v->nelems, false);
+    for (uint8_t k = 0; k < v->nelems; k++) ds[k]->slots[ks[k]] = (slot){g, k};
+  }
+}
+
+static ws_status prepass(lower *lw) {
+  for (size_t i = 0; i < lw->e->nstmts; i++) {
+    const ws_ptx_stmt *st = &lw->e->stmts[i];
+    if (st->kind != WS_PTX_INSN || !writes_first(st)) continue;
+    const ws_ptx_opnd *o = &st->opnds[0];
+    if (o->kind == WS_PTX_OPND_REG) count_def(lw, o->name);
+    for (uint8_t k = 0; o->kind == WS_PTX_OPND_VECTOR && k < o->nelems; k++) count_def(lw, o->elems[k]);
+  }
+  return WS_OK;
+}
+
+static ws_status one_stmt(lower *lw, size_t i) {
+  const ws_ptx_stmt *st = &lw->e->stmts[i];
+  lw->st = st;
+  lw->si = (uint32_t)i;
+  switch (st->kind) {
+  case WS_PTX_REG_DECL: return declare(lw, st);
+  case WS_PTX_VAR_DECL: return add_shared(lw, st);
+  case WS_PTX_OPEN: lw->depth++; return WS_OK;
+  case WS_PTX_CLOSE:
+    while (lw->ndecls && lw->decls[lw->ndecls - 1].depth == lw->depth) {
+      decl *d = &lw->decls[--lw->ndecls];
+      free(d->slots), free(d->defs);
+    }
+    lw->depth--;
+    return WS_OK;
+  case WS_PTX_LABEL: {
+    ws_vc_insn *in = ws_vcode_add(lw->vc, "", lw->si);
+    if (!in) return oom(lw);
+    in->kind = WS_VC_LABEL;
+    snprintf(in->label, sizeof in->label, "%s", st->name);
+    return WS_OK;
+  }
+  default: break;
+  }
+  split_op(lw);
+  size_t from = lw->vc->ninsns;
+  ws_status r = dispatch(lw);
+  if (r == WS_OK) r = guard_from(lw, from);
+  return r;
+}
+
+/* Declarations first (they may follow the instructions' first use in a
+ * scope only in hand-written PTX), counted definitions, vector groups,
+ * then the statements in order. */
+static ws_status lower_all(lower *lw) {
+  ws_status r = name_params(lw);
+  for (size_t i = 0; r == WS_OK && i < lw->m->nglobals; i++)
+    if (strcmp(lw->m->globals[i].space, ".shared") == 0) r = add_shared(lw, &lw->m->globals[i]);
+  size_t top = 0;
+  for (; r == WS_OK && top < lw->e->nstmts && lw->e->stmts[top].kind == WS_PTX_REG_DECL; top++) {
+    lw->st = &lw->e->stmts[top];
+    r = declare(lw, lw->st);
+  }
+  if (r == WS_OK) r = prepass(lw);
+  if (r == WS_OK) group_vectors(lw, top, lw->e->nstmts);
+  for (size_t i = top; r == WS_OK && i < lw->e->nstmts; i++) r = one_stmt(lw, i);
+  if (r == WS_OK && lw->vc->oom) r = oom(lw);
+  return r;
+}
+
+ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
+                             ws_vcode *vc, ws_ptx_shared **shared, size_t *nshared, ws_ptx_pinfo **params) {
+  lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc};
+  memset(vc, 0, sizeof *vc);
+  if (e->is_func) {
+    *shared = NULL, *nshared = 0, *params = NULL;
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "%s:%u: error: '.func %s' is a device function clang did not inline; calls are not "
+                       "supported (mark it __forceinline__)",
+                       file, e->line, e->name);
+  }
+  ws_status r = lower_all(&lw);
+  for (size_t i = 0; i < lw.ndecls; i++) free(lw.decls[i].slots), free(lw.decls[i].defs);
+  free(lw.decls);
+  free(lw.space);
+  free(lw.param_of);
+  *shared = lw.shared, *nshared = lw.nshared, *params = lw.params;
+  return r;
+}

@@ -1,0 +1,38 @@
+/* lower.h - one PTX entry into the middle form (vcode.h): PTX's typed
+ * virtual registers become the translator's virtual registers (64-bit
+ * values as pairs, vector loads as aligned pairs and quads), and each
+ * instruction a few warpscope instructions. What warpscope cannot run is
+ * refused here with the PTX line, the instruction and what is supported. */
+#ifndef WS_LOWER_H
+#define WS_LOWER_H
+
+#include <stdbool.h>
+
+#include "ptx/ptxparse.h"
+#include "ptx/vcode.h"
+
+#define WS_PTX_SYM_MAX 63 /* the ISA's names: WS_NAME_MAX - 1 */
+
+/* A shared variable as the kernel's .wsa declares it. */
+typedef struct ws_ptx_shared {
+  char ptx_name[WS_PTX_NAME_MAX];
+  char name[WS_PTX_SYM_MAX + 1];
+  uint64_t size_bytes;
+  uint32_t align_bytes;
+  bool is_extern; /* dynamic shared memory: after the static arrays, sized at launch */
+} ws_ptx_shared;
+
+typedef struct ws_ptx_pinfo {
+  char name[WS_PTX_SYM_MAX + 1]; /* as the .wsa declares it */
+  bool is_ptr;                   /* a .u64 the kernel uses as a global address */
+} ws_ptx_pinfo;
+
+typedef struct ws_ptx_lower ws_ptx_lower;
+
+/* Lowers entry `e` of module `m` (file `file` in messages) into *vc, with
+ * the entry's shared variables (module-scope ones it names included) and
+ * its params' names and kinds. The caller frees vc, shared and params. */
+ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
+                             ws_vcode *vc, ws_ptx_shared **shared, size_t *nshared, ws_ptx_pinfo **params);
+
+#endif

@@ -1,0 +1,270 @@
+/* translate.c - PTX entries into one .wsa text and its assembled program
+ * (ptx.h): lowering (lower.c), allocation (vcode.c), then the text with
+ * each instruction's PTX and CUDA line, assembled by the ISA's assembler. */
+#include "ptx/ptx.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "isa/asm.h"
+#include "ptx/lower.h"
+#include "ptx/ptxparse.h"
+
+/* Where each line of the .wsa text came from (0: no instruction). */
+typedef struct origin {
+  uint32_t ptx_line, cuda_file, cuda_line;
+} origin;
+
+typedef struct out_text {
+  ws_text t;
+  origin *lines; /* by .wsa line, 1-based */
+  size_t nlines, cap;
+  uint32_t line; /* lines written so far */
+} out_text;
+
+static bool note_line(out_text *o, origin at) {
+  if (o->line + 2 > o->cap) {
+    size_t cap = o->cap ? o->cap * 2 : 256;
+    origin *p = realloc(o->lines, cap * sizeof *p);
+    if (!p) return false;
+    memset(p + o->cap, 0, (cap - o->cap) * sizeof *p);
+    o->lines = p, o->cap = cap;
+  }
+  o->lines[++o->line] = at;
+  return true;
+}
+
+/* Appends one line (without its newline) with its origin. */
+static bool put_line(out_text *o, origin at, const char *s) {
+  ws_text_puts(&o->t, s);
+  ws_text_puts(&o->t, "\n");
+  return note_line(o, at);
+}
+
+/* ---- instructions as text ----------------------------------------------------------- */
+
+static void reg_text(const ws_vcode *vc, const ws_vc_op *op, char *buf, size_t n) {
+  uint32_t r = vc->regs[op->v].phys + op->word;
+  const char *pre = op->neg ? "-" : "";
+  if (op->abs) snprintf(buf, n, "%s|R%u|", pre, r);
+  else snprintf(buf, n, "%sR%u", pre, r);
+}
+
+static void op_text(const ws_vcode *vc, const ws_vc_op *op, char *buf, size_t n) {
+  switch (op->kind) {
+  case WS_VC_REG: reg_text(vc, op, buf, n); break;
+  case WS_VC_PRED:
+    if (op->v == WS_VC_NONE) snprintf(buf, n, "%sPT", op->neg ? "!" : "");
+    else snprintf(buf, n, "%sP%u", op->neg ? "!" : "", vc->regs[op->v].phys);
+    break;
+  case WS_VC_GMEM:
+    snprintf(buf, n, "[R%u%+" PRId64 "]", vc->regs[op->v].phys + op->word, op->off);
+    break;
+  case WS_VC_SMEM: {
+    char base[16] = "RZ";
+    if (op->v != WS_VC_NONE) snprintf(base, sizeof base, "R%u", vc->regs[op->v].phys + op->word);
+    if (op->text[0]) snprintf(buf, n, "[%s+%s%+" PRId64 "]", base, op->text, op->off);
+    else snprintf(buf, n, "[%s%+" PRId64 "]", base, op->off);
+    break;
+  }
+  default: snprintf(buf, n, "%s", op->text); break;
+  }
+}
+
+/* A label name the assembler accepts: PTX allows '$' and '.'. */
+static void label_text(const char *ptx, char *buf, size_t n) {
+  snprintf(buf, n, "%s", ptx);
+  for (char *c = buf; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '_';
+  if (buf[0] >= '0' && buf[0] <= '9') buf[0] = '_';
+}
+
+static void insn_text(const ws_vcode *vc, const ws_vc_insn *in, char *buf, size_t n) {
+  size_t at = 0;
+  if (in->guard != WS_VC_NONE)
+    at = (size_t)snprintf(buf, n, "@%sP%u ", in->guard_neg ? "!" : "", vc->regs[in->guard].phys);
+  else
+    at = (size_t)snprintf(buf, n, "    ");
+  at += (size_t)snprintf(buf + at, n - at, "%s", in->mnem);
+  for (unsigned k = 0; k < in->nops && at < n; k++) {
+    char o[300];
+    if (in->is_branch) label_text(in->label, o, sizeof o);
+    else op_text(vc, &in->ops[k], o, sizeof o);
+    at += (size_t)snprintf(buf + at, n - at, "%s%s", k ? ", " : " ", o);
+  }
+}
+
+/* ---- one kernel ------------------------------------------------------------------------- */
+
+typedef struct kernel_out {
+  const ws_ptx_entry *e;
+  ws_vcode vc;
+  ws_ptx_shared *shared;
+  size_t nshared;
+  ws_ptx_pinfo *params;
+  uint32_t regs;
+} kernel_out;
+
+static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
+  if (p->size_bytes == 8) return pi->is_ptr ? ".ptr" : ".u64";
+  if (p->size_bytes != 4) return NULL;
+  if (strcmp(p->type, ".f32") == 0) return ".f32";
+  if (strcmp(p->type, ".s32") == 0) return ".s32";
+  return ".u32";
+}
+
+static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel_out *k) {
+  origin none = {0, 0, 0};
+  char line[600];
+  snprintf(line, sizeof line, "// %s: PTX entry %s (line %u): %u registers per thread", file, k->e->name, k->e->line,
+           k->regs);
+  put_line(o, none, line);
+  snprintf(line, sizeof line, ".kernel %s", k->e->name);
+  put_line(o, none, line);
+  for (size_t i = 0; i < k->e->nparams; i++) {
+    const ws_ptx_param *p = &k->e->params[i];
+    const char *t = param_type(p, &k->params[i]);
+    if (!t)
+      return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                         "%s:%u: error: param '%s' of '%s' is %u bytes; params of 4 and 8 bytes (scalars and "
+                         "pointers) are supported, not structs or narrow integers",
+                         file, k->e->line, p->name, k->e->name, p->size_bytes);
+    snprintf(line, sizeof line, ".param %s %s", t, k->params[i].name);
+    put_line(o, none, line);
+  }
+  for (int pass = 0; pass < 2; pass++) /* static arrays first: extern ones start where they end */
+    for (size_t i = 0; i < k->nshared; i++) {
+      const ws_ptx_shared *s = &k->shared[i];
+      if (s->is_extern != (pass == 1)) continue;
+      snprintf(line, sizeof line, ".shared %s %" PRIu64 " %u", s->name, s->is_extern ? 0 : s->size_bytes,
+               s->align_bytes);
+      put_line(o, none, line);
+    }
+  return WS_OK;
+}
+
+static bool body(out_text *o, const kernel_out *k) {
+  for (size_t i = 0; i < k->vc.ninsns; i++) {
+    const ws_vc_insn *in = &k->vc.insns[i];
+    const ws_ptx_stmt *st = &k->e->stmts[in->src];
+    char buf[512], full[900];
+    if (in->kind == WS_VC_LABEL) {
+      label_text(in->label, buf, sizeof buf);
+      snprintf(full, sizeof full, "%s:", buf);
+      if (!put_line(o, (origin){0, 0, 0}, full)) return false;
+      continue;
+    }
+    insn_text(&k->vc, in, buf, sizeof buf);
+    bool first = i == 0 || k->vc.insns[i - 1].src != in->src;
+    if (first) snprintf(full, sizeof full, "%-44s // %u: %s", buf, st->line, st->op);
+    else snprintf(full, sizeof full, "%s", buf);
+    if (!put_line(o, (origin){st->line, st->cuda_file, st->cuda_line}, full)) return false;
+  }
+  return true;
+}
+
+static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
+                            uint32_t max_regs, out_text *o) {
+  kernel_out k = {.e = e};
+  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, &k.vc, &k.shared, &k.nshared, &k.params);
+  if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, e->name, &k.regs);
+  if (r == WS_OK) r = header(ctx, file, o, &k);
+  if (r == WS_OK && !body(o, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
+  if (r == WS_OK) put_line(o, (origin){0, 0, 0}, "");
+  ws_vcode_free(&k.vc);
+  free(k.shared);
+  free(k.params);
+  return r;
+}
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_text *o) {
+  const ws_program *p = res->prog;
+  res->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *res->kernels);
+  if (!res->kernels) return WS_ERR_NOMEM;
+  res->nkernels = p->nkernels;
+  for (size_t i = 0; i < p->nkernels; i++) {
+    const ws_kernel *k = &p->kernels[i];
+    ws_ptx_kernel_info *ki = &res->kernels[i];
+    snprintf(ki->name, sizeof ki->name, "%s", k->name);
+    for (size_t j = 0; j < m->nentries; j++)
+      if (strcmp(m->entries[j].name, k->name) == 0) ki->ptx_name = strdup(m->entries[j].name);
+    ki->regs_per_thread = k->regs_per_thread;
+    ki->static_shared_bytes = k->shared_size_bytes;
+    for (uint32_t s = 0; s < k->nshared; s++) ki->dynamic_shared |= k->shared[s].size_bytes == 0;
+    ki->ninsns = k->ninsns;
+    size_t n = k->ninsns ? k->ninsns : 1;
+    ki->ptx_line = calloc(n, sizeof *ki->ptx_line);
+    ki->cuda_file = calloc(n, sizeof *ki->cuda_file);
+    ki->cuda_line = calloc(n, sizeof *ki->cuda_line);
+    if (!ki->ptx_line || !ki->cuda_file || !ki->cuda_line || !ki->ptx_name) return WS_ERR_NOMEM;
+    for (uint32_t j = 0; j < k->ninsns; j++) {
+      uint32_t l = k->insn_lines ? k->insn_lines[j] : 0;
+      if (l == 0 || l > o->line) continue;
+      ki->ptx_line[j] = o->lines[l].ptx_line;
+      ki->cuda_file[j] = o->lines[l].cuda_file;
+      ki->cuda_line[j] = o->lines[l].cuda_line;
+    }
+  }
+  return WS_OK;
+}
+
+static ws_status take_files(ws_ptx_result *res, ws_ptx_module *m) {
+  res->files = m->files, res->nfiles = m->nfiles;
+  m->files = NULL, m->nfiles = 0;
+  return WS_OK;
+}
+
+ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char *filename,
+                           const ws_ptx_opts *opts, ws_ptx_result *out) {
+  memset(out, 0, sizeof *out);
+  uint32_t max_regs = opts && opts->max_regs ? opts->max_regs : WS_NUM_REGS;
+  if (max_regs > WS_NUM_REGS)
+    return ws_ctx_fail(ctx, WS_ERR_USAGE, "--max-regs must be 1..%u, got %u", WS_NUM_REGS, max_regs);
+  ws_ptx_module m;
+  ws_status r = ws_ptx_parse(ctx, text, len, filename, &m);
+  if (r != WS_OK) return r;
+  out_text o = {0};
+  ws_text_init(&o.t);
+  size_t kernels = 0;
+  for (size_t i = 0; r == WS_OK && i < m.nentries; i++) {
+    if (m.entries[i].is_func) continue; /* a device function is only reached by calls, refused there */
+    r = one_kernel(ctx, filename, &m, &m.entries[i], max_regs, &o);
+    kernels++;
+  }
+  if (r == WS_OK && kernels == 0)
+    r = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: no kernel (.entry) in the PTX", filename);
+  if (r == WS_OK && o.t.failed) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
+  if (r == WS_OK) {
+    out->wsa = ws_text_take(&o.t);
+    char name[600];
+    snprintf(name, sizeof name, "%s (translated)", filename);
+    r = ws_asm_parse(ctx, out->wsa, strlen(out->wsa), name, &out->prog);
+  }
+  if (r == WS_OK && infos(out, &m, &o) != WS_OK) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
+  if (r == WS_OK) r = take_files(out, &m);
+  ws_text_free(&o.t);
+  free(o.lines);
+  ws_ptx_module_free(&m);
+  if (r != WS_OK) ws_ptx_result_free(out);
+  return r;
+}
+
+void ws_ptx_result_free(ws_ptx_result *r) {
+  free(r->wsa);
+  ws_program_destroy(r->prog);
+  for (size_t i = 0; i < r->nkernels; i++) {
+    free(r->kernels[i].ptx_name);
+    free(r->kernels[i].ptx_line);
+    free(r->kernels[i].cuda_file);
+    free(r->kernels[i].cuda_line);
+  }
+  free(r->kernels);
+  for (size_t i = 0; i < r->nfiles; i++) free(r->files[i]);
+  free(r->files);
+  memset(r, 0, sizeof *r);
+}

@@ -6,6 +6,7 @@
 #include "isa/isa.h"
 
 #include <stddef.h>
+#include <string.h>
 
 static const ws_opinfo op_table[WS_OP_COUNT] = {
 #define WS_OP(id, mn, unit, sig, mods, sem) {mn, WS_UNIT_##unit, sig, mods, sem},
@@ -44,6 +45,11 @@ unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx) {
   ws_opnd_sig sig = ws_isa_sig((ws_op)insn->op, idx);
   if (sig.nregs) return sig.nregs;
   return insn->width_bytes ? insn->width_bytes / 4u : 1u;
+}
+
+bool ws_isa_is_atomic(ws_op op) {
+  const ws_opinfo *info = ws_isa_opinfo(op);
+  return info && info->unit == WS_UNIT_LSU && strncmp(info->mnemonic, "ATOM", 4) == 0;
 }
 
 const char *ws_isa_unit_name(ws_unit unit) {

@@ -156,5 +156,10 @@ const char *ws_isa_shfl_name(ws_shfl_mode m); /* "IDX", ... */
 const char *ws_isa_sreg_name(ws_sreg sr);     /* "SR_TID.X", ... */
 /* Registers an operand of `insn` covers (1, 2 or 4), from signature/width. */
 unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx);
+/* True for the atomics (ATOMG.*, ATOMS.*). Their address is operand 1:
+ * signature kind 'g' for global memory, 'm' for shared. One rule read off
+ * the table, so the timing, tracing and checking code that must treat every
+ * atomic alike does not keep its own list. */
+bool ws_isa_is_atomic(ws_op op);
 
 #endif

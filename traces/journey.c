@@ -137,7 +137,7 @@ static void place(ws_journey_hop *h, const ws_probe_event *ev) {
 static bool is_global_load(const ws_probe_event *ev) {
   if (ev->kind != WS_PEV_ISSUE) return false;
   uint32_t op = ws_probe_issue_opcode(ev);
-  return op == WS_OP_LDG || op == WS_OP_ATOMGADD || op == WS_OP_ATOMGMAX || op == WS_OP_ATOMGCAS;
+  return op == WS_OP_LDG || (ws_isa_is_atomic((ws_op)op) && ws_isa_sig((ws_op)op, 1).kind == 'g');
 }
 
 static void fill(ws_journey_hop *h, const ws_journey *j, ws_journey_level level, const ws_probe_event *ev) {

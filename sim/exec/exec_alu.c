@@ -153,6 +153,66 @@ static void int_binary(const ws_exec_site *s) {
   put_d(s, r);
 }
 
+/* Bit reversal by swapping ever larger halves: 5 steps instead of 32. */
+static inline uint32_t brev(uint32_t a) {
+  a = (a >> 1 & 0x55555555u) | (a & 0x55555555u) << 1;
+  a = (a >> 2 & 0x33333333u) | (a & 0x33333333u) << 2;
+  a = (a >> 4 & 0x0F0F0F0Fu) | (a & 0x0F0F0F0Fu) << 4;
+  a = (a >> 8 & 0x00FF00FFu) | (a & 0x00FF00FFu) << 8;
+  return a >> 16 | a << 16;
+}
+
+/* PTX bfe: bits of the field that lie past bit 31 (and every bit above the
+ * field) take the fill, which is the field's top bit clamped to bit 31 for
+ * .S32 and 0 for .U32; shifts are kept below 32 to stay defined in C. */
+static inline uint32_t bfe(uint32_t a, uint32_t b, uint32_t c, int is_signed) {
+  const uint32_t pos = b & 0xFFu, len = c & 0xFFu;
+  if (len == 0) return 0;
+  const uint32_t top = pos + len - 1 < 31 ? pos + len - 1 : 31;
+  const uint32_t fill = (is_signed && (a >> top & 1u)) ? UINT32_MAX : 0u;
+  if (pos > 31) return fill;
+  const uint32_t taken = len < 32 - pos ? len : 32 - pos; /* bits read from a */
+  const uint32_t mask = taken == 32 ? UINT32_MAX : (1u << taken) - 1u;
+  return (a >> pos & mask) | (fill & ~mask);
+}
+
+/* PTX prmt.b32 default mode: four selector nibbles each pick one of the
+ * eight bytes hi:lo, or (bit 3) that byte's sign replicated. */
+static inline uint32_t prmt(uint32_t lo, uint32_t sel, uint32_t hi) {
+  const uint64_t bytes = (uint64_t)hi << 32 | lo;
+  uint32_t r = 0;
+  for (unsigned k = 0; k < 4; k++) {
+    const uint32_t nib = sel >> (4 * k) & 0xFu;
+    uint32_t byte = (uint32_t)(bytes >> (8 * (nib & 7u))) & 0xFFu;
+    if (nib & 8u) byte = (byte & 0x80u) ? 0xFFu : 0u;
+    r |= byte << (8 * k);
+  }
+  return r;
+}
+
+/* BFE and PRMT: three sources, each lane on its own. */
+static void int_ternary(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
+  const uint32_t *a = src(s, 1, ta), *b = src(s, 2, tb), *c = src(s, 3, tc);
+  const int sgn = s->insn->dtype != WS_DT_U32;
+  if (s->insn->op == WS_OP_BFE)
+    for (unsigned l = 0; l < LANES; l++) r[l] = bfe(a[l], b[l], c[l], sgn);
+  else
+    for (unsigned l = 0; l < LANES; l++) r[l] = prmt(a[l], b[l], c[l]);
+  put_d(s, r);
+}
+
+/* PAND, POR, PXOR: a whole warp's predicate bits in one operation. */
+static void exec_plogic(const ws_exec_site *s) {
+  const uint32_t a = pred_src(s, 1), b = pred_src(s, 2);
+  switch ((ws_op)s->insn->op) {
+  case WS_OP_PAND: put_pred(s, a & b); break;
+  case WS_OP_POR: put_pred(s, a | b); break;
+  case WS_OP_PXOR: put_pred(s, a ^ b); break;
+  default: break;
+  }
+}
+
 static void int_unary(const ws_exec_site *s) {
   uint32_t ta[LANES], r[LANES];
   const uint32_t *a = src(s, 1, ta);
@@ -166,6 +226,12 @@ static void int_unary(const ws_exec_site *s) {
     break;
   case WS_OP_POPC:
     for (l = 0; l < LANES; l++) r[l] = (uint32_t)__builtin_popcount(a[l]);
+    break;
+  case WS_OP_CLZ:
+    for (l = 0; l < LANES; l++) r[l] = a[l] ? (uint32_t)__builtin_clz(a[l]) : 32u;
+    break;
+  case WS_OP_BREV:
+    for (l = 0; l < LANES; l++) r[l] = brev(a[l]);
     break;
   case WS_OP_MOV: memcpy(r, a, sizeof r); break;
   default: return;
@@ -368,6 +434,15 @@ static void sfu(const ws_exec_site *s) {
   case WS_OP_SQRT:
     for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sqrtf(ws_f32_from_bits(a[l])));
     break;
+  case WS_OP_SIN:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sinf(ws_f32_from_bits(a[l])));
+    break;
+  case WS_OP_COS:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(cosf(ws_f32_from_bits(a[l])));
+    break;
+  case WS_OP_TANH:
+    for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(tanhf(ws_f32_from_bits(a[l])));
+    break;
   case WS_OP_I2F:
     for (l = 0; l < LANES; l++) r[l] = ws_f32_bits(sgn ? i2f_signed(a[l]) : (float)a[l]);
     break;
@@ -467,9 +542,16 @@ void ws_exec_alu(const ws_exec_site *s) {
   case WS_OP_IADD64: exec_iadd64(s); break;
   case WS_OP_ISETP: exec_isetp(s); break;
   case WS_OP_SEL: exec_sel(s); break;
+  case WS_OP_BFE:
+  case WS_OP_PRMT: int_ternary(s); break;
+  case WS_OP_PAND:
+  case WS_OP_POR:
+  case WS_OP_PXOR: exec_plogic(s); break;
   case WS_OP_NOT:
   case WS_OP_IABS:
   case WS_OP_POPC:
+  case WS_OP_CLZ:
+  case WS_OP_BREV:
   case WS_OP_MOV: int_unary(s); break;
   case WS_OP_FFMA: exec_ffma(s); break;
   case WS_OP_FSETP: exec_fsetp(s); break;
@@ -483,6 +565,9 @@ void ws_exec_alu(const ws_exec_site *s) {
   case WS_OP_RCP:
   case WS_OP_RSQ:
   case WS_OP_SQRT:
+  case WS_OP_SIN:
+  case WS_OP_COS:
+  case WS_OP_TANH:
   case WS_OP_I2F:
   case WS_OP_F2I:
   case WS_OP_F2H:

@@ -283,7 +283,9 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   return WS_OK;
 }
 
-/* The new memory value of one atomic given the old one. */
+/* The new memory value of one atomic given the old one; c is the operand
+ * (b is CAS's compare value). Signed min/max flip the sign bits and
+ * compare unsigned; INC and DEC wrap as PTX atom.inc/dec.u32 do. */
 static uint32_t atomic_value(const ws_insn *insn, uint32_t old, uint32_t b, uint32_t c) {
   const uint32_t bias = insn->dtype == WS_DT_U32 ? 0u : 0x80000000u;
   switch ((ws_op)insn->op) {
@@ -292,6 +294,20 @@ static uint32_t atomic_value(const ws_insn *insn, uint32_t old, uint32_t b, uint
     return insn->dtype == WS_DT_F32 ? ws_f32_bits(ws_f32_from_bits(old) + ws_f32_from_bits(c)) : old + c;
   case WS_OP_ATOMGMAX:
   case WS_OP_ATOMSMAX: return (old ^ bias) < (c ^ bias) ? c : old;
+  case WS_OP_ATOMGMIN:
+  case WS_OP_ATOMSMIN: return (c ^ bias) < (old ^ bias) ? c : old;
+  case WS_OP_ATOMGEXCH:
+  case WS_OP_ATOMSEXCH: return c;
+  case WS_OP_ATOMGAND:
+  case WS_OP_ATOMSAND: return old & c;
+  case WS_OP_ATOMGOR:
+  case WS_OP_ATOMSOR: return old | c;
+  case WS_OP_ATOMGXOR:
+  case WS_OP_ATOMSXOR: return old ^ c;
+  case WS_OP_ATOMGINC:
+  case WS_OP_ATOMSINC: return old >= c ? 0u : old + 1u;
+  case WS_OP_ATOMGDEC:
+  case WS_OP_ATOMSDEC: return (old == 0 || old > c) ? c : old - 1u;
   default: return old == b ? c : old; /* CAS */
   }
 }
@@ -353,10 +369,24 @@ ws_status ws_exec_mem(const ws_exec_site *s) {
   case WS_OP_STS: return store(s, WS_SPACE_SHARED);
   case WS_OP_ATOMGADD:
   case WS_OP_ATOMGMAX:
-  case WS_OP_ATOMGCAS: return atomic(s, WS_SPACE_GLOBAL);
+  case WS_OP_ATOMGCAS:
+  case WS_OP_ATOMGMIN:
+  case WS_OP_ATOMGEXCH:
+  case WS_OP_ATOMGAND:
+  case WS_OP_ATOMGOR:
+  case WS_OP_ATOMGXOR:
+  case WS_OP_ATOMGINC:
+  case WS_OP_ATOMGDEC: return atomic(s, WS_SPACE_GLOBAL);
   case WS_OP_ATOMSADD:
   case WS_OP_ATOMSMAX:
-  case WS_OP_ATOMSCAS: return atomic(s, WS_SPACE_SHARED);
+  case WS_OP_ATOMSCAS:
+  case WS_OP_ATOMSMIN:
+  case WS_OP_ATOMSEXCH:
+  case WS_OP_ATOMSAND:
+  case WS_OP_ATOMSOR:
+  case WS_OP_ATOMSXOR:
+  case WS_OP_ATOMSINC:
+  case WS_OP_ATOMSDEC: return atomic(s, WS_SPACE_SHARED);
   case WS_OP_LDGSTS: return async_copy(s);
   case WS_OP_LDGDEPBAR:
     s->warp->async_uncommitted_copies = 0;

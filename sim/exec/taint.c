@@ -235,14 +235,8 @@ static tkind kind_of(ws_op op) {
   case WS_OP_LDP: return TK_LOAD_NONE;
   case WS_OP_STG:
   case WS_OP_STS: return TK_STORE;
-  case WS_OP_ATOMGADD:
-  case WS_OP_ATOMGMAX:
-  case WS_OP_ATOMGCAS:
-  case WS_OP_ATOMSADD:
-  case WS_OP_ATOMSMAX:
-  case WS_OP_ATOMSCAS: return TK_ATOMIC;
   case WS_OP_LDGSTS: return TK_ASYNC;
-  default: return TK_LANEWISE;
+  default: return ws_isa_is_atomic(op) ? TK_ATOMIC : TK_LANEWISE;
   }
 }
 

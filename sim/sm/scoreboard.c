@@ -77,21 +77,17 @@ static ws_mem_class mem_class_of(ws_op op) {
   switch (op) {
   case WS_OP_LDG:
   case WS_OP_STG:
-  case WS_OP_LDGSTS:
-  case WS_OP_ATOMGADD:
-  case WS_OP_ATOMGMAX:
-  case WS_OP_ATOMGCAS: return WS_MEMC_GLOBAL;
+  case WS_OP_LDGSTS: return WS_MEMC_GLOBAL;
   case WS_OP_LDS:
-  case WS_OP_STS:
-  case WS_OP_ATOMSADD:
-  case WS_OP_ATOMSMAX:
-  case WS_OP_ATOMSCAS: return WS_MEMC_SHARED;
+  case WS_OP_STS: return WS_MEMC_SHARED;
   case WS_OP_LDC:
   case WS_OP_LDP: return WS_MEMC_CONST;
   case WS_OP_LDGDEPBAR: return WS_MEMC_COMMIT;
   case WS_OP_DEPBAR: return WS_MEMC_WAIT;
-  default: return WS_MEMC_NONE;
+  default: break;
   }
+  if (!ws_isa_is_atomic(op)) return WS_MEMC_NONE;
+  return ws_isa_sig(op, 1).kind == 'g' ? WS_MEMC_GLOBAL : WS_MEMC_SHARED;
 }
 
 static ws_flop_kind flop_kind_of(ws_op op) {

@@ -48,6 +48,13 @@ Test(analysis, register_counts) {
   cr_assert_eq(regs_of("HMMA.16816.F32 R0, R4, R8, R0"), 10);
   cr_assert_eq(regs_of("HMMA.16816.F32 R0, R4, R8, R12"), 16);
   cr_assert_eq(regs_of("MOV R254, 0"), 255);
+  cr_assert_eq(regs_of("IMAD.WIDE.U32 R8, R0, 4, RZ"), 10); /* an RZ pair adds nothing */
+  cr_assert_eq(regs_of("IMAD.WIDE.U32 RZ, R3, 4, RZ"), 4);
+  cr_assert_eq(regs_of("PRMT R1, R2, 0x5410, R5"), 6);
+  cr_assert_eq(regs_of("BFE.U32 R1, R2, R3, 8"), 4);
+  cr_assert_eq(regs_of("PXOR P1, P2, !PT"), 1); /* predicates are not registers */
+  cr_assert_eq(regs_of("ATOMS.INC R3, [R9+4], R1"), 10);
+  cr_assert_eq(regs_of("ATOMG.EXCH R3, [R10], R1"), 12);
 }
 
 static const ws_kernel *kernel(const ws_program *prog, const char *name) {

@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "isa/asm.h"
 #include "isa/modifiers.h"
+#include "isa/verify.h"
 #include "isatest.h"
 
 static ws_ctx *ctx;
@@ -108,6 +109,63 @@ Test(disasm, canonical_instruction_text) {
     ws_disasm_insn(k, &k->insns[i], buf, sizeof buf);
     cr_expect_str_eq(buf, expected[i], "insn %zu", i);
   }
+  ws_program_destroy(prog);
+}
+
+/* The opcodes a PTX front end emits, in the text it will write: each line
+ * assembles, passes the verifier, and disassembles to its canonical form
+ * (the type modifier spelled out, immediates under 2^16 in magnitude in
+ * decimal). */
+Test(disasm, front_end_opcodes_canonical_text) {
+  static const char *const lines[][2] = {
+      {"IMAD.WIDE.U32 R8, R0, 4, RZ"},
+      {"IMAD.WIDE R8, R0, R1, RZ", "IMAD.WIDE.S32 R8, R0, R1, RZ"},
+      {"BFE R1, R2, 4, 4", "BFE.S32 R1, R2, 4, 4"},
+      {"BFE.U32 R1, R2, R3, R4"},
+      {"PRMT R1, R2, 0x5410, R3", "PRMT R1, R2, 21520, R3"},
+      {"PRMT R1, R2, R4, RZ"},
+      {"CLZ R1, R2"},
+      {"BREV R1, R2"},
+      {"PAND P1, P2, !P3"},
+      {"POR PT, !PT, P0"},
+      {"PXOR P6, P5, PT"},
+      {"MUFU.SIN R1, -R2"},
+      {"MUFU.COS R1, |R2|"},
+      {"MUFU.TANH R1, 0.5"},
+      {"ATOMG.MIN R1, [R2+0x8], R4", "ATOMG.MIN.S32 R1, [R2+0x8], R4"},
+      {"ATOMG.MIN.U32 R1, [R2], R4"},
+      {"ATOMG.EXCH R1, [R2], R4"},
+      {"ATOMG.AND R1, [R2], R4"},
+      {"ATOMG.OR R1, [R2], R4"},
+      {"ATOMG.XOR R1, [R2], R4"},
+      {"ATOMG.INC R1, [R2], R4"},
+      {"ATOMG.DEC R1, [R2-0x4], R4"},
+      {"ATOMS.MIN.U32 R1, [R3+0x4], R4"},
+      {"ATOMS.EXCH R1, [RZ+0x10], R4"},
+      {"ATOMS.AND R1, [R3], R4"},
+      {"ATOMS.OR R1, [R3], R4"},
+      {"ATOMS.XOR R1, [R3], R4"},
+      {"ATOMS.INC R1, [R3], R4"},
+      {"ATOMS.DEC R1, [R3], R4"},
+  };
+  for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+    char src[256], buf[256];
+    const char *in = lines[i][0], *want = lines[i][1] ? lines[i][1] : in;
+    snprintf(src, sizeof src, ".kernel k\n%s\n", in);
+    ws_program *prog = assemble(src, "line.wsa");
+    const ws_kernel *k = &prog->kernels[0];
+    cr_expect_eq(ws_verify_kernel(ctx, k), WS_OK, "%s: %s", in, ws_errmsg(ctx));
+    ws_disasm_insn(k, &k->insns[0], buf, sizeof buf);
+    cr_expect_str_eq(buf, want);
+    assert_round_trip(prog, in);
+    ws_program_destroy(prog);
+  }
+  /* the RZ addend is a register operand naming RZ, not a pair starting at R255+1 */
+  ws_program *prog = assemble(".kernel k\nIMAD.WIDE.U32 R8, R0, 4, RZ\n", "rz.wsa");
+  const ws_insn *in = &prog->kernels[0].insns[0];
+  cr_expect_eq(in->opnd[3].kind, WS_OPND_REG);
+  cr_expect_eq(in->opnd[3].reg, WS_REG_RZ);
+  cr_expect_eq(prog->kernels[0].regs_per_thread, 10u);
   ws_program_destroy(prog);
 }
 

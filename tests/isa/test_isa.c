@@ -133,6 +133,37 @@ Test(isa, names) {
   cr_expect_str_eq(ws_isa_sreg_name(WS_SR_COUNT), "?");
 }
 
+/* The atomics are the ATOMG.* and ATOMS.* rows, and only those; their
+ * address (operand 1) says the space. */
+Test(isa, atomics_are_the_atom_rows) {
+  unsigned global = 0, shared = 0;
+  for (unsigned op = 0; op < WS_OP_COUNT; op++) {
+    const char *mn = ws_isa_opinfo((ws_op)op)->mnemonic;
+    bool named = strncmp(mn, "ATOMG.", 6) == 0 || strncmp(mn, "ATOMS.", 6) == 0;
+    cr_expect_eq(ws_isa_is_atomic((ws_op)op), named, "%s", mn);
+    if (!named) continue;
+    char space = ws_isa_sig((ws_op)op, 1).kind;
+    cr_expect_eq(space, mn[4] == 'G' ? 'g' : 'm', "%s", mn);
+    global += space == 'g';
+    shared += space == 'm';
+  }
+  cr_expect_eq(global, 10u); /* ADD MAX CAS MIN EXCH AND OR XOR INC DEC */
+  cr_expect_eq(shared, 10u);
+  cr_expect(ws_isa_is_atomic(WS_OP_ATOMSDEC));
+  cr_expect_not(ws_isa_is_atomic(WS_OP_LDG));
+  cr_expect_not(ws_isa_is_atomic(WS_OP_COUNT));
+  /* the rows the PTX front end relies on */
+  cr_expect_str_eq(ws_isa_opinfo(WS_OP_BFE)->signature, "d,r,i,i");
+  cr_expect_eq(ws_isa_opinfo(WS_OP_BFE)->mods, (uint32_t)WS_MOD_ITYPE);
+  cr_expect_str_eq(ws_isa_opinfo(WS_OP_PRMT)->signature, "d,r,i,r");
+  cr_expect_str_eq(ws_isa_opinfo(WS_OP_PAND)->signature, "p,q,q");
+  cr_expect_eq(ws_isa_opinfo(WS_OP_PXOR)->unit, WS_UNIT_INT);
+  cr_expect_eq(ws_isa_opinfo(WS_OP_TANH)->unit, WS_UNIT_SFU);
+  cr_expect_str_eq(ws_isa_opinfo(WS_OP_SIN)->mnemonic, "MUFU.SIN");
+  cr_expect_eq(ws_isa_opinfo(WS_OP_ATOMGMIN)->mods, (uint32_t)WS_MOD_ITYPE);
+  cr_expect_eq(ws_isa_opinfo(WS_OP_ATOMSINC)->unit, WS_UNIT_LSU);
+}
+
 /* Every row has a mnemonic, a unit inside the enum and a parsable signature
  * whose items are kind letters of "dprifqsgmaln". */
 Test(isa, every_row_is_well_formed) {

@@ -114,6 +114,75 @@ Test(alu, logic_minmax_abs_popc) {
   CHECK("POPC R13, R10", {0, 0, 0, 0}, {0xFFFFFFFF, 0, 0, 32}, {0x80000001, 0, 0, 2});
 }
 
+/* PTX bfe: pos = b & 0xff, len = c & 0xff; the field's top bit (clamped to
+ * bit 31) fills the rest for .S32, 0 for .U32; len 0 gives 0. */
+Test(alu, bit_field_extract) {
+  /* 0xF0 >> 4 = 0xF, top bit set: -1 signed, 15 unsigned; 0x70 -> 7 either way.
+   * 0x80000000 pos 28 len 8: only bits 28..31 exist (1000b), the fill is bit 31.
+   * pos 40: no field bit exists; .S32 replicates bit 31. b = 0x104, c = 0x208
+   * are pos 4, len 8 after the & 0xff: (0x12345678 >> 4) & 0xff = 0x67. */
+  CHECK("BFE.S32 R13, R10, R11, R12", {0xF0, 4, 4, 0xFFFFFFFF}, {0x70, 4, 4, 7},
+        {0x80000000, 31, 1, 0xFFFFFFFF}, {0x80000000, 28, 8, 0xFFFFFFF8}, {0x7FFFFFFF, 40, 5, 0},
+        {0x80000000, 40, 5, 0xFFFFFFFF}, {0xFFFFFFFF, 0, 0, 0}, {0xFFFFFFFF, 7, 256, 0},
+        {0x12345678, 0x104, 0x208, 0x67}, {0xDEADBEEF, 0, 32, 0xDEADBEEF}, {0xDEADBEEF, 0, 255, 0xDEADBEEF},
+        {0x800, 8, 4, 0xFFFFFFF8}, {0xDEADBEEF, 16, 16, 0xFFFFDEAD});
+  CHECK("BFE.U32 R13, R10, R11, R12", {0xF0, 4, 4, 0xF}, {0x80000000, 28, 8, 8}, {0x80000000, 40, 5, 0},
+        {0xFFFFFFFF, 0, 0, 0}, {0xDEADBEEF, 16, 16, 0xDEAD}, {0xDEADBEEF, 0, 32, 0xDEADBEEF},
+        {0xFFFFFFFF, 31, 8, 1});
+  CHECK("BFE R13, R10, 4, 4", {0xF0, 0, 0, 0xFFFFFFFF}); /* .S32 is the default */
+  CHECK("BFE.U32 R13, R10, R11, 12", {0xABCDEF, 8, 0, 0xBCD});
+}
+
+/* PRMT d, a, sel, c = PTX prmt.b32 d, a, c, sel: bytes 0..3 of a, 4..7 of c;
+ * nibble k of sel picks byte k of d; its bit 3 replicates the byte's sign. */
+Test(alu, byte_permute) {
+  const uint32_t a = 0x44332211, c = 0x88776655;
+  CHECK("PRMT R13, R10, R11, R12", {a, 0x3210, c, a}, {a, 0x7654, c, c}, {a, 0x0123, c, 0x11223344},
+        {a, 0x4567, c, 0x55667788}, {a, 0x5140, c, 0x66225511}, {a, 0x8888, c, 0}, {a, 0xF000, c, 0xFF111111},
+        {a, 0xFFFF3210, c, a}, {0x7F80FF01, 0x0009, 0, 0x010101FF}, {0x7F80FF01, 0x000B, 0, 0x01010100},
+        {0x7F80FF01, 0xAAAA, 0, 0xFFFFFFFF});
+  /* the common pack of two low halves: selector 0x5410 as an immediate */
+  CHECK("PRMT R13, R10, 0x5410, R12", {a, 0, c, 0x66552211});
+}
+
+Test(alu, clz_and_brev) {
+  CHECK("CLZ R13, R10", {0, 0, 0, 32}, {1, 0, 0, 31}, {0x80000000, 0, 0, 0}, {0x00010000, 0, 0, 15},
+        {0xFFFFFFFF, 0, 0, 0}, {0x7FFFFFFF, 0, 0, 1});
+  /* 0x12345678 = 0001 0010 0011 0100 0101 0110 0111 1000, read backwards
+   * 0001 1110 0110 1010 0010 1100 0100 1000 = 0x1E6A2C48 */
+  CHECK("BREV R13, R10", {1, 0, 0, 0x80000000}, {0x80000000, 0, 0, 1}, {0x12345678, 0, 0, 0x1E6A2C48},
+        {0, 0, 0, 0}, {0xFFFFFFFF, 0, 0, 0xFFFFFFFF}, {0x0000FFFF, 0, 0, 0xFFFF0000});
+}
+
+/* P1 = (R10 != 0), P2 = (R11 != 0); R13 = the result predicate as 0/1, over
+ * the four rows of the truth table. */
+Test(alu, predicate_logic) {
+  static const struct {
+    const char *insn;
+    uint32_t want[4]; /* (0,0) (0,1) (1,0) (1,1) */
+  } cases[] = {
+      {"PAND P3, P1, P2", {0, 0, 0, 1}},  {"POR P3, P1, P2", {0, 1, 1, 1}},
+      {"PXOR P3, P1, P2", {0, 1, 1, 0}},  {"PAND P3, !P1, P2", {0, 1, 0, 0}},
+      {"POR P3, !P1, !P2", {1, 1, 1, 0}}, {"PXOR P3, P1, PT", {1, 1, 0, 0}},
+      {"PAND P3, P2, !PT", {0, 0, 0, 0}}, {"PXOR P3, !P1, P2", {1, 0, 0, 1}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char body[256];
+    snprintf(body, sizeof body,
+             "ISETP.NE.U32 P1, R10, 0\nISETP.NE.U32 P2, R11, 0\n%s\nMOV R13, 0\n@P3 MOV R13, 1",
+             cases[i].insn);
+    row rows[4];
+    for (uint32_t r = 0; r < 4; r++) rows[r] = (row){r >> 1, r & 1u, 0, cases[i].want[r]};
+    check_rows(body, rows, 4);
+  }
+  /* a write to PT is dropped: PT stays true */
+  CHECK("POR PT, P1, P1\nMOV R13, 0\n@PT MOV R13, 1", {0, 0, 0, 1});
+  /* guarded: lanes whose guard fails keep P3 (set true first) */
+  CHECK("ISETP.NE.U32 P1, R10, 0\nISETP.NE.U32 P2, R11, 0\nISETP.EQ.U32 P3, RZ, 0\n@P1 PAND P3, P2, P2\n"
+        "MOV R13, 0\n@P3 MOV R13, 1",
+        {0, 0, 0, 1}, {1, 0, 0, 0}, {1, 1, 0, 1});
+}
+
 Test(alu, isetp_all_comparisons) {
   /* pairs: (1,2) (2,1) (2,2) (-1,0) (INT_MIN, INT_MAX) */
   static const char *cmps[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
@@ -260,6 +329,37 @@ Test(alu, mufu) {
   CHECK("MUFU.SQRT R13, R10", {0x40800000, 0, 0, TWO}, {NZERO, 0, 0, NZERO}, {0xBF800000, 0, 0, ANY_NAN},
         {TWO, 0, 0, 0x3FB504F3}, {PINF, 0, 0, PINF});
   CHECK("MUFU.RCP R13, -R10", {TWO, 0, 0, 0xBF000000});
+}
+
+/* Expected bits are the correctly rounded results (libm's sinf, cosf and
+ * tanhf give them for these inputs): 0x40490FDB is pi rounded to fp32, just
+ * above pi, so its sine is -8.742278e-8 (0xB3BBBD2E); 0x3FC90FDB is pi/2
+ * rounded up, cosine -4.371139e-8 (0xB33BBD2E), sine 1.0 after rounding. */
+Test(alu, mufu_sin_cos_tanh) {
+  CHECK("MUFU.SIN R13, R10", {0, 0, 0, 0}, {NZERO, 0, 0, NZERO}, {0x3FC90FDB, 0, 0, ONE},
+        {0x40490FDB, 0, 0, 0xB3BBBD2E}, {ONE, 0, 0, 0x3F576AA4}, {PINF, 0, 0, ANY_NAN},
+        {QNAN, 0, 0, ANY_NAN});
+  CHECK("MUFU.COS R13, R10", {0, 0, 0, ONE}, {0x40490FDB, 0, 0, 0xBF800000}, {0x3FC90FDB, 0, 0, 0xB33BBD2E},
+        {ONE, 0, 0, 0x3F0A5140}, {NINF, 0, 0, ANY_NAN});
+  /* tanh(0.5) = 0.46211716 (0x3EEC9A9F), tanh(1) = 0.7615942 (0x3F42F7D6),
+   * tanh(-2) = -0.9640276 (0xBF76CA83); tanh(20) rounds to 1 */
+  CHECK("MUFU.TANH R13, R10", {0, 0, 0, 0}, {NZERO, 0, 0, NZERO}, {0x3F000000, 0, 0, 0x3EEC9A9F},
+        {ONE, 0, 0, 0x3F42F7D6}, {0xC0000000, 0, 0, 0xBF76CA83}, {0x41A00000, 0, 0, ONE}, {PINF, 0, 0, ONE},
+        {NINF, 0, 0, 0xBF800000}, {QNAN, 0, 0, ANY_NAN});
+  CHECK("MUFU.SIN R13, -R10", {0x3FC90FDB, 0, 0, 0xBF800000});
+}
+
+/* RZ as IMAD.WIDE's 64-bit addend reads as a pair of zeros: the product
+ * alone, zero- or sign-extended (R16:R17 hold junk to show they are not read). */
+Test(alu, imad_wide_with_rz_addend) {
+  const char *u_lo = "MOV R16, 5\nMOV R17, 5\nIMAD.WIDE.U32 R14, R10, 4, RZ\nMOV R13, R14";
+  const char *u_hi = "MOV R16, 5\nMOV R17, 5\nIMAD.WIDE.U32 R14, R10, 4, RZ\nMOV R13, R15";
+  const char *s_hi = "IMAD.WIDE.S32 R14, R10, R11, RZ\nMOV R13, R15";
+  /* 0xFFFFFFFF * 4 = 0x3_FFFFFFFC; 7 * 4 = 28 */
+  CHECK(u_lo, {0xFFFFFFFF, 0, 0, 0xFFFFFFFC}, {7, 0, 0, 28});
+  CHECK(u_hi, {0xFFFFFFFF, 0, 0, 3}, {7, 0, 0, 0});
+  /* -1 * 4 = 0xFFFFFFFF_FFFFFFFC; 0x40000000 * 4 = 0x1_00000000 */
+  CHECK(s_hi, {0xFFFFFFFF, 4, 0, 0xFFFFFFFF}, {0x40000000, 4, 0, 1});
 }
 
 Test(alu, int_float_conversions) {

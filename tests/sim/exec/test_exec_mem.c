@@ -139,6 +139,104 @@ Test(mem_ops, atomic_max_and_cas) {
                32);
 }
 
+Test(mem_ops, atomic_min_exch_and_bitwise) {
+  uint32_t vals[32], olds[32];
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 15u - i; /* 15 .. -16 */
+  /* signed: -16 from lane 31; unsigned: 0 from lane 15 (the negatives are huge) */
+  cr_expect_eq(run_atomic("ATOMG.MIN.S32 R8, [R4], R6", 32, 0x7FFFFFFFu, vals, NULL, olds), 0xFFFFFFF0u);
+  cr_expect_eq(olds[0], 0x7FFFFFFFu);
+  cr_expect_eq(olds[1], 15u);
+  cr_expect_eq(olds[31], 0xFFFFFFF1u, "-15 before lane 31");
+  cr_expect_eq(run_atomic("ATOMG.MIN.U32 R8, [R4], R6", 32, 0xFFFFFFFFu, vals, NULL, olds), 0u);
+  cr_expect_eq(olds[16], 0u, "lane 15 stored 0");
+  cr_expect_eq(run_atomic("ATOMG.MIN R8, [R4], R6", 32, 0, vals, NULL, olds), 0xFFFFFFF0u, ".S32 default");
+  /* exchange: each lane gets the previous lane's value, the last one stays */
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 100u + i;
+  cr_expect_eq(run_atomic("ATOMG.EXCH R8, [R4], R6", 32, 7, vals, NULL, olds), 131u);
+  cr_expect_eq(olds[0], 7u);
+  for (uint32_t i = 1; i < 32; i++) cr_expect_eq(olds[i], 99u + i, "lane %u", i);
+  cr_expect_eq(run_atomic("ATOMS.EXCH R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               131u);
+  cr_expect_eq(olds[5], 104u);
+  /* lane i contributes bit i: OR sets all, AND of ~bit clears all, XOR toggles */
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 1u << i;
+  cr_expect_eq(run_atomic("ATOMG.OR R8, [R4], R6", 32, 0, vals, NULL, olds), 0xFFFFFFFFu);
+  cr_expect_eq(olds[4], 0xFu);
+  cr_expect_eq(run_atomic("ATOMG.XOR R8, [R4], R6", 32, 0x0000FFFFu, vals, NULL, olds), 0xFFFF0000u);
+  cr_expect_eq(olds[16], 0u, "the low 16 bits toggled off first");
+  cr_expect_eq(run_atomic("ATOMS.OR R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               0xFFFFFFFFu);
+  cr_expect_eq(run_atomic("ATOMS.XOR R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               0xFFFFFFFFu);
+  for (uint32_t i = 0; i < 32; i++) vals[i] = ~(1u << i);
+  cr_expect_eq(run_atomic("ATOMG.AND R8, [R4], R6", 32, 0xFFFFFFFFu, vals, NULL, olds), 0u);
+  cr_expect_eq(olds[31], 0x80000000u);
+  cr_expect_eq(run_atomic("ATOMS.AND R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               0u);
+}
+
+/* PTX atom.inc.u32: old >= b ? 0 : old + 1; atom.dec.u32:
+ * (old == 0 || old > b) ? b : old - 1 (the word is never written here
+ * between lanes, so each lane sees the last one's result). */
+Test(mem_ops, atomic_inc_dec_wrap) {
+  uint32_t vals[32], olds[32];
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 4; /* a counter modulo 5 */
+  /* 0 1 2 3 4 0 1 ... : 32 increments from 0 end at 32 mod 5 = 2 */
+  cr_expect_eq(run_atomic("ATOMG.INC R8, [R4], R6", 32, 0, vals, NULL, olds), 2u);
+  for (uint32_t i = 0; i < 32; i++) cr_expect_eq(olds[i], i % 5u, "lane %u", i);
+  /* from 9 > 4: the first increment wraps to 0 */
+  cr_expect_eq(run_atomic("ATOMG.INC R8, [R4], R6", 1, 9, vals, NULL, olds), 0u);
+  /* 3 2 1 0 4 3 ...: 0 wraps to b, so 32 decrements from 3 give (3 - 32) mod 5 = 1 */
+  cr_expect_eq(run_atomic("ATOMG.DEC R8, [R4], R6", 32, 3, vals, NULL, olds), 1u);
+  cr_expect_eq(olds[0], 3u);
+  cr_expect_eq(olds[3], 0u);
+  cr_expect_eq(olds[4], 4u, "0 wrapped to b");
+  /* old above b also becomes b */
+  cr_expect_eq(run_atomic("ATOMG.DEC R8, [R4], R6", 1, 9, vals, NULL, olds), 4u);
+  /* b = 0xFFFFFFFF: inc never wraps below it, so inc is a plain +1 except at the top */
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 0xFFFFFFFFu;
+  cr_expect_eq(run_atomic("ATOMG.INC R8, [R4], R6", 2, 0xFFFFFFFEu, vals, NULL, olds), 0u);
+  cr_expect_eq(olds[1], 0xFFFFFFFFu);
+  for (uint32_t i = 0; i < 32; i++) vals[i] = 4;
+  cr_expect_eq(run_atomic("ATOMS.INC R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               2u);
+  cr_expect_eq(olds[7], 2u);
+  /* shared memory starts at 0: the first decrement wraps to 4 */
+  cr_expect_eq(run_atomic("ATOMS.DEC R8, [RZ], R6\nBAR.SYNC\nLDS.32 R9, [RZ]\nSTG.32 [R4], R9", 32, 0, vals,
+                          NULL, olds),
+               3u);
+  cr_expect_eq(olds[0], 0u);
+  cr_expect_eq(olds[1], 4u);
+}
+
+/* 64 threads of one CTA (two warps) race ATOMS.MIN on one shared word that
+ * thread 0 set to INT32_MAX; values (t * 37) % 64 - 20 hold every number
+ * -20..43 once, so the minimum is -20, wherever it sits. */
+Test(mem_ops, atoms_min_race_across_two_warps) {
+  static const char src[] =
+      ".kernel t\n.param .ptr vals\n.param .ptr out\n.shared m 4\n"
+      "S2R R0, SR_TID.X\nISETP.EQ.U32 P0, R0, 0\nMOV R1, 0x7FFFFFFF\n@P0 STS.32 [m], R1\n"
+      "BAR.SYNC\nLDP.64 R2, [vals]\nIMAD.WIDE.U32 R2, R0, 4, R2\nLDG.32 R6, [R2]\n"
+      "ATOMS.MIN.S32 R8, [m], R6\nBAR.SYNC\n@!P0 EXIT\n"
+      "LDS.32 R9, [m]\nLDP.64 R4, [out]\nSTG.32 [R4], R9\nEXIT\n";
+  int32_t vals[64];
+  for (int32_t t = 0; t < 64; t++) vals[t] = (t * 37) % 64 - 20;
+  simtest t;
+  st_init(&t, src, "t");
+  st_buf(&t, "vals", sizeof vals, vals);
+  uint64_t o = st_buf(&t, "out", 4, NULL);
+  st_run(&t, 1, 64);
+  int32_t got;
+  st_read(&t, &got, o, 4);
+  cr_expect_eq(got, -20);
+  st_fini(&t);
+}
+
 Test(mem_ops, ldgsts_async_copy) {
   const char *src = ".kernel t\n.param .ptr in\n.param .ptr out\n.shared tile 512 16\n"
                     "S2R R0, SR_TID.X\nLDP.64 R2, [in]\nIMAD.WIDE.U32 R2, R0, 16, R2\nSHL R1, R0, 4\n"

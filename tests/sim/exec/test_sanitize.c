@@ -201,6 +201,45 @@ Test(sanitize, atomic_counters_are_clean) {
   st_fini(&t);
 }
 
+/* Every kind of atomic, global and shared, hammering one word from three
+ * CTAs of three warps: no race, in either mode (timing mode carries them
+ * through the LSU and the memory system like ATOMG.ADD). */
+static void expect_atomics_clean(bool timing) {
+  static const char src[] = ".kernel k\n"
+                            ".param .ptr word\n"
+                            ".shared n 4\n"
+                            "    S2R R0, SR_TID.X\n"
+                            "    ISETP.EQ.U32 P0, R0, 0\n"
+                            "@P0 STS.32 [n], RZ\n"
+                            "    BAR.SYNC\n"
+                            "    MOV R1, 1000\n"
+                            "    LDP.64 R2, [word]\n"
+                            "    ATOMG.INC R4, [R2], R1\n"
+                            "    ATOMG.DEC R4, [R2], R1\n"
+                            "    ATOMG.MIN.U32 R4, [R2], R1\n"
+                            "    ATOMG.EXCH R4, [R2], R0\n"
+                            "    ATOMG.AND R4, [R2], R1\n"
+                            "    ATOMG.OR R4, [R2], R0\n"
+                            "    ATOMG.XOR R4, [R2], R0\n"
+                            "    ATOMS.INC R5, [n], R1\n"
+                            "    ATOMS.DEC R5, [n], R1\n"
+                            "    ATOMS.MIN.S32 R5, [n], R0\n"
+                            "    ATOMS.EXCH R5, [n], R0\n"
+                            "    ATOMS.AND R5, [n], R1\n"
+                            "    ATOMS.OR R5, [n], R0\n"
+                            "    ATOMS.XOR R5, [n], R0\n"
+                            "    EXIT\n";
+  simtest t;
+  init_checked(&t, src, WS_CHECK_ALL, timing);
+  st_buf(&t, "word", 4, NULL);
+  st_run(&t, 3, 96);
+  st_fini(&t);
+}
+
+Test(sanitize, every_atomic_is_race_free) { expect_atomics_clean(false); }
+
+Test(sanitize, every_atomic_is_race_free_in_timing_mode) { expect_atomics_clean(true); }
+
 /* ---- init check ------------------------------------------------------------ */
 
 Test(sanitize, read_of_a_register_never_written) {

@@ -156,6 +156,52 @@ Test(scoreboard, memory_operands_and_classes) {
   sbt_fini(&t);
 }
 
+/* Every atomic of the table in the class of its address space, on the
+ * LSU, reading its address and operand and writing only d; IMAD.WIDE's RZ
+ * addend and the predicate logic's PT carry no dependency. */
+Test(scoreboard, atomics_wide_rz_and_predicate_logic) {
+  ws_ctx *ctx = ws_ctx_create();
+  char src[8192];
+  int n = snprintf(src, sizeof src, ".kernel t\n.shared buf 64\n");
+  uint32_t natomic = 0;
+  for (unsigned op = 0; op < WS_OP_COUNT; op++) {
+    if (!ws_isa_is_atomic((ws_op)op)) continue;
+    const ws_opinfo *info = ws_isa_opinfo((ws_op)op);
+    bool global = ws_isa_sig((ws_op)op, 1).kind == 'g', cas = ws_isa_nopnds((ws_op)op) == 4;
+    n += snprintf(src + n, sizeof src - (size_t)n, "%s R4, %s, R6%s\n", info->mnemonic,
+                  global ? "[R8]" : "[R10]", cas ? ", R7" : "");
+    natomic++;
+  }
+  cr_assert_eq(natomic, 20u, "ADD MAX CAS MIN EXCH AND OR XOR INC DEC, global and shared");
+  snprintf(src + n, sizeof src - (size_t)n, "IMAD.WIDE.U32 R12, R0, 4, RZ\nPOR P2, !P1, PT\n");
+  ws_program *prog = NULL;
+  cr_assert_eq(ws_asm_parse(ctx, src, strlen(src), "sb.wsa", &prog), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_kernel *k = ws_program_find_kernel(prog, "t");
+  ws_scoreboard_insn *tab = NULL;
+  cr_assert_eq(ws_scoreboard_table_build(ctx, k, NROWS, 2, 0, &tab), WS_OK);
+  for (uint32_t i = 0; i < natomic; i++) {
+    const ws_insn *in = &k->insns[i];
+    const char *mn = ws_isa_opinfo((ws_op)in->op)->mnemonic;
+    bool global = ws_isa_sig((ws_op)in->op, 1).kind == 'g';
+    uint64_t addr = global ? R(8) | R(9) : R(10), cmp = ws_isa_nopnds((ws_op)in->op) == 4 ? R(7) : 0;
+    cr_expect_eq(tab[i].mem_class, global ? WS_MEMC_GLOBAL : WS_MEMC_SHARED, "%s", mn);
+    cr_expect_eq(tab[i].unit, WS_UNIT_LSU, "%s", mn);
+    cr_expect_eq(low(tab[i].dep_mask), R(4) | R(6) | addr | cmp, "%s", mn);
+    cr_expect_eq(low(tab[i].wr_mask), R(4), "%s", mn);
+  }
+  const ws_scoreboard_insn *si = &tab[natomic]; /* IMAD.WIDE.U32 R12, R0, 4, RZ */
+  cr_expect_eq(low(si->dep_mask), R(12) | R(13) | R(0));
+  cr_expect_eq(low(si->wr_mask), R(12) | R(13));
+  cr_expect_eq(si->mem_class, WS_MEMC_NONE);
+  si = &tab[natomic + 1]; /* POR P2, !P1, PT: reads P1, writes P2 */
+  expect_slots(si->deps, si->ndeps, (const uint16_t[]){NROWS + 2, P1}, 2, "POR deps");
+  expect_slots(si->writes, si->nwrites, (const uint16_t[]){NROWS + 2}, 1, "POR writes");
+  cr_expect_eq(si->unit, WS_UNIT_INT);
+  free(tab);
+  ws_program_destroy(prog);
+  ws_ctx_destroy(ctx);
+}
+
 /* HMMA R16, R20, R24, R16: D and C are quads R16-19, A a quad R20-23, B a
  * pair R24-25: 10 distinct registers, 5 even and 5 odd -> with 2 banks the
  * worst bank serves 5 reads: 4 extra cycles. */

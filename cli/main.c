@@ -21,6 +21,7 @@ static const command commands[] = {
     {"run", ws_cli_run, "the main job: TinyViT32 pixel-to-logit on the simulated GPU, timed and checked"},
     {"asm", ws_cli_asm, "assemble a .wsa file; report its kernels or write a .wso object"},
     {"disasm", ws_cli_disasm, "print the canonical assembly of a .wso object or .wsa file"},
+    {"ptx", ws_cli_ptx, "translate a PTX file onto the ISA and print it with its source lines"},
     {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
     {"kernel", ws_cli_kernel, "print a generated kernel (GEMM ladder, attention, LayerNorm...) as .wsa"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},

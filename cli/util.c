@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/outputs.h"
 #include "cli/cli.h"
+#include "ptx/ptx.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
 #include "plot/chart.h"
@@ -88,7 +89,19 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
   return true;
 }
 
+bool ws_cli_is_ptx(const char *path) {
+  size_t n = strlen(path);
+  return n > 4 && strcmp(path + n - 4, ".ptx") == 0;
+}
+
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
+  if (ws_cli_is_ptx(path)) {
+    ws_ptx_result res;
+    ws_status st = ws_ptx_load_file(ctx, path, NULL, &res);
+    if (st == WS_OK) *out = ws_ptx_result_take_program(&res);
+    ws_ptx_result_free(&res);
+    return st;
+  }
   char *data = NULL;
   size_t size = 0;
   ws_status st =

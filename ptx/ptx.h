@@ -48,6 +48,10 @@ typedef struct ws_ptx_result {
  * what is supported. WS_ERR_INVALID, WS_ERR_LIMIT (registers), WS_ERR_NOMEM. */
 ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char *filename,
                            const ws_ptx_opts *opts, ws_ptx_result *out);
+/* Reads the PTX file at path (bounded as every text input) and translates it. */
+ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_ptx_opts *opts, ws_ptx_result *out);
+/* The program, now the caller's; the rest stays with r. */
+ws_program *ws_ptx_result_take_program(ws_ptx_result *r);
 void ws_ptx_result_free(ws_ptx_result *r);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/text.h"
 #include "isa/asm.h"
 #include "ptx/lower.h"
@@ -146,12 +147,28 @@ static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel
   return WS_OK;
 }
 
-static bool body(out_text *o, const kernel_out *k) {
+/* "file.cu:12" for a statement with a .loc, the file's last path part. */
+static void cuda_where(const ws_ptx_module *m, const ws_ptx_stmt *st, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (!st->cuda_line || st->cuda_file >= m->nfiles || !m->files[st->cuda_file]) return;
+  const char *f = strrchr(m->files[st->cuda_file], '/');
+  snprintf(buf, n, " (%s:%u)", f ? f + 1 : m->files[st->cuda_file], st->cuda_line);
+}
+
+/* Whether some branch of the kernel targets label `name`. */
+static bool targeted(const ws_vcode *vc, const char *name) {
+  for (size_t i = 0; i < vc->ninsns; i++)
+    if (vc->insns[i].is_branch && strcmp(vc->insns[i].label, name) == 0) return true;
+  return false;
+}
+
+static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
   for (size_t i = 0; i < k->vc.ninsns; i++) {
     const ws_vc_insn *in = &k->vc.insns[i];
     const ws_ptx_stmt *st = &k->e->stmts[in->src];
     char buf[512], full[900];
     if (in->kind == WS_VC_LABEL) {
+      if (!targeted(&k->vc, in->label)) continue; /* debug-info labels (Ltmp3) say nothing here */
       label_text(in->label, buf, sizeof buf);
       snprintf(full, sizeof full, "%s:", buf);
       if (!put_line(o, (origin){0, 0, 0}, full)) return false;
@@ -159,7 +176,9 @@ static bool body(out_text *o, const kernel_out *k) {
     }
     insn_text(&k->vc, in, buf, sizeof buf);
     bool first = i == 0 || k->vc.insns[i - 1].src != in->src;
-    if (first) snprintf(full, sizeof full, "%-44s // %u: %s", buf, st->line, st->op);
+    char where[300];
+    cuda_where(m, st, where, sizeof where);
+    if (first) snprintf(full, sizeof full, "%-44s // %u: %s%s", buf, st->line, st->op, where);
     else snprintf(full, sizeof full, "%s", buf);
     if (!put_line(o, (origin){st->line, st->cuda_file, st->cuda_line}, full)) return false;
   }
@@ -172,7 +191,7 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   ws_status r = ws_ptx_lower_entry(ctx, file, m, e, &k.vc, &k.shared, &k.nshared, &k.params);
   if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, e->name, &k.regs);
   if (r == WS_OK) r = header(ctx, file, o, &k);
-  if (r == WS_OK && !body(o, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
+  if (r == WS_OK && !body(o, m, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
   if (r == WS_OK) put_line(o, (origin){0, 0, 0}, "");
   ws_vcode_free(&k.vc);
   free(k.shared);
@@ -252,6 +271,22 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   ws_ptx_module_free(&m);
   if (r != WS_OK) ws_ptx_result_free(out);
   return r;
+}
+
+ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_ptx_opts *opts, ws_ptx_result *out) {
+  char *data = NULL;
+  size_t size = 0;
+  memset(out, 0, sizeof *out);
+  ws_status r = ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "PTX", &data, &size);
+  if (r == WS_OK) r = ws_ptx_translate(ctx, data, size, path, opts, out);
+  free(data);
+  return r;
+}
+
+ws_program *ws_ptx_result_take_program(ws_ptx_result *r) {
+  ws_program *p = r->prog;
+  r->prog = NULL;
+  return p;
 }
 
 void ws_ptx_result_free(ws_ptx_result *r) {

@@ -1,0 +1,97 @@
+/* cmd_ptx.c - `warpscope ptx`: a PTX file's translation onto the ISA, as
+ * .wsa text with each PTX line (and CUDA line) as a comment. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/outputs.h"
+#include "cli/cli.h"
+#include "ptx/ptx.h"
+
+static const char ptx_help[] =
+    "usage: warpscope ptx FILE.ptx [--max-regs N] [-o OUT.wsa]\n\n"
+    "Translates every kernel (.entry) of FILE.ptx onto warpscope's ISA and prints the\n"
+    "translation as assembly, each instruction with the PTX line (and, where the PTX\n"
+    "carries .loc, the CUDA file:line) it came from, then each kernel's registers per\n"
+    "thread and static shared memory. 'warpscope exec FILE.ptx' runs a kernel of it.\n"
+    "What is supported, and how PTX maps onto the ISA: docs/cuda.md.\n\n"
+    "  --max-regs N        registers per thread the allocator may use (1..255, default 255)\n"
+    "  -o, --output FILE   write the translation to FILE (atomically) and print the summary\n"
+    "  -h, --help          this text\n\n"
+    "Exit status: 0 translated, 1 the file could not be read or translated, 2 usage.\n";
+
+typedef struct ptx_opts {
+  const char *input, *output;
+  uint32_t max_regs;
+} ptx_opts;
+
+static int parse(int argc, char **argv, ptx_opts *o) {
+  static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
+                                        {"max-regs", required_argument, NULL, 'r'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int c;
+  ws_cli_seen seen = {{0}};
+  while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
+    int rc = ws_cli_once("ptx", &seen, longs, c, "");
+    if (rc != WS_EXIT_OK) return rc;
+    if (c == 'o' && !*optarg) return ws_cli_usage_error("ptx", "-o needs a file name");
+    if (c == 'o') {
+      o->output = optarg;
+    } else if (c == 'r') {
+      char *end = NULL;
+      unsigned long v = strtoul(optarg, &end, 10);
+      if (!*optarg || *end || optarg[0] == '-' || v < 1 || v > 255)
+        return ws_cli_usage_error("ptx", "--max-regs must be 1..255, got '%s'", optarg);
+      o->max_regs = (uint32_t)v;
+    } else if (c == 'h') {
+      fputs(ptx_help, stdout);
+      return -1;
+    } else if (c == ':') {
+      return ws_cli_usage_error("ptx", "option '%s' needs a value", argv[optind - 1]);
+    } else {
+      return ws_cli_usage_error("ptx", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return ws_cli_usage_error("ptx", optind >= argc ? "expected a .ptx file" : "expected one .ptx file, found %d",
+                              argc - optind);
+  o->input = argv[optind];
+  return WS_EXIT_OK;
+}
+
+static void summary(const ws_ptx_result *r, FILE *out) {
+  for (size_t i = 0; i < r->nkernels; i++) {
+    const ws_ptx_kernel_info *k = &r->kernels[i];
+    fprintf(out, "// kernel %s: %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
+            k->name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
+            k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
+  }
+}
+
+int ws_cli_ptx(int argc, char **argv) {
+  ptx_opts o = {0};
+  int rc = parse(argc, argv, &o);
+  if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
+  const ws_outputs_file files[] = {{"the PTX file", o.input, false}, {"-o", o.output, true}};
+  rc = ws_cli_check_files("ptx", files, 2);
+  if (rc != WS_EXIT_OK) return rc;
+  ws_ctx *ctx = ws_ctx_create();
+  ws_ptx_opts po = {.max_regs = o.max_regs};
+  ws_ptx_result res;
+  ws_status st = ws_ptx_load_file(ctx, o.input, &po, &res);
+  if (st == WS_OK && o.output) {
+    st = ws_file_write_atomic(ctx, o.output, res.wsa, strlen(res.wsa));
+    if (st == WS_OK) summary(&res, stdout);
+  } else if (st == WS_OK) {
+    fputs(res.wsa, stdout);
+    summary(&res, stdout);
+  }
+  rc = ws_cli_exit_code("ptx", ctx, st);
+  ws_ptx_result_free(&res);
+  ws_ctx_destroy(ctx);
+  return rc;
+}

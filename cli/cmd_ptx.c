@@ -57,8 +57,8 @@ static int parse(int argc, char **argv, ptx_opts *o) {
     }
   }
   if (optind != argc - 1)
-    return ws_cli_usage_error("ptx", optind >= argc ? "expected a .ptx file" : "expected one .ptx file, found %d",
-                              argc - optind);
+    return ws_cli_usage_error(
+        "ptx", optind >= argc ? "expected a .ptx file" : "expected one .ptx file, found %d", argc - optind);
   o->input = argv[optind];
   return WS_EXIT_OK;
 }
@@ -66,7 +66,8 @@ static int parse(int argc, char **argv, ptx_opts *o) {
 static void summary(const ws_ptx_result *r, FILE *out) {
   for (size_t i = 0; i < r->nkernels; i++) {
     const ws_ptx_kernel_info *k = &r->kernels[i];
-    fprintf(out, "// kernel %s: %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
+    fprintf(out,
+            "// kernel %s: %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
             k->name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
             k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
   }

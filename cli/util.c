@@ -12,10 +12,10 @@
 #include "base/file.h"
 #include "base/outputs.h"
 #include "cli/cli.h"
-#include "ptx/ptx.h"
 #include "isa/asm.h"
 #include "isa/objfile.h"
 #include "plot/chart.h"
+#include "ptx/ptx.h"
 
 /* A located library message ("FILE:LINE:COL: error: ...", "a100 (after
  * --set): error: ...") already says "error:" after its location: it keeps

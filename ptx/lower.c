@@ -64,8 +64,8 @@ static void stmt_text(const ws_ptx_stmt *st, char *buf, size_t n) {
     switch (o->kind) {
     case WS_PTX_OPND_INT: at += (size_t)snprintf(buf + at, n - at, "%s%" PRId64, sep, o->ival); break;
     case WS_PTX_OPND_FLOAT:
-      at += (size_t)snprintf(buf + at, n - at, "%s0%c%0*" PRIX64, sep, o->fdouble ? 'd' : 'f', o->fdouble ? 16 : 8,
-                             o->fbits);
+      at += (size_t)snprintf(buf + at, n - at, "%s0%c%0*" PRIX64, sep, o->fdouble ? 'd' : 'f',
+                             o->fdouble ? 16 : 8, o->fbits);
       break;
     case WS_PTX_OPND_ADDR:
       at += (size_t)snprintf(buf + at, n - at, "%s[%s%+" PRId64 "]", sep, o->name, o->ival);
@@ -124,7 +124,8 @@ static ptype parse_type(const char *p) {
   if ((p[0] == 's' || p[0] == 'u' || p[0] == 'b' || p[0] == 'f') && p[1] >= '0' && p[1] <= '9') {
     char *end = NULL;
     long bits = strtol(p + 1, &end, 10);
-    if (*end == '\0' && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) t = (ptype){p[0], (uint8_t)bits};
+    if (*end == '\0' && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+      t = (ptype){p[0], (uint8_t)bits};
   }
   return t;
 }
@@ -174,7 +175,6 @@ static uint32_t new_reg(lower *lw, uint8_t words, bool pred) {
 static ws_status declare(lower *lw, const ws_ptx_stmt *st) {
   ptype t = parse_type(st->type + (st->type[0] == '.'));
   if (!t.kind) return refuse(lw, "a register type expected, '%s' found", st->type);
-  if (t.kind == 'f' && t.bits == 64) return refuse(lw, "64-bit floating point is not supported (no f64 unit)");
   size_t n = st->count ? st->count : 1;
   if (lw->declared + n > MAX_DECLARED_REGS)
     return refuse(lw, "more than %u registers declared", MAX_DECLARED_REGS);
@@ -301,8 +301,9 @@ static ws_status sreg_op(lower *lw, const char *name, ws_vc_op *out) {
       *out = op_text("%s", map[i].ws);
       return WS_OK;
     }
-  return refuse(lw, "special register '%s' is not supported; supported: %%tid, %%ntid, %%ctaid, %%nctaid (.x .y "
-                    ".z), %%laneid, %%warpid, %%smid, %%clock",
+  return refuse(lw,
+                "special register '%s' is not supported; supported: %%tid, %%ntid, %%ctaid, %%nctaid (.x .y "
+                ".z), %%laneid, %%warpid, %%smid, %%clock",
                 name);
 }
 
@@ -331,7 +332,8 @@ static ws_status use_r(lower *lw, const ws_ptx_opnd *o, uint8_t words, ws_vc_op 
   }
   if (o->kind == WS_PTX_OPND_INT || o->kind == WS_PTX_OPND_FLOAT) {
     uint64_t v = o->kind == WS_PTX_OPND_INT ? (uint64_t)o->ival : (words == 2 ? o->fbits : f32_bits(o));
-    if (o->kind == WS_PTX_OPND_FLOAT && o->fdouble && words == 2) return refuse(lw, "64-bit floats are not supported");
+    if (o->kind == WS_PTX_OPND_FLOAT && o->fdouble && words == 2)
+      return refuse(lw, "64-bit floats are not supported");
     uint32_t t = new_reg(lw, words, false);
     emit(lw, "MOV", 2, op_reg(t, 0, 1, true), op_text("0x%" PRIX32, (uint32_t)v));
     if (words == 2) emit(lw, "MOV", 2, op_reg(t, 1, 1, true), op_text("0x%" PRIX32, (uint32_t)(v >> 32)));
@@ -600,7 +602,8 @@ static ws_status lower_mad(lower *lw) {
     }
     return r;
   }
-  if (t.bits != 32 || !has(lw, "lo")) return refuse(lw, "integer mad is supported as mad.lo and mad.wide on 32 bits");
+  if (t.bits != 32 || !has(lw, "lo"))
+    return refuse(lw, "integer mad is supported as mad.lo and mad.wide on 32 bits");
   r = use_r(lw, x, 1, &a);
   if (r == WS_OK) r = use_i(lw, y, &b);
   if (r == WS_OK) r = use_r(lw, &o[3], 1, &c);
@@ -624,10 +627,10 @@ static void udivrem(lower *lw, ws_vc_op a, ws_vc_op b, ws_vc_op *q_out, ws_vc_op
   emit(lw, "MUFU.RCP", 2, F, f_);
   emit(lw, "FMUL", 3, F, f_, op_text("0f4F7FFFFE")); /* 2^32 - 512: the estimate stays below 2^32/b */
   emit(lw, "F2I.U32", 2, Z, f_);
-  emit(lw, "ISUB", 3, T, op_text("RZ"), b);  /* -b */
-  emit(lw, "IMUL", 3, T, t_, z_);            /* -b * z: the estimate's error, scaled */
+  emit(lw, "ISUB", 3, T, op_text("RZ"), b); /* -b */
+  emit(lw, "IMUL", 3, T, t_, z_);           /* -b * z: the estimate's error, scaled */
   emit(lw, "IMUL.HI.U32", 3, T, z_, t_);
-  emit(lw, "IADD", 3, Z, z_, t_);            /* one Newton step */
+  emit(lw, "IADD", 3, Z, z_, t_); /* one Newton step */
   emit(lw, "IMUL.HI.U32", 3, Q, a, z_);
   emit(lw, "IMUL", 3, T, q_, b);
   emit(lw, "ISUB", 3, R, a, t_);
@@ -691,8 +694,10 @@ static ws_status lower_divrem(lower *lw, bool rem) {
   emit(lw, "IABS", 2, op_reg(ub, 0, 1, true), b);
   udivrem(lw, op_reg(ua, 0, 1, false), op_reg(ub, 0, 1, false), &q, &rm);
   /* the quotient is negative when the signs differ, the remainder takes a's sign */
-  if (rem) emit(lw, "MOV", 2, op_reg(s, 0, 1, true), a);
-  else emit(lw, "XOR", 3, op_reg(s, 0, 1, true), a, b);
+  if (rem)
+    emit(lw, "MOV", 2, op_reg(s, 0, 1, true), a);
+  else
+    emit(lw, "XOR", 3, op_reg(s, 0, 1, true), a, b);
   emit(lw, "ISETP.LT.S32", 3, op_pred(neg, false, true), op_reg(s, 0, 1, false), op_text("0"));
   emit(lw, "MOV", 2, op_reg(res, 0, 1, true), rem ? rm : q);
   ws_vc_insn *n = emit(lw, "ISUB", 3, op_reg(res, 0, 1, true), op_text("RZ"), op_reg(res, 0, 1, false));
@@ -712,7 +717,8 @@ static ws_status lower_minmax(lower *lw, bool is_max) {
     if (r == WS_OK) r = use_f(lw, &o[1], &a);
     if (r == WS_OK) r = use_f(lw, &o[2], &b);
     if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
-    if (r == WS_OK) emit(lw, is_max ? "FMAX" : "FMIN", 3, d, a.kind == WS_VC_TEXT ? b : a, a.kind == WS_VC_TEXT ? a : b);
+    if (r == WS_OK)
+      emit(lw, is_max ? "FMAX" : "FMIN", 3, d, a.kind == WS_VC_TEXT ? b : a, a.kind == WS_VC_TEXT ? a : b);
     return r;
   }
   ws_status r = type_check(lw, t, "su", 4);
@@ -731,15 +737,19 @@ static ws_status lower_neg_abs(lower *lw, bool is_abs) {
   if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
   if (r != WS_OK) return r;
   if (t.kind == 'f' && t.bits == 32) {
-    if (is_abs) a.abs = 1;
-    else a.neg = 1;
+    if (is_abs)
+      a.abs = 1;
+    else
+      a.neg = 1;
     emit(lw, "FADD", 3, d, a, op_text("-0.0")); /* x + -0 is x, signed zeros kept */
     return WS_OK;
   }
   r = type_check(lw, t, "s", 4);
   if (r != WS_OK) return r;
-  if (is_abs) emit(lw, "IABS", 2, d, a);
-  else emit(lw, "ISUB", 3, d, op_text("RZ"), a);
+  if (is_abs)
+    emit(lw, "IABS", 2, d, a);
+  else
+    emit(lw, "ISUB", 3, d, op_text("RZ"), a);
   return WS_OK;
 }
 
@@ -824,8 +834,10 @@ static ws_status shift64(lower *lw, bool left, bool arith) {
     emit(lw, sr, 3, hi, word_of(a, 1), op_text("%u", n));
   } else {
     emit(lw, sr, 3, lo, word_of(a, 1), op_text("%u", n - 32));
-    if (arith) emit(lw, "SHR.S32", 3, hi, word_of(a, 1), op_text("31"));
-    else emit(lw, "MOV", 2, hi, op_text("0"));
+    if (arith)
+      emit(lw, "SHR.S32", 3, hi, word_of(a, 1), op_text("31"));
+    else
+      emit(lw, "MOV", 2, hi, op_text("0"));
   }
   emit(lw, "MOV", 2, word_of(d, 0), lo_);
   emit(lw, "MOV", 2, word_of(d, 1), hi_);
@@ -911,8 +923,9 @@ static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name);
 
 static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
   ws_ptx_shared *sh = find_shared(lw, src->name);
-  if (!sh) return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
-                         src->name);
+  if (!sh)
+    return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
+                  src->name);
   ws_vc_op d;
   ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
   if (r != WS_OK) return r;
@@ -1131,9 +1144,12 @@ static ws_status lower_cvt(lower *lw) {
     } else {
       emit(lw, "MOV", 2, word_of(d, 0), word_of(a, 0));
     }
-    if (dw == 2 && sw == 2) emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
-    else if (dw == 2 && st.kind == 's') emit(lw, "SHR.S32", 3, word_of(d, 1), word_of(d, 0), op_text("31"));
-    else if (dw == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+    if (dw == 2 && sw == 2)
+      emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
+    else if (dw == 2 && st.kind == 's')
+      emit(lw, "SHR.S32", 3, word_of(d, 1), word_of(d, 0), op_text("31"));
+    else if (dw == 2)
+      emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
     return WS_OK;
   }
   if (dt.bits == 64 || st.bits == 64) return refuse(lw, "64-bit float conversions are not supported");
@@ -1147,15 +1163,18 @@ static ws_status lower_cvt(lower *lw) {
     } else if (dt.bits == 32 && st.bits == 16) {
       emit(lw, "F2F.F32.F16.H0", 2, d, a);
     } else if (dt.bits == 32 && st.bits == 32) {
-      if (!has(lw, "rni") && !has(lw, "rzi") && !has(lw, "rmi") && !has(lw, "rpi")) emit(lw, "MOV", 2, d, a);
-      else return refuse(lw, "rounding a float to an integral float is not supported");
+      if (!has(lw, "rni") && !has(lw, "rzi") && !has(lw, "rmi") && !has(lw, "rpi"))
+        emit(lw, "MOV", 2, d, a);
+      else
+        return refuse(lw, "rounding a float to an integral float is not supported");
     } else {
       return refuse(lw, "this float conversion is not supported");
     }
     return WS_OK;
   }
   if (dt.kind == 'f') {
-    if (dt.bits != 32 || st.bits != 32) return refuse(lw, "integer to float is supported from 32 bits to f32");
+    if (dt.bits != 32 || st.bits != 32)
+      return refuse(lw, "integer to float is supported from 32 bits to f32");
     if (!has(lw, "rn")) return refuse(lw, "integer to float is supported with .rn");
     emit(lw, st.kind == 's' ? "I2F.S32" : "I2F.U32", 2, d, a);
     return WS_OK;
@@ -1259,7 +1278,8 @@ static space addr_space(lower *lw, const ws_ptx_opnd *addr) {
 
 static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op *out) {
   if (addr->kind != WS_PTX_OPND_ADDR) return refuse(lw, "an address in '[ ]' expected");
-  if (addr->ival < INT32_MIN || addr->ival > INT32_MAX) return refuse(lw, "the offset does not fit in 32 bits");
+  if (addr->ival < INT32_MIN || addr->ival > INT32_MAX)
+    return refuse(lw, "the offset does not fit in 32 bits");
   memset(out, 0, sizeof *out);
   out->off = addr->ival;
   if (sp == SP_GLOBAL) {
@@ -1305,7 +1325,8 @@ static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords,
       break;
     }
     if (k == 0) first = s;
-    if (s.v != first.v || s.word != first.word + k * ewords || lw->vc->regs[s.v].words != words) *direct = false;
+    if (s.v != first.v || s.word != first.word + k * ewords || lw->vc->regs[s.v].words != words)
+      *direct = false;
   }
   ws_ctx_clear(lw->ctx);
   if (*direct) {
@@ -1319,11 +1340,13 @@ static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords,
 static ws_status lower_ld(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param")) return lower_ld_param(lw);
-  if (has(lw, "local") || has(lw, "const")) return refuse(lw, "loads from the local and const spaces are not supported yet");
+  if (has(lw, "local") || has(lw, "const"))
+    return refuse(lw, "loads from the local and const spaces are not supported yet");
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  if (t.bits < 32) return refuse(lw, "8- and 16-bit loads are not supported (the ISA loads 4, 8 or 16 bytes)");
+  if (t.bits < 32)
+    return refuse(lw, "8- and 16-bit loads are not supported (the ISA loads 4, 8 or 16 bytes)");
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
@@ -1339,7 +1362,8 @@ static ws_status lower_ld(lower *lw) {
     if (r == WS_OK) emit(lw, mnem, 2, d, m);
     return r;
   }
-  if (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n) return refuse(lw, "a vector of %u registers expected", n);
+  if (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n)
+    return refuse(lw, "a vector of %u registers expected", n);
   ws_vc_op g;
   bool direct;
   r = vector_group(lw, &o[0], ew, true, &g, &direct);
@@ -1360,11 +1384,13 @@ static ws_status lower_ld(lower *lw) {
 
 static ws_status lower_st(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (has(lw, "local") || has(lw, "param")) return refuse(lw, "stores to the local and param spaces are not supported yet");
+  if (has(lw, "local") || has(lw, "param"))
+    return refuse(lw, "stores to the local and param spaces are not supported yet");
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  if (t.bits < 32) return refuse(lw, "8- and 16-bit stores are not supported (the ISA stores 4, 8 or 16 bytes)");
+  if (t.bits < 32)
+    return refuse(lw, "8- and 16-bit stores are not supported (the ISA stores 4, 8 or 16 bytes)");
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
@@ -1379,7 +1405,8 @@ static ws_status lower_st(lower *lw) {
     if (r == WS_OK) emit(lw, mnem, 2, m, v);
     return r;
   }
-  if (o[1].kind != WS_PTX_OPND_VECTOR || o[1].nelems != n) return refuse(lw, "a vector of %u registers expected", n);
+  if (o[1].kind != WS_PTX_OPND_VECTOR || o[1].nelems != n)
+    return refuse(lw, "a vector of %u registers expected", n);
   bool direct;
   r = vector_group(lw, &o[1], ew, false, &v, &direct);
   for (uint8_t k = 0; !direct && k < n && r == WS_OK; k++) {
@@ -1401,7 +1428,8 @@ static ws_status lower_atom(lower *lw, bool red) {
   const char *op = NULL;
   for (size_t i = 0; i < sizeof ops / sizeof *ops && !op; i++)
     if (has(lw, ops[i])) op = ops[i];
-  if (!op) return refuse(lw, "atomic operation not supported; supported: add min max exch cas and or xor inc dec");
+  if (!op)
+    return refuse(lw, "atomic operation not supported; supported: add min max exch cas and or xor inc dec");
   if (t.bits != 32) return refuse(lw, "atomics are supported on 32-bit values");
   if (t.kind == 'f' && strcmp(op, "add") != 0) return refuse(lw, "float atomics are supported for add");
   bool cas = strcmp(op, "cas") == 0;
@@ -1414,8 +1442,10 @@ static ws_status lower_atom(lower *lw, bool red) {
   if (r == WS_OK) r = use_r(lw, &o[first + 1], 1, &b);
   if (r == WS_OK && cas) r = use_r(lw, &o[first + 2], 1, &c);
   if (r != WS_OK) return r;
-  if (red) d = op_reg(new_reg(lw, 1, false), 0, 1, true);
-  else r = def_r(lw, &o[0], 1, &d);
+  if (red)
+    d = op_reg(new_reg(lw, 1, false), 0, 1, true);
+  else
+    r = def_r(lw, &o[0], 1, &d);
   if (r != WS_OK) return r;
   char mnem[32], up[8];
   size_t i = 0;
@@ -1425,8 +1455,10 @@ static ws_status lower_atom(lower *lw, bool red) {
   if (strcmp(op, "add") == 0) suffix = t.kind == 'f' ? ".F32" : t.kind == 's' ? ".S32" : ".U32";
   if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) suffix = t.kind == 's' ? ".S32" : ".U32";
   snprintf(mnem, sizeof mnem, "%s.%s%s", sp == SP_SHARED ? "ATOMS" : "ATOMG", up, suffix);
-  if (cas) emit(lw, mnem, 4, d, m, b, c);
-  else emit(lw, mnem, 3, d, m, b);
+  if (cas)
+    emit(lw, mnem, 4, d, m, b, c);
+  else
+    emit(lw, mnem, 3, d, m, b);
   return WS_OK;
 }
 
@@ -1452,7 +1484,11 @@ static ws_status lower_shfl(lower *lw) {
   if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
   if (r == WS_OK) r = use_i(lw, &o[2], &b);
   char m[24];
-  snprintf(m, sizeof m, "SHFL.%s", up ? "UP" : strcmp(mode, "down") == 0 ? "DOWN" : mode[0] == 'b' ? "BFLY" : "IDX");
+  snprintf(m, sizeof m, "SHFL.%s",
+           up                          ? "UP"
+           : strcmp(mode, "down") == 0 ? "DOWN"
+           : mode[0] == 'b'            ? "BFLY"
+                                       : "IDX");
   if (r == WS_OK) emit(lw, m, 3, d, a, b);
   return r;
 }
@@ -1477,7 +1513,8 @@ static ws_status lower_vote(lower *lw) {
 
 static ws_status lower_bar(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (has(lw, "arrive") || has(lw, "red")) return refuse(lw, "barrier arrive and reductions are not supported");
+  if (has(lw, "arrive") || has(lw, "red"))
+    return refuse(lw, "barrier arrive and reductions are not supported");
   if (lw->st->nopnds < 1 || o[0].kind != WS_PTX_OPND_INT || o[0].ival != 0 || lw->st->nopnds > 1)
     return refuse(lw, "barrier 0 over the whole CTA is supported (bar.sync 0)");
   emit(lw, "BAR.SYNC", 0);
@@ -1592,7 +1629,8 @@ static void symbol_name(lower *lw, const char *ptx, char *out, size_t n) {
   }
   snprintf(out, n, "%.*s", (int)(n - 8), base);
   for (char *c = out; *c; c++)
-    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '_';
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+      *c = '_';
   if (out[0] >= '0' && out[0] <= '9') out[0] = '_';
   char cand[WS_PTX_SYM_MAX + 1];
   snprintf(cand, sizeof cand, "%s", out);
@@ -1638,7 +1676,8 @@ static ws_status name_params(lower *lw) {
 
 /* The destinations' names of a statement whose first operand is written. */
 static bool writes_first(const ws_ptx_stmt *st) {
-  static const char *const no_def[] = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "membar", "fence"};
+  static const char *const no_def[] = {"st",  "red",  "bar",    "barrier", "bra",
+                                       "ret", "exit", "membar", "fence"};
   size_t n = strcspn(st->op, ".");
   for (size_t i = 0; i < sizeof no_def / sizeof *no_def; i++)
     if (strlen(no_def[i]) == n && strncmp(st->op, no_def[i], n) == 0) return false;

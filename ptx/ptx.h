@@ -22,23 +22,23 @@ typedef struct ws_ptx_opts {
 } ws_ptx_opts;
 
 typedef struct ws_ptx_kernel_info {
-  char name[WS_NAME_MAX];  /* the program's kernel */
-  char *ptx_name;          /* the PTX entry (a C++ mangled name, for CUDA C) */
+  char name[WS_NAME_MAX]; /* the program's kernel */
+  char *ptx_name;         /* the PTX entry (a C++ mangled name, for CUDA C) */
   uint32_t regs_per_thread;
   uint32_t static_shared_bytes;
-  bool dynamic_shared;     /* declares extern shared memory, sized at launch */
+  bool dynamic_shared; /* declares extern shared memory, sized at launch */
   uint32_t ninsns;
-  uint32_t *ptx_line;      /* per instruction of the program's kernel */
-  uint32_t *cuda_file;     /* per instruction: index into files (0: none) */
+  uint32_t *ptx_line;  /* per instruction of the program's kernel */
+  uint32_t *cuda_file; /* per instruction: index into files (0: none) */
   uint32_t *cuda_line;
 } ws_ptx_kernel_info;
 
 typedef struct ws_ptx_result {
-  char *wsa;               /* the translation, as .wsa text */
+  char *wsa; /* the translation, as .wsa text */
   ws_program *prog;
   ws_ptx_kernel_info *kernels; /* in the program's order */
   size_t nkernels;
-  char **files;            /* the PTX's `.file` table (NULL where absent) */
+  char **files; /* the PTX's `.file` table (NULL where absent) */
   size_t nfiles;
 } ws_ptx_result;
 

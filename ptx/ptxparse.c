@@ -25,8 +25,8 @@ typedef struct parser {
   const char *src, *end, *p, *name;
   uint32_t line;
   const char *line_start;
-  tok t;                        /* the current token */
-  uint32_t loc_file, loc_line;  /* the last .loc */
+  tok t;                       /* the current token */
+  uint32_t loc_file, loc_line; /* the last .loc */
   ws_ptx_module *m;
   bool failed;
 } parser;
@@ -73,16 +73,18 @@ static bool skip_space(parser *ps) {
 }
 
 static void describe(const tok *t, char *buf, size_t n) {
-  if (t->kind == T_EOF) snprintf(buf, n, "the end of the file");
-  else snprintf(buf, n, "'%.*s'", (int)(t->n > 40 ? 40 : t->n), t->s);
+  if (t->kind == T_EOF)
+    snprintf(buf, n, "the end of the file");
+  else
+    snprintf(buf, n, "'%.*s'", (int)(t->n > 40 ? 40 : t->n), t->s);
 }
 
 static ws_status fail_at(parser *ps, const tok *t, const char *expected) {
   char found[64];
   describe(t, found, sizeof found);
   ps->failed = true;
-  return ws_ctx_fail(ps->ctx, WS_ERR_INVALID, "%s:%u:%u: error: expected %s, found %s", ps->name, t->line, t->col,
-                     expected, found);
+  return ws_ctx_fail(ps->ctx, WS_ERR_INVALID, "%s:%u:%u: error: expected %s, found %s", ps->name, t->line,
+                     t->col, expected, found);
 }
 
 static void scan(parser *ps) {
@@ -269,10 +271,10 @@ static ws_ptx_stmt *new_stmt(parser *ps, stmts *s, ws_ptx_stmt_kind kind) {
 
 /* ---- operands --------------------------------------------------------------------- */
 
-static const char *const sregs[] = {"%tid",    "%ntid",   "%ctaid",   "%nctaid",      "%laneid",
-                                    "%warpid", "%nwarpid", "%smid",   "%nsmid",       "%clock",
-                                    "%clock64", "%lanemask_eq", "%lanemask_lt", "%lanemask_le",
-                                    "%lanemask_gt", "%lanemask_ge", "%gridid", "%globaltimer"};
+static const char *const sregs[] = {
+    "%tid",         "%ntid",        "%ctaid",       "%nctaid",      "%laneid",  "%warpid",
+    "%nwarpid",     "%smid",        "%nsmid",       "%clock",       "%clock64", "%lanemask_eq",
+    "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%gridid",  "%globaltimer"};
 
 static bool is_sreg(const char *name) {
   size_t n = strcspn(name, ".");
@@ -322,8 +324,10 @@ static ws_status parse_operand(parser *ps, ws_ptx_opnd *o) {
   if (is_punct(ps, '[')) return parse_address(ps, o);
   if (is_punct(ps, '{')) return parse_vector(ps, o);
   bool neg = false, bang = false;
-  if (is_punct(ps, '!')) bang = true, scan(ps);
-  else if (is_punct(ps, '-')) neg = true, scan(ps);
+  if (is_punct(ps, '!'))
+    bang = true, scan(ps);
+  else if (is_punct(ps, '-'))
+    neg = true, scan(ps);
   if (ps->t.kind == T_NUM && !bang) {
     if (!parse_number(&ps->t, neg, o)) return fail_at(ps, &ps->t, "a number");
     scan(ps);
@@ -333,9 +337,12 @@ static ws_status parse_operand(parser *ps, ws_ptx_opnd *o) {
   ws_status st = take_ident(ps, o->name, sizeof o->name, "an operand");
   if (st != WS_OK) return st;
   o->neg = bang;
-  if (strcmp(o->name, "_") == 0) o->kind = WS_PTX_OPND_SINK;
-  else if (o->name[0] == '%') o->kind = is_sreg(o->name) ? WS_PTX_OPND_SREG : WS_PTX_OPND_REG;
-  else o->kind = WS_PTX_OPND_SYMBOL;
+  if (strcmp(o->name, "_") == 0)
+    o->kind = WS_PTX_OPND_SINK;
+  else if (o->name[0] == '%')
+    o->kind = is_sreg(o->name) ? WS_PTX_OPND_SREG : WS_PTX_OPND_REG;
+  else
+    o->kind = WS_PTX_OPND_SYMBOL;
   return WS_OK;
 }
 
@@ -357,8 +364,10 @@ static ws_status parse_insn(parser *ps, stmts *s) {
     if (st->nopnds == WS_PTX_MAX_OPERANDS) return fail_at(ps, &ps->t, "';' (at most 8 operands)");
     r = parse_operand(ps, &st->opnds[st->nopnds++]);
     if (r != WS_OK) return r;
-    if (is_punct(ps, ',') || is_punct(ps, '|')) scan(ps); /* setp's "p|q" writes two predicates */
-    else if (!is_punct(ps, ';')) return fail_at(ps, &ps->t, "',' or ';' after an operand");
+    if (is_punct(ps, ',') || is_punct(ps, '|'))
+      scan(ps); /* setp's "p|q" writes two predicates */
+    else if (!is_punct(ps, ';'))
+      return fail_at(ps, &ps->t, "',' or ';' after an operand");
   }
   scan(ps);
   return WS_OK;
@@ -378,7 +387,8 @@ static ws_status parse_reg_decl(parser *ps, stmts *s) {
       int64_t n = 0;
       scan(ps);
       r = take_int(ps, &n, "a register count");
-      if (r == WS_OK && (n < 0 || n > 1000000)) r = fail_at(ps, &ps->t, "a register count of at most 1000000");
+      if (r == WS_OK && (n < 0 || n > 1000000))
+        r = fail_at(ps, &ps->t, "a register count of at most 1000000");
       if (r == WS_OK) r = expect_punct(ps, '>', "'>'");
       st->count = (uint32_t)n;
     }
@@ -401,7 +411,8 @@ static ws_status parse_var(parser *ps, stmts *s, bool is_extern) {
       int64_t a = 0;
       scan(ps);
       r = take_int(ps, &a, "an alignment");
-      if (r == WS_OK && (a <= 0 || a > 4096 || (a & (a - 1)))) r = fail_at(ps, &ps->t, "a power-of-two alignment");
+      if (r == WS_OK && (a <= 0 || a > 4096 || (a & (a - 1))))
+        r = fail_at(ps, &ps->t, "a power-of-two alignment");
       st->align_bytes = (uint32_t)a;
     } else {
       r = take_ident(ps, st->type, sizeof st->type, "a type");
@@ -419,7 +430,8 @@ static ws_status parse_var(parser *ps, stmts *s, bool is_extern) {
       st->size_bytes = 0; /* extern: sized at launch */
     } else {
       r = take_int(ps, &n, "an array size");
-      if (r == WS_OK && (n <= 0 || (uint64_t)n > ((uint64_t)1 << 32))) r = fail_at(ps, &ps->t, "a size up to 2^32");
+      if (r == WS_OK && (n <= 0 || (uint64_t)n > ((uint64_t)1 << 32)))
+        r = fail_at(ps, &ps->t, "a size up to 2^32");
       st->size_bytes *= (uint64_t)n;
       if (st->size_bytes > ((uint64_t)1 << 32)) r = fail_at(ps, &ps->t, "a variable of at most 4 GiB");
     }
@@ -542,8 +554,10 @@ static ws_status parse_params(parser *ps, ws_ptx_entry *e) {
     ws_status r = parse_param(ps, &e->params[e->nparams]);
     if (r != WS_OK) return r;
     e->nparams++;
-    if (is_punct(ps, ',')) scan(ps);
-    else if (!is_punct(ps, ')')) return fail_at(ps, &ps->t, "',' or ')' after a param");
+    if (is_punct(ps, ','))
+      scan(ps);
+    else if (!is_punct(ps, ')'))
+      return fail_at(ps, &ps->t, "',' or ')' after a param");
   }
   scan(ps);
   return WS_OK;
@@ -567,8 +581,10 @@ static ws_status parse_perf(parser *ps, ws_ptx_entry *e) {
   for (;;) {
     ws_status r = WS_OK;
     int64_t v = 0;
-    if (is_word(ps, ".maxntid")) r = parse_dims(ps, e->maxntid);
-    else if (is_word(ps, ".reqntid")) r = parse_dims(ps, e->reqntid);
+    if (is_word(ps, ".maxntid"))
+      r = parse_dims(ps, e->maxntid);
+    else if (is_word(ps, ".reqntid"))
+      r = parse_dims(ps, e->reqntid);
     else if (is_word(ps, ".maxnreg")) {
       scan(ps);
       r = take_int(ps, &v, "a register count");
@@ -660,7 +676,8 @@ static ws_status parse_top(parser *ps, stmts *globals) {
     scan(ps);
     int64_t a = 0;
     ws_status r = take_int(ps, &a, "32 or 64");
-    if (r == WS_OK && a != 64) return fail_at(ps, &ps->t, "'.address_size 64' (32-bit addressing is not supported)");
+    if (r == WS_OK && a != 64)
+      return fail_at(ps, &ps->t, "'.address_size 64' (32-bit addressing is not supported)");
     ps->m->address_size = (uint32_t)a;
     return r;
   }
@@ -674,7 +691,8 @@ static ws_status parse_top(parser *ps, stmts *globals) {
     return WS_OK;
   }
   bool is_extern = false;
-  while (is_word(ps, ".visible") || is_word(ps, ".extern") || is_word(ps, ".weak") || is_word(ps, ".common")) {
+  while (is_word(ps, ".visible") || is_word(ps, ".extern") || is_word(ps, ".weak") ||
+         is_word(ps, ".common")) {
     is_extern |= is_word(ps, ".extern");
     scan(ps);
   }
@@ -691,9 +709,16 @@ ws_status ws_ptx_parse(ws_ctx *ctx, const char *text, size_t len, const char *fi
     return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s: %zu bytes of PTX; at most %zu MiB", filename, len,
                        MAX_PTX_BYTES >> 20);
   if (memchr(text, '\0', len))
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: PTX text expected, a NUL byte found (a binary file?)", filename);
-  parser ps = {.ctx = ctx, .src = text, .end = text + len, .p = text, .name = filename, .line = 1,
-               .line_start = text, .m = out};
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: PTX text expected, a NUL byte found (a binary file?)",
+                       filename);
+  parser ps = {.ctx = ctx,
+               .src = text,
+               .end = text + len,
+               .p = text,
+               .name = filename,
+               .line = 1,
+               .line_start = text,
+               .m = out};
   stmts globals = {0};
   scan(&ps);
   ws_status r = WS_OK;
@@ -701,8 +726,8 @@ ws_status ws_ptx_parse(ws_ctx *ctx, const char *text, size_t len, const char *fi
   out->globals = globals.v, out->nglobals = globals.n;
   if (r == WS_OK && ps.failed) r = ws_ctx_status(ctx);
   if (r == WS_OK && out->version[0] == '\0')
-    r = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s:1:1: error: expected a PTX module starting with '.version', found none",
-                    filename);
+    r = ws_ctx_fail(ctx, WS_ERR_INVALID,
+                    "%s:1:1: error: expected a PTX module starting with '.version', found none", filename);
   if (r != WS_OK) ws_ptx_module_free(out);
   return r;
 }

@@ -31,24 +31,24 @@ typedef enum ws_ptx_opnd_kind {
 } ws_ptx_opnd_kind;
 
 typedef struct ws_ptx_opnd {
-  uint8_t kind;        /* ws_ptx_opnd_kind */
-  uint8_t neg;         /* !%p as a predicate source */
-  uint8_t base_is_reg; /* ADDR: base names a register (else a symbol) */
-  uint8_t nelems;      /* VECTOR: elements in elems */
-  char name[WS_PTX_NAME_MAX];                      /* REG, SREG, SYMBOL, ADDR's base */
+  uint8_t kind;                                       /* ws_ptx_opnd_kind */
+  uint8_t neg;                                        /* !%p as a predicate source */
+  uint8_t base_is_reg;                                /* ADDR: base names a register (else a symbol) */
+  uint8_t nelems;                                     /* VECTOR: elements in elems */
+  char name[WS_PTX_NAME_MAX];                         /* REG, SREG, SYMBOL, ADDR's base */
   char elems[WS_PTX_MAX_VECTOR][WS_PTX_NAME_MAX / 4]; /* VECTOR: register names ("_" for a sink) */
-  int64_t ival;                                    /* INT; ADDR's offset */
-  uint64_t fbits;                                  /* FLOAT: the value's bits */
-  uint8_t fdouble;                                 /* FLOAT: fbits is a binary64 */
+  int64_t ival;                                       /* INT; ADDR's offset */
+  uint64_t fbits;                                     /* FLOAT: the value's bits */
+  uint8_t fdouble;                                    /* FLOAT: fbits is a binary64 */
 } ws_ptx_opnd;
 
 typedef enum ws_ptx_stmt_kind {
   WS_PTX_INSN,
   WS_PTX_LABEL,
-  WS_PTX_REG_DECL,  /* .reg .TYPE name or name<N> */
-  WS_PTX_VAR_DECL,  /* .shared / .local / .const / .global variable inside an entry */
-  WS_PTX_OPEN,      /* { : a nested scope */
-  WS_PTX_CLOSE      /* } */
+  WS_PTX_REG_DECL, /* .reg .TYPE name or name<N> */
+  WS_PTX_VAR_DECL, /* .shared / .local / .const / .global variable inside an entry */
+  WS_PTX_OPEN,     /* { : a nested scope */
+  WS_PTX_CLOSE     /* } */
 } ws_ptx_stmt_kind;
 
 typedef struct ws_ptx_stmt {
@@ -56,18 +56,18 @@ typedef struct ws_ptx_stmt {
   uint8_t guard_neg;
   uint8_t has_guard;
   uint8_t nopnds;
-  char guard[32];                       /* predicate register name */
-  char op[64];                          /* opcode with its suffixes: "ld.global.nc.v4.f32" */
-  char name[WS_PTX_NAME_MAX];           /* LABEL, REG_DECL (prefix), VAR_DECL names */
-  char type[16];                        /* REG_DECL, VAR_DECL: ".b32", ".pred", ".f32" ... */
-  char space[16];                       /* VAR_DECL: ".shared", ".local" ... */
-  uint32_t count;                       /* REG_DECL: N of name<N> (0: one register) */
-  uint64_t size_bytes;                  /* VAR_DECL */
-  uint32_t align_bytes;                 /* VAR_DECL */
-  uint8_t is_extern;                    /* VAR_DECL: extern .shared, sized at launch */
+  char guard[32];             /* predicate register name */
+  char op[64];                /* opcode with its suffixes: "ld.global.nc.v4.f32" */
+  char name[WS_PTX_NAME_MAX]; /* LABEL, REG_DECL (prefix), VAR_DECL names */
+  char type[16];              /* REG_DECL, VAR_DECL: ".b32", ".pred", ".f32" ... */
+  char space[16];             /* VAR_DECL: ".shared", ".local" ... */
+  uint32_t count;             /* REG_DECL: N of name<N> (0: one register) */
+  uint64_t size_bytes;        /* VAR_DECL */
+  uint32_t align_bytes;       /* VAR_DECL */
+  uint8_t is_extern;          /* VAR_DECL: extern .shared, sized at launch */
   ws_ptx_opnd opnds[WS_PTX_MAX_OPERANDS];
-  uint32_t line;                        /* PTX line */
-  uint32_t cuda_file, cuda_line;        /* from the last .loc; 0: none */
+  uint32_t line;                 /* PTX line */
+  uint32_t cuda_file, cuda_line; /* from the last .loc; 0: none */
 } ws_ptx_stmt;
 
 typedef struct ws_ptx_param {
@@ -75,7 +75,7 @@ typedef struct ws_ptx_param {
   char type[16];       /* ".u32", ".u64", ".f32", ".b8" (an aggregate) ... */
   uint32_t size_bytes; /* whole param, arrays and aggregates included */
   uint32_t align_bytes;
-  uint8_t is_ptr;      /* .ptr attribute, or a .u64 that a cvta later shows to be a pointer */
+  uint8_t is_ptr; /* .ptr attribute, or a .u64 that a cvta later shows to be a pointer */
 } ws_ptx_param;
 
 typedef struct ws_ptx_entry {
@@ -85,7 +85,7 @@ typedef struct ws_ptx_entry {
   size_t nparams;
   ws_ptx_stmt *stmts;
   size_t nstmts;
-  uint32_t line;              /* of the .entry */
+  uint32_t line; /* of the .entry */
   uint32_t maxntid[3], reqntid[3];
   uint32_t maxnreg;
 } ws_ptx_entry;

@@ -50,25 +50,29 @@ static bool put_line(out_text *o, origin at, const char *s) {
 static void reg_text(const ws_vcode *vc, const ws_vc_op *op, char *buf, size_t n) {
   uint32_t r = vc->regs[op->v].phys + op->word;
   const char *pre = op->neg ? "-" : "";
-  if (op->abs) snprintf(buf, n, "%s|R%u|", pre, r);
-  else snprintf(buf, n, "%sR%u", pre, r);
+  if (op->abs)
+    snprintf(buf, n, "%s|R%u|", pre, r);
+  else
+    snprintf(buf, n, "%sR%u", pre, r);
 }
 
 static void op_text(const ws_vcode *vc, const ws_vc_op *op, char *buf, size_t n) {
   switch (op->kind) {
   case WS_VC_REG: reg_text(vc, op, buf, n); break;
   case WS_VC_PRED:
-    if (op->v == WS_VC_NONE) snprintf(buf, n, "%sPT", op->neg ? "!" : "");
-    else snprintf(buf, n, "%sP%u", op->neg ? "!" : "", vc->regs[op->v].phys);
+    if (op->v == WS_VC_NONE)
+      snprintf(buf, n, "%sPT", op->neg ? "!" : "");
+    else
+      snprintf(buf, n, "%sP%u", op->neg ? "!" : "", vc->regs[op->v].phys);
     break;
-  case WS_VC_GMEM:
-    snprintf(buf, n, "[R%u%+" PRId64 "]", vc->regs[op->v].phys + op->word, op->off);
-    break;
+  case WS_VC_GMEM: snprintf(buf, n, "[R%u%+" PRId64 "]", vc->regs[op->v].phys + op->word, op->off); break;
   case WS_VC_SMEM: {
     char base[16] = "RZ";
     if (op->v != WS_VC_NONE) snprintf(base, sizeof base, "R%u", vc->regs[op->v].phys + op->word);
-    if (op->text[0]) snprintf(buf, n, "[%s+%s%+" PRId64 "]", base, op->text, op->off);
-    else snprintf(buf, n, "[%s%+" PRId64 "]", base, op->off);
+    if (op->text[0])
+      snprintf(buf, n, "[%s+%s%+" PRId64 "]", base, op->text, op->off);
+    else
+      snprintf(buf, n, "[%s%+" PRId64 "]", base, op->off);
     break;
   }
   default: snprintf(buf, n, "%s", op->text); break;
@@ -79,7 +83,8 @@ static void op_text(const ws_vcode *vc, const ws_vc_op *op, char *buf, size_t n)
 static void label_text(const char *ptx, char *buf, size_t n) {
   snprintf(buf, n, "%s", ptx);
   for (char *c = buf; *c; c++)
-    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) *c = '_';
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+      *c = '_';
   if (buf[0] >= '0' && buf[0] <= '9') buf[0] = '_';
 }
 
@@ -92,8 +97,10 @@ static void insn_text(const ws_vcode *vc, const ws_vc_insn *in, char *buf, size_
   at += (size_t)snprintf(buf + at, n - at, "%s", in->mnem);
   for (unsigned k = 0; k < in->nops && at < n; k++) {
     char o[300];
-    if (in->is_branch) label_text(in->label, o, sizeof o);
-    else op_text(vc, &in->ops[k], o, sizeof o);
+    if (in->is_branch)
+      label_text(in->label, o, sizeof o);
+    else
+      op_text(vc, &in->ops[k], o, sizeof o);
     at += (size_t)snprintf(buf + at, n - at, "%s%s", k ? ", " : " ", o);
   }
 }
@@ -120,8 +127,8 @@ static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
 static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel_out *k) {
   origin none = {0, 0, 0};
   char line[600];
-  snprintf(line, sizeof line, "// %s: PTX entry %s (line %u): %u registers per thread", file, k->e->name, k->e->line,
-           k->regs);
+  snprintf(line, sizeof line, "// %s: PTX entry %s (line %u): %u registers per thread", file, k->e->name,
+           k->e->line, k->regs);
   put_line(o, none, line);
   snprintf(line, sizeof line, ".kernel %s", k->e->name);
   put_line(o, none, line);
@@ -178,8 +185,10 @@ static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
     bool first = i == 0 || k->vc.insns[i - 1].src != in->src;
     char where[300];
     cuda_where(m, st, where, sizeof where);
-    if (first) snprintf(full, sizeof full, "%-44s // %u: %s%s", buf, st->line, st->op, where);
-    else snprintf(full, sizeof full, "%s", buf);
+    if (first)
+      snprintf(full, sizeof full, "%-44s // %u: %s%s", buf, st->line, st->op, where);
+    else
+      snprintf(full, sizeof full, "%s", buf);
     if (!put_line(o, (origin){st->line, st->cuda_file, st->cuda_line}, full)) return false;
   }
   return true;
@@ -264,7 +273,8 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
     snprintf(name, sizeof name, "%s (translated)", filename);
     r = ws_asm_parse(ctx, out->wsa, strlen(out->wsa), name, &out->prog);
   }
-  if (r == WS_OK && infos(out, &m, &o) != WS_OK) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
+  if (r == WS_OK && infos(out, &m, &o) != WS_OK)
+    r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
   if (r == WS_OK) r = take_files(out, &m);
   ws_text_free(&o.t);
   free(o.lines);

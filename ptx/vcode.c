@@ -55,7 +55,7 @@ typedef struct live {
   size_t n, nv, words; /* instructions, virtual registers, 64-bit words per set */
   uint64_t *in, *out;  /* n sets each */
   uint64_t *use, *def;
-  size_t *succ;        /* two per instruction; SIZE_MAX: none */
+  size_t *succ; /* two per instruction; SIZE_MAX: none */
 } live;
 
 static uint64_t *set_of(uint64_t *base, const live *l, size_t i) { return base + i * l->words; }
@@ -178,7 +178,8 @@ static uint32_t take(pool *p, uint8_t words, size_t at, size_t end) {
   return UINT32_MAX;
 }
 
-static ws_status scan_all(ws_ctx *ctx, ws_vcode *vc, interval *iv, pool *regs, pool *preds, const char *kernel) {
+static ws_status scan_all(ws_ctx *ctx, ws_vcode *vc, interval *iv, pool *regs, pool *preds,
+                          const char *kernel) {
   qsort(iv, vc->nregs, sizeof *iv, by_start);
   for (size_t k = 0; k < vc->nregs; k++) {
     if (iv[k].start == SIZE_MAX) continue; /* never used */
@@ -199,7 +200,8 @@ static ws_status scan_all(ws_ctx *ctx, ws_vcode *vc, interval *iv, pool *regs, p
   return WS_OK;
 }
 
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used) {
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
+                         uint32_t *regs_used) {
   live l = {.n = vc->ninsns, .nv = vc->nregs, .words = (vc->nregs + 63) / 64};
   size_t cells = l.n * (l.words ? l.words : 1);
   l.in = calloc(cells, sizeof *l.in), l.out = calloc(cells, sizeof *l.out);
@@ -217,7 +219,8 @@ ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const cha
     intervals(&l, iv);
     size_t nb = max_regs + WS_NUM_PREDS;
     for (size_t i = 0; i < 2 * nb; i++) busy[i] = SIZE_MAX;
-    pool regs = {max_regs, busy, busy + nb, 0}, preds = {WS_NUM_PREDS, busy + max_regs, busy + nb + max_regs, 0};
+    pool regs = {max_regs, busy, busy + nb, 0},
+         preds = {WS_NUM_PREDS, busy + max_regs, busy + nb + max_regs, 0};
     st = scan_all(ctx, vc, iv, &regs, &preds, kernel);
     *regs_used = regs.high;
   }

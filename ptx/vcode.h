@@ -21,38 +21,38 @@
 #define WS_VC_TEXT_MAX 96
 
 typedef enum ws_vc_kind {
-  WS_VC_REG,   /* a virtual register's words [word, word + words) */
-  WS_VC_PRED,  /* a virtual predicate (neg: !P); WS_VC_NONE is PT */
-  WS_VC_TEXT,  /* printed as is */
-  WS_VC_GMEM,  /* [pair+off]: v the 64-bit base */
-  WS_VC_SMEM   /* [reg+sym+off] or [sym+off] (v WS_VC_NONE) */
+  WS_VC_REG,  /* a virtual register's words [word, word + words) */
+  WS_VC_PRED, /* a virtual predicate (neg: !P); WS_VC_NONE is PT */
+  WS_VC_TEXT, /* printed as is */
+  WS_VC_GMEM, /* [pair+off]: v the 64-bit base */
+  WS_VC_SMEM  /* [reg+sym+off] or [sym+off] (v WS_VC_NONE) */
 } ws_vc_kind;
 
 typedef struct ws_vc_op {
-  uint8_t kind;  /* ws_vc_kind */
-  uint8_t def;   /* written by the instruction */
-  uint8_t neg;   /* !P for a predicate; -R for a float source */
-  uint8_t abs;   /* |R| for a float source */
-  uint8_t word;  /* first word used of the register */
-  uint8_t words; /* words used: 1, 2 or 4 */
-  uint32_t v;    /* virtual register or predicate */
-  int64_t off;   /* GMEM/SMEM offset */
+  uint8_t kind;              /* ws_vc_kind */
+  uint8_t def;               /* written by the instruction */
+  uint8_t neg;               /* !P for a predicate; -R for a float source */
+  uint8_t abs;               /* |R| for a float source */
+  uint8_t word;              /* first word used of the register */
+  uint8_t words;             /* words used: 1, 2 or 4 */
+  uint32_t v;                /* virtual register or predicate */
+  int64_t off;               /* GMEM/SMEM offset */
   char text[WS_VC_TEXT_MAX]; /* TEXT; SMEM's symbol ("" none) */
 } ws_vc_op;
 
 typedef enum ws_vc_ikind { WS_VC_INSN, WS_VC_LABEL } ws_vc_ikind;
 
 typedef struct ws_vc_insn {
-  uint8_t kind;     /* ws_vc_ikind */
+  uint8_t kind; /* ws_vc_ikind */
   uint8_t guard_neg;
   uint8_t nops;
   uint8_t is_branch; /* BRA: label names the target */
   uint8_t is_exit;   /* EXIT */
   uint32_t guard;    /* virtual predicate, WS_VC_NONE when unguarded */
   char mnem[40];
-  char label[256];   /* LABEL's name, BRA's target */
+  char label[256]; /* LABEL's name, BRA's target */
   ws_vc_op ops[WS_VC_MAX_OPS];
-  uint32_t src;      /* index of the PTX statement it came from */
+  uint32_t src; /* index of the PTX statement it came from */
 } ws_vc_insn;
 
 typedef struct ws_vc_reg {
@@ -78,6 +78,7 @@ void ws_vcode_free(ws_vcode *vc);
  * quads to 4) and every predicate onto P0..P6 by linear scan over live
  * intervals from a liveness pass over the control-flow graph. *regs_used:
  * highest register + 1. WS_ERR_LIMIT naming what did not fit. */
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used);
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
+                         uint32_t *regs_used);
 
 #endif

@@ -1,0 +1,415 @@
+/* test_ptx.c - the PTX front end: PTX text read, translated onto the ISA
+ * and run on the simulated GPU, each result checked against the same
+ * computation done here in C; refusals located at the PTX line.
+ *
+ * Design: the PTX is written out here (hand-written in the style clang
+ * emits) so the suite depends on no compiler version; tests/ptx/cuda/
+ * covers what clang itself produces. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx.h"
+#include "sim/host/device.h"
+
+typedef struct run {
+  ws_ctx *ctx;
+  ws_ptx_result res;
+  ws_device *dev;
+  const ws_kernel *k;
+  ws_args args;
+  ws_launch_stats stats;
+} run;
+
+static void start(run *r, const char *ptx, const char *kernel) {
+  memset(r, 0, sizeof *r);
+  r->ctx = ws_ctx_create();
+  ws_status st = ws_ptx_translate(r->ctx, ptx, strlen(ptx), "t.ptx", NULL, &r->res);
+  cr_assert_eq(st, WS_OK, "%s", ws_errmsg(r->ctx));
+  r->k = ws_program_find_kernel(r->res.prog, kernel);
+  cr_assert_not_null(r->k, "no kernel %s", kernel);
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_device_create(r->ctx, &cfg, &r->dev), WS_OK);
+  ws_args_init(&r->args, r->k);
+}
+
+static uint64_t buf(run *r, const char *param, size_t bytes, const void *init) {
+  uint64_t p = 0;
+  cr_assert_eq(ws_device_malloc(r->dev, bytes, &p), WS_OK);
+  if (init)
+    cr_assert_eq(ws_device_memcpy_htod(r->dev, p, init, bytes), WS_OK);
+  else
+    cr_assert_eq(ws_device_memset(r->dev, p, 0, bytes), WS_OK);
+  if (param) cr_assert_eq(ws_args_set_ptr(r->ctx, &r->args, param, p), WS_OK, "%s", ws_errmsg(r->ctx));
+  return p;
+}
+
+static void launch(run *r, uint32_t grid, uint32_t block, ws_exec_mode mode) {
+  ws_device_set_mode(r->dev, mode);
+  ws_status st =
+      ws_device_launch(r->dev, r->k, (ws_dim3){grid, 1, 1}, (ws_dim3){block, 1, 1}, 0, &r->args, &r->stats);
+  cr_assert_eq(st, WS_OK, "%s", ws_errmsg(r->ctx));
+}
+
+static void read_back(run *r, void *dst, uint64_t src, size_t bytes) {
+  cr_assert_eq(ws_device_memcpy_dtoh(r->dev, dst, src, bytes), WS_OK);
+}
+
+static void stop(run *r) {
+  ws_device_destroy(r->dev);
+  ws_ptx_result_free(&r->res);
+  ws_ctx_destroy(r->ctx);
+}
+
+/* The failure message of translating `ptx`, which must fail with `st`. */
+static const char *refused(ws_ctx *ctx, const char *ptx, ws_status st) {
+  ws_ptx_result res;
+  ws_status got = ws_ptx_translate(ctx, ptx, strlen(ptx), "bad.ptx", NULL, &res);
+  cr_assert_eq(got, st, "status %d, expected %d: %s", got, st, ws_errmsg(ctx));
+  return ws_errmsg(ctx);
+}
+
+/* ---- SAXPY as clang -O3 emits it for the seeds' kernel ---------------------------- */
+
+static const char saxpy_ptx[] = ".version 7.0\n"
+                                ".target sm_80\n"
+                                ".address_size 64\n"
+                                "\n"
+                                ".visible .entry _Z5saxpyifPKfPf(\n"
+                                "\t.param .u32 _Z5saxpyifPKfPf_param_0,\n"
+                                "\t.param .f32 _Z5saxpyifPKfPf_param_1,\n"
+                                "\t.param .u64 _Z5saxpyifPKfPf_param_2,\n"
+                                "\t.param .u64 _Z5saxpyifPKfPf_param_3\n"
+                                ")\n"
+                                "{\n"
+                                "\t.reg .pred \t%p<2>;\n"
+                                "\t.reg .b32 \t%r<6>;\n"
+                                "\t.reg .f32 \t%f<5>;\n"
+                                "\t.reg .b64 \t%rd<8>;\n"
+                                "\n"
+                                "\tld.param.u32 \t%r2, [_Z5saxpyifPKfPf_param_0];\n"
+                                "\tmov.u32 \t%r3, %ctaid.x;\n"
+                                "\tmov.u32 \t%r4, %ntid.x;\n"
+                                "\tmov.u32 \t%r5, %tid.x;\n"
+                                "\tmad.lo.s32 \t%r1, %r3, %r4, %r5;\n"
+                                "\tsetp.ge.s32 \t%p1, %r1, %r2;\n"
+                                "\t@%p1 bra \tLBB0_2;\n"
+                                "\tld.param.f32 \t%f1, [_Z5saxpyifPKfPf_param_1];\n"
+                                "\tld.param.u64 \t%rd3, [_Z5saxpyifPKfPf_param_3];\n"
+                                "\tcvta.to.global.u64 \t%rd1, %rd3;\n"
+                                "\tld.param.u64 \t%rd4, [_Z5saxpyifPKfPf_param_2];\n"
+                                "\tcvta.to.global.u64 \t%rd2, %rd4;\n"
+                                "\tmul.wide.s32 \t%rd5, %r1, 4;\n"
+                                "\tadd.s64 \t%rd6, %rd2, %rd5;\n"
+                                "\tld.global.f32 \t%f2, [%rd6];\n"
+                                "\tadd.s64 \t%rd7, %rd1, %rd5;\n"
+                                "\tld.global.f32 \t%f3, [%rd7];\n"
+                                "\tfma.rn.f32 \t%f4, %f2, %f1, %f3;\n"
+                                "\tst.global.f32 \t[%rd7], %f4;\n"
+                                "LBB0_2:\n"
+                                "\tret;\n"
+                                "\n"
+                                "}\n";
+
+Test(ptx, saxpy_runs_as_the_host_computes_it_in_both_modes) {
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, saxpy_ptx, "_Z5saxpyifPKfPf");
+    enum { N = 1000 };
+    static float x[N], y[N], out[N];
+    for (int i = 0; i < N; i++) x[i] = (float)i * 0.5f - 7.0f, y[i] = (float)(i % 13) + 0.25f;
+    buf(&r, "param_2", sizeof x, x);
+    uint64_t dy = buf(&r, "param_3", sizeof y, y);
+    cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "param_0", N), WS_OK);
+    cr_assert_eq(ws_args_set_f32(r.ctx, &r.args, "param_1", 2.5f), WS_OK);
+    launch(&r, (N + 255) / 256, 256, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, out, dy, sizeof out);
+    for (int i = 0; i < N; i++) cr_assert_eq(out[i], fmaf(x[i], 2.5f, y[i]), "y[%d] = %g", i, out[i]);
+    if (mode) cr_expect_gt(r.stats.cycles, 0);
+    stop(&r);
+  }
+}
+
+Test(ptx, each_instruction_keeps_its_ptx_line) {
+  run r;
+  start(&r, saxpy_ptx, "_Z5saxpyifPKfPf");
+  const ws_ptx_kernel_info *ki = &r.res.kernels[0];
+  cr_assert_eq(ki->ninsns, r.k->ninsns);
+  /* the first instruction is the param read of PTX line 17; the FFMA is line 34's fma */
+  cr_expect_eq(ki->ptx_line[0], 17);
+  bool found = false;
+  for (uint32_t i = 0; i < r.k->ninsns; i++)
+    if (r.k->insns[i].op == WS_OP_FFMA) {
+      found = true;
+      cr_expect_eq(ki->ptx_line[i], 34);
+    }
+  cr_expect(found, "no FFMA in the translation");
+  cr_expect(strstr(r.res.wsa, ".param .ptr param_2"), "pointers become .ptr params:\n%s", r.res.wsa);
+  cr_expect(strstr(r.res.wsa, ".param .f32 param_1"));
+  stop(&r);
+}
+
+/* ---- integer division, which the ISA composes from the reciprocal ------------------ */
+
+static const char divrem_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry divrem(.param .u64 pa, .param .u64 pb, .param .u64 out)\n{\n"
+    "  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [pb];\n  ld.param.u64 %rd3, [out];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n  cvta.to.global.u64 %rd3, %rd3;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n"
+    "  mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+    "  mul.wide.u32 %rd4, %r4, 4;\n  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n"
+    "  ld.global.u32 %r5, [%rd5];\n  ld.global.u32 %r6, [%rd6];\n"
+    "  div.u32 %r7, %r5, %r6;\n  rem.u32 %r8, %r5, %r6;\n"
+    "  div.s32 %r9, %r5, %r6;\n  rem.s32 %r10, %r5, %r6;\n"
+    "  mul.wide.u32 %rd7, %r4, 16;\n  add.s64 %rd8, %rd3, %rd7;\n"
+    "  st.global.v4.u32 [%rd8], {%r7, %r8, %r9, %r10};\n"
+    "  ret;\n}\n";
+
+Test(ptx, division_and_remainder_match_c_on_hard_cases) {
+  enum { N = 512 };
+  static uint32_t a[N], b[N], out[4 * N];
+  uint64_t s = 12345;
+  const uint32_t edges[] = {1,     2,          3,           7,           10,          255,   65535,
+                            65536, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu, 0xFFFFFFFEu, 46341, 3000000000u};
+  for (int i = 0; i < N; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    a[i] = i < 196 ? edges[i % 14] : (uint32_t)(s >> 32);
+    b[i] = i < 196 ? edges[(i / 14) % 14] : (uint32_t)(s >> (i % 31)) | 1u;
+  }
+  run r;
+  start(&r, divrem_ptx, "divrem");
+  buf(&r, "pa", sizeof a, a);
+  buf(&r, "pb", sizeof b, b);
+  uint64_t d = buf(&r, "out", sizeof out, NULL);
+  launch(&r, N / 128, 128, WS_MODE_FUNCTIONAL);
+  read_back(&r, out, d, sizeof out);
+  for (int i = 0; i < N; i++) {
+    cr_assert_eq(out[4 * i], a[i] / b[i], "%u / %u gave %u", a[i], b[i], out[4 * i]);
+    cr_assert_eq(out[4 * i + 1], a[i] % b[i], "%u %% %u gave %u", a[i], b[i], out[4 * i + 1]);
+    int32_t sa = (int32_t)a[i], sb = (int32_t)b[i];
+    if (sa == INT32_MIN && sb == -1) continue; /* overflows in C too */
+    cr_assert_eq((int32_t)out[4 * i + 2], sa / sb, "%d / %d gave %d", sa, sb, (int32_t)out[4 * i + 2]);
+    cr_assert_eq((int32_t)out[4 * i + 3], sa % sb, "%d %% %d gave %d", sa, sb, (int32_t)out[4 * i + 3]);
+  }
+  stop(&r);
+}
+
+/* ---- 64-bit values, bit fields, selects --------------------------------------------- */
+
+static const char bits_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry bits(.param .u64 pa, .param .u64 out)\n{\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<24>;\n"
+    "  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [out];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd3, %r1, 8;\n  add.s64 %rd4, %rd1, %rd3;\n"
+    "  ld.global.u64 %rd5, [%rd4];\n"
+    "  shl.b64 %rd6, %rd5, 13;\n  shr.u64 %rd7, %rd5, 40;\n  shr.s64 %rd8, %rd5, 7;\n"
+    "  xor.b64 %rd9, %rd6, %rd7;\n  add.s64 %rd10, %rd9, %rd8;\n"
+    "  sub.s64 %rd11, %rd10, %rd5;\n"
+    "  setp.lt.u64 %p1, %rd5, 0x8000000000000000;\n"
+    "  selp.b64 %rd12, %rd11, %rd6, %p1;\n"
+    "  mul.lo.s64 %rd13, %rd12, %rd5;\n"
+    "  cvt.u32.u64 %r2, %rd13;\n"
+    "  bfe.s32 %r3, %r2, 4, 9;\n  bfi.b32 %r4, %r3, %r2, 8, 12;\n"
+    "  cvt.s64.s32 %rd14, %r4;\n  add.s64 %rd15, %rd13, %rd14;\n"
+    "  mul.wide.u32 %rd16, %r1, 8;\n  add.s64 %rd17, %rd2, %rd16;\n"
+    "  st.global.u64 [%rd17], %rd15;\n"
+    "  ret;\n}\n";
+
+static uint64_t bits_host(uint64_t x) {
+  uint64_t a = x << 13, b = x >> 40, c = (uint64_t)((int64_t)x >> 7);
+  uint64_t t = ((a ^ b) + c) - x;
+  uint64_t sel = x < 0x8000000000000000ull ? t : a;
+  uint64_t m = sel * x;
+  uint32_t lo = (uint32_t)m;
+  int32_t f = (int32_t)(lo << (32 - 13)) >> (32 - 9); /* bits 4..12, sign-extended */
+  uint32_t mask = 0xFFFu << 8;
+  uint32_t ins = (((uint32_t)f << 8) & mask) | (lo & ~mask);
+  return m + (uint64_t)(int64_t)(int32_t)ins;
+}
+
+Test(ptx, sixty_four_bit_arithmetic_and_bit_fields_match_c) {
+  enum { N = 64 };
+  static uint64_t a[N], out[N];
+  uint64_t s = 99;
+  for (int i = 0; i < N; i++) s = s * 6364136223846793005ull + 1442695040888963407ull, a[i] = s ^ (s >> 29);
+  run r;
+  start(&r, bits_ptx, "bits");
+  buf(&r, "pa", sizeof a, a);
+  uint64_t d = buf(&r, "out", sizeof out, NULL);
+  launch(&r, 1, N, WS_MODE_FUNCTIONAL);
+  read_back(&r, out, d, sizeof out);
+  for (int i = 0; i < N; i++)
+    cr_assert_eq(out[i], bits_host(a[i]), "lane %d: 0x%llx, expected 0x%llx", i, (unsigned long long)out[i],
+                 (unsigned long long)bits_host(a[i]));
+  stop(&r);
+}
+
+/* ---- shared memory, barriers, shuffles, divergent loops ------------------------------- */
+
+static const char reduce_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".shared .align 4 .b8 _ZZ6reducePKfPfiE4part[128];\n"
+    ".visible .entry _Z6reducePKfPfi(.param .u64 x, .param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<6>;\n  .reg .b32 %r<32>;\n  .reg .f32 %f<32>;\n  .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [x];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n  mov.u32 %r5, %nctaid.x;\n"
+    "  mad.lo.s32 %r6, %r3, %r4, %r2;\n  mul.lo.s32 %r7, %r4, %r5;\n"
+    "  mov.f32 %f1, 0f00000000;\n"
+    "  setp.ge.u32 %p1, %r6, %r1;\n  @%p1 bra $L__BB0_3;\n"
+    "$L__BB0_2:\n"
+    "  mul.wide.u32 %rd2, %r6, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  ld.global.nc.f32 %f2, [%rd3];\n"
+    "  add.f32 %f1, %f1, %f2;\n  add.s32 %r6, %r6, %r7;\n"
+    "  setp.lt.u32 %p2, %r6, %r1;\n  @%p2 bra $L__BB0_2;\n"
+    "$L__BB0_3:\n"
+    "  shfl.sync.down.b32 %f3, %f1, 16, 31, -1;\n  add.f32 %f1, %f1, %f3;\n"
+    "  shfl.sync.down.b32 %f3, %f1, 8, 31, -1;\n  add.f32 %f1, %f1, %f3;\n"
+    "  shfl.sync.down.b32 %f3, %f1, 4, 31, -1;\n  add.f32 %f1, %f1, %f3;\n"
+    "  shfl.sync.down.b32 %f3, %f1, 2, 31, -1;\n  add.f32 %f1, %f1, %f3;\n"
+    "  shfl.sync.down.b32 %f3, %f1, 1, 31, -1;\n  add.f32 %f1, %f1, %f3;\n"
+    "  and.b32 %r8, %r2, 31;\n  shr.u32 %r9, %r2, 5;\n"
+    "  setp.ne.s32 %p3, %r8, 0;\n"
+    "  mov.u32 %r10, _ZZ6reducePKfPfiE4part;\n  shl.b32 %r11, %r9, 2;\n  add.s32 %r12, %r10, %r11;\n"
+    "  @!%p3 st.shared.f32 [%r12], %f1;\n"
+    "  bar.sync 0;\n"
+    "  setp.ne.s32 %p4, %r9, 0;\n  @%p4 bra $L__BB0_5;\n"
+    "  shr.u32 %r13, %r4, 5;\n  setp.lt.u32 %p5, %r8, %r13;\n  mov.f32 %f4, 0f00000000;\n"
+    "  shl.b32 %r14, %r8, 2;\n  add.s32 %r15, %r10, %r14;\n"
+    "  @%p5 ld.shared.f32 %f4, [%r15];\n"
+    "  shfl.sync.bfly.b32 %f5, %f4, 16, 31, -1;\n  add.f32 %f4, %f4, %f5;\n"
+    "  shfl.sync.bfly.b32 %f5, %f4, 8, 31, -1;\n  add.f32 %f4, %f4, %f5;\n"
+    "  shfl.sync.bfly.b32 %f5, %f4, 4, 31, -1;\n  add.f32 %f4, %f4, %f5;\n"
+    "  shfl.sync.bfly.b32 %f5, %f4, 2, 31, -1;\n  add.f32 %f4, %f4, %f5;\n"
+    "  shfl.sync.bfly.b32 %f5, %f4, 1, 31, -1;\n  add.f32 %f4, %f4, %f5;\n"
+    "  setp.ne.s32 %p5, %r8, 0;\n  @%p5 bra $L__BB0_5;\n"
+    "  ld.param.u64 %rd4, [out];\n  cvta.to.global.u64 %rd5, %rd4;\n"
+    "  red.global.add.f32 [%rd5], %f4;\n"
+    "$L__BB0_5:\n  ret;\n}\n";
+
+Test(ptx, a_shuffle_reduction_with_shared_memory_and_atomics_sums_exactly) {
+  enum { N = 3000 };
+  static float x[N];
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 17); /* small integers: every order of sums is exact */
+  double want = 0;
+  for (int i = 0; i < N; i++) want += x[i];
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, reduce_ptx, "_Z6reducePKfPfi");
+    buf(&r, "x", sizeof x, x);
+    uint64_t d = buf(&r, "out", 4, NULL);
+    cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "n", N), WS_OK);
+    launch(&r, 4, 256, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    float got = 0;
+    read_back(&r, &got, d, 4);
+    cr_expect_eq(got, (float)want, "sum %g, expected %g", got, want);
+    cr_expect(strstr(r.res.wsa, ".shared part 128 4"), "the local static's own name:\n%s", r.res.wsa);
+    stop(&r);
+  }
+}
+
+/* ---- registers ---------------------------------------------------------------------------- */
+
+/* n values loaded, all live until they are summed in reverse order. */
+static char *many_live_ptx(int n) {
+  size_t cap = 4096 + (size_t)n * 160;
+  char *s = malloc(cap);
+  size_t at =
+      (size_t)snprintf(s, cap,
+                       ".version 7.0\n.target sm_80\n.address_size 64\n"
+                       ".visible .entry live(.param .u64 pa)\n{\n  .reg .b32 %%r<%d>;\n  .reg .b64 %%rd<4>;\n"
+                       "  ld.param.u64 %%rd1, [pa];\n  cvta.to.global.u64 %%rd2, %%rd1;\n",
+                       2 * n + 2);
+  for (int i = 0; i < n; i++)
+    at += (size_t)snprintf(s + at, cap - at, "  ld.global.u32 %%r%d, [%%rd2+%d];\n", i, 4 * i);
+  at += (size_t)snprintf(s + at, cap - at, "  mov.u32 %%r%d, 0;\n", n);
+  for (int i = n - 1; i >= 0; i--)
+    at += (size_t)snprintf(s + at, cap - at, "  add.s32 %%r%d, %%r%d, %%r%d;\n", n, n, i);
+  snprintf(s + at, cap - at, "  st.global.u32 [%%rd2], %%r%d;\n  ret;\n}\n", n);
+  return s;
+}
+
+Test(ptx, registers_are_shared_by_values_whose_lives_do_not_overlap) {
+  char *s = many_live_ptx(100);
+  ws_ctx *ctx = ws_ctx_create();
+  ws_ptx_result res;
+  cr_assert_eq(ws_ptx_translate(ctx, s, strlen(s), "live.ptx", NULL, &res), WS_OK, "%s", ws_errmsg(ctx));
+  /* 100 live values, the sum and the pointer pair: at most 104 registers, and
+   * no fewer than the 100 values need */
+  uint32_t regs = res.kernels[0].regs_per_thread;
+  cr_expect(regs >= 100 && regs <= 104, "%u registers", regs);
+  ws_ptx_result_free(&res);
+  ws_ptx_opts small = {.max_regs = 64};
+  cr_expect_eq(ws_ptx_translate(ctx, s, strlen(s), "live.ptx", &small, &res), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx), "more than 64 registers are live at once"), "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  free(s);
+}
+
+/* ---- refusals --------------------------------------------------------------------------------- */
+
+#define HEAD ".version 7.0\n.target sm_80\n.address_size 64\n"
+#define ENTRY                                                                                                \
+  HEAD ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  .reg .f64 %fd<2>;\n"
+
+Test(ptx, unsupported_constructs_are_refused_at_their_line) {
+  ws_ctx *ctx = ws_ctx_create();
+  const struct {
+    const char *ptx, *says;
+  } cases[] = {
+      {ENTRY "  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  ret;\n}\n",
+       "bad.ptx:10: error: 'ld.global.u8 %r1, [%rd1+0]': 8- and 16-bit loads are not supported"},
+      {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16;\n  ret;\n}\n",
+       "bad.ptx:9: error: 'cp.async.ca.shared.global [%r1+0], [%rd1+0], 16': instruction 'cp' is not "
+       "supported"},
+      {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",
+       "bad.ptx:9: error: 'add.f64 %fd1, %fd0, %fd0': this type is not supported here"},
+      {ENTRY "  add.s32 %r1, %r9, 1;\n  ret;\n}\n",
+       "bad.ptx:9: error: 'add.s32 %r1, %r9, 1': register '%r9' is not declared"},
+      {HEAD ".func f()\n{\n  ret;\n}\n.visible .entry k()\n{\n  call f;\n  ret;\n}\n",
+       "instruction 'call' is not supported"},
+      {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
+       "shfl is supported over the whole warp"},
+      {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
+      {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "special register '%clock64' is not supported"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *msg = refused(ctx, cases[i].ptx, WS_ERR_INVALID);
+    cr_expect(strstr(msg, cases[i].says), "case %zu: %s", i, msg);
+  }
+  ws_ctx_destroy(ctx);
+}
+
+Test(ptx, bad_text_is_located_and_never_read_past_its_end) {
+  ws_ctx *ctx = ws_ctx_create();
+  const struct {
+    const char *ptx, *says;
+  } cases[] = {
+      {HEAD ".visible .entry k(\n  .param .u32 n\n{\n  ret;\n}\n",
+       "bad.ptx:6:1: error: expected ',' or ')' after a param, found '{'"},
+      {HEAD ".visible .entry k()\n{\n  add.s32 %r1 %r2;\n}\n",
+       "bad.ptx:6:15: error: expected ',' or ';' after an operand"},
+      {HEAD ".visible .entry k()\n{\n  ret;\n",
+       "bad.ptx:5:1: error: expected the entry's body closed by '}'"},
+      {".target sm_80\n", "bad.ptx:1:1: error: expected a PTX module starting with '.version', found none"},
+      {HEAD ".address_size 32\n", "expected '.address_size 64' (32-bit addressing is not supported)"},
+      {HEAD "/* unterminated", "expected the end of a comment"},
+      {HEAD ".visible .entry k()\n{\n  mov.u32 %r1, 0f3F80;\n}\n",
+       "bad.ptx:6:16: error: expected a number, found '0f3F80'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *msg = refused(ctx, cases[i].ptx, WS_ERR_INVALID);
+    cr_expect(strstr(msg, cases[i].says), "case %zu: %s", i, msg);
+  }
+  char binary[] = {'.', 'v', 'e', 'r', 0, 1, 2};
+  ws_ptx_result res;
+  cr_expect_eq(ws_ptx_translate(ctx, binary, sizeof binary, "bin.ptx", NULL, &res), WS_ERR_INVALID);
+  cr_expect(strstr(ws_errmsg(ctx), "a NUL byte found"), "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+}

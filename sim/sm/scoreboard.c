@@ -80,7 +80,9 @@ static ws_mem_class mem_class_of(ws_op op) {
   case WS_OP_LDGSTS:
   case WS_OP_ATOMGADD:
   case WS_OP_ATOMGMAX:
-  case WS_OP_ATOMGCAS: return WS_MEMC_GLOBAL;
+  case WS_OP_ATOMGCAS:
+  case WS_OP_LDL: /* local memory goes the global path: LSU, coalescer, L1, L2 */
+  case WS_OP_STL: return WS_MEMC_GLOBAL;
   case WS_OP_LDS:
   case WS_OP_STS:
   case WS_OP_ATOMSADD:

@@ -51,6 +51,7 @@ typedef struct parser {
   uint32_t kernels_cap, kernel_lines_cap;
   size_t *kernel_lines; /* line of each kernel's .kernel, for messages */
   bool in_kernel;
+  bool local_seen;     /* the current kernel has its .local */
   ws_token kernel_tok; /* the current kernel's name token */
   uint32_t insns_cap, lines_cap, params_cap, shared_cap, labels_cap;
   size_t *label_lines; /* line of each label of the current kernel */
@@ -459,9 +460,9 @@ static ws_status parse_global(parser *p, ws_operand *o) {
   return expect_punct(p, ']', "'+', '-' or ']' in the address");
 }
 
-/* 'm': [R+terms], [RZ+tile+4] or [tile+4]; terms are integers and shared
- * symbols. */
-static ws_status parse_shared_addr(parser *p, ws_operand *o) {
+/* [R+terms], [RZ+terms] or [terms]: the register-plus-offset addresses of
+ * 'm' and 'o'; shared symbols count as terms when `syms`. */
+static ws_status parse_reg_addr(parser *p, bool syms, ws_operand *o) {
   ws_status st = expect_punct(p, '[', "'[' to start an address");
   if (st) return st;
   ws_token start = p->tok;
@@ -469,11 +470,11 @@ static ws_status parse_shared_addr(parser *p, ws_operand *o) {
   unsigned r = WS_REG_RZ; /* an address without a register is absolute */
   if (reg_name(&p->tok, &r)) {
     advance(p);
-    st = parse_more_terms(p, true, &start, &off);
+    st = parse_more_terms(p, syms, &start, &off);
   } else if (looks_like_reg(&p->tok)) {
     st = fail_expected(p, &p->tok, "a register R0..R254 or RZ");
   } else {
-    st = parse_sum(p, true, &off);
+    st = parse_sum(p, syms, &off);
   }
   if (!st) st = check_range(p, &start, off, false);
   if (st) return st;
@@ -481,6 +482,29 @@ static ws_status parse_shared_addr(parser *p, ws_operand *o) {
   o->reg = (uint8_t)r;
   o->imm = bits32(off);
   return expect_punct(p, ']', "'+', '-' or ']' in the address");
+}
+
+/* 'm': [R+terms], [RZ+tile+4] or [tile+4]; terms are integers and shared
+ * symbols. */
+static ws_status parse_shared_addr(parser *p, ws_operand *o) { return parse_reg_addr(p, true, o); }
+
+/* 'o': [R+imm], [RZ+imm] or [imm], a byte offset into the thread's .local
+ * bytes. A constant offset (no register) is checked against .local here,
+ * where the line is known; a register's is checked when it runs. */
+static ws_status parse_local_addr(parser *p, const ws_insn *in, ws_operand *o) {
+  ws_token start = p->next;
+  ws_status st = parse_reg_addr(p, false, o);
+  if (st || o->reg != WS_REG_RZ) return st;
+  const ws_kernel *k = cur_kernel(p);
+  uint32_t width = in->width_bytes ? in->width_bytes : 4u;
+  if (o->imm >= 0 && o->imm % (int32_t)width)
+    return fail_at(p, &start, "local access of %u bytes at offset %d is not aligned to its width", width,
+                   o->imm);
+  if (!ws_program_local_fits(k->local_bytes, o->imm, width))
+    return fail_at(p, &start,
+                   "local access of %u bytes at offset %d lies outside the kernel's .local %u bytes", width,
+                   o->imm, k->local_bytes);
+  return WS_OK;
 }
 
 /* 'a': [param] or [param+imm]: stored as the byte offset in the buffer. */
@@ -539,6 +563,7 @@ static ws_status parse_operand(parser *p, ws_insn *in, unsigned idx) {
   case 's': return parse_sreg(p, o);
   case 'g': return parse_global(p, o);
   case 'm': return parse_shared_addr(p, o);
+  case 'o': return parse_local_addr(p, in, o);
   case 'a': return parse_param_ref(p, o);
   case 'l': return parse_label_ref(p, idx, o);
   default: return parse_imm_operand(p, o); /* 'n' */
@@ -762,6 +787,7 @@ static ws_status finish_kernel(parser *p) {
 static void reset_kernel_state(parser *p) {
   p->insns_cap = p->lines_cap = p->params_cap = p->shared_cap = p->labels_cap = 0;
   p->nfixups = 0;
+  p->local_seen = false;
   ws_symtab_clear(&p->param_tab);
   ws_symtab_clear(&p->shared_tab);
   ws_symtab_clear(&p->label_tab);
@@ -876,11 +902,35 @@ static ws_status parse_shared(parser *p) {
   return WS_OK;
 }
 
+/* .local BYTES: the kernel's per-thread local memory, declared once and
+ * before its first instruction, so every constant local offset can be
+ * checked on its own line. */
+static ws_status parse_local(parser *p) {
+  if (!p->in_kernel) return fail_expected(p, &p->tok, "a directive .kernel before the first .local");
+  ws_kernel *k = cur_kernel(p);
+  if (p->local_seen) return fail_at(p, &p->tok, "kernel '%s' declares .local twice", k->name);
+  if (k->ninsns)
+    return fail_at(p, &p->tok, ".local of kernel '%s' must come before its first instruction", k->name);
+  advance(p);
+  uint64_t size;
+  if (!int_token(&p->tok, &size)) return fail_expected(p, &p->tok, "a local memory size in bytes");
+  if (size % 4)
+    return fail_at(p, &p->tok, "local memory of %llu bytes is not a multiple of 4", (unsigned long long)size);
+  if (size > WS_LOCAL_MAX_BYTES)
+    return fail_at(p, &p->tok, "local memory of %llu bytes per thread exceeds the limit of %u (512 KiB)",
+                   (unsigned long long)size, WS_LOCAL_MAX_BYTES);
+  k->local_bytes = (uint32_t)size;
+  p->local_seen = true;
+  advance(p);
+  return WS_OK;
+}
+
 static ws_status parse_directive(parser *p) {
   if (word_is(&p->tok, ".kernel")) return parse_kernel(p);
   if (word_is(&p->tok, ".param")) return parse_param(p);
   if (word_is(&p->tok, ".shared")) return parse_shared(p);
-  return fail_expected(p, &p->tok, "a directive (.kernel, .param, .shared)");
+  if (word_is(&p->tok, ".local")) return parse_local(p);
+  return fail_expected(p, &p->tok, "a directive (.kernel, .param, .shared, .local)");
 }
 
 /* line := { label ':' } [ directive | instruction ] [ ';' ] end-of-line */

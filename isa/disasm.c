@@ -209,6 +209,7 @@ static void kernel_header(ws_text *t, const ws_kernel *k) {
   for (uint32_t i = 0; i < k->nshared; i++)
     ws_text_printf(t, ".shared %s %u %u\n", k->shared[i].name, k->shared[i].size_bytes,
                    k->shared[i].align_bytes);
+  if (k->local_bytes) ws_text_printf(t, ".local %u\n", k->local_bytes);
 }
 
 static bool kernel_body(ws_text *t, const ws_kernel *k) {

@@ -132,7 +132,7 @@ typedef struct ws_insn {
 
 /* One row of the opcode table, with its signature pre-parsed. */
 typedef struct ws_opnd_sig {
-  char kind;     /* one of "dprifqsgmaln" */
+  char kind;     /* one of "dprifqsgmalno" */
   uint8_t nregs; /* 1, 2, 4; 0 = by width modifier ('W') */
 } ws_opnd_sig;
 

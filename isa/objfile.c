@@ -4,6 +4,7 @@
  *   header  "\x7fWSO" u32 version u32 size_bytes u32 crc32 u32 nkernels
  *   per kernel:
  *   name[64] u32 ninsns nparams param_size nshared shared_size nlabels
+ *            local_bytes (version 3 on)
  *   params  { name[64] u8 type u32 offset u32 size }
  *   shared  { name[64] u32 offset u32 size u32 align }
  *   labels  { name[64] u32 pc }
@@ -96,9 +97,9 @@ static void put_insn(writer *w, const ws_insn *in, uint32_t line) {
 
 static void put_kernel(writer *w, const ws_kernel *k) {
   put_name(w, k->name);
-  uint32_t counts[6] = {k->ninsns,  k->nparams,           k->param_size_bytes,
-                        k->nshared, k->shared_size_bytes, k->nlabels};
-  for (int i = 0; i < 6; i++) put_u32(w, counts[i]);
+  uint32_t counts[7] = {k->ninsns,  k->nparams,    k->param_size_bytes, k->nshared, k->shared_size_bytes,
+                        k->nlabels, k->local_bytes};
+  for (int i = 0; i < 7; i++) put_u32(w, counts[i]);
   for (uint32_t i = 0; i < k->nparams; i++) {
     put_name(w, k->params[i].name);
     put_u8(w, k->params[i].type);
@@ -284,6 +285,7 @@ static bool get_kernel(reader *r, ws_kernel *k, uint32_t *last_line) {
   k->nshared = get_u32(r);
   k->shared_size_bytes = get_u32(r);
   k->nlabels = get_u32(r);
+  k->local_bytes = get_u32(r);
   if (!get_tables(r, k)) return false;
   if (k->ninsns == 0) return true; /* ws_verify_kernel reports it */
   size_t insns_at = r->pos;

@@ -19,8 +19,10 @@
 #include "base/ctx.h"
 #include "isa/program.h"
 
-/* Version 2 added the size and checksum to the header and the field checks. */
-#define WS_OBJFILE_VERSION 2u
+/* Version 2 added the size and checksum to the header and the field checks;
+ * version 3 the per-thread local memory size (.local) of each kernel, and the
+ * opcodes LDL and STL (which renumbered the opcodes after them). */
+#define WS_OBJFILE_VERSION 3u
 
 /* True when data starts with the .wso magic. */
 bool ws_objfile_is_object(const void *data, size_t size_bytes);

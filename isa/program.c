@@ -73,8 +73,8 @@ static bool labels_equal(const ws_kernel *a, const ws_kernel *b) {
 static bool kernel_equal(const ws_kernel *a, const ws_kernel *b) {
   if (strcmp(a->name, b->name) != 0 || a->ninsns != b->ninsns || a->nparams != b->nparams ||
       a->param_size_bytes != b->param_size_bytes || a->nshared != b->nshared ||
-      a->shared_size_bytes != b->shared_size_bytes || a->nlabels != b->nlabels ||
-      a->regs_per_thread != b->regs_per_thread)
+      a->shared_size_bytes != b->shared_size_bytes || a->local_bytes != b->local_bytes ||
+      a->nlabels != b->nlabels || a->regs_per_thread != b->regs_per_thread)
     return false;
   for (uint32_t i = 0; i < a->ninsns; i++)
     if (!insn_equal(&a->insns[i], &b->insns[i])) return false;
@@ -92,4 +92,9 @@ bool ws_program_equal(const ws_program *a, const ws_program *b) {
 const char *ws_program_ptype_name(ws_ptype t) {
   static const char *const names[WS_PT_COUNT] = {"u32", "s32", "f32", "u64", "ptr"};
   return (unsigned)t < WS_PT_COUNT ? names[t] : "?";
+}
+
+bool ws_program_local_fits(uint32_t local_bytes, int64_t offset_bytes, uint32_t width_bytes) {
+  if (!width_bytes || offset_bytes < 0 || offset_bytes % width_bytes) return false;
+  return (uint64_t)offset_bytes + width_bytes <= local_bytes;
 }

@@ -68,7 +68,8 @@ static bool opnd_ok(const ws_kernel *k, const ws_insn *in, unsigned idx) {
     return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && (o->flags & ~WS_OPND_NOT) == 0 && o->imm == 0;
   case 's': return o->kind == WS_OPND_SREG && o->reg < WS_SR_COUNT && o->flags == 0 && o->imm == 0;
   case 'g': return o->kind == WS_OPND_MEM && o->flags == 0 && o->reg != WS_REG_RZ && reg_ok(o->reg, 2);
-  case 'm': return o->kind == WS_OPND_MEM && o->flags == 0 && reg_ok(o->reg, 1);
+  case 'm':
+  case 'o': return o->kind == WS_OPND_MEM && o->flags == 0 && reg_ok(o->reg, 1);
   case 'a':
     return o->kind == WS_OPND_MEM && o->flags == 0 && o->reg == WS_REG_RZ && o->imm >= 0 &&
            o->imm <= (int32_t)WS_PARAM_MAX_BYTES;
@@ -78,6 +79,24 @@ static bool opnd_ok(const ws_kernel *k, const ws_insn *in, unsigned idx) {
   case 'n': return imm_opnd_ok(o);
   default: return false;
   }
+}
+
+/* A local access at a constant offset (no register) must lie inside
+ * .local, as the assembler requires; a register's offset is checked by the
+ * executor when it runs. */
+static ws_status verify_local_access(ws_ctx *ctx, const ws_kernel *k, uint32_t pc) {
+  const ws_insn *in = &k->insns[pc];
+  unsigned n = ws_isa_nopnds((ws_op)in->op);
+  for (unsigned i = 0; i < n; i++) {
+    const ws_operand *o = &in->opnd[i];
+    if (ws_isa_sig((ws_op)in->op, i).kind != 'o' || o->reg != WS_REG_RZ) continue;
+    uint32_t width = in->width_bytes ? in->width_bytes : 4u;
+    if (!ws_program_local_fits(k->local_bytes, o->imm, width))
+      return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                         "kernel '%s' pc %u: %s of %u bytes at local offset %d lies outside .local %u bytes",
+                         k->name, pc, ws_isa_opinfo((ws_op)in->op)->mnemonic, width, o->imm, k->local_bytes);
+  }
+  return WS_OK;
 }
 
 static ws_status verify_insn(ws_ctx *ctx, const ws_kernel *k, uint32_t pc) {
@@ -96,7 +115,7 @@ static ws_status verify_insn(ws_ctx *ctx, const ws_kernel *k, uint32_t pc) {
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' pc %u: operand %u of %s is invalid", k->name, pc,
                          i + 1, info->mnemonic);
   }
-  return WS_OK;
+  return verify_local_access(ctx, k, pc);
 }
 
 static uint64_t align_up(uint64_t v, uint64_t align) { return (v + align - 1) / align * align; }
@@ -171,6 +190,10 @@ ws_status ws_verify_kernel(ws_ctx *ctx, const ws_kernel *k) {
   if (k->ninsns > WS_VERIFY_MAX_INSNS)
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s' has %u instructions, more than %u", k->name,
                        k->ninsns, WS_VERIFY_MAX_INSNS);
+  if (k->local_bytes % 4 || k->local_bytes > WS_LOCAL_MAX_BYTES)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID,
+                       "kernel '%s': .local %u bytes is not a multiple of 4 of at most %u bytes", k->name,
+                       k->local_bytes, WS_LOCAL_MAX_BYTES);
   ws_status st = verify_params(ctx, k);
   if (st == WS_OK) st = verify_shared(ctx, k);
   if (st == WS_OK) st = verify_labels(ctx, k);

@@ -14,6 +14,7 @@
 
 #include "isa/analysis.h"
 #include "sim/exec/exec_int.h"
+#include "sim/exec/local.h"
 #include "sim/exec/sanitize.h"
 #include "sim/exec/taint.h"
 
@@ -68,6 +69,7 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   const ws_dim3 g = cta->launch->grid;
   cta->linear_id = linear_id;
   cta->sm_id = cta->launch->num_sms ? (uint32_t)(linear_id % cta->launch->num_sms) : 0u;
+  cta->local_slot = ws_local_functional_slot(cta->launch);
   cta->ctaid.x = (uint32_t)(linear_id % g.x);
   cta->ctaid.y = (uint32_t)(linear_id / g.x % g.y);
   cta->ctaid.z = (uint32_t)(linear_id / ((uint64_t)g.x * g.y));

@@ -31,6 +31,10 @@ typedef struct ws_cta {
   ws_dim3 ctaid;
   uint64_t linear_id;
   uint32_t sm_id; /* what SR_SMID reads: the SM running this CTA */
+  /* the warp slot (sim/exec/local.h) whose local memory region warp 0 uses,
+   * warp w that of slot + w: the functional launcher's regions after
+   * ws_cta_reset; a timing model sets its SM's own */
+  uint32_t local_slot;
   uint32_t nthreads;
   uint32_t nwarps;
   ws_warp *warps;
@@ -61,8 +65,10 @@ uint32_t ws_cta_regs_needed(const ws_kernel *k);
 ws_status ws_cta_create(ws_ctx *ctx, const ws_exec_launch *launch, ws_cta **out);
 void ws_cta_destroy(ws_cta *cta);
 /* Starts CTA number `linear_id` of the grid: fresh registers, shared memory
- * zeroed, every warp at pc 0, sm_id = linear_id % num_sms (the functional
- * launcher's placement; the timing model sets the SM that really runs it). */
+ * zeroed, every warp at pc 0, sm_id = linear_id % num_sms and local_slot
+ * the functional launcher's (its placement; the timing model sets the SM
+ * and the warp slots that really run it). Local memory is not cleared: as
+ * on hardware, a thread reads back only what it stored. */
 void ws_cta_reset(ws_cta *cta, uint64_t linear_id);
 static inline bool ws_cta_done(const ws_cta *cta) { return cta->warps_done == cta->nwarps; }
 static inline ws_warp_state ws_cta_warp_state(const ws_cta *cta, uint32_t warp) {

@@ -16,10 +16,11 @@
 
 #include "base/f16.h"
 #include "sim/exec/exec_int.h"
+#include "sim/exec/local.h"
 
 #define LANES WS_WARP_LANES
 
-static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant", "param"};
+static const char *const space_names[WS_SPACE_COUNT] = {"", "global", "shared", "constant", "param", "local"};
 static const char *const access_names[] = {"read", "write", "atomic"};
 
 static ws_status global_fault(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t width,
@@ -283,6 +284,87 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   return WS_OK;
 }
 
+/* ---- local memory (LDL, STL) --------------------------------------------------- */
+
+/* A lane's local offset that is misaligned or past .local: the fault names
+ * the offset the thread used, not the device address it maps to. */
+static ws_status local_fault(const ws_exec_site *s, uint32_t lane, uint32_t off, uint32_t width,
+                             ws_exec_access kind) {
+  uint32_t local_bytes = s->cta->launch->kernel->local_bytes;
+  if (off & (width - 1))
+    return ws_fault_report(s, WS_ERR_FAULT, lane, "misaligned local %s of size %u at offset 0x%x",
+                           access_names[kind], width, off);
+  return ws_fault_report(s, WS_ERR_FAULT, lane,
+                         "invalid local %s of size %u at offset 0x%x: offset is past the end of the "
+                         "thread's local memory (.local is %u bytes)",
+                         access_names[kind], width, off, local_bytes);
+}
+
+/* Checks every executing lane's offset (operand i) and records in the step
+ * the device address of its first word; the lowest bad lane faults. */
+static ws_status local_addresses(const ws_exec_site *s, unsigned i, uint32_t width, ws_exec_access kind) {
+  const ws_exec_launch *L = s->cta->launch;
+  const ws_operand *o = &s->insn->opnd[i];
+  const uint32_t *base = ws_warp_src(s->warp, o->reg);
+  const uint64_t region = ws_local_region(L, (uint64_t)s->cta->local_slot + s->warp_idx);
+  for (uint32_t l = 0; l < LANES; l++) {
+    uint32_t off = base[l] + (uint32_t)o->imm;
+    s->step->addr[l] = 0;
+    if (!(s->exec >> l & 1u)) continue;
+    if ((off & (width - 1)) || (uint64_t)off + width > L->kernel->local_bytes)
+      return local_fault(s, l, off, width, kind);
+    if (!L->local_base)
+      return ws_fault_report(s, WS_ERR_FAULT, l, "local %s without a local memory window for the launch",
+                             access_names[kind]);
+    s->step->addr[l] = ws_local_addr(region, l, off);
+  }
+  return WS_OK;
+}
+
+/* One word of device memory behind a checked local address: the window is
+ * the launch's own, so only host memory for a page can fail. */
+static ws_status local_word(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t *word,
+                            ws_exec_access kind) {
+  ws_mem *mem = s->cta->launch->mem;
+  ws_mem_fault f = kind == ACC_WRITE ? ws_mem_write(mem, addr, word, 4) : ws_mem_read(mem, addr, word, 4);
+  return f == WS_MEM_OK ? WS_OK : global_fault(s, lane, addr, 4, kind, f);
+}
+
+/* d..d+n-1 = local[a]: gathers every lane, then writes the registers. */
+static ws_status load_local(const ws_exec_site *s) {
+  const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  uint32_t data[LANES][4];
+  note(s, WS_SPACE_LOCAL, WS_STEP_LOAD, width);
+  ws_status st = local_addresses(s, 1, width, ACC_READ);
+  for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    for (uint32_t r = 0; r < width / 4 && st == WS_OK; r++)
+      st = local_word(s, l, ws_warp_step_word_addr(s->step, l, r), &data[l][r], ACC_READ);
+  }
+  if (st != WS_OK) return st;
+  for (uint32_t r = 0; r < width / 4; r++) {
+    uint32_t *d = ws_warp_dst(s->warp, (uint32_t)s->insn->opnd[0].reg + r);
+    for (uint32_t l = 0; l < LANES; l++)
+      if (s->exec >> l & 1u) d[l] = data[l][r];
+  }
+  return WS_OK;
+}
+
+/* local[a] = b..b+n-1, lane 0 first (each thread's words are its own). */
+static ws_status store_local(const ws_exec_site *s) {
+  const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  note(s, WS_SPACE_LOCAL, WS_STEP_STORE, width);
+  ws_status st = local_addresses(s, 0, width, ACC_WRITE);
+  for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    for (uint32_t r = 0; r < width / 4 && st == WS_OK; r++) {
+      uint32_t v = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r)[l];
+      st = local_word(s, l, ws_warp_step_word_addr(s->step, l, r), &v, ACC_WRITE);
+    }
+  }
+  return st;
+}
+
 /* The new memory value of one atomic given the old one; c is the operand
  * (b is CAS's compare value). Signed min/max flip the sign bits and
  * compare unsigned; INC and DEC wrap as PTX atom.inc/dec.u32 do. */
@@ -367,6 +449,8 @@ ws_status ws_exec_mem(const ws_exec_site *s) {
   case WS_OP_LDP: return load(s, WS_SPACE_PARAM);
   case WS_OP_STG: return store(s, WS_SPACE_GLOBAL);
   case WS_OP_STS: return store(s, WS_SPACE_SHARED);
+  case WS_OP_LDL: return load_local(s);
+  case WS_OP_STL: return store_local(s);
   case WS_OP_ATOMGADD:
   case WS_OP_ATOMGMAX:
   case WS_OP_ATOMGCAS:

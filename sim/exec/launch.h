@@ -118,6 +118,11 @@ typedef struct ws_exec_launch {
   ws_sanitize *sanitize;      /* the checks' launch-wide state; NULL: no checks */
   ws_taint *taint;            /* pixel following's launch-wide state (taint.h); NULL: off */
   const ws_host_agent *agent; /* host code running alongside (timing mode); NULL: none */
+  /* local memory (sim/exec/local.h): the device address of the launch's
+   * window (0: none; the kernel's LDL/STL then fault) and the warp slots
+   * each SM has in it (sm.max_warps_per_sm) */
+  uint64_t local_base;
+  uint32_t local_warps_per_sm;
 } ws_exec_launch;
 
 #endif

@@ -95,7 +95,7 @@ static void regs_of(const ws_insn *insn, san_regs *out) {
       add_regs(out->dst, &out->ndst, sizeof out->dst, o->reg, ws_isa_opnd_nregs(insn, j));
     else if ((kind == 'r' || kind == 'i' || kind == 'f') && o->kind == WS_OPND_REG)
       add_regs(out->src, &out->nsrc, sizeof out->src, o->reg, ws_isa_opnd_nregs(insn, j));
-    else if ((kind == 'g' || kind == 'm') && o->kind == WS_OPND_MEM)
+    else if ((kind == 'g' || kind == 'm' || kind == 'o') && o->kind == WS_OPND_MEM)
       add_regs(out->src, &out->nsrc, sizeof out->src, o->reg, kind == 'g' ? 2u : 1u);
     else if (kind == 'q' && o->kind == WS_OPND_PRED && o->reg < WS_PRED_PT)
       out->psrc |= (uint8_t)(1u << o->reg);

@@ -198,7 +198,7 @@ typedef enum tkind {
   TK_SHFL,
   TK_VOTE, /* VOTE.ALL/ANY and BALLOT: one answer for every executing lane */
   TK_HMMA,
-  TK_LOAD,      /* LDG, LDS */
+  TK_LOAD,      /* LDG, LDS, LDL */
   TK_LOAD_NONE, /* LDC, LDP: the constant bank and parameters are never tagged */
   TK_STORE,
   TK_ATOMIC,
@@ -230,11 +230,13 @@ static tkind kind_of(ws_op op) {
   case WS_OP_BALLOT: return TK_VOTE;
   case WS_OP_HMMA: return TK_HMMA;
   case WS_OP_LDG:
-  case WS_OP_LDS: return TK_LOAD;
+  case WS_OP_LDS:
+  case WS_OP_LDL: return TK_LOAD;
   case WS_OP_LDC:
   case WS_OP_LDP: return TK_LOAD_NONE;
   case WS_OP_STG:
-  case WS_OP_STS: return TK_STORE;
+  case WS_OP_STS:
+  case WS_OP_STL: return TK_STORE;
   case WS_OP_LDGSTS: return TK_ASYNC;
   default: return ws_isa_is_atomic(op) ? TK_ATOMIC : TK_LANEWISE;
   }
@@ -464,8 +466,8 @@ static void after_load(ws_taint_cta *tc, const ws_exec_site *s, bool untagged) {
   for (uint32_t l = 0; l < LANES && !untagged; l++) {
     if (!(s->exec >> l & 1u)) continue;
     for (uint32_t k = 0; k < n && k < 4; k++) {
-      uint64_t a = st->addr[l] + 4u * k;
-      bool tag = st->space == WS_SPACE_GLOBAL ? ws_taint_mem_any(tc->t->mem, a, 4) : smem_any(tc, a, 4);
+      uint64_t a = ws_warp_step_word_addr(st, l, k);
+      bool tag = st->space == WS_SPACE_SHARED ? smem_any(tc, a, 4) : ws_taint_mem_any(tc->t->mem, a, 4);
       m[k] |= (uint32_t)tag << l;
     }
   }
@@ -496,7 +498,7 @@ static ws_status after_store(ws_taint_cta *tc, const ws_exec_site *s) {
     for (uint32_t k = 0; k < n && k < 4; k++) {
       bool on = tc->pend[k] >> l & 1u;
       lanes |= (uint32_t)on << l;
-      if (!write_tags(tc, (ws_space)st->space, st->addr[l] + 4u * k, 4, on)) return nomem(s);
+      if (!write_tags(tc, (ws_space)st->space, ws_warp_step_word_addr(st, l, k), 4, on)) return nomem(s);
     }
   }
   s->step->tag_lanes = s->step->tag_result = lanes;

@@ -74,6 +74,7 @@ typedef enum ws_space {
   WS_SPACE_SHARED,
   WS_SPACE_CONST,
   WS_SPACE_PARAM,
+  WS_SPACE_LOCAL, /* addr: the device address of each lane's first word (sim/exec/local.h) */
   WS_SPACE_COUNT
 } ws_space;
 
@@ -106,5 +107,12 @@ typedef struct ws_warp_step {
   uint64_t addr[WS_WARP_LANES];  /* per-lane address (shared/const/param: offset) */
   uint32_t addr2[WS_WARP_LANES]; /* LDGSTS shared destination offsets */
 } ws_warp_step;
+
+/* Address of the k-th 32-bit word of `lane`'s access in a step: the words
+ * follow each other in every space but local memory, where a thread's
+ * consecutive words lie a warp's 32 words apart (sim/exec/local.h). */
+static inline uint64_t ws_warp_step_word_addr(const ws_warp_step *step, uint32_t lane, uint32_t k) {
+  return step->addr[lane] + (uint64_t)k * (step->space == WS_SPACE_LOCAL ? WS_WARP_LANES * 4u : 4u);
+}
 
 #endif

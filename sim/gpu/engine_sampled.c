@@ -59,20 +59,25 @@ typedef void (*warm_fn)(void *user, uint64_t line_addr, uint8_t sectors, bool wr
 
 static void step_lines(const ws_gpu_cfg *cfg, const ws_warp_step *step, warm_fn emit, void *user) {
   if (!(step->flags & (WS_STEP_LOAD | WS_STEP_STORE | WS_STEP_ATOMIC | WS_STEP_ASYNC))) return;
-  if (step->space != WS_SPACE_GLOBAL && !(step->flags & WS_STEP_ASYNC)) return;
+  bool local = step->space == WS_SPACE_LOCAL;
+  if (step->space != WS_SPACE_GLOBAL && !local && !(step->flags & WS_STEP_ASYNC)) return;
   bool write = step->flags & (WS_STEP_STORE | WS_STEP_ATOMIC);
   uint32_t shift = cfg->geom.line_shift, sector = cfg->l2.sector_bytes;
-  uint64_t line = UINT64_MAX;
-  uint8_t mask = 0;
-  for (uint32_t m = step->active_mask; m; m &= m - 1) {
-    uint64_t a = step->addr[__builtin_ctz(m)];
-    if (a >> shift != line) {
-      if (mask) emit(user, line << shift, mask, write);
-      line = a >> shift, mask = 0;
+  /* a local access's further words lie a warp's width apart: one pass each */
+  uint32_t words = local ? step->width_bytes / 4u : 1u;
+  for (uint32_t k = 0; k < words; k++) {
+    uint64_t line = UINT64_MAX;
+    uint8_t mask = 0;
+    for (uint32_t m = step->active_mask; m; m &= m - 1) {
+      uint64_t a = ws_warp_step_word_addr(step, (uint32_t)__builtin_ctz(m), k);
+      if (a >> shift != line) {
+        if (mask) emit(user, line << shift, mask, write);
+        line = a >> shift, mask = 0;
+      }
+      mask |= (uint8_t)(1u << ((a & ((1u << shift) - 1)) / sector)); /* aligned: one sector per lane */
     }
-    mask |= (uint8_t)(1u << ((a & ((1u << shift) - 1)) / sector)); /* aligned: one sector per lane */
+    if (mask) emit(user, line << shift, mask, write);
   }
-  if (mask) emit(user, line << shift, mask, write);
 }
 
 static void warm_line(void *user, uint64_t line_addr, uint8_t sectors, bool write) {

@@ -19,6 +19,7 @@
 
 #include "sim/exec/cta.h"
 #include "sim/exec/exec.h"
+#include "sim/exec/local.h"
 #include "sim/exec/mem.h"
 #include "sim/exec/sanitize.h"
 #include "sim/exec/taint.h"
@@ -343,6 +344,30 @@ static ws_status run_mode(ws_device *dev, const ws_exec_launch *launch, const ws
   return ws_engine_run(dev->engine, launch, occ, stats);
 }
 
+/* The launch's local memory window (sim/exec/local.h): .local bytes for
+ * every thread the GPU can hold at once, as the driver reserves it, taken
+ * from device memory (sparse: pages cost host memory only once written) and
+ * refused before anything runs when device memory cannot hold it. Local
+ * memory does not limit occupancy. *base stays 0 for a kernel without. */
+static ws_status local_window(ws_device *dev, const ws_kernel *k, ws_dim3 block, uint64_t *base) {
+  *base = 0;
+  if (!k->local_bytes) return WS_OK;
+  const ws_gpu_cfg *c = &dev->cfg;
+  uint32_t warps_per_cta = (block.x * block.y * block.z + WS_WARP_LANES - 1) / WS_WARP_LANES;
+  uint64_t slots = ws_local_window_slots(c->gpu.num_sms, c->sm.max_warps_per_sm, warps_per_cta);
+  uint64_t bytes = slots * ws_local_region_bytes(k->local_bytes);
+  uint64_t used = ws_mem_allocated_bytes(dev->mem), cap = c->gpu.dram_size_bytes;
+  uint64_t free_bytes = used < cap ? cap - used : 0;
+  if (bytes > free_bytes)
+    return ws_ctx_fail(dev->ctx, WS_ERR_LIMIT,
+                       "kernel '%s' needs %" PRIu64 " bytes of local memory (.local %u bytes x %" PRIu64
+                       " threads: %u SMs x %u resident threads, and one block); the device has %" PRIu64
+                       " of its %" PRIu64 " bytes free",
+                       k->name, bytes, k->local_bytes, slots * WS_WARP_LANES, c->gpu.num_sms,
+                       c->sm.max_warps_per_sm * WS_WARP_LANES, free_bytes, cap);
+  return ws_mem_alloc(dev->mem, dev->ctx, bytes, base);
+}
+
 static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                             uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats) {
   memset(stats, 0, sizeof *stats);
@@ -354,11 +379,15 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
   ws_occupancy occ;
   if (st == WS_OK) st = ws_device_occupancy(dev, k, block, dyn_shared_bytes, &occ);
   if (st != WS_OK) return st;
+  uint64_t local_base = 0;
+  if ((st = local_window(dev, k, block, &local_base)) != WS_OK) return st;
   ws_sanitize *san = NULL;
   ws_taint *tnt = NULL;
-  if (dev->checks && (st = ws_sanitize_create(dev->ctx, dev->checks, k, &san)) != WS_OK) return st;
-  if (dev->taint && (st = ws_taint_create(dev->ctx, dev->taint, k, &tnt)) != WS_OK) {
+  if (dev->checks) st = ws_sanitize_create(dev->ctx, dev->checks, k, &san);
+  if (st == WS_OK && dev->taint) st = ws_taint_create(dev->ctx, dev->taint, k, &tnt);
+  if (st != WS_OK) {
     ws_sanitize_destroy(san);
+    if (local_base) ws_mem_free(dev->mem, dev->ctx, local_base);
     return st;
   }
   const ws_exec_launch launch = {.kernel = k,
@@ -374,10 +403,15 @@ static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws
                                  .watch = dev->has_watch ? &dev->watch : NULL,
                                  .sanitize = san,
                                  .taint = tnt,
-                                 .agent = dev->agent};
+                                 .agent = dev->agent,
+                                 .local_base = local_base,
+                                 .local_warps_per_sm = dev->cfg.sm.max_warps_per_sm};
   st = run_mode(dev, &launch, &occ, stats);
   ws_taint_destroy(tnt);
   ws_sanitize_destroy(san);
+  /* released after the launch, as the driver does; the launch's own status
+   * (a fault's report) stays the one on the context */
+  if (local_base) ws_mem_free(dev->mem, dev->ctx, local_base);
   return st;
 }
 

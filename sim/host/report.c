@@ -131,6 +131,11 @@ static void print_memory(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats
   sum wf = get_sum(s, "sm*.smem.wavefronts"), bc = get_sum(s, "sm*.smem.bank_conflicts");
   fprintf(out, "  %-34s %12" PRIu64 " extra wavefronts of %" PRIu64 "\n", "shared bank conflicts", bc.value,
           wf.value);
+  /* local memory: register spills and per-thread arrays, shown when used */
+  sum ll = get_sum(s, "sm*.lsu.local_loads"), lst = get_sum(s, "sm*.lsu.local_stores");
+  if (ll.value || lst.value)
+    fprintf(out, "  %-34s %12" PRIu64 " loads, %" PRIu64 " stores, %" PRIu64 " B requested\n",
+            "local memory traffic", ll.value, lst.value, get_sum(s, "sm*.lsu.local_bytes").value);
   sum faults = get_sum(s, "uvm.faults"), zc = get_sum(s, "sysmem.reads"), zw = get_sum(s, "sysmem.writes");
   if (faults.value)
     fprintf(out, "  %-34s %12" PRIu64 " pages in %" PRIu64 " batches: %" PRIu64 " B in, %" PRIu64 " cycles\n",

@@ -200,6 +200,20 @@ uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_
   return coalesce_aligned(a, n, width_bytes, line_bytes, sector_bytes, kind, out, max_out);
 }
 
+uint32_t ws_coalesce_local(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
+                           uint64_t word_stride_bytes, uint32_t line_bytes, uint32_t sector_bytes,
+                           ws_access_kind kind, ws_line_access *out, uint32_t max_out) {
+  if (width_bytes <= 4)
+    return ws_coalesce_global(addr, active_mask, width_bytes, line_bytes, sector_bytes, kind, out, max_out);
+  /* every word of every lane, sorted: coalesce_aligned's input at width 4 */
+  uint64_t a[4 * WS_WARP_LANES];
+  uint32_t n = 0, words = width_bytes / 4u < 4u ? width_bytes / 4u : 4u;
+  for (uint32_t m = active_mask; m; m &= m - 1)
+    for (uint32_t k = 0; k < words; k++) a[n++] = addr[__builtin_ctz(m)] + k * word_stride_bytes;
+  sort_u64(a, n);
+  return coalesce_aligned(a, n, 4, line_bytes, sector_bytes, kind, out, max_out);
+}
+
 static void sort_u64(uint64_t *v, uint32_t n) {
   for (uint32_t i = 1; i < n; i++) {
     uint64_t key = v[i];

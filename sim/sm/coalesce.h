@@ -29,6 +29,15 @@ uint32_t ws_coalesce_global(const uint64_t addr[WS_WARP_LANES], uint32_t active_
                             uint32_t line_bytes, uint32_t sector_bytes, ws_access_kind kind,
                             ws_line_access *out, uint32_t max_out);
 
+/* Coalesces a local-memory access (LDL/STL; sim/exec/local.h) the same way:
+ * addr holds each active lane's first word, and its further words (widths
+ * 8 and 16) lie `word_stride_bytes` apart, a warp's 32 words, rather than
+ * next to it. Each 32-bit word is one aligned 4-byte access; lines, order,
+ * sectors, bytes and the return value are as ws_coalesce_global's. */
+uint32_t ws_coalesce_local(const uint64_t addr[WS_WARP_LANES], uint32_t active_mask, uint32_t width_bytes,
+                           uint64_t word_stride_bytes, uint32_t line_bytes, uint32_t sector_bytes,
+                           ws_access_kind kind, ws_line_access *out, uint32_t max_out);
+
 /* Number of serialized shared-memory wavefronts a warp access needs (1 =
  * conflict-free, 0 when no lane is active). The warp is split into phases
  * of 128 bytes of request: 32 lanes for widths <= 4 B, half-warps for 8 B,

@@ -70,14 +70,29 @@ static ws_access_kind access_kind_of(const ws_warp_step *step) {
   return WS_ACCESS_LOAD;
 }
 
+/* Line accesses of a local access, and its counts. */
+static uint32_t coalesce_local(ws_lsu *l, const ws_warp_step *step, ws_access_kind kind,
+                               ws_line_access *out) {
+  if (kind == WS_ACCESS_STORE)
+    l->local_stores++;
+  else
+    l->local_loads++;
+  l->local_bytes += (uint64_t)ws_lane_count(step->active_mask) * step->width_bytes;
+  return ws_coalesce_local(step->addr, step->active_mask, step->width_bytes, WS_WARP_LANES * 4u,
+                           l->cfg->l1.line_bytes, l->cfg->l1.sector_bytes, kind, out, WS_LSU_MAX_LINES);
+}
+
 bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req) {
   ws_lsu_entry *e = &l->queue[(l->head + l->count) & (l->depth - 1)];
   ws_access_kind kind = access_kind_of(step);
   e->warp = warp;
   e->next_line = 0;
-  uint32_t n = ws_coalesce_global(step->addr, step->active_mask, step->width_bytes, l->cfg->l1.line_bytes,
-                                  l->cfg->l1.sector_bytes, kind, e->lines, WS_LSU_MAX_LINES);
-  e->nlines = n < WS_LSU_MAX_LINES ? n : WS_LSU_MAX_LINES; /* 32 lanes x 16 B straddling: <= 64 */
+  uint32_t n =
+      step->space == WS_SPACE_LOCAL
+          ? coalesce_local(l, step, kind, e->lines)
+          : ws_coalesce_global(step->addr, step->active_mask, step->width_bytes, l->cfg->l1.line_bytes,
+                               l->cfg->l1.sector_bytes, kind, e->lines, WS_LSU_MAX_LINES);
+  e->nlines = n < WS_LSU_MAX_LINES ? n : WS_LSU_MAX_LINES;
   e->req = UINT32_MAX;
   *has_req = kind != WS_ACCESS_STORE;
   if (*has_req) {

@@ -26,7 +26,10 @@
 #include "sim/sm/coalesce.h"
 
 /* The MIO queue's depth (sm.lsu_queue_insns) and the shared-memory backlog
- * before issue throttles (sm.smem_backlog_cycles) come from the preset. */
+ * before issue throttles (sm.smem_backlog_cycles) come from the preset.
+ * Lines one instruction may touch: 32 lanes x 16 B straddling two lines, or
+ * an LDL/STL.64 of 32 lanes x 2 words; an LDL/STL.128 whose lanes use more
+ * distinct words is timed as its first WS_LSU_MAX_LINES lines. */
 #define WS_LSU_MAX_LINES 64
 
 typedef enum ws_lsu_state { WS_LSU_EMPTY, WS_LSU_SENDING, WS_LSU_BLOCKED, WS_LSU_STATE_COUNT } ws_lsu_state;
@@ -68,6 +71,7 @@ typedef struct ws_lsu {
   uint64_t last_send_cycle;
   /* counters (registered by the SM) */
   uint64_t line_accesses, sectors, refusals, smem_wavefronts, smem_conflicts, smem_insns;
+  uint64_t local_loads, local_stores, local_bytes; /* LDL/STL, which queue as global accesses do */
 } ws_lsu;
 
 ws_status ws_lsu_init(ws_ctx *ctx, ws_lsu *l, const ws_gpu_cfg *cfg, ws_memsys *mem, uint32_t sm);
@@ -76,7 +80,8 @@ void ws_lsu_free(ws_lsu *l);
 void ws_lsu_reset(ws_lsu *l);
 
 static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == l->depth; }
-/* Queues a global access of warp slot `warp` (step: the executed instruction).
+/* Queues a global or local access of warp slot `warp` (step: the executed
+ * instruction; local ones, LDL/STL, are counted apart as well).
  * Returns false on NOMEM. *has_req: a response record was made (loads). */
 bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req);
 /* Offers the head line at `cycle` (at most once per cycle). */

@@ -77,7 +77,9 @@ static ws_mem_class mem_class_of(ws_op op) {
   switch (op) {
   case WS_OP_LDG:
   case WS_OP_STG:
-  case WS_OP_LDGSTS: return WS_MEMC_GLOBAL;
+  case WS_OP_LDGSTS:
+  case WS_OP_LDL: /* local memory goes the global path: LSU, coalescer, L1, L2 */
+  case WS_OP_STL: return WS_MEMC_GLOBAL;
   case WS_OP_LDS:
   case WS_OP_STS: return WS_MEMC_SHARED;
   case WS_OP_LDC:

@@ -25,7 +25,7 @@ static const char *const stall_names[WS_STALL_COUNT] = {
 static const char *const stall_descs[WS_STALL_COUNT] = {
     "warp-cycles a warp issued",
     "warp-cycles a warp was eligible but another warp of its sub-partition issued",
-    "warp-cycles waiting for a global-memory result (LDG, ATOMG)",
+    "warp-cycles waiting for a global- or local-memory result (LDG, LDL, ATOMG)",
     "warp-cycles waiting for an MIO result (shared memory, LDC/LDP)",
     "warp-cycles waiting for a fixed-latency result (ALU, FMA, SFU, tensor)",
     "warp-cycles waiting for the extra wavefronts of a bank-conflicted shared access",
@@ -75,6 +75,12 @@ static ws_status register_stats(ws_sm *sm, ws_ctx *ctx, ws_stats *stats) {
         "line accesses (one per 128-byte line per warp instruction) accepted by memsys"),
       C(lsu.sectors, "lsu.sectors", "32-byte sectors in those line accesses"),
       C(lsu.refusals, "lsu.refusals", "line accesses memsys refused (back-pressure), retried later"),
+      C(lsu.local_loads, "lsu.local_loads",
+        "local-memory load warp instructions (LDL) with at least one lane"),
+      C(lsu.local_stores, "lsu.local_stores",
+        "local-memory store warp instructions (STL) with at least one lane"),
+      C(lsu.local_bytes, "lsu.local_bytes",
+        "bytes the executing lanes of LDL and STL read or wrote (per thread, before coalescing)"),
       C(lsu.smem_insns, "smem.insns", "shared-memory warp instructions with at least one lane"),
       C(lsu.smem_wavefronts, "smem.wavefronts", "shared-memory wavefronts (pipe cycles)"),
       C(lsu.smem_conflicts, "smem.bank_conflicts", "wavefronts beyond the conflict-free minimum"),
@@ -253,6 +259,8 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle) {
   ws_sm_flush(sm, cycle);
   ws_cta_reset(slot->cta, linear_id);
   slot->cta->sm_id = sm->id;
+  /* its warps' local memory: the regions of the warp slots they run in */
+  slot->cta->local_slot = sm->id * sm->cfg->sm.max_warps_per_sm + s * sm->env->warps_per_cta;
   if (sm->env->ffwd) ws_ffwd_arm(slot->cta, sm->env->ffwd);
   slot->ffwd_mark = 0;
   slot->busy = true;

@@ -210,11 +210,11 @@ check asm-onto-input-spelled 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o
 check asm-onto-input-link 2 "is the input file" -- "$ws" asm "$tmp/sx.wsa" -o "$tmp/sx-link.wsa"
 if cmp -s "$saxpy" "$tmp/sx.wsa"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: sx.wsa was overwritten"; fi
 cp "$tmp/sx.wso" "$tmp/flip.wso"
-printf '\x01' | dd of="$tmp/flip.wso" bs=1 seek=500 conv=notrunc status=none
+printf '\x7f' | dd of="$tmp/flip.wso" bs=1 seek=500 conv=notrunc status=none
 check disasm-corrupt 1 "flip.wso: corrupt object: checksum mismatch" -- "$ws" disasm "$tmp/flip.wso"
 cp "$tmp/sx.wso" "$tmp/v1.wso"
 printf '\x01' | dd of="$tmp/v1.wso" bs=1 seek=4 conv=notrunc status=none
-check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 2; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
+check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 3; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
 
 # outputs: devices and pipes are written in place, links keep pointing, stdout errors are failures
 sxargs=(exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1)

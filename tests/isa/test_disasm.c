@@ -268,6 +268,7 @@ static const char *operand_text(ws_opnd_sig sig, unsigned variant) {
   case 's': return variant ? "SR_LANEID" : "SR_NCTAID.Z";
   case 'g': return variant ? "[R16-0x20]" : "[R16]";
   case 'm': return variant ? "[R20+tile+4]" : "[RZ+0x40]";
+  case 'o': return variant ? "[R21-0x8]" : "[RZ+0x40]";
   case 'a': return variant ? "[p+4]" : "[n]";
   case 'l': return variant ? "top" : "end";
   default: return variant ? "2" : "0x12345"; /* 'n' */
@@ -301,7 +302,7 @@ static bool next_choice(uint32_t mods, unsigned *choice) {
 Test(disasm, every_opcode_and_modifier_combination) {
   ws_text t;
   ws_text_init(&t);
-  ws_text_puts(&t, ".kernel all\n.param .u32 n\n.param .ptr p\n.shared tile 128 16\ntop:\n");
+  ws_text_puts(&t, ".kernel all\n.param .u32 n\n.param .ptr p\n.shared tile 128 16\n.local 96\ntop:\n");
   unsigned count = 0;
   for (unsigned op = 0; op < WS_OP_COUNT; op++) {
     unsigned choice[WS_MODGROUP_COUNT] = {0};
@@ -313,8 +314,8 @@ Test(disasm, every_opcode_and_modifier_combination) {
   char *src = ws_text_take(&t);
   ws_program *prog = assemble(src, "all.wsa");
   cr_assert_eq(prog->kernels[0].ninsns, count);
-  /* at least: 14 FSETP comparisons, 6 x 2 ISETP forms, 3 widths of 7 memory ops */
-  cr_assert_geq(count, 2 * (WS_OP_COUNT + 13 + 11 + 7 * 2));
+  /* at least: 14 FSETP comparisons, 6 x 2 ISETP forms, 3 widths of 9 memory ops */
+  cr_assert_geq(count, 2 * (WS_OP_COUNT + 13 + 11 + 9 * 2));
   assert_round_trip(prog, "all opcodes");
   free(src);
   ws_program_destroy(prog);
@@ -345,4 +346,29 @@ Test(disasm, null_program_is_empty_text) {
   char *text = ws_disasm_program(NULL);
   cr_assert_str_eq(text, "");
   free(text);
+}
+
+/* ---- local memory ------------------------------------------------------------------- */
+
+Test(disasm, local_directive_and_addresses_round_trip) {
+  ws_program *prog = assemble(".kernel spill\n.param .ptr out\n.local 48\n"
+                              "STL.128 [RZ+32], R4\nLDL.64 R2, [R1-8]\nLDL R0, [0]\nEXIT\n",
+                              "spill.wsa");
+  cr_assert_eq(prog->kernels[0].local_bytes, 48);
+  char *text = ws_disasm_program(prog);
+  cr_expect_str_eq(text,
+                   ".kernel spill\n.param .ptr out\n.local 48\n"
+                   "    STL.128 [RZ+0x20], R4\n    LDL.64 R2, [R1-0x8]\n    LDL.32 R0, [RZ]\n    EXIT\n");
+  free(text);
+  assert_round_trip(prog, "local");
+  ws_program_destroy(prog);
+}
+
+Test(disasm, a_kernel_without_local_memory_prints_no_directive) {
+  ws_program *prog = assemble(".kernel k\nEXIT\n", "k.wsa");
+  cr_assert_eq(prog->kernels[0].local_bytes, 0);
+  char *text = ws_disasm_program(prog);
+  cr_expect_str_eq(text, ".kernel k\n    EXIT\n");
+  free(text);
+  ws_program_destroy(prog);
 }

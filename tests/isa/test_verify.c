@@ -270,3 +270,44 @@ Test(verify, programs) {
   p->kernels[1].ninsns = 1;
   ws_program_destroy(p);
 }
+
+/* ---- local memory: a constant offset must lie inside .local ------------------------- */
+
+static const char local_src[] = ".kernel loc\n"
+                                ".local 32\n"
+                                "STL.64 [RZ+24], R2\n" /* pc 0: the last 8 bytes */
+                                "LDL R0, [R1+4096]\n"  /* pc 1: a register's offset, checked at run time */
+                                "EXIT\n";
+
+static ws_program *local_prog(void) { return it_assemble(ctx, local_src, "loc.wsa"); }
+
+Test(verify, local_accesses_inside_local_pass) {
+  ws_program *p = local_prog();
+  cr_expect_eq(ws_verify_program(ctx, p), WS_OK, "%s", ws_errmsg(ctx));
+  ws_program_destroy(p);
+}
+
+Test(verify, a_constant_local_offset_beyond_local_is_refused) {
+  ws_program *p = local_prog();
+  p->kernels[0].local_bytes = 28; /* 24 + 8 no longer fits */
+  cr_expect_eq(ws_verify_program(ctx, p), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "kernel 'loc' pc 0: STL of 8 bytes at local offset 24 lies outside .local 28 bytes");
+  p->kernels[0].local_bytes = 32;
+  p->kernels[0].insns[0].opnd[0].imm = 20; /* inside, but not 8-aligned */
+  cr_expect_eq(ws_verify_program(ctx, p), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "kernel 'loc' pc 0: STL of 8 bytes at local offset 20 lies outside .local 32 bytes");
+  ws_program_destroy(p);
+}
+
+Test(verify, a_local_size_that_is_not_whole_words_or_too_large_is_refused) {
+  ws_program *p = local_prog();
+  p->kernels[0].local_bytes = 34;
+  cr_expect_eq(ws_verify_program(ctx, p), WS_ERR_INVALID);
+  cr_expect_str_eq(ws_errmsg(ctx),
+                   "kernel 'loc': .local 34 bytes is not a multiple of 4 of at most 524288 bytes");
+  p->kernels[0].local_bytes = WS_LOCAL_MAX_BYTES + 4;
+  cr_expect_eq(ws_verify_program(ctx, p), WS_ERR_INVALID);
+  ws_program_destroy(p);
+}

@@ -25,7 +25,8 @@ static const char *form_of(ws_opnd_sig sig) {
   case 'p': return "P";
   case 's': return "SR";
   case 'g': return "[R:2+imm]";
-  case 'm': return "[R+imm]";
+  case 'm':
+  case 'o': return "[R+imm]";
   case 'a': return "[param+imm]";
   case 'l': return "label";
   default: return "imm"; /* 'n' */

@@ -490,3 +490,45 @@ Test(engine, state_bytes_bound_what_creation_allocates) {
   ws_ctx_destroy(ctx);
 #endif
 }
+
+/* ---- local memory ------------------------------------------------------------------- */
+
+/* A warp's 32 lanes on one local word use the 32 consecutive words of one
+ * 128-byte line (word w of lane L at region + (w * 32 + L) * 4, and a
+ * region is a multiple of 128 bytes): one line access of 4 sectors for the
+ * store, one for the load. A .64 covers words 2 and 3: two lines. */
+Test(engine, a_warp_on_one_local_word_touches_one_line) {
+  simtest t;
+  run(&t, ".local 64\nS2R R0, SR_TID.X\nSTL [RZ+16], R0\nLDL R1, [RZ+16]\nIADD R2, R1, 1\nEXIT\n", 1, 32);
+  cr_expect_eq(stat(&t, "sm0.lsu.line_accesses"), 2);
+  cr_expect_eq(stat(&t, "sm0.lsu.sectors"), 8);
+  cr_expect_eq(stat(&t, "sm0.lsu.local_loads"), 1);
+  cr_expect_eq(stat(&t, "sm0.lsu.local_stores"), 1);
+  cr_expect_eq(stat(&t, "sm0.lsu.local_bytes"), 2 * 32 * 4);
+  ws_gpu_cfg c = tcfg();
+  cr_expect_geq(stat(&t, "sm0.stall.long_scoreboard"), ws_latency_idle_cycles(&c, WS_LEVEL_L1_HIT),
+                "the load waits on the memory path");
+  st_fini(&t);
+  run(&t, ".local 64\nSTL.64 [RZ+8], R4\nEXIT\n", 1, 32);
+  cr_expect_eq(stat(&t, "sm0.lsu.line_accesses"), 2);
+  cr_expect_eq(stat(&t, "sm0.lsu.sectors"), 8);
+  cr_expect_eq(stat(&t, "sm0.lsu.local_stores"), 1);
+  cr_expect_eq(stat(&t, "sm0.lsu.local_bytes"), 32 * 8);
+  st_fini(&t);
+}
+
+Test(engine, the_report_shows_local_memory_traffic_when_used) {
+  simtest t;
+  run(&t, ".local 64\nSTL [RZ], R4\nLDL R5, [RZ]\nIADD R6, R5, 1\nEXIT\n", 1, 64);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert_not_null(f);
+  ws_gpu_cfg c = tcfg();
+  ws_report_print(f, &c, "t", (ws_dim3){1, 1, 1}, (ws_dim3){64, 1, 1}, &t.stats, ws_device_stats(t.dev));
+  fclose(f);
+  cr_expect(strstr(buf, "local memory traffic") != NULL, "%s", buf);
+  cr_expect(strstr(buf, " 2 loads, 2 stores, 512 B requested") != NULL, "%s", buf);
+  free(buf);
+  st_fini(&t);
+}

@@ -174,3 +174,54 @@ Test(coalesce, consecutive_runs_match_the_lane_path) {
     }
   }
 }
+
+/* ---- local memory: word w of lane L at region + (w * 32 + L) * 4 ------------------- */
+
+/* Each lane's first word of a local access at byte offset `off` (a
+ * multiple of 4) of a warp region at 0x40000, by the layout above. */
+static void local_addrs(uint32_t off, uint64_t a[32]) {
+  for (uint32_t l = 0; l < 32; l++) a[l] = 0x40000 + ((uint64_t)(off / 4) * 32 + l) * 4;
+}
+
+Test(coalesce, a_warp_on_one_local_word_is_one_line_of_four_sectors) {
+  uint64_t a[32];
+  ws_line_access out[64];
+  local_addrs(16, a); /* word 4: 0x40000 + 4 * 128 */
+  cr_assert_eq(ws_coalesce_local(a, ALL, 4, 128, 128, 32, WS_ACCESS_LOAD, out, 64), 1);
+  cr_expect_eq(out[0].line_addr, 0x40200);
+  cr_expect_eq(out[0].sector_mask, 0xF);
+  cr_expect_eq(out[0].bytes, 128);
+}
+
+Test(coalesce, wide_local_accesses_take_a_line_per_word) {
+  uint64_t a[32];
+  ws_line_access out[64];
+  local_addrs(32, a); /* .128 at offset 32: words 8..11, lines 0x40400 .. 0x40580 */
+  cr_assert_eq(ws_coalesce_local(a, ALL, 16, 128, 128, 32, WS_ACCESS_STORE, out, 64), 4);
+  for (uint32_t i = 0; i < 4; i++) {
+    cr_expect_eq(out[i].line_addr, 0x40400 + 128u * i);
+    cr_expect_eq(out[i].sector_mask, 0xF);
+    cr_expect_eq(out[i].bytes, 128);
+    cr_expect_eq(out[i].kind, WS_ACCESS_STORE);
+  }
+  /* lanes 0..7 only, .64 at offset 8: words 2 and 3, sector 0 of each line */
+  local_addrs(8, a);
+  cr_assert_eq(ws_coalesce_local(a, 0xFFu, 8, 128, 128, 32, WS_ACCESS_LOAD, out, 64), 2);
+  cr_expect_eq(out[0].line_addr, 0x40100);
+  cr_expect_eq(out[1].line_addr, 0x40180);
+  cr_expect_eq(out[0].sector_mask, 0x1);
+  cr_expect_eq(out[1].sector_mask, 0x1);
+  cr_expect_eq(out[0].bytes, 32);
+}
+
+Test(coalesce, local_words_shared_by_lanes_count_once) {
+  /* lane L's .64 starts at word L % 2: lanes use words 0..2, so lines 0x40000..0x40100 */
+  uint64_t a[32];
+  ws_line_access out[64];
+  for (uint32_t l = 0; l < 32; l++) a[l] = 0x40000 + ((uint64_t)(l % 2) * 32 + l) * 4;
+  cr_assert_eq(ws_coalesce_local(a, ALL, 8, 128, 128, 32, WS_ACCESS_LOAD, out, 64), 3);
+  cr_expect_eq(out[0].line_addr, 0x40000);
+  cr_expect_eq(out[1].line_addr, 0x40080);
+  cr_expect_eq(out[2].line_addr, 0x40100);
+  cr_expect_eq(out[0].bytes + out[1].bytes + out[2].bytes, 32 * 8);
+}

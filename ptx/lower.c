@@ -1462,6 +1462,73 @@ static ws_status lower_atom(lower *lw, bool red) {
   return WS_OK;
 }
 
+/* cp.async.{ca,cg}.shared.global [shared], [global], 4|8|16: an LDGSTS;
+ * commit_group an LDGDEPBAR; wait_group N a DEPBAR N; wait_all both. */
+static ws_status lower_cp(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (!has(lw, "async")) return refuse(lw, "instruction 'cp' is supported as cp.async");
+  if (has(lw, "commit_group")) return emit(lw, "LDGDEPBAR", 0), WS_OK;
+  if (has(lw, "wait_all")) {
+    emit(lw, "LDGDEPBAR", 0);
+    emit(lw, "DEPBAR", 1, op_text("0"));
+    return WS_OK;
+  }
+  if (has(lw, "wait_group")) {
+    if (lw->st->nopnds != 1 || o[0].kind != WS_PTX_OPND_INT || o[0].ival < 0 || o[0].ival > 255)
+      return refuse(lw, "cp.async.wait_group takes a constant group count");
+    emit(lw, "DEPBAR", 1, op_text("%d", (int)o[0].ival));
+    return WS_OK;
+  }
+  if (!has(lw, "shared") || !has(lw, "global")) return refuse(lw, "cp.async copies global to shared memory");
+  ws_status r = lw->st->nopnds == 4 ? refuse(lw, "cp.async with a source size (zero fill) is not supported") : need(lw, 3);
+  if (r == WS_OK && (o[2].kind != WS_PTX_OPND_INT || (o[2].ival != 4 && o[2].ival != 8 && o[2].ival != 16)))
+    r = refuse(lw, "cp.async copies 4, 8 or 16 bytes, without a source size (no zero fill)");
+  if (r == WS_OK && (has(lw, "L2") || lw->nparts > 5)) r = refuse(lw, "cache hints of cp.async are not supported");
+  ws_vc_op dst, src;
+  if (r == WS_OK) r = address(lw, &o[0], SP_SHARED, &dst);
+  if (r == WS_OK) r = address(lw, &o[1], SP_GLOBAL, &src);
+  char m[24];
+  snprintf(m, sizeof m, "LDGSTS.%d", (int)o[2].ival * 8);
+  if (r == WS_OK) emit(lw, m, 2, dst, src);
+  return r;
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: one HMMA, whose
+ * fragments are PTX's (docs/isa.md); operands as aligned groups. */
+static ws_status lower_mma(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (!has(lw, "m16n8k16") || !has(lw, "row") || !has(lw, "col") || type_at(lw, 0).kind != 'f' ||
+      type_at(lw, 0).bits != 32 || type_at(lw, 1).bits != 16 || type_at(lw, 3).bits != 32)
+    return refuse(lw, "mma is supported as mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+  ws_status r = need(lw, 4);
+  static const uint8_t n[4] = {4, 4, 2, 4};
+  for (int i = 0; r == WS_OK && i < 4; i++)
+    if (o[i].kind != WS_PTX_OPND_VECTOR || o[i].nelems != n[i]) r = refuse(lw, "register vectors of 4, 4, 2 and 4 expected");
+  ws_vc_op g[4];
+  bool direct[4];
+  for (int i = 1; r == WS_OK && i < 4; i++) {
+    r = vector_group(lw, &o[i], 1, false, &g[i], &direct[i]);
+    for (uint8_t k = 0; r == WS_OK && !direct[i] && k < n[i]; k++) {
+      ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+      snprintf(e.name, sizeof e.name, "%s", o[i].elems[k]);
+      ws_vc_op x;
+      r = use_r(lw, &e, 1, &x);
+      if (r == WS_OK) emit(lw, "MOV", 2, op_reg(g[i].v, k, 1, true), x);
+    }
+  }
+  if (r == WS_OK) r = vector_group(lw, &o[0], 1, true, &g[0], &direct[0]);
+  if (r != WS_OK) return r;
+  emit(lw, "HMMA.16816.F32", 4, g[0], g[1], g[2], g[3]);
+  for (uint8_t k = 0; !direct[0] && k < 4 && r == WS_OK; k++) {
+    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+    snprintf(e.name, sizeof e.name, "%s", o[0].elems[k]);
+    ws_vc_op x;
+    r = def_r(lw, &e, 1, &x);
+    if (r == WS_OK) emit(lw, "MOV", 2, x, op_reg(g[0].v, k, 1, false));
+  }
+  return r;
+}
+
 /* ---- warps, barriers, control --------------------------------------------------------------------- */
 
 static ws_status lower_shfl(lower *lw) {
@@ -1611,6 +1678,8 @@ static ws_status dispatch(lower *lw) {
   if (!strcmp(op, "ret") || !strcmp(op, "exit")) return lower_exit(lw);
   if (!strcmp(op, "membar") || !strcmp(op, "fence")) return lower_fence(lw);
   if (!strcmp(op, "activemask")) return lower_activemask(lw);
+  if (!strcmp(op, "cp")) return lower_cp(lw);
+  if (!strcmp(op, "mma")) return lower_mma(lw);
   return refuse(lw, "instruction '%s' is not supported; docs/cuda.md lists what is", op);
 }
 
@@ -1695,7 +1764,8 @@ static void count_def(lower *lw, const char *name) {
 static void group_vectors(lower *lw, size_t from, size_t to) {
   for (size_t i = from; i < to; i++) {
     const ws_ptx_stmt *st = &lw->e->stmts[i];
-    if (st->kind != WS_PTX_INSN || strncmp(st->op, "ld.", 3) != 0 || st->nopnds < 1) continue;
+    if (st->kind != WS_PTX_INSN || st->nopnds < 1 || (strncmp(st->op, "ld.", 3) != 0 && strncmp(st->op, "mma.", 4) != 0))
+      continue;
     const ws_ptx_opnd *v = &st->opnds[0];
     if (v->kind != WS_PTX_OPND_VECTOR || (v->nelems != 2 && v->nelems != 4)) continue;
     decl *ds[4];

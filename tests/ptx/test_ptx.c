@@ -365,9 +365,10 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
   } cases[] = {
       {ENTRY "  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  ret;\n}\n",
        "bad.ptx:10: error: 'ld.global.u8 %r1, [%rd1+0]': 8- and 16-bit loads are not supported"},
-      {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16;\n  ret;\n}\n",
-       "bad.ptx:9: error: 'cp.async.ca.shared.global [%r1+0], [%rd1+0], 16': instruction 'cp' is not "
-       "supported"},
+      {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
+       "instruction 'ldmatrix' is not supported"},
+      {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",
+       "cp.async with a source size (zero fill) is not supported"},
       {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",
        "bad.ptx:9: error: 'add.f64 %fd1, %fd0, %fd0': this type is not supported here"},
       {ENTRY "  add.s32 %r1, %r9, 1;\n  ret;\n}\n",

@@ -1,11 +1,12 @@
 /* test_cuda.c - the CUDA C driver (ptx/cuda.h) with the installed clang:
  * SAXPY's PTX, clang's diagnostics in the message, -D, template instances
  * (also through a file name no #include can spell), a missing clang, the
- * checks on the request, kernel names, and the corpus of tests/ptx/cuda/
- * compiled afresh to the entries of its committed .ptx files (each .cu once
- * per run; WS_CUDA_REGEN_DIR=DIR also writes the fresh PTX there, which is
- * how tests/ptx/cuda/regen.sh makes them). Every compile runs with TMPDIR
- * pointed at an empty folder that must be empty again afterwards. */
+ * checks on the request, each header function's instruction, kernel names,
+ * and the corpus of tests/ptx/cuda/ compiled afresh to the entries of its
+ * committed .ptx files (each .cu once per run; WS_CUDA_REGEN_DIR=DIR also
+ * writes the fresh PTX there, which is how tests/ptx/cuda/regen.sh makes
+ * them). Every compile runs with TMPDIR pointed at an empty folder that must
+ * be empty again afterwards. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -232,6 +233,105 @@ Test(cuda, a_missing_source_is_an_io_error) {
   size_t len = 0;
   cr_expect_eq(ws_cuda_compile(ctx, "/nonexistent/k.cu", NULL, &ptx, &len), WS_ERR_IO);
   cr_expect(strstr(ws_errmsg(ctx), "/nonexistent/k.cu") != NULL);
+}
+
+/* Each device-side function of the headers becomes its instruction
+ * (docs/cuda.md lists them): tests/ptx/data/device_api.cu calls them all. */
+Test(cuda, every_header_function_becomes_its_instruction) {
+  char *ptx = compile_ok("tests/ptx/data/device_api.cu", NULL);
+  static const char *const want[] = {"bar.sync",
+                                     "bar.red.popc.u32",
+                                     "bar.red.and.pred",
+                                     "bar.red.or.pred",
+                                     "bar.warp.sync",
+                                     "membar.cta",
+                                     "membar.gl",
+                                     "membar.sys",
+                                     "shfl.sync.idx.b32",
+                                     "shfl.sync.up.b32",
+                                     "shfl.sync.down.b32",
+                                     "shfl.sync.bfly.b32",
+                                     "vote.sync.ballot.b32",
+                                     "vote.sync.all.pred",
+                                     "vote.sync.any.pred",
+                                     "activemask.b32",
+                                     "popc.b32",
+                                     "clz.b32",
+                                     "brev.b32",
+                                     "atom.global.add.u32",
+                                     "atom.global.add.u64",
+                                     "atom.global.add.f32",
+                                     "atom.global.add.f64",
+                                     "atom.shared.add.u32",
+                                     "atom.global.min.s32",
+                                     "atom.global.min.u32",
+                                     "atom.global.max.s32",
+                                     "atom.global.max.u32",
+                                     "atom.global.exch.b32",
+                                     "atom.global.cas.b32",
+                                     "atom.global.cas.b64",
+                                     "atom.global.and.b32",
+                                     "atom.global.or.b32",
+                                     "atom.global.xor.b32",
+                                     "atom.inc.u32",
+                                     "atom.dec.u32",
+                                     "ld.global.nc.f32",
+                                     "ld.global.nc.u32",
+                                     "ld.global.nc.v2.f32",
+                                     "ld.global.nc.v4.f32",
+                                     "ld.global.nc.v4.u32",
+                                     "ex2.approx.f32",
+                                     "lg2.approx.f32",
+                                     "sin.approx.f32",
+                                     "cos.approx.f32",
+                                     "div.approx.f32",
+                                     "rcp.rn.f32",
+                                     "sqrt.rn.f32",
+                                     "rsqrt.approx.f32",
+                                     "tanh.approx.f32",
+                                     "max.f32",
+                                     "min.f32",
+                                     "abs.f32",
+                                     "cvt.rmi.f32.f32",
+                                     "cvt.rpi.f32.f32",
+                                     "cvt.rzi.f32.f32",
+                                     "cvt.sat.f32.f32",
+                                     "cvt.rni.s32.f32",
+                                     "cvt.rzi.s32.f32",
+                                     "%clock",
+                                     "vprintf",
+                                     "cvt.rn.f16.f32",
+                                     "cvt.f32.f16",
+                                     "cvt.rn.f16.s32",
+                                     "cvt.rzi.s32.f16",
+                                     "add.f16 ",
+                                     "sub.f16 ",
+                                     "mul.f16 ",
+                                     "fma.rn.f16 ",
+                                     "neg.f16",
+                                     "max.f16",
+                                     "min.f16",
+                                     "add.f16x2",
+                                     "sub.f16x2",
+                                     "mul.f16x2",
+                                     "fma.rn.f16x2",
+                                     "cp.async.cg.shared.global",
+                                     "cp.async.commit_group",
+                                     "cp.async.wait_group 1",
+                                     "cp.async.wait_all",
+                                     "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                                     "ldmatrix.sync.aligned.m8n8.x2.shared.b16",
+                                     "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+                                     "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                     "%tid.y",
+                                     "%ctaid.z",
+                                     "%ntid.x",
+                                     "%nctaid.y"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    cr_expect(strstr(ptx, want[i]) != NULL, "no %s in the PTX of device_api.cu", want[i]);
+  /* nothing the translator could not see: no call into a library */
+  cr_expect(strstr(ptx, "__nv_") == NULL);
+  free(ptx);
 }
 
 static void expect_demangled(const char *mangled, const char *want) {

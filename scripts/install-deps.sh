@@ -17,7 +17,7 @@ packages=(
   xvfb                                   # a real window in the visualizer's tests
   libcairo2-dev                          # charts (PNG and SVG)
   openmpi-bin libopenmpi-dev             # sweeps across machines (mpirun; optional at build time)
-  clang libclang-rt-14-dev               # libFuzzer target for the assembler
+  clang libclang-rt-14-dev               # CUDA C to PTX at run time (ptx/cuda.c); libFuzzer targets
   clang-format                           # the house format, checked by make test
 )
 

@@ -1,0 +1,2 @@
+/* cublas.h - see cublas_v2.h. */
+#include "cublas_v2.h"

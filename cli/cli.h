@@ -78,10 +78,9 @@ int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h)
 bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
 
 /* Loads a program from .wsa text or a .wso object, chosen by content. */
-/* A program from FILE: .wsa assembly, a .wso object, or PTX (.ptx) translated. */
+/* A program from FILE: .wsa assembly, a .wso object, PTX (.ptx) or CUDA C
+ * (.cu) translated. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
-/* Whether path names a PTX file (by its .ptx suffix). */
-bool ws_cli_is_ptx(const char *path);
 /* The kernel named `name`, or the only kernel when name is NULL. */
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
                              const ws_kernel **out);

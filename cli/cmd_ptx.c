@@ -8,36 +8,58 @@
 #include "base/file.h"
 #include "base/outputs.h"
 #include "cli/cli.h"
+#include "ptx/cuda.h"
 #include "ptx/ptx.h"
 
 static const char ptx_help[] =
-    "usage: warpscope ptx FILE.ptx [--max-regs N] [-o OUT.wsa]\n\n"
-    "Translates every kernel (.entry) of FILE.ptx onto warpscope's ISA and prints the\n"
-    "translation as assembly, each instruction with the PTX line (and, where the PTX\n"
-    "carries .loc, the CUDA file:line) it came from, then each kernel's registers per\n"
-    "thread and static shared memory. 'warpscope exec FILE.ptx' runs a kernel of it.\n"
+    "usage: warpscope ptx FILE.ptx|FILE.cu [-D NAME[=VALUE]]... [--instantiate 'K<ARGS>']...\n"
+    "                     [--max-regs N] [-o OUT.wsa]\n\n"
+    "Translates every kernel of FILE onto warpscope's ISA and prints the translation as\n"
+    "assembly, each instruction with the PTX line (and, where the PTX carries .loc, the\n"
+    "CUDA file:line) it came from, then each kernel's registers per thread and static\n"
+    "shared memory. A .cu file is compiled to PTX first by clang (Debian package clang)\n"
+    "with warpscope's device-side CUDA headers. 'warpscope exec FILE' runs a kernel of it.\n"
     "What is supported, and how PTX maps onto the ISA: docs/cuda.md.\n\n"
+    "  -D NAME[=VALUE]     a macro for the CUDA compile (repeatable), e.g. -D TILE=32\n"
+    "  --instantiate K<ARGS>  also emit this instance of a template kernel (repeatable),\n"
+    "                      e.g. --instantiate 'sgemm_reg<128,128,8,8,8>'\n"
     "  --max-regs N        registers per thread the allocator may use (1..255, default 255)\n"
     "  -o, --output FILE   write the translation to FILE (atomically) and print the summary\n"
     "  -h, --help          this text\n\n"
     "Exit status: 0 translated, 1 the file could not be read or translated, 2 usage.\n";
 
+#define MAX_DEFINES 64
+
 typedef struct ptx_opts {
   const char *input, *output;
   uint32_t max_regs;
+  const char *defines[MAX_DEFINES], *instances[MAX_DEFINES];
+  size_t ndefines, ninstances;
 } ptx_opts;
 
+static int add_to(const char *flag, const char **list, size_t *n, const char *value) {
+  if (!*value) return ws_cli_usage_error("ptx", "%s needs a value", flag);
+  if (*n == MAX_DEFINES) return ws_cli_usage_error("ptx", "at most %d %s flags", MAX_DEFINES, flag);
+  list[(*n)++] = value;
+  return WS_EXIT_OK;
+}
+
 static int parse(int argc, char **argv, ptx_opts *o) {
-  static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
-                                        {"max-regs", required_argument, NULL, 'r'},
+  static const struct option longs[] = {{"output", required_argument, NULL, 'o'},                                        {"max-regs", required_argument, NULL, 'r'},
+                                        {"instantiate", required_argument, NULL, 'i'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c;
-  ws_cli_seen seen = {{0}};
-  while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
-    int rc = ws_cli_once("ptx", &seen, longs, c, "");
+  ws_cli_seen seen = {{0}};  while ((c = getopt_long(argc, argv, ":o:hD:", longs, NULL)) != -1) {
+    int rc = ws_cli_once("ptx", &seen, longs, c, "instantiate");
     if (rc != WS_EXIT_OK) return rc;
+    if (c == 'D' || c == 'i') {
+      rc = c == 'D' ? add_to("-D", o->defines, &o->ndefines, optarg)
+                    : add_to("--instantiate", o->instances, &o->ninstances, optarg);
+      if (rc != WS_EXIT_OK) return rc;
+      continue;
+    }
     if (c == 'o' && !*optarg) return ws_cli_usage_error("ptx", "-o needs a file name");
     if (c == 'o') {
       o->output = optarg;
@@ -56,19 +78,21 @@ static int parse(int argc, char **argv, ptx_opts *o) {
       return ws_cli_usage_error("ptx", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind != argc - 1)
-    return ws_cli_usage_error(
-        "ptx", optind >= argc ? "expected a .ptx file" : "expected one .ptx file, found %d", argc - optind);
+  if (optind != argc - 1)    return ws_cli_usage_error("ptx", optind >= argc ? "expected a .ptx or .cu file" : "expected one file, found %d",
+                              argc - optind);
   o->input = argv[optind];
+  if (!ws_ptx_is_source(o->input))
+    return ws_cli_usage_error("ptx", "'%s': a .ptx or .cu file expected", o->input);
+  if ((o->ndefines || o->ninstances) && strcmp(o->input + strlen(o->input) - 3, ".cu") != 0)
+    return ws_cli_usage_error("ptx", "-D and --instantiate apply to a .cu file");
   return WS_EXIT_OK;
 }
 
 static void summary(const ws_ptx_result *r, FILE *out) {
   for (size_t i = 0; i < r->nkernels; i++) {
-    const ws_ptx_kernel_info *k = &r->kernels[i];
-    fprintf(out,
-            "// kernel %s: %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
-            k->name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
+    const ws_ptx_kernel_info *k = &r->kernels[i];    fprintf(out,
+            "// kernel %s (%s): %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
+            k->name, k->source_name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
             k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
   }
 }
@@ -82,8 +106,9 @@ int ws_cli_ptx(int argc, char **argv) {
   if (rc != WS_EXIT_OK) return rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_ptx_opts po = {.max_regs = o.max_regs};
-  ws_ptx_result res;
-  ws_status st = ws_ptx_load_file(ctx, o.input, &po, &res);
+  ws_ptx_result res;  ws_cuda_opts co = {.defines = o.defines, .ndefines = o.ndefines, .instantiate = o.instances,
+                     .ninstantiate = o.ninstances};
+  ws_status st = ws_ptx_load_file(ctx, o.input, &co, &po, &res);
   if (st == WS_OK && o.output) {
     st = ws_file_write_atomic(ctx, o.output, res.wsa, strlen(res.wsa));
     if (st == WS_OK) summary(&res, stdout);

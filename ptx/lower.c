@@ -935,6 +935,29 @@ static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
   return WS_OK;
 }
 
+/* mov.b32 d, {lo, hi} and mov.b32 {lo, hi}, s: 16-bit halves, each held
+ * in the low half of a register. */
+static ws_status pack16(lower *lw, const ws_ptx_opnd *whole, const ws_ptx_opnd *vec, bool pack) {
+  ws_ptx_opnd e[2] = {{.kind = WS_PTX_OPND_REG}, {.kind = WS_PTX_OPND_REG}};
+  for (int k = 0; k < 2; k++) snprintf(e[k].name, sizeof e[k].name, "%s", vec->elems[k]);
+  ws_vc_op w, lo, hi;
+  ws_status r;
+  if (pack) {
+    r = def_r(lw, whole, 1, &w);
+    if (r == WS_OK) r = use_r(lw, &e[0], 1, &lo);
+    if (r == WS_OK) r = use_r(lw, &e[1], 1, &hi);
+    if (r == WS_OK) emit(lw, "PRMT", 4, w, lo, op_text("0x5410"), hi);
+    return r;
+  }
+  r = use_r(lw, whole, 1, &w);
+  bool want_lo = strcmp(e[0].name, "_") != 0, want_hi = strcmp(e[1].name, "_") != 0;
+  if (r == WS_OK && want_lo) r = def_r(lw, &e[0], 1, &lo);
+  if (r == WS_OK && want_lo) emit(lw, "BFE.U32", 4, lo, w, op_text("0"), op_text("16"));
+  if (r == WS_OK && want_hi) r = def_r(lw, &e[1], 1, &hi);
+  if (r == WS_OK && want_hi) emit(lw, "SHR.U32", 3, hi, w, op_text("16"));
+  return r;
+}
+
 static ws_status lower_mov(lower *lw) {
   ptype t = type_at(lw, 0);
   const ws_ptx_opnd *o = lw->st->opnds;
@@ -952,6 +975,7 @@ static ws_status lower_mov(lower *lw) {
   if (o[0].kind == WS_PTX_OPND_VECTOR || o[1].kind == WS_PTX_OPND_VECTOR) {
     bool pack = o[1].kind == WS_PTX_OPND_VECTOR;
     const ws_ptx_opnd *vec = pack ? &o[1] : &o[0], *whole = pack ? &o[0] : &o[1];
+    if (words == 1 && t.bits == 32 && vec->nelems == 2) return pack16(lw, whole, vec, pack);
     if (words != 2 || vec->nelems != 2) return refuse(lw, "mov packs or unpacks two 32-bit halves of a .b64");
     ws_vc_op w;
     r = pack ? def_r(lw, whole, 2, &w) : use64(lw, whole, &w);
@@ -1337,6 +1361,43 @@ static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords,
   return lw->vc->oom ? oom(lw) : WS_OK;
 }
 
+/* An 8- or 16-bit load as the aligned word holding it and a bit-field
+ * extract (sign- or zero-extended as the type says): the ISA moves 4, 8 or
+ * 16 bytes, and the word lies in the same sector as the byte. */
+static ws_status narrow_load(lower *lw, ptype t) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "v2") || has(lw, "v4")) return refuse(lw, "vectors of 8- and 16-bit values are not supported");
+  if (o[1].kind != WS_PTX_OPND_ADDR || !o[1].base_is_reg) return refuse(lw, "an address in a register expected");
+  space sp = addr_space(lw, &o[1]);
+  ws_vc_op m, d;
+  ws_status r = address(lw, &o[1], sp, &m);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  if (sp == SP_SHARED && (m.v == WS_VC_NONE || m.text[0]))
+    return refuse(lw, "a narrow shared load through a register address expected");
+  uint32_t at = new_reg(lw, sp == SP_SHARED ? 1 : 2, false), sh = new_reg(lw, 1, false), w = new_reg(lw, 1, false);
+  ws_vc_op base = op_reg(m.v, m.word, m.words, false);
+  /* the byte address, then its word's address and the bit offset in it */
+  if (sp == SP_SHARED) {
+    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), base, op_text("%d", (int)m.off));
+  } else {
+    ws_ptx_opnd off = {.kind = WS_PTX_OPND_INT, .ival = m.off};
+    ws_vc_op k;
+    r = use_r(lw, &off, 2, &k);
+    if (r != WS_OK) return r;
+    emit(lw, "IADD.64", 3, op_reg(at, 0, 2, true), base, k);
+  }
+  emit(lw, "AND", 3, op_reg(sh, 0, 1, true), op_reg(at, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(sh, 0, 1, true), op_reg(sh, 0, 1, false), op_text("3"));
+  emit(lw, "AND", 3, op_reg(at, 0, 1, true), op_reg(at, 0, 1, false), op_text("0xFFFFFFFC"));
+  ws_vc_op wm = m;
+  wm.v = at, wm.word = 0, wm.off = 0;
+  emit(lw, sp == SP_SHARED ? "LDS.32" : "LDG.32", 2, op_reg(w, 0, 1, true), wm);
+  emit(lw, t.kind == 's' ? "BFE.S32" : "BFE.U32", 4, d, op_reg(w, 0, 1, false), op_reg(sh, 0, 1, false),
+       op_text("%u", t.bits));
+  return WS_OK;
+}
+
 static ws_status lower_ld(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param")) return lower_ld_param(lw);
@@ -1345,8 +1406,7 @@ static ws_status lower_ld(lower *lw) {
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  if (t.bits < 32)
-    return refuse(lw, "8- and 16-bit loads are not supported (the ISA loads 4, 8 or 16 bytes)");
+  if (t.bits < 32) return narrow_load(lw, t);
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
@@ -1580,6 +1640,12 @@ static ws_status lower_vote(lower *lw) {
 
 static ws_status lower_bar(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "warp")) { /* __syncwarp: a warp's lanes run in step once reconverged; the issue slot stays */
+    if (lw->st->nopnds != 1 || o[0].kind != WS_PTX_OPND_INT || (uint32_t)o[0].ival != 0xFFFFFFFFu)
+      return refuse(lw, "bar.warp.sync is supported with the full mask 0xffffffff");
+    emit(lw, "NOP", 0);
+    return WS_OK;
+  }
   if (has(lw, "arrive") || has(lw, "red"))
     return refuse(lw, "barrier arrive and reductions are not supported");
   if (lw->st->nopnds < 1 || o[0].kind != WS_PTX_OPND_INT || o[0].ival != 0 || lw->st->nopnds > 1)
@@ -1629,8 +1695,19 @@ static ws_status lower_fma(lower *lw) {
   return lower_mad(lw);
 }
 
+/* Half-precision arithmetic: the ISA has conversions, not an f16 ALU. */
+static bool half_arith(const lower *lw) {
+  static const char *const arith[] = {"add", "sub", "mul", "mad", "fma", "min", "max", "neg", "abs", "setp", "div"};
+  ptype t = type_at(lw, 0);
+  if (!(t.kind == 'h' || (t.kind == 'f' && t.bits == 16))) return false;
+  for (size_t i = 0; i < sizeof arith / sizeof *arith; i++)
+    if (strcmp(lw->parts[0], arith[i]) == 0) return true;
+  return false;
+}
+
 static ws_status dispatch(lower *lw) {
   const char *op = lw->parts[0];
+  if (half_arith(lw)) return refuse(lw, "f16, f16x2 and bf16 arithmetic is not supported (convert to f32)");
   if (!strcmp(op, "add")) return lower_add(lw, false);
   if (!strcmp(op, "sub")) return lower_add(lw, true);
   if (!strcmp(op, "mul")) return lower_mul(lw);

@@ -16,14 +16,16 @@
 
 #include "base/ctx.h"
 #include "isa/program.h"
+#include "ptx/cuda.h"
 
 typedef struct ws_ptx_opts {
   uint32_t max_regs; /* registers per thread the allocator may use, 1..255; 0: 255 */
 } ws_ptx_opts;
 
 typedef struct ws_ptx_kernel_info {
-  char name[WS_NAME_MAX]; /* the program's kernel */
+  char name[WS_NAME_MAX]; /* the program's kernel: the source name made an identifier */
   char *ptx_name;         /* the PTX entry (a C++ mangled name, for CUDA C) */
+  char *source_name;      /* as written in the source: "saxpy", "block_sum<256>" */
   uint32_t regs_per_thread;
   uint32_t static_shared_bytes;
   bool dynamic_shared; /* declares extern shared memory, sized at launch */
@@ -42,14 +44,25 @@ typedef struct ws_ptx_result {
   size_t nfiles;
 } ws_ptx_result;
 
+/* The program's name for a kernel whose source name is `source` (as the
+ * demangler gives it): runs of characters other than letters, digits and
+ * '_' become one '_' ("sgemm<128, 64>" is "sgemm_128_64"), at most
+ * WS_NAME_MAX - 1 bytes. What `--kernel NAME` is matched against. */
+void ws_ptx_kernel_name(const char *source, char *out, size_t n);
+
 /* Translates `len` bytes of PTX (`filename` names it in messages; its
  * lines are what errors and the per-instruction lines refer to). An
  * unsupported construct is refused with FILE:LINE, the instruction and
  * what is supported. WS_ERR_INVALID, WS_ERR_LIMIT (registers), WS_ERR_NOMEM. */
 ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char *filename,
                            const ws_ptx_opts *opts, ws_ptx_result *out);
-/* Reads the PTX file at path (bounded as every text input) and translates it. */
-ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_ptx_opts *opts, ws_ptx_result *out);
+/* Reads the PTX file at path (bounded as every text input) and translates
+ * it; a path ending in .cu is CUDA C, compiled to PTX first (ptx/cuda.h,
+ * with `cuda`'s definitions and instantiations; NULL for none). */
+ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
+                           ws_ptx_result *out);
+/* Whether path names a file ws_ptx_load_file reads: .ptx or .cu. */
+bool ws_ptx_is_source(const char *path);
 /* The program, now the caller's; the rest stays with r. */
 ws_program *ws_ptx_result_take_program(ws_ptx_result *r);
 void ws_ptx_result_free(ws_ptx_result *r);

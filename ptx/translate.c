@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "base/text.h"
 #include "isa/asm.h"
+#include "ptx/cuda.h"
 #include "ptx/lower.h"
 #include "ptx/ptxparse.h"
 
@@ -105,10 +106,58 @@ static void insn_text(const ws_vcode *vc, const ws_vc_insn *in, char *buf, size_
   }
 }
 
+/* ---- names ------------------------------------------------------------------------------ */
+
+void ws_ptx_kernel_name(const char *source, char *out, size_t n) {
+  size_t at = 0;
+  bool gap = false;
+  if (n == 0) return;
+  if (n > WS_NAME_MAX) n = WS_NAME_MAX;
+  for (const char *c = source; *c && at + 1 < n; c++) {
+    bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (!ok) {
+      gap = at > 0;
+      continue;
+    }
+    if (gap && at + 2 < n) out[at++] = '_';
+    gap = false;
+    out[at++] = *c;
+  }
+  out[at] = '\0';
+  if (at == 0 || (out[0] >= '0' && out[0] <= '9')) {
+    char tmp[WS_NAME_MAX];
+    snprintf(tmp, sizeof tmp, "k_%s", out);
+    snprintf(out, n, "%s", tmp);
+  }
+}
+
+static void plain_name(const ws_ptx_entry *e, char *out, size_t n) {
+  char *src = ws_cuda_demangle(e->name);
+  ws_ptx_kernel_name(src ? src : e->name, out, n);
+  free(src);
+}
+
+/* The program's name for entry `i`, unique among the entries before it. */
+static void kernel_name_of(const ws_ptx_module *m, size_t i, char *out, size_t n) {
+  plain_name(&m->entries[i], out, n);
+  unsigned k = 1;
+  for (size_t j = 0; j < i; j++) {
+    char other[WS_NAME_MAX];
+    plain_name(&m->entries[j], other, sizeof other);
+    if (strcmp(other, out) == 0) k++;
+  }
+  if (k > 1) {
+    char tmp[WS_NAME_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%.*s_%u", WS_NAME_MAX - 12, out, k % 100000u);
+    snprintf(out, n, "%s", tmp);
+  }
+}
+
 /* ---- one kernel ------------------------------------------------------------------------- */
 
 typedef struct kernel_out {
   const ws_ptx_entry *e;
+  char name[WS_NAME_MAX];
   ws_vcode vc;
   ws_ptx_shared *shared;
   size_t nshared;
@@ -126,11 +175,11 @@ static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
 
 static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel_out *k) {
   origin none = {0, 0, 0};
-  char line[600];
-  snprintf(line, sizeof line, "// %s: PTX entry %s (line %u): %u registers per thread", file, k->e->name,
-           k->e->line, k->regs);
-  put_line(o, none, line);
-  snprintf(line, sizeof line, ".kernel %s", k->e->name);
+  char line[600];  char *src = ws_cuda_demangle(k->e->name);
+  snprintf(line, sizeof line, "// %s: %s, PTX entry %s (line %u): %u registers per thread", file,
+           src ? src : k->e->name, k->e->name, k->e->line, k->regs);
+  free(src);
+  put_line(o, none, line);  snprintf(line, sizeof line, ".kernel %s", k->name);
   put_line(o, none, line);
   for (size_t i = 0; i < k->e->nparams; i++) {
     const ws_ptx_param *p = &k->e->params[i];
@@ -194,9 +243,11 @@ static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
   return true;
 }
 
-static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
-                            uint32_t max_regs, out_text *o) {
+static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *m, size_t ei, uint32_t max_regs,
+                            out_text *o) {
+  const ws_ptx_entry *e = &m->entries[ei];
   kernel_out k = {.e = e};
+  kernel_name_of(m, ei, k.name, sizeof k.name);
   ws_status r = ws_ptx_lower_entry(ctx, file, m, e, &k.vc, &k.shared, &k.nshared, &k.params);
   if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, e->name, &k.regs);
   if (r == WS_OK) r = header(ctx, file, o, &k);
@@ -218,9 +269,13 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
   for (size_t i = 0; i < p->nkernels; i++) {
     const ws_kernel *k = &p->kernels[i];
     ws_ptx_kernel_info *ki = &res->kernels[i];
-    snprintf(ki->name, sizeof ki->name, "%s", k->name);
-    for (size_t j = 0; j < m->nentries; j++)
-      if (strcmp(m->entries[j].name, k->name) == 0) ki->ptx_name = strdup(m->entries[j].name);
+    snprintf(ki->name, sizeof ki->name, "%s", k->name);    for (size_t j = 0; j < m->nentries; j++) {
+      char name[WS_NAME_MAX];
+      kernel_name_of(m, j, name, sizeof name);
+      if (m->entries[j].is_func || strcmp(name, k->name) != 0) continue;
+      ki->ptx_name = strdup(m->entries[j].name);
+      ki->source_name = ws_cuda_demangle(m->entries[j].name);
+    }
     ki->regs_per_thread = k->regs_per_thread;
     ki->static_shared_bytes = k->shared_size_bytes;
     for (uint32_t s = 0; s < k->nshared; s++) ki->dynamic_shared |= k->shared[s].size_bytes == 0;
@@ -228,8 +283,7 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
     size_t n = k->ninsns ? k->ninsns : 1;
     ki->ptx_line = calloc(n, sizeof *ki->ptx_line);
     ki->cuda_file = calloc(n, sizeof *ki->cuda_file);
-    ki->cuda_line = calloc(n, sizeof *ki->cuda_line);
-    if (!ki->ptx_line || !ki->cuda_file || !ki->cuda_line || !ki->ptx_name) return WS_ERR_NOMEM;
+    ki->cuda_line = calloc(n, sizeof *ki->cuda_line);    if (!ki->ptx_line || !ki->cuda_file || !ki->cuda_line || !ki->ptx_name || !ki->source_name) return WS_ERR_NOMEM;
     for (uint32_t j = 0; j < k->ninsns; j++) {
       uint32_t l = k->insn_lines ? k->insn_lines[j] : 0;
       if (l == 0 || l > o->line) continue;
@@ -261,7 +315,7 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   size_t kernels = 0;
   for (size_t i = 0; r == WS_OK && i < m.nentries; i++) {
     if (m.entries[i].is_func) continue; /* a device function is only reached by calls, refused there */
-    r = one_kernel(ctx, filename, &m, &m.entries[i], max_regs, &o);
+    r = one_kernel(ctx, filename, &m, i, max_regs, &o);
     kernels++;
   }
   if (r == WS_OK && kernels == 0)
@@ -283,12 +337,24 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   return r;
 }
 
-ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_ptx_opts *opts, ws_ptx_result *out) {
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+bool ws_ptx_is_source(const char *path) { return ends_with(path, ".ptx") || ends_with(path, ".cu"); }
+
+ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
+                           ws_ptx_result *out) {
   char *data = NULL;
   size_t size = 0;
   memset(out, 0, sizeof *out);
-  ws_status r = ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "PTX", &data, &size);
-  if (r == WS_OK) r = ws_ptx_translate(ctx, data, size, path, opts, out);
+  bool is_cu = ends_with(path, ".cu");
+  ws_status r = is_cu ? ws_cuda_compile(ctx, path, cuda, &data, &size)
+                      : ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "PTX", &data, &size);
+  char name[WS_CUDA_PATH_MAX_BYTES + 16];
+  snprintf(name, sizeof name, "%s%s", path, is_cu ? " (PTX)" : "");
+  if (r == WS_OK) r = ws_ptx_translate(ctx, data, size, name, opts, out);
   free(data);
   return r;
 }
@@ -302,8 +368,8 @@ ws_program *ws_ptx_result_take_program(ws_ptx_result *r) {
 void ws_ptx_result_free(ws_ptx_result *r) {
   free(r->wsa);
   ws_program_destroy(r->prog);
-  for (size_t i = 0; i < r->nkernels; i++) {
-    free(r->kernels[i].ptx_name);
+  for (size_t i = 0; i < r->nkernels; i++) {    free(r->kernels[i].ptx_name);
+    free(r->kernels[i].source_name);
     free(r->kernels[i].ptx_line);
     free(r->kernels[i].cuda_file);
     free(r->kernels[i].cuda_line);

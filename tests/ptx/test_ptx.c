@@ -116,7 +116,7 @@ static const char saxpy_ptx[] = ".version 7.0\n"
 Test(ptx, saxpy_runs_as_the_host_computes_it_in_both_modes) {
   for (int mode = 0; mode < 2; mode++) {
     run r;
-    start(&r, saxpy_ptx, "_Z5saxpyifPKfPf");
+    start(&r, saxpy_ptx, "saxpy");
     enum { N = 1000 };
     static float x[N], y[N], out[N];
     for (int i = 0; i < N; i++) x[i] = (float)i * 0.5f - 7.0f, y[i] = (float)(i % 13) + 0.25f;
@@ -134,7 +134,7 @@ Test(ptx, saxpy_runs_as_the_host_computes_it_in_both_modes) {
 
 Test(ptx, each_instruction_keeps_its_ptx_line) {
   run r;
-  start(&r, saxpy_ptx, "_Z5saxpyifPKfPf");
+  start(&r, saxpy_ptx, "saxpy");
   const ws_ptx_kernel_info *ki = &r.res.kernels[0];
   cr_assert_eq(ki->ninsns, r.k->ninsns);
   /* the first instruction is the param read of PTX line 17; the FFMA is line 34's fma */
@@ -301,7 +301,7 @@ Test(ptx, a_shuffle_reduction_with_shared_memory_and_atomics_sums_exactly) {
   for (int i = 0; i < N; i++) want += x[i];
   for (int mode = 0; mode < 2; mode++) {
     run r;
-    start(&r, reduce_ptx, "_Z6reducePKfPfi");
+    start(&r, reduce_ptx, "reduce");
     buf(&r, "x", sizeof x, x);
     uint64_t d = buf(&r, "out", 4, NULL);
     cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "n", N), WS_OK);
@@ -363,8 +363,9 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
   const struct {
     const char *ptx, *says;
   } cases[] = {
-      {ENTRY "  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  ret;\n}\n",
-       "bad.ptx:10: error: 'ld.global.u8 %r1, [%rd1+0]': 8- and 16-bit loads are not supported"},
+      {ENTRY "  ld.param.u64 %rd1, [p];\n  st.global.u8 [%rd1], %r1;\n  ret;\n}\n",
+       "bad.ptx:10: error: 'st.global.u8 [%rd1+0], %r1': 8- and 16-bit stores are not supported"},
+      {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n", "f16, f16x2 and bf16 arithmetic is not supported"},
       {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
        "instruction 'ldmatrix' is not supported"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",

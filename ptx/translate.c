@@ -149,7 +149,9 @@ static void kernel_name_of(const ws_ptx_module *m, size_t i, char *out, size_t n
   if (k > 1) {
     char tmp[WS_NAME_MAX + 16];
     snprintf(tmp, sizeof tmp, "%.*s_%u", WS_NAME_MAX - 12, out, k % 100000u);
-    snprintf(out, n, "%s", tmp);
+    size_t len = strlen(tmp) < n ? strlen(tmp) : n - 1;
+    memcpy(out, tmp, len);
+    out[len] = '\0';
   }
 }
 

@@ -205,6 +205,14 @@ static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel
   return WS_OK;
 }
 
+/* A MOV whose source and destination got one register: nothing to do. */
+static bool same_register_copy(const ws_vcode *vc, const ws_vc_insn *in) {
+  if (in->kind != WS_VC_INSN || strcmp(in->mnem, "MOV") != 0 || in->nops != 2) return false;
+  const ws_vc_op *d = &in->ops[0], *s = &in->ops[1];
+  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || s->neg || s->abs) return false;
+  return vc->regs[d->v].phys + d->word == vc->regs[s->v].phys + s->word;
+}
+
 /* "file.cu:12" for a statement with a .loc, the file's last path part. */
 static void cuda_where(const ws_ptx_module *m, const ws_ptx_stmt *st, char *buf, size_t n) {
   buf[0] = '\0';
@@ -231,7 +239,7 @@ static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
       snprintf(full, sizeof full, "%s:", buf);
       if (!put_line(o, (origin){0, 0, 0}, full)) return false;
       continue;
-    }
+    }    if (same_register_copy(&k->vc, in)) continue;
     insn_text(&k->vc, in, buf, sizeof buf);
     bool first = i == 0 || k->vc.insns[i - 1].src != in->src;
     char where[300];

@@ -1,7 +1,9 @@
 /* vcode.c - the middle form's storage and its register allocation: a
- * backward liveness pass over the instructions' control-flow graph, live
- * intervals in program order, and a linear scan (Poletto and Sarkar, TOPLAS
- * 1999) that keeps pairs and quads aligned as the ISA requires. */
+ * backward liveness pass over the instructions' control-flow graph, an
+ * interference graph from it (Chaitin: a result interferes with what is
+ * live after it, a copy's source excepted), and greedy coloring in program
+ * order that gives a copy its partner's register where it can, keeping
+ * pairs and quads aligned as the ISA requires. */
 #include "ptx/vcode.h"
 
 #include <stdio.h>
@@ -121,109 +123,163 @@ static void solve(live *l) {
   }
 }
 
-/* ---- linear scan ---------------------------------------------------------------- */
+/* ---- coloring ---------------------------------------------------------------------- */
 
-typedef struct interval {
-  uint32_t v;
-  size_t start, end;
-} interval;
+/* The interference graph as one bit row per virtual register: a value
+ * written at an instruction interferes with every value live after it
+ * (Chaitin), except the source of a copy, so that copies can share a
+ * register; the results of one instruction interfere with each other. */
+typedef struct graph {
+  size_t nv, words;
+  uint64_t *adj;
+  uint32_t *partner; /* a copy's other side, WS_VC_NONE: none */
+  size_t *first;     /* first position where live or written, SIZE_MAX: never */
+} graph;
 
-static int by_start(const void *a, const void *b) {
-  const interval *x = a, *y = b;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return x->v < y->v ? -1 : (x->v > y->v);
+static void link2(graph *g, uint32_t a, uint32_t b) {
+  if (a == b) return;
+  set_bit(g->adj + (size_t)a * g->words, b);
+  set_bit(g->adj + (size_t)b * g->words, a);
 }
 
-static void intervals(const live *l, interval *iv) {
-  for (size_t v = 0; v < l->nv; v++) iv[v] = (interval){(uint32_t)v, SIZE_MAX, 0};
+/* A whole-register copy MOV d, s of one word: its source, else WS_VC_NONE. */
+static uint32_t copy_source(const ws_vcode *vc, const ws_vc_insn *in) {
+  if (in->kind != WS_VC_INSN || strcmp(in->mnem, "MOV") != 0 || in->nops != 2 || in->guard != WS_VC_NONE)
+    return WS_VC_NONE;
+  const ws_vc_op *d = &in->ops[0], *s = &in->ops[1];
+  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || d->word || s->word) return WS_VC_NONE;
+  if (vc->regs[d->v].words != 1 || vc->regs[s->v].words != 1) return WS_VC_NONE;
+  return s->v;
+}
+
+static void build_graph(graph *g, const live *l, const ws_vcode *vc) {
   for (size_t i = 0; i < l->n; i++) {
-    const uint64_t *in = set_of(l->in, l, i), *out = set_of(l->out, l, i), *d = set_of(l->def, l, i);
+    const ws_vc_insn *in = &vc->insns[i];
+    const uint64_t *out = set_of(l->out, l, i), *d = set_of(l->def, l, i), *u = set_of(l->in, l, i);
+    uint32_t src = copy_source(vc, in);
     for (size_t w = 0; w < l->words; w++) {
-      uint64_t bits = in[w] | out[w] | d[w];
-      while (bits) {
-        uint32_t v = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-        bits &= bits - 1;
-        if (iv[v].start == SIZE_MAX || i < iv[v].start) iv[v].start = i;
-        if (i > iv[v].end) iv[v].end = i;
+      uint64_t seen = out[w] | u[w] | d[w];
+      while (seen) {
+        uint32_t v = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(seen));
+        seen &= seen - 1;
+        if (g->first[v] == SIZE_MAX) g->first[v] = i;
+      }
+      uint64_t defs = d[w];
+      while (defs) {
+        uint32_t v = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(defs));
+        defs &= defs - 1;
+        for (size_t x = 0; x < l->words; x++) {
+          uint64_t o = out[x] | d[x];
+          while (o) {
+            uint32_t y = (uint32_t)(x * 64 + (size_t)__builtin_ctzll(o));
+            o &= o - 1;
+            if (y != src) link2(g, v, y);
+          }
+        }
+        if (src != WS_VC_NONE) g->partner[v] = src, g->partner[src] = v;
       }
     }
   }
 }
 
-typedef struct pool {
-  uint32_t size;      /* registers in the file */
-  size_t *busy_until; /* per register: the end of the interval holding it; SIZE_MAX free */
-  size_t *busy_from;  /* and its start */
-  uint32_t high;      /* highest register handed out + 1 */
-} pool;
+typedef struct order_key {
+  uint32_t v;
+  size_t first;
+} order_key;
 
-/* Free at `at`: never held, or held by an interval that ended before, or
- * that ends at `at` having begun earlier (the instruction there reads it
- * before it writes; two results of one instruction never share). */
-static bool free_at(const pool *p, uint32_t r, size_t at) {
-  size_t until = p->busy_until[r];
-  return until == SIZE_MAX || until < at || (until == at && p->busy_from[r] < at);
+static int by_first(const void *a, const void *b) {
+  const order_key *x = a, *y = b;
+  if (x->first != y->first) return x->first < y->first ? -1 : 1;
+  return x->v < y->v ? -1 : (x->v > y->v);
 }
 
-/* The lowest free base aligned to words at position `at`, or UINT32_MAX. */
-static uint32_t take(pool *p, uint8_t words, size_t at, size_t end) {
-  for (uint32_t b = 0; b + words <= p->size; b += words) {
-    bool ok = true;
-    for (uint32_t k = 0; k < words && ok; k++) ok = free_at(p, b + k, at);
-    if (!ok) continue;
-    for (uint32_t k = 0; k < words; k++) p->busy_until[b + k] = end, p->busy_from[b + k] = at;
-    if (b + words > p->high) p->high = b + words;
-    return b;
+/* Whether registers [b, b + w) are free of every colored neighbour of v. */
+static bool fits(const graph *g, const ws_vcode *vc, uint32_t v, uint32_t b, uint32_t w) {
+  const uint64_t *row = g->adj + (size_t)v * g->words;
+  for (size_t x = 0; x < g->words; x++) {
+    uint64_t bits = row[x];
+    while (bits) {
+      uint32_t y = (uint32_t)(x * 64 + (size_t)__builtin_ctzll(bits));
+      bits &= bits - 1;
+      const ws_vc_reg *r = &vc->regs[y];
+      if (r->phys == WS_VC_NONE || r->is_pred != vc->regs[v].is_pred) continue;
+      uint32_t rw = r->is_pred ? 1 : r->words;
+      if (r->phys < b + w && b < r->phys + rw) return false;
+    }
   }
+  return true;
+}
+
+/* The copy partner's register when it is free, else the lowest aligned one. */
+static uint32_t pick(const graph *g, const ws_vcode *vc, uint32_t v, uint32_t size) {
+  const ws_vc_reg *r = &vc->regs[v];
+  uint32_t w = r->is_pred ? 1 : r->words;
+  uint32_t p = g->partner[v];
+  if (p != WS_VC_NONE && vc->regs[p].phys != WS_VC_NONE && vc->regs[p].is_pred == r->is_pred &&
+      vc->regs[p].phys % w == 0 && vc->regs[p].phys + w <= size && fits(g, vc, v, vc->regs[p].phys, w))
+    return vc->regs[p].phys;
+  for (uint32_t b = 0; b + w <= size; b += w)
+    if (fits(g, vc, v, b, w)) return b;
   return UINT32_MAX;
 }
 
-static ws_status scan_all(ws_ctx *ctx, ws_vcode *vc, interval *iv, pool *regs, pool *preds,
-                          const char *kernel) {
-  qsort(iv, vc->nregs, sizeof *iv, by_start);
-  for (size_t k = 0; k < vc->nregs; k++) {
-    if (iv[k].start == SIZE_MAX) continue; /* never used */
-    ws_vc_reg *r = &vc->regs[iv[k].v];
-    pool *p = r->is_pred ? preds : regs;
-    r->phys = take(p, r->is_pred ? 1 : r->words, iv[k].start, iv[k].end);
-    if (r->phys != UINT32_MAX) continue;
+static ws_status color(ws_ctx *ctx, ws_vcode *vc, const graph *g, uint32_t max_regs, const char *kernel,
+                       uint32_t *regs_used) {
+  order_key *ord = malloc((vc->nregs ? vc->nregs : 1) * sizeof *ord);
+  if (!ord) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory allocating registers", kernel);
+  for (size_t v = 0; v < vc->nregs; v++) ord[v] = (order_key){(uint32_t)v, g->first[v]};
+  qsort(ord, vc->nregs, sizeof *ord, by_first);
+  ws_status st = WS_OK;
+  *regs_used = 0;
+  for (size_t k = 0; k < vc->nregs && st == WS_OK; k++) {
+    uint32_t v = ord[k].v;
+    ws_vc_reg *r = &vc->regs[v];
+    if (ord[k].first == SIZE_MAX) continue; /* never used */
+    uint32_t size = r->is_pred ? WS_NUM_PREDS : max_regs;
+    r->phys = pick(g, vc, v, size);
+    if (r->phys != UINT32_MAX) {
+      if (!r->is_pred && r->phys + r->words > *regs_used) *regs_used = r->phys + r->words;
+      continue;
+    }
+    r->phys = WS_VC_NONE;
     if (r->is_pred)
-      return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                         "kernel '%s': more than %u predicates are live at once; predicates kept in "
-                         "registers are not supported yet",
-                         kernel, p->size);
-    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+      st = ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "kernel '%s': more than %u predicates are live at once; predicates kept in "
+                       "registers are not supported yet",
+                       kernel, size);
+    else
+      st = ws_ctx_fail(ctx, WS_ERR_LIMIT,
                        "kernel '%s': more than %u registers are live at once (spilling to local memory "
                        "is not supported yet)",
-                       kernel, p->size);
+                       kernel, size);
   }
-  return WS_OK;
+  free(ord);
+  return st;
 }
 
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
-                         uint32_t *regs_used) {
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used) {
   live l = {.n = vc->ninsns, .nv = vc->nregs, .words = (vc->nregs + 63) / 64};
-  size_t cells = l.n * (l.words ? l.words : 1);
+  size_t cells = l.n * (l.words ? l.words : 1), nv = vc->nregs ? vc->nregs : 1;
   l.in = calloc(cells, sizeof *l.in), l.out = calloc(cells, sizeof *l.out);
   l.use = calloc(cells, sizeof *l.use), l.def = calloc(cells, sizeof *l.def);
   l.succ = calloc(2 * (l.n ? l.n : 1), sizeof *l.succ);
-  interval *iv = calloc(vc->nregs ? vc->nregs : 1, sizeof *iv);
-  size_t *busy = malloc(2 * (max_regs + WS_NUM_PREDS) * sizeof *busy);
+  graph g = {.nv = vc->nregs, .words = l.words};
+  g.adj = calloc(nv * (l.words ? l.words : 1), sizeof *g.adj);
+  g.partner = malloc(nv * sizeof *g.partner);
+  g.first = malloc(nv * sizeof *g.first);
   ws_status st = WS_OK;
-  if (!l.in || !l.out || !l.use || !l.def || !l.succ || !iv || !busy) {
+  *regs_used = 0;
+  if (!l.in || !l.out || !l.use || !l.def || !l.succ || !g.adj || !g.partner || !g.first) {
     st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory allocating registers", kernel);
   } else {
+    for (size_t v = 0; v < nv; v++) g.partner[v] = WS_VC_NONE, g.first[v] = SIZE_MAX;
     for (size_t i = 0; i < l.n; i++) uses_defs(&l, vc, &vc->insns[i], i);
     successors(&l, vc);
     solve(&l);
-    intervals(&l, iv);
-    size_t nb = max_regs + WS_NUM_PREDS;
-    for (size_t i = 0; i < 2 * nb; i++) busy[i] = SIZE_MAX;
-    pool regs = {max_regs, busy, busy + nb, 0},
-         preds = {WS_NUM_PREDS, busy + max_regs, busy + nb + max_regs, 0};
-    st = scan_all(ctx, vc, iv, &regs, &preds, kernel);
-    *regs_used = regs.high;
+    build_graph(&g, &l, vc);
+    st = color(ctx, vc, &g, max_regs, kernel, regs_used);
   }
-  free(l.in), free(l.out), free(l.use), free(l.def), free(l.succ), free(iv), free(busy);
+  free(l.in), free(l.out), free(l.use), free(l.def), free(l.succ);
+  free(g.adj), free(g.partner), free(g.first);
   return st;
 }

@@ -75,9 +75,10 @@ ws_vc_insn *ws_vcode_add(ws_vcode *vc, const char *mnem, uint32_t src);
 void ws_vcode_free(ws_vcode *vc);
 
 /* Allocates every virtual register onto R0..max_regs-1 (pairs aligned to 2,
- * quads to 4) and every predicate onto P0..P6 by linear scan over live
- * intervals from a liveness pass over the control-flow graph. *regs_used:
- * highest register + 1. WS_ERR_LIMIT naming what did not fit. */
+ * quads to 4) and every predicate onto P0..P6 by coloring the interference
+ * graph of a liveness pass over the control-flow graph; a copy whose two
+ * sides share a register becomes a no-op the emitter leaves out.
+ * *regs_used: highest register + 1. WS_ERR_LIMIT naming what did not fit. */
 ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
                          uint32_t *regs_used);
 

@@ -45,13 +45,15 @@ static int add_to(const char *flag, const char **list, size_t *n, const char *va
 }
 
 static int parse(int argc, char **argv, ptx_opts *o) {
-  static const struct option longs[] = {{"output", required_argument, NULL, 'o'},                                        {"max-regs", required_argument, NULL, 'r'},
+  static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
+                                        {"max-regs", required_argument, NULL, 'r'},
                                         {"instantiate", required_argument, NULL, 'i'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
   int c;
-  ws_cli_seen seen = {{0}};  while ((c = getopt_long(argc, argv, ":o:hD:", longs, NULL)) != -1) {
+  ws_cli_seen seen = {{0}};
+  while ((c = getopt_long(argc, argv, ":o:hD:", longs, NULL)) != -1) {
     int rc = ws_cli_once("ptx", &seen, longs, c, "instantiate");
     if (rc != WS_EXIT_OK) return rc;
     if (c == 'D' || c == 'i') {
@@ -78,8 +80,9 @@ static int parse(int argc, char **argv, ptx_opts *o) {
       return ws_cli_usage_error("ptx", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind != argc - 1)    return ws_cli_usage_error("ptx", optind >= argc ? "expected a .ptx or .cu file" : "expected one file, found %d",
-                              argc - optind);
+  if (optind != argc - 1)
+    return ws_cli_usage_error(
+        "ptx", optind >= argc ? "expected a .ptx or .cu file" : "expected one file, found %d", argc - optind);
   o->input = argv[optind];
   if (!ws_ptx_is_source(o->input))
     return ws_cli_usage_error("ptx", "'%s': a .ptx or .cu file expected", o->input);
@@ -90,8 +93,10 @@ static int parse(int argc, char **argv, ptx_opts *o) {
 
 static void summary(const ws_ptx_result *r, FILE *out) {
   for (size_t i = 0; i < r->nkernels; i++) {
-    const ws_ptx_kernel_info *k = &r->kernels[i];    fprintf(out,
-            "// kernel %s (%s): %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static shared%s\n",
+    const ws_ptx_kernel_info *k = &r->kernels[i];
+    fprintf(out,
+            "// kernel %s (%s): %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static "
+            "shared%s\n",
             k->name, k->source_name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
             k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
   }
@@ -106,8 +111,9 @@ int ws_cli_ptx(int argc, char **argv) {
   if (rc != WS_EXIT_OK) return rc;
   ws_ctx *ctx = ws_ctx_create();
   ws_ptx_opts po = {.max_regs = o.max_regs};
-  ws_ptx_result res;  ws_cuda_opts co = {.defines = o.defines, .ndefines = o.ndefines, .instantiate = o.instances,
-                     .ninstantiate = o.ninstances};
+  ws_ptx_result res;
+  ws_cuda_opts co = {
+      .defines = o.defines, .ndefines = o.ndefines, .instantiate = o.instances, .ninstantiate = o.ninstances};
   ws_status st = ws_ptx_load_file(ctx, o.input, &co, &po, &res);
   if (st == WS_OK && o.output) {
     st = ws_file_write_atomic(ctx, o.output, res.wsa, strlen(res.wsa));

@@ -89,7 +89,8 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
   return true;
 }
 
-ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {  if (ws_ptx_is_source(path)) {
+ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
+  if (ws_ptx_is_source(path)) {
     ws_ptx_result res;
     ws_status st = ws_ptx_load_file(ctx, path, NULL, NULL, &res);
     if (st == WS_OK) *out = ws_ptx_result_take_program(&res);
@@ -110,7 +111,8 @@ ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
 }
 
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
-                             const ws_kernel **out) {  if (name) {
+                             const ws_kernel **out) {
+  if (name) {
     *out = ws_program_find_kernel(prog, name);
     char plain[WS_NAME_MAX];
     ws_ptx_kernel_name(name, plain, sizeof plain); /* a CUDA name: "sgemm<64, 64>" is kernel sgemm_64_64 */

@@ -34,6 +34,7 @@ struct ws_ptx_lower {
   const char *file;
   const ws_ptx_module *m;
   const ws_ptx_entry *e;
+  const char (*param_names)[WS_SRCNAME_MAX];
   ws_vcode *vc;
   decl *decls;
   size_t ndecls, decls_cap, declared;
@@ -1367,7 +1368,8 @@ static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords,
 static ws_status narrow_load(lower *lw, ptype t) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "v2") || has(lw, "v4")) return refuse(lw, "vectors of 8- and 16-bit values are not supported");
-  if (o[1].kind != WS_PTX_OPND_ADDR || !o[1].base_is_reg) return refuse(lw, "an address in a register expected");
+  if (o[1].kind != WS_PTX_OPND_ADDR || !o[1].base_is_reg)
+    return refuse(lw, "an address in a register expected");
   space sp = addr_space(lw, &o[1]);
   ws_vc_op m, d;
   ws_status r = address(lw, &o[1], sp, &m);
@@ -1375,7 +1377,8 @@ static ws_status narrow_load(lower *lw, ptype t) {
   if (r != WS_OK) return r;
   if (sp == SP_SHARED && (m.v == WS_VC_NONE || m.text[0]))
     return refuse(lw, "a narrow shared load through a register address expected");
-  uint32_t at = new_reg(lw, sp == SP_SHARED ? 1 : 2, false), sh = new_reg(lw, 1, false), w = new_reg(lw, 1, false);
+  uint32_t at = new_reg(lw, sp == SP_SHARED ? 1 : 2, false), sh = new_reg(lw, 1, false),
+           w = new_reg(lw, 1, false);
   ws_vc_op base = op_reg(m.v, m.word, m.words, false);
   /* the byte address, then its word's address and the bit offset in it */
   if (sp == SP_SHARED) {
@@ -1540,10 +1543,12 @@ static ws_status lower_cp(lower *lw) {
     return WS_OK;
   }
   if (!has(lw, "shared") || !has(lw, "global")) return refuse(lw, "cp.async copies global to shared memory");
-  ws_status r = lw->st->nopnds == 4 ? refuse(lw, "cp.async with a source size (zero fill) is not supported") : need(lw, 3);
+  ws_status r = lw->st->nopnds == 4 ? refuse(lw, "cp.async with a source size (zero fill) is not supported")
+                                    : need(lw, 3);
   if (r == WS_OK && (o[2].kind != WS_PTX_OPND_INT || (o[2].ival != 4 && o[2].ival != 8 && o[2].ival != 16)))
     r = refuse(lw, "cp.async copies 4, 8 or 16 bytes, without a source size (no zero fill)");
-  if (r == WS_OK && (has(lw, "L2") || lw->nparts > 5)) r = refuse(lw, "cache hints of cp.async are not supported");
+  if (r == WS_OK && (has(lw, "L2") || lw->nparts > 5))
+    r = refuse(lw, "cache hints of cp.async are not supported");
   ws_vc_op dst, src;
   if (r == WS_OK) r = address(lw, &o[0], SP_SHARED, &dst);
   if (r == WS_OK) r = address(lw, &o[1], SP_GLOBAL, &src);
@@ -1563,7 +1568,8 @@ static ws_status lower_mma(lower *lw) {
   ws_status r = need(lw, 4);
   static const uint8_t n[4] = {4, 4, 2, 4};
   for (int i = 0; r == WS_OK && i < 4; i++)
-    if (o[i].kind != WS_PTX_OPND_VECTOR || o[i].nelems != n[i]) r = refuse(lw, "register vectors of 4, 4, 2 and 4 expected");
+    if (o[i].kind != WS_PTX_OPND_VECTOR || o[i].nelems != n[i])
+      r = refuse(lw, "register vectors of 4, 4, 2 and 4 expected");
   ws_vc_op g[4];
   bool direct[4];
   for (int i = 1; r == WS_OK && i < 4; i++) {
@@ -1697,7 +1703,8 @@ static ws_status lower_fma(lower *lw) {
 
 /* Half-precision arithmetic: the ISA has conversions, not an f16 ALU. */
 static bool half_arith(const lower *lw) {
-  static const char *const arith[] = {"add", "sub", "mul", "mad", "fma", "min", "max", "neg", "abs", "setp", "div"};
+  static const char *const arith[] = {"add", "sub", "mul", "mad",  "fma", "min",
+                                      "max", "neg", "abs", "setp", "div"};
   ptype t = type_at(lw, 0);
   if (!(t.kind == 'h' || (t.kind == 'f' && t.bits == 16))) return false;
   for (size_t i = 0; i < sizeof arith / sizeof *arith; i++)
@@ -1815,6 +1822,7 @@ static ws_status name_params(lower *lw) {
   for (size_t i = 0; i < lw->e->nparams; i++) {
     const char *n = lw->e->params[i].name;
     if (strncmp(n, lw->e->name, el) == 0 && n[el] == '_') n += el + 1;
+    if (lw->param_names) n = lw->param_names[i];
     snprintf(lw->params[i].name, sizeof lw->params[i].name, "%.*s", WS_PTX_SYM_MAX, n);
   }
   return WS_OK;
@@ -1841,7 +1849,8 @@ static void count_def(lower *lw, const char *name) {
 static void group_vectors(lower *lw, size_t from, size_t to) {
   for (size_t i = from; i < to; i++) {
     const ws_ptx_stmt *st = &lw->e->stmts[i];
-    if (st->kind != WS_PTX_INSN || st->nopnds < 1 || (strncmp(st->op, "ld.", 3) != 0 && strncmp(st->op, "mma.", 4) != 0))
+    if (st->kind != WS_PTX_INSN || st->nopnds < 1 ||
+        (strncmp(st->op, "ld.", 3) != 0 && strncmp(st->op, "mma.", 4) != 0))
       continue;
     const ws_ptx_opnd *v = &st->opnds[0];
     if (v->kind != WS_PTX_OPND_VECTOR || (v->nelems != 2 && v->nelems != 4)) continue;
@@ -1922,8 +1931,9 @@ static ws_status lower_all(lower *lw) {
 }
 
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
-                             ws_vcode *vc, ws_ptx_shared **shared, size_t *nshared, ws_ptx_pinfo **params) {
-  lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc};
+                             const char (*param_names)[WS_SRCNAME_MAX], ws_vcode *vc, ws_ptx_shared **shared,
+                             size_t *nshared, ws_ptx_pinfo **params) {
+  lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc, .param_names = param_names};
   memset(vc, 0, sizeof *vc);
   if (e->is_func) {
     *shared = NULL, *nshared = 0, *params = NULL;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "ptx/ptxparse.h"
+#include "ptx/srcnames.h"
 #include "ptx/vcode.h"
 
 #define WS_PTX_SYM_MAX 63 /* the ISA's names: WS_NAME_MAX - 1 */
@@ -31,8 +32,10 @@ typedef struct ws_ptx_lower ws_ptx_lower;
 
 /* Lowers entry `e` of module `m` (file `file` in messages) into *vc, with
  * the entry's shared variables (module-scope ones it names included) and
- * its params' names and kinds. The caller frees vc, shared and params. */
+ * its params' names (param_names when not NULL, one per param, else
+ * param_0, param_1 ...) and kinds. The caller frees vc, shared and params. */
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
-                             ws_vcode *vc, ws_ptx_shared **shared, size_t *nshared, ws_ptx_pinfo **params);
+                             const char (*param_names)[WS_SRCNAME_MAX], ws_vcode *vc, ws_ptx_shared **shared,
+                             size_t *nshared, ws_ptx_pinfo **params);
 
 #endif

@@ -20,6 +20,10 @@
 
 typedef struct ws_ptx_opts {
   uint32_t max_regs; /* registers per thread the allocator may use, 1..255; 0: 255 */
+  /* the CUDA source the PTX was compiled from (NULL: none): its kernels'
+   * parameter lists name the params, else they are param_0, param_1 ... */
+  const char *cuda_path, *cuda_text;
+  size_t cuda_len;
 } ws_ptx_opts;
 
 typedef struct ws_ptx_kernel_info {

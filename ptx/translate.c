@@ -177,11 +177,13 @@ static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
 
 static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel_out *k) {
   origin none = {0, 0, 0};
-  char line[600];  char *src = ws_cuda_demangle(k->e->name);
+  char line[600];
+  char *src = ws_cuda_demangle(k->e->name);
   snprintf(line, sizeof line, "// %s: %s, PTX entry %s (line %u): %u registers per thread", file,
            src ? src : k->e->name, k->e->name, k->e->line, k->regs);
   free(src);
-  put_line(o, none, line);  snprintf(line, sizeof line, ".kernel %s", k->name);
+  put_line(o, none, line);
+  snprintf(line, sizeof line, ".kernel %s", k->name);
   put_line(o, none, line);
   for (size_t i = 0; i < k->e->nparams; i++) {
     const ws_ptx_param *p = &k->e->params[i];
@@ -239,7 +241,8 @@ static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
       snprintf(full, sizeof full, "%s:", buf);
       if (!put_line(o, (origin){0, 0, 0}, full)) return false;
       continue;
-    }    if (same_register_copy(&k->vc, in)) continue;
+    }
+    if (same_register_copy(&k->vc, in)) continue;
     insn_text(&k->vc, in, buf, sizeof buf);
     bool first = i == 0 || k->vc.insns[i - 1].src != in->src;
     char where[300];
@@ -253,12 +256,49 @@ static bool body(out_text *o, const ws_ptx_module *m, const kernel_out *k) {
   return true;
 }
 
-static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *m, size_t ei, uint32_t max_regs,
-                            out_text *o) {
+/* The CUDA line where entry e starts: the first of its .loc lines in the
+ * source file (the .file whose name ends as the source's does). */
+static uint32_t entry_line(const ws_ptx_module *m, const ws_ptx_entry *e, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  uint32_t best = 0;
+  for (size_t i = 0; i < e->nstmts; i++) {
+    const ws_ptx_stmt *st = &e->stmts[i];
+    if (!st->cuda_line || st->cuda_file >= m->nfiles || !m->files[st->cuda_file]) continue;
+    const char *f = strrchr(m->files[st->cuda_file], '/');
+    if (strcmp(f ? f + 1 : m->files[st->cuda_file], base) != 0) continue;
+    if (!best || st->cuda_line < best) best = st->cuda_line;
+  }
+  return best;
+}
+
+/* The params' names from the CUDA source, or NULL (positional names). */
+static char (*source_params(const ws_ptx_module *m, const ws_ptx_entry *e,
+                            const ws_ptx_opts *opts))[WS_SRCNAME_MAX] {
+  if (!opts || !opts->cuda_text || !e->nparams) return NULL;
+  uint32_t line = entry_line(m, e, opts->cuda_path);
+  char *src = ws_cuda_demangle(e->name);
+  char(*names)[WS_SRCNAME_MAX] = malloc(e->nparams * sizeof *names);
+  bool ok = src && names;
+  if (ok) {
+    src[strcspn(src, "<")] = '\0'; /* the template's own name */
+    ok = ws_srcnames_params(opts->cuda_text, opts->cuda_len, line, src, e->nparams, names);
+  }
+  free(src);
+  if (!ok) free(names);
+  return ok ? names : NULL;
+}
+
+static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *m, size_t ei,
+                            const ws_ptx_opts *opts, out_text *o) {
+  uint32_t max_regs = opts && opts->max_regs ? opts->max_regs : WS_NUM_REGS;
   const ws_ptx_entry *e = &m->entries[ei];
   kernel_out k = {.e = e};
   kernel_name_of(m, ei, k.name, sizeof k.name);
-  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, &k.vc, &k.shared, &k.nshared, &k.params);
+  char(*names)[WS_SRCNAME_MAX] = source_params(m, e, opts);
+  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, (const char(*)[WS_SRCNAME_MAX])names, &k.vc, &k.shared,
+                                   &k.nshared, &k.params);
+  free(names);
   if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, e->name, &k.regs);
   if (r == WS_OK) r = header(ctx, file, o, &k);
   if (r == WS_OK && !body(o, m, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
@@ -279,7 +319,8 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
   for (size_t i = 0; i < p->nkernels; i++) {
     const ws_kernel *k = &p->kernels[i];
     ws_ptx_kernel_info *ki = &res->kernels[i];
-    snprintf(ki->name, sizeof ki->name, "%s", k->name);    for (size_t j = 0; j < m->nentries; j++) {
+    snprintf(ki->name, sizeof ki->name, "%s", k->name);
+    for (size_t j = 0; j < m->nentries; j++) {
       char name[WS_NAME_MAX];
       kernel_name_of(m, j, name, sizeof name);
       if (m->entries[j].is_func || strcmp(name, k->name) != 0) continue;
@@ -293,7 +334,9 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
     size_t n = k->ninsns ? k->ninsns : 1;
     ki->ptx_line = calloc(n, sizeof *ki->ptx_line);
     ki->cuda_file = calloc(n, sizeof *ki->cuda_file);
-    ki->cuda_line = calloc(n, sizeof *ki->cuda_line);    if (!ki->ptx_line || !ki->cuda_file || !ki->cuda_line || !ki->ptx_name || !ki->source_name) return WS_ERR_NOMEM;
+    ki->cuda_line = calloc(n, sizeof *ki->cuda_line);
+    if (!ki->ptx_line || !ki->cuda_file || !ki->cuda_line || !ki->ptx_name || !ki->source_name)
+      return WS_ERR_NOMEM;
     for (uint32_t j = 0; j < k->ninsns; j++) {
       uint32_t l = k->insn_lines ? k->insn_lines[j] : 0;
       if (l == 0 || l > o->line) continue;
@@ -325,11 +368,14 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   size_t kernels = 0;
   for (size_t i = 0; r == WS_OK && i < m.nentries; i++) {
     if (m.entries[i].is_func) continue; /* a device function is only reached by calls, refused there */
-    r = one_kernel(ctx, filename, &m, i, max_regs, &o);
+    r = one_kernel(ctx, filename, &m, i, opts, &o);
     kernels++;
   }
   if (r == WS_OK && kernels == 0)
-    r = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s: no kernel (.entry) in the PTX", filename);
+    r = ws_ctx_fail(ctx, WS_ERR_INVALID,
+                    "%s: no kernel (.entry) in the PTX (a template kernel is compiled only for the instances "
+                    "asked for: --instantiate 'NAME<ARGS>')",
+                    filename);
   if (r == WS_OK && o.t.failed) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
   if (r == WS_OK) {
     out->wsa = ws_text_take(&o.t);
@@ -364,7 +410,15 @@ ws_status ws_ptx_load_file(ws_ctx *ctx, const char *path, const ws_cuda_opts *cu
                       : ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "PTX", &data, &size);
   char name[WS_CUDA_PATH_MAX_BYTES + 16];
   snprintf(name, sizeof name, "%s%s", path, is_cu ? " (PTX)" : "");
-  if (r == WS_OK) r = ws_ptx_translate(ctx, data, size, name, opts, out);
+  ws_ptx_opts with = opts ? *opts : (ws_ptx_opts){0};
+  char *text = NULL;
+  size_t text_len = 0;
+  /* the source itself names the params; a file that cannot be read again leaves positional names */
+  if (r == WS_OK && is_cu &&
+      ws_file_read(ctx, path, WS_FILE_TEXT_MAX_BYTES, "CUDA source", &text, &text_len) == WS_OK)
+    with.cuda_path = path, with.cuda_text = text, with.cuda_len = text_len;
+  if (r == WS_OK) r = ws_ptx_translate(ctx, data, size, name, &with, out);
+  free(text);
   free(data);
   return r;
 }
@@ -378,7 +432,8 @@ ws_program *ws_ptx_result_take_program(ws_ptx_result *r) {
 void ws_ptx_result_free(ws_ptx_result *r) {
   free(r->wsa);
   ws_program_destroy(r->prog);
-  for (size_t i = 0; i < r->nkernels; i++) {    free(r->kernels[i].ptx_name);
+  for (size_t i = 0; i < r->nkernels; i++) {
+    free(r->kernels[i].ptx_name);
     free(r->kernels[i].source_name);
     free(r->kernels[i].ptx_line);
     free(r->kernels[i].cuda_file);

@@ -257,7 +257,8 @@ static ws_status color(ws_ctx *ctx, ws_vcode *vc, const graph *g, uint32_t max_r
   return st;
 }
 
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used) {
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
+                         uint32_t *regs_used) {
   live l = {.n = vc->ninsns, .nv = vc->nregs, .words = (vc->nregs + 63) / 64};
   size_t cells = l.n * (l.words ? l.words : 1), nv = vc->nregs ? vc->nregs : 1;
   l.in = calloc(cells, sizeof *l.in), l.out = calloc(cells, sizeof *l.out);

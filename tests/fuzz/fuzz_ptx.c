@@ -18,7 +18,8 @@
 static void check_message(const ws_ctx *ctx, ws_status st) {
   const char *msg = ws_errmsg(ctx);
   if (st == WS_ERR_NOMEM || st == WS_ERR_LIMIT) return;
-  if (st == WS_ERR_INVALID && strncmp(msg, FILE_NAME, strlen(FILE_NAME)) == 0 && strstr(msg, ": error: ")) return;
+  if (st == WS_ERR_INVALID && strncmp(msg, FILE_NAME, strlen(FILE_NAME)) == 0 && strstr(msg, ": error: "))
+    return;
   if (st == WS_ERR_INVALID && strstr(msg, FILE_NAME ": no kernel")) return;
   if (st == WS_ERR_INVALID && strstr(msg, FILE_NAME ": PTX text expected")) return;
   fprintf(stderr, "unexpected failure %d: %s\n", (int)st, msg);
@@ -41,8 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ws_ptx_result res;
   ws_ptx_opts opts = {.max_regs = size % 2 ? 24 : 0}; /* half the inputs under register pressure */
   ws_status st = ws_ptx_translate(ctx, (const char *)data, size, FILE_NAME, &opts, &res);
-  if (st == WS_OK) check_program(ctx, &res);
-  else check_message(ctx, st);
+  if (st == WS_OK)
+    check_program(ctx, &res);
+  else
+    check_message(ctx, st);
   ws_ptx_result_free(&res);
   ws_ctx_destroy(ctx);
   return 0;

@@ -365,7 +365,8 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
   } cases[] = {
       {ENTRY "  ld.param.u64 %rd1, [p];\n  st.global.u8 [%rd1], %r1;\n  ret;\n}\n",
        "bad.ptx:10: error: 'st.global.u8 [%rd1+0], %r1': 8- and 16-bit stores are not supported"},
-      {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n", "f16, f16x2 and bf16 arithmetic is not supported"},
+      {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n",
+       "f16, f16x2 and bf16 arithmetic is not supported"},
       {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
        "instruction 'ldmatrix' is not supported"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",

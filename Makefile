@@ -85,7 +85,7 @@ test-fuzz: build
 	@echo "fuzz_csv: $(FUZZ_SECONDS) s without a finding"
 	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_ptx
 	mkdir -p $(FUZZ)/corpus-ptx
-	cp tests/ptx/data/*.ptx $(FUZZ)/corpus-ptx/
+	cp tests/ptx/data/*.ptx tests/ptx/cuda/*.ptx $(FUZZ)/corpus-ptx/
 	./$(FUZZ)/fuzz_ptx -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -malloc_limit_mb=256 $(FUZZ)/corpus-ptx \
 	  2> $(FUZZ)/fuzz_ptx.log || { tail -n 60 $(FUZZ)/fuzz_ptx.log; exit 1; }
 	@echo "fuzz_ptx: $(FUZZ_SECONDS) s without a finding"

@@ -1259,9 +1259,28 @@ static ws_status lower_rcp(lower *lw) {
 
 /* ---- memory ------------------------------------------------------------------------------------- */
 
-static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name) {
+static ws_status add_shared(lower *lw, const ws_ptx_stmt *v);
+
+/* The kernel's shared variable `ptx_name`: its own, or a module-scope one
+ * it names (added on first use, so a kernel's shared memory holds only the
+ * arrays it uses, as ptxas allocates them). */
+static ws_ptx_shared *own_shared(lower *lw, const char *ptx_name) {
   for (size_t i = 0; i < lw->nshared; i++)
     if (strcmp(lw->shared[i].ptx_name, ptx_name) == 0) return &lw->shared[i];
+  return NULL;
+}
+
+static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name) {
+  ws_ptx_shared *own = own_shared(lw, ptx_name);
+  if (own) return own;
+  for (size_t i = 0; i < lw->m->nglobals; i++) {
+    const ws_ptx_stmt *g = &lw->m->globals[i];
+    if (strcmp(g->space, ".shared") != 0 || strcmp(g->name, ptx_name) != 0) continue;
+    const ws_ptx_stmt *at = lw->st;
+    ws_status r = add_shared(lw, g);
+    lw->st = at;
+    return r == WS_OK ? &lw->shared[lw->nshared - 1] : NULL;
+  }
   return NULL;
 }
 
@@ -1801,7 +1820,7 @@ static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
     lw->st = v;
     return refuse(lw, "%s variables are not supported yet; only .shared ones", v->space);
   }
-  if (find_shared(lw, v->name)) return WS_OK;
+  if (own_shared(lw, v->name)) return WS_OK;
   if (!grow((void **)&lw->shared, &lw->shared_cap, lw->nshared, sizeof *lw->shared)) return oom(lw);
   ws_ptx_shared *sh = &lw->shared[lw->nshared];
   memset(sh, 0, sizeof *sh);
@@ -1916,8 +1935,6 @@ static ws_status one_stmt(lower *lw, size_t i) {
  * then the statements in order. */
 static ws_status lower_all(lower *lw) {
   ws_status r = name_params(lw);
-  for (size_t i = 0; r == WS_OK && i < lw->m->nglobals; i++)
-    if (strcmp(lw->m->globals[i].space, ".shared") == 0) r = add_shared(lw, &lw->m->globals[i]);
   size_t top = 0;
   for (; r == WS_OK && top < lw->e->nstmts && lw->e->stmts[top].kind == WS_PTX_REG_DECL; top++) {
     lw->st = &lw->e->stmts[top];

@@ -21,8 +21,8 @@ static const command commands[] = {
     {"run", ws_cli_run, "the main job: TinyViT32 pixel-to-logit on the simulated GPU, timed and checked"},
     {"asm", ws_cli_asm, "assemble a .wsa file; report its kernels or write a .wso object"},
     {"disasm", ws_cli_disasm, "print the canonical assembly of a .wso object or .wsa file"},
-    {"ptx", ws_cli_ptx, "translate a PTX file onto the ISA and print it with its source lines"},
-    {"exec", ws_cli_exec, "assemble and run a kernel with given grid, block, params and buffers"},
+    {"ptx", ws_cli_ptx, "translate PTX or CUDA C onto the ISA; print it with its source lines"},
+    {"exec", ws_cli_exec, "run a kernel (.wsa, .wso, .ptx, .cu) with given grid, block, params and buffers"},
     {"kernel", ws_cli_kernel, "print a generated kernel (GEMM ladder, attention, LayerNorm...) as .wsa"},
     {"example", ws_cli_example, "run a shipped example kernel and check it (saxpy, reduce, sgemm, mma)"},
     {"microbench", ws_cli_microbench, "run GPU microbenchmarks (latency, bandwidth, smem-banks, coalescing)"},
@@ -54,7 +54,8 @@ static const struct { const char *old, *now; } renamed[] = {{"bench-gpu", "micro
 static void print_help(FILE *out) {
   fprintf(out, "usage: warpscope COMMAND [OPTIONS]\n\n"
                "warpscope is a GPU memory-hierarchy simulator that runs kernels written in\n"
-               "its SIMT ISA (docs/isa.md).\n\ncommands:\n");
+               "its SIMT ISA (docs/isa.md), and CUDA C or PTX translated onto it (docs/cuda.md).\n\n"
+               "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n'warpscope COMMAND --help' describes a command.\n"

@@ -299,7 +299,7 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   ws_status r = ws_ptx_lower_entry(ctx, file, m, e, (const char(*)[WS_SRCNAME_MAX])names, &k.vc, &k.shared,
                                    &k.nshared, &k.params);
   free(names);
-  if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, e->name, &k.regs);
+  if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, k.name, &k.regs);
   if (r == WS_OK) r = header(ctx, file, o, &k);
   if (r == WS_OK && !body(o, m, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
   if (r == WS_OK) put_line(o, (origin){0, 0, 0}, "");

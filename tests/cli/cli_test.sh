@@ -668,5 +668,19 @@ big=(--gpu classroom --set gpu.num_sms=1024 --set l2.size_kib=1048576 --set l2.s
   --set l1.size_kib=1024 --set l1.assoc=64 --set l1.mshr_entries=4096 --set l2.mshr_entries_per_slice=4096
   --set hbm.queue_depth=4096)
 check run-sim-state 2 "the simulator's state for this GPU: 35" -- "$ws" run "${big[@]}" --batch 1024 --dim 128 --depth 8
+# ptx: PTX and CUDA C in, located refusals, usage errors
+check ptx-saxpy 0 "// kernel saxpy (saxpy): 22 instructions, 8 registers/thread" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx"
+check ptx-no-file 2 "expected a .ptx or .cu file" -- "$ws" ptx
+check ptx-not-ptx 2 "a .ptx or .cu file expected" -- "$ws" ptx "$src/README.md"
+check ptx-define-on-ptx 2 "-D and --instantiate apply to a .cu file" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" -D X=1
+check ptx-max-regs 2 "--max-regs must be 1..255, got '0'" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 0
+check ptx-onto-itself 2 "" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" -o "$src/tests/ptx/cuda/saxpy.ptx"
+check ptx-too-few-regs 1 "kernel 'saxpy': more than 4 registers are live at once" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 4
+check ptx-refused 1 "half_axpy.ptx:71: error: 'fma.rn.f16x2 %r7, %r8, %r9, %r10': f16, f16x2 and bf16 arithmetic is not supported" -- "$ws" ptx "$src/tests/ptx/cuda/half_axpy.ptx"
+check ptx-missing 1 "nope.ptx" -- "$ws" ptx "$tmp/nope.ptx"
+printf '__global__ void k(int *p) { p[0] = oops; }\n' > "$tmp/bad.cu"
+check ptx-cu-error 1 "bad.cu:1:36: error: use of undeclared identifier 'oops'" -- "$ws" ptx "$tmp/bad.cu"
+check ptx-template-none 1 "a template kernel is compiled only for the instances asked for" -- "$ws" ptx "$src/tests/ptx/cuda/sgemm_reg.cu"
+check exec-cu-kernel 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --kernel saxpy --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y --functional
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

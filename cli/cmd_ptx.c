@@ -95,9 +95,9 @@ static void summary(const ws_ptx_result *r, FILE *out) {
   for (size_t i = 0; i < r->nkernels; i++) {
     const ws_ptx_kernel_info *k = &r->kernels[i];
     fprintf(out,
-            "// kernel %s (%s): %u instructions, %u registers/thread, 0 bytes spilled, %u bytes static "
+            "// kernel %s (%s): %u instructions, %u registers/thread, %u bytes spilled, %u bytes static "
             "shared%s\n",
-            k->name, k->source_name, k->ninsns, k->regs_per_thread, k->static_shared_bytes,
+            k->name, k->source_name, k->ninsns, k->regs_per_thread, k->spill_bytes, k->static_shared_bytes,
             k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
   }
 }

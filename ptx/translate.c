@@ -164,7 +164,7 @@ typedef struct kernel_out {
   ws_ptx_shared *shared;
   size_t nshared;
   ws_ptx_pinfo *params;
-  uint32_t regs;
+  uint32_t regs, spill_bytes;
 } kernel_out;
 
 static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
@@ -185,6 +185,11 @@ static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel
   put_line(o, none, line);
   snprintf(line, sizeof line, ".kernel %s", k->name);
   put_line(o, none, line);
+  if (k->spill_bytes) {
+    snprintf(line, sizeof line, ".local %u                           // registers spilled to local memory",
+             k->spill_bytes);
+    put_line(o, none, line);
+  }
   for (size_t i = 0; i < k->e->nparams; i++) {
     const ws_ptx_param *p = &k->e->params[i];
     const char *t = param_type(p, &k->params[i]);
@@ -299,7 +304,7 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   ws_status r = ws_ptx_lower_entry(ctx, file, m, e, (const char(*)[WS_SRCNAME_MAX])names, &k.vc, &k.shared,
                                    &k.nshared, &k.params);
   free(names);
-  if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, k.name, &k.regs);
+  if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, k.name, &k.regs, &k.spill_bytes);
   if (r == WS_OK) r = header(ctx, file, o, &k);
   if (r == WS_OK && !body(o, m, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
   if (r == WS_OK) put_line(o, (origin){0, 0, 0}, "");
@@ -329,6 +334,7 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
     }
     ki->regs_per_thread = k->regs_per_thread;
     ki->static_shared_bytes = k->shared_size_bytes;
+    ki->spill_bytes = k->local_bytes; /* the translator's only use of local memory */
     for (uint32_t s = 0; s < k->nshared; s++) ki->dynamic_shared |= k->shared[s].size_bytes == 0;
     ki->ninsns = k->ninsns;
     size_t n = k->ninsns ? k->ninsns : 1;

@@ -134,6 +134,7 @@ typedef struct graph {
   uint64_t *adj;
   uint32_t *partner; /* a copy's other side, WS_VC_NONE: none */
   size_t *first;     /* first position where live or written, SIZE_MAX: never */
+  size_t *last;      /* and the last */
 } graph;
 
 static void link2(graph *g, uint32_t a, uint32_t b) {
@@ -163,6 +164,7 @@ static void build_graph(graph *g, const live *l, const ws_vcode *vc) {
         uint32_t v = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(seen));
         seen &= seen - 1;
         if (g->first[v] == SIZE_MAX) g->first[v] = i;
+        g->last[v] = i;
       }
       uint64_t defs = d[w];
       while (defs) {
@@ -223,64 +225,186 @@ static uint32_t pick(const graph *g, const ws_vcode *vc, uint32_t v, uint32_t si
   return UINT32_MAX;
 }
 
-static ws_status color(ws_ctx *ctx, ws_vcode *vc, const graph *g, uint32_t max_regs, const char *kernel,
-                       uint32_t *regs_used) {
-  order_key *ord = malloc((vc->nregs ? vc->nregs : 1) * sizeof *ord);
-  if (!ord) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory allocating registers", kernel);
-  for (size_t v = 0; v < vc->nregs; v++) ord[v] = (order_key){(uint32_t)v, g->first[v]};
+/* Colors every used register in order of first appearance; the register
+ * that found no place (WS_VC_NONE when all did). */
+static uint32_t color(ws_vcode *vc, const graph *g, uint32_t max_regs, order_key *ord, uint32_t *regs_used) {
+  for (size_t v = 0; v < vc->nregs; v++) ord[v] = (order_key){(uint32_t)v, g->first[v]}, vc->regs[v].phys = WS_VC_NONE;
   qsort(ord, vc->nregs, sizeof *ord, by_first);
-  ws_status st = WS_OK;
   *regs_used = 0;
-  for (size_t k = 0; k < vc->nregs && st == WS_OK; k++) {
+  for (size_t k = 0; k < vc->nregs; k++) {
     uint32_t v = ord[k].v;
     ws_vc_reg *r = &vc->regs[v];
     if (ord[k].first == SIZE_MAX) continue; /* never used */
-    uint32_t size = r->is_pred ? WS_NUM_PREDS : max_regs;
-    r->phys = pick(g, vc, v, size);
-    if (r->phys != UINT32_MAX) {
-      if (!r->is_pred && r->phys + r->words > *regs_used) *regs_used = r->phys + r->words;
-      continue;
-    }
-    r->phys = WS_VC_NONE;
-    if (r->is_pred)
-      st = ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "kernel '%s': more than %u predicates are live at once; predicates kept in "
-                       "registers are not supported yet",
-                       kernel, size);
-    else
-      st = ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "kernel '%s': more than %u registers are live at once (spilling to local memory "
-                       "is not supported yet)",
-                       kernel, size);
+    uint32_t p = pick(g, vc, v, r->is_pred ? WS_NUM_PREDS : max_regs);
+    if (p == UINT32_MAX) return v;
+    r->phys = p;
+    if (!r->is_pred && p + r->words > *regs_used) *regs_used = p + r->words;
   }
-  free(ord);
-  return st;
+  return WS_VC_NONE;
 }
 
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
-                         uint32_t *regs_used) {
-  live l = {.n = vc->ninsns, .nv = vc->nregs, .words = (vc->nregs + 63) / 64};
-  size_t cells = l.n * (l.words ? l.words : 1), nv = vc->nregs ? vc->nregs : 1;
-  l.in = calloc(cells, sizeof *l.in), l.out = calloc(cells, sizeof *l.out);
-  l.use = calloc(cells, sizeof *l.use), l.def = calloc(cells, sizeof *l.def);
-  l.succ = calloc(2 * (l.n ? l.n : 1), sizeof *l.succ);
-  graph g = {.nv = vc->nregs, .words = l.words};
-  g.adj = calloc(nv * (l.words ? l.words : 1), sizeof *g.adj);
-  g.partner = malloc(nv * sizeof *g.partner);
-  g.first = malloc(nv * sizeof *g.first);
-  ws_status st = WS_OK;
-  *regs_used = 0;
-  if (!l.in || !l.out || !l.use || !l.def || !l.succ || !g.adj || !g.partner || !g.first) {
-    st = ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory allocating registers", kernel);
-  } else {
-    for (size_t v = 0; v < nv; v++) g.partner[v] = WS_VC_NONE, g.first[v] = SIZE_MAX;
-    for (size_t i = 0; i < l.n; i++) uses_defs(&l, vc, &vc->insns[i], i);
-    successors(&l, vc);
-    solve(&l);
-    build_graph(&g, &l, vc);
-    st = color(ctx, vc, &g, max_regs, kernel, regs_used);
+/* ---- spilling ------------------------------------------------------------------------ */
+
+/* The value to spill when `failed` found no register: of it and its
+ * neighbours, the one live over the most instructions (freeing the most
+ * places), never a predicate or a spill's own temporary. */
+static uint32_t victim(const ws_vcode *vc, const graph *g, uint32_t failed) {
+  uint32_t best = WS_VC_NONE;
+  size_t best_span = 0;
+  const uint64_t *row = g->adj + (size_t)failed * g->words;
+  for (size_t x = 0; x <= g->words * 64; x++) {
+    uint32_t v;
+    if (x == g->words * 64) v = failed;
+    else if (x < vc->nregs && (row[x / 64] >> (x % 64) & 1)) v = (uint32_t)x;
+    else continue;
+    const ws_vc_reg *r = &vc->regs[v];
+    if (r->is_pred || r->no_spill || g->first[v] == SIZE_MAX) continue;
+    size_t span = g->last[v] - g->first[v] + 1;
+    if (span > best_span) best = v, best_span = span;
   }
-  free(l.in), free(l.out), free(l.use), free(l.def), free(l.succ);
-  free(g.adj), free(g.partner), free(g.first);
-  return st;
+  return best;
+}
+
+static bool refers(const ws_vc_op *o, uint32_t v) {
+  bool reg = o->kind == WS_VC_REG || o->kind == WS_VC_GMEM || (o->kind == WS_VC_SMEM && o->v != WS_VC_NONE);
+  return reg && o->v == v;
+}
+
+/* Appends a copy of `in` (or a fresh one when in is NULL) to out. */
+static ws_vc_insn *put(ws_vcode *out, const ws_vc_insn *in, const char *mnem, uint32_t src) {
+  ws_vc_insn *n = ws_vcode_add(out, mnem, src);
+  if (n && in) *n = *in;
+  return n;
+}
+
+/* Rewrites every instruction touching v to go through a fresh temporary:
+ * loaded from local offset `off` before a use (or a partial or guarded
+ * write, which keeps the other words or lanes), stored after a write. */
+static bool spill(ws_vcode *vc, uint32_t v, uint32_t off) {
+  ws_vcode out = {.regs = vc->regs, .nregs = vc->nregs, .regs_cap = vc->regs_cap};
+  uint8_t w = vc->regs[v].words;
+  char ld[16], st[16], at[32];
+  snprintf(ld, sizeof ld, "LDL.%u", 32u * w);
+  snprintf(st, sizeof st, "STL.%u", 32u * w);
+  snprintf(at, sizeof at, "[RZ+%u]", off);
+  for (size_t i = 0; i < vc->ninsns && !out.oom; i++) {
+    ws_vc_insn in = vc->insns[i];
+    bool uses = false, defs = false, partial = false;
+    for (unsigned k = 0; k < in.nops; k++) {
+      if (!refers(&in.ops[k], v)) continue;
+      if (in.ops[k].def) defs = true, partial |= in.ops[k].kind == WS_VC_REG && in.ops[k].words < w;
+      else uses = true;
+    }
+    if (!uses && !defs) {
+      put(&out, &in, "", 0);
+      continue;
+    }
+    uint32_t t = ws_vcode_new_reg(&out, w, false);
+    if (out.oom) break;
+    out.regs[t].no_spill = 1;
+    if (uses || partial || in.guard != WS_VC_NONE) {
+      ws_vc_insn *l = put(&out, NULL, ld, in.src);
+      if (l) l->ops[0] = (ws_vc_op){.kind = WS_VC_REG, .def = 1, .v = t, .words = w}, l->nops = 2;
+      if (l) snprintf(l->ops[1].text, sizeof l->ops[1].text, "%s", at), l->ops[1].kind = WS_VC_TEXT;
+    }
+    for (unsigned k = 0; k < in.nops; k++)
+      if (refers(&in.ops[k], v)) in.ops[k].v = t;
+    put(&out, &in, "", 0);
+    if (defs) {
+      ws_vc_insn *s = put(&out, NULL, st, in.src);
+      if (s) {
+        s->nops = 2;
+        s->ops[0].kind = WS_VC_TEXT;
+        snprintf(s->ops[0].text, sizeof s->ops[0].text, "%s", at);
+        s->ops[1] = (ws_vc_op){.kind = WS_VC_REG, .v = t, .words = w};
+        s->guard = in.guard, s->guard_neg = in.guard_neg;
+      }
+    }
+  }
+  vc->regs = out.regs, vc->nregs = out.nregs, vc->regs_cap = out.regs_cap;
+  if (out.oom) {
+    free(out.insns);
+    vc->oom = true;
+    return false;
+  }
+  free(vc->insns);
+  vc->insns = out.insns, vc->ninsns = out.ninsns, vc->insns_cap = out.insns_cap;
+  return true;
+}
+
+/* ---- the allocation ------------------------------------------------------------------- */
+
+typedef struct attempt {
+  live l;
+  graph g;
+  order_key *ord;
+} attempt;
+
+static void attempt_free(attempt *a) {
+  free(a->l.in), free(a->l.out), free(a->l.use), free(a->l.def), free(a->l.succ);
+  free(a->g.adj), free(a->g.partner), free(a->g.first), free(a->g.last), free(a->ord);
+  memset(a, 0, sizeof *a);
+}
+
+/* Liveness and the interference graph of vc as it stands; false on out of memory. */
+static bool analyse(attempt *a, const ws_vcode *vc) {
+  live *l = &a->l;
+  graph *g = &a->g;
+  *l = (live){.n = vc->ninsns, .nv = vc->nregs, .words = (vc->nregs + 63) / 64};
+  size_t cells = l->n * (l->words ? l->words : 1), nv = vc->nregs ? vc->nregs : 1;
+  l->in = calloc(cells, sizeof *l->in), l->out = calloc(cells, sizeof *l->out);
+  l->use = calloc(cells, sizeof *l->use), l->def = calloc(cells, sizeof *l->def);
+  l->succ = calloc(2 * (l->n ? l->n : 1), sizeof *l->succ);
+  *g = (graph){.nv = vc->nregs, .words = l->words};
+  g->adj = calloc(nv * (l->words ? l->words : 1), sizeof *g->adj);
+  g->partner = malloc(nv * sizeof *g->partner);
+  g->first = malloc(nv * sizeof *g->first);
+  g->last = calloc(nv, sizeof *g->last);
+  a->ord = malloc(nv * sizeof *a->ord);
+  if (!l->in || !l->out || !l->use || !l->def || !l->succ || !g->adj || !g->partner || !g->first || !g->last ||
+      !a->ord)
+    return false;
+  for (size_t v = 0; v < nv; v++) g->partner[v] = WS_VC_NONE, g->first[v] = SIZE_MAX;
+  for (size_t i = 0; i < l->n; i++) uses_defs(l, vc, &vc->insns[i], i);
+  successors(l, vc);
+  solve(l);
+  build_graph(g, l, vc);
+  return true;
+}
+
+static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint32_t max_regs, const char *kernel) {
+  if (vc->regs[failed].is_pred)
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                       "kernel '%s': more than %u predicates are live at once; predicates kept in "
+                       "registers are not supported yet",
+                       kernel, WS_NUM_PREDS);
+  return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                     "kernel '%s': does not fit in %u registers even with spilling (one instruction "
+                     "needs more at once)",
+                     kernel, max_regs);
+}
+
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used,
+                         uint32_t *spill_bytes) {
+  *regs_used = 0, *spill_bytes = 0;
+  for (;;) {
+    attempt a;
+    memset(&a, 0, sizeof a);
+    if (!analyse(&a, vc)) {
+      attempt_free(&a);
+      return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory allocating registers", kernel);
+    }
+    uint32_t failed = color(vc, &a.g, max_regs, a.ord, regs_used);
+    uint32_t v = failed == WS_VC_NONE ? WS_VC_NONE : victim(vc, &a.g, failed);
+    attempt_free(&a);
+    if (failed == WS_VC_NONE) return WS_OK;
+    if (v == WS_VC_NONE) return no_room(ctx, vc, failed, max_regs, kernel);
+    uint32_t align = 4u * vc->regs[v].words, off = (*spill_bytes + align - 1) / align * align;
+    if (off + align > WS_SPILL_MAX_BYTES)
+      return ws_ctx_fail(ctx, WS_ERR_LIMIT, "kernel '%s': spills would take more than %u bytes of local memory",
+                         kernel, WS_SPILL_MAX_BYTES);
+    if (!spill(vc, v, off))
+      return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory spilling registers", kernel);
+    *spill_bytes = off + align;
+  }
 }

@@ -19,6 +19,7 @@
 #define WS_VC_NONE UINT32_MAX
 #define WS_VC_MAX_OPS 5
 #define WS_VC_TEXT_MAX 96
+#define WS_SPILL_MAX_BYTES (64u << 10) /* local memory the allocator may spill to, per thread */
 
 typedef enum ws_vc_kind {
   WS_VC_REG,  /* a virtual register's words [word, word + words) */
@@ -58,7 +59,8 @@ typedef struct ws_vc_insn {
 typedef struct ws_vc_reg {
   uint8_t words; /* 1, 2 or 4 */
   uint8_t is_pred;
-  uint32_t phys; /* after allocation: first register or predicate */
+  uint8_t no_spill; /* a spill's own temporary: spilling it again gains nothing */
+  uint32_t phys;    /* after allocation: first register or predicate */
 } ws_vc_reg;
 
 typedef struct ws_vcode {
@@ -77,9 +79,14 @@ void ws_vcode_free(ws_vcode *vc);
 /* Allocates every virtual register onto R0..max_regs-1 (pairs aligned to 2,
  * quads to 4) and every predicate onto P0..P6 by coloring the interference
  * graph of a liveness pass over the control-flow graph; a copy whose two
- * sides share a register becomes a no-op the emitter leaves out.
- * *regs_used: highest register + 1. WS_ERR_LIMIT naming what did not fit. */
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
-                         uint32_t *regs_used);
+ * sides share a register becomes a no-op the emitter leaves out. When the
+ * registers do not suffice, values are spilled to local memory one at a
+ * time, the longest-lived first (each use reloads it with LDL into a short
+ * temporary, each definition stores it with STL) until the rest fit.
+ * *regs_used: highest register + 1; *spill_bytes: local memory per thread
+ * the spills take. WS_ERR_LIMIT naming what did not fit (predicates are
+ * never spilled). */
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used,
+                         uint32_t *spill_bytes);
 
 #endif

@@ -345,10 +345,42 @@ Test(ptx, registers_are_shared_by_values_whose_lives_do_not_overlap) {
   uint32_t regs = res.kernels[0].regs_per_thread;
   cr_expect(regs >= 100 && regs <= 104, "%u registers", regs);
   ws_ptx_result_free(&res);
-  ws_ptx_opts small = {.max_regs = 64};
-  cr_expect_eq(ws_ptx_translate(ctx, s, strlen(s), "live.ptx", &small, &res), WS_ERR_LIMIT);
-  cr_expect(strstr(ws_errmsg(ctx), "more than 64 registers are live at once"), "%s", ws_errmsg(ctx));
+  ws_ptx_opts one = {.max_regs = 1}; /* a pointer pair cannot fit, spilled or not */
+  cr_expect_eq(ws_ptx_translate(ctx, s, strlen(s), "live.ptx", &one, &res), WS_ERR_LIMIT);
+  cr_expect(strstr(ws_errmsg(ctx), "kernel 'live': does not fit in 1 registers even with spilling"), "%s",
+            ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
+  free(s);
+}
+
+/* Under --max-regs 64 the 100 live values spill to local memory; the sum
+ * comes out the same, in both modes, and the spills are real traffic. */
+Test(ptx, spilled_values_come_back_from_local_memory) {
+  char *s = many_live_ptx(100);
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ws_ctx_create();
+    ws_ptx_opts small = {.max_regs = 64};
+    cr_assert_eq(ws_ptx_translate(r.ctx, s, strlen(s), "live.ptx", &small, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+    const ws_ptx_kernel_info *ki = &r.res.kernels[0];
+    cr_expect_leq(ki->regs_per_thread, 64);
+    cr_expect(ki->spill_bytes >= 4 * (100 - 64) && ki->spill_bytes % 4 == 0, "%u bytes spilled", ki->spill_bytes);
+    r.k = ws_program_find_kernel(r.res.prog, "live");
+    cr_assert_not_null(r.k);
+    cr_expect_eq(r.k->local_bytes, ki->spill_bytes);
+    ws_gpu_cfg cfg = ws_config_default();
+    cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+    ws_args_init(&r.args, r.k);
+    static uint32_t v[100];
+    for (int i = 0; i < 100; i++) v[i] = (uint32_t)(i + 1) * 3u;
+    uint64_t d = buf(&r, "pa", sizeof v, v);
+    launch(&r, 1, 1, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    uint32_t got = 0;
+    read_back(&r, &got, d, 4);
+    cr_expect_eq(got, 3u * 5050u, "sum %u", got);
+    stop(&r);
+  }
   free(s);
 }
 

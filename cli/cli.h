@@ -17,6 +17,7 @@
 #include "base/outputs.h"
 #include "isa/program.h"
 #include "models/kgen/gemmgen.h"
+#include "ptx/ptx.h"
 #include "sim/host/device.h"
 #include "sim/host/runtime.h"
 #include "traces/journey.h"
@@ -81,6 +82,10 @@ bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
 /* A program from FILE: .wsa assembly, a .wso object, PTX (.ptx) or CUDA C
  * (.cu) translated. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
+/* The same, a .cu compiled with `cuda` (-D, --instantiate) and PTX
+ * translated with `opts` (--max-regs); NULL for the defaults. */
+ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
+                             ws_program **out);
 /* The kernel named `name`, or the only kernel when name is NULL. */
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
                              const ws_kernel **out);

@@ -39,6 +39,10 @@ static const char exec_help[] =
     "  --print NAME[:TYPE[:COUNT]]  after the run, print buffer NAME as f32, u32, s32, f16\n"
     "                       or x32 (hex words); TYPE defaults to the buffer's SPEC type\n"
     "  --out NAME=PATH      after the run, write buffer NAME's raw bytes to PATH\n"
+    "  -D NAME[=VALUE]      a macro for compiling a .cu FILE (repeatable)\n"
+    "  --instantiate K<ARGS>  emit this instance of a template kernel of a .cu FILE\n"
+    "  --max-regs N         registers per thread for a translated .ptx or .cu kernel (1..255);\n"
+    "                       what does not fit spills to local memory (docs/cuda.md)\n"
     "%s%s"
     "  -h, --help           this text\n\n"
     "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
@@ -69,6 +73,9 @@ typedef struct exec_opts {
   int nargs, nbufs, nprints, nouts;
   ws_cli_gpuopt gpu;
   ws_cli_runopt run;
+  const char *defines[MAX_ITEMS], *instances[MAX_ITEMS];
+  int ndefines, ninstances;
+  uint32_t max_regs; /* 0: the translator's default */
 } exec_opts;
 
 static int push_item(const char **list, int *count, const char *value) {
@@ -301,6 +308,8 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
                                         {"out", required_argument, NULL, 'o'},
                                         {"gpu", required_argument, NULL, 'G'},
                                         {"set", required_argument, NULL, 'S'},
+                                        {"instantiate", required_argument, NULL, 'I'},
+                                        {"max-regs", required_argument, NULL, 'R'},
                                         WS_CLI_RUNOPT_LONGS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
@@ -308,9 +317,17 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
   int c, rc = WS_EXIT_OK;
   uint64_t v;
   ws_cli_seen seen = {{0}};
-  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set,check")) != WS_EXIT_OK) break;
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":hD:", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set,check,instantiate")) != WS_EXIT_OK)
+      break;
     switch (c) {
+    case 'D': rc = push_item(o->defines, &o->ndefines, optarg); break;
+    case 'I': rc = push_item(o->instances, &o->ninstances, optarg); break;
+    case 'R':
+      if (!ws_cli_parse_u64(optarg, 255, &v) || v == 0)
+        return ws_cli_usage_error("exec", "--max-regs must be 1..255, got '%s'", optarg);
+      o->max_regs = (uint32_t)v;
+      break;
     case 'K': o->kernel = optarg; break;
     case 'g': rc = parse_dim_flag("--grid", optarg, &o->grid, &o->have_grid); break;
     case 'b': rc = parse_dim_flag("--block", optarg, &o->block, &o->have_block); break;
@@ -474,7 +491,13 @@ static ws_status run(exec_state *s, exec_opts *o) {
   ws_status st = ws_cli_gpuopt_resolve(s->ctx, &o->gpu, &cfg);
   s->usage = st == WS_ERR_USAGE;
   if (st == WS_OK && (st = ws_cli_traceopt_check_gpu(s->ctx, &o->run.trace, &cfg)) != WS_OK) s->usage = true;
-  if (st == WS_OK) st = ws_cli_load_program(s->ctx, o->file, &s->prog);
+  ws_cuda_opts cuda = {.defines = o->defines,
+                       .ndefines = (size_t)o->ndefines,
+                       .instantiate = o->instances,
+                       .ninstantiate = (size_t)o->ninstances};
+  ws_ptx_opts popts = {.max_regs = o->max_regs};
+  if (st == WS_OK) st = ws_cli_load_source(s->ctx, o->file, &cuda, &popts, &s->prog);
+  s->usage |= st == WS_ERR_USAGE;
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
   if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
   if (st != WS_OK) return st;

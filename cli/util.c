@@ -90,9 +90,14 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
 }
 
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
+  return ws_cli_load_source(ctx, path, NULL, NULL, out);
+}
+
+ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
+                             ws_program **out) {
   if (ws_ptx_is_source(path)) {
     ws_ptx_result res;
-    ws_status st = ws_ptx_load_file(ctx, path, NULL, NULL, &res);
+    ws_status st = ws_ptx_load_file(ctx, path, cuda, opts, &res);
     if (st == WS_OK) *out = ws_ptx_result_take_program(&res);
     ws_ptx_result_free(&res);
     return st;

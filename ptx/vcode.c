@@ -228,7 +228,8 @@ static uint32_t pick(const graph *g, const ws_vcode *vc, uint32_t v, uint32_t si
 /* Colors every used register in order of first appearance; the register
  * that found no place (WS_VC_NONE when all did). */
 static uint32_t color(ws_vcode *vc, const graph *g, uint32_t max_regs, order_key *ord, uint32_t *regs_used) {
-  for (size_t v = 0; v < vc->nregs; v++) ord[v] = (order_key){(uint32_t)v, g->first[v]}, vc->regs[v].phys = WS_VC_NONE;
+  for (size_t v = 0; v < vc->nregs; v++)
+    ord[v] = (order_key){(uint32_t)v, g->first[v]}, vc->regs[v].phys = WS_VC_NONE;
   qsort(ord, vc->nregs, sizeof *ord, by_first);
   *regs_used = 0;
   for (size_t k = 0; k < vc->nregs; k++) {
@@ -254,9 +255,12 @@ static uint32_t victim(const ws_vcode *vc, const graph *g, uint32_t failed) {
   const uint64_t *row = g->adj + (size_t)failed * g->words;
   for (size_t x = 0; x <= g->words * 64; x++) {
     uint32_t v;
-    if (x == g->words * 64) v = failed;
-    else if (x < vc->nregs && (row[x / 64] >> (x % 64) & 1)) v = (uint32_t)x;
-    else continue;
+    if (x == g->words * 64)
+      v = failed;
+    else if (x < vc->nregs && (row[x / 64] >> (x % 64) & 1))
+      v = (uint32_t)x;
+    else
+      continue;
     const ws_vc_reg *r = &vc->regs[v];
     if (r->is_pred || r->no_spill || g->first[v] == SIZE_MAX) continue;
     size_t span = g->last[v] - g->first[v] + 1;
@@ -292,8 +296,10 @@ static bool spill(ws_vcode *vc, uint32_t v, uint32_t off) {
     bool uses = false, defs = false, partial = false;
     for (unsigned k = 0; k < in.nops; k++) {
       if (!refers(&in.ops[k], v)) continue;
-      if (in.ops[k].def) defs = true, partial |= in.ops[k].kind == WS_VC_REG && in.ops[k].words < w;
-      else uses = true;
+      if (in.ops[k].def)
+        defs = true, partial |= in.ops[k].kind == WS_VC_REG && in.ops[k].words < w;
+      else
+        uses = true;
     }
     if (!uses && !defs) {
       put(&out, &in, "", 0);
@@ -361,8 +367,8 @@ static bool analyse(attempt *a, const ws_vcode *vc) {
   g->first = malloc(nv * sizeof *g->first);
   g->last = calloc(nv, sizeof *g->last);
   a->ord = malloc(nv * sizeof *a->ord);
-  if (!l->in || !l->out || !l->use || !l->def || !l->succ || !g->adj || !g->partner || !g->first || !g->last ||
-      !a->ord)
+  if (!l->in || !l->out || !l->use || !l->def || !l->succ || !g->adj || !g->partner || !g->first ||
+      !g->last || !a->ord)
     return false;
   for (size_t v = 0; v < nv; v++) g->partner[v] = WS_VC_NONE, g->first[v] = SIZE_MAX;
   for (size_t i = 0; i < l->n; i++) uses_defs(l, vc, &vc->insns[i], i);
@@ -372,7 +378,8 @@ static bool analyse(attempt *a, const ws_vcode *vc) {
   return true;
 }
 
-static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint32_t max_regs, const char *kernel) {
+static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint32_t max_regs,
+                         const char *kernel) {
   if (vc->regs[failed].is_pred)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT,
                        "kernel '%s': more than %u predicates are live at once; predicates kept in "
@@ -384,8 +391,8 @@ static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint3
                      kernel, max_regs);
 }
 
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used,
-                         uint32_t *spill_bytes) {
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
+                         uint32_t *regs_used, uint32_t *spill_bytes) {
   *regs_used = 0, *spill_bytes = 0;
   for (;;) {
     attempt a;
@@ -401,8 +408,9 @@ ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const cha
     if (v == WS_VC_NONE) return no_room(ctx, vc, failed, max_regs, kernel);
     uint32_t align = 4u * vc->regs[v].words, off = (*spill_bytes + align - 1) / align * align;
     if (off + align > WS_SPILL_MAX_BYTES)
-      return ws_ctx_fail(ctx, WS_ERR_LIMIT, "kernel '%s': spills would take more than %u bytes of local memory",
-                         kernel, WS_SPILL_MAX_BYTES);
+      return ws_ctx_fail(ctx, WS_ERR_LIMIT,
+                         "kernel '%s': spills would take more than %u bytes of local memory", kernel,
+                         WS_SPILL_MAX_BYTES);
     if (!spill(vc, v, off))
       return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory spilling registers", kernel);
     *spill_bytes = off + align;

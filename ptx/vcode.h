@@ -86,7 +86,7 @@ void ws_vcode_free(ws_vcode *vc);
  * *regs_used: highest register + 1; *spill_bytes: local memory per thread
  * the spills take. WS_ERR_LIMIT naming what did not fit (predicates are
  * never spilled). */
-ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel, uint32_t *regs_used,
-                         uint32_t *spill_bytes);
+ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
+                         uint32_t *regs_used, uint32_t *spill_bytes);
 
 #endif

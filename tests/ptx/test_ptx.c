@@ -362,10 +362,12 @@ Test(ptx, spilled_values_come_back_from_local_memory) {
     memset(&r, 0, sizeof r);
     r.ctx = ws_ctx_create();
     ws_ptx_opts small = {.max_regs = 64};
-    cr_assert_eq(ws_ptx_translate(r.ctx, s, strlen(s), "live.ptx", &small, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+    cr_assert_eq(ws_ptx_translate(r.ctx, s, strlen(s), "live.ptx", &small, &r.res), WS_OK, "%s",
+                 ws_errmsg(r.ctx));
     const ws_ptx_kernel_info *ki = &r.res.kernels[0];
     cr_expect_leq(ki->regs_per_thread, 64);
-    cr_expect(ki->spill_bytes >= 4 * (100 - 64) && ki->spill_bytes % 4 == 0, "%u bytes spilled", ki->spill_bytes);
+    cr_expect(ki->spill_bytes >= 4 * (100 - 64) && ki->spill_bytes % 4 == 0, "%u bytes spilled",
+              ki->spill_bytes);
     r.k = ws_program_find_kernel(r.res.prog, "live");
     cr_assert_not_null(r.k);
     cr_expect_eq(r.k->local_bytes, ki->spill_bytes);

@@ -97,6 +97,7 @@ bench: build
 	./$(BUILD)/bench_vit a100 8
 	./$(BUILD)/bench_viz h100 600
 	./$(BUILD)/bench_sample a100 blocktile2d 1024 1024 1024
+	./$(BUILD)/bench_ptx .
 
 docs: build
 	./$(BUILD)/ws-docgen --update

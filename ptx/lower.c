@@ -34,7 +34,7 @@ struct ws_ptx_lower {
   const char *file;
   const ws_ptx_module *m;
   const ws_ptx_entry *e;
-  const char (*param_names)[WS_SRCNAME_MAX];
+  const ws_srcparam *param_names;
   ws_vcode *vc;
   decl *decls;
   size_t ndecls, decls_cap, declared;
@@ -1841,7 +1841,8 @@ static ws_status name_params(lower *lw) {
   for (size_t i = 0; i < lw->e->nparams; i++) {
     const char *n = lw->e->params[i].name;
     if (strncmp(n, lw->e->name, el) == 0 && n[el] == '_') n += el + 1;
-    if (lw->param_names) n = lw->param_names[i];
+    if (lw->param_names) n = lw->param_names[i].name;
+    if (lw->param_names) lw->params[i].is_ptr = lw->param_names[i].is_ptr && lw->e->params[i].size_bytes == 8;
     snprintf(lw->params[i].name, sizeof lw->params[i].name, "%.*s", WS_PTX_SYM_MAX, n);
   }
   return WS_OK;
@@ -1948,7 +1949,7 @@ static ws_status lower_all(lower *lw) {
 }
 
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
-                             const char (*param_names)[WS_SRCNAME_MAX], ws_vcode *vc, ws_ptx_shared **shared,
+                             const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
                              size_t *nshared, ws_ptx_pinfo **params) {
   lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc, .param_names = param_names};
   memset(vc, 0, sizeof *vc);

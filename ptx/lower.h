@@ -35,7 +35,7 @@ typedef struct ws_ptx_lower ws_ptx_lower;
  * its params' names (param_names when not NULL, one per param, else
  * param_0, param_1 ...) and kinds. The caller frees vc, shared and params. */
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
-                             const char (*param_names)[WS_SRCNAME_MAX], ws_vcode *vc, ws_ptx_shared **shared,
+                             const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
                              size_t *nshared, ws_ptx_pinfo **params);
 
 #endif

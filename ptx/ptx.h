@@ -6,7 +6,9 @@
  * into the program, so a translated kernel is checked, analysed
  * (reconvergence at immediate post-dominators) and run exactly as a
  * hand-written one. Each instruction of the program keeps the PTX line and
- * the CUDA file:line it came from. */
+ * the CUDA file:line it came from; the program's own instruction lines,
+ * which fault and check reports quote, are the user's file's: PTX lines,
+ * or CUDA lines for a .cu file. */
 #ifndef WS_PTX_H
 #define WS_PTX_H
 

@@ -29,22 +29,25 @@ static size_t find_call(const char *text, size_t from, size_t to, const char *ke
 }
 
 /* The last identifier of declarator [a, b), defaults and array bounds aside. */
-static bool last_ident(const char *text, size_t a, size_t b, char *out) {
-  for (size_t i = a; i < b; i++)
+static bool last_ident(const char *text, size_t a, size_t b, ws_srcparam *out) {
+  out->is_ptr = false;
+  for (size_t i = a; i < b; i++) {
     if (text[i] == '=' || text[i] == '[') b = i;
+    if (i < b && text[i] == '*') out->is_ptr = true;
+  }
   while (b > a && !ident_char(text[b - 1])) b--;
   size_t e = b;
   while (b > a && ident_char(text[b - 1])) b--;
   if (e == b || e - b >= WS_SRCNAME_MAX || (text[b] >= '0' && text[b] <= '9')) return false;
-  memcpy(out, text + b, e - b);
-  out[e - b] = '\0';
+  memcpy(out->name, text + b, e - b);
+  out->name[e - b] = '\0';
   return true;
 }
 
-static bool distinct(char (*names)[WS_SRCNAME_MAX], size_t n) {
+static bool distinct(const ws_srcparam *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < i; j++)
-      if (strcmp(names[i], names[j]) == 0) return false;
+      if (strcmp(p[i].name, p[j].name) == 0) return false;
   return true;
 }
 
@@ -68,7 +71,7 @@ static size_t find_definition(const char *text, size_t len, uint32_t line, const
 }
 
 bool ws_srcnames_params(const char *text, size_t len, uint32_t line, const char *kernel, size_t nparams,
-                        char (*names)[WS_SRCNAME_MAX]) {
+                        ws_srcparam *names) {
   size_t open = find_definition(text, len, line, kernel);
   if (open == SIZE_MAX) return false;
   size_t found = 0, start = open + 1;
@@ -84,7 +87,7 @@ bool ws_srcnames_params(const char *text, size_t len, uint32_t line, const char 
       for (size_t k = start; k < i && empty; k++)
         empty = text[k] == ' ' || text[k] == '\t' || text[k] == '\n';
       if (!(empty && c == ')' && found == 0)) {
-        if (found == nparams || !last_ident(text, start, i, names[found])) return false;
+        if (found == nparams || !last_ident(text, start, i, &names[found])) return false;
         found++;
       }
       if (c == ')') return found == nparams && distinct(names, found);

@@ -16,12 +16,18 @@
 
 #define WS_SRCNAME_MAX 64
 
+/* One parameter as the source declares it. */
+typedef struct ws_srcparam {
+  char name[WS_SRCNAME_MAX];
+  bool is_ptr; /* its declarator has a '*': a pointer, whatever the kernel does with it */
+} ws_srcparam;
+
 /* Reads the parameter list of the definition of `kernel` (its source name
  * without template arguments) that starts on or up to 8 lines before `line`
  * (1-based; 0: unknown) of `text`, else of its first __global__ definition;
  * true when it finds exactly `nparams` names, each a C identifier, all
  * different, written to names. */
 bool ws_srcnames_params(const char *text, size_t len, uint32_t line, const char *kernel, size_t nparams,
-                        char (*names)[WS_SRCNAME_MAX]);
+                        ws_srcparam *params);
 
 #endif

@@ -278,12 +278,11 @@ static uint32_t entry_line(const ws_ptx_module *m, const ws_ptx_entry *e, const 
 }
 
 /* The params' names from the CUDA source, or NULL (positional names). */
-static char (*source_params(const ws_ptx_module *m, const ws_ptx_entry *e,
-                            const ws_ptx_opts *opts))[WS_SRCNAME_MAX] {
+static ws_srcparam *source_params(const ws_ptx_module *m, const ws_ptx_entry *e, const ws_ptx_opts *opts) {
   if (!opts || !opts->cuda_text || !e->nparams) return NULL;
   uint32_t line = entry_line(m, e, opts->cuda_path);
   char *src = ws_cuda_demangle(e->name);
-  char(*names)[WS_SRCNAME_MAX] = malloc(e->nparams * sizeof *names);
+  ws_srcparam *names = malloc(e->nparams * sizeof *names);
   bool ok = src && names;
   if (ok) {
     src[strcspn(src, "<")] = '\0'; /* the template's own name */
@@ -300,9 +299,8 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   const ws_ptx_entry *e = &m->entries[ei];
   kernel_out k = {.e = e};
   kernel_name_of(m, ei, k.name, sizeof k.name);
-  char(*names)[WS_SRCNAME_MAX] = source_params(m, e, opts);
-  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, (const char(*)[WS_SRCNAME_MAX])names, &k.vc, &k.shared,
-                                   &k.nshared, &k.params);
+  ws_srcparam *names = source_params(m, e, opts);
+  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, names, &k.vc, &k.shared, &k.nshared, &k.params);
   free(names);
   if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, k.name, &k.regs, &k.spill_bytes);
   if (r == WS_OK) r = header(ctx, file, o, &k);
@@ -354,6 +352,30 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
   return WS_OK;
 }
 
+/* The program's per-instruction lines, which fault and check messages
+ * quote, become the user's file's lines: the PTX line for a .ptx file, the
+ * CUDA line for a .cu one (0 where the instruction came from a header or
+ * from code clang made). */
+static void user_lines(ws_ptx_result *res, const ws_ptx_module *m, const ws_ptx_opts *opts) {
+  const char *cu = opts && opts->cuda_text ? opts->cuda_path : NULL;
+  const char *base = cu ? strrchr(cu, '/') : NULL;
+  base = base ? base + 1 : cu;
+  for (size_t i = 0; i < res->nkernels; i++) {
+    ws_kernel *k = &res->prog->kernels[i];
+    const ws_ptx_kernel_info *ki = &res->kernels[i];
+    for (uint32_t j = 0; k->insn_lines && j < k->ninsns; j++) {
+      if (!cu) {
+        k->insn_lines[j] = ki->ptx_line[j];
+        continue;
+      }
+      uint32_t f = ki->cuda_file[j];
+      const char *name = f < m->nfiles && m->files[f] ? m->files[f] : "";
+      const char *fb = strrchr(name, '/');
+      k->insn_lines[j] = strcmp(fb ? fb + 1 : name, base) == 0 ? ki->cuda_line[j] : 0;
+    }
+  }
+}
+
 static ws_status take_files(ws_ptx_result *res, ws_ptx_module *m) {
   res->files = m->files, res->nfiles = m->nfiles;
   m->files = NULL, m->nfiles = 0;
@@ -391,6 +413,7 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   }
   if (r == WS_OK && infos(out, &m, &o) != WS_OK)
     r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
+  if (r == WS_OK) user_lines(out, &m, opts);
   if (r == WS_OK) r = take_files(out, &m);
   ws_text_free(&o.t);
   free(o.lines);

@@ -64,8 +64,12 @@ static uint64_t *set_of(uint64_t *base, const live *l, size_t i) { return base +
 static void set_bit(uint64_t *s, uint32_t v) { s[v / 64] |= (uint64_t)1 << (v % 64); }
 
 /* Uses and definitions of instruction i. A guarded definition keeps the
- * old value in the lanes whose guard fails, so it reads the register too. */
-static void uses_defs(live *l, const ws_vcode *vc, const ws_vc_insn *in, size_t i) {
+ * old value in the lanes whose guard fails, and a write of some words of a
+ * pair or quad keeps the others, so either reads the register too, where
+ * an earlier write may have given it a value (maydef, the registers some
+ * path from the entry has written; NULL: every register): a 64-bit value
+ * built word by word is not live before its first word is written. */
+static void uses_defs(live *l, const ws_vcode *vc, const ws_vc_insn *in, size_t i, const uint64_t *maydef) {
   uint64_t *u = set_of(l->use, l, i), *d = set_of(l->def, l, i);
   if (in->kind != WS_VC_INSN) return;
   if (in->guard != WS_VC_NONE) set_bit(u, in->guard);
@@ -77,7 +81,8 @@ static void uses_defs(live *l, const ws_vcode *vc, const ws_vc_insn *in, size_t 
     if (o->def) {
       set_bit(d, o->v);
       bool partial = o->kind == WS_VC_REG && o->words < vc->regs[o->v].words;
-      if (in->guard != WS_VC_NONE || partial) set_bit(u, o->v); /* the other lanes' or words' values stay */
+      bool had = !maydef || (maydef[o->v / 64] >> (o->v % 64) & 1);
+      if ((in->guard != WS_VC_NONE || partial) && had) set_bit(u, o->v);
     } else {
       set_bit(u, o->v);
     }
@@ -99,6 +104,27 @@ static void successors(live *l, const ws_vcode *vc) {
     if (in->kind == WS_VC_INSN && in->is_branch) s[0] = find_label(vc, in->label);
     bool falls = !(in->kind == WS_VC_INSN && (in->is_branch || in->is_exit) && unguarded);
     if (falls && i + 1 < l->n) s[1] = i + 1;
+  }
+}
+
+/* Registers some path from the entry has written before each instruction
+ * (forward, over the successors), into maydef (n sets). */
+static void may_define(const live *l, uint64_t *maydef) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < l->n; i++) {
+      const uint64_t *in = set_of(maydef, l, i), *d = set_of(l->def, l, i);
+      for (int k = 0; k < 2; k++) {
+        size_t s = l->succ[2 * i + k];
+        if (s == SIZE_MAX) continue;
+        uint64_t *to = set_of(maydef, l, s);
+        for (size_t w = 0; w < l->words; w++) {
+          uint64_t v = to[w] | in[w] | d[w];
+          if (v != to[w]) to[w] = v, changed = true;
+        }
+      }
+    }
   }
 }
 
@@ -371,8 +397,15 @@ static bool analyse(attempt *a, const ws_vcode *vc) {
       !g->last || !a->ord)
     return false;
   for (size_t v = 0; v < nv; v++) g->partner[v] = WS_VC_NONE, g->first[v] = SIZE_MAX;
-  for (size_t i = 0; i < l->n; i++) uses_defs(l, vc, &vc->insns[i], i);
+  for (size_t i = 0; i < l->n; i++) uses_defs(l, vc, &vc->insns[i], i, NULL);
   successors(l, vc);
+  uint64_t *maydef = calloc(cells, sizeof *maydef);
+  if (!maydef) return false;
+  may_define(l, maydef);
+  memset(l->use, 0, cells * sizeof *l->use);
+  memset(l->def, 0, cells * sizeof *l->def);
+  for (size_t i = 0; i < l->n; i++) uses_defs(l, vc, &vc->insns[i], i, set_of(maydef, l, i));
+  free(maydef);
   solve(l);
   build_graph(g, l, vc);
   return true;

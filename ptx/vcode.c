@@ -169,13 +169,15 @@ static void link2(graph *g, uint32_t a, uint32_t b) {
   set_bit(g->adj + (size_t)b * g->words, a);
 }
 
-/* A whole-register copy MOV d, s of one word: its source, else WS_VC_NONE. */
+/* A copy MOV d, s of one register, or of one word of a pair or quad into
+ * the same word of another of its size (a 64-bit copy is two of these):
+ * its source, else WS_VC_NONE. */
 static uint32_t copy_source(const ws_vcode *vc, const ws_vc_insn *in) {
   if (in->kind != WS_VC_INSN || strcmp(in->mnem, "MOV") != 0 || in->nops != 2 || in->guard != WS_VC_NONE)
     return WS_VC_NONE;
   const ws_vc_op *d = &in->ops[0], *s = &in->ops[1];
-  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || d->word || s->word) return WS_VC_NONE;
-  if (vc->regs[d->v].words != 1 || vc->regs[s->v].words != 1) return WS_VC_NONE;
+  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || s->neg || s->abs || d->word != s->word) return WS_VC_NONE;
+  if (d->words != 1 || s->words != 1 || vc->regs[d->v].words != vc->regs[s->v].words) return WS_VC_NONE;
   return s->v;
 }
 

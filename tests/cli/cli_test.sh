@@ -669,7 +669,7 @@ big=(--gpu classroom --set gpu.num_sms=1024 --set l2.size_kib=1048576 --set l2.s
   --set hbm.queue_depth=4096)
 check run-sim-state 2 "the simulator's state for this GPU: 35" -- "$ws" run "${big[@]}" --batch 1024 --dim 128 --depth 8
 # ptx: PTX and CUDA C in, located refusals, usage errors
-check ptx-saxpy 0 "// kernel saxpy (saxpy): 22 instructions, 8 registers/thread" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx"
+check ptx-saxpy 0 "// kernel saxpy (saxpy): 18 instructions, 8 registers/thread" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx"
 check ptx-no-file 2 "expected a .ptx or .cu file" -- "$ws" ptx
 check ptx-not-ptx 2 "a .ptx or .cu file expected" -- "$ws" ptx "$src/README.md"
 check ptx-define-on-ptx 2 "-D and --instantiate apply to a .cu file" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" -D X=1

@@ -297,6 +297,9 @@ static int check_files(const exec_opts *o) {
   return ws_cli_check_files("exec", files, n);
 }
 
+/* codes of the long-only options, clear of the shared option groups' letters */
+enum { OPT_INSTANTIATE = 0x180, OPT_MAX_REGS };
+
 static int parse_flags(int argc, char **argv, exec_opts *o) {
   static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
                                         {"grid", required_argument, NULL, 'g'},
@@ -308,8 +311,8 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
                                         {"out", required_argument, NULL, 'o'},
                                         {"gpu", required_argument, NULL, 'G'},
                                         {"set", required_argument, NULL, 'S'},
-                                        {"instantiate", required_argument, NULL, 'I'},
-                                        {"max-regs", required_argument, NULL, 'R'},
+                                        {"instantiate", required_argument, NULL, OPT_INSTANTIATE},
+                                        {"max-regs", required_argument, NULL, OPT_MAX_REGS},
                                         WS_CLI_RUNOPT_LONGS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
@@ -322,8 +325,8 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
       break;
     switch (c) {
     case 'D': rc = push_item(o->defines, &o->ndefines, optarg); break;
-    case 'I': rc = push_item(o->instances, &o->ninstances, optarg); break;
-    case 'R':
+    case OPT_INSTANTIATE: rc = push_item(o->instances, &o->ninstances, optarg); break;
+    case OPT_MAX_REGS:
       if (!ws_cli_parse_u64(optarg, 255, &v) || v == 0)
         return ws_cli_usage_error("exec", "--max-regs must be 1..255, got '%s'", optarg);
       o->max_regs = (uint32_t)v;

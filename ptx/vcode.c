@@ -176,7 +176,8 @@ static uint32_t copy_source(const ws_vcode *vc, const ws_vc_insn *in) {
   if (in->kind != WS_VC_INSN || strcmp(in->mnem, "MOV") != 0 || in->nops != 2 || in->guard != WS_VC_NONE)
     return WS_VC_NONE;
   const ws_vc_op *d = &in->ops[0], *s = &in->ops[1];
-  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || s->neg || s->abs || d->word != s->word) return WS_VC_NONE;
+  if (d->kind != WS_VC_REG || s->kind != WS_VC_REG || s->neg || s->abs || d->word != s->word)
+    return WS_VC_NONE;
   if (d->words != 1 || s->words != 1 || vc->regs[d->v].words != vc->regs[s->v].words) return WS_VC_NONE;
   return s->v;
 }

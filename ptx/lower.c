@@ -1577,6 +1577,50 @@ static ws_status lower_cp(lower *lw) {
   return r;
 }
 
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 (not .trans): lane t
+ * receives, of matrix i, the word at column pair t%4 of the row whose
+ * address lane 8i + t/4 holds. The ISA has no such load, so each matrix is
+ * a shuffle of the row address and a 32-bit shared load (the same bank
+ * traffic, more issue slots: docs/cuda.md). */
+static ws_status lower_ldmatrix(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint8_t n = has(lw, "x4") ? 4 : has(lw, "x2") ? 2 : has(lw, "x1") ? 1 : 0;
+  if (!n || has(lw, "trans") || !has(lw, "m8n8") || !has(lw, "shared"))
+    return refuse(lw,
+                  "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4.shared.b16 without .trans");
+  ws_status r = need(lw, 2);
+  if (r == WS_OK && (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n) &&
+      !(n == 1 && o[0].kind == WS_PTX_OPND_REG))
+    r = refuse(lw, "a vector of %u registers expected", n);
+  if (r == WS_OK && (o[1].kind != WS_PTX_OPND_ADDR || !o[1].base_is_reg))
+    r = refuse(lw, "a shared address in a register expected");
+  ws_vc_op base;
+  ws_ptx_opnd b = {.kind = WS_PTX_OPND_REG};
+  if (r == WS_OK) snprintf(b.name, sizeof b.name, "%s", o[1].name), r = use_r(lw, &b, 1, &base);
+  if (r != WS_OK) return r;
+  uint32_t lane = new_reg(lw, 1, false), q = new_reg(lw, 1, false), col = new_reg(lw, 1, false);
+  uint32_t src = new_reg(lw, 1, false), row = new_reg(lw, 1, false), at = new_reg(lw, 1, false);
+  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
+  emit(lw, "SHR.U32", 3, op_reg(q, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"));
+  emit(lw, "AND", 3, op_reg(col, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("2"));
+  if (o[1].ival)
+    emit(lw, "IADD", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("%d", (int)o[1].ival));
+  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
+    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+    snprintf(e.name, sizeof e.name, "%s", n == 1 && o[0].kind == WS_PTX_OPND_REG ? o[0].name : o[0].elems[i]);
+    ws_vc_op d;
+    r = def_r(lw, &e, 1, &d);
+    if (r != WS_OK) break;
+    emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(q, 0, 1, false), op_text("%u", 8u * i));
+    emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
+    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), op_reg(row, 0, 1, false), op_reg(col, 0, 1, false));
+    ws_vc_op m = {.kind = WS_VC_SMEM, .v = at, .words = 1};
+    emit(lw, "LDS.32", 2, d, m);
+  }
+  return r;
+}
+
 /* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: one HMMA, whose
  * fragments are PTX's (docs/isa.md); operands as aligned groups. */
 static ws_status lower_mma(lower *lw) {
@@ -1783,6 +1827,7 @@ static ws_status dispatch(lower *lw) {
   if (!strcmp(op, "activemask")) return lower_activemask(lw);
   if (!strcmp(op, "cp")) return lower_cp(lw);
   if (!strcmp(op, "mma")) return lower_mma(lw);
+  if (!strcmp(op, "ldmatrix")) return lower_ldmatrix(lw);
   return refuse(lw, "instruction '%s' is not supported; docs/cuda.md lists what is", op);
 }
 

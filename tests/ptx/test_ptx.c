@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/f16.h"
 #include "ptx/ptx.h"
 #include "sim/host/device.h"
 
@@ -401,8 +402,8 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
        "bad.ptx:10: error: 'st.global.u8 [%rd1+0], %r1': 8- and 16-bit stores are not supported"},
       {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n",
        "f16, f16x2 and bf16 arithmetic is not supported"},
-      {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
-       "instruction 'ldmatrix' is not supported"},
+      {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
+       "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4.shared.b16 without .trans"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",
        "cp.async with a source size (zero fill) is not supported"},
       {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",
@@ -475,4 +476,64 @@ Test(ptx, bad_text_is_located_and_never_read_past_its_end) {
   cr_expect_eq(ws_ptx_translate(ctx, binary, sizeof binary, "bin.ptx", NULL, &res), WS_ERR_INVALID);
   cr_expect(strstr(ws_errmsg(ctx), "a NUL byte found"), "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
+}
+
+/* ---- tensor cores: cp.async, ldmatrix and mma.sync from clang ----------------------- */
+
+static char *slurp(const char *rel, size_t *n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", WS_SOURCE_DIR, rel);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)size + 1);
+  cr_assert_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  buf[size] = '\0';
+  *n = (size_t)size;
+  return buf;
+}
+
+/* The corpus' tensor-core GEMM (tests/ptx/cuda/hgemm_mma.cu) on small
+ * integers, exact in binary16 and in the fp32 sums: C must be A * B to the
+ * bit, in both modes. */
+Test(ptx, the_tensor_core_gemm_with_async_copies_and_ldmatrix_is_exact) {
+  enum { M = 32, N = 64, K = 48 };
+  static uint16_t a[M * K], bt[N * K];
+  static float want[M * N], got[M * N];
+  uint64_t s = 7;
+  static int av[M * K], bv[N * K];
+  for (int i = 0; i < M * K; i++) s = s * 6364136223846793005ull + 1, av[i] = (int)(s >> 61) - 3;
+  for (int i = 0; i < N * K; i++) s = s * 6364136223846793005ull + 1, bv[i] = (int)(s >> 61) - 3;
+  for (int i = 0; i < M * K; i++) a[i] = ws_f16_from_f32((float)av[i]);
+  for (int i = 0; i < N * K; i++) bt[i] = ws_f16_from_f32((float)bv[i]);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      int acc = 0;
+      for (int k = 0; k < K; k++) acc += av[i * K + k] * bv[j * K + k];
+      want[i * N + j] = (float)acc;
+    }
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/cuda/hgemm_mma.ptx", &n);
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, ptx, "hgemm_mma");
+    cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "param_0", M), WS_OK);
+    cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "param_1", N), WS_OK);
+    cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "param_2", K), WS_OK);
+    buf(&r, "param_3", sizeof a, a);
+    buf(&r, "param_4", sizeof bt, bt);
+    uint64_t d = buf(&r, "param_5", sizeof got, NULL);
+    ws_device_set_mode(r.dev, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    cr_assert_eq(ws_device_launch(r.dev, r.k, (ws_dim3){N / 32, M / 16, 1}, (ws_dim3){128, 1, 1}, 0, &r.args,
+                                  &r.stats),
+                 WS_OK, "%s", ws_errmsg(r.ctx));
+    read_back(&r, got, d, sizeof got);
+    for (int i = 0; i < M * N; i++)
+      cr_assert_eq(got[i], want[i], "C[%d] = %g, expected %g", i, got[i], want[i]);
+    stop(&r);
+  }
+  free(ptx);
 }

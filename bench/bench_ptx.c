@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
   if (rc == 0 && ws_ptx_load_file(ctx, path, NULL, NULL, &res) != WS_OK) rc = 1;
   if (rc == 0) rc = saxpy_rate(ctx, "saxpy 4M hand-written (.wsa)", &hand->kernels[0], "n", "a", "x", "y");
   if (rc == 0)
-    rc = saxpy_rate(ctx, "saxpy 4M from CUDA C (.ptx)", &res.prog->kernels[0], "param_0", "param_1",
-                    "param_2", "param_3");
+    rc = saxpy_rate(ctx, "saxpy 4M from CUDA C (.ptx)", &res.prog->kernels[0], "param_0", "param_1", "param_2",
+                    "param_3");
   if (rc) fprintf(stderr, "bench_ptx: %s\n", ws_errmsg(ctx));
   ws_program_destroy(hand);
   ws_ptx_result_free(&res);

@@ -414,21 +414,15 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
        "shfl is supported over the whole warp"},
       {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
-      {ENTRY "  ld.local.u32 %r1, [%rd1];\n  ret;\n}\n",
-       "loads from the local and const spaces are not supported yet"},
-      {ENTRY "  st.local.u32 [%rd1], %r1;\n  ret;\n}\n",
-       "stores to the local and param spaces are not supported yet"},
-      {HEAD ".const .align 4 .f32 coef;\n.visible .entry k()\n{\n  .reg .f32 %f<2>;\n  ld.const.f32 %f1, "
-            "[coef];\n  ret;\n}\n",
-       "bad.ptx:8: error: 'ld.const.f32 %f1, [coef+0]': loads from the local and const spaces are not "
-       "supported yet"},
-      {HEAD ".global .align 4 .u32 g;\n.visible .entry k()\n{\n  .reg .b32 %r<2>;\n  ld.global.u32 %r1, "
-            "[g];\n  ret;\n}\n",
+      {ENTRY "  ld.local.u32 %r1, [%rd1];\n  ret;\n}\n", "loads from the local and const spaces are not supported yet"},
+      {ENTRY "  st.local.u32 [%rd1], %r1;\n  ret;\n}\n", "stores to the local and param spaces are not supported yet"},
+      {HEAD ".const .align 4 .f32 coef;\n.visible .entry k()\n{\n  .reg .f32 %f<2>;\n  ld.const.f32 %f1, [coef];\n  ret;\n}\n",
+       "bad.ptx:8: error: 'ld.const.f32 %f1, [coef+0]': loads from the local and const spaces are not supported yet"},
+      {HEAD ".global .align 4 .u32 g;\n.visible .entry k()\n{\n  .reg .b32 %r<2>;\n  ld.global.u32 %r1, [g];\n  ret;\n}\n",
        "global variables are not supported; pass a pointer instead"},
       {ENTRY "  vote.sync.uni.pred %p1, %p1, -1;\n  ret;\n}\n", "register '%p1' is not declared"},
       {ENTRY "  add.sat.s32 %r1, %r1, %r2;\n  ret;\n}\n", "saturating integer arithmetic is not supported"},
-      {ENTRY "  cvt.rni.s32.f32 %r1, %r2;\n  ret;\n}\n",
-       "float to integer is supported with .rzi (truncation)"},
+      {ENTRY "  cvt.rni.s32.f32 %r1, %r2;\n  ret;\n}\n", "float to integer is supported with .rzi (truncation)"},
       {ENTRY "  div.s64 %rd1, %rd2, %rd3;\n  ret;\n}\n", "this type is not supported here"},
       {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "special register '%clock64' is not supported"},
   };
@@ -442,10 +436,11 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
 /* A struct passed by value has no place among the ISA's 4- and 8-byte params. */
 Test(ptx, a_struct_param_is_refused_with_its_size) {
   ws_ctx *ctx = ws_ctx_create();
-  const char *msg = refused(ctx, HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16])\n{\n  ret;\n}\n",
+  const char *msg = refused(ctx,
+                            HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16])\n{\n  ret;\n}\n",
                             WS_ERR_INVALID);
-  cr_expect(strstr(msg, "bad.ptx:4: error: param 'k_param_0' of 'k' is 16 bytes; params of 4 and 8 bytes"),
-            "%s", msg);
+  cr_expect(strstr(msg, "bad.ptx:4: error: param 'k_param_0' of 'k' is 16 bytes; params of 4 and 8 bytes"), "%s",
+            msg);
   ws_ctx_destroy(ctx);
 }
 

@@ -32,12 +32,16 @@ static const char gemm_help[] =
     "                      vectorized, warptile, async, mma\n"
     "  --m, --n, --k N     the shape, each 1..65536 (C is M x N, the sum runs over K)\n"
     "  --size N            M = N = K = N (a --m, --n or --k given as well wins)\n"
+    "  --source S          generated (default) or cuda: the same step written in CUDA C\n"
+    "                      (models/cuda/sgemm_ladder.cu, embedded), compiled by clang for the\n"
+    "                      tiles and launched alike (docs/cuda.md)\n"
     "%s"
     "  --seed N            the inputs' generator (default 1)\n"
     "%s%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run stops, 2 on a usage\n"
-    "error or a configuration the generator or the GPU refuses (the reason is printed).\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run stops (or clang is\n"
+    "missing for --source cuda), 2 on a usage error or a configuration the generator or\n"
+    "the GPU refuses (the reason is printed).\n";
 
 static const char attention_help[] =
     "usage: warpscope attention [--attn naive|flash] [--seq T] [--heads H] [--dhead D] [--br N --bc N]\n\n"
@@ -66,11 +70,12 @@ typedef struct point_opts {
   uint32_t dims[3]; /* m n k, or seq heads dhead; 0: not given */
   uint32_t size, br, bc;
   const char *attn;
+  bool cuda; /* --source cuda */
   uint64_t seed;
   uint32_t sample_waves, sample_rounds; /* 0, 0: every instruction timed */
 } point_opts;
 
-enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC };
+enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC, OPT_SOURCE };
 
 #define COMMON_LONGS                                                                                         \
   {"gpu", required_argument, NULL, 'G'}, {"set", required_argument, NULL, 'S'},                              \
@@ -82,6 +87,7 @@ static const struct option gemm_longs[] = {{"m", required_argument, NULL, OPT_M}
                                            {"k", required_argument, NULL, OPT_K},
                                            {"size", required_argument, NULL, OPT_SIZE},
                                            {"variant", required_argument, NULL, OPT_VARIANT},
+                                           {"source", required_argument, NULL, OPT_SOURCE},
                                            WS_CLI_GEMMOPT_LONGS,
                                            COMMON_LONGS,
                                            {NULL, 0, NULL, 0}};
@@ -138,6 +144,11 @@ static int take(point_opts *o, int c, const char *arg) {
   case OPT_K: return parse_count(o, dim_flag(o, c - OPT_M), arg, &o->dims[c - OPT_M]);
   case OPT_SIZE: return parse_count(o, "--size", arg, &o->size);
   case OPT_VARIANT: o->gemm.variant = arg; return WS_EXIT_OK;
+  case OPT_SOURCE:
+    if (strcmp(arg, "generated") != 0 && strcmp(arg, "cuda") != 0)
+      return ws_cli_usage_error(o->cmd, "--source expects generated or cuda, found '%s'", arg);
+    o->cuda = strcmp(arg, "cuda") == 0;
+    return WS_EXIT_OK;
   case OPT_ATTN:
     if (strcmp(arg, "naive") != 0 && strcmp(arg, "flash") != 0)
       return ws_cli_usage_error(o->cmd, "--attn expects naive or flash, found '%s'", arg);
@@ -224,6 +235,7 @@ static ws_status build_gemm(ws_ctx *ctx, const point_opts *o, ws_point *p) {
   ws_status st = ws_cli_gemmopt_resolve(ctx, &o->gemm, &g);
   if (st != WS_OK) return st;
   p->kind = WS_POINT_GEMM;
+  p->source = o->cuda ? WS_POINT_SOURCE_CUDA : WS_POINT_SOURCE_GENERATED;
   snprintf(p->variant, sizeof p->variant, "%s", ws_gemmgen_variant_name(g.variant));
   uint32_t *dims[3] = {&p->m, &p->n, &p->k};
   for (int i = 0; i < 3; i++) *dims[i] = o->dims[i] ? o->dims[i] : o->size;

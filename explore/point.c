@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "explore/cudagemm.h"
 #include "models/kgen/attngen.h"
 #include "models/kgen/gemmgen.h"
 #include "sim/common/stats.h"
@@ -113,6 +114,8 @@ static ws_status check_gemm_shape(ws_ctx *ctx, const ws_point *p, const ws_gpu_c
 }
 
 static ws_status resolve_gemm(ws_ctx *ctx, const ws_point *p, resolved *r) {
+  if (p->source >= WS_POINT_SOURCE_COUNT)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown GEMM source %d", (int)p->source);
   ws_status st = resolve_gemm_cfg(ctx, p, &r->gemm);
   if (st == WS_OK) st = check_gemm_shape(ctx, p, &r->gpu);
   return st == WS_OK ? ws_gemmgen_check(ctx, &r->gemm, &r->gpu) : st;
@@ -167,6 +170,8 @@ static ws_status resolve(ws_ctx *ctx, const ws_point *p, resolved *r) {
                        WS_SAMPLER_MIN_ROUNDS, WS_SAMPLER_MAX_ROUNDS, p->sample_rounds);
   ws_status st = resolve_gpu(ctx, p, &r->gpu);
   if (st != WS_OK) return st;
+  if (p->kind != WS_POINT_GEMM && p->source != WS_POINT_SOURCE_GENERATED)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "only GEMM points have a CUDA C source");
   switch (p->kind) {
   case WS_POINT_GEMM: return resolve_gemm(ctx, p, r);
   case WS_POINT_ATTENTION: return resolve_attn(ctx, p, r);
@@ -187,9 +192,12 @@ bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_byt
 void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gemmgen_cfg g;
-  if (p->kind == WS_POINT_GEMM && ctx && resolve_gemm_cfg(ctx, p, &g) == WS_OK)
+  if (p->kind == WS_POINT_GEMM && ctx && resolve_gemm_cfg(ctx, p, &g) == WS_OK) {
     ws_gemmgen_describe(&g, buf, buf_bytes);
-  else if (p->kind == WS_POINT_GEMM)
+    size_t len = strlen(buf);
+    if (p->source == WS_POINT_SOURCE_CUDA && len < buf_bytes)
+      snprintf(buf + len, buf_bytes - len, " source cuda");
+  } else if (p->kind == WS_POINT_GEMM)
     snprintf(buf, buf_bytes, "%.*s", WS_POINT_NAME_MAX, p->variant);
   else if (strncmp(p->attn, "flash", WS_POINT_NAME_MAX) == 0)
     snprintf(buf, buf_bytes, "flash br=%u bc=%u", p->br ? p->br : ATTN_DEFAULT_TILE,
@@ -349,6 +357,17 @@ static ws_status gemm_check(ws_ctx *ctx, const resolved *rs, const ws_point *p, 
   return WS_OK;
 }
 
+/* The generated kernel, or the CUDA C one compiled for this point's tiles. */
+static ws_status gemm_launch(ws_ctx *ctx, ws_device *dev, const resolved *rs, const ws_point *p,
+                             const ws_gemmgen_problem *prob) {
+  if (p->source != WS_POINT_SOURCE_CUDA) return ws_gemmgen_run(dev, &rs->gemm, prob, NULL);
+  ws_program *prog = NULL;
+  ws_status st = ws_cudagemm_build(ctx, &rs->gemm, &prog);
+  if (st == WS_OK) st = ws_cudagemm_run(dev, prog, &rs->gemm, prob, NULL);
+  ws_program_destroy(prog);
+  return st;
+}
+
 static ws_status gemm_run(ws_ctx *ctx, ws_device *dev, const resolved *rs, const ws_point *p,
                           ws_point_result *r) {
   size_t na = (size_t)p->m * p->k, nb = (size_t)p->k * p->n, nc = (size_t)p->m * p->n;
@@ -369,7 +388,7 @@ static ws_status gemm_run(ws_ctx *ctx, ws_device *dev, const resolved *rs, const
   }
   if (st == WS_OK) st = upload(dev, h.in[1], nb, &prob.b);
   if (st == WS_OK) st = ws_device_malloc(dev, nc * sizeof(float), &prob.c);
-  if (st == WS_OK) st = ws_gemmgen_run(dev, &rs->gemm, &prob, NULL);
+  if (st == WS_OK) st = gemm_launch(ctx, dev, rs, p, &prob);
   if (st == WS_OK) st = ws_device_memcpy_dtoh(dev, h.out, prob.c, nc * sizeof(float));
   if (st == WS_OK) st = gemm_check(ctx, rs, p, &h, r);
   host_free(&h);

@@ -24,6 +24,13 @@
 #include "sim/host/device.h"
 
 typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;
+/* Where a GEMM point's kernel comes from: the generator (models/kgen), or
+ * the same step written in CUDA C (explore/cudagemm.h), compiled by clang. */
+typedef enum ws_point_source {
+  WS_POINT_SOURCE_GENERATED,
+  WS_POINT_SOURCE_CUDA,
+  WS_POINT_SOURCE_COUNT
+} ws_point_source;
 
 #define WS_POINT_NAME_MAX 32
 #define WS_POINT_MAX_SETS 16 /* --set overrides carried by a point */
@@ -39,6 +46,7 @@ typedef struct ws_point {
   uint32_t m, n, k;
   char variant[WS_POINT_NAME_MAX];              /* the ladder step (ws_gemmgen_variant_name) */
   uint32_t bm, bn, bk, tm, tn, wm, wn, threads; /* 0: the variant's default */
+  ws_point_source source;                       /* the kernel's origin; generated when 0 */
   /* attention: heads x seq x dhead, naive (three kernels) or flash (fused) */
   uint32_t seq, heads, dhead;
   char attn[WS_POINT_NAME_MAX]; /* "naive" or "flash" */
@@ -120,7 +128,8 @@ ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *
  * an error: res->valid is false with the reason. Errors are for what stops
  * the run itself (no memory, a watchdog). */
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res);
-/* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles)
+/* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles,
+ * then " source cuda" for the CUDA C kernel)
  * or "flash br=64 bc=64"; the point's fields as given when they do not
  * resolve. */
 void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes);

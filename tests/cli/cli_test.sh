@@ -684,5 +684,7 @@ printf '__global__ void k(int *p) { p[0] = oops; }\n' > "$tmp/bad.cu"
 check ptx-cu-error 1 "bad.cu:1:36: error: use of undeclared identifier 'oops'" -- "$ws" ptx "$tmp/bad.cu"
 check ptx-template-none 1 "a template kernel is compiled only for the instances asked for" -- "$ws" ptx "$src/tests/ptx/cuda/sgemm_reg.cu"
 check exec-cu-kernel 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --kernel saxpy --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y --functional
+check gemm-source-cuda 0 "smem bm=32 bn=32 bk=32 threads=1024 source cuda on a100" -- "$ws" gemm --source cuda --variant smem --size 64
+check gemm-source-bad 2 "--source expects generated or cuda, found 'ptx'" -- "$ws" gemm --source ptx --variant smem --size 64
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1146,9 +1146,23 @@ static ws_status lower_setp(lower *lw) {
 
 /* ---- conversions ------------------------------------------------------------------------------ */
 
+/* cvt.rn.f16x2.f32 d, a, b: a rounded into the high half, b into the low. */
+static ws_status cvt_pack(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a, b;
+  ws_status r = need(lw, 3);
+  if (r == WS_OK && !has(lw, "rn")) r = refuse(lw, "f32 to f16x2 is supported with .rn");
+  if (r == WS_OK) r = use_f(lw, &o[1], &a);
+  if (r == WS_OK) r = use_f(lw, &o[2], &b);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) emit(lw, "F2FP.PACK", 3, d, b, a);
+  return r;
+}
+
 static ws_status lower_cvt(lower *lw) {
   ptype dt = type_at(lw, 1), st = type_at(lw, 0);
   const ws_ptx_opnd *o = lw->st->opnds;
+  if (has(lw, "f16x2") && st.kind == 'f' && st.bits == 32) return cvt_pack(lw);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
   if (!dt.kind || !st.kind) return refuse(lw, "cvt needs a destination and a source type");
@@ -1909,28 +1923,37 @@ static void count_def(lower *lw, const char *name) {
   if (d && d->defs[k] < UINT16_MAX) d->defs[k]++;
 }
 
-/* Vector loads whose elements are written only there read straight into
- * an aligned group: each element register becomes one word of it. */
+/* The registers of a vector operand as the words of one aligned group,
+ * when they are distinct 32-bit registers not grouped yet: a named 32-bit
+ * register is just as well a word of a pair or quad, and a vector access
+ * then needs no copies (a loop-carried copy between two groups, word by
+ * word, the allocator can then leave out too). */
+static void group_vector(lower *lw, const ws_ptx_opnd *v) {
+  if (v->kind != WS_PTX_OPND_VECTOR || (v->nelems != 2 && v->nelems != 4)) return;
+  decl *ds[4];
+  uint32_t ks[4];
+  for (uint8_t k = 0; k < v->nelems; k++) {
+    ds[k] = find_decl(lw, v->elems[k], &ks[k]);
+    if (!ds[k] || ds[k]->is_pred || ds[k]->words != 1 || ds[k]->slots[ks[k]].v != WS_VC_NONE) return;
+    for (uint8_t j = 0; j < k; j++)
+      if (ds[j] == ds[k] && ks[j] == ks[k]) return;
+  }
+  uint32_t g = new_reg(lw, v->nelems, false);
+  for (uint8_t k = 0; k < v->nelems; k++) ds[k]->slots[ks[k]] = (slot){g, k};
+}
+
+/* The vector operands of loads (destination), stores (source) and mma
+ * (D, then C), in program order. */
 static void group_vectors(lower *lw, size_t from, size_t to) {
   for (size_t i = from; i < to; i++) {
     const ws_ptx_stmt *st = &lw->e->stmts[i];
-    if (st->kind != WS_PTX_INSN || st->nopnds < 1 ||
-        (strncmp(st->op, "ld.", 3) != 0 && strncmp(st->op, "mma.", 4) != 0))
-      continue;
-    const ws_ptx_opnd *v = &st->opnds[0];
-    if (v->kind != WS_PTX_OPND_VECTOR || (v->nelems != 2 && v->nelems != 4)) continue;
-    decl *ds[4];
-    uint32_t ks[4];
-    bool ok = true;
-    for (uint8_t k = 0; k < v->nelems && ok; k++) {
-      ds[k] = find_decl(lw, v->elems[k], &ks[k]);
-      ok = ds[k] && !ds[k]->is_pred && ds[k]->words == 1 && ds[k]->defs[ks[k]] == 1 &&
-           ds[k]->slots[ks[k]].v == WS_VC_NONE;
-      for (uint8_t j = 0; j < k && ok; j++) ok = !(ds[j] == ds[k] && ks[j] == ks[k]);
+    if (st->kind != WS_PTX_INSN || st->nopnds < 2) continue;
+    if (strncmp(st->op, "ld.", 3) == 0) group_vector(lw, &st->opnds[0]);
+    if (strncmp(st->op, "st.", 3) == 0) group_vector(lw, &st->opnds[1]);
+    if (strncmp(st->op, "mma.", 4) == 0 && st->nopnds == 4) {
+      group_vector(lw, &st->opnds[0]);
+      group_vector(lw, &st->opnds[3]);
     }
-    if (!ok) continue;
-    uint32_t g = new_reg(lw, v->nelems, false);
-    for (uint8_t k = 0; k < v->nelems; k++) ds[k]->slots[ks[k]] = (slot){g, k};
   }
 }
 

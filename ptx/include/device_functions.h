@@ -22,8 +22,13 @@ __device__ int printf(const char *format, ...);
 }
 
 /* ---- barriers and fences ------------------------------------------------ */
-/* __syncthreads() is a clang builtin in CUDA mode (bar.sync 0); declaring it
- * again would clash with clang's implicit declaration. */
+/* __syncthreads() is a clang builtin in CUDA mode, and clang 14 and 15 at
+ * -O2 and above move shared-memory loads across it into the other side of
+ * a branch (llvm/llvm-project#58626), which races. The macro puts the
+ * barrier in an asm statement that clobbers memory, which no load or store
+ * crosses; the builtin's own name stays declared for clang. */
+WS_DEV void __ws_syncthreads(void) { asm volatile("bar.sync 0;" ::: "memory"); }
+#define __syncthreads() __ws_syncthreads()
 WS_DEV int __syncthreads_count(int pred) { return __nvvm_bar0_popc(pred); }
 WS_DEV int __syncthreads_and(int pred) { return __nvvm_bar0_and(pred); }
 WS_DEV int __syncthreads_or(int pred) { return __nvvm_bar0_or(pred); }

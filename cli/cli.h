@@ -90,6 +90,30 @@ ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
                              const ws_kernel **out);
 
+/* ---- a user's kernel's buffers: --buf NAME=SPEC (bufspec.c) ---- */
+
+typedef struct ws_cli_buf {
+  char name[WS_NAME_MAX];
+  char type[4]; /* element type for printing: f32 u32 s32 f16 x32 */
+  uint8_t *data;
+  uint64_t size_bytes;
+  uint64_t dptr; /* where a command uploaded it */
+} ws_cli_buf;
+/* Splits "NAME=REST" into name (WS_NAME_MAX bytes) and a pointer to REST;
+ * `flag` names it in the message. */
+ws_status ws_cli_split_assign(ws_ctx *ctx, const char *flag, const char *text, char *name, const char **rest);
+/* Bytes per element of a buffer or print type: 2 for f16, else 4. */
+size_t ws_cli_buf_elem_bytes(const char *type);
+/* "NAME=SPEC" into b (b->data malloc'd, the caller's): f32:, u32:, s32:,
+ * f16: listed values, zeros:BYTES or file:PATH (read now). */
+ws_status ws_cli_buf_parse(ws_ctx *ctx, const char *text, ws_cli_buf *b);
+/* A usage error of command `cmd` for a malformed spec; a file: spec is
+ * checked for a path only (its file is read when the command runs). */
+int ws_cli_buf_check(const char *cmd, const char *spec);
+#define WS_CLI_BUF_SPEC_HELP                                                                                 \
+  "                         f32:1.5,2,-3   u32:1,2,3   s32:-1,2   f16:0.5,1   (listed values)\n"             \
+  "                         zeros:BYTES    file:PATH (the file's raw bytes)\n"
+
 /* ---- GPU selection: --gpu NAME|FILE.ini and --set SECTION.KEY=VALUE (gpuopt.c) ---- */
 
 #define WS_CLI_MAX_SETS 64

@@ -15,9 +15,6 @@
 #include "cli/cli.h"
 
 #define MAX_ITEMS 64
-/* a --buf file becomes one device buffer; 1 GiB is larger than any kernel
- * here reads and small enough to hold in host memory twice */
-#define BUF_FILE_MAX_BYTES ((size_t)1 << 30)
 
 static const char exec_help[] =
     "usage: warpscope exec FILE [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
@@ -47,13 +44,7 @@ static const char exec_help[] =
     "  -h, --help           this text\n\n"
     "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
 
-typedef struct buf_item {
-  char name[WS_NAME_MAX];
-  char type[4]; /* element type for printing: f32 u32 s32 f16 x32 */
-  uint8_t *data;
-  uint64_t size_bytes;
-  uint64_t dptr;
-} buf_item;
+typedef ws_cli_buf buf_item;
 
 /* A --print spec, parsed once before the run. */
 typedef struct print_spec {
@@ -91,99 +82,6 @@ static int parse_dim_flag(const char *flag, const char *text, ws_dim3 *dim, bool
   return WS_EXIT_OK;
 }
 
-/* Splits "NAME=REST" into name (bounded) and a pointer to REST. */
-static ws_status split_assign(ws_ctx *ctx, const char *flag, const char *text, char *name,
-                              const char **rest) {
-  const char *eq = strchr(text, '=');
-  size_t len = eq ? (size_t)(eq - text) : 0;
-  if (!eq || len == 0 || len >= WS_NAME_MAX)
-    return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s expects NAME=VALUE, found '%s'", flag, text);
-  memcpy(name, text, len);
-  name[len] = '\0';
-  *rest = eq + 1;
-  return WS_OK;
-}
-
-/* Bytes per element of a buffer or print type. */
-static size_t elem_bytes(const char *type) { return strcmp(type, "f16") == 0 ? 2 : 4; }
-
-/* Converts one listed value of a buffer spec into 4 or 2 bytes at dst. */
-static bool convert_value(const char *type, const char *text, uint8_t *dst) {
-  char *end = NULL;
-  uint32_t word = 0;
-  if (strcmp(type, "f32") == 0 || strcmp(type, "f16") == 0) {
-    float f = strtof(text, &end);
-    if (end == text || *end) return false;
-    if (type[1] == '1') {
-      uint16_t h = ws_f16_from_f32(f);
-      memcpy(dst, &h, 2);
-      return true;
-    }
-    word = ws_f32_bits(f);
-  } else {
-    long long v = strtoll(text, &end, 0);
-    if (end == text || *end) return false;
-    if (type[0] == 'u' ? (v < 0 || v > (long long)UINT32_MAX) : (v < INT32_MIN || v > INT32_MAX))
-      return false;
-    word = (uint32_t)v;
-  }
-  memcpy(dst, &word, 4);
-  return true;
-}
-
-static ws_status parse_value_list(ws_ctx *ctx, buf_item *b, const char *list) {
-  size_t elem = elem_bytes(b->type), count = 1;
-  for (const char *p = list; *p; p++) count += (*p == ',');
-  b->data = calloc(count, elem);
-  if (!b->data) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory");
-  b->size_bytes = count * elem;
-  const char *p = list;
-  for (size_t i = 0; i < count; i++) {
-    char item[128];
-    size_t len = strcspn(p, ",");
-    if (len == 0 || len >= sizeof item)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: value %zu is empty or too long", b->name, i + 1);
-    memcpy(item, p, len);
-    item[len] = '\0';
-    if (!convert_value(b->type, item, b->data + i * elem))
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: expected a %s value, found '%s'", b->name, b->type,
-                         item);
-    p += len + (p[len] == ',');
-  }
-  return WS_OK;
-}
-
-static ws_status parse_buf_spec(ws_ctx *ctx, const char *text, buf_item *b) {
-  const char *spec = NULL;
-  ws_status st = split_assign(ctx, "--buf", text, b->name, &spec);
-  if (st != WS_OK) return st;
-  strcpy(b->type, "f32");
-  if (strncmp(spec, "zeros:", 6) == 0) {
-    if (!ws_cli_parse_u64(spec + 6, 1ull << 40, &b->size_bytes) || b->size_bytes == 0)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                         "--buf %s: zeros: expects a byte count in 1..2^40 (1 TiB), found '%s'", b->name,
-                         spec + 6);
-    b->data = calloc(1, b->size_bytes);
-    return b->data ? WS_OK : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for --buf %s", b->name);
-  }
-  if (strncmp(spec, "file:", 5) == 0) {
-    size_t size = 0;
-    st = ws_file_read(ctx, spec + 5, BUF_FILE_MAX_BYTES, "--buf files", (char **)&b->data, &size);
-    if (st == WS_OK && size == 0)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file '%s' is empty", b->name, spec + 5);
-    b->size_bytes = size;
-    return st;
-  }
-  static const char *const types[] = {"f32", "u32", "s32", "f16"};
-  for (size_t i = 0; i < 4; i++)
-    if (strncmp(spec, types[i], 3) == 0 && spec[3] == ':') {
-      strcpy(b->type, types[i]);
-      return parse_value_list(ctx, b, spec + 4);
-    }
-  return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                     "--buf %s: expected f32:, u32:, s32:, f16:, zeros: or file:, found '%s'", b->name, spec);
-}
-
 static bool is_print_type(const char *type) {
   static const char *const types[] = {"f32", "u32", "s32", "f16", "x32"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
@@ -206,25 +104,6 @@ static int find_named(const char *const *list, int n, const char *delims, const 
   for (int i = 0; i < n; i++)
     if (spec_name(list[i], delims, other) && strcmp(other, name) == 0) return i;
   return -1;
-}
-
-/* A buffer spec without its file: contents parsed as it will be. */
-static int check_buf(const char *spec) {
-  ws_ctx *ctx = ws_ctx_create();
-  buf_item b;
-  memset(&b, 0, sizeof b);
-  const char *eq = strchr(spec, '='), *rest = NULL;
-  ws_status st;
-  if (eq && strncmp(eq + 1, "file:", 5) == 0) { /* read at run time: an unreadable file fails the run */
-    st = split_assign(ctx, "--buf", spec, b.name, &rest);
-    if (st == WS_OK && !eq[6]) st = ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file: needs a path", b.name);
-  } else {
-    st = parse_buf_spec(ctx, spec, &b);
-  }
-  int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("exec", "%s", ws_errmsg(ctx));
-  free(b.data);
-  ws_ctx_destroy(ctx);
-  return rc;
 }
 
 /* "NAME[:TYPE[:COUNT]]" naming a --buf, TYPE one of the print types. */
@@ -259,7 +138,7 @@ static int validate_specs(exec_opts *o) {
       return ws_cli_usage_error("exec", "--arg %s given twice", name);
   }
   for (int i = 0; i < o->nbufs; i++) {
-    int rc = check_buf(o->bufs[i]);
+    int rc = ws_cli_buf_check("exec", o->bufs[i]);
     if (rc != WS_EXIT_OK) return rc;
     spec_name(o->bufs[i], "=", name);
     if (find_named(o->bufs, i, "=", name) >= 0)
@@ -384,7 +263,7 @@ static ws_status setup_buffers(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nbufs; i++) {
     buf_item *b = &s->bufs[s->nbufs];
     memset(b, 0, sizeof *b);
-    ws_status st = parse_buf_spec(s->ctx, o->bufs[i], b);
+    ws_status st = ws_cli_buf_parse(s->ctx, o->bufs[i], b);
     if (b->data) s->nbufs++;
     if (st != WS_OK) return st;
     if ((st = ws_device_malloc(s->dev, b->size_bytes, &b->dptr)) != WS_OK ||
@@ -411,7 +290,7 @@ static ws_status setup_args(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nargs; i++) {
     char name[WS_NAME_MAX];
     const char *value = NULL;
-    ws_status st = split_assign(s->ctx, "--arg", o->args[i], name, &value);
+    ws_status st = ws_cli_split_assign(s->ctx, "--arg", o->args[i], name, &value);
     if (st == WS_OK) st = ws_args_set_text(s->ctx, &s->args, name, value);
     if (st != WS_OK) return st;
   }
@@ -443,14 +322,14 @@ static const char *print_type(const print_spec *p, const buf_item *b) {
 }
 
 static uint64_t print_count(const print_spec *p, const buf_item *b) {
-  return p->counted ? p->count : b->size_bytes / elem_bytes(print_type(p, b));
+  return p->counted ? p->count : b->size_bytes / ws_cli_buf_elem_bytes(print_type(p, b));
 }
 
 /* Prints a buffer read back from the device, as its --print says. */
 static void print_buffer(exec_state *s, const print_spec *p) {
   const buf_item *b = find_buf(s, p->name);
   const char *type = print_type(p, b);
-  size_t elem = elem_bytes(type);
+  size_t elem = ws_cli_buf_elem_bytes(type);
   uint64_t count = print_count(p, b);
   printf("%s (%s[%" PRIu64 "]):", p->name, type, count);
   for (uint64_t i = 0; i < count; i++) {
@@ -478,7 +357,7 @@ static ws_status check_print_counts(exec_state *s, const exec_opts *o) {
   for (int i = 0; i < o->nprints; i++) {
     const print_spec *p = &o->print_specs[i];
     const buf_item *b = find_buf(s, p->name);
-    uint64_t have = b->size_bytes / elem_bytes(print_type(p, b));
+    uint64_t have = b->size_bytes / ws_cli_buf_elem_bytes(print_type(p, b));
     if (p->counted && p->count > have) {
       s->usage = true;
       return ws_ctx_fail(s->ctx, WS_ERR_INVALID,

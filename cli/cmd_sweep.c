@@ -1,5 +1,5 @@
-/* cmd_sweep.c - `warpscope sweep gemm|attention`: every point of a
- * parameter space simulated, checked and measured, in parallel on local
+/* cmd_sweep.c - `warpscope sweep gemm|attention|kernel`: every point of a
+ * parameter space simulated, checked (where a reference exists) and measured, in parallel on local
  * cores and across the ranks of an MPI job, into CSV and JSON, with the
  * best point, the Pareto front and the refused points printed.
  *
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "explore/kspace.h"
 #include "explore/point.h"
 #include "explore/ranks.h"
 #include "explore/record.h"
@@ -29,7 +30,10 @@ static const char sweep_help[] =
     "usage: warpscope sweep gemm [--gpu LIST] [--m LIST --n LIST --k LIST] [--variant LIST]\n"
     "                            [--bm LIST ... --threads LIST] [--seed LIST] [OPTIONS]\n"
     "       warpscope sweep attention [--gpu LIST] [--seq LIST --heads LIST --dhead LIST]\n"
-    "                            [--attn LIST] [--br LIST --bc LIST] [--seed LIST] [OPTIONS]\n\n"
+    "                            [--attn LIST] [--br LIST --bc LIST] [--seed LIST] [OPTIONS]\n"
+    "       warpscope sweep kernel FILE.cu [--kernel NAME] -D NAME=LIST... --grid EXPR[,EXPR[,EXPR]]\n"
+    "                            --block EXPR[,EXPR[,EXPR]] [--shared EXPR] [--arg NAME=VALUE]...\n"
+    "                            [--buf NAME=SPEC]... [--gpu LIST] [OPTIONS]\n\n"
     "Simulates every point of a parameter space in timing mode, checks each against\n"
     "OpenBLAS and writes one record per point (docs/explore.md lists the columns),\n"
     "then prints the best point, the Pareto front over cycles and DRAM bytes, and\n"
@@ -37,10 +41,21 @@ static const char sweep_help[] =
     "values and ranges START:END[:STEP] (4:8:2 is 4,6,8); --variant all and --attn all\n"
     "take every variant. Defaults: --gpu a100; gemm --m/--n/--k 512 --variant all;\n"
     "attention --seq 64 --heads 4 --dhead 16 --attn all; tiles: the variant's own.\n\n"
+    "A kernel sweep compiles FILE.cu (clang; docs/cuda.md) once per combination of the\n"
+    "-D lists and launches the kernel once per point. --grid, --block and --shared are\n"
+    "integer expressions over the -D names: + - * / %% ( ) with C semantics,\n"
+    "ceil_div(a,b) (or cdiv), min(a,b), max(a,b). --arg and --buf are exec's (the same\n"
+    "buffers for every point). A .ptx FILE takes no -D: one point per GPU. There is no\n"
+    "reference to check a user's kernel against: its records say \"unchecked\".\n"
+    "  -D NAME=LIST        a macro's values (integers and ranges; one -D per name)\n"
+    "  --kernel NAME       the kernel to launch (needed when FILE holds several)\n"
+    "  --grid, --block     X[,Y[,Z]] expressions; --shared EXPR: dynamic shared bytes\n"
+    "  --arg NAME=VALUE    a scalar param, parsed by its declared type\n"
+    "  --buf NAME=SPEC     a buffer for a pointer param; SPEC is one of\n" WS_CLI_BUF_SPEC_HELP "\n"
     "  --size LIST         GEMM: M = N = K, each value (instead of --m --n --k)\n"
     "  --set SECTION.KEY=VALUE  a preset override for every point (repeatable)\n"
-    "  -o FILE.csv         the records as CSV (default: sweep-gemm.csv or\n"
-    "                      sweep-attention.csv); rewritten atomically as points finish\n"
+    "  -o FILE.csv         the records as CSV (default: sweep-gemm.csv, sweep-attention.csv\n"
+    "                      or sweep-kernel.csv); rewritten atomically as points finish\n"
     "  --json FILE.json    the records as JSON too\n"
     "  --restart           ignore the records already in the CSV output (default: a\n"
     "                      sweep resumes, simulating only the points it lacks)\n"
@@ -56,6 +71,17 @@ static const char sweep_help[] =
     "failed or was interrupted, 2 on a usage error.\n";
 
 enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_PARAM };
+enum { OPT_KERNEL = 0x480, OPT_GRID, OPT_BLOCK, OPT_SHARED, OPT_ARG, OPT_BUF }; /* kernel sweeps' */
+
+#define KERNEL_ITEMS_MAX WS_KSPACE_ITEMS_MAX
+
+/* A kernel sweep's flags, as given. */
+typedef struct kernel_flags {
+  const char *file, *kernel, *grid, *block, *shared;
+  const char *defines[WS_POINT_MAX_DEFINES + 1], *args[KERNEL_ITEMS_MAX + 1], *bufs[KERNEL_ITEMS_MAX + 1];
+  int ndefines, nargs, nbufs;
+  ws_kspace *space; /* built from the flags */
+} kernel_flags;
 
 typedef struct sweep_opts {
   ws_space space;
@@ -64,6 +90,7 @@ typedef struct sweep_opts {
   bool restart, quiet;
   uint32_t jobs;
   double timeout_s;
+  kernel_flags kf;
 } sweep_opts;
 
 /* --gpu, --m ... --seed: one long option per parameter, its code OPT_PARAM + parameter. */
@@ -80,6 +107,12 @@ static const struct option fixed_longs[] = {{"size", required_argument, NULL, OP
                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"help", no_argument, NULL, 'h'},
+                                            {"kernel", required_argument, NULL, OPT_KERNEL},
+                                            {"grid", required_argument, NULL, OPT_GRID},
+                                            {"block", required_argument, NULL, OPT_BLOCK},
+                                            {"shared", required_argument, NULL, OPT_SHARED},
+                                            {"arg", required_argument, NULL, OPT_ARG},
+                                            {"buf", required_argument, NULL, OPT_BUF},
                                             WS_CLI_SAMPLEOPT_LONGS};
 #define NFIXED (sizeof fixed_longs / sizeof fixed_longs[0])
 
@@ -97,10 +130,14 @@ static int check_gpus(const ws_space *s) {
   return rc;
 }
 
+static const char *kind_name(ws_point_kind kind) {
+  return kind == WS_POINT_GEMM ? "gemm" : kind == WS_POINT_ATTENTION ? "attention" : "kernel";
+}
+
 static int take_param(sweep_opts *o, ws_space_param p, const char *arg) {
   if (!ws_space_uses(o->space.kind, p))
     return ws_cli_usage_error("sweep", "--%s is not a parameter of a %s sweep", ws_space_param_name(p),
-                              o->space.kind == WS_POINT_GEMM ? "gemm" : "attention");
+                              kind_name(o->space.kind));
   ws_ctx *ctx = ws_ctx_create();
   int rc = ws_space_parse(ctx, &o->space, p, arg) == WS_OK
                ? WS_EXIT_OK
@@ -110,8 +147,33 @@ static int take_param(sweep_opts *o, ws_space_param p, const char *arg) {
   return rc == WS_EXIT_OK && p == WS_SPACE_GPU ? check_gpus(&o->space) : rc;
 }
 
+static int push(const char **list, int *n, int max, const char *flag, const char *arg) {
+  if (*n >= max) return ws_cli_usage_error("sweep", "at most %d %s", max, flag);
+  list[(*n)++] = arg;
+  return WS_EXIT_OK;
+}
+
+/* -D, --kernel, --grid ...: kept as text until the space is built. */
+static int take_kernel_flag(sweep_opts *o, int c, const char *arg) {
+  kernel_flags *k = &o->kf;
+  if (o->space.kind != WS_POINT_KERNEL)
+    return ws_cli_usage_error("sweep",
+                              "-D, --kernel, --grid, --block, --shared, --arg and --buf are for kernel "
+                              "sweeps");
+  switch (c) {
+  case 'D': return push(k->defines, &k->ndefines, WS_POINT_MAX_DEFINES, "-D names", arg);
+  case OPT_KERNEL: k->kernel = arg; return WS_EXIT_OK;
+  case OPT_GRID: k->grid = arg; return WS_EXIT_OK;
+  case OPT_BLOCK: k->block = arg; return WS_EXIT_OK;
+  case OPT_SHARED: k->shared = arg; return WS_EXIT_OK;
+  case OPT_ARG: return push(k->args, &k->nargs, KERNEL_ITEMS_MAX, "--arg", arg);
+  default: return push(k->bufs, &k->nbufs, KERNEL_ITEMS_MAX, "--buf", arg);
+  }
+}
+
 static int take(sweep_opts *o, int c, const char *arg) {
   uint64_t v;
+  if (c == 'D' || (c >= OPT_KERNEL && c <= OPT_BUF)) return take_kernel_flag(o, c, arg);
   switch (c) {
   case OPT_SIZE: o->size = arg; return WS_EXIT_OK;
   case OPT_SET: {
@@ -165,6 +227,40 @@ static int apply_defaults(sweep_opts *o) {
   return rc;
 }
 
+/* Each --buf's bytes, read and parsed once: every point gets the same input. */
+static ws_status add_buffers(ws_ctx *ctx, kernel_flags *k) {
+  ws_status st = WS_OK;
+  for (int i = 0; i < k->nbufs && st == WS_OK; i++) {
+    ws_cli_buf b;
+    memset(&b, 0, sizeof b);
+    st = ws_cli_buf_parse(ctx, k->bufs[i], &b);
+    if (st == WS_OK)
+      st = ws_kspace_add_buf(ctx, k->space, b.name, b.data, b.size_bytes);
+    else
+      free(b.data);
+  }
+  return st;
+}
+
+/* The kernel sweep's space, every flag checked: a mistake is a usage error
+ * before any point runs. */
+static int build_kernel_space(sweep_opts *o) {
+  kernel_flags *k = &o->kf;
+  if (!k->file) return ws_cli_usage_error("sweep", "a kernel sweep needs a FILE.cu (or FILE.ptx)");
+  if (!k->grid || !k->block) return ws_cli_usage_error("sweep", "a kernel sweep needs --grid and --block");
+  ws_ctx *ctx = ws_ctx_create();
+  ws_status st = ws_kspace_create(ctx, k->file, &k->space);
+  if (st == WS_OK && k->kernel) st = ws_kspace_set_kernel(ctx, k->space, k->kernel);
+  for (int i = 0; i < k->ndefines && st == WS_OK; i++)
+    st = ws_kspace_add_define(ctx, k->space, k->defines[i]);
+  if (st == WS_OK) st = ws_kspace_set_dims(ctx, k->space, k->grid, k->block, k->shared);
+  for (int i = 0; i < k->nargs && st == WS_OK; i++) st = ws_kspace_add_arg(ctx, k->space, k->args[i]);
+  if (st == WS_OK) st = add_buffers(ctx, k);
+  int rc = st == WS_OK ? WS_EXIT_OK : ws_cli_usage_error("sweep", "%s", ws_errmsg(ctx));
+  ws_ctx_destroy(ctx);
+  return rc;
+}
+
 /* Under --size, the GEMM's M, N and K move together: expanded here as
  * three lists of one value per point would make a cube, so --size sweeps
  * run one space per size (sizes_of) instead. */
@@ -176,8 +272,8 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
   opterr = 0;
   int c, rc = WS_EXIT_OK;
   ws_cli_seen seen = {{0}};
-  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:j:q", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("sweep", &seen, longs, c, "set")) != WS_EXIT_OK) break;
+  while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":ho:j:qD:", longs, NULL)) != -1) {
+    if ((rc = ws_cli_once("sweep", &seen, longs, c, "set,arg,buf")) != WS_EXIT_OK) break;
     if (c == 'h') {
       printf(sweep_help, ws_cli_sampleopt_help);
       return -1;
@@ -186,18 +282,26 @@ static int parse_flags(int argc, char **argv, sweep_opts *o) {
     if (c == '?') return ws_cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
     rc = take(o, c, optarg);
   }
+  if (rc == WS_EXIT_OK && o->space.kind == WS_POINT_KERNEL && optind < argc) o->kf.file = argv[optind++];
   if (rc == WS_EXIT_OK && optind < argc)
     return ws_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
   if (rc == WS_EXIT_OK) rc = apply_defaults(o);
+  if (rc == WS_EXIT_OK && o->space.kind == WS_POINT_KERNEL) rc = build_kernel_space(o);
+  if (!o->csv)
+    o->csv = o->space.kind == WS_POINT_GEMM        ? "sweep-gemm.csv"
+             : o->space.kind == WS_POINT_ATTENTION ? "sweep-attention.csv"
+                                                   : "sweep-kernel.csv";
   /* the CSV is read back to resume and rewritten; the JSON only written */
-  const ws_outputs_file files[] = {{"-o", o->csv, true}, {"--json", o->json, true}};
-  return rc == WS_EXIT_OK ? ws_cli_check_files("sweep", files, 2) : rc;
+  const ws_outputs_file files[] = {
+      {"-o", o->csv, true}, {"--json", o->json, true}, {"the kernel file", o->kf.file, false}};
+  return rc == WS_EXIT_OK ? ws_cli_check_files("sweep", files, o->kf.file ? 3 : 2) : rc;
 }
 
 /* ---- the points ----------------------------------------------------------------------------------- */
 
 /* The points: the space's, or with --size one space per size, M = N = K. */
 static ws_status points_of(ws_ctx *ctx, sweep_opts *o, ws_point **out, size_t *n) {
+  if (o->kf.space) return ws_kspace_expand(ctx, o->kf.space, &o->space, out, n);
   if (!o->size) return ws_space_expand(ctx, &o->space, out, n);
   ws_space sizes;
   ws_space_init(&sizes, WS_POINT_GEMM);
@@ -261,9 +365,24 @@ static void progress_bar(void *user, const ws_sweep_progress *pr) {
 
 /* ---- the summary ---------------------------------------------------------------------------------- */
 
+/* "a100 TILE=8 grid 8x8x1 block 8x8x1 shared 0": a kernel point. */
+static void describe_kernel(const ws_point *p, char *buf, size_t n) {
+  size_t used = (size_t)snprintf(buf, n, "%s", p->gpu);
+  for (uint32_t i = 0; i < p->ndefines && i < WS_POINT_MAX_DEFINES && used < n; i++)
+    used += (size_t)snprintf(buf + used, n - used, " %.*s=%" PRId64, WS_POINT_NAME_MAX, p->define_names[i],
+                             p->define_values[i]);
+  if (used < n)
+    snprintf(buf + used, n - used, " grid %ux%ux%u block %ux%ux%u", p->grid[0], p->grid[1], p->grid[2],
+             p->block[0], p->block[1], p->block[2]);
+}
+
 /* "a100 512x512x512 blocktile2d bm=128 ..." or "a100 seq 64 heads 4 dhead 16 flash br=64 bc=64". */
 static void describe(const ws_point *p, char *buf, size_t n) {
   char tiles[160];
+  if (p->kind == WS_POINT_KERNEL) {
+    describe_kernel(p, buf, n);
+    return;
+  }
   ws_point_describe(p, tiles, sizeof tiles);
   if (p->kind == WS_POINT_GEMM)
     snprintf(buf, n, "%s %ux%ux%u %s", p->gpu, p->m, p->n, p->k, tiles);
@@ -275,15 +394,24 @@ static void print_row(const ws_sweep *s, size_t i) {
   const ws_point_result *r = ws_sweep_result(s, i);
   char d[256];
   describe(ws_sweep_point(s, i), d, sizeof d);
-  printf("  %-60s %12" PRIu64 " cycles %10.1f GFLOP/s %12" PRIu64 " DRAM bytes  occupancy %5.1f %%", d,
-         r->cycles, r->gflops, r->dram_read_bytes + r->dram_write_bytes, r->occupancy_pct);
+  if (ws_sweep_point(s, i)->kind == WS_POINT_KERNEL) /* a user's kernel: its flops are not known */
+    printf("  %-60s %12" PRIu64 " cycles %6.2f IPC %12" PRIu64 " DRAM bytes  occupancy %5.1f %%", d,
+           r->cycles, r->cycles ? (double)r->warp_insns / (double)r->cycles : 0.0,
+           r->dram_read_bytes + r->dram_write_bytes, r->occupancy_pct);
+  else
+    printf("  %-60s %12" PRIu64 " cycles %10.1f GFLOP/s %12" PRIu64 " DRAM bytes  occupancy %5.1f %%", d,
+           r->cycles, r->gflops, r->dram_read_bytes + r->dram_write_bytes, r->occupancy_pct);
   if (r->sampled) printf("  (sampled: cycles +- %" PRIu64 ")", r->cycles_ci95);
   printf("\n");
 }
 
 static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
-  printf("%zu points: %zu passed, %zu failed the check, %zu refused\n", sm->points, sm->passed, sm->failed,
-         sm->ninvalid);
+  if (ws_sweep_count(s) && ws_sweep_point(s, 0)->kind == WS_POINT_KERNEL)
+    printf("%zu points: %zu ran (not checked: there is no reference), %zu refused\n", sm->points, sm->passed,
+           sm->ninvalid);
+  else
+    printf("%zu points: %zu passed, %zu failed the check, %zu refused\n", sm->points, sm->passed, sm->failed,
+           sm->ninvalid);
   if (sm->has_best) {
     printf("best (fewest cycles):\n");
     print_row(s, sm->best);
@@ -380,8 +508,10 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
     fprintf(stderr, "warpscope: resuming %s: %zu of its %zu records are points of this sweep\n", o->csv, kept,
             found);
   bool bar = root && !o->quiet && isatty(STDERR_FILENO);
-  ws_sweep_cfg cfg = {.runner = {ws_point_validate, ws_point_run},
-                      .opts = {.timeout_s = o->timeout_s},
+  ws_sweep_runner runner = {ws_point_validate, ws_point_run};
+  if (o->kf.space) runner = (ws_sweep_runner){NULL, ws_kspace_run};
+  ws_sweep_cfg cfg = {.runner = runner,
+                      .opts = {.timeout_s = o->timeout_s, .kspace = o->kf.space},
                       .jobs = o->jobs,
                       .rank = ws_ranks_rank(rk),
                       .ranks = ws_ranks_size(rk),
@@ -425,14 +555,16 @@ static int kind_of(int argc, char **argv, ws_point_kind *kind) {
       printf(sweep_help, ws_cli_sampleopt_help);
       return -1;
     }
-    return ws_cli_usage_error("sweep", "a kind is needed: gemm or attention");
+    return ws_cli_usage_error("sweep", "a kind is needed: gemm, attention or kernel");
   }
   if (!strcmp(argv[1], "gemm"))
     *kind = WS_POINT_GEMM;
   else if (!strcmp(argv[1], "attention"))
     *kind = WS_POINT_ATTENTION;
+  else if (!strcmp(argv[1], "kernel"))
+    *kind = WS_POINT_KERNEL;
   else
-    return ws_cli_usage_error("sweep", "unknown kind '%s' (expected gemm or attention)", argv[1]);
+    return ws_cli_usage_error("sweep", "unknown kind '%s' (expected gemm, attention or kernel)", argv[1]);
   return WS_EXIT_OK;
 }
 
@@ -443,7 +575,6 @@ int ws_cli_sweep(int argc, char **argv) {
   if (rc != WS_EXIT_OK) return rc < 0 ? WS_EXIT_OK : rc;
   ws_space_init(&o.space, kind);
   rc = parse_flags(argc - 1, argv + 1, &o);
-  if (!o.csv) o.csv = o.space.kind == WS_POINT_GEMM ? "sweep-gemm.csv" : "sweep-attention.csv";
   ws_ctx *ctx = ws_ctx_create();
   ws_point *points = NULL;
   size_t n = 0;
@@ -469,6 +600,7 @@ int ws_cli_sweep(int argc, char **argv) {
   ws_sweep_destroy(s);
   ws_ranks_finish(rk);
   free(points);
+  ws_kspace_destroy(o.kf.space);
   ws_space_free(&o.space);
   ws_ctx_destroy(ctx);
   return rc;

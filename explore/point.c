@@ -175,6 +175,7 @@ static ws_status resolve(ws_ctx *ctx, const ws_point *p, resolved *r) {
   switch (p->kind) {
   case WS_POINT_GEMM: return resolve_gemm(ctx, p, r);
   case WS_POINT_ATTENTION: return resolve_attn(ctx, p, r);
+  case WS_POINT_KERNEL: return WS_OK; /* its kernel is known once compiled (explore/kspace.c) */
   default: return ws_ctx_fail(ctx, WS_ERR_INVALID, "unknown point kind %d", (int)p->kind);
   }
 }
@@ -539,6 +540,42 @@ ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts
   ws_device *dev = NULL;
   ws_status st = ws_device_create(ctx, &rs.gpu, &dev);
   if (st == WS_OK) st = run_on_device(ctx, dev, &rs, p, opts, res);
+  ws_device_destroy(dev);
+  return st;
+}
+
+/* ---- a caller's launches ------------------------------------------------------------------ */
+
+ws_status ws_point_run_body(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_body_fn body,
+                            void *user, ws_point_result *res) {
+  memset(res, 0, sizeof *res);
+  resolved rs;
+  if (resolve(ctx, p, &rs) != WS_OK) {
+    snprintf(res->why, sizeof res->why, "%s", ws_errmsg(ctx));
+    ws_ctx_clear(ctx);
+    return WS_OK;
+  }
+  res->valid = true;
+  res->nstalls =
+      ws_device_stall_count() < WS_POINT_STALLS_MAX ? ws_device_stall_count() : WS_POINT_STALLS_MAX;
+  for (uint32_t i = 0; i < res->nstalls; i++)
+    snprintf(res->stall_names[i], sizeof res->stall_names[i], "%s", ws_device_stall_name(i));
+  ws_device *dev = NULL;
+  ws_status st = ws_device_create(ctx, &rs.gpu, &dev);
+  if (st != WS_OK) return st;
+  ws_device_set_mode(dev, WS_MODE_TIMING);
+  ws_watch watch = {0};
+  watch.timeout_s = opts ? opts->timeout_s : 0;
+  ws_device_set_watch(dev, &watch);
+  ws_device_set_sampling(dev, &(ws_sampling){.measure_waves = p->sample_waves,
+                                             .measure_rounds = p->sample_rounds,
+                                             .threads = opts ? opts->sample_threads : 0});
+  if (opts && opts->on_device) opts->on_device(opts->user, dev);
+  meter m = {.dev = dev, .opts = opts, .res = res};
+  ws_device_set_observer(dev, observe, &m);
+  st = body(user, ctx, dev, res);
+  ws_device_set_observer(dev, NULL, NULL);
+  if (st == WS_OK && res->valid) finish_record(&m, p, &rs.gpu);
   ws_device_destroy(dev);
   return st;
 }

@@ -23,7 +23,12 @@
 #include "sim/common/config.h"
 #include "sim/host/device.h"
 
-typedef enum ws_point_kind { WS_POINT_GEMM, WS_POINT_ATTENTION, WS_POINT_KIND_COUNT } ws_point_kind;
+typedef enum ws_point_kind {
+  WS_POINT_GEMM,
+  WS_POINT_ATTENTION,
+  WS_POINT_KERNEL,
+  WS_POINT_KIND_COUNT
+} ws_point_kind;
 /* Where a GEMM point's kernel comes from: the generator (models/kgen), or
  * the same step written in CUDA C (explore/cudagemm.h), compiled by clang. */
 typedef enum ws_point_source {
@@ -35,6 +40,8 @@ typedef enum ws_point_source {
 #define WS_POINT_NAME_MAX 32
 #define WS_POINT_MAX_SETS 16 /* --set overrides carried by a point */
 #define WS_POINT_SET_MAX 96
+#define WS_POINT_MAX_DEFINES 8 /* -D names of a kernel point */
+#define WS_POINT_KERNEL_MAX 64 /* a kernel's name (WS_NAME_MAX) */
 
 /* What is run. */
 typedef struct ws_point {
@@ -52,6 +59,16 @@ typedef struct ws_point {
   char attn[WS_POINT_NAME_MAX]; /* "naive" or "flash" */
   uint32_t br, bc;              /* flash tiles; 0: default */
   uint64_t seed;                /* the inputs' generator */
+  /* kernel: a CUDA C (or PTX) file's kernel compiled with the -D
+   * definitions, launched with the grid, block and dynamic shared memory
+   * their expressions give (explore/kspace.h) */
+  char kernel[WS_POINT_KERNEL_MAX]; /* as --kernel names it; "": the file's only kernel */
+  uint32_t ndefines;
+  char define_names[WS_POINT_MAX_DEFINES][WS_POINT_NAME_MAX];
+  int64_t define_values[WS_POINT_MAX_DEFINES];
+  uint32_t grid[3], block[3]; /* all 0 when the expressions refuse the point */
+  uint32_t shared_bytes;      /* dynamic shared memory per CTA */
+  uint64_t inputs_hash;       /* the file's bytes, the kernel name, the args and buffers (ws_kspace) */
   /* 0: every CTA timed; else CTA-wave sampling with this many measured
    * waves (sim/gpu/sampler.h: WS_SAMPLER_MIN_WAVES .. WS_SAMPLER_MAX_WAVES) */
   uint32_t sample_waves;
@@ -66,13 +83,14 @@ typedef struct ws_point {
 typedef struct ws_point_result {
   bool valid;                /* false: the configuration was refused before running */
   char why[256];             /* why it was refused, or why the check failed ("" otherwise) */
-  bool check_pass;           /* results within the tolerance of OpenBLAS */
+  bool check_pass;           /* results within the tolerance of OpenBLAS; kernel points: true, not checked */
   double max_abs_err;        /* against OpenBLAS */
   bool sampled;              /* cycles and counters estimated from samples; false: every instruction timed */
   uint64_t timed_ctas;       /* CTAs simulated in full timing, over the launches (= ctas when not sampled) */
   uint64_t timed_warp_insns; /* warp instructions timed (the rest ran functionally); = warp_insns when full */
   uint64_t cycles_ci95; /* sampled: half-width of the 95 % interval of cycles, summed over launches; else 0 */
   uint32_t regs_per_thread, smem_per_cta_bytes, threads_per_cta;
+  uint32_t spill_bytes; /* local memory per thread holding spilled registers (translated kernels) */
   uint32_t ctas_per_sm;
   double occupancy_pct; /* theoretical */
   char limiter[24];     /* ws_occupancy_limiter_name */
@@ -110,6 +128,7 @@ typedef struct ws_point_opts {
   ws_point_device_fn on_device; /* NULL: none */
   ws_point_launch_fn on_launch; /* NULL: none */
   void *user;                   /* passed to both */
+  const struct ws_kspace *kspace; /* a kernel sweep's shared inputs (explore/kspace.h); NULL otherwise */
 } ws_point_opts;
 
 /* Resolves the preset and the generator's configuration and checks them
@@ -128,6 +147,16 @@ ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *
  * an error: res->valid is false with the reason. Errors are for what stops
  * the run itself (no memory, a watchdog). */
 ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res);
+/* What a kernel point launches on the device the point's run made: the
+ * counters of every launch it makes are measured as the built-in kinds'
+ * are. */
+typedef ws_status (*ws_point_body_fn)(void *user, ws_ctx *ctx, ws_device *dev, ws_point_result *res);
+/* Runs body on a fresh timing-mode device of the point's GPU, with the
+ * watch, sampling and hooks of opts, and fills res as ws_point_run does
+ * (flops 0: the kernel's work is not known). A GPU or sampling that
+ * cannot be used refuses the point (res->valid false). */
+ws_status ws_point_run_body(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_body_fn body,
+                            void *user, ws_point_result *res);
 /* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles,
  * then " source cuda" for the CUDA C kernel)
  * or "flash br=64 bc=64"; the point's fields as given when they do not

@@ -23,22 +23,26 @@
 typedef enum col_type {
   T_KIND,    /* ws_point_kind as gemm / attention */
   T_SETS,    /* the --set overrides joined with ';' */
+  T_DEFINES, /* a kernel point's -D values, NAME=VALUE joined with ';' */
   T_PNAME,   /* a name of the point */
   T_PU32,    /* a uint32_t of the point */
   T_PU64,    /* a uint64_t of the point */
   T_VALID,   /* yes / no */
-  T_CHECK,   /* pass / fail */
+  T_CHECK,   /* pass / fail; unchecked for a kernel point */
   T_SAMPLED, /* sampled / full */
   T_RTEXT,   /* a text of the result */
   T_RU32,
   T_RU64,
   T_RDBL,
+  T_RIPC, /* warp instructions per cycle: derived from two columns, so read back only to be checked */
   T_STALL /* the stall columns, after the table */
 } col_type;
 
 /* When a column's field applies; one that does not is printed empty when
  * it is zero (and printed anyway when it is not, so nothing is lost). */
-typedef enum col_scope { S_ALL, S_GEMM, S_ATTN, S_RESULT } col_scope;
+/* S_MODEL: a result of a generated kernel, whose work is known and checked
+ * (a user's kernel has neither flops nor a reference). */
+typedef enum col_scope { S_ALL, S_GEMM, S_ATTN, S_KERNEL, S_RESULT, S_MODEL } col_scope;
 
 typedef struct column {
   const char *name;
@@ -80,7 +84,7 @@ static const column columns[WS_RECORD_FIXED_COLS] = {
     {"valid", T_VALID, S_ALL, RF(valid)},
     {"why", T_RTEXT, S_ALL, RF(why)},
     {"check", T_CHECK, S_RESULT, RF(check_pass)},
-    {"max_abs_err", T_RDBL, S_RESULT, RF(max_abs_err)},
+    {"max_abs_err", T_RDBL, S_MODEL, RF(max_abs_err)},
     {"sampled", T_SAMPLED, S_RESULT, RF(sampled)},
     {"timed_ctas", T_RU64, S_RESULT, RF(timed_ctas)},
     {"timed_warp_insns", T_RU64, S_RESULT, RF(timed_warp_insns)},
@@ -95,19 +99,32 @@ static const column columns[WS_RECORD_FIXED_COLS] = {
     {"launches", T_RU64, S_RESULT, RF(launches)},
     {"cycles", T_RU64, S_RESULT, RF(cycles)},
     {"time_us", T_RDBL, S_RESULT, RF(time_us)},
-    {"flops", T_RDBL, S_RESULT, RF(flops)},
-    {"gflops", T_RDBL, S_RESULT, RF(gflops)},
+    {"flops", T_RDBL, S_MODEL, RF(flops)},
+    {"gflops", T_RDBL, S_MODEL, RF(gflops)},
     {"warp_insns", T_RU64, S_RESULT, RF(warp_insns)},
     {"l1_hit_pct", T_RDBL, S_RESULT, RF(l1_hit_pct)},
     {"l2_hit_pct", T_RDBL, S_RESULT, RF(l2_hit_pct)},
     {"dram_read_bytes", T_RU64, S_RESULT, RF(dram_read_bytes)},
     {"dram_write_bytes", T_RU64, S_RESULT, RF(dram_write_bytes)},
-    {"arith_intensity", T_RDBL, S_RESULT, RF(arith_intensity)},
+    {"arith_intensity", T_RDBL, S_MODEL, RF(arith_intensity)},
     {"smem_bank_conflicts", T_RU64, S_RESULT, RF(smem_bank_conflicts)},
     {"lsu_refusals", T_RU64, S_RESULT, RF(lsu_refusals)},
+    /* added with the kernel sweep: after the older columns, which keep their places */
+    {"kernel", T_PNAME, S_KERNEL, PF(kernel)},
+    {"defines", T_DEFINES, S_KERNEL, PF(define_values)},
+    {"grid_x", T_PU32, S_KERNEL, PF(grid[0])},
+    {"grid_y", T_PU32, S_KERNEL, PF(grid[1])},
+    {"grid_z", T_PU32, S_KERNEL, PF(grid[2])},
+    {"block_x", T_PU32, S_KERNEL, PF(block[0])},
+    {"block_y", T_PU32, S_KERNEL, PF(block[1])},
+    {"block_z", T_PU32, S_KERNEL, PF(block[2])},
+    {"shared_bytes", T_PU32, S_KERNEL, PF(shared_bytes)},
+    {"inputs_hash", T_PU64, S_KERNEL, PF(inputs_hash)},
+    {"spill_bytes", T_RU32, S_RESULT, RF(spill_bytes)},
+    {"ipc", T_RIPC, S_RESULT, RF(warp_insns)},
 };
 
-static const char *const kind_names[WS_POINT_KIND_COUNT] = {"gemm", "attention"};
+static const char *const kind_names[WS_POINT_KIND_COUNT] = {"gemm", "attention", "kernel"};
 
 /* The device's stall reasons, as many as a result can hold. */
 static uint32_t stall_count(void) {
@@ -142,7 +159,9 @@ static bool scope_applies(col_scope sc, const ws_point *p, const ws_point_result
   switch (sc) {
   case S_GEMM: return p->kind == WS_POINT_GEMM;
   case S_ATTN: return p->kind == WS_POINT_ATTENTION;
+  case S_KERNEL: return p->kind == WS_POINT_KERNEL;
   case S_RESULT: return r->valid;
+  case S_MODEL: return r->valid && p->kind != WS_POINT_KERNEL;
   default: return true;
   }
 }
@@ -163,6 +182,18 @@ static void join_sets(const ws_point *p, char *buf, size_t bytes) {
   uint32_t n = p->nsets < WS_POINT_MAX_SETS ? p->nsets : WS_POINT_MAX_SETS;
   for (uint32_t i = 0; i < n && used < bytes; i++) {
     int w = snprintf(buf + used, bytes - used, "%s%.*s", i ? ";" : "", WS_POINT_SET_MAX, p->sets[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+static void join_defines(const ws_point *p, char *buf, size_t bytes) {
+  size_t used = 0;
+  buf[0] = '\0';
+  uint32_t n = p->ndefines < WS_POINT_MAX_DEFINES ? p->ndefines : WS_POINT_MAX_DEFINES;
+  for (uint32_t i = 0; i < n && used < bytes; i++) {
+    int w = snprintf(buf + used, bytes - used, "%s%.*s=%" PRId64, i ? ";" : "", WS_POINT_NAME_MAX,
+                     p->define_names[i], p->define_values[i]);
     if (w < 0) break;
     used += (size_t)w;
   }
@@ -192,6 +223,7 @@ static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, 
     snprintf(buf, bytes, "%s", (unsigned)p->kind < WS_POINT_KIND_COUNT ? kind_names[p->kind] : "?");
     return;
   case T_SETS: join_sets(p, buf, bytes); return;
+  case T_DEFINES: join_defines(p, buf, bytes); return;
   case T_PNAME:
   case T_RTEXT: snprintf(buf, bytes, "%.*s", (int)col->size, (const char *)f); return;
   case T_VALID: snprintf(buf, bytes, "%s", r->valid ? "yes" : "no"); return;
@@ -202,15 +234,17 @@ static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, 
   case T_PU64:
   case T_RU64: u = *(const uint64_t *)f; break;
   case T_RDBL: d = *(const double *)f; break;
+  case T_RIPC: d = r->cycles ? (double)r->warp_insns / (double)r->cycles : 0.0; break;
   default: return;
   }
   if (col->type == T_CHECK || col->type == T_SAMPLED) {
     const char *word = col->type == T_CHECK ? (b ? "pass" : "fail") : (b ? "sampled" : "full");
+    if (col->type == T_CHECK && p->kind == WS_POINT_KERNEL) word = "unchecked"; /* no reference */
     if (*applies || b) snprintf(buf, bytes, "%s", word);
     return;
   }
   *is_number = true;
-  if (col->type == T_RDBL) {
+  if (col->type == T_RDBL || col->type == T_RIPC) {
     if (*applies || d != 0 || signbit(d)) format_double(d, buf, bytes);
   } else if (*applies || u != 0) {
     snprintf(buf, bytes, "%" PRIu64, u);
@@ -435,6 +469,28 @@ static ws_status read_sets(reader *rd, uint32_t c, const char *text, ws_point *p
   return WS_OK;
 }
 
+/* "NAME=VALUE;..." into the point's -D names and values. */
+static ws_status read_defines(reader *rd, uint32_t c, const char *text, ws_point *p) {
+  const char *what = "a list of at most 8 NAME=INTEGER joined by ';'";
+  p->ndefines = 0;
+  for (const char *s = text; *s;) {
+    size_t len = strcspn(s, ";"), name = strcspn(s, "=");
+    if (p->ndefines >= WS_POINT_MAX_DEFINES || name == 0 || name >= len || name >= WS_POINT_NAME_MAX)
+      return bad_field(rd, c, text, what);
+    char num[32], *end;
+    if (len - name - 1 == 0 || len - name - 1 >= sizeof num) return bad_field(rd, c, text, what);
+    memcpy(num, s + name + 1, len - name - 1);
+    num[len - name - 1] = '\0';
+    long long v = strtoll(num, &end, 10);
+    if (*end) return bad_field(rd, c, text, what);
+    memcpy(p->define_names[p->ndefines], s, name);
+    p->define_values[p->ndefines++] = v;
+    s += len;
+    if (*s && !*++s) return bad_field(rd, c, text, what);
+  }
+  return WS_OK;
+}
+
 /* One of a yes/no-like pair into *b, empty only where it does not apply. */
 static ws_status read_flag(reader *rd, uint32_t c, const char *text, const char *yes, const char *no,
                            bool applies, bool *b) {
@@ -458,18 +514,21 @@ static ws_status read_field(reader *rd, uint32_t c, const char *text, ws_point *
   switch (col->type) {
   case T_KIND: {
     int k = read_word(text, kind_names, WS_POINT_KIND_COUNT);
-    if (k < 0) return bad_field(rd, c, text, "gemm or attention");
+    if (k < 0) return bad_field(rd, c, text, "gemm, attention or kernel");
     p->kind = (ws_point_kind)k;
     return WS_OK;
   }
   case T_SETS: return read_sets(rd, c, text, p);
+  case T_DEFINES: return read_defines(rd, c, text, p);
   case T_PNAME:
   case T_RTEXT:
     if (strlen(text) >= col->size) return bad_field(rd, c, text, "short enough for its field");
     memcpy(f, text, strlen(text) + 1);
     return WS_OK;
   case T_VALID: return read_flag(rd, c, text, "yes", "no", true, &r->valid);
-  case T_CHECK: return read_flag(rd, c, text, "pass", "fail", applies, &r->check_pass);
+  case T_CHECK:
+    if (p->kind == WS_POINT_KERNEL) return read_flag(rd, c, text, "unchecked", "", applies, &r->check_pass);
+    return read_flag(rd, c, text, "pass", "fail", applies, &r->check_pass);
   case T_SAMPLED: return read_flag(rd, c, text, "sampled", "full", applies, &r->sampled);
   case T_PU32:
   case T_RU32:
@@ -487,6 +546,11 @@ static ws_status read_field(reader *rd, uint32_t c, const char *text, ws_point *
     if (empty_ok) return WS_OK;
     if (!read_double(text, (double *)f)) return bad_field(rd, c, text, "a number");
     return WS_OK;
+  case T_RIPC: {
+    double ignored;
+    if (empty_ok || read_double(text, &ignored)) return WS_OK;
+    return bad_field(rd, c, text, "a number");
+  }
   default: return WS_OK;
   }
 }
@@ -615,6 +679,16 @@ bool ws_record_point_equal(const ws_point *a, const ws_point *b) {
                           &b->wm, &b->wn, &b->threads, &b->seq, &b->heads, &b->dhead, &b->br, &b->bc};
   for (size_t i = 0; i < sizeof ua / sizeof ua[0]; i++)
     if (*ua[i] != *ub[i]) return false;
+  if (a->ndefines != b->ndefines || a->ndefines > WS_POINT_MAX_DEFINES) return false;
+  for (uint32_t i = 0; i < a->ndefines; i++)
+    if (a->define_values[i] != b->define_values[i] ||
+        strncmp(a->define_names[i], b->define_names[i], WS_POINT_NAME_MAX) != 0)
+      return false;
+  for (int i = 0; i < 3; i++)
+    if (a->grid[i] != b->grid[i] || a->block[i] != b->block[i]) return false;
+  if (a->shared_bytes != b->shared_bytes || a->inputs_hash != b->inputs_hash ||
+      strncmp(a->kernel, b->kernel, WS_POINT_KERNEL_MAX) != 0)
+    return false;
   return a->seed == b->seed && strncmp(a->gpu, b->gpu, WS_POINT_NAME_MAX) == 0 &&
          strncmp(a->variant, b->variant, WS_POINT_NAME_MAX) == 0 &&
          strncmp(a->attn, b->attn, WS_POINT_NAME_MAX) == 0;

@@ -31,7 +31,8 @@ ws_space_param ws_space_param_find(const char *name) {
 }
 
 bool ws_space_uses(ws_point_kind kind, ws_space_param p) {
-  if (p == WS_SPACE_GPU || p == WS_SPACE_SEED) return true;
+  if (p == WS_SPACE_GPU) return true;
+  if (p == WS_SPACE_SEED) return kind != WS_POINT_KERNEL; /* a kernel's inputs are its --buf specs */
   if (kind == WS_POINT_GEMM) return p >= WS_SPACE_M && p <= WS_SPACE_THREADS;
   if (kind == WS_POINT_ATTENTION) return p >= WS_SPACE_SEQ && p <= WS_SPACE_BC;
   return false;
@@ -289,7 +290,10 @@ ws_status ws_space_count(ws_ctx *ctx, const ws_space *s, size_t *n) {
     size_t len = s->lists[p].n;
     if (len == 0)
       return ws_ctx_fail(ctx, WS_ERR_INVALID, "a %s sweep needs a value for --%s",
-                         s->kind == WS_POINT_GEMM ? "gemm" : "attention", param_names[p]);
+                         s->kind == WS_POINT_GEMM        ? "gemm"
+                         : s->kind == WS_POINT_ATTENTION ? "attention"
+                                                         : "kernel",
+                         param_names[p]);
     /* saturate instead of overflowing: every list is at most the limit, so
      * one more product never wraps 64 bits once clamped */
     total *= len;

@@ -76,6 +76,24 @@ const ws_point_result *ws_sweep_result(const ws_sweep *s, size_t i) {
 /* A total order on points for matching records to them by binary search:
  * any order works as long as equal points (ws_record_point_equal) compare
  * equal. */
+/* The kernel kind's fields, in the order cmp_point takes them. */
+static int cmp_kernel(const ws_point *a, const ws_point *b) {
+  int c = strncmp(a->kernel, b->kernel, WS_POINT_KERNEL_MAX);
+  if (c) return c;
+  const uint64_t va[] = {a->ndefines, a->grid[0],  a->grid[1],      a->grid[2],    a->block[0],
+                         a->block[1], a->block[2], a->shared_bytes, a->inputs_hash};
+  const uint64_t vb[] = {b->ndefines, b->grid[0],  b->grid[1],      b->grid[2],    b->block[0],
+                         b->block[1], b->block[2], b->shared_bytes, b->inputs_hash};
+  for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
+    if (va[i] != vb[i]) return va[i] < vb[i] ? -1 : 1;
+  uint32_t n = a->ndefines < WS_POINT_MAX_DEFINES ? a->ndefines : WS_POINT_MAX_DEFINES;
+  for (uint32_t i = 0; i < n; i++) {
+    if ((c = strncmp(a->define_names[i], b->define_names[i], WS_POINT_NAME_MAX))) return c;
+    if (a->define_values[i] != b->define_values[i]) return a->define_values[i] < b->define_values[i] ? -1 : 1;
+  }
+  return 0;
+}
+
 static int cmp_point(const ws_point *a, const ws_point *b) {
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
   int c = strncmp(a->gpu, b->gpu, WS_POINT_NAME_MAX);
@@ -92,7 +110,7 @@ static int cmp_point(const ws_point *a, const ws_point *b) {
   uint32_t nsets = a->nsets < WS_POINT_MAX_SETS ? a->nsets : WS_POINT_MAX_SETS;
   for (uint32_t i = 0; i < nsets; i++)
     if ((c = strncmp(a->sets[i], b->sets[i], WS_POINT_SET_MAX))) return c;
-  return 0;
+  return cmp_kernel(a, b);
 }
 
 static int cmp_point_ptr(const void *a, const void *b) {

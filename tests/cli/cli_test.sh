@@ -543,8 +543,8 @@ check sweep-resume-same 0 "" -- "$ws" sweep "${sw[@]}" -o "$tmp/sw.csv" -q
 if cmp -s "$tmp/sw.csv" "$tmp/sw.before"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a resumed sweep changed its output"; fi
 check sweep-bad-gpu 2 "unknown GPU preset 'nosuch'" -- "$ws" sweep gemm --gpu classroom,nosuch -o "$tmp/never.csv"
 [ -e "$tmp/never.csv" ] && { failed=$((failed + 1)); echo "FAIL: a refused sweep wrote its output"; } || passed=$((passed + 1))
-check sweep-no-kind 2 "a kind is needed: gemm or attention" -- "$ws" sweep
-check sweep-bad-kind 2 "unknown kind 'conv' (expected gemm or attention)" -- "$ws" sweep conv
+check sweep-no-kind 2 "a kind is needed: gemm, attention or kernel" -- "$ws" sweep
+check sweep-bad-kind 2 "unknown kind 'conv' (expected gemm, attention or kernel)" -- "$ws" sweep conv
 check sweep-bad-range 2 "--tm 4:8:0: a step of 0" -- "$ws" sweep gemm --tm 4:8:0
 check sweep-wrong-param 2 "--seq is not a parameter of a gemm sweep" -- "$ws" sweep gemm --seq 64
 check sweep-size-and-m 2 "--size and --m/--n/--k exclude each other" -- "$ws" sweep gemm --size 128 --m 64
@@ -686,5 +686,11 @@ check ptx-template-none 1 "a template kernel is compiled only for the instances 
 check exec-cu-kernel 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --kernel saxpy --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y --functional
 check gemm-source-cuda 0 "smem bm=32 bn=32 bk=32 threads=1024 source cuda on a100" -- "$ws" gemm --source cuda --variant smem --size 64
 check gemm-source-bad 2 "--source expects generated or cuda, found 'ptx'" -- "$ws" gemm --source ptx --variant smem --size 64
+# sweep kernel: an expression that does not parse is refused with its column, a name that is not a -D
+# with the names there are, both before any point runs (exit 2)
+check sweep-kernel-bad-expr 2 "--grid 'cdiv(SIZE,TILE': column 15: expected ')'" -- "$ws" sweep kernel "$src/tests/ptx/cuda/sgemm_tiled.cu" -D TILE=8,16 -D SIZE=64 --grid 'cdiv(SIZE,TILE' --block TILE,TILE -o "$tmp/swk.csv"
+check sweep-kernel-not-a-define 2 "--block 'TILE,ROWS': column 6: 'ROWS' is not a -D name (TILE, SIZE)" -- "$ws" sweep kernel "$src/tests/ptx/cuda/sgemm_tiled.cu" -D TILE=8,16 -D SIZE=64 --grid 1 --block TILE,ROWS -o "$tmp/swk.csv"
+check sweep-kernel-ptx-no-d 2 "compiled already: it takes no -D" -- "$ws" sweep kernel "$src/tests/ptx/data/saxpy_const.ptx" -D TILE=8 --grid 1 --block 32 -o "$tmp/swk.csv"
+check sweep-kernel-not-cu 2 "a kernel sweep takes a CUDA C (.cu) or PTX (.ptx) file" -- "$ws" sweep kernel "$src/README.md" --grid 1 --block 32 -o "$tmp/swk.csv"
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

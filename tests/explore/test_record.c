@@ -107,9 +107,11 @@ Test(record, header) {
   cr_assert_eq(n, WS_RECORD_FIXED_COLS + ws_device_stall_count());
   char name[64];
   const char *some[][2] = {
-      {"0", "kind"},           {"3", "m"},       {"21", "seed"},        {"22", "sample_waves"},
-      {"23", "sample_rounds"}, {"25", "why"},    {"29", "timed_ctas"},  {"30", "timed_warp_insns"},
-      {"31", "cycles_ci95"},   {"40", "cycles"}, {"51", "lsu_refusals"}};
+      {"0", "kind"},           {"3", "m"},       {"21", "seed"},         {"22", "sample_waves"},
+      {"23", "sample_rounds"}, {"25", "why"},    {"29", "timed_ctas"},   {"30", "timed_warp_insns"},
+      {"31", "cycles_ci95"},   {"40", "cycles"}, {"51", "lsu_refusals"}, {"52", "kernel"},
+      {"53", "defines"},       {"54", "grid_x"}, {"57", "block_x"},      {"61", "inputs_hash"},
+      {"62", "spill_bytes"},   {"63", "ipc"}};
   for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
     cr_assert(ws_record_col_name((uint32_t)atoi(some[i][0]), name, sizeof name));
     cr_expect_str_eq(name, some[i][1]);
@@ -263,7 +265,7 @@ static const struct {
   const char *from, *to, *msg;
 } bad_files[] = {
     {"kind,gpu", "kind,GPU", "t.csv:1: header column 2 is 'GPU' where a sweep record has 'gpu'"},
-    {"gemm,a100", "gemv,a100", "t.csv:2: column kind (1): 'gemv' is not gemm or attention"},
+    {"gemm,a100", "gemv,a100", "t.csv:2: column kind (1): 'gemv' is not gemm, attention or kernel"},
     {",123456789012,", ",12x,", "t.csv:2: column cycles (41): '12x' is not an unsigned 64-bit integer"},
     {",1024,512,", ",1024,-512,", "t.csv:2: column n (5): '-512' is not an unsigned 32-bit integer"},
     {",yes,,pass,", ",maybe,,pass,", "t.csv:2: column valid (25): 'maybe' is not yes or no"},

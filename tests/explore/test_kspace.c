@@ -91,7 +91,7 @@ Test(kspace, bad_flags_are_refused) {
   cr_expect_str_eq(ws_errmsg(ctx), "--block 'TILE*': column 6: the expression ends too soon");
   cr_expect_eq(ws_kspace_add_arg(ctx, k, "M"), WS_ERR_INVALID);
   ws_kspace_destroy(k);
-  cr_assert_eq(ws_kspace_create(ctx, "tests/ptx/data/saxpy.ptx", &k), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_kspace_create(ctx, "tests/ptx/data/saxpy_const.ptx", &k), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect_eq(ws_kspace_add_define(ctx, k, "TILE=8"), WS_ERR_INVALID);
   ws_kspace_destroy(k);
 }

@@ -279,6 +279,7 @@ static uint32_t color(ws_vcode *vc, const graph *g, uint32_t max_regs, order_key
  * neighbours, the one live over the most instructions (freeing the most
  * places), never a predicate or a spill's own temporary. */
 static uint32_t victim(const ws_vcode *vc, const graph *g, uint32_t failed) {
+  bool pred = vc->regs[failed].is_pred; /* a predicate makes room among predicates */
   uint32_t best = WS_VC_NONE;
   size_t best_span = 0;
   const uint64_t *row = g->adj + (size_t)failed * g->words;
@@ -291,7 +292,7 @@ static uint32_t victim(const ws_vcode *vc, const graph *g, uint32_t failed) {
     else
       continue;
     const ws_vc_reg *r = &vc->regs[v];
-    if (r->is_pred || r->no_spill || g->first[v] == SIZE_MAX) continue;
+    if (r->is_pred != pred || r->no_spill || g->first[v] == SIZE_MAX) continue;
     size_t span = g->last[v] - g->first[v] + 1;
     if (span > best_span) best = v, best_span = span;
   }
@@ -367,6 +368,72 @@ static bool spill(ws_vcode *vc, uint32_t v, uint32_t off) {
   return true;
 }
 
+/* Keeps predicate p in a register instead, as 1 or 0: each instruction
+ * reading it (or guarded by it) first sets a short-lived predicate from
+ * the register (ISETP.NE), each one writing it writes a short-lived one
+ * that a SEL then stores (under the same guard). */
+static bool demote(ws_vcode *vc, uint32_t p) {
+  ws_vcode out = {.regs = vc->regs, .nregs = vc->nregs, .regs_cap = vc->regs_cap};
+  uint32_t r = ws_vcode_new_reg(&out, 1, false);
+  for (size_t i = 0; i < vc->ninsns && !out.oom; i++) {
+    ws_vc_insn in = vc->insns[i];
+    bool uses = in.guard == p, defs = false;
+    for (unsigned k = 0; k < in.nops; k++)
+      if (in.ops[k].kind == WS_VC_PRED && in.ops[k].v == p) {
+        if (in.ops[k].def)
+          defs = true;
+        else
+          uses = true;
+      }
+    if (!uses && !defs) {
+      put(&out, &in, "", 0);
+      continue;
+    }
+    if (uses) {
+      uint32_t t = ws_vcode_new_reg(&out, 1, true);
+      if (out.oom) break;
+      out.regs[t].no_spill = 1;
+      ws_vc_insn *s = put(&out, NULL, "ISETP.NE.U32", in.src);
+      if (s) {
+        s->nops = 3;
+        s->ops[0] = (ws_vc_op){.kind = WS_VC_PRED, .def = 1, .v = t, .words = 1};
+        s->ops[1] = (ws_vc_op){.kind = WS_VC_REG, .v = r, .words = 1};
+        s->ops[2] = (ws_vc_op){.kind = WS_VC_TEXT, .text = "0"};
+      }
+      if (in.guard == p) in.guard = t;
+      for (unsigned k = 0; k < in.nops; k++)
+        if (in.ops[k].kind == WS_VC_PRED && in.ops[k].v == p && !in.ops[k].def) in.ops[k].v = t;
+    }
+    uint32_t t = WS_VC_NONE;
+    if (defs) {
+      t = ws_vcode_new_reg(&out, 1, true);
+      if (out.oom) break;
+      out.regs[t].no_spill = 1;
+      for (unsigned k = 0; k < in.nops; k++)
+        if (in.ops[k].kind == WS_VC_PRED && in.ops[k].v == p && in.ops[k].def) in.ops[k].v = t;
+    }
+    put(&out, &in, "", 0);
+    ws_vc_insn *sel = defs ? put(&out, NULL, "SEL", in.src) : NULL;
+    if (sel) { /* r = t ? 1 : 0 */
+      sel->nops = 4;
+      sel->ops[0] = (ws_vc_op){.kind = WS_VC_REG, .def = 1, .v = r, .words = 1};
+      sel->ops[1] = (ws_vc_op){.kind = WS_VC_TEXT, .text = "RZ"};
+      sel->ops[2] = (ws_vc_op){.kind = WS_VC_TEXT, .text = "1"};
+      sel->ops[3] = (ws_vc_op){.kind = WS_VC_PRED, .neg = 1, .v = t, .words = 1};
+      sel->guard = in.guard, sel->guard_neg = in.guard_neg;
+    }
+  }
+  vc->regs = out.regs, vc->nregs = out.nregs, vc->regs_cap = out.regs_cap;
+  if (out.oom) {
+    free(out.insns);
+    vc->oom = true;
+    return false;
+  }
+  free(vc->insns);
+  vc->insns = out.insns, vc->ninsns = out.ninsns, vc->insns_cap = out.insns_cap;
+  return true;
+}
+
 /* ---- the allocation ------------------------------------------------------------------- */
 
 typedef struct attempt {
@@ -418,9 +485,8 @@ static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint3
                          const char *kernel) {
   if (vc->regs[failed].is_pred)
     return ws_ctx_fail(ctx, WS_ERR_LIMIT,
-                       "kernel '%s': more than %u predicates are live at once; predicates kept in "
-                       "registers are not supported yet",
-                       kernel, WS_NUM_PREDS);
+                       "kernel '%s': one instruction needs more than %u predicates at once", kernel,
+                       WS_NUM_PREDS);
   return ws_ctx_fail(ctx, WS_ERR_LIMIT,
                      "kernel '%s': does not fit in %u registers even with spilling (one instruction "
                      "needs more at once)",
@@ -442,6 +508,12 @@ ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const cha
     attempt_free(&a);
     if (failed == WS_VC_NONE) return WS_OK;
     if (v == WS_VC_NONE) return no_room(ctx, vc, failed, max_regs, kernel);
+    if (vc->regs[v].is_pred) {
+      if (!demote(vc, v))
+        return ws_ctx_fail(ctx, WS_ERR_NOMEM, "kernel '%s': out of memory keeping predicates in registers",
+                           kernel);
+      continue;
+    }
     uint32_t align = 4u * vc->regs[v].words, off = (*spill_bytes + align - 1) / align * align;
     if (off + align > WS_SPILL_MAX_BYTES)
       return ws_ctx_fail(ctx, WS_ERR_LIMIT,

@@ -537,3 +537,52 @@ Test(ptx, the_tensor_core_gemm_with_async_copies_and_ldmatrix_is_exact) {
   }
   free(ptx);
 }
+
+/* ---- more predicates than the ISA has ------------------------------------------------ */
+
+/* Twelve predicates set from the thread index, all live until a chain of
+ * selects adds bit k for each that holds: the translator keeps the ones
+ * that do not fit in P0..P6 in registers, and the sum is the index's low
+ * twelve bits whatever it does. */
+static char *many_preds_ptx(void) {
+  enum { NP = 12 };
+  size_t cap = 8192;
+  char *s = malloc(cap);
+  size_t at = (size_t)snprintf(s, cap,
+                               ".version 7.0\n.target sm_80\n.address_size 64\n"
+                               ".visible .entry preds(.param .u64 out)\n{\n  .reg .pred %%p<%d>;\n"
+                               "  .reg .b32 %%r<%d>;\n  .reg .b64 %%rd<4>;\n"
+                               "  mov.u32 %%r0, %%tid.x;\n",
+                               NP, 3 * NP + 4);
+  for (int k = 0; k < NP; k++)
+    at += (size_t)snprintf(s + at, cap - at, "  and.b32 %%r%d, %%r0, %d;\n  setp.ne.s32 %%p%d, %%r%d, 0;\n",
+                           k + 1, 1 << k, k, k + 1);
+  at += (size_t)snprintf(s + at, cap - at, "  mov.u32 %%r%d, 0;\n", NP + 1);
+  for (int k = 0; k < NP; k++)
+    at += (size_t)snprintf(s + at, cap - at,
+                           "  selp.b32 %%r%d, %d, 0, %%p%d;\n  add.s32 %%r%d, %%r%d, %%r%d;\n", NP + 2 + k,
+                           1 << k, k, NP + 1, NP + 1, NP + 2 + k);
+  snprintf(s + at, cap - at,
+           "  ld.param.u64 %%rd1, [out];\n  cvta.to.global.u64 %%rd1, %%rd1;\n"
+           "  mul.wide.u32 %%rd2, %%r0, 4;\n  add.s64 %%rd3, %%rd1, %%rd2;\n  st.global.u32 [%%rd3], %%r%d;\n"
+           "  ret;\n}\n",
+           NP + 1);
+  return s;
+}
+
+Test(ptx, predicates_beyond_seven_are_kept_in_registers) {
+  char *s = many_preds_ptx();
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, s, "preds");
+    static uint32_t got[1024];
+    uint64_t d = buf(&r, "out", sizeof got, NULL);
+    launch(&r, 1, 1024, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, got, d, sizeof got);
+    for (uint32_t i = 0; i < 1024; i++) cr_assert_eq(got[i], i & 0xFFFu, "thread %u: %u", i, got[i]);
+    cr_expect(strstr(r.res.wsa, "ISETP.NE.U32"), "no predicate was read back from a register:\n%s",
+              r.res.wsa);
+    stop(&r);
+  }
+  free(s);
+}

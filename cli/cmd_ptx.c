@@ -94,11 +94,14 @@ static int parse(int argc, char **argv, ptx_opts *o) {
 static void summary(const ws_ptx_result *r, FILE *out) {
   for (size_t i = 0; i < r->nkernels; i++) {
     const ws_ptx_kernel_info *k = &r->kernels[i];
+    char arrays[64] = "";
+    if (k->local_bytes > k->spill_bytes)
+      snprintf(arrays, sizeof arrays, "%u bytes of local arrays, ", k->local_bytes - k->spill_bytes);
     fprintf(out,
-            "// kernel %s (%s): %u instructions, %u registers/thread, %u bytes spilled, %u bytes static "
+            "// kernel %s (%s): %u instructions, %u registers/thread, %u bytes spilled, %s%u bytes static "
             "shared%s\n",
-            k->name, k->source_name, k->ninsns, k->regs_per_thread, k->spill_bytes, k->static_shared_bytes,
-            k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
+            k->name, k->source_name, k->ninsns, k->regs_per_thread, k->spill_bytes, arrays,
+            k->static_shared_bytes, k->dynamic_shared ? " (and dynamic shared memory sized at launch)" : "");
   }
 }
 

@@ -3,6 +3,8 @@
  * statement's suffixes, checks what it can run, and emits. */
 #include "ptx/lower.h"
 
+#include "isa/program.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +29,14 @@ typedef struct decl {
   uint16_t *defs; /* definitions seen by the pre-pass, saturating */
 } decl;
 
-typedef enum space { SP_UNKNOWN, SP_GLOBAL, SP_SHARED } space;
+typedef enum space { SP_UNKNOWN, SP_GLOBAL, SP_SHARED, SP_LOCAL } space;
+
+/* A .local variable (clang's __local_depot of a kernel's arrays): its
+ * offset in the thread's local window, below the spill slots. */
+typedef struct local_var {
+  char name[WS_PTX_NAME_MAX];
+  uint32_t offset_bytes;
+} local_var;
 
 struct ws_ptx_lower {
   ws_ctx *ctx;
@@ -42,8 +51,11 @@ struct ws_ptx_lower {
   ws_ptx_shared *shared;
   size_t nshared, shared_cap;
   ws_ptx_pinfo *params;
-  uint8_t *space;     /* per virtual register */
-  uint32_t *param_of; /* per virtual register: the param it was loaded from + 1 */
+  local_var *locals;
+  size_t nlocals, locals_cap;
+  uint32_t local_bytes; /* the .local variables' window, per thread */
+  uint8_t *space;       /* per virtual register */
+  uint32_t *param_of;   /* per virtual register: the param it was loaded from + 1 */
   size_t info_cap;
   const ws_ptx_stmt *st;
   uint32_t si;
@@ -922,7 +934,26 @@ static ws_status lower_prmt(lower *lw) {
 
 static ws_ptx_shared *find_shared(lower *lw, const char *ptx_name);
 
+static const local_var *find_local(const lower *lw, const char *name) {
+  for (size_t i = 0; i < lw->nlocals; i++)
+    if (strcmp(lw->locals[i].name, name) == 0) return &lw->locals[i];
+  return NULL;
+}
+
+/* The address of a .local variable: its offset in the thread's window. */
+static ws_status mov_local(lower *lw, const local_var *lv, uint8_t words) {
+  ws_vc_op d;
+  ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
+  if (r != WS_OK) return r;
+  emit(lw, "MOV", 2, word_of(d, 0), op_text("%u", lv->offset_bytes));
+  if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+  if (track(lw)) lw->space[d.v] = SP_LOCAL;
+  return WS_OK;
+}
+
 static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
+  const local_var *lv = find_local(lw, src->name);
+  if (lv) return mov_local(lw, lv, words);
   ws_ptx_shared *sh = find_shared(lw, src->name);
   if (!sh)
     return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
@@ -1228,8 +1259,9 @@ static ws_status lower_cvta(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  bool shared = has(lw, "shared");
-  if (!shared && !has(lw, "global")) return refuse(lw, "cvta is supported for the global and shared spaces");
+  bool shared = has(lw, "shared"), local = has(lw, "local");
+  if (!shared && !local && !has(lw, "global"))
+    return refuse(lw, "cvta is supported for the global, shared and local spaces");
   ws_vc_op d, a;
   if (o[1].kind == WS_PTX_OPND_SYMBOL) return mov_symbol(lw, &o[1], 2);
   r = use64(lw, &o[1], &a);
@@ -1238,8 +1270,8 @@ static ws_status lower_cvta(lower *lw) {
   emit(lw, "MOV", 2, word_of(d, 0), word_of(a, 0));
   emit(lw, "MOV", 2, word_of(d, 1), word_of(a, 1));
   copy_space(lw, &d, &a);
-  if (track(lw)) lw->space[d.v] = shared ? SP_SHARED : SP_GLOBAL;
-  if (!shared && track(lw) && lw->param_of[a.v]) lw->params[lw->param_of[a.v] - 1].is_ptr = true;
+  if (track(lw)) lw->space[d.v] = shared ? SP_SHARED : local ? SP_LOCAL : SP_GLOBAL;
+  if (!shared && !local && track(lw) && lw->param_of[a.v]) lw->params[lw->param_of[a.v] - 1].is_ptr = true;
   return WS_OK;
 }
 
@@ -1328,10 +1360,13 @@ static ws_status lower_ld_param(lower *lw) {
 static space addr_space(lower *lw, const ws_ptx_opnd *addr) {
   if (has(lw, "global")) return SP_GLOBAL;
   if (has(lw, "shared")) return SP_SHARED;
-  if (!addr->base_is_reg) return find_shared(lw, addr->name) ? SP_SHARED : SP_GLOBAL;
+  if (has(lw, "local")) return SP_LOCAL;
+  if (!addr->base_is_reg)
+    return find_local(lw, addr->name) ? SP_LOCAL : find_shared(lw, addr->name) ? SP_SHARED : SP_GLOBAL;
   slot s;
   if (reg_slot(lw, addr->name, &s, NULL) != WS_OK || !track(lw)) return SP_UNKNOWN;
-  return lw->space[s.v] == SP_SHARED ? SP_SHARED : SP_GLOBAL; /* generic: global unless seen to be shared */
+  /* generic: global unless traced to a shared or local variable */
+  return lw->space[s.v] == SP_SHARED || lw->space[s.v] == SP_LOCAL ? (space)lw->space[s.v] : SP_GLOBAL;
 }
 
 static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op *out) {
@@ -1353,6 +1388,11 @@ static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op 
   }
   out->kind = WS_VC_SMEM;
   out->v = WS_VC_NONE;
+  const local_var *lv = sp == SP_LOCAL && !addr->base_is_reg ? find_local(lw, addr->name) : NULL;
+  if (lv) {
+    out->off += lv->offset_bytes;
+    return WS_OK;
+  }
   if (!addr->base_is_reg) {
     ws_ptx_shared *sh = find_shared(lw, addr->name);
     if (!sh) return refuse(lw, "'%s' is not a shared variable of this kernel", addr->name);
@@ -1437,8 +1477,8 @@ static ws_status narrow_load(lower *lw, ptype t) {
 static ws_status lower_ld(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param")) return lower_ld_param(lw);
-  if (has(lw, "local") || has(lw, "const"))
-    return refuse(lw, "loads from the local and const spaces are not supported yet");
+  if (has(lw, "const"))
+    return refuse(lw, "loads from the const space (__constant__ variables) are not supported yet");
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
@@ -1451,7 +1491,7 @@ static ws_status lower_ld(lower *lw) {
   r = address(lw, &o[1], sp, &m);
   if (r != WS_OK) return r;
   char mnem[24];
-  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "LDS" : "LDG", words * 32u);
+  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "LDS" : sp == SP_LOCAL ? "LDL" : "LDG", words * 32u);
   if (n == 1) {
     ws_vc_op d;
     r = def_r(lw, &o[0], ew, &d);
@@ -1480,8 +1520,7 @@ static ws_status lower_ld(lower *lw) {
 
 static ws_status lower_st(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (has(lw, "local") || has(lw, "param"))
-    return refuse(lw, "stores to the local and param spaces are not supported yet");
+  if (has(lw, "param")) return refuse(lw, "stores to the param space are not supported");
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
@@ -1495,7 +1534,7 @@ static ws_status lower_st(lower *lw) {
   r = address(lw, &o[0], sp, &m);
   if (r != WS_OK) return r;
   char mnem[24];
-  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "STS" : "STG", words * 32u);
+  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "STS" : sp == SP_LOCAL ? "STL" : "STG", words * 32u);
   if (n == 1) {
     r = ew == 2 ? use64(lw, &o[1], &v) : use_r(lw, &o[1], 1, &v);
     if (r == WS_OK) emit(lw, mnem, 2, m, v);
@@ -1874,7 +1913,26 @@ static void symbol_name(lower *lw, const char *ptx, char *out, size_t n) {
   snprintf(out, n, "%s", cand);
 }
 
+/* A .local variable takes the next aligned place in the thread's window. */
+static ws_status add_local(lower *lw, const ws_ptx_stmt *v) {
+  if (find_local(lw, v->name)) return WS_OK;
+  uint32_t align = v->align_bytes < 4 ? 4 : v->align_bytes;
+  uint64_t at = ((uint64_t)lw->local_bytes + align - 1) / align * align,
+           end = at + (v->size_bytes + 3) / 4 * 4;
+  if (end > WS_LOCAL_MAX_BYTES) {
+    lw->st = v;
+    return refuse(lw, "local variables of more than %u bytes per thread", WS_LOCAL_MAX_BYTES);
+  }
+  if (!grow((void **)&lw->locals, &lw->locals_cap, lw->nlocals, sizeof *lw->locals)) return oom(lw);
+  local_var *lv = &lw->locals[lw->nlocals++];
+  snprintf(lv->name, sizeof lv->name, "%s", v->name);
+  lv->offset_bytes = (uint32_t)at;
+  lw->local_bytes = (uint32_t)end;
+  return WS_OK;
+}
+
 static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
+  if (strcmp(v->space, ".local") == 0) return add_local(lw, v);
   if (strcmp(v->space, ".shared") != 0) {
     lw->st = v;
     return refuse(lw, "%s variables are not supported yet; only .shared ones", v->space);
@@ -2018,11 +2076,11 @@ static ws_status lower_all(lower *lw) {
 
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
                              const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
-                             size_t *nshared, ws_ptx_pinfo **params) {
+                             size_t *nshared, ws_ptx_pinfo **params, uint32_t *local_bytes) {
   lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc, .param_names = param_names};
   memset(vc, 0, sizeof *vc);
   if (e->is_func) {
-    *shared = NULL, *nshared = 0, *params = NULL;
+    *shared = NULL, *nshared = 0, *params = NULL, *local_bytes = 0;
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s:%u: error: '.func %s' is a device function clang did not inline; calls are not "
                        "supported (mark it __forceinline__)",
@@ -2031,6 +2089,8 @@ ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module 
   ws_status r = lower_all(&lw);
   for (size_t i = 0; i < lw.ndecls; i++) free(lw.decls[i].slots), free(lw.decls[i].defs);
   free(lw.decls);
+  free(lw.locals);
+  *local_bytes = lw.local_bytes;
   free(lw.space);
   free(lw.param_of);
   *shared = lw.shared, *nshared = lw.nshared, *params = lw.params;

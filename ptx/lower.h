@@ -31,11 +31,13 @@ typedef struct ws_ptx_pinfo {
 typedef struct ws_ptx_lower ws_ptx_lower;
 
 /* Lowers entry `e` of module `m` (file `file` in messages) into *vc, with
- * the entry's shared variables (module-scope ones it names included) and
+ * the per-thread bytes of its .local variables (*local_bytes; accesses to
+ * them are LDL/STL at their offsets from 0), the entry's shared variables
+ * (module-scope ones it names included) and
  * its params' names (param_names when not NULL, one per param, else
  * param_0, param_1 ...) and kinds. The caller frees vc, shared and params. */
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
                              const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
-                             size_t *nshared, ws_ptx_pinfo **params);
+                             size_t *nshared, ws_ptx_pinfo **params, uint32_t *local_bytes);
 
 #endif

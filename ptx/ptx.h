@@ -34,7 +34,8 @@ typedef struct ws_ptx_kernel_info {
   char *source_name;      /* as written in the source: "saxpy", "block_sum<256>" */
   uint32_t regs_per_thread;
   uint32_t static_shared_bytes;
-  uint32_t spill_bytes; /* local memory per thread holding spilled registers */
+  uint32_t local_bytes; /* local memory per thread: .local variables, then spilled registers */
+  uint32_t spill_bytes; /* of which spilled registers */
   bool dynamic_shared;  /* declares extern shared memory, sized at launch */
   uint32_t ninsns;
   uint32_t *ptx_line;  /* per instruction of the program's kernel */

@@ -24,7 +24,9 @@ typedef struct out_text {
   ws_text t;
   origin *lines; /* by .wsa line, 1-based */
   size_t nlines, cap;
-  uint32_t line; /* lines written so far */
+  uint32_t line;       /* lines written so far */
+  uint32_t *var_bytes; /* per kernel written: its .local variables' bytes, aligned as spills start */
+  size_t nvars, vars_cap;
 } out_text;
 
 static bool note_line(out_text *o, origin at) {
@@ -164,7 +166,7 @@ typedef struct kernel_out {
   ws_ptx_shared *shared;
   size_t nshared;
   ws_ptx_pinfo *params;
-  uint32_t regs, spill_bytes;
+  uint32_t regs, local_bytes, spill_bytes; /* spill_bytes: the window's end, local variables included */
 } kernel_out;
 
 static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
@@ -186,8 +188,8 @@ static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel
   snprintf(line, sizeof line, ".kernel %s", k->name);
   put_line(o, none, line);
   if (k->spill_bytes) {
-    snprintf(line, sizeof line, ".local %u                           // registers spilled to local memory",
-             k->spill_bytes);
+    snprintf(line, sizeof line, ".local %u                           // %u B of local variables, then spills",
+             k->spill_bytes, k->local_bytes);
     put_line(o, none, line);
   }
   for (size_t i = 0; i < k->e->nparams; i++) {
@@ -300,8 +302,19 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   kernel_out k = {.e = e};
   kernel_name_of(m, ei, k.name, sizeof k.name);
   ws_srcparam *names = source_params(m, e, opts);
-  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, names, &k.vc, &k.shared, &k.nshared, &k.params);
+  ws_status r =
+      ws_ptx_lower_entry(ctx, file, m, e, names, &k.vc, &k.shared, &k.nshared, &k.params, &k.local_bytes);
   free(names);
+  k.spill_bytes = (k.local_bytes + 15) / 16 * 16; /* spill slots after the local variables */
+  if (o->nvars == o->vars_cap) {
+    size_t cap = o->vars_cap ? o->vars_cap * 2 : 8;
+    uint32_t *v = realloc(o->var_bytes, cap * sizeof *v);
+    if (!v)
+      r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
+    else
+      o->var_bytes = v, o->vars_cap = cap;
+  }
+  if (o->nvars < o->vars_cap) o->var_bytes[o->nvars++] = k.spill_bytes;
   if (r == WS_OK) r = ws_vcode_alloc(ctx, &k.vc, max_regs, k.name, &k.regs, &k.spill_bytes);
   if (r == WS_OK) r = header(ctx, file, o, &k);
   if (r == WS_OK && !body(o, m, &k)) r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
@@ -332,7 +345,9 @@ static ws_status infos(ws_ptx_result *res, const ws_ptx_module *m, const out_tex
     }
     ki->regs_per_thread = k->regs_per_thread;
     ki->static_shared_bytes = k->shared_size_bytes;
-    ki->spill_bytes = k->local_bytes; /* the translator's only use of local memory */
+    ki->local_bytes = k->local_bytes;
+    uint32_t vars = i < o->nvars ? o->var_bytes[i] : 0;
+    ki->spill_bytes = k->local_bytes > vars ? k->local_bytes - vars : 0;
     for (uint32_t s = 0; s < k->nshared; s++) ki->dynamic_shared |= k->shared[s].size_bytes == 0;
     ki->ninsns = k->ninsns;
     size_t n = k->ninsns ? k->ninsns : 1;
@@ -417,6 +432,7 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   if (r == WS_OK) r = take_files(out, &m);
   ws_text_free(&o.t);
   free(o.lines);
+  free(o.var_bytes);
   ws_ptx_module_free(&m);
   if (r != WS_OK) ws_ptx_result_free(out);
   return r;

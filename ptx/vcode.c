@@ -495,7 +495,7 @@ static ws_status no_room(ws_ctx *ctx, const ws_vcode *vc, uint32_t failed, uint3
 
 ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
                          uint32_t *regs_used, uint32_t *spill_bytes) {
-  *regs_used = 0, *spill_bytes = 0;
+  *regs_used = 0;
   for (;;) {
     attempt a;
     memset(&a, 0, sizeof a);

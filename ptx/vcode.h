@@ -83,8 +83,9 @@ void ws_vcode_free(ws_vcode *vc);
  * registers do not suffice, values are spilled to local memory one at a
  * time, the longest-lived first (each use reloads it with LDL into a short
  * temporary, each definition stores it with STL) until the rest fit.
- * *regs_used: highest register + 1; *spill_bytes: local memory per thread
- * the spills take. WS_ERR_LIMIT naming what did not fit (predicates are
+ * *regs_used: highest register + 1; *spill_bytes: where spill slots
+ * start on entry (after the kernel's own local variables), where they end
+ * on return. WS_ERR_LIMIT naming what did not fit (predicates are
  * never spilled). */
 ws_status ws_vcode_alloc(ws_ctx *ctx, ws_vcode *vc, uint32_t max_regs, const char *kernel,
                          uint32_t *regs_used, uint32_t *spill_bytes);

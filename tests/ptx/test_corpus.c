@@ -749,7 +749,7 @@ Test(corpus, half_axpy_is_refused_at_its_f16x2_fma) {
 
 Test(corpus, host_program_is_refused_at_its_constant_load) {
   expect_refused("host_program", "tests/ptx/cuda/host_program.ptx:53: error: 'ld.const.f32 %f3, [coef+0]': "
-                                 "loads from the local and const spaces are not supported yet");
+                                 "loads from the const space (__constant__ variables) are not supported yet");
 }
 
 /* ---- saxpy.cu through the installed clang --------------------------------------------- */

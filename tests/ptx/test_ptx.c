@@ -415,14 +415,11 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
        "shfl is supported over the whole warp"},
       {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
-      {ENTRY "  ld.local.u32 %r1, [%rd1];\n  ret;\n}\n",
-       "loads from the local and const spaces are not supported yet"},
-      {ENTRY "  st.local.u32 [%rd1], %r1;\n  ret;\n}\n",
-       "stores to the local and param spaces are not supported yet"},
+      {ENTRY "  st.param.b32 [p], %r1;\n  ret;\n}\n", "stores to the param space are not supported"},
       {HEAD ".const .align 4 .f32 coef;\n.visible .entry k()\n{\n  .reg .f32 %f<2>;\n  ld.const.f32 %f1, "
             "[coef];\n  ret;\n}\n",
-       "bad.ptx:8: error: 'ld.const.f32 %f1, [coef+0]': loads from the local and const spaces are not "
-       "supported yet"},
+       "bad.ptx:8: error: 'ld.const.f32 %f1, [coef+0]': loads from the const space (__constant__ variables) "
+       "are not supported yet"},
       {HEAD ".global .align 4 .u32 g;\n.visible .entry k()\n{\n  .reg .b32 %r<2>;\n  ld.global.u32 %r1, "
             "[g];\n  ret;\n}\n",
        "global variables are not supported; pass a pointer instead"},
@@ -585,4 +582,43 @@ Test(ptx, predicates_beyond_seven_are_kept_in_registers) {
     stop(&r);
   }
   free(s);
+}
+
+/* ---- local arrays ---------------------------------------------------------------------- */
+
+/* clang's output for tests/ptx/data/local_array.cu: a 16-float array per
+ * thread in local memory, read back at a data-dependent index; with 6
+ * registers the spills share the local window, after the array. */
+Test(ptx, a_local_array_indexed_by_data_reads_back_per_thread) {
+  enum { N = 64 };
+  static int32_t idx[N];
+  static float got[N];
+  for (int i = 0; i < N; i++) idx[i] = (i * 7) % 23;
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/data/local_array.ptx", &n);
+  for (int variant = 0; variant < 4; variant++) {
+    run r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ws_ctx_create();
+    ws_ptx_opts opts = {.max_regs = variant >= 2 ? 6 : 0};
+    cr_assert_eq(ws_ptx_translate(r.ctx, ptx, n, "local_array.ptx", &opts, &r.res), WS_OK, "%s",
+                 ws_errmsg(r.ctx));
+    const ws_ptx_kernel_info *ki = &r.res.kernels[0];
+    cr_expect_eq(ki->local_bytes - ki->spill_bytes, 64, "the array: %u bytes",
+                 ki->local_bytes - ki->spill_bytes);
+    if (variant >= 2) cr_expect_gt(ki->spill_bytes, 0);
+    r.k = &r.res.prog->kernels[0];
+    ws_gpu_cfg cfg = ws_config_default();
+    cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+    ws_args_init(&r.args, r.k);
+    buf(&r, "param_0", sizeof idx, idx);
+    uint64_t d = buf(&r, "param_1", sizeof got, NULL);
+    launch(&r, 1, N, variant % 2 ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, got, d, sizeof got);
+    for (int t = 0; t < N; t++)
+      cr_assert_eq(got[t], (float)(idx[t] & 15) * 0.5f + (float)t, "variant %d thread %d: %g", variant, t,
+                   got[t]);
+    stop(&r);
+  }
+  free(ptx);
 }

@@ -83,9 +83,12 @@ bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
  * (.cu) translated. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
 /* The same, a .cu compiled with `cuda` (-D, --instantiate) and PTX
- * translated with `opts` (--max-regs); NULL for the defaults. */
+ * translated with `opts` (--max-regs); NULL for the defaults. With
+ * const_image, also the initial bytes of a translated program's
+ * __constant__ variables (the caller frees them; NULL, 0: none), which a
+ * launch needs in the device's constant bank. */
 ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
-                             ws_program **out);
+                             ws_program **out, uint8_t **const_image, uint32_t *const_bytes);
 /* The kernel named `name`, or the only kernel when name is NULL. */
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
                              const ws_kernel **out);

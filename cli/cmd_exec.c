@@ -378,10 +378,14 @@ static ws_status run(exec_state *s, exec_opts *o) {
                        .instantiate = o->instances,
                        .ninstantiate = (size_t)o->ninstances};
   ws_ptx_opts popts = {.max_regs = o->max_regs};
-  if (st == WS_OK) st = ws_cli_load_source(s->ctx, o->file, &cuda, &popts, &s->prog);
+  uint8_t *consts = NULL;
+  uint32_t const_bytes = 0;
+  if (st == WS_OK) st = ws_cli_load_source(s->ctx, o->file, &cuda, &popts, &s->prog, &consts, &const_bytes);
   s->usage |= st == WS_ERR_USAGE;
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
   if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
+  if (st == WS_OK && const_bytes) st = ws_device_const_write(s->dev, 0, consts, const_bytes);
+  free(consts);
   if (st != WS_OK) return st;
   ws_args_init(&s->args, s->kernel);
   if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||

@@ -403,6 +403,8 @@ typedef struct launch {
   const ws_kspace *k;
   const ws_point *p;
   const ws_kernel *kernel;
+  const uint8_t *consts; /* the program's __constant__ bytes for the constant bank */
+  uint32_t const_bytes;
   uint32_t grid[3], block[3], shared_bytes;
 } launch;
 
@@ -426,7 +428,7 @@ static ws_status upload(void *user, ws_ctx *ctx, ws_device *dev, ws_point_result
   const launch *l = user;
   ws_args args;
   ws_args_init(&args, l->kernel);
-  ws_status st = WS_OK;
+  ws_status st = l->const_bytes ? ws_device_const_write(dev, 0, l->consts, l->const_bytes) : WS_OK;
   for (size_t i = 0; i < l->k->nargs && st == WS_OK; i++) {
     char name[WS_POINT_KERNEL_MAX];
     size_t len = assigned_name(l->k->args[i]);
@@ -512,6 +514,7 @@ ws_status ws_kspace_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opt
   long ki = compiled ? pick(k, &pr, res) : -1;
   if (ki >= 0) {
     l.kernel = ws_program_find_kernel(pr.prog, pr.kernels[ki].name);
+    l.consts = pr.const_image, l.const_bytes = pr.const_bytes;
     st = ws_point_run_body(ctx, p, opts, upload, &l, res);
     if (st == WS_OK && res->valid) {
       res->check_pass = true; /* nothing to check against: the record says "unchecked" */

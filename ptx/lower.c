@@ -29,7 +29,7 @@ typedef struct decl {
   uint16_t *defs; /* definitions seen by the pre-pass, saturating */
 } decl;
 
-typedef enum space { SP_UNKNOWN, SP_GLOBAL, SP_SHARED, SP_LOCAL } space;
+typedef enum space { SP_UNKNOWN, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST } space;
 
 /* A .local variable (clang's __local_depot of a kernel's arrays): its
  * offset in the thread's local window, below the spill slots. */
@@ -951,9 +951,41 @@ static ws_status mov_local(lower *lw, const local_var *lv, uint8_t words) {
   return WS_OK;
 }
 
+uint32_t ws_ptx_const_layout(const ws_ptx_module *m, uint8_t *image, const char *name, uint32_t *offset) {
+  uint64_t at = 0;
+  if (offset) *offset = UINT32_MAX;
+  for (size_t i = 0; i < m->nglobals; i++) {
+    const ws_ptx_stmt *g = &m->globals[i];
+    if (strcmp(g->space, ".const") != 0) continue;
+    uint32_t align = g->align_bytes ? g->align_bytes : 4;
+    at = (at + align - 1) / align * align;
+    if (at + g->size_bytes > UINT32_MAX) return UINT32_MAX;
+    if (name && offset && strcmp(g->name, name) == 0) *offset = (uint32_t)at;
+    if (image && g->init) memcpy(image + at, g->init, g->size_bytes);
+    at += g->size_bytes;
+  }
+  return (uint32_t)at;
+}
+
+static uint32_t const_offset(const lower *lw, const char *name) {
+  uint32_t off = UINT32_MAX;
+  ws_ptx_const_layout(lw->m, NULL, name, &off);
+  return off;
+}
+
 static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
   const local_var *lv = find_local(lw, src->name);
   if (lv) return mov_local(lw, lv, words);
+  uint32_t coff = const_offset(lw, src->name);
+  if (coff != UINT32_MAX) { /* a constant's address: its offset in the constant bank */
+    ws_vc_op d;
+    ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
+    if (r != WS_OK) return r;
+    emit(lw, "MOV", 2, word_of(d, 0), op_text("%u", coff));
+    if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
+    if (track(lw)) lw->space[d.v] = SP_CONST;
+    return WS_OK;
+  }
   ws_ptx_shared *sh = find_shared(lw, src->name);
   if (!sh)
     return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
@@ -1361,12 +1393,16 @@ static space addr_space(lower *lw, const ws_ptx_opnd *addr) {
   if (has(lw, "global")) return SP_GLOBAL;
   if (has(lw, "shared")) return SP_SHARED;
   if (has(lw, "local")) return SP_LOCAL;
-  if (!addr->base_is_reg)
+  if (has(lw, "const")) return SP_CONST;
+  if (!addr->base_is_reg) {
+    if (const_offset(lw, addr->name) != UINT32_MAX) return SP_CONST;
     return find_local(lw, addr->name) ? SP_LOCAL : find_shared(lw, addr->name) ? SP_SHARED : SP_GLOBAL;
+  }
   slot s;
   if (reg_slot(lw, addr->name, &s, NULL) != WS_OK || !track(lw)) return SP_UNKNOWN;
   /* generic: global unless traced to a shared or local variable */
-  return lw->space[s.v] == SP_SHARED || lw->space[s.v] == SP_LOCAL ? (space)lw->space[s.v] : SP_GLOBAL;
+  space traced = (space)lw->space[s.v];
+  return traced == SP_SHARED || traced == SP_LOCAL || traced == SP_CONST ? traced : SP_GLOBAL;
 }
 
 static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op *out) {
@@ -1391,6 +1427,13 @@ static ws_status address(lower *lw, const ws_ptx_opnd *addr, space sp, ws_vc_op 
   const local_var *lv = sp == SP_LOCAL && !addr->base_is_reg ? find_local(lw, addr->name) : NULL;
   if (lv) {
     out->off += lv->offset_bytes;
+    return WS_OK;
+  }
+  uint32_t coff = sp == SP_CONST && !addr->base_is_reg ? const_offset(lw, addr->name) : UINT32_MAX;
+  if (sp == SP_CONST && !addr->base_is_reg && coff == UINT32_MAX)
+    return refuse(lw, "'%s' is not a .const variable of the module", addr->name);
+  if (coff != UINT32_MAX) {
+    out->off += coff;
     return WS_OK;
   }
   if (!addr->base_is_reg) {
@@ -1477,8 +1520,7 @@ static ws_status narrow_load(lower *lw, ptype t) {
 static ws_status lower_ld(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param")) return lower_ld_param(lw);
-  if (has(lw, "const"))
-    return refuse(lw, "loads from the const space (__constant__ variables) are not supported yet");
+
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
@@ -1491,7 +1533,12 @@ static ws_status lower_ld(lower *lw) {
   r = address(lw, &o[1], sp, &m);
   if (r != WS_OK) return r;
   char mnem[24];
-  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "LDS" : sp == SP_LOCAL ? "LDL" : "LDG", words * 32u);
+  snprintf(mnem, sizeof mnem, "%s.%u",
+           sp == SP_SHARED  ? "LDS"
+           : sp == SP_LOCAL ? "LDL"
+           : sp == SP_CONST ? "LDC"
+                            : "LDG",
+           words * 32u);
   if (n == 1) {
     ws_vc_op d;
     r = def_r(lw, &o[0], ew, &d);
@@ -1520,7 +1567,8 @@ static ws_status lower_ld(lower *lw) {
 
 static ws_status lower_st(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (has(lw, "param")) return refuse(lw, "stores to the param space are not supported");
+  if (has(lw, "param") || has(lw, "const"))
+    return refuse(lw, "stores to the param and const spaces are not supported");
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
@@ -1530,6 +1578,7 @@ static ws_status lower_st(lower *lw) {
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
   space sp = addr_space(lw, &o[0]);
+  if (sp == SP_CONST) return refuse(lw, "a store to constant memory");
   ws_vc_op m, v;
   r = address(lw, &o[0], sp, &m);
   if (r != WS_OK) return r;
@@ -1933,6 +1982,7 @@ static ws_status add_local(lower *lw, const ws_ptx_stmt *v) {
 
 static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
   if (strcmp(v->space, ".local") == 0) return add_local(lw, v);
+  if (strcmp(v->space, ".const") == 0 && const_offset(lw, v->name) != UINT32_MAX) return WS_OK;
   if (strcmp(v->space, ".shared") != 0) {
     lw->st = v;
     return refuse(lw, "%s variables are not supported yet; only .shared ones", v->space);

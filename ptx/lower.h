@@ -30,6 +30,12 @@ typedef struct ws_ptx_pinfo {
 
 typedef struct ws_ptx_lower ws_ptx_lower;
 
+/* The module's .const variables laid out in the constant bank from offset
+ * 0, in declaration order, each at its alignment: the bytes they take, and
+ * their initial values into image (that many bytes, zeroed first; NULL:
+ * only the size). *offset of `name` when it is one (UINT32_MAX if not). */
+uint32_t ws_ptx_const_layout(const ws_ptx_module *m, uint8_t *image, const char *name, uint32_t *offset);
+
 /* Lowers entry `e` of module `m` (file `file` in messages) into *vc, with
  * the per-thread bytes of its .local variables (*local_bytes; accesses to
  * them are LDL/STL at their offsets from 0), the entry's shared variables

@@ -48,7 +48,9 @@ typedef struct ws_ptx_result {
   ws_program *prog;
   ws_ptx_kernel_info *kernels; /* in the program's order */
   size_t nkernels;
-  char **files; /* the PTX's `.file` table (NULL where absent) */
+  uint8_t *const_image; /* the .const variables' initial bytes, at their offsets in the constant bank */
+  uint32_t const_bytes; /* (0: none); the caller writes them to the device before a launch */
+  char **files;         /* the PTX's `.file` table (NULL where absent) */
   size_t nfiles;
 } ws_ptx_result;
 

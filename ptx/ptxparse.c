@@ -398,6 +398,65 @@ static ws_status parse_reg_decl(parser *ps, stmts *s) {
   return r == WS_OK ? expect_punct(ps, ';', "';'") : r;
 }
 
+/* One initializer value of an element of `elem` bytes at *at. */
+static ws_status init_value(parser *ps, ws_ptx_stmt *st, uint64_t elem, uint64_t *at) {
+  bool neg = false;
+  if (is_punct(ps, '-')) neg = true, scan(ps);
+  ws_ptx_opnd o = {0};
+  if (ps->t.kind != T_NUM || !parse_number(&ps->t, neg, &o))
+    return fail_at(ps, &ps->t, "a number in the initializer");
+  if (*at + elem > st->size_bytes) return fail_at(ps, &ps->t, "no more values than the variable holds");
+  uint64_t bits = (uint64_t)o.ival;
+  bool is_float = st->type[1] == 'f';
+  if (is_float && elem == 4) {
+    float f;
+    if (o.kind == WS_PTX_OPND_FLOAT && !o.fdouble) {
+      bits = o.fbits;
+    } else {
+      double d = 0;
+      if (o.kind == WS_PTX_OPND_FLOAT)
+        memcpy(&d, &o.fbits, sizeof d);
+      else
+        d = (double)o.ival;
+      f = (float)d;
+      uint32_t b;
+      memcpy(&b, &f, sizeof b);
+      bits = b;
+    }
+  } else if (o.kind == WS_PTX_OPND_FLOAT) {
+    return fail_at(ps, &ps->t, "an integer for an integer variable");
+  }
+  for (uint64_t k = 0; k < elem; k++) st->init[*at + k] = (uint8_t)(bits >> (8 * k));
+  *at += elem;
+  scan(ps);
+  return WS_OK;
+}
+
+/* "= value" or "= {v, v, ...}" (nested braces for arrays of arrays are
+ * flattened); values fill the variable in order, the rest stays 0. */
+static ws_status parse_init(parser *ps, ws_ptx_stmt *st, uint64_t elem) {
+  if (st->size_bytes == 0 || st->size_bytes > (64u << 10))
+    return fail_at(ps, &ps->t, "an initialized variable of 1 byte to 64 KiB");
+  st->init = calloc(1, st->size_bytes);
+  if (!st->init) return ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
+  uint64_t at = 0;
+  int depth = 0;
+  do {
+    if (is_punct(ps, '{')) {
+      depth++, scan(ps);
+      continue;
+    }
+    if (is_punct(ps, '}') && depth > 0) {
+      depth--, scan(ps);
+    } else {
+      ws_status r = init_value(ps, st, elem, &at);
+      if (r != WS_OK) return r;
+    }
+    if (is_punct(ps, ',')) scan(ps);
+  } while (depth > 0 && ps->t.kind != T_EOF && !ps->failed);
+  return ps->failed ? WS_ERR_INVALID : WS_OK;
+}
+
 /* ".shared .align 4 .b8 name[N];" (inside or outside an entry); also
  * ".extern .shared .align 16 .b8 name[];" for dynamic shared memory. */
 static ws_status parse_var(parser *ps, stmts *s, bool is_extern) {
@@ -440,8 +499,9 @@ static ws_status parse_var(parser *ps, stmts *s, bool is_extern) {
   if (st->align_bytes == 0) st->align_bytes = (uint32_t)elem;
   if (r != WS_OK) return r;
   if (is_punct(ps, '=')) {
-    /* an initializer (.const/.global data) is not kept: the translator refuses such variables */
-    while (!is_punct(ps, ';') && ps->t.kind != T_EOF) scan(ps);
+    scan(ps);
+    r = parse_init(ps, st, elem);
+    if (r != WS_OK) return r;
   }
   return expect_punct(ps, ';', "';' after the variable");
 }
@@ -631,6 +691,7 @@ static ws_status parse_entry(parser *ps, bool is_func) {
   if (r == WS_OK && !grow((void **)&m->entries, &cap, m->nentries, sizeof *m->entries))
     r = ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
   if (r != WS_OK) {
+    for (size_t k = 0; k < e.nstmts; k++) ws_ptx_stmt_fini(&e.stmts[k]);
     free(e.params);
     free(e.stmts);
     return r;
@@ -732,12 +793,19 @@ ws_status ws_ptx_parse(ws_ctx *ctx, const char *text, size_t len, const char *fi
   return r;
 }
 
+void ws_ptx_stmt_fini(ws_ptx_stmt *st) {
+  free(st->init);
+  st->init = NULL;
+}
+
 void ws_ptx_module_free(ws_ptx_module *m) {
   for (size_t i = 0; i < m->nentries; i++) {
+    for (size_t k = 0; k < m->entries[i].nstmts; k++) ws_ptx_stmt_fini(&m->entries[i].stmts[k]);
     free(m->entries[i].params);
     free(m->entries[i].stmts);
   }
   free(m->entries);
+  for (size_t i = 0; i < m->nglobals; i++) ws_ptx_stmt_fini(&m->globals[i]);
   free(m->globals);
   for (size_t i = 0; i < m->nfiles; i++) free(m->files[i]);
   free(m->files);

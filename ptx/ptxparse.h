@@ -65,6 +65,7 @@ typedef struct ws_ptx_stmt {
   uint64_t size_bytes;        /* VAR_DECL */
   uint32_t align_bytes;       /* VAR_DECL */
   uint8_t is_extern;          /* VAR_DECL: extern .shared, sized at launch */
+  uint8_t *init;              /* VAR_DECL: the initializer's bytes (size_bytes of them), or NULL */
   ws_ptx_opnd opnds[WS_PTX_MAX_OPERANDS];
   uint32_t line;                 /* PTX line */
   uint32_t cuda_file, cuda_line; /* from the last .loc; 0: none */
@@ -100,6 +101,9 @@ typedef struct ws_ptx_module {
   char **files; /* .file N "path": files[N] (NULL where not declared) */
   size_t nfiles;
 } ws_ptx_module;
+
+/* Frees what a statement owns (a variable's initializer). */
+void ws_ptx_stmt_fini(ws_ptx_stmt *st);
 
 /* Reads `len` bytes of PTX (need not be NUL-terminated). Messages are
  * "FILE:LINE:COL: error: expected X, found Y". WS_ERR_INVALID, or

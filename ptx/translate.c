@@ -391,6 +391,20 @@ static void user_lines(ws_ptx_result *res, const ws_ptx_module *m, const ws_ptx_
   }
 }
 
+/* The constant bank's initial bytes; at most 64 KiB, CUDA's __constant__ limit. */
+static ws_status const_image(ws_ctx *ctx, ws_ptx_result *res, const ws_ptx_module *m, const char *file) {
+  uint32_t n = ws_ptx_const_layout(m, NULL, NULL, NULL);
+  if (n == 0) return WS_OK;
+  if (n > (64u << 10))
+    return ws_ctx_fail(ctx, WS_ERR_LIMIT, "%s: %u bytes of .const variables; the constant bank holds 64 KiB",
+                       file, n);
+  res->const_image = calloc(1, n);
+  if (!res->const_image) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
+  res->const_bytes = n;
+  ws_ptx_const_layout(m, res->const_image, NULL, NULL);
+  return WS_OK;
+}
+
 static ws_status take_files(ws_ptx_result *res, ws_ptx_module *m) {
   res->files = m->files, res->nfiles = m->nfiles;
   m->files = NULL, m->nfiles = 0;
@@ -429,6 +443,7 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   if (r == WS_OK && infos(out, &m, &o) != WS_OK)
     r = ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", filename);
   if (r == WS_OK) user_lines(out, &m, opts);
+  if (r == WS_OK) r = const_image(ctx, out, &m, filename);
   if (r == WS_OK) r = take_files(out, &m);
   ws_text_free(&o.t);
   free(o.lines);
@@ -476,6 +491,7 @@ ws_program *ws_ptx_result_take_program(ws_ptx_result *r) {
 
 void ws_ptx_result_free(ws_ptx_result *r) {
   free(r->wsa);
+  free(r->const_image);
   ws_program_destroy(r->prog);
   for (size_t i = 0; i < r->nkernels; i++) {
     free(r->kernels[i].ptx_name);

@@ -692,5 +692,6 @@ check sweep-kernel-bad-expr 2 "--grid 'cdiv(SIZE,TILE': column 15: expected ')'"
 check sweep-kernel-not-a-define 2 "--block 'TILE,ROWS': column 6: 'ROWS' is not a -D name (TILE, SIZE)" -- "$ws" sweep kernel "$src/tests/ptx/cuda/sgemm_tiled.cu" -D TILE=8,16 -D SIZE=64 --grid 1 --block TILE,ROWS -o "$tmp/swk.csv"
 check sweep-kernel-ptx-no-d 2 "compiled already: it takes no -D" -- "$ws" sweep kernel "$src/tests/ptx/data/saxpy_const.ptx" -D TILE=8 --grid 1 --block 32 -o "$tmp/swk.csv"
 check sweep-kernel-not-cu 2 "a kernel sweep takes a CUDA C (.cu) or PTX (.ptx) file" -- "$ws" sweep kernel "$src/README.md" --grid 1 --block 32 -o "$tmp/swk.csv"
+check exec-cu-constant 0 "3.5 5 2 6 4 7 1 9" -- "$ws" exec "$src/tests/ptx/data/const_init.cu" --grid 1 --block 8 --buf x=f32:1,1,1,1,2,2,2,2 --buf y=zeros:32 --print y
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -415,11 +415,13 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
        "shfl is supported over the whole warp"},
       {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
-      {ENTRY "  st.param.b32 [p], %r1;\n  ret;\n}\n", "stores to the param space are not supported"},
-      {HEAD ".const .align 4 .f32 coef;\n.visible .entry k()\n{\n  .reg .f32 %f<2>;\n  ld.const.f32 %f1, "
-            "[coef];\n  ret;\n}\n",
-       "bad.ptx:8: error: 'ld.const.f32 %f1, [coef+0]': loads from the const space (__constant__ variables) "
-       "are not supported yet"},
+      {ENTRY "  st.param.b32 [p], %r1;\n  ret;\n}\n",
+       "stores to the param and const spaces are not supported"},
+      {HEAD
+       ".const .align 4 .f32 coef;\n.visible .entry k()\n{\n  .reg .f32 %f<2>;\n  st.const.f32 [coef], %f1;\n"
+       "  ret;\n}\n",
+       "bad.ptx:8: error: 'st.const.f32 [coef+0], %f1': stores to the param and const spaces are not "
+       "supported"},
       {HEAD ".global .align 4 .u32 g;\n.visible .entry k()\n{\n  .reg .b32 %r<2>;\n  ld.global.u32 %r1, "
             "[g];\n  ret;\n}\n",
        "global variables are not supported; pass a pointer instead"},
@@ -621,4 +623,34 @@ Test(ptx, a_local_array_indexed_by_data_reads_back_per_thread) {
     stop(&r);
   }
   free(ptx);
+}
+
+/* ---- __constant__ tables ------------------------------------------------------------------ */
+
+/* Initialized .const variables are laid out from offset 0 of the constant
+ * bank at their alignment, their bytes handed over for the launch; a load
+ * of one is an LDC at its offset. */
+Test(ptx, initialized_constants_come_back_from_the_constant_bank) {
+  static const char src[] =
+      ".version 7.0\n.target sm_80\n.address_size 64\n"
+      ".const .align 4 .u32 n = 7;\n"
+      ".const .align 16 .f32 coef[4] = {0f3F000000, 0f40000000, 0fBF800000, 0f40400000};\n"
+      ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<4>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<6>;\n"
+      "  mov.u32 %r1, %tid.x;\n  and.b32 %r2, %r1, 3;\n  mul.wide.u32 %rd1, %r2, 4;\n"
+      "  mov.u64 %rd2, coef;\n  add.s64 %rd3, %rd2, %rd1;\n  ld.const.f32 %f1, [%rd3];\n"
+      "  ld.const.u32 %r3, [n];\n  cvt.rn.f32.u32 %f2, %r3;\n  add.f32 %f3, %f1, %f2;\n"
+      "  ld.param.u64 %rd4, [out];\n  cvta.to.global.u64 %rd4, %rd4;\n  mul.wide.u32 %rd5, %r1, 4;\n"
+      "  add.s64 %rd4, %rd4, %rd5;\n  st.global.f32 [%rd4], %f3;\n  ret;\n}\n";
+  run r;
+  start(&r, src, "k");
+  cr_assert_eq(r.res.const_bytes, 32, "n at 0, coef at 16: %u bytes", r.res.const_bytes);
+  cr_assert_eq(ws_device_const_write(r.dev, 0, r.res.const_image, r.res.const_bytes), WS_OK);
+  static float got[8];
+  uint64_t d = buf(&r, "out", sizeof got, NULL);
+  launch(&r, 1, 8, WS_MODE_TIMING);
+  read_back(&r, got, d, sizeof got);
+  const float coef[4] = {0.5f, 2.0f, -1.0f, 3.0f};
+  for (int t = 0; t < 8; t++) cr_expect_eq(got[t], coef[t % 4] + 7.0f, "thread %d: %g", t, got[t]);
+  cr_expect(strstr(r.res.wsa, "LDC.32"), "%s", r.res.wsa);
+  stop(&r);
 }

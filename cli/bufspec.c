@@ -29,6 +29,9 @@ ws_status ws_cli_split_assign(ws_ctx *ctx, const char *flag, const char *text, c
   return WS_OK;
 }
 
+/* The flag a spec came with, for messages: --buf unless the caller said. */
+static const char *flag_of(const ws_cli_buf *b) { return b->flag ? b->flag : "--buf"; }
+
 size_t ws_cli_buf_elem_bytes(const char *type) { return strcmp(type, "f16") == 0 ? 2 : 4; }
 
 /* Converts one listed value of a buffer spec into 4 or 2 bytes at dst. */
@@ -66,12 +69,13 @@ static ws_status parse_value_list(ws_ctx *ctx, ws_cli_buf *b, const char *list) 
     char item[128];
     size_t len = strcspn(p, ",");
     if (len == 0 || len >= sizeof item)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: value %zu is empty or too long", b->name, i + 1);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s %s: value %zu is empty or too long", flag_of(b), b->name,
+                         i + 1);
     memcpy(item, p, len);
     item[len] = '\0';
     if (!convert_value(b->type, item, b->data + i * elem))
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: expected a %s value, found '%s'", b->name, b->type,
-                         item);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s %s: expected a %s value, found '%s'", flag_of(b), b->name,
+                         b->type, item);
     p += len + (p[len] == ',');
   }
   return WS_OK;
@@ -79,22 +83,22 @@ static ws_status parse_value_list(ws_ctx *ctx, ws_cli_buf *b, const char *list) 
 
 ws_status ws_cli_buf_parse(ws_ctx *ctx, const char *text, ws_cli_buf *b) {
   const char *spec = NULL;
-  ws_status st = ws_cli_split_assign(ctx, "--buf", text, b->name, &spec);
+  ws_status st = ws_cli_split_assign(ctx, flag_of(b), text, b->name, &spec);
   if (st != WS_OK) return st;
   strcpy(b->type, "f32");
   if (strncmp(spec, "zeros:", 6) == 0) {
     if (!ws_cli_parse_u64(spec + 6, 1ull << 40, &b->size_bytes) || b->size_bytes == 0)
       return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                         "--buf %s: zeros: expects a byte count in 1..2^40 (1 TiB), found '%s'", b->name,
-                         spec + 6);
+                         "%s %s: zeros: expects a byte count in 1..2^40 (1 TiB), found '%s'", flag_of(b),
+                         b->name, spec + 6);
     b->data = calloc(1, b->size_bytes);
     return b->data ? WS_OK : ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for --buf %s", b->name);
   }
   if (strncmp(spec, "file:", 5) == 0) {
     size_t size = 0;
-    st = ws_file_read(ctx, spec + 5, BUF_FILE_MAX_BYTES, "--buf files", (char **)&b->data, &size);
+    st = ws_file_read(ctx, spec + 5, BUF_FILE_MAX_BYTES, "buffer files", (char **)&b->data, &size);
     if (st == WS_OK && size == 0)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file '%s' is empty", b->name, spec + 5);
+      return ws_ctx_fail(ctx, WS_ERR_INVALID, "%s %s: file '%s' is empty", flag_of(b), b->name, spec + 5);
     b->size_bytes = size;
     return st;
   }
@@ -105,18 +109,23 @@ ws_status ws_cli_buf_parse(ws_ctx *ctx, const char *text, ws_cli_buf *b) {
       return parse_value_list(ctx, b, spec + 4);
     }
   return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                     "--buf %s: expected f32:, u32:, s32:, f16:, zeros: or file:, found '%s'", b->name, spec);
+                     "%s %s: expected f32:, u32:, s32:, f16:, zeros: or file:, found '%s'", flag_of(b),
+                     b->name, spec);
 }
 
-int ws_cli_buf_check(const char *cmd, const char *spec) {
+int ws_cli_buf_check(const char *cmd, const char *spec) { return ws_cli_buf_check_flag(cmd, "--buf", spec); }
+
+int ws_cli_buf_check_flag(const char *cmd, const char *flag, const char *spec) {
   ws_ctx *ctx = ws_ctx_create();
   ws_cli_buf b;
   memset(&b, 0, sizeof b);
+  b.flag = flag;
   const char *eq = strchr(spec, '='), *rest = NULL;
   ws_status st;
   if (eq && strncmp(eq + 1, "file:", 5) == 0) { /* read at run time: an unreadable file fails the run */
-    st = ws_cli_split_assign(ctx, "--buf", spec, b.name, &rest);
-    if (st == WS_OK && !eq[6]) st = ws_ctx_fail(ctx, WS_ERR_INVALID, "--buf %s: file: needs a path", b.name);
+    st = ws_cli_split_assign(ctx, flag, spec, b.name, &rest);
+    if (st == WS_OK && !eq[6])
+      st = ws_ctx_fail(ctx, WS_ERR_INVALID, "%s %s: file: needs a path", flag, b.name);
   } else {
     st = ws_cli_buf_parse(ctx, spec, &b);
   }

@@ -82,13 +82,21 @@ bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
 /* A program from FILE: .wsa assembly, a .wso object, PTX (.ptx) or CUDA C
  * (.cu) translated. */
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out);
+/* What a translated program keeps in the device's constant bank: its
+ * __constant__ variables' initial bytes and where each variable is. */
+typedef struct ws_cli_consts {
+  uint8_t *image;
+  uint32_t bytes;
+  ws_ptx_const_sym *syms;
+  size_t nsyms;
+} ws_cli_consts;
+void ws_cli_consts_free(ws_cli_consts *c);
 /* The same, a .cu compiled with `cuda` (-D, --instantiate) and PTX
- * translated with `opts` (--max-regs); NULL for the defaults. With
- * const_image, also the initial bytes of a translated program's
- * __constant__ variables (the caller frees them; NULL, 0: none), which a
- * launch needs in the device's constant bank. */
+ * translated with `opts` (--max-regs); NULL for the defaults. With consts
+ * (NULL: not wanted), also the program's constant bank (the caller frees
+ * it; empty for anything but a translation), which a launch needs. */
 ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
-                             ws_program **out, uint8_t **const_image, uint32_t *const_bytes);
+                             ws_program **out, ws_cli_consts *consts);
 /* The kernel named `name`, or the only kernel when name is NULL. */
 ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *name, const char *path,
                              const ws_kernel **out);
@@ -96,6 +104,7 @@ ws_status ws_cli_pick_kernel(ws_ctx *ctx, const ws_program *prog, const char *na
 /* ---- a user's kernel's buffers: --buf NAME=SPEC (bufspec.c) ---- */
 
 typedef struct ws_cli_buf {
+  const char *flag; /* named in messages; NULL: "--buf" */
   char name[WS_NAME_MAX];
   char type[4]; /* element type for printing: f32 u32 s32 f16 x32 */
   uint8_t *data;
@@ -113,6 +122,8 @@ ws_status ws_cli_buf_parse(ws_ctx *ctx, const char *text, ws_cli_buf *b);
 /* A usage error of command `cmd` for a malformed spec; a file: spec is
  * checked for a path only (its file is read when the command runs). */
 int ws_cli_buf_check(const char *cmd, const char *spec);
+/* The same for a spec given with another flag (--const). */
+int ws_cli_buf_check_flag(const char *cmd, const char *flag, const char *spec);
 #define WS_CLI_BUF_SPEC_HELP                                                                                 \
   "                         f32:1.5,2,-3   u32:1,2,3   s32:-1,2   f16:0.5,1   (listed values)\n"             \
   "                         zeros:BYTES    file:PATH (the file's raw bytes)\n"

@@ -38,6 +38,8 @@ static const char exec_help[] =
     "  --out NAME=PATH      after the run, write buffer NAME's raw bytes to PATH\n"
     "  -D NAME[=VALUE]      a macro for compiling a .cu FILE (repeatable)\n"
     "  --instantiate K<ARGS>  emit this instance of a template kernel of a .cu FILE\n"
+    "  --const NAME=SPEC    fill __constant__ variable NAME of a .cu or .ptx kernel (as the\n"
+    "                       host's cudaMemcpyToSymbol would), SPEC as for --buf\n"
     "  --max-regs N         registers per thread for a translated .ptx or .cu kernel (1..255);\n"
     "                       what does not fit spills to local memory (docs/cuda.md)\n"
     "%s%s"
@@ -64,8 +66,8 @@ typedef struct exec_opts {
   int nargs, nbufs, nprints, nouts;
   ws_cli_gpuopt gpu;
   ws_cli_runopt run;
-  const char *defines[MAX_ITEMS], *instances[MAX_ITEMS];
-  int ndefines, ninstances;
+  const char *defines[MAX_ITEMS], *instances[MAX_ITEMS], *consts[MAX_ITEMS];
+  int ndefines, ninstances, nconsts;
   uint32_t max_regs; /* 0: the translator's default */
 } exec_opts;
 
@@ -177,7 +179,7 @@ static int check_files(const exec_opts *o) {
 }
 
 /* codes of the long-only options, clear of the shared option groups' letters */
-enum { OPT_INSTANTIATE = 0x180, OPT_MAX_REGS };
+enum { OPT_INSTANTIATE = 0x180, OPT_MAX_REGS, OPT_CONST };
 
 static int parse_flags(int argc, char **argv, exec_opts *o) {
   static const struct option longs[] = {{"kernel", required_argument, NULL, 'K'},
@@ -192,6 +194,7 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
                                         {"set", required_argument, NULL, 'S'},
                                         {"instantiate", required_argument, NULL, OPT_INSTANTIATE},
                                         {"max-regs", required_argument, NULL, OPT_MAX_REGS},
+                                        {"const", required_argument, NULL, OPT_CONST},
                                         WS_CLI_RUNOPT_LONGS,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
@@ -200,11 +203,16 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
   uint64_t v;
   ws_cli_seen seen = {{0}};
   while (rc == WS_EXIT_OK && (c = getopt_long(argc, argv, ":hD:", longs, NULL)) != -1) {
-    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set,check,instantiate")) != WS_EXIT_OK)
+    if ((rc = ws_cli_once("exec", &seen, longs, c, "arg,buf,print,out,set,check,instantiate,const")) !=
+        WS_EXIT_OK)
       break;
     switch (c) {
     case 'D': rc = push_item(o->defines, &o->ndefines, optarg); break;
     case OPT_INSTANTIATE: rc = push_item(o->instances, &o->ninstances, optarg); break;
+    case OPT_CONST:
+      rc = ws_cli_buf_check_flag("exec", "--const", optarg);
+      if (rc == WS_EXIT_OK) rc = push_item(o->consts, &o->nconsts, optarg);
+      break;
     case OPT_MAX_REGS:
       if (!ws_cli_parse_u64(optarg, 255, &v) || v == 0)
         return ws_cli_usage_error("exec", "--max-regs must be 1..255, got '%s'", optarg);
@@ -367,6 +375,32 @@ static ws_status check_print_counts(exec_state *s, const exec_opts *o) {
   return WS_OK;
 }
 
+/* --const NAME=SPEC: the bytes a host's cudaMemcpyToSymbol would write,
+ * at the variable's place in the constant bank. */
+static ws_status set_constants(exec_state *s, const exec_opts *o, const ws_cli_consts *c) {
+  for (int i = 0; i < o->nconsts; i++) {
+    ws_cli_buf b;
+    memset(&b, 0, sizeof b);
+    b.flag = "--const";
+    ws_status st = ws_cli_buf_parse(s->ctx, o->consts[i], &b);
+    char plain[WS_NAME_MAX];
+    ws_ptx_kernel_name(b.name, plain, sizeof plain);
+    const ws_ptx_const_sym *sym = NULL;
+    for (size_t k = 0; st == WS_OK && k < c->nsyms && !sym; k++)
+      if (strcmp(c->syms[k].name, plain) == 0) sym = &c->syms[k];
+    if (st == WS_OK && !sym)
+      st = ws_ctx_fail(s->ctx, WS_ERR_INVALID,
+                       "--const %s: the program has no __constant__ variable of that name", b.name);
+    if (st == WS_OK && b.size_bytes > sym->size_bytes)
+      st = ws_ctx_fail(s->ctx, WS_ERR_INVALID, "--const %s: %llu bytes given; the variable holds %u", b.name,
+                       (unsigned long long)b.size_bytes, sym->size_bytes);
+    if (st == WS_OK) st = ws_device_const_write(s->dev, sym->offset_bytes, b.data, (uint32_t)b.size_bytes);
+    free(b.data);
+    if (st != WS_OK) return st;
+  }
+  return WS_OK;
+}
+
 static ws_status run(exec_state *s, exec_opts *o) {
   ws_gpu_cfg cfg;
   ws_launch_stats stats;
@@ -378,14 +412,14 @@ static ws_status run(exec_state *s, exec_opts *o) {
                        .instantiate = o->instances,
                        .ninstantiate = (size_t)o->ninstances};
   ws_ptx_opts popts = {.max_regs = o->max_regs};
-  uint8_t *consts = NULL;
-  uint32_t const_bytes = 0;
-  if (st == WS_OK) st = ws_cli_load_source(s->ctx, o->file, &cuda, &popts, &s->prog, &consts, &const_bytes);
+  ws_cli_consts consts = {0};
+  if (st == WS_OK) st = ws_cli_load_source(s->ctx, o->file, &cuda, &popts, &s->prog, &consts);
   s->usage |= st == WS_ERR_USAGE;
   if (st == WS_OK) st = ws_cli_pick_kernel(s->ctx, s->prog, o->kernel, o->file, &s->kernel);
   if (st == WS_OK) st = ws_device_create(s->ctx, &cfg, &s->dev);
-  if (st == WS_OK && const_bytes) st = ws_device_const_write(s->dev, 0, consts, const_bytes);
-  free(consts);
+  if (st == WS_OK && consts.bytes) st = ws_device_const_write(s->dev, 0, consts.image, consts.bytes);
+  if (st == WS_OK) st = set_constants(s, o, &consts);
+  ws_cli_consts_free(&consts);
   if (st != WS_OK) return st;
   ws_args_init(&s->args, s->kernel);
   if ((st = setup_args(s, o)) != WS_OK || (st = setup_buffers(s, o)) != WS_OK ||

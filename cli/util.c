@@ -90,19 +90,25 @@ bool ws_cli_parse_dim3(const char *text, ws_dim3 *out) {
 }
 
 ws_status ws_cli_load_program(ws_ctx *ctx, const char *path, ws_program **out) {
-  return ws_cli_load_source(ctx, path, NULL, NULL, out, NULL, NULL);
+  return ws_cli_load_source(ctx, path, NULL, NULL, out, NULL);
+}
+
+void ws_cli_consts_free(ws_cli_consts *c) {
+  free(c->image);
+  free(c->syms);
+  memset(c, 0, sizeof *c);
 }
 
 ws_status ws_cli_load_source(ws_ctx *ctx, const char *path, const ws_cuda_opts *cuda, const ws_ptx_opts *opts,
-                             ws_program **out, uint8_t **const_image, uint32_t *const_bytes) {
-  if (const_image) *const_image = NULL, *const_bytes = 0;
+                             ws_program **out, ws_cli_consts *consts) {
+  if (consts) memset(consts, 0, sizeof *consts);
   if (ws_ptx_is_source(path)) {
     ws_ptx_result res;
     ws_status st = ws_ptx_load_file(ctx, path, cuda, opts, &res);
     if (st == WS_OK) *out = ws_ptx_result_take_program(&res);
-    if (st == WS_OK && const_image) {
-      *const_image = res.const_image, *const_bytes = res.const_bytes;
-      res.const_image = NULL;
+    if (st == WS_OK && consts) {
+      *consts = (ws_cli_consts){res.const_image, res.const_bytes, res.consts, res.nconsts};
+      res.const_image = NULL, res.consts = NULL;
     }
     ws_ptx_result_free(&res);
     return st;

@@ -43,14 +43,22 @@ typedef struct ws_ptx_kernel_info {
   uint32_t *cuda_line;
 } ws_ptx_kernel_info;
 
+/* A __constant__ variable in the constant bank. */
+typedef struct ws_ptx_const_sym {
+  char name[WS_NAME_MAX]; /* as the source names it, made an identifier (ws_ptx_kernel_name) */
+  uint32_t offset_bytes, size_bytes;
+} ws_ptx_const_sym;
+
 typedef struct ws_ptx_result {
   char *wsa; /* the translation, as .wsa text */
   ws_program *prog;
   ws_ptx_kernel_info *kernels; /* in the program's order */
   size_t nkernels;
-  uint8_t *const_image; /* the .const variables' initial bytes, at their offsets in the constant bank */
-  uint32_t const_bytes; /* (0: none); the caller writes them to the device before a launch */
-  char **files;         /* the PTX's `.file` table (NULL where absent) */
+  uint8_t *const_image;     /* the .const variables' initial bytes, at their offsets in the constant bank */
+  uint32_t const_bytes;     /* (0: none); the caller writes them to the device before a launch */
+  ws_ptx_const_sym *consts; /* the variables: what a host's cudaMemcpyToSymbol would name */
+  size_t nconsts;
+  char **files; /* the PTX's `.file` table (NULL where absent) */
   size_t nfiles;
 } ws_ptx_result;
 

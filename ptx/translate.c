@@ -402,6 +402,18 @@ static ws_status const_image(ws_ctx *ctx, ws_ptx_result *res, const ws_ptx_modul
   if (!res->const_image) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
   res->const_bytes = n;
   ws_ptx_const_layout(m, res->const_image, NULL, NULL);
+  res->consts = calloc(m->nglobals ? m->nglobals : 1, sizeof *res->consts);
+  if (!res->consts) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory", file);
+  for (size_t i = 0; i < m->nglobals; i++) {
+    const ws_ptx_stmt *g = &m->globals[i];
+    if (strcmp(g->space, ".const") != 0) continue;
+    ws_ptx_const_sym *c = &res->consts[res->nconsts++];
+    char *src = ws_cuda_demangle(g->name);
+    ws_ptx_kernel_name(src ? src : g->name, c->name, sizeof c->name);
+    free(src);
+    ws_ptx_const_layout(m, NULL, g->name, &c->offset_bytes);
+    c->size_bytes = (uint32_t)g->size_bytes;
+  }
   return WS_OK;
 }
 
@@ -492,6 +504,7 @@ ws_program *ws_ptx_result_take_program(ws_ptx_result *r) {
 void ws_ptx_result_free(ws_ptx_result *r) {
   free(r->wsa);
   free(r->const_image);
+  free(r->consts);
   ws_program_destroy(r->prog);
   for (size_t i = 0; i < r->nkernels; i++) {
     free(r->kernels[i].ptx_name);

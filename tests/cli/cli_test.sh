@@ -693,5 +693,10 @@ check sweep-kernel-not-a-define 2 "--block 'TILE,ROWS': column 6: 'ROWS' is not 
 check sweep-kernel-ptx-no-d 2 "compiled already: it takes no -D" -- "$ws" sweep kernel "$src/tests/ptx/data/saxpy_const.ptx" -D TILE=8 --grid 1 --block 32 -o "$tmp/swk.csv"
 check sweep-kernel-not-cu 2 "a kernel sweep takes a CUDA C (.cu) or PTX (.ptx) file" -- "$ws" sweep kernel "$src/README.md" --grid 1 --block 32 -o "$tmp/swk.csv"
 check exec-cu-constant 0 "3.5 5 2 6 4 7 1 9" -- "$ws" exec "$src/tests/ptx/data/const_init.cu" --grid 1 --block 8 --buf x=f32:1,1,1,1,2,2,2,2 --buf y=zeros:32 --print y
+# --const fills a __constant__ variable as a host's cudaMemcpyToSymbol would
+check exec-const 0 "1.5 5.59790993 1.72431934 12.4146357" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0,1,-1,2 --buf y=zeros:16 --arg n=4 --const coef=f32:0.25 --print y
+check exec-const-unknown 1 "--const nope: the program has no __constant__ variable of that name" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const nope=f32:1
+check exec-const-too-big 1 "--const coef: 20 bytes given; the variable holds 16" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const coef=f32:1,2,3,4,5
+check exec-const-bad-spec 2 "--const coef: expected f32:, u32:, s32:, f16:, zeros: or file:, found 'q32:1'" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --const coef=q32:1
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,13 +3,14 @@
  * statement's suffixes, checks what it can run, and emits. */
 #include "ptx/lower.h"
 
-#include "isa/program.h"
-
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/grow.h"
+#include "isa/program.h"
 
 #define MAX_PARTS 10
 #define MAX_DECLARED_REGS 4000000u
@@ -154,16 +155,6 @@ static ptype type_at(const lower *lw, int k) {
 
 /* ---- registers ------------------------------------------------------------------------ */
 
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap) return true;
-  size_t c = *cap ? *cap * 2 : 32;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return false;
-  *arr = p;
-  *cap = c;
-  return true;
-}
-
 /* Keeps the per-register side tables as long as the register list. */
 static bool track(lower *lw) {
   if (lw->vc->nregs <= lw->info_cap) return true;
@@ -191,7 +182,7 @@ static ws_status declare(lower *lw, const ws_ptx_stmt *st) {
   size_t n = st->count ? st->count : 1;
   if (lw->declared + n > MAX_DECLARED_REGS)
     return refuse(lw, "more than %u registers declared", MAX_DECLARED_REGS);
-  if (!grow((void **)&lw->decls, &lw->decls_cap, lw->ndecls, sizeof *lw->decls)) return oom(lw);
+  if (!ws_grow((void **)&lw->decls, &lw->decls_cap, lw->ndecls, sizeof *lw->decls, 32)) return oom(lw);
   decl *d = &lw->decls[lw->ndecls];
   memset(d, 0, sizeof *d);
   snprintf(d->prefix, sizeof d->prefix, "%s", st->name);
@@ -1972,7 +1963,7 @@ static ws_status add_local(lower *lw, const ws_ptx_stmt *v) {
     lw->st = v;
     return refuse(lw, "local variables of more than %u bytes per thread", WS_LOCAL_MAX_BYTES);
   }
-  if (!grow((void **)&lw->locals, &lw->locals_cap, lw->nlocals, sizeof *lw->locals)) return oom(lw);
+  if (!ws_grow((void **)&lw->locals, &lw->locals_cap, lw->nlocals, sizeof *lw->locals, 32)) return oom(lw);
   local_var *lv = &lw->locals[lw->nlocals++];
   snprintf(lv->name, sizeof lv->name, "%s", v->name);
   lv->offset_bytes = (uint32_t)at;
@@ -1988,7 +1979,7 @@ static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
     return refuse(lw, "%s variables are not supported yet; only .shared ones", v->space);
   }
   if (own_shared(lw, v->name)) return WS_OK;
-  if (!grow((void **)&lw->shared, &lw->shared_cap, lw->nshared, sizeof *lw->shared)) return oom(lw);
+  if (!ws_grow((void **)&lw->shared, &lw->shared_cap, lw->nshared, sizeof *lw->shared, 32)) return oom(lw);
   ws_ptx_shared *sh = &lw->shared[lw->nshared];
   memset(sh, 0, sizeof *sh);
   snprintf(sh->ptx_name, sizeof sh->ptx_name, "%s", v->name);

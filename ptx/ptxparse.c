@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 #define MAX_PTX_BYTES ((size_t)64 << 20)
 #define MAX_FILES 4096u
 
@@ -239,23 +241,13 @@ static ws_status take_int(parser *ps, int64_t *out, const char *what) {
 
 /* ---- growable arrays ------------------------------------------------------------ */
 
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap) return true;
-  size_t c = *cap ? *cap * 2 : 16;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return false;
-  *arr = p;
-  *cap = c;
-  return true;
-}
-
 typedef struct stmts {
   ws_ptx_stmt *v;
   size_t n, cap;
 } stmts;
 
 static ws_ptx_stmt *new_stmt(parser *ps, stmts *s, ws_ptx_stmt_kind kind) {
-  if (!grow((void **)&s->v, &s->cap, s->n, sizeof *s->v)) {
+  if (!ws_grow((void **)&s->v, &s->cap, s->n, sizeof *s->v, 16)) {
     ps->failed = true;
     ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
     return NULL;
@@ -609,7 +601,7 @@ static ws_status parse_params(parser *ps, ws_ptx_entry *e) {
   scan(ps);
   size_t cap = 0;
   while (!is_punct(ps, ')')) {
-    if (!grow((void **)&e->params, &cap, e->nparams, sizeof *e->params))
+    if (!ws_grow((void **)&e->params, &cap, e->nparams, sizeof *e->params, 16))
       return ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
     ws_status r = parse_param(ps, &e->params[e->nparams]);
     if (r != WS_OK) return r;
@@ -688,7 +680,7 @@ static ws_status parse_entry(parser *ps, bool is_func) {
   if (r == WS_OK) r = parse_body(ps, &s);
   e.stmts = s.v, e.nstmts = s.n;
   size_t cap = m->nentries;
-  if (r == WS_OK && !grow((void **)&m->entries, &cap, m->nentries, sizeof *m->entries))
+  if (r == WS_OK && !ws_grow((void **)&m->entries, &cap, m->nentries, sizeof *m->entries, 16))
     r = ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
   if (r != WS_OK) {
     for (size_t k = 0; k < e.nstmts; k++) ws_ptx_stmt_fini(&e.stmts[k]);

@@ -10,20 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "isa/isa.h"
 
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap) return true;
-  size_t c = *cap ? *cap * 2 : 64;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return false;
-  *arr = p;
-  *cap = c;
-  return true;
-}
-
 uint32_t ws_vcode_new_reg(ws_vcode *vc, uint8_t words, bool is_pred) {
-  if (!grow((void **)&vc->regs, &vc->regs_cap, vc->nregs, sizeof *vc->regs)) {
+  if (!ws_grow((void **)&vc->regs, &vc->regs_cap, vc->nregs, sizeof *vc->regs, 64)) {
     vc->oom = true;
     return 0;
   }
@@ -32,7 +23,7 @@ uint32_t ws_vcode_new_reg(ws_vcode *vc, uint8_t words, bool is_pred) {
 }
 
 ws_vc_insn *ws_vcode_add(ws_vcode *vc, const char *mnem, uint32_t src) {
-  if (!grow((void **)&vc->insns, &vc->insns_cap, vc->ninsns, sizeof *vc->insns)) {
+  if (!ws_grow((void **)&vc->insns, &vc->insns_cap, vc->ninsns, sizeof *vc->insns, 64)) {
     vc->oom = true;
     return NULL;
   }
@@ -311,6 +302,21 @@ static ws_vc_insn *put(ws_vcode *out, const ws_vc_insn *in, const char *mnem, ui
   return n;
 }
 
+/* A rewritten instruction list (and the registers it added) in place of
+ * vc's; false, vc keeping its own instructions, when the rewrite ran out
+ * of memory. */
+static bool install(ws_vcode *vc, ws_vcode *out) {
+  vc->regs = out->regs, vc->nregs = out->nregs, vc->regs_cap = out->regs_cap;
+  if (out->oom) {
+    free(out->insns);
+    vc->oom = true;
+    return false;
+  }
+  free(vc->insns);
+  vc->insns = out->insns, vc->ninsns = out->ninsns, vc->insns_cap = out->insns_cap;
+  return true;
+}
+
 /* Rewrites every instruction touching v to go through a fresh temporary:
  * loaded from local offset `off` before a use (or a partial or guarded
  * write, which keeps the other words or lanes), stored after a write. */
@@ -357,15 +363,7 @@ static bool spill(ws_vcode *vc, uint32_t v, uint32_t off) {
       }
     }
   }
-  vc->regs = out.regs, vc->nregs = out.nregs, vc->regs_cap = out.regs_cap;
-  if (out.oom) {
-    free(out.insns);
-    vc->oom = true;
-    return false;
-  }
-  free(vc->insns);
-  vc->insns = out.insns, vc->ninsns = out.ninsns, vc->insns_cap = out.insns_cap;
-  return true;
+  return install(vc, &out);
 }
 
 /* Keeps predicate p in a register instead, as 1 or 0: each instruction
@@ -423,15 +421,7 @@ static bool demote(ws_vcode *vc, uint32_t p) {
       sel->guard = in.guard, sel->guard_neg = in.guard_neg;
     }
   }
-  vc->regs = out.regs, vc->nregs = out.nregs, vc->regs_cap = out.regs_cap;
-  if (out.oom) {
-    free(out.insns);
-    vc->oom = true;
-    return false;
-  }
-  free(vc->insns);
-  vc->insns = out.insns, vc->ninsns = out.ninsns, vc->insns_cap = out.insns_cap;
-  return true;
+  return install(vc, &out);
 }
 
 /* ---- the allocation ------------------------------------------------------------------- */

@@ -524,10 +524,14 @@ ws_status ws_point_digest(ws_ctx *ctx, const ws_point *pts, size_t n, uint32_t *
   return st;
 }
 
-ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res) {
-  memset(res, 0, sizeof *res); /* padding too: records compare with memcmp */
-  resolved rs;
-  if (resolve(ctx, p, &rs) != WS_OK) {
+/* What every run of a point starts with: res cleared (padding too: records
+ * compare with memcmp), the point resolved (a refusal goes into res, with
+ * *dev NULL and WS_OK), the stall names, and a fresh device of its GPU. */
+static ws_status prepare(ws_ctx *ctx, const ws_point *p, ws_point_result *res, resolved *rs,
+                         ws_device **dev) {
+  memset(res, 0, sizeof *res);
+  *dev = NULL;
+  if (resolve(ctx, p, rs) != WS_OK) {
     snprintf(res->why, sizeof res->why, "%s", ws_errmsg(ctx));
     ws_ctx_clear(ctx);
     return WS_OK;
@@ -537,9 +541,14 @@ ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts
       ws_device_stall_count() < WS_POINT_STALLS_MAX ? ws_device_stall_count() : WS_POINT_STALLS_MAX;
   for (uint32_t i = 0; i < res->nstalls; i++)
     snprintf(res->stall_names[i], sizeof res->stall_names[i], "%s", ws_device_stall_name(i));
+  return ws_device_create(ctx, &rs->gpu, dev);
+}
+
+ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_result *res) {
+  resolved rs;
   ws_device *dev = NULL;
-  ws_status st = ws_device_create(ctx, &rs.gpu, &dev);
-  if (st == WS_OK) st = run_on_device(ctx, dev, &rs, p, opts, res);
+  ws_status st = prepare(ctx, p, res, &rs, &dev);
+  if (st == WS_OK && dev) st = run_on_device(ctx, dev, &rs, p, opts, res);
   ws_device_destroy(dev);
   return st;
 }
@@ -548,21 +557,10 @@ ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts
 
 ws_status ws_point_run_body(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_body_fn body,
                             void *user, ws_point_result *res) {
-  memset(res, 0, sizeof *res);
   resolved rs;
-  if (resolve(ctx, p, &rs) != WS_OK) {
-    snprintf(res->why, sizeof res->why, "%s", ws_errmsg(ctx));
-    ws_ctx_clear(ctx);
-    return WS_OK;
-  }
-  res->valid = true;
-  res->nstalls =
-      ws_device_stall_count() < WS_POINT_STALLS_MAX ? ws_device_stall_count() : WS_POINT_STALLS_MAX;
-  for (uint32_t i = 0; i < res->nstalls; i++)
-    snprintf(res->stall_names[i], sizeof res->stall_names[i], "%s", ws_device_stall_name(i));
   ws_device *dev = NULL;
-  ws_status st = ws_device_create(ctx, &rs.gpu, &dev);
-  if (st != WS_OK) return st;
+  ws_status st = prepare(ctx, p, res, &rs, &dev);
+  if (st != WS_OK || !dev) return st;
   ws_device_set_mode(dev, WS_MODE_TIMING);
   ws_watch watch = {0};
   watch.timeout_s = opts ? opts->timeout_s : 0;

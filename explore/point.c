@@ -478,8 +478,11 @@ static ws_status attn_run(ws_ctx *ctx, ws_device *dev, const resolved *rs, const
 
 /* ---- running -------------------------------------------------------------------------------- */
 
-static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, const ws_point *p,
-                               const ws_point_opts *opts, ws_point_result *res) {
+/* A point's launches measured on dev: timing mode, the watch, sampling and
+ * hooks of opts, every launch body makes observed, and the record finished
+ * from the counters. */
+static ws_status measure(ws_ctx *ctx, ws_device *dev, const ws_gpu_cfg *gpu, const ws_point *p,
+                         const ws_point_opts *opts, ws_point_body_fn body, void *user, ws_point_result *res) {
   ws_device_set_mode(dev, WS_MODE_TIMING);
   ws_watch watch = {0};
   watch.timeout_s = opts ? opts->timeout_s : 0;
@@ -490,10 +493,22 @@ static ws_status run_on_device(ws_ctx *ctx, ws_device *dev, const resolved *rs, 
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);
-  ws_status st = p->kind == WS_POINT_GEMM ? gemm_run(ctx, dev, rs, p, res) : attn_run(ctx, dev, rs, p, res);
+  ws_status st = body(user, ctx, dev, res);
   ws_device_set_observer(dev, NULL, NULL);
-  if (st == WS_OK) finish_record(&m, p, &rs->gpu);
+  if (st == WS_OK && res->valid) finish_record(&m, p, gpu);
   return st;
+}
+
+/* The built-in kinds' launches: a generated GEMM or attention. */
+typedef struct builtin {
+  const resolved *rs;
+  const ws_point *p;
+} builtin;
+
+static ws_status builtin_body(void *user, ws_ctx *ctx, ws_device *dev, ws_point_result *res) {
+  const builtin *b = user;
+  return b->p->kind == WS_POINT_GEMM ? gemm_run(ctx, dev, b->rs, b->p, res)
+                                     : attn_run(ctx, dev, b->rs, b->p, res);
 }
 
 /* Every key of the config as an INI file would hold it, into the CRC. */
@@ -548,7 +563,8 @@ ws_status ws_point_run(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts
   resolved rs;
   ws_device *dev = NULL;
   ws_status st = prepare(ctx, p, res, &rs, &dev);
-  if (st == WS_OK && dev) st = run_on_device(ctx, dev, &rs, p, opts, res);
+  builtin b = {&rs, p};
+  if (st == WS_OK && dev) st = measure(ctx, dev, &rs.gpu, p, opts, builtin_body, &b, res);
   ws_device_destroy(dev);
   return st;
 }
@@ -561,19 +577,7 @@ ws_status ws_point_run_body(ws_ctx *ctx, const ws_point *p, const ws_point_opts 
   ws_device *dev = NULL;
   ws_status st = prepare(ctx, p, res, &rs, &dev);
   if (st != WS_OK || !dev) return st;
-  ws_device_set_mode(dev, WS_MODE_TIMING);
-  ws_watch watch = {0};
-  watch.timeout_s = opts ? opts->timeout_s : 0;
-  ws_device_set_watch(dev, &watch);
-  ws_device_set_sampling(dev, &(ws_sampling){.measure_waves = p->sample_waves,
-                                             .measure_rounds = p->sample_rounds,
-                                             .threads = opts ? opts->sample_threads : 0});
-  if (opts && opts->on_device) opts->on_device(opts->user, dev);
-  meter m = {.dev = dev, .opts = opts, .res = res};
-  ws_device_set_observer(dev, observe, &m);
-  st = body(user, ctx, dev, res);
-  ws_device_set_observer(dev, NULL, NULL);
-  if (st == WS_OK && res->valid) finish_record(&m, p, &rs.gpu);
+  st = measure(ctx, dev, &rs.gpu, p, opts, body, user, res);
   ws_device_destroy(dev);
   return st;
 }

@@ -13,6 +13,7 @@ typedef struct entry {
   char name[NAME_MAX_BYTES];
   char *desc;
   uint64_t *counter;
+  bool counted_when_skipped;
 } entry;
 
 struct ws_stats {
@@ -95,6 +96,7 @@ ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, con
   e->desc = strdup(desc ? desc : "");
   if (!e->desc) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory registering stats");
   e->counter = counter;
+  e->counted_when_skipped = false;
   s->index[slot] = (uint32_t)++s->count;
   return WS_OK;
 }
@@ -117,6 +119,15 @@ size_t ws_stats_count(const ws_stats *s) { return s->count; }
 const char *ws_stats_name(const ws_stats *s, size_t i) { return s->entries[i].name; }
 const char *ws_stats_desc(const ws_stats *s, size_t i) { return s->entries[i].desc; }
 uint64_t ws_stats_value(const ws_stats *s, size_t i) { return *s->entries[i].counter; }
+bool ws_stats_counted_when_skipped(const ws_stats *s, size_t i) { return s->entries[i].counted_when_skipped; }
+
+void ws_stats_mark_counted_when_skipped(ws_stats *s, const uint64_t *counter) {
+  for (size_t i = s->count; i-- > 0;)
+    if (s->entries[i].counter == counter) {
+      s->entries[i].counted_when_skipped = true;
+      return;
+    }
+}
 
 void ws_stats_add(ws_stats *s, size_t i, uint64_t n) { *s->entries[i].counter += n; }
 

@@ -45,6 +45,14 @@ size_t ws_stats_count(const ws_stats *s);
 const char *ws_stats_name(const ws_stats *s, size_t i);
 const char *ws_stats_desc(const ws_stats *s, size_t i);
 uint64_t ws_stats_value(const ws_stats *s, size_t i);
+/* Marks the registered `counter` as one its component counts for the work
+ * a sampled launch skips too (the L2 and DRAM see the skipped accesses
+ * through ws_memsys_warm), so the sampler must not extrapolate it
+ * (sim/gpu/sampler.h). Searches from the latest registration: mark a
+ * component's counters right after registering them. */
+void ws_stats_mark_counted_when_skipped(ws_stats *s, const uint64_t *counter);
+/* Whether counter i is so marked. */
+bool ws_stats_counted_when_skipped(const ws_stats *s, size_t i);
 /* Adds `n` to counter i: the owner's counter itself (a sampled launch's
  * extrapolation, sim/gpu/sampler.h, is the one writer besides the owner). */
 void ws_stats_add(ws_stats *s, size_t i, uint64_t n);

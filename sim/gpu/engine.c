@@ -139,6 +139,7 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->batch_start);
   free(e->loop_start);
   free(e->loop_prev);
+  free(e->loop_win);
   ws_ffwd_snap_free(&e->ffwd_origin);
   ws_engine_free_ffwd(e);
   ws_memsys_destroy(e->mem);

@@ -69,6 +69,7 @@ struct ws_engine {
   ws_ffwd_plan ffwd;
   ws_loop_sampler loops;
   uint64_t *loop_start, *loop_prev; /* counters at the window's start; their moves over the window before */
+  uint64_t *loop_win;               /* their moves over the window just closed */
   ws_ffwd_snap ffwd_origin;         /* the CTA whose loop's end is looked for */
   ws_cta **ffwd_ctas;
   uint64_t *ffwd_insns; /* each one's instructions over the window just closed */

@@ -81,13 +81,27 @@ static void step_lines(const ws_gpu_cfg *cfg, const ws_warp_step *step, warm_fn 
 }
 
 static void warm_line(void *user, uint64_t line_addr, uint8_t sectors, bool write) {
-  ws_memsys_warm(((ws_engine *)user)->mem, line_addr, sectors, write);
+  ws_memsys_warm(((ws_engine *)user)->mem, line_addr, sectors, write, false);
 }
 
-/* What a skipped CTA's global accesses leave in the L2. */
+static void warm_counted_line(void *user, uint64_t line_addr, uint8_t sectors, bool write) {
+  ws_memsys_warm(((ws_engine *)user)->mem, line_addr, sectors, write, true);
+}
+
+/* What a loop gap's global accesses leave in the L2. Its DRAM traffic is
+ * priced with the other counters: the gap runs each CTA's share after the
+ * other's, not interleaved as the SMs run them, so the L2 sees its lines
+ * in another order and would count traffic no run makes. */
 static void warm_step(void *user, const ws_warp_step *step) {
   ws_engine *e = user;
   step_lines(e->cfg, step, warm_line, e);
+}
+
+/* What a skipped CTA's global accesses leave in the L2, and the DRAM
+ * traffic they cause, counted. */
+static void warm_counted_step(void *user, const ws_warp_step *step) {
+  ws_engine *e = user;
+  step_lines(e->cfg, step, warm_counted_line, e);
 }
 
 /* Runs CTAs [first, first + n) functionally, inside the launch's limits. */
@@ -97,7 +111,7 @@ static ws_status run_skipped(ws_engine *e, uint64_t first, uint64_t n) {
   l.watch = &rest;
   uint64_t before = e->ls->warp_insns;
   uint64_t ctas = e->ls->ctas;
-  ws_status st = ws_exec_run_ctas(e->ctx, &l, first, n, warm_step, e, e->ls);
+  ws_status st = ws_exec_run_ctas(e->ctx, &l, first, n, warm_counted_step, e, e->ls);
   e->ls->ctas = ctas; /* the engine counts CTAs by retirement */
   e->skipped_warp_insns += e->ls->warp_insns - before;
   return st;
@@ -123,10 +137,14 @@ ws_status ws_engine_sample_wave(ws_engine *e, uint64_t t) {
 
 /* The skipped CTAs' share of every counter but the engine's own (gpu.*:
  * cycles and instructions are set exactly, events and visits count the
- * simulator's work). */
+ * simulator's work) and those their L2 warming counted (DRAM traffic and
+ * write-backs: ws_memsys_warm with count set). The CTAs of a batch and
+ * those of a gap between waves miss on different lines (the first rows of C fetch B, later ones
+ * find it), so what a few batches fetched is a poor guide to what the
+ * rest does; warming the L2 with each skipped access tells it exactly. */
 void ws_engine_extrapolate(ws_engine *e) {
   for (size_t i = 0; i < e->nwindow; i++)
-    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) != 0)
+    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) != 0 && !ws_stats_counted_when_skipped(e->stats, i))
       ws_stats_add(e->stats, i, ws_sampler_scale(&e->smp, e->window[i]));
 }
 
@@ -154,7 +172,7 @@ void ws_engine_loop_price(ws_engine *e, uint64_t t, bool with_next) {
   for (size_t i = 0; i < e->nwindow; i++) {
     if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) == 0) continue;
     double rate = (double)e->loop_prev[i] / before;
-    if (with_next) rate = (rate + (double)(ws_stats_value(e->stats, i) - e->loop_start[i]) / after) / 2;
+    if (with_next) rate = (rate + (double)e->loop_win[i] / after) / 2;
     ws_stats_add(e->stats, i, (uint64_t)llround(rate * (double)gap));
   }
   ws_loop_sampler_price(L, with_next);
@@ -289,7 +307,7 @@ static void run_jobs(gap_job *jobs, uint32_t n) {
 /* A finished job's effects, in CTA order: its warmings, its counts, its error. */
 static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base, uint64_t *short_of) {
   for (size_t r = 0; r < j->nrecs; r++)
-    ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write);
+    ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write, false);
   e->ls->warp_insns += j->stats.warp_insns - base->warp_insns;
   e->ls->thread_insns += j->stats.thread_insns - base->thread_insns;
   for (int u = 0; u < WS_UNIT_COUNT; u++)
@@ -409,6 +427,11 @@ static void loop_end(ws_engine *e) {
  * what the lead CTA has left, and skip it, if there is room for one. */
 static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   ws_loop_sampler *L = &e->loops;
+  /* the window's own moves, taken before the gap before it is priced into
+   * the counters: were the estimate part of them, every gap would price the
+   * ones before it again, and the counters grow with the number of gaps */
+  settle_counters(e, t);
+  for (size_t i = 0; i < e->nwindow; i++) e->loop_win[i] = ws_stats_value(e->stats, i) - e->loop_start[i];
   ws_engine_loop_price(e, t, true);
   uint32_t n = resident_ctas(e);
   uint64_t left;
@@ -420,8 +443,8 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
     loop_end(e);
     return WS_OK;
   }
-  settle_counters(e, t);
-  for (size_t i = 0; i < e->nwindow; i++) e->loop_prev[i] = ws_stats_value(e->stats, i) - e->loop_start[i];
+  uint64_t *moves = e->loop_prev;
+  e->loop_prev = e->loop_win, e->loop_win = moves;
   L->prev = L->win;
   uint64_t before = e->ls->warp_insns, short_of;
   st = ffwd_gap(e, n, L->gap_rounds, t, &short_of);
@@ -478,12 +501,14 @@ ws_status ws_engine_window_alloc(ws_engine *e) {
     free(e->batch_start);
     free(e->loop_start);
     free(e->loop_prev);
+    free(e->loop_win);
     e->batch_start = malloc(n * sizeof *e->batch_start);
     e->window = malloc(n * sizeof *e->window);
     e->loop_start = malloc(n * sizeof *e->loop_start);
     e->loop_prev = malloc(n * sizeof *e->loop_prev);
+    e->loop_win = malloc(n * sizeof *e->loop_win);
     e->nwindow = 0;
-    if (!e->window || !e->batch_start || !e->loop_start || !e->loop_prev)
+    if (!e->window || !e->batch_start || !e->loop_start || !e->loop_prev || !e->loop_win)
       return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's counters");
   }
   e->nwindow = n;

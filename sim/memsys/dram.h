@@ -50,6 +50,10 @@ void ws_dram_locate(const ws_dram *d, uint64_t line_addr, uint32_t *bank, uint64
 /* Claims a queue slot on `ch`; false when the queue is full. */
 bool ws_dram_reserve(ws_dram *d, uint32_t ch);
 /* The request (whose slot was reserved) reaches the controller. */
+/* Counts a request's transfer on its channel as if it had been served,
+ * with no time: what work a sampled launch skips would have moved
+ * (ws_memsys_warm). */
+void ws_dram_count_untimed(ws_dram *d, uint64_t line_addr, uint32_t bytes, bool is_write);
 void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, uint32_t bytes, bool is_write);
 /* FR-FCFS at cycle `now`: repeatedly issues, among queued requests whose
  * bank is ready, the oldest row hit, else the oldest. Writes at most

@@ -98,7 +98,12 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
       {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
       {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
   };
-  return ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
+  ws_status st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
+  if (st == WS_OK) { /* a sampled launch's warming counts these itself (ws_l2_warm) */
+    ws_stats_mark_counted_when_skipped(s, &t->evictions);
+    ws_stats_mark_counted_when_skipped(s, &t->writebacks);
+  }
+  return st;
 }
 
 uint64_t ws_l2_state_bytes(const ws_gpu_cfg *cfg, uint32_t max_ids) {
@@ -383,16 +388,31 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t
   return n;
 }
 
-void ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write) {
+/* A way for `line` displacing the LRU victim, its dirty sectors into *out. */
+static ws_cache_way *warm_install(ws_l2 *l2, slice *sl, uint64_t line, bool count, ws_l2_warmed *out) {
+  ws_cache_way *v = ws_cache_victim(&sl->tags, set_key(l2, line));
+  if (!v) return NULL;
+  uint8_t dirty = v->valid & v->dirty;
+  if (count && v->valid) sl->st.evictions++;
+  if (count && dirty) sl->st.writebacks++;
+  if (dirty) out->wb_mask = dirty, out->wb_line = v->tag << l2->line_shift;
+  ws_cache_install(&sl->tags, v, line >> l2->line_shift);
+  return v;
+}
+
+ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool count) {
+  ws_l2_warmed out = {0, 0, 0};
   slice *sl = &l2->s[ws_l2_slice_of(l2, line)];
   ws_cache_way *w = find(l2, sl, line);
-  if (!w) {
-    w = ws_cache_victim(&sl->tags, set_key(l2, line));
-    if (!w) return; /* every way waits for a fill: nothing to displace */
-    ws_cache_install(&sl->tags, w, line >> l2->line_shift);
+  /* every way waits for a fill: the read still goes to DRAM, nothing is kept */
+  if (!w && !(w = warm_install(l2, sl, line, count, &out))) {
+    if (!write) out.fetch_mask = mask;
+    return out;
   }
   ws_cache_touch(&sl->tags, w);
-  if (w->pending) return;
+  if (w->pending) return out;
+  if (!write) out.fetch_mask = mask & (uint8_t)~w->valid;
   w->valid |= mask;
   if (write) w->dirty |= mask;
+  return out;
 }

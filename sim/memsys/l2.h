@@ -84,12 +84,22 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t slice, uint64_t line, uint8_t mask, uint
 void ws_l2_wb_release(ws_l2 *l2, uint32_t slice);
 /* Counts a DRAM read that had to wait for a controller queue slot. */
 void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t slice);
-/* Leaves the tags as an access of `mask`'s sectors of `line` would, with no
- * time, traffic or counter: the line becomes most recently used, read
- * sectors valid, written ones valid and dirty; a victim is dropped, dirty or
- * not. A sampled launch (sim/gpu/sampler.h) warms the L2 this way with the
- * CTAs it does not time; a line whose fill is in flight is only touched. */
-void ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write);
+/* What a warming sends to DRAM: the read sectors it found missing and the
+ * dirty sectors of the victim it evicted. */
+typedef struct ws_l2_warmed {
+  uint8_t fetch_mask, wb_mask;
+  uint64_t wb_line;
+} ws_l2_warmed;
+/* Leaves the tags as an access of `mask`'s sectors of `line` would, in no
+ * time: the line becomes most recently used, read sectors valid, written
+ * ones valid and dirty (write-allocate without fetch, as a store); a dirty
+ * victim is written back. With `count`, counts the evictions and
+ * write-backs (the counters marked as counted when skipped); hits and
+ * misses are left to the sampler's estimate, since a warming cannot tell
+ * which requests L1 would have caught or an MSHR merged. A sampled launch
+ * (sim/gpu/sampler.h) warms the L2 this way with the work it does not time;
+ * a line whose fill is in flight is only touched. */
+ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool count);
 /* Whether the slice is blocked on an MSHR or write-back slot. */
 bool ws_l2_stalled(const ws_l2 *l2, uint32_t slice);
 

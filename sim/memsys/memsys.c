@@ -785,6 +785,9 @@ void ws_memsys_destroy(ws_memsys *m) {
   free(m);
 }
 
-void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write) {
-  ws_l2_warm(m->l2, line_addr, mask, write);
+void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count) {
+  ws_l2_warmed w = ws_l2_warm(m->l2, line_addr, mask, write, count);
+  if (!count) return;
+  ws_dram_count_untimed(m->dram, line_addr, sector_bytes(m, w.fetch_mask), false);
+  if (w.wb_mask) ws_dram_count_untimed(m->dram, w.wb_line, sector_bytes(m, w.wb_mask), true);
 }

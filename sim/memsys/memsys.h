@@ -77,10 +77,10 @@ bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
  * and so not offered, under the reason of its last refusal. */
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
 /* Leaves the L2 as a global access of the sectors `mask` of the line at
- * `line_addr` would leave it, in no time and with no traffic or counter
- * (ws_l2_warm): how a sampled launch warms the L2 with the CTAs it does not
- * time. */
-void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write);
+ * `line_addr` would leave it, in no time (ws_l2_warm), and with `count`
+ * counts the DRAM reads and write-backs it would have caused: how a
+ * sampled launch warms the L2 with the work it does not time. */
+void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count);
 /* Accesses to mapped host memory (line_addr >= WS_CFG_SYSMEM_BASE) go over
  * the host link (sim/memsys/sysmem.h), not through the caches. `fn` (NULL:
  * none, the default) is told when a store leaves for host memory: its

@@ -143,7 +143,8 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
     if (st != WS_OK) break;
     /* a sampled launch's L2 warming counts the traffic itself (ws_dram_count_untimed) */
     const uint64_t *counted[] = {&c->reads, &c->writes, &c->bytes_read, &c->bytes_written};
-    for (size_t k = 0; k < sizeof counted / sizeof *counted; k++) ws_stats_mark_counted_when_skipped(s, counted[k]);
+    for (size_t k = 0; k < sizeof counted / sizeof *counted; k++)
+      ws_stats_mark_counted_when_skipped(s, counted[k]);
   }
   return st;
 }

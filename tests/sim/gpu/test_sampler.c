@@ -326,8 +326,8 @@ Test(sampler, a100_blocktile2d_counters_as_the_full_run, .timeout = 120) {
   run_on("a100", "blocktile2d", 512, 512, 512, 0, 0, &full);
   run_on("a100", "blocktile2d", 512, 512, 512, WS_SAMPLER_DEFAULT_WAVES, WS_SAMPLER_DEFAULT_ROUNDS, &est);
   cr_assert(est.sampled && !full.sampled);
-  cr_expect_leq(fabs((double)est.cycles - (double)full.cycles), 0.01 * (double)full.cycles, "%llu against %llu",
-                (unsigned long long)est.cycles, (unsigned long long)full.cycles);
+  cr_expect_leq(fabs((double)est.cycles - (double)full.cycles), 0.01 * (double)full.cycles,
+                "%llu against %llu", (unsigned long long)est.cycles, (unsigned long long)full.cycles);
   expect_counters_near("a100 blocktile2d", &est, &full, 0.01, 1);
 }
 

@@ -8,7 +8,9 @@
  * (byte and halfword stores write part of a word), and two accesses race
  * only when they share a byte: lanes storing to different bytes of one word
  * do not. Accesses by one warp in one epoch are ordered alike with every
- * other access, so their bytes merge into one record; a write by another
+ * other access, so their bytes merge into one record (which names the
+ * first of them, in a report the lane of the lowest byte when lanes store
+ * bytes in ascending order); a write by another
  * warp that leaves some of the last writer's bytes unwritten replaces it,
  * and a later hazard on those bytes is missed. Within
  * a CTA a later writer differs in warp from at least one of two readers of
@@ -336,13 +338,10 @@ static void note_read(san_word *wd, const san_site *cur) {
 /* A write or atomic cur that raced with nothing: the readers of its bytes
  * happened before it, so it stands for them. */
 static void note_write(san_word *wd, const san_site *cur) {
-  if (wd->w.epoch && wd->w.kind == cur->kind && same_class(&wd->w, cur)) {
-    uint8_t bytes = (uint8_t)(wd->w.bytes | cur->bytes);
+  if (wd->w.epoch && wd->w.kind == cur->kind && same_class(&wd->w, cur))
+    wd->w.bytes |= cur->bytes;
+  else
     wd->w = *cur;
-    wd->w.bytes = bytes;
-  } else {
-    wd->w = *cur;
-  }
   wd->r1.bytes &= (uint8_t)~cur->bytes;
   wd->r2.bytes &= (uint8_t)~cur->bytes;
   if (!wd->r2.bytes) wd->r2.epoch = 0;

@@ -1758,17 +1758,90 @@ static ws_status lower_cp(lower *lw) {
   return r;
 }
 
-/* ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 (not .trans): lane t
- * receives, of matrix i, the word at column pair t%4 of the row whose
- * address lane 8i + t/4 holds. The ISA has no such load, so each matrix is
- * a shuffle of the row address and a 32-bit shared load (the same bank
- * traffic, more issue slots: docs/cuda.md). */
+/* The destination register of matrix i of an ldmatrix. */
+static ws_status ldmatrix_dst(lower *lw, uint8_t n, uint8_t i, ws_vc_op *d) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+  snprintf(e.name, sizeof e.name, "%s", n == 1 && o[0].kind == WS_PTX_OPND_REG ? o[0].name : o[0].elems[i]);
+  return def_r(lw, &e, 1, d);
+}
+
+/* Without .trans lane t receives, of matrix i, the word at column pair t%4
+ * of the row whose address lane 8i + t/4 holds: per matrix a shuffle of
+ * the row address and a 32-bit shared load (the same bank traffic, more
+ * issue slots: docs/cuda.md). */
+static ws_status ldmatrix_rows(lower *lw, uint8_t n, ws_vc_op base) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint32_t lane = new_reg(lw, 1, false), q = new_reg(lw, 1, false), col = new_reg(lw, 1, false);
+  uint32_t src = new_reg(lw, 1, false), row = new_reg(lw, 1, false), at = new_reg(lw, 1, false);
+  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
+  emit(lw, "SHR.U32", 3, op_reg(q, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"));
+  emit(lw, "AND", 3, op_reg(col, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("2"));
+  if (o[1].ival)
+    emit(lw, "IADD", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("%d", (int)o[1].ival));
+  ws_status r = WS_OK;
+  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
+    ws_vc_op d;
+    r = ldmatrix_dst(lw, n, i, &d);
+    if (r != WS_OK) break;
+    emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(q, 0, 1, false), op_text("%u", 8u * i));
+    emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
+    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), op_reg(row, 0, 1, false), op_reg(col, 0, 1, false));
+    ws_vc_op m = {.kind = WS_VC_SMEM, .v = at, .words = 1};
+    emit(lw, "LDS.32", 2, d, m);
+  }
+  return r;
+}
+
+/* With .trans lane t receives, of matrix i, column t/4 of rows 2(t%4) and
+ * 2(t%4) + 1 (the low half from the first): per matrix two shuffles fetch
+ * those rows' addresses from lanes 8i + 2(t%4) and the next, two 32-bit
+ * shared loads read the word holding the column in each row, and a PRMT
+ * packs the column's halves (selector 0x5410 for an even column, 0x7632 for
+ * an odd one). The two loads touch the same 128 bytes per matrix as the
+ * hardware's one. */
+static ws_status ldmatrix_trans(lower *lw, uint8_t n, ws_vc_op base) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint32_t lane = new_reg(lw, 1, false), pair = new_reg(lw, 1, false), word = new_reg(lw, 1, false);
+  uint32_t sel = new_reg(lw, 1, false), src = new_reg(lw, 1, false), row = new_reg(lw, 1, false);
+  uint32_t w0 = new_reg(lw, 1, false), w1 = new_reg(lw, 1, false);
+  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
+  emit(lw, "AND", 3, op_reg(pair, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(pair, 0, 1, true), op_reg(pair, 0, 1, false), op_text("1"));
+  emit(lw, "SHR.U32", 3, op_reg(word, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(word, 0, 1, true), op_reg(word, 0, 1, false), op_text("2"));
+  if (o[1].ival)
+    emit(lw, "IADD", 3, op_reg(word, 0, 1, true), op_reg(word, 0, 1, false), op_text("%d", (int)o[1].ival));
+  emit(lw, "BFE.U32", 4, op_reg(sel, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"), op_text("1"));
+  emit(lw, "IMUL", 3, op_reg(sel, 0, 1, true), op_reg(sel, 0, 1, false), op_text("0x2222"));
+  emit(lw, "IADD", 3, op_reg(sel, 0, 1, true), op_reg(sel, 0, 1, false), op_text("0x5410"));
+  ws_status r = WS_OK;
+  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
+    ws_vc_op d;
+    r = ldmatrix_dst(lw, n, i, &d);
+    if (r != WS_OK) break;
+    for (uint32_t k = 0; k < 2; k++) {
+      uint32_t w = k ? w1 : w0;
+      emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(pair, 0, 1, false), op_text("%u", 8u * i + k));
+      emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
+      emit(lw, "IADD", 3, op_reg(row, 0, 1, true), op_reg(row, 0, 1, false), op_reg(word, 0, 1, false));
+      ws_vc_op m = {.kind = WS_VC_SMEM, .v = row, .words = 1};
+      emit(lw, "LDS.32", 2, op_reg(w, 0, 1, true), m);
+    }
+    emit(lw, "PRMT", 4, d, op_reg(w0, 0, 1, false), op_reg(sel, 0, 1, false), op_reg(w1, 0, 1, false));
+  }
+  return r;
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: each lane holds
+ * the address of one row of a matrix (lanes 8i..8i+7 those of matrix i).
+ * The ISA has no such load; ldmatrix_rows and ldmatrix_trans emulate it. */
 static ws_status lower_ldmatrix(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   uint8_t n = has(lw, "x4") ? 4 : has(lw, "x2") ? 2 : has(lw, "x1") ? 1 : 0;
-  if (!n || has(lw, "trans") || !has(lw, "m8n8") || !has(lw, "shared"))
-    return refuse(lw,
-                  "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4.shared.b16 without .trans");
+  if (!n || !has(lw, "m8n8") || !has(lw, "shared"))
+    return refuse(lw, "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16");
   ws_status r = need(lw, 2);
   if (r == WS_OK && (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n) &&
       !(n == 1 && o[0].kind == WS_PTX_OPND_REG))
@@ -1779,27 +1852,7 @@ static ws_status lower_ldmatrix(lower *lw) {
   ws_ptx_opnd b = {.kind = WS_PTX_OPND_REG};
   if (r == WS_OK) snprintf(b.name, sizeof b.name, "%s", o[1].name), r = use_r(lw, &b, 1, &base);
   if (r != WS_OK) return r;
-  uint32_t lane = new_reg(lw, 1, false), q = new_reg(lw, 1, false), col = new_reg(lw, 1, false);
-  uint32_t src = new_reg(lw, 1, false), row = new_reg(lw, 1, false), at = new_reg(lw, 1, false);
-  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
-  emit(lw, "SHR.U32", 3, op_reg(q, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"));
-  emit(lw, "AND", 3, op_reg(col, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
-  emit(lw, "SHL", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("2"));
-  if (o[1].ival)
-    emit(lw, "IADD", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("%d", (int)o[1].ival));
-  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
-    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
-    snprintf(e.name, sizeof e.name, "%s", n == 1 && o[0].kind == WS_PTX_OPND_REG ? o[0].name : o[0].elems[i]);
-    ws_vc_op d;
-    r = def_r(lw, &e, 1, &d);
-    if (r != WS_OK) break;
-    emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(q, 0, 1, false), op_text("%u", 8u * i));
-    emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
-    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), op_reg(row, 0, 1, false), op_reg(col, 0, 1, false));
-    ws_vc_op m = {.kind = WS_VC_SMEM, .v = at, .words = 1};
-    emit(lw, "LDS.32", 2, d, m);
-  }
-  return r;
+  return has(lw, "trans") ? ldmatrix_trans(lw, n, base) : ldmatrix_rows(lw, n, base);
 }
 
 /* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: one HMMA, whose

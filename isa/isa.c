@@ -44,7 +44,7 @@ ws_opnd_sig ws_isa_sig(ws_op op, unsigned idx) {
 unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx) {
   ws_opnd_sig sig = ws_isa_sig((ws_op)insn->op, idx);
   if (sig.nregs) return sig.nregs;
-  return insn->width_bytes ? insn->width_bytes / 4u : 1u;
+  return insn->width_bytes > 4 ? insn->width_bytes / 4u : 1u;
 }
 
 bool ws_isa_is_atomic(ws_op op) {

@@ -27,7 +27,8 @@ enum {
   WS_MOD_ATYPE = 1u << 3, /* .S32 (default) .U32 .F32 */
   WS_MOD_WIDTH = 1u << 4, /* .32 (default) .64 .128 */
   WS_MOD_HSEL = 1u << 5,  /* .H0 (default) .H1 */
-  WS_MOD_SHFL = 1u << 6   /* .IDX .UP .DOWN .BFLY (required) */
+  WS_MOD_SHFL = 1u << 6,  /* .IDX .UP .DOWN .BFLY (required) */
+  WS_MOD_SWIDTH = 1u << 7 /* stores: .8 .16 .32 (default) .64 .128 */
 };
 
 typedef enum ws_op {
@@ -124,7 +125,7 @@ typedef struct ws_insn {
   uint8_t guard_neg;   /* 1 for @!Pn */
   uint8_t cmp;         /* ws_cmp, or the ws_shfl_mode for SHFL */
   uint8_t dtype;       /* ws_dtype */
-  uint8_t width_bytes; /* 4, 8 or 16 for memory opcodes, else 0 */
+  uint8_t width_bytes; /* 4, 8 or 16 for memory opcodes (1 or 2 for stores too), else 0 */
   uint8_t hsel;        /* 0 = .H0, 1 = .H1 */
   ws_operand opnd[WS_MAX_OPERANDS];
   uint32_t rpc; /* BRA only: reconvergence instruction index (analysis) */
@@ -154,7 +155,8 @@ const char *ws_isa_cmp_name(ws_cmp cmp);      /* "EQ" ... ; NULL for NONE */
 const char *ws_isa_dtype_name(ws_dtype t);    /* "S32", "U32", "F32" */
 const char *ws_isa_shfl_name(ws_shfl_mode m); /* "IDX", ... */
 const char *ws_isa_sreg_name(ws_sreg sr);     /* "SR_TID.X", ... */
-/* Registers an operand of `insn` covers (1, 2 or 4), from signature/width. */
+/* Registers an operand of `insn` covers (1, 2 or 4), from signature/width;
+ * a byte or halfword store's value is the low bits of one register. */
 unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx);
 /* True for the atomics (ATOMG.*, ATOMS.*). Their address is operand 1:
  * signature kind 'g' for global memory, 'm' for shared. One rule read off

@@ -18,6 +18,8 @@ static const char *const type_names[] = {"S32", "U32", "F32"};
 static const uint8_t type_values[] = {WS_DT_S32, WS_DT_U32, WS_DT_F32};
 static const char *const width_names[] = {"32", "64", "128"};
 static const uint8_t width_values[] = {4, 8, 16};
+static const char *const swidth_names[] = {"8", "16", "32", "64", "128"};
+static const uint8_t swidth_values[] = {1, 2, 4, 8, 16};
 static const char *const hsel_names[] = {"H0", "H1"};
 static const uint8_t hsel_values[] = {0, 1};
 static const char *const shfl_names[] = {"IDX", "UP", "DOWN", "BFLY"};
@@ -29,6 +31,7 @@ static const ws_modgroup groups[WS_MODGROUP_COUNT] = {
     {WS_MOD_ITYPE, "type", 2, type_names, type_values, 0},
     {WS_MOD_ATYPE, "type", 3, type_names, type_values, 0},
     {WS_MOD_WIDTH, "width", 3, width_names, width_values, 0},
+    {WS_MOD_SWIDTH, "store width", 5, swidth_names, swidth_values, 2},
     {WS_MOD_HSEL, "half", 2, hsel_names, hsel_values, 0},
     {WS_MOD_SHFL, "shuffle mode", 4, shfl_names, shfl_values, -1},
 };
@@ -51,7 +54,8 @@ unsigned ws_modifiers_get(const ws_insn *insn, const ws_modgroup *g) {
   switch (g->bit) {
   case WS_MOD_ITYPE:
   case WS_MOD_ATYPE: return insn->dtype;
-  case WS_MOD_WIDTH: return insn->width_bytes;
+  case WS_MOD_WIDTH:
+  case WS_MOD_SWIDTH: return insn->width_bytes;
   case WS_MOD_HSEL: return insn->hsel;
   default: return insn->cmp; /* comparisons and the shuffle mode */
   }
@@ -62,7 +66,8 @@ void ws_modifiers_set(ws_insn *insn, const ws_modgroup *g, unsigned value) {
   switch (g->bit) {
   case WS_MOD_ITYPE:
   case WS_MOD_ATYPE: insn->dtype = v; break;
-  case WS_MOD_WIDTH: insn->width_bytes = v; break;
+  case WS_MOD_WIDTH:
+  case WS_MOD_SWIDTH: insn->width_bytes = v; break;
   case WS_MOD_HSEL: insn->hsel = v; break;
   default: insn->cmp = v; break;
   }

@@ -38,9 +38,10 @@ static bool mods_ok(const ws_insn *in, uint32_t mods) {
   bool type_ok = in->dtype == 0;
   if (mods & WS_MOD_ITYPE) type_ok = in->dtype <= WS_DT_U32;
   if (mods & WS_MOD_ATYPE) type_ok = in->dtype < WS_DT_COUNT;
-  bool width_ok = (mods & WS_MOD_WIDTH)
-                      ? (in->width_bytes == 4 || in->width_bytes == 8 || in->width_bytes == 16)
-                      : in->width_bytes == 0;
+  bool wide = in->width_bytes == 4 || in->width_bytes == 8 || in->width_bytes == 16;
+  bool width_ok = in->width_bytes == 0;
+  if (mods & WS_MOD_WIDTH) width_ok = wide;
+  if (mods & WS_MOD_SWIDTH) width_ok = wide || in->width_bytes == 1 || in->width_bytes == 2;
   bool hsel_ok = (mods & WS_MOD_HSEL) ? in->hsel <= 1 : in->hsel == 0;
   return cmp_ok && type_ok && width_ok && hsel_ok;
 }

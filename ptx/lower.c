@@ -1266,9 +1266,15 @@ static ws_status lower_cvt(lower *lw) {
     return WS_OK;
   }
   if (dt.kind == 'f') {
-    if (dt.bits != 32 || st.bits != 32)
-      return refuse(lw, "integer to float is supported from 32 bits to f32");
+    if (dt.bits != 32 || st.bits > 32)
+      return refuse(lw, "integer to float is supported from 8, 16 and 32 bits to f32");
     if (!has(lw, "rn")) return refuse(lw, "integer to float is supported with .rn");
+    if (st.bits < 32) { /* a narrow value held in 32 bits: its own bits, extended, convert exactly */
+      uint32_t x = new_reg(lw, 1, false);
+      emit(lw, st.kind == 's' ? "BFE.S32" : "BFE.U32", 4, op_reg(x, 0, 1, true), a, op_text("0"),
+           op_text("%u", st.bits));
+      a = op_reg(x, 0, 1, false);
+    }
     emit(lw, st.kind == 's' ? "I2F.S32" : "I2F.U32", 2, d, a);
     return WS_OK;
   }
@@ -1474,7 +1480,8 @@ static ws_status vector_group(lower *lw, const ws_ptx_opnd *vec, uint8_t ewords,
  * 16 bytes, and the word lies in the same sector as the byte. */
 static ws_status narrow_load(lower *lw, ptype t) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (has(lw, "v2") || has(lw, "v4")) return refuse(lw, "vectors of 8- and 16-bit values are not supported");
+  if (has(lw, "v2") || has(lw, "v4"))
+    return refuse(lw, "a vector of two 8-bit values is not supported (vectors of 4 bytes or more are)");
   if (o[1].kind != WS_PTX_OPND_ADDR || !o[1].base_is_reg)
     return refuse(lw, "an address in a register expected");
   space sp = addr_space(lw, &o[1]);
@@ -1508,6 +1515,50 @@ static ws_status narrow_load(lower *lw, ptype t) {
   return WS_OK;
 }
 
+/* The source register of element k of a vector operand (or of the scalar). */
+static ws_status elem_use(lower *lw, const ws_ptx_opnd *o, uint8_t k, ws_vc_op *out) {
+  if (o->kind != WS_PTX_OPND_VECTOR) return use_r(lw, o, 1, out);
+  if (strcmp(o->elems[k], "_") == 0) return refuse(lw, "a register for every element expected");
+  ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+  snprintf(e.name, sizeof e.name, "%s", o->elems[k]);
+  return use_r(lw, &e, 1, out);
+}
+
+/* A vector of 8- or 16-bit values of 4 bytes or more: the aligned words
+ * that hold it (PTX aligns a vector to its size), then a bit-field extract
+ * per element at its constant bit offset. */
+static ws_status narrow_vector_load(lower *lw, ptype t, uint8_t n) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint8_t words = (uint8_t)(n * t.bits / 32u);
+  if (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n)
+    return refuse(lw, "a vector of %u registers expected", n);
+  space sp = addr_space(lw, &o[1]);
+  ws_vc_op m;
+  ws_status r = address(lw, &o[1], sp, &m);
+  if (r != WS_OK) return r;
+  char mnem[24];
+  snprintf(mnem, sizeof mnem, "%s.%u",
+           sp == SP_SHARED  ? "LDS"
+           : sp == SP_LOCAL ? "LDL"
+           : sp == SP_CONST ? "LDC"
+                            : "LDG",
+           words * 32u);
+  uint32_t w = new_reg(lw, words, false);
+  emit(lw, mnem, 2, op_reg(w, 0, words, true), m);
+  for (uint8_t k = 0; k < n && r == WS_OK; k++) {
+    if (strcmp(o[0].elems[k], "_") == 0) continue;
+    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+    snprintf(e.name, sizeof e.name, "%s", o[0].elems[k]);
+    ws_vc_op d;
+    r = def_r(lw, &e, 1, &d);
+    unsigned bit = k * t.bits;
+    if (r == WS_OK)
+      emit(lw, t.kind == 's' ? "BFE.S32" : "BFE.U32", 4, d, op_reg(w, (uint8_t)(bit / 32u), 1, false),
+           op_text("%u", bit % 32u), op_text("%u", t.bits));
+  }
+  return r;
+}
+
 static ws_status lower_ld(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param")) return lower_ld_param(lw);
@@ -1515,6 +1566,8 @@ static ws_status lower_ld(lower *lw) {
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
+  uint8_t nv = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1;
+  if (t.bits < 32 && nv * t.bits >= 32) return narrow_vector_load(lw, t, nv);
   if (t.bits < 32) return narrow_load(lw, t);
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
   uint8_t words = (uint8_t)(n * ew);
@@ -1556,6 +1609,42 @@ static ws_status lower_ld(lower *lw) {
   return r;
 }
 
+/* An 8- or 16-bit store: STG/STS/STL .8 or .16 of the low bits of the
+ * value's register, writing only those bytes. A vector of them is packed
+ * with PRMT into the words of one store of its total size, which PTX
+ * aligns to that size: bytes pairwise (selector 0x0040), then halves
+ * (0x5410). */
+static ws_status narrow_store(lower *lw, ptype t, space sp, ws_vc_op m) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1;
+  unsigned bytes = n * t.bits / 8u;
+  if (n > 1 && (o[1].kind != WS_PTX_OPND_VECTOR || o[1].nelems != n))
+    return refuse(lw, "a vector of %u registers expected", n);
+  ws_vc_op e[4];
+  ws_status r = WS_OK;
+  for (uint8_t k = 0; k < n && r == WS_OK; k++) r = elem_use(lw, &o[1], k, &e[k]);
+  if (r != WS_OK) return r;
+  char mnem[24];
+  snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "STS" : sp == SP_LOCAL ? "STL" : "STG", bytes * 8u);
+  if (n == 1) return emit(lw, mnem, 2, m, e[0]), WS_OK;
+  uint8_t words = bytes > 4 ? 2 : 1;
+  uint32_t v = new_reg(lw, words, false);
+  if (t.bits == 16) {
+    for (uint8_t w = 0; w < n / 2; w++)
+      emit(lw, "PRMT", 4, op_reg(v, w, 1, true), e[2 * w], op_text("0x5410"), e[2 * w + 1]);
+  } else {
+    emit(lw, "PRMT", 4, op_reg(v, 0, 1, true), e[0], op_text("0x0040"), e[1]);
+    if (n == 4) {
+      uint32_t hi = new_reg(lw, 1, false);
+      emit(lw, "PRMT", 4, op_reg(hi, 0, 1, true), e[2], op_text("0x0040"), e[3]);
+      emit(lw, "PRMT", 4, op_reg(v, 0, 1, true), op_reg(v, 0, 1, false), op_text("0x5410"),
+           op_reg(hi, 0, 1, false));
+    }
+  }
+  emit(lw, mnem, 2, m, op_reg(v, 0, words, false));
+  return lw->vc->oom ? oom(lw) : WS_OK;
+}
+
 static ws_status lower_st(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "param") || has(lw, "const"))
@@ -1563,8 +1652,6 @@ static ws_status lower_st(lower *lw) {
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  if (t.bits < 32)
-    return refuse(lw, "8- and 16-bit stores are not supported (the ISA stores 4, 8 or 16 bytes)");
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
@@ -1573,6 +1660,7 @@ static ws_status lower_st(lower *lw) {
   ws_vc_op m, v;
   r = address(lw, &o[0], sp, &m);
   if (r != WS_OK) return r;
+  if (t.bits < 32) return narrow_store(lw, t, sp, m);
   char mnem[24];
   snprintf(mnem, sizeof mnem, "%s.%u", sp == SP_SHARED ? "STS" : sp == SP_LOCAL ? "STL" : "STG", words * 32u);
   if (n == 1) {
@@ -1670,17 +1758,90 @@ static ws_status lower_cp(lower *lw) {
   return r;
 }
 
-/* ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 (not .trans): lane t
- * receives, of matrix i, the word at column pair t%4 of the row whose
- * address lane 8i + t/4 holds. The ISA has no such load, so each matrix is
- * a shuffle of the row address and a 32-bit shared load (the same bank
- * traffic, more issue slots: docs/cuda.md). */
+/* The destination register of matrix i of an ldmatrix. */
+static ws_status ldmatrix_dst(lower *lw, uint8_t n, uint8_t i, ws_vc_op *d) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
+  snprintf(e.name, sizeof e.name, "%s", n == 1 && o[0].kind == WS_PTX_OPND_REG ? o[0].name : o[0].elems[i]);
+  return def_r(lw, &e, 1, d);
+}
+
+/* Without .trans lane t receives, of matrix i, the word at column pair t%4
+ * of the row whose address lane 8i + t/4 holds: per matrix a shuffle of
+ * the row address and a 32-bit shared load (the same bank traffic, more
+ * issue slots: docs/cuda.md). */
+static ws_status ldmatrix_rows(lower *lw, uint8_t n, ws_vc_op base) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint32_t lane = new_reg(lw, 1, false), q = new_reg(lw, 1, false), col = new_reg(lw, 1, false);
+  uint32_t src = new_reg(lw, 1, false), row = new_reg(lw, 1, false), at = new_reg(lw, 1, false);
+  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
+  emit(lw, "SHR.U32", 3, op_reg(q, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"));
+  emit(lw, "AND", 3, op_reg(col, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("2"));
+  if (o[1].ival)
+    emit(lw, "IADD", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("%d", (int)o[1].ival));
+  ws_status r = WS_OK;
+  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
+    ws_vc_op d;
+    r = ldmatrix_dst(lw, n, i, &d);
+    if (r != WS_OK) break;
+    emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(q, 0, 1, false), op_text("%u", 8u * i));
+    emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
+    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), op_reg(row, 0, 1, false), op_reg(col, 0, 1, false));
+    ws_vc_op m = {.kind = WS_VC_SMEM, .v = at, .words = 1};
+    emit(lw, "LDS.32", 2, d, m);
+  }
+  return r;
+}
+
+/* With .trans lane t receives, of matrix i, column t/4 of rows 2(t%4) and
+ * 2(t%4) + 1 (the low half from the first): per matrix two shuffles fetch
+ * those rows' addresses from lanes 8i + 2(t%4) and the next, two 32-bit
+ * shared loads read the word holding the column in each row, and a PRMT
+ * packs the column's halves (selector 0x5410 for an even column, 0x7632 for
+ * an odd one). The two loads touch the same 128 bytes per matrix as the
+ * hardware's one. */
+static ws_status ldmatrix_trans(lower *lw, uint8_t n, ws_vc_op base) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  uint32_t lane = new_reg(lw, 1, false), pair = new_reg(lw, 1, false), word = new_reg(lw, 1, false);
+  uint32_t sel = new_reg(lw, 1, false), src = new_reg(lw, 1, false), row = new_reg(lw, 1, false);
+  uint32_t w0 = new_reg(lw, 1, false), w1 = new_reg(lw, 1, false);
+  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
+  emit(lw, "AND", 3, op_reg(pair, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(pair, 0, 1, true), op_reg(pair, 0, 1, false), op_text("1"));
+  emit(lw, "SHR.U32", 3, op_reg(word, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
+  emit(lw, "SHL", 3, op_reg(word, 0, 1, true), op_reg(word, 0, 1, false), op_text("2"));
+  if (o[1].ival)
+    emit(lw, "IADD", 3, op_reg(word, 0, 1, true), op_reg(word, 0, 1, false), op_text("%d", (int)o[1].ival));
+  emit(lw, "BFE.U32", 4, op_reg(sel, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"), op_text("1"));
+  emit(lw, "IMUL", 3, op_reg(sel, 0, 1, true), op_reg(sel, 0, 1, false), op_text("0x2222"));
+  emit(lw, "IADD", 3, op_reg(sel, 0, 1, true), op_reg(sel, 0, 1, false), op_text("0x5410"));
+  ws_status r = WS_OK;
+  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
+    ws_vc_op d;
+    r = ldmatrix_dst(lw, n, i, &d);
+    if (r != WS_OK) break;
+    for (uint32_t k = 0; k < 2; k++) {
+      uint32_t w = k ? w1 : w0;
+      emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(pair, 0, 1, false), op_text("%u", 8u * i + k));
+      emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
+      emit(lw, "IADD", 3, op_reg(row, 0, 1, true), op_reg(row, 0, 1, false), op_reg(word, 0, 1, false));
+      ws_vc_op m = {.kind = WS_VC_SMEM, .v = row, .words = 1};
+      emit(lw, "LDS.32", 2, op_reg(w, 0, 1, true), m);
+    }
+    emit(lw, "PRMT", 4, d, op_reg(w0, 0, 1, false), op_reg(sel, 0, 1, false), op_reg(w1, 0, 1, false));
+  }
+  return r;
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: each lane holds
+ * the address of one row of a matrix (lanes 8i..8i+7 those of matrix i).
+ * The ISA has no such load; ldmatrix_rows and ldmatrix_trans emulate it. */
 static ws_status lower_ldmatrix(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   uint8_t n = has(lw, "x4") ? 4 : has(lw, "x2") ? 2 : has(lw, "x1") ? 1 : 0;
-  if (!n || has(lw, "trans") || !has(lw, "m8n8") || !has(lw, "shared"))
-    return refuse(lw,
-                  "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4.shared.b16 without .trans");
+  if (!n || !has(lw, "m8n8") || !has(lw, "shared"))
+    return refuse(lw, "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16");
   ws_status r = need(lw, 2);
   if (r == WS_OK && (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n) &&
       !(n == 1 && o[0].kind == WS_PTX_OPND_REG))
@@ -1691,27 +1852,7 @@ static ws_status lower_ldmatrix(lower *lw) {
   ws_ptx_opnd b = {.kind = WS_PTX_OPND_REG};
   if (r == WS_OK) snprintf(b.name, sizeof b.name, "%s", o[1].name), r = use_r(lw, &b, 1, &base);
   if (r != WS_OK) return r;
-  uint32_t lane = new_reg(lw, 1, false), q = new_reg(lw, 1, false), col = new_reg(lw, 1, false);
-  uint32_t src = new_reg(lw, 1, false), row = new_reg(lw, 1, false), at = new_reg(lw, 1, false);
-  emit(lw, "S2R", 2, op_reg(lane, 0, 1, true), op_text("SR_LANEID"));
-  emit(lw, "SHR.U32", 3, op_reg(q, 0, 1, true), op_reg(lane, 0, 1, false), op_text("2"));
-  emit(lw, "AND", 3, op_reg(col, 0, 1, true), op_reg(lane, 0, 1, false), op_text("3"));
-  emit(lw, "SHL", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("2"));
-  if (o[1].ival)
-    emit(lw, "IADD", 3, op_reg(col, 0, 1, true), op_reg(col, 0, 1, false), op_text("%d", (int)o[1].ival));
-  for (uint8_t i = 0; i < n && r == WS_OK; i++) {
-    ws_ptx_opnd e = {.kind = WS_PTX_OPND_REG};
-    snprintf(e.name, sizeof e.name, "%s", n == 1 && o[0].kind == WS_PTX_OPND_REG ? o[0].name : o[0].elems[i]);
-    ws_vc_op d;
-    r = def_r(lw, &e, 1, &d);
-    if (r != WS_OK) break;
-    emit(lw, "IADD", 3, op_reg(src, 0, 1, true), op_reg(q, 0, 1, false), op_text("%u", 8u * i));
-    emit(lw, "SHFL.IDX", 3, op_reg(row, 0, 1, true), base, op_reg(src, 0, 1, false));
-    emit(lw, "IADD", 3, op_reg(at, 0, 1, true), op_reg(row, 0, 1, false), op_reg(col, 0, 1, false));
-    ws_vc_op m = {.kind = WS_VC_SMEM, .v = at, .words = 1};
-    emit(lw, "LDS.32", 2, d, m);
-  }
-  return r;
+  return has(lw, "trans") ? ldmatrix_trans(lw, n, base) : ldmatrix_rows(lw, n, base);
 }
 
 /* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: one HMMA, whose

@@ -267,16 +267,19 @@ static ws_status load(const ws_exec_site *s, ws_space sp) {
   return WS_OK;
 }
 
-/* space[a] = b..b+n-1, lane 0 first. */
+/* space[a] = b..b+n-1, lane 0 first. A byte or halfword store copies the
+ * low bytes of b's word (little-endian) and touches no other byte, so two
+ * lanes storing to different bytes of one word both land. */
 static ws_status store(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  const uint32_t nregs = width > 4 ? width / 4 : 1u;
   note(s, sp, WS_STEP_STORE, width);
   addresses(s, 0, sp, s->step->addr);
   if (sp == WS_SPACE_GLOBAL && store_global_fast(s, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     uint32_t data[4];
-    for (uint32_t r = 0; r < width / 4; r++)
+    for (uint32_t r = 0; r < nregs; r++)
       data[r] = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r)[l];
     ws_status st = access(s, sp, l, s->step->addr[l], data, width, ACC_WRITE);
     if (st != WS_OK) return st;
@@ -321,13 +324,14 @@ static ws_status local_addresses(const ws_exec_site *s, unsigned i, uint32_t wid
   return WS_OK;
 }
 
-/* One word of device memory behind a checked local address: the window is
- * the launch's own, so only host memory for a page can fail. */
-static ws_status local_word(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t *word,
-                            ws_exec_access kind) {
+/* Up to one word of device memory behind a checked local address: the
+ * window is the launch's own, so only host memory for a page can fail. */
+static ws_status local_access(const ws_exec_site *s, uint32_t lane, uint64_t addr, uint32_t *word,
+                              uint32_t size_bytes, ws_exec_access kind) {
   ws_mem *mem = s->cta->launch->mem;
-  ws_mem_fault f = kind == ACC_WRITE ? ws_mem_write(mem, addr, word, 4) : ws_mem_read(mem, addr, word, 4);
-  return f == WS_MEM_OK ? WS_OK : global_fault(s, lane, addr, 4, kind, f);
+  ws_mem_fault f = kind == ACC_WRITE ? ws_mem_write(mem, addr, word, size_bytes)
+                                     : ws_mem_read(mem, addr, word, size_bytes);
+  return f == WS_MEM_OK ? WS_OK : global_fault(s, lane, addr, size_bytes, kind, f);
 }
 
 /* d..d+n-1 = local[a]: gathers every lane, then writes the registers. */
@@ -339,7 +343,7 @@ static ws_status load_local(const ws_exec_site *s) {
   for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
     if (!(s->exec >> l & 1u)) continue;
     for (uint32_t r = 0; r < width / 4 && st == WS_OK; r++)
-      st = local_word(s, l, ws_warp_step_word_addr(s->step, l, r), &data[l][r], ACC_READ);
+      st = local_access(s, l, ws_warp_step_word_addr(s->step, l, r), &data[l][r], 4, ACC_READ);
   }
   if (st != WS_OK) return st;
   for (uint32_t r = 0; r < width / 4; r++) {
@@ -350,16 +354,19 @@ static ws_status load_local(const ws_exec_site *s) {
   return WS_OK;
 }
 
-/* local[a] = b..b+n-1, lane 0 first (each thread's words are its own). */
+/* local[a] = b..b+n-1, lane 0 first (each thread's words are its own); a
+ * byte or halfword store writes only its bytes, at the device address of
+ * the offset, which keeps the byte's place in its interleaved word. */
 static ws_status store_local(const ws_exec_site *s) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
+  const uint32_t nregs = width > 4 ? width / 4 : 1u, part_bytes = width < 4 ? width : 4u;
   note(s, WS_SPACE_LOCAL, WS_STEP_STORE, width);
   ws_status st = local_addresses(s, 0, width, ACC_WRITE);
   for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
     if (!(s->exec >> l & 1u)) continue;
-    for (uint32_t r = 0; r < width / 4 && st == WS_OK; r++) {
+    for (uint32_t r = 0; r < nregs && st == WS_OK; r++) {
       uint32_t v = ws_warp_src(s->warp, (uint32_t)s->insn->opnd[1].reg + r)[l];
-      st = local_word(s, l, ws_warp_step_word_addr(s->step, l, r), &v, ACC_WRITE);
+      st = local_access(s, l, ws_warp_step_word_addr(s->step, l, r), &v, part_bytes, ACC_WRITE);
     }
   }
   return st;

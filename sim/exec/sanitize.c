@@ -1,10 +1,18 @@
 /* sanitize.c - the race, init and sync checks (see sanitize.h).
  *
- * Design: the race shadow keeps, per 4-byte word (every access of this ISA
- * is 4, 8 or 16 bytes and aligned, so a word is exact), the last writer and
- * up to two readers since it: the first reader, and the latest one from
- * another warp than the first; a reader that happens before a new read is
- * dropped, since whatever races with it races with the new read too. Within
+ * Design: the race shadow keeps, per aligned 4-byte word, the last writer
+ * and up to two readers since it: the first reader, and the latest one from
+ * another warp than the first; a reader that happens before a new read of
+ * all its bytes is dropped, since whatever races with it races with the new
+ * read too. Each recorded access carries the bytes of the word it touched
+ * (byte and halfword stores write part of a word), and two accesses race
+ * only when they share a byte: lanes storing to different bytes of one word
+ * do not. Accesses by one warp in one epoch are ordered alike with every
+ * other access, so their bytes merge into one record (which names the
+ * first of them, in a report the lane of the lowest byte when lanes store
+ * bytes in ascending order); a write by another
+ * warp that leaves some of the last writer's bytes unwritten replaces it,
+ * and a later hazard on those bytes is missed. Within
  * a CTA a later writer differs in warp from at least one of two readers of
  * different warps, so no write-after-read is missed for want of room; across
  * CTAs a reader can be displaced, and a hazard with it missed. Shared memory has one shadow per CTA
@@ -37,7 +45,7 @@ typedef struct san_site {
   uint32_t cta;   /* linear CTA id (0 for shared memory, which is per CTA) */
   uint16_t tid;   /* thread in the CTA: warp * 32 + lane */
   uint8_t kind;   /* ws_exec_access */
-  uint8_t pad;
+  uint8_t bytes;  /* the word's bytes it touched: bit i is byte i */
 } san_site;
 
 typedef struct san_word {
@@ -71,8 +79,8 @@ struct ws_sanitize_cta {
   uint32_t *reg_def;  /* [warp][row]: lanes that wrote the register */
   uint32_t *pred_def; /* [warp][8] */
   san_word *smem;     /* race shadow, per word */
-  uint32_t *smem_def; /* init: 1 bit per word written in this CTA */
-  uint32_t smem_words;
+  uint32_t *smem_def; /* init: 1 bit per byte written in this CTA */
+  uint32_t smem_words, smem_bytes;
   uint32_t epoch;
   uint32_t *exit_pc; /* per warp: the last EXIT it executed; NO_PC: none */
   char pending[WS_ERRMSG_MAX_BYTES];
@@ -135,10 +143,11 @@ ws_status ws_sanitize_cta_create(ws_ctx *ctx, ws_sanitize *san, const ws_cta *ct
     sc->nwarps = cta->nwarps;
     sc->nrows = cta->nwarps ? cta->warps[0].nrows : 0;
     sc->smem_words = cta->smem_bytes / 4;
+    sc->smem_bytes = cta->smem_bytes;
     sc->reg_def = calloc((size_t)sc->nwarps * sc->nrows + 1, sizeof *sc->reg_def);
     sc->pred_def = calloc((size_t)sc->nwarps * 8 + 1, sizeof *sc->pred_def);
     sc->exit_pc = calloc(sc->nwarps + 1u, sizeof *sc->exit_pc);
-    sc->smem_def = calloc(sc->smem_words / 32 + 1, sizeof *sc->smem_def);
+    sc->smem_def = calloc(sc->smem_bytes / 32 + 1, sizeof *sc->smem_def);
     if (san->checks & WS_CHECK_RACE) sc->smem = calloc(sc->smem_words + 1u, sizeof *sc->smem);
     ok = sc->reg_def && sc->pred_def && sc->exit_pc && sc->smem_def &&
          (sc->smem || !(san->checks & WS_CHECK_RACE));
@@ -170,7 +179,7 @@ void ws_sanitize_cta_reset(ws_sanitize_cta *sc) {
     sc->pred_def[w * 8 + WS_PRED_PT] = UINT32_MAX;
     sc->exit_pc[w] = NO_PC;
   }
-  memset(sc->smem_def, 0, (sc->smem_words / 32 + 1) * sizeof *sc->smem_def);
+  memset(sc->smem_def, 0, (sc->smem_bytes / 32 + 1) * sizeof *sc->smem_def);
   sc->epoch++;
   sc->pending[0] = '\0';
 }
@@ -248,10 +257,10 @@ static ws_status uninit_mem(const ws_exec_site *s, uint32_t lane, ws_space sp, u
 
 static ws_status init_shared(ws_sanitize_cta *sc, const ws_exec_site *s, uint32_t lane, uint64_t addr,
                              uint32_t width, ws_exec_access kind) {
-  for (uint64_t w = addr / 4; w < (addr + width) / 4; w++) {
-    uint32_t *word = &sc->smem_def[w / 32];
-    uint32_t bit = 1u << (w % 32);
-    if (kind != ACC_WRITE && !(*word & bit)) return uninit_mem(s, lane, WS_SPACE_SHARED, w * 4);
+  for (uint64_t b = addr; b < addr + width; b++) {
+    uint32_t *word = &sc->smem_def[b / 32];
+    uint32_t bit = 1u << (b % 32);
+    if (kind != ACC_WRITE && !(*word & bit)) return uninit_mem(s, lane, WS_SPACE_SHARED, b);
     *word |= bit;
   }
   return WS_OK;
@@ -295,24 +304,67 @@ static ws_status hazard(const ws_exec_site *s, ws_space sp, uint64_t addr, const
                          where, names[cur->kind], a, names[prev->kind], b);
 }
 
-/* Checks access cur of one word against its shadow, then records it. */
+/* Whether recorded access a and the current access c share a byte and
+ * neither happens before the other. */
+static bool conflicts(const san_site *a, const san_site *c) {
+  return a->epoch && (a->bytes & c->bytes) && !ordered(a, c);
+}
+
+/* One CTA, warp and epoch: ordered alike with every other access. */
+static bool same_class(const san_site *a, const san_site *c) {
+  return a->epoch == c->epoch && a->cta == c->cta && a->tid / LANES == c->tid / LANES;
+}
+
+/* Drops reader r when it happens before cur and cur covers its bytes. */
+static void drop_covered(san_site *r, const san_site *cur) {
+  if (ordered(r, cur) && !(r->bytes & ~cur->bytes)) r->epoch = 0;
+}
+
+static void note_read(san_word *wd, const san_site *cur) {
+  drop_covered(&wd->r2, cur);
+  drop_covered(&wd->r1, cur);
+  if (!wd->r1.epoch) wd->r1 = wd->r2, wd->r2.epoch = 0;
+  san_site *same = wd->r1.epoch && same_class(&wd->r1, cur)   ? &wd->r1
+                   : wd->r2.epoch && same_class(&wd->r2, cur) ? &wd->r2
+                                                              : NULL;
+  if (same)
+    same->bytes |= cur->bytes;
+  else if (!wd->r1.epoch)
+    wd->r1 = *cur;
+  else if (!wd->r2.epoch || wd->r1.cta != cur->cta || wd->r1.tid / LANES != cur->tid / LANES)
+    wd->r2 = *cur;
+}
+
+/* A write or atomic cur that raced with nothing: the readers of its bytes
+ * happened before it, so it stands for them. */
+static void note_write(san_word *wd, const san_site *cur) {
+  if (wd->w.epoch && wd->w.kind == cur->kind && same_class(&wd->w, cur))
+    wd->w.bytes |= cur->bytes;
+  else
+    wd->w = *cur;
+  wd->r1.bytes &= (uint8_t)~cur->bytes;
+  wd->r2.bytes &= (uint8_t)~cur->bytes;
+  if (!wd->r2.bytes) wd->r2.epoch = 0;
+  if (!wd->r1.bytes) wd->r1 = wd->r2, wd->r2.epoch = 0;
+}
+
+/* Checks access cur of the word at addr against its shadow, then records
+ * it; a hazard names the first byte both accesses touched. */
 static ws_status race_word(const ws_exec_site *s, ws_space sp, uint64_t addr, san_word *wd,
                            const san_site *cur) {
   bool both_atomic = cur->kind == ACC_ATOMIC && wd->w.kind == ACC_ATOMIC;
-  if (!both_atomic && !ordered(&wd->w, cur)) return hazard(s, sp, addr, cur, &wd->w);
-  if (cur->kind == ACC_READ) { /* a reader ordered before cur is covered by cur */
-    if (ordered(&wd->r2, cur)) wd->r2.epoch = 0;
-    if (ordered(&wd->r1, cur)) wd->r1 = wd->r2, wd->r2.epoch = 0;
-    if (!wd->r1.epoch)
-      wd->r1 = *cur;
-    else if (wd->r1.cta != cur->cta || wd->r1.tid / LANES != cur->tid / LANES)
-      wd->r2 = *cur;
-    return WS_OK;
-  }
-  if (!ordered(&wd->r1, cur)) return hazard(s, sp, addr, cur, &wd->r1);
-  if (!ordered(&wd->r2, cur)) return hazard(s, sp, addr, cur, &wd->r2);
-  wd->w = *cur;
-  wd->r1.epoch = wd->r2.epoch = 0;
+  const san_site *prev = NULL;
+  if (!both_atomic && conflicts(&wd->w, cur))
+    prev = &wd->w;
+  else if (cur->kind != ACC_READ && conflicts(&wd->r1, cur))
+    prev = &wd->r1;
+  else if (cur->kind != ACC_READ && conflicts(&wd->r2, cur))
+    prev = &wd->r2;
+  if (prev) return hazard(s, sp, addr + (unsigned)__builtin_ctz(prev->bytes & cur->bytes), cur, prev);
+  if (cur->kind == ACC_READ)
+    note_read(wd, cur);
+  else
+    note_write(wd, cur);
   return WS_OK;
 }
 
@@ -366,6 +418,8 @@ static ws_status race_access(ws_sanitize_cta *sc, const ws_exec_site *s, ws_spac
   for (uint64_t a = addr & ~3ull; a < addr + width; a += 4) {
     san_word *wd = NULL;
     ws_status st = WS_OK;
+    uint64_t from = a > addr ? a : addr, to = a + 4 < addr + width ? a + 4 : addr + width;
+    cur.bytes = (uint8_t)(((1u << (to - from)) - 1u) << (from - a));
     if (sp == WS_SPACE_SHARED) {
       wd = &sc->smem[a / 4];
     } else {
@@ -384,7 +438,7 @@ static ws_status same_insn_writes(const ws_exec_site *s, ws_space sp, const uint
     if (!(s->exec >> i & 1u)) continue;
     for (uint32_t j = i + 1; j < LANES; j++) {
       if (!(s->exec >> j & 1u) || addr[i] >= addr[j] + width || addr[j] >= addr[i] + width) continue;
-      san_site a = {s->pc, 1, 0, (uint16_t)(s->warp_idx * LANES + j), ACC_WRITE, 0};
+      san_site a = {s->pc, 1, 0, (uint16_t)(s->warp_idx * LANES + j), ACC_WRITE, 0xf};
       san_site b = a;
       b.tid = (uint16_t)(s->warp_idx * LANES + i);
       if (sp == WS_SPACE_GLOBAL) a.cta = b.cta = (uint32_t)s->cta->linear_id;

@@ -422,7 +422,7 @@ void ws_taint_before(ws_taint_cta *tc, const ws_exec_site *s) {
     break;
   case TK_HMMA: before_hmma(tc, s, r); break;
   case TK_STORE: {
-    uint32_t n = s->insn->width_bytes ? s->insn->width_bytes / 4u : 1u;
+    uint32_t n = ws_isa_opnd_nregs(s->insn, 1);
     for (uint32_t k = 0; k < n && k < 4; k++)
       tc->pend[k] = r[src_row(tc, (uint32_t)s->insn->opnd[1].reg + k)];
     break;
@@ -489,16 +489,19 @@ static ws_status nomem(const ws_exec_site *s) {
 }
 
 /* Lanes in ascending order, as the executor stores: the highest lane's tag
- * of a shared address wins, as its value does. */
+ * of a shared address wins, as its value does. A byte or halfword store
+ * tags only the bytes it wrote. */
 static ws_status after_store(ws_taint_cta *tc, const ws_exec_site *s) {
   const ws_warp_step *st = s->step;
-  uint32_t n = st->width_bytes / 4u, lanes = 0;
+  uint32_t n = st->width_bytes > 4 ? st->width_bytes / 4u : 1u, lanes = 0;
+  uint32_t part_bytes = st->width_bytes < 4 ? st->width_bytes : 4u;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
     for (uint32_t k = 0; k < n && k < 4; k++) {
       bool on = tc->pend[k] >> l & 1u;
       lanes |= (uint32_t)on << l;
-      if (!write_tags(tc, (ws_space)st->space, ws_warp_step_word_addr(st, l, k), 4, on)) return nomem(s);
+      if (!write_tags(tc, (ws_space)st->space, ws_warp_step_word_addr(st, l, k), part_bytes, on))
+        return nomem(s);
     }
   }
   s->step->tag_lanes = s->step->tag_result = lanes;

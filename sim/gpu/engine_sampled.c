@@ -64,7 +64,7 @@ static void step_lines(const ws_gpu_cfg *cfg, const ws_warp_step *step, warm_fn 
   bool write = step->flags & (WS_STEP_STORE | WS_STEP_ATOMIC);
   uint32_t shift = cfg->geom.line_shift, sector = cfg->l2.sector_bytes;
   /* a local access's further words lie a warp's width apart: one pass each */
-  uint32_t words = local ? step->width_bytes / 4u : 1u;
+  uint32_t words = local && step->width_bytes > 4 ? step->width_bytes / 4u : 1u;
   for (uint32_t k = 0; k < words; k++) {
     uint64_t line = UINT64_MAX;
     uint8_t mask = 0;

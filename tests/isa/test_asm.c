@@ -153,6 +153,28 @@ Test(asm, tour_memory) {
   ws_program_destroy(prog);
 }
 
+/* A byte or halfword store holds its value in one register, whatever the
+ * width; the disassembler prints the width back. */
+Test(asm, byte_and_halfword_stores) {
+  static const char *const src[] = {"STG.8 [R4+3], R1", "STS.16 [R2+6], R9", "STL.8 [RZ+5], R7"};
+  static const char *const canon[] = {"STG.8 [R4+0x3], R1", "STS.16 [R2+0x6], R9", "STL.8 [RZ+0x5], R7"};
+  static const uint8_t widths[] = {1, 2, 1};
+  static const ws_op ops[] = {WS_OP_STG, WS_OP_STS, WS_OP_STL};
+  for (unsigned i = 0; i < 3; i++) {
+    char text[128];
+    snprintf(text, sizeof text, ".kernel k\n.local 8\n%s\n", src[i]);
+    ws_program *prog = assemble(text);
+    const ws_insn *in = &prog->kernels[0].insns[0];
+    cr_expect_eq(in->op, ops[i], "%s", src[i]);
+    cr_expect_eq(in->width_bytes, widths[i], "%s", src[i]);
+    cr_expect_eq(ws_isa_opnd_nregs(in, 1), 1u, "%s: one register", src[i]);
+    char out[128];
+    ws_disasm_insn(&prog->kernels[0], in, out, sizeof out);
+    cr_expect_str_eq(out, canon[i]);
+    ws_program_destroy(prog);
+  }
+}
+
 Test(asm, tour_float_and_warp) {
   ws_program *prog = tour();
   const ws_insn *in = prog->kernels[0].insns;
@@ -462,6 +484,10 @@ static const bad_case bad_cases[] = {
      "k.wsa:2:5: error: unexpected modifier '.U32' on IADD (allowed: none)"},
     {".kernel k\nLDG.16 R0, [R2]\n",
      "k.wsa:2:4: error: unexpected modifier '.16' on LDG (allowed: .32 .64 .128)"},
+    {".kernel k\nSTS.24 [R2], R0\n",
+     "k.wsa:2:4: error: unexpected modifier '.24' on STS (allowed: .8 .16 .32 .64 .128)"},
+    {".kernel k\n.local 16\nSTL.16 [3], R2\n",
+     "k.wsa:3:9: error: local access of 2 bytes at offset 3 is not aligned to its width"},
     {".kernel k\nISETP.U32 P0, R1, R2\n",
      "k.wsa:2:1: error: expected a comparison modifier (.EQ, .NE, ...), found 'ISETP.U32'"},
     {".kernel k\nSHFL R0, R1, 1\n",

@@ -15,12 +15,12 @@ static const ws_modgroup *group_of(uint32_t bit) {
 }
 
 Test(modifiers, groups_in_canonical_order) {
-  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP, WS_MOD_ITYPE, WS_MOD_ATYPE,
-                                                    WS_MOD_WIDTH, WS_MOD_HSEL, WS_MOD_SHFL};
-  static const unsigned counts[WS_MODGROUP_COUNT] = {6, 14, 2, 3, 3, 2, 4};
-  static const int defaults[WS_MODGROUP_COUNT] = {-1, -1, 0, 0, 0, 0, -1};
-  static const char *const what[WS_MODGROUP_COUNT] = {"comparison", "comparison", "type",        "type",
-                                                      "width",      "half",       "shuffle mode"};
+  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP,   WS_MOD_ITYPE, WS_MOD_ATYPE,
+                                                    WS_MOD_WIDTH, WS_MOD_SWIDTH, WS_MOD_HSEL,  WS_MOD_SHFL};
+  static const unsigned counts[WS_MODGROUP_COUNT] = {6, 14, 2, 3, 3, 5, 2, 4};
+  static const int defaults[WS_MODGROUP_COUNT] = {-1, -1, 0, 0, 0, 2, 0, -1};
+  static const char *const what[WS_MODGROUP_COUNT] = {"comparison", "comparison",  "type", "type",
+                                                      "width",      "store width", "half", "shuffle mode"};
   for (unsigned i = 0; i < WS_MODGROUP_COUNT; i++) {
     const ws_modgroup *g = ws_modifiers_group(i);
     cr_assert_not_null(g);
@@ -40,6 +40,15 @@ Test(modifiers, spellings_and_values) {
   cr_expect_eq(w->values[0], 4, "widths are stored in bytes");
   cr_expect_eq(w->values[1], 8);
   cr_expect_eq(w->values[2], 16);
+  /* stores also move a byte or a halfword; .32 stays their default */
+  const ws_modgroup *sw = group_of(WS_MOD_SWIDTH);
+  cr_expect_str_eq(sw->names[0], "8");
+  cr_expect_eq(sw->values[0], 1);
+  cr_expect_str_eq(sw->names[1], "16");
+  cr_expect_eq(sw->values[1], 2);
+  cr_expect_eq(sw->values[4], 16);
+  cr_expect_str_eq(sw->names[sw->default_index], "32");
+  cr_expect_eq(ws_modifiers_find(w, "8", 1), -1, "loads move whole words");
   const ws_modgroup *f = group_of(WS_MOD_FCMP);
   cr_expect_str_eq(f->names[6], "EQU");
   cr_expect_eq(f->values[6], WS_CMP_EQU);
@@ -85,6 +94,8 @@ Test(modifiers, index_of_a_stored_value) {
 /* Each group lives in one field; setting it leaves every other field alone. */
 Test(modifiers, get_and_set_use_the_groups_field) {
   ws_insn in = {.op = 1, .guard = 3, .cmp = 9, .dtype = 9, .width_bytes = 9, .hsel = 9};
+  ws_modifiers_set(&in, group_of(WS_MOD_SWIDTH), 2);
+  cr_expect_eq(in.width_bytes, 2);
   ws_modifiers_set(&in, group_of(WS_MOD_WIDTH), 16);
   cr_expect_eq(in.width_bytes, 16);
   ws_modifiers_set(&in, group_of(WS_MOD_ATYPE), WS_DT_F32);

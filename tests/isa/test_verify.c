@@ -168,6 +168,10 @@ static void m_dtype(ws_kernel *k) { k->insns[3].dtype = WS_DT_F32; }
 static void m_width_odd(ws_kernel *k) { k->insns[1].width_bytes = 12; }
 static void m_width_missing(ws_kernel *k) { k->insns[1].width_bytes = 0; }
 static void m_width_unwanted(ws_kernel *k) { k->insns[5].width_bytes = 4; }
+static void m_width_byte_load(ws_kernel *k) { k->insns[6].width_bytes = 1; }
+static void m_width_three(ws_kernel *k) { k->insns[8].width_bytes = 3; }
+static void m_width_byte_store(ws_kernel *k) { k->insns[8].width_bytes = 1; }
+static void m_width_half_store(ws_kernel *k) { k->insns[8].width_bytes = 2; }
 static void m_hsel(ws_kernel *k) { k->insns[5].hsel = 1; }
 static void m_shfl(ws_kernel *k) { k->insns[7].cmp = WS_SHFL_COUNT; }
 
@@ -187,6 +191,12 @@ Test(verify, opcodes_guards_and_modifiers) {
   expect_refused(m_width_missing, "kernel 'good' pc 1: invalid guard or modifiers for LDP", "no width");
   expect_refused(m_width_unwanted, "kernel 'good' pc 5: invalid guard or modifiers for FFMA",
                  "a width on FFMA");
+  /* stores move a byte or a halfword too; loads do not */
+  expect_refused(m_width_byte_load, "kernel 'good' pc 6: invalid guard or modifiers for LDS",
+                 "LDS of a byte");
+  expect_refused(m_width_three, "kernel 'good' pc 8: invalid guard or modifiers for STG", "STG of 3 bytes");
+  expect_accepted(m_width_byte_store, "STG of a byte");
+  expect_accepted(m_width_half_store, "STG of a halfword");
   expect_refused(m_hsel, "kernel 'good' pc 5: invalid guard or modifiers for FFMA", ".H1 on FFMA");
   expect_refused(m_shfl, "kernel 'good' pc 7: invalid guard or modifiers for SHFL", "shuffle mode 4");
 }

@@ -714,6 +714,106 @@ Test(corpus, persistent_blocks_of_128_run_race_free) {
   stop(&r);
 }
 
+/* ---- bytes: 8- and 16-bit stores (STG/STS .8 and .16) ------------------------------------ */
+
+enum { BYTES_PIX = 300, BYTES_Q8 = 500, BYTES_Q16 = 301, BYTES_PAD = 8 };
+
+/* The output buffers start as 0xA5 bytes and run BYTES_PAD bytes past what
+ * the kernel writes: a byte store that wrote its whole word, or past its
+ * element, would show there. */
+static uint64_t padded(run *r, const char *param, size_t bytes) {
+  uint8_t *fill = malloc(bytes);
+  cr_assert_not_null(fill);
+  memset(fill, 0xA5, bytes);
+  uint64_t p = buf(r, param, bytes, fill);
+  free(fill);
+  return p;
+}
+
+static const float bytes_gain = 1.7f;
+
+static void brighten_launch(run *r, const void *in, void *out) {
+  buf(r, "param_0", BYTES_PIX * 4u, in);
+  uint64_t o = padded(r, "param_1", BYTES_PIX * 4u + BYTES_PAD);
+  set_u32(r, "param_2", BYTES_PIX);
+  set_f32(r, "param_3", bytes_gain);
+  launch(r, dim1(ceil_div(BYTES_PIX, 256)), dim1(256));
+  read_back(r, out, o, BYTES_PIX * 4u + BYTES_PAD);
+}
+
+/* Pixels with every byte value in each channel; the product and the
+ * truncation are one fp32 multiply and a conversion, exact in C alike. */
+static void check_brighten(const char *kernel) {
+  static uint8_t in[BYTES_PIX * 4], out[BYTES_PIX * 4 + BYTES_PAD];
+  for (int i = 0; i < BYTES_PIX * 4; i++) in[i] = (uint8_t)(i * 37 + i / 7);
+  both_modes("bytes", kernel, NULL, brighten_launch, in, out, sizeof out);
+  for (int i = 0; i < BYTES_PIX * 4; i++) {
+    int v = (int)((float)in[i] * bytes_gain), want = i % 4 == 3 ? in[i] : v < 255 ? v : 255;
+    cr_assert_eq(out[i], want, "%s: byte %d = %u, expected %d", kernel, i, out[i], want);
+  }
+  for (int i = BYTES_PIX * 4; i < (int)sizeof out; i++)
+    cr_assert_eq(out[i], 0xA5, "%s: byte %d past the pixels was overwritten", kernel, i);
+}
+
+Test(corpus, brighten_stores_each_channel_as_a_byte) { check_brighten("brighten"); }
+Test(corpus, brighten4_stores_packed_uchar4_pixels) { check_brighten("brighten4"); }
+
+static unsigned host_quantize(float x, float top) {
+  return (unsigned)(fminf(fmaxf(x * top, 0.0f), top) + 0.5f);
+}
+
+/* Inputs from below 0 to above 1, so both clamps act. */
+static float quantize_input(int i) { return (float)(i % 97) / 80.0f - 0.1f; }
+
+static void quantize_u8_launch(run *r, const void *in, void *out) {
+  enum { GRID = (BYTES_Q8 + 255) / 256 };
+  buf(r, "param_0", BYTES_Q8 * sizeof(float), in);
+  uint64_t o = padded(r, "param_1", GRID * 256u + BYTES_PAD);
+  set_u32(r, "param_2", BYTES_Q8);
+  launch(r, dim1(GRID), dim1(256));
+  read_back(r, out, o, GRID * 256u + BYTES_PAD);
+}
+
+/* Each warp's 32 lanes store 32 adjacent bytes of shared memory, four to a
+ * word, which the race check must not take for a race; the reversal reads
+ * them back across warps after the barrier. */
+Test(corpus, quantize_u8_reverses_bytes_through_shared_memory) {
+  enum { GRID = (BYTES_Q8 + 255) / 256 };
+  static float in[BYTES_Q8];
+  static uint8_t out[GRID * 256 + BYTES_PAD];
+  for (int i = 0; i < BYTES_Q8; i++) in[i] = quantize_input(i);
+  both_modes("bytes", "quantize_u8", NULL, quantize_u8_launch, in, out, sizeof out);
+  for (int b = 0; b < GRID; b++)
+    for (int t = 0; t < 256; t++) {
+      int e = b * 256 + 255 - t;
+      unsigned want = e < BYTES_Q8 ? host_quantize(in[e], 255.0f) : 0u;
+      cr_assert_eq(out[b * 256 + t], want, "out[%d] = %u, expected %u", b * 256 + t, out[b * 256 + t], want);
+    }
+  for (int i = GRID * 256; i < (int)sizeof out; i++) cr_assert_eq(out[i], 0xA5, "byte %d overwritten", i);
+}
+
+static void quantize_u16_launch(run *r, const void *in, void *out) {
+  buf(r, "param_0", BYTES_Q16 * sizeof(float), in);
+  uint64_t o = padded(r, "param_1", BYTES_Q16 * 2u + BYTES_PAD + 2u);
+  set_u32(r, "param_2", BYTES_Q16);
+  launch(r, dim1(ceil_div(BYTES_Q16, 256)), dim1(256));
+  read_back(r, out, o, BYTES_Q16 * 2u + BYTES_PAD + 2u);
+}
+
+/* An odd count: the last element's word has an unwritten upper half. */
+Test(corpus, quantize_u16_stores_halfwords) {
+  static float in[BYTES_Q16];
+  static uint16_t out[BYTES_Q16 + (BYTES_PAD + 2) / 2];
+  for (int i = 0; i < BYTES_Q16; i++) in[i] = quantize_input(i * 13);
+  both_modes("bytes", "quantize_u16", NULL, quantize_u16_launch, in, out, sizeof out);
+  for (int i = 0; i < BYTES_Q16; i++) {
+    unsigned want = host_quantize(in[i], 65535.0f);
+    cr_assert_eq(out[i], want, "out[%d] = %u, expected %u", i, out[i], want);
+  }
+  for (int i = BYTES_Q16; i < (int)(sizeof out / 2); i++)
+    cr_assert_eq(out[i], 0xA5A5, "halfword %d past the elements was overwritten", i);
+}
+
 /* ---- the corpus files the translator refuses ------------------------------------------ */
 
 /* Translating corpus file `file`.ptx fails with the located message `want`

@@ -398,12 +398,13 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
   const struct {
     const char *ptx, *says;
   } cases[] = {
-      {ENTRY "  ld.param.u64 %rd1, [p];\n  st.global.u8 [%rd1], %r1;\n  ret;\n}\n",
-       "bad.ptx:10: error: 'st.global.u8 [%rd1+0], %r1': 8- and 16-bit stores are not supported"},
+      {ENTRY "  ld.param.u64 %rd1, [p];\n  ld.global.v2.u8 {%r1, %r2}, [%rd1];\n  ret;\n}\n",
+       "bad.ptx:10: error: 'ld.global.v2.u8 {...}, [%rd1+0]': a vector of two 8-bit values is not "
+       "supported (vectors of 4 bytes or more are)"},
       {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n",
        "f16, f16x2 and bf16 arithmetic is not supported"},
-      {ENTRY "  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%r1];\n  ret;\n}\n",
-       "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4.shared.b16 without .trans"},
+      {ENTRY "  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r1];\n  ret;\n}\n",
+       "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",
        "cp.async with a source size (zero fill) is not supported"},
       {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",
@@ -535,6 +536,71 @@ Test(ptx, the_tensor_core_gemm_with_async_copies_and_ldmatrix_is_exact) {
     stop(&r);
   }
   free(ptx);
+}
+
+/* ---- ldmatrix, with and without .trans ------------------------------------------------ */
+
+/* 32 rows of 16 halves in shared memory, 32 bytes apart (row q is half
+ * q * 16 + c of `in`); lane t holds the address of row t. The kernel loads
+ * x4.trans from column 8 on, x1.trans and x2 from column 0, and writes each
+ * lane's seven registers to out[7t..7t+6]. */
+static const char ldmatrix_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry ldm(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<8>;\n"
+    "  .shared .align 16 .b8 tile[1024];\n"
+    "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, %r0;\n  mov.u32 %r4, tile;\n"
+    "LOOP:\n"
+    "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd1, %rd3;\n  ld.global.u32 %r2, [%rd4];\n"
+    "  shl.b32 %r3, %r1, 2;\n  add.s32 %r5, %r4, %r3;\n  st.shared.u32 [%r5], %r2;\n"
+    "  add.s32 %r1, %r1, 32;\n  setp.lt.u32 %p0, %r1, 256;\n  @%p0 bra LOOP;\n"
+    "  bar.sync 0;\n"
+    "  shl.b32 %r6, %r0, 5;\n  add.s32 %r7, %r4, %r6;\n"
+    "  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r10, %r11, %r12, %r13}, [%r7+16];\n"
+    "  ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r14}, [%r7];\n"
+    "  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r15, %r16}, [%r7];\n"
+    "  mul.wide.u32 %rd5, %r0, 28;\n  add.s64 %rd6, %rd2, %rd5;\n"
+    "  st.global.u32 [%rd6], %r10;\n  st.global.u32 [%rd6+4], %r11;\n  st.global.u32 [%rd6+8], %r12;\n"
+    "  st.global.u32 [%rd6+12], %r13;\n  st.global.u32 [%rd6+16], %r14;\n  st.global.u32 [%rd6+20], %r15;\n"
+    "  st.global.u32 [%rd6+24], %r16;\n  ret;\n}\n";
+
+/* Element (r, c) of matrix i read from column `col` on: rows 8i..8i+7. */
+static uint32_t tile_half(const uint16_t *h, unsigned i, unsigned r, unsigned c, unsigned col) {
+  return h[(8 * i + r) * 16 + col + c];
+}
+
+/* The PTX ISA's fragments: without .trans lane t holds row t/4, columns
+ * 2(t%4) and 2(t%4) + 1; with .trans column t/4, rows 2(t%4) and
+ * 2(t%4) + 1; the first element in the low half. */
+static uint32_t fragment(const uint16_t *h, unsigned i, unsigned t, unsigned col, bool trans) {
+  unsigned a = t / 4, b = 2 * (t % 4);
+  if (trans) return tile_half(h, i, b, a, col) | tile_half(h, i, b + 1, a, col) << 16;
+  return tile_half(h, i, a, b, col) | tile_half(h, i, a, b + 1, col) << 16;
+}
+
+Test(ptx, ldmatrix_fragments_with_and_without_trans) {
+  static uint16_t h[512];
+  for (unsigned j = 0; j < 512; j++) h[j] = (uint16_t)(j * 37 + 11);
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, ldmatrix_ptx, "ldm");
+    ws_device_set_checks(r.dev, mode ? 0 : WS_CHECK_ALL);
+    buf(&r, "in", sizeof h, h);
+    uint32_t got[32 * 7];
+    uint64_t o = buf(&r, "out", sizeof got, NULL);
+    launch(&r, 1, 32, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, got, o, sizeof got);
+    for (unsigned t = 0; t < 32; t++) {
+      uint32_t want[7] = {fragment(h, 0, t, 8, true), fragment(h, 1, t, 8, true), fragment(h, 2, t, 8, true),
+                          fragment(h, 3, t, 8, true), fragment(h, 0, t, 0, true), fragment(h, 0, t, 0, false),
+                          fragment(h, 1, t, 0, false)};
+      for (unsigned k = 0; k < 7; k++)
+        cr_assert_eq(got[7 * t + k], want[k], "mode %d lane %u register %u = 0x%08x, expected 0x%08x", mode,
+                     t, k, got[7 * t + k], want[k]);
+    }
+    stop(&r);
+  }
 }
 
 /* ---- more predicates than the ISA has ------------------------------------------------ */

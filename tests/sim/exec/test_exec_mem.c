@@ -289,3 +289,66 @@ Test(mem_ops, warp_wide_and_lane_by_lane_global_accesses_agree) {
     st_fini(&t);
   }
 }
+
+/* ---- byte and halfword stores ------------------------------------------------------------ */
+
+/* Thread t stores byte 7t + 1 at out + 3t + 1 (STG.8, lanes sharing words)
+ * and halfword 0xB000 + t at half + 6t + 2 (STG.16); shared memory gets
+ * byte t at t (four lanes to a word) and halfword t at 64 + 2t, read back
+ * by words after the barrier; local memory gets bytes 3 and 6 of the
+ * thread's 8 and reads them back as words. Every other byte keeps the 0xEE
+ * the buffers start with, or the zeros of the words first stored. */
+static const char narrow_src[] =
+    ".kernel t\n.param .ptr out\n.param .ptr half\n.param .ptr sh\n.param .ptr loc\n"
+    ".shared buf 256\n.local 8\n"
+    "S2R R0, SR_TID.X\nLDP.64 R4, [out]\nIMUL R1, R0, 7\nIADD R1, R1, 1\n"
+    "IMUL R2, R0, 3\nIADD R2, R2, 1\nIMAD.WIDE.U32 R6, R2, 1, R4\nSTG.8 [R6], R1\n"
+    "LDP.64 R4, [half]\nIADD R1, R0, 0xB000\nIMUL R2, R0, 6\nIADD R2, R2, 2\n"
+    "IMAD.WIDE.U32 R6, R2, 1, R4\nSTG.16 [R6], R1\n"
+    "SHL R3, R0, 2\nSTS.32 [R3+buf], RZ\nSTS.32 [R3+buf+128], RZ\nBAR.SYNC\n"
+    "STS.8 [R0+buf], R0\nSHL R2, R0, 1\nSTS.16 [R2+buf+128], R0\nBAR.SYNC\n"
+    "LDS.32 R8, [R3+buf]\nLDS.32 R9, [R3+buf+128]\nLDP.64 R4, [sh]\n"
+    "IMAD.WIDE.U32 R6, R0, 8, R4\nSTG.64 [R6], R8\n"
+    "STL.64 [RZ], RZ\nIADD R1, R0, 0x40\nSTL.8 [RZ+3], R1\nSTL.16 [RZ+6], R0\n"
+    "LDL.64 R8, [RZ]\nLDP.64 R4, [loc]\nIMAD.WIDE.U32 R6, R0, 8, R4\n"
+    "STG.64 [R6], R8\nEXIT\n";
+
+static void check_narrow_stores(ws_exec_mode mode) {
+  enum { N = 32 };
+  simtest t;
+  st_init(&t, narrow_src, "t");
+  ws_device_set_mode(t.dev, mode);
+  uint8_t fill[6 * N + 8], out[3 * N + 8], half[6 * N + 8];
+  memset(fill, 0xEE, sizeof fill);
+  uint64_t o = st_buf(&t, "out", sizeof out, fill);
+  uint64_t h = st_buf(&t, "half", sizeof half, fill);
+  uint64_t sh = st_buf(&t, "sh", 8 * N, NULL), loc = st_buf(&t, "loc", 8 * N, NULL);
+  st_run(&t, 1, N);
+  st_read(&t, out, o, sizeof out);
+  st_read(&t, half, h, sizeof half);
+  uint8_t want_out[sizeof out], want_half[sizeof half];
+  memset(want_out, 0xEE, sizeof want_out);
+  memset(want_half, 0xEE, sizeof want_half);
+  for (uint32_t i = 0; i < N; i++) {
+    want_out[3 * i + 1] = (uint8_t)(7 * i + 1);
+    want_half[6 * i + 2] = (uint8_t)i, want_half[6 * i + 3] = 0xB0;
+  }
+  for (size_t i = 0; i < sizeof out; i++) cr_expect_eq(out[i], want_out[i], "global byte %zu", i);
+  for (size_t i = 0; i < sizeof half; i++) cr_expect_eq(half[i], want_half[i], "global halfword byte %zu", i);
+  uint32_t words[2 * N], lw[2 * N];
+  st_read(&t, words, sh, sizeof words);
+  st_read(&t, lw, loc, sizeof lw);
+  for (uint32_t i = 0; i < N; i++) {
+    uint32_t b = 4 * i; /* shared word i holds the bytes of threads 4i..4i+3 (zero past 31) */
+    uint32_t want = b < N ? b | (b + 1) << 8 | (b + 2) << 16 | (b + 3) << 24 : 0;
+    uint32_t hw = 2 * i < N ? (2 * i) | (2 * i + 1) << 16 : 0;
+    cr_expect_eq(words[2 * i], want, "shared word %u = 0x%08x", i, words[2 * i]);
+    cr_expect_eq(words[2 * i + 1], hw, "shared halfword word %u = 0x%08x", i, words[2 * i + 1]);
+    cr_expect_eq(lw[2 * i], (0x40u + i) << 24, "local word 0 of thread %u", i);
+    cr_expect_eq(lw[2 * i + 1], i << 16, "local word 1 of thread %u", i);
+  }
+  st_fini(&t);
+}
+
+Test(mem_ops, byte_and_halfword_stores_write_only_their_bytes) { check_narrow_stores(WS_MODE_FUNCTIONAL); }
+Test(mem_ops, byte_and_halfword_stores_timed) { check_narrow_stores(WS_MODE_TIMING); }

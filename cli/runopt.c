@@ -73,9 +73,10 @@ int ws_cli_runopt_take(const char *cmd, ws_cli_runopt *o, int c, const char *arg
 }
 
 int ws_cli_runopt_check(const char *cmd, const ws_cli_runopt *o) {
-  if (o->functional && (o->report || o->stats_json || o->source_lines))
-    return ws_cli_usage_error(
-        cmd, "--report, --source-view and --stats-json need the timing model; drop --functional");
+  if (o->functional && (o->report || o->stats_json))
+    return ws_cli_usage_error(cmd, "--report and --stats-json need the timing model; drop --functional");
+  if (o->functional && o->source_lines)
+    return ws_cli_usage_error(cmd, "--source-view needs the timing model; drop --functional");
   if (o->stats_json && !*o->stats_json) return ws_cli_usage_error(cmd, "--stats-json needs a file name");
   if (o->functional && o->watch.max_cycles)
     return ws_cli_usage_error(cmd, "--max-cycles needs the timing model; drop --functional");

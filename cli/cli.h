@@ -284,14 +284,27 @@ ws_status ws_cli_trace_regions(ws_cli_trace *t, const ws_runtime_region *regions
 /* Adds the checks named in arg to *checks; a usage error for an unknown name. */
 int ws_cli_check_take(const char *cmd, const char *arg, uint32_t *checks);
 
+/* --source-view[=N] (exec): the report with its hottest N source lines. */
+#define WS_CLI_SOURCE_VIEW 0x211 /* its getopt code */
+#define WS_CLI_SOURCE_VIEW_DEFAULT_LINES 10u
+#define WS_CLI_SOURCE_VIEW_LONG                                                                              \
+  { "source-view", optional_argument, NULL, WS_CLI_SOURCE_VIEW }
+#define WS_CLI_SOURCE_VIEW_HELP                                                                              \
+  "  --source-view[=N]    the report, and its N hottest source lines (default 10): the CUDA\n"               \
+  "                       lines of a .cu file, the PTX lines of a .ptx, the lines of a .wsa\n"
+
 typedef struct ws_cli_runopt {
-  bool report;            /* print the per-kernel performance report */
-  bool functional;        /* values only, no timing */
-  const char *stats_json; /* write every counter here after the launch */
-  ws_cli_watchopt watch;  /* what bounds the launch */
-  uint32_t checks;        /* WS_CHECK_* (--check) */
-  ws_cli_traceopt trace;  /* --trace and its filters */
-  ws_cli_trace rec;       /* the trace being recorded */
+  bool report;                    /* print the per-kernel performance report */
+  uint32_t source_lines;          /* --source-view: lines to show; 0: no source view */
+  ws_pcprof prof;                 /* what the launch counted per instruction, for the source view */
+  const ws_kernel *source_kernel; /* set by the command before finishing: the launched kernel */
+  const char *source_path;        /* and the file it came from */
+  bool functional;                /* values only, no timing */
+  const char *stats_json;         /* write every counter here after the launch */
+  ws_cli_watchopt watch;          /* what bounds the launch */
+  uint32_t checks;                /* WS_CHECK_* (--check) */
+  ws_cli_traceopt trace;          /* --trace and its filters */
+  ws_cli_trace rec;               /* the trace being recorded */
 } ws_cli_runopt;
 
 /* getopt_long entries for the three options (codes 'R', 'J', 'F'), --check

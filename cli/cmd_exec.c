@@ -21,7 +21,7 @@ static const char exec_help[] =
     "                      [--shared BYTES] [--arg NAME=VALUE]... [--buf NAME=SPEC]...\n"
     "                      [--print NAME[:TYPE[:COUNT]]]... [--out NAME=PATH]...\n"
     "                      [--gpu NAME|FILE.ini] [--set SECTION.KEY=VALUE]...\n"
-    "                      [--report] [--stats-json FILE] [--functional]\n"
+    "                      [--report] [--source-view[=N]] [--stats-json FILE] [--functional]\n"
     "                      [--check race|init|sync]\n\n"
     "Assembles FILE (.wsa), loads a .wso object, or translates PTX (.ptx) or CUDA C (.cu,\n"
     "compiled by clang; docs/cuda.md), and runs one kernel to completion.\n\n"
@@ -42,7 +42,7 @@ static const char exec_help[] =
     "                       host's cudaMemcpyToSymbol would), SPEC as for --buf\n"
     "  --max-regs N         registers per thread for a translated .ptx or .cu kernel (1..255);\n"
     "                       what does not fit spills to local memory (docs/cuda.md)\n"
-    "%s%s"
+    "%s" WS_CLI_SOURCE_VIEW_HELP "%s"
     "  -h, --help           this text\n\n"
     "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
 
@@ -196,6 +196,7 @@ static int parse_flags(int argc, char **argv, exec_opts *o) {
                                         {"max-regs", required_argument, NULL, OPT_MAX_REGS},
                                         {"const", required_argument, NULL, OPT_CONST},
                                         WS_CLI_RUNOPT_LONGS,
+                                        WS_CLI_SOURCE_VIEW_LONG,
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   opterr = 0;
@@ -437,6 +438,8 @@ static ws_status run(exec_state *s, exec_opts *o) {
   ws_file_batch outputs; /* the stats JSON and every --out: all or none */
   ws_file_batch_init(&outputs);
   st = name_buffers(s, o);
+  o->run.source_kernel = s->kernel;
+  o->run.source_path = o->file;
   if (st == WS_OK)
     st = ws_cli_runopt_finish(s->ctx, &o->run, s->dev, s->kernel->name, o->grid, o->block, &stats, &outputs);
   for (int i = 0; i < s->nbufs && st == WS_OK; i++)

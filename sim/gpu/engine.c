@@ -94,6 +94,8 @@ void ws_engine_set_probe(ws_engine *e, const ws_probe *probe) {
   ws_memsys_set_probe(e->mem, probe);
 }
 
+void ws_engine_set_pcprof(ws_engine *e, ws_pcprof *prof) { e->prof = prof; }
+
 static bool tagged(void *user, uint64_t addr, uint64_t size_bytes) {
   return ws_taint_mem_any(user, addr, size_bytes);
 }
@@ -309,7 +311,7 @@ static ws_status begin(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launc
   e->placements = 0;
   /* a traced launch holds every micro-op; host code running alongside
    * sees every cycle: neither skips a wave */
-  ws_sampler_plan(&e->smp, e->probe || launch->agent ? NULL : &e->sampling, e->dispatch.total,
+  ws_sampler_plan(&e->smp, e->probe || e->prof || launch->agent ? NULL : &e->sampling, e->dispatch.total,
                   (uint64_t)e->nsms * occ->ctas_per_sm);
   if (e->smp.phase != WS_SAMPLER_OFF && (st = ws_engine_window_alloc(e)) != WS_OK) return st;
   return place_initial(e);
@@ -360,7 +362,8 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
                    .ctas_per_sm = occ->ctas_per_sm,
                    .warps_per_cta = occ->warps_per_cta,
                    .ls = ls,
-                   .probe = e->probe};
+                   .probe = e->probe,
+                   .prof = e->prof};
   if (e->probe && launch->taint)
     ws_memsys_set_tag_query(e->mem, tagged, ws_taint_memory(launch->taint));
   else
@@ -378,6 +381,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   e->ls = ls;
   e->launch = launch;
   ws_scoreboard_insn *table = NULL;
+  if (st == WS_OK && e->prof) st = ws_pcprof_begin(e->ctx, e->prof, launch->kernel->ninsns);
   if (st == WS_OK)
     st = ws_scoreboard_table_build(e->ctx, launch->kernel, env.nrows, e->cfg->regfile.banks_per_subpartition,
                                    e->cfg->sm.tensor_ii_cycles, &table);

@@ -14,6 +14,7 @@
 #include "base/ctx.h"
 #include "sim/common/config.h"
 #include "sim/common/occupancy.h"
+#include "sim/common/pcprof.h"
 #include "sim/common/probe.h"
 #include "sim/common/stats.h"
 #include "sim/exec/exec.h"
@@ -34,10 +35,14 @@ void ws_engine_set_keep_l2(ws_engine *e, bool keep);
 /* Every later launch reports its micro-ops to `probe` (sim/common/probe.h;
  * NULL: none, the default). It must outlive those launches. */
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);
+/* Every later timed launch fills `prof` (sim/common/pcprof.h; NULL: none,
+ * the default), sized and zeroed at its start. It must outlive them. */
+void ws_engine_set_pcprof(ws_engine *e, ws_pcprof *prof);
 
 /* Later launches sample CTA waves and loop iterations (sim/gpu/sampler.h)
- * as cfg says (NULL: neither), except while a probe is set: a trace holds
- * every micro-op of a launch, so a traced launch is timed in full. Loops
+ * as cfg says (NULL: neither), except while a probe or a profile is set: a
+ * trace holds every micro-op of a launch and a profile counts every
+ * instruction, so such a launch is timed in full. Loops
  * are not sampled under checks or pixel following either, which watch
  * every instruction where it runs. */
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg);

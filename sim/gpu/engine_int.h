@@ -27,6 +27,7 @@ struct ws_engine {
   ws_ctx *ctx;
   const ws_gpu_cfg *cfg;
   const ws_probe *probe; /* NULL: nobody watches */
+  ws_pcprof *prof;       /* NULL: nobody counts per instruction */
   ws_stats *stats;
   ws_eventq q;
   ws_memsys *mem;

@@ -537,7 +537,7 @@ static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
  * or pixel following (they watch every instruction where it runs). */
 ws_status ws_engine_plan_loops(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch,
                                const ws_occupancy *occ) {
-  bool allowed = !e->probe && !launch->sanitize && !launch->taint && !launch->agent;
+  bool allowed = !e->probe && !e->prof && !launch->sanitize && !launch->taint && !launch->agent;
   ws_loop_sampler_plan(&e->loops, allowed ? &e->sampling : NULL);
   env->ffwd = NULL;
   if (!e->loops.measure_rounds) return WS_OK;

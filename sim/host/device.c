@@ -38,6 +38,7 @@ struct ws_device {
   bool keep_l2;
   ws_sampling sampling;
   const ws_probe *probe;
+  ws_pcprof *prof;
   ws_device_observer observer;
   void *observer_user;
   ws_watch watch;
@@ -287,6 +288,11 @@ void ws_device_set_probe(ws_device *dev, const ws_probe *probe) {
 
 const ws_probe *ws_device_probe(const ws_device *dev) { return dev->probe; }
 
+void ws_device_set_pcprof(ws_device *dev, ws_pcprof *prof) {
+  dev->prof = prof;
+  if (dev->engine) ws_engine_set_pcprof(dev->engine, prof);
+}
+
 const char *ws_device_stall_name(uint32_t r) { return ws_sm_stall_name((ws_stall)r); }
 
 uint32_t ws_device_stall_count(void) { return WS_STALL_COUNT; }
@@ -315,6 +321,7 @@ static ws_status need_engine(ws_device *dev) {
   if (st != WS_OK) return st;
   ws_engine_set_keep_l2(dev->engine, dev->keep_l2);
   ws_engine_set_probe(dev->engine, dev->probe);
+  ws_engine_set_pcprof(dev->engine, dev->prof);
   ws_engine_set_sampling(dev->engine, &dev->sampling);
   return WS_OK;
 }

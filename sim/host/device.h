@@ -14,6 +14,7 @@
 #include "isa/program.h"
 #include "sim/common/config.h"
 #include "sim/common/occupancy.h"
+#include "sim/common/pcprof.h"
 #include "sim/common/probe.h"
 #include "sim/common/stats.h"
 #include "sim/exec/args.h"
@@ -165,6 +166,12 @@ void ws_device_locate(const ws_device *dev, uint32_t sm, uint64_t addr, ws_locat
  * counters and cycles are the same with and without a probe. */
 void ws_device_set_probe(ws_device *dev, const ws_probe *probe);
 const ws_probe *ws_device_probe(const ws_device *dev);
+/* Every later timed launch fills `prof` with its counters per instruction
+ * (sim/common/pcprof.h; NULL, the default: none), which the caller owns and
+ * which must outlive those launches; each launch sizes and zeroes it first.
+ * Like a probe, a profile turns sampling off and changes no value, counter
+ * or cycle. */
+void ws_device_set_pcprof(ws_device *dev, ws_pcprof *prof);
 /* The name of stall reason r (WS_PEV_STALL's a; "?" when out of range), and
  * how many there are. */
 const char *ws_device_stall_name(uint32_t r);

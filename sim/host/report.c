@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/sm/sm.h"
@@ -203,4 +204,121 @@ void ws_report_print(FILE *out, const ws_gpu_cfg *cfg, const char *kernel_name, 
   print_stalls(out, stats);
   print_memory(out, cfg, ls, stats);
   print_flops(out, cfg, ls, stats);
+}
+
+/* ---- the source view ------------------------------------------------------------ */
+
+typedef struct line_pc {
+  uint32_t line, pc;
+} line_pc;
+
+static int by_line_pc(const void *a, const void *b) {
+  const line_pc *x = a, *y = b;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static int hottest_first(const void *a, const void *b) {
+  const ws_report_line *x = a, *y = b;
+  uint64_t cx = ws_pcprof_cycles(&x->sum), cy = ws_pcprof_cycles(&y->sum);
+  if (cx != cy) return cx > cy ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+ws_status ws_report_lines(ws_ctx *ctx, const ws_pcprof *prof, const ws_kernel *k, ws_report_line **out,
+                          size_t *count) {
+  *out = NULL;
+  *count = 0;
+  if (prof->nrows != k->ninsns)
+    return ws_ctx_fail(ctx, WS_ERR_INVALID, "the profile holds %u instructions; kernel '%s' has %u",
+                       prof->nrows, k->name, k->ninsns);
+  size_t n = k->ninsns ? k->ninsns : 1;
+  line_pc *order = malloc(n * sizeof *order);
+  ws_report_line *lines = calloc(n, sizeof *lines);
+  if (!order || !lines) {
+    free(order);
+    free(lines);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory for the source view");
+  }
+  for (uint32_t pc = 0; pc < k->ninsns; pc++)
+    order[pc] = (line_pc){k->insn_lines ? k->insn_lines[pc] : 0, pc};
+  qsort(order, k->ninsns, sizeof *order, by_line_pc);
+  size_t m = 0;
+  for (uint32_t i = 0; i < k->ninsns; i++) {
+    if (m == 0 || lines[m - 1].line != order[i].line) lines[m++].line = order[i].line;
+    lines[m - 1].ninsns++;
+    ws_pcprof_add(&lines[m - 1].sum, &prof->rows[order[i].pc]);
+  }
+  free(order);
+  qsort(lines, m, sizeof *lines, hottest_first);
+  *out = lines;
+  *count = m;
+  return WS_OK;
+}
+
+/* Line `line` (from 1) of text, without its leading blanks; false when
+ * the text is shorter. */
+static bool source_line(const ws_report_source *src, uint32_t line, const char **begin, size_t *len) {
+  if (!src || !src->text || line == 0) return false;
+  const char *p = src->text, *end = src->text + src->size;
+  for (uint32_t l = 1; l < line; l++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return false;
+    p = nl + 1;
+  }
+  const char *e = memchr(p, '\n', (size_t)(end - p));
+  if (!e) e = end;
+  if (e > p && e[-1] == '\r') e--;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  *begin = p;
+  *len = (size_t)(e - p);
+  return true;
+}
+
+/* The state that held the line's warps longest apart from issuing. */
+static int top_stall(const ws_pcprof_row *r) {
+  int best = -1;
+  for (int s = WS_STALL_SELECTED + 1; s < WS_STALL_COUNT; s++)
+    if (r->state_cycles[s] && (best < 0 || r->state_cycles[s] > r->state_cycles[best])) best = s;
+  return best;
+}
+
+#define SOURCE_TEXT_MAX_CHARS 76 /* a line's text beyond this is cut */
+
+static void print_source_line(FILE *out, const ws_report_line *l, uint64_t total,
+                              const ws_report_source *src) {
+  char label[96];
+  const char *name = src && src->name ? src->name : "line";
+  if (l->line)
+    snprintf(label, sizeof label, "%s:%u", name, l->line);
+  else
+    snprintf(label, sizeof label, "%s:(no line)", name);
+  uint64_t cycles = ws_pcprof_cycles(&l->sum);
+  fprintf(out, "    %-22s %5.1f %%  %9" PRIu64 " warp insns", label,
+          total ? 100.0 * (double)cycles / (double)total : 0.0, l->sum.warp_insns);
+  int s = top_stall(&l->sum);
+  if (s >= 0)
+    fprintf(out, "  %s %.1f %%", ws_sm_stall_name((ws_stall)s),
+            100.0 * (double)l->sum.state_cycles[s] / (double)cycles);
+  if (l->sum.global_insns)
+    fprintf(out, "  %" PRIu64 " sectors / %" PRIu64 " requests", l->sum.sectors, l->sum.global_insns);
+  if (l->sum.smem_insns)
+    fprintf(out, "  %" PRIu64 " shared wavefronts (%" PRIu64 " conflicts)", l->sum.smem_wavefronts,
+            l->sum.smem_conflicts);
+  fputc('\n', out);
+  const char *text;
+  size_t len;
+  if (source_line(src, l->line, &text, &len) && len)
+    fprintf(out, "        %.*s%s\n", (int)(len > SOURCE_TEXT_MAX_CHARS ? SOURCE_TEXT_MAX_CHARS : len), text,
+            len > SOURCE_TEXT_MAX_CHARS ? " ..." : "");
+}
+
+void ws_report_print_lines(FILE *out, const ws_report_line *lines, size_t count, size_t top,
+                           const ws_report_source *src) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; i++) total += ws_pcprof_cycles(&lines[i].sum);
+  size_t shown = top < count ? top : count;
+  fprintf(out, "  source lines, hottest %zu of %zu (%% of %" PRIu64 " warp-cycles, as the warp states):\n",
+          shown, count, total);
+  for (size_t i = 0; i < shown; i++) print_source_line(out, &lines[i], total, src);
 }

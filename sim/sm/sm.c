@@ -44,6 +44,8 @@ _Static_assert(offsetof(ws_twarp, sb) + sizeof(uint32_t) <= 64,
                "the fields the issue scan reads must stay in a warp's first cache line");
 _Static_assert(sizeof(ws_slot) == 32, "a slot record is half a cache line");
 
+_Static_assert(WS_STALL_COUNT == WS_PCPROF_STATES, "a profile row holds every warp state");
+
 const char *ws_sm_stall_name(ws_stall s) { return s < WS_STALL_COUNT ? stall_names[s] : "?"; }
 
 static void fill_unit_timing(ws_sm *sm) {
@@ -155,6 +157,8 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   ws_sm_end(sm);
   sm->env = env;
   sm->probe = env->probe;
+  sm->prof = env->prof ? env->prof->rows : NULL;
+  sm->watched = env->probe || env->prof;
   sm->nslots = env->ctas_per_sm;
   /* the occupancy rules keep nwarps <= max_warps_per_sm, which the config
    * check keeps <= subpartitions x WS_CFG_MAX_WARPS_PER_SUBPARTITION */
@@ -163,7 +167,8 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   size_t warps_bytes = (sm->nwarps ? sm->nwarps : 1) * sizeof *sm->warps; /* a multiple of 64 */
   sm->warps = aligned_alloc(_Alignof(ws_twarp), warps_bytes);
   if (sm->warps) memset(sm->warps, 0, warps_bytes);
-  bool ok = sm->slots && sm->warps;
+  if (sm->prof) sm->issued_pc = calloc(sm->nwarps ? sm->nwarps : 1, sizeof *sm->issued_pc);
+  bool ok = sm->slots && sm->warps && (!sm->prof || sm->issued_pc);
   for (uint32_t i = 0; ok && i < sm->nwarps; i++) ok = ws_scoreboard_init(&sm->warps[i].sb, env->nrows);
   if (!ok) return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted preparing an SM");
   layout_warps(sm);
@@ -182,8 +187,10 @@ void ws_sm_end(ws_sm *sm) {
   for (uint32_t i = 0; sm->warps && i < sm->nwarps; i++) ws_scoreboard_free(&sm->warps[i].sb);
   free(sm->slots);
   free(sm->warps);
+  free(sm->issued_pc);
   sm->slots = NULL;
   sm->warps = NULL;
+  sm->issued_pc = NULL;
   sm->nslots = sm->nwarps = 0;
 }
 
@@ -293,7 +300,7 @@ static void check_retire(ws_sm *sm, uint32_t s, uint64_t cycle) {
 __attribute__((noinline)) static void warp_finished(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   ws_cta_slot *slot = &sm->slots[w->cta_slot];
   /* its final issue cycle */
-  (sm->probe ? ws_subpart_charge_warp_probed : ws_subpart_charge_warp)(sm, w, cycle + 1);
+  (sm->watched ? ws_subpart_charge_warp_probed : ws_subpart_charge_warp)(sm, w, cycle + 1);
   w->finished = true;
   sm->sp[w->sp].live_mask &= ~(1u << w->sp_slot);
   ws_sm_flush(sm, cycle + 1);
@@ -392,8 +399,8 @@ static void lsu_cycle(ws_sm *sm, uint64_t cycle) {
  * then the sub-partition settles its next cycle. */
 static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
   ws_subpart_outcome out;
-  ws_status st = __builtin_expect(sm->probe != NULL, 0) ? ws_subpart_issue_probed(sm, sp, cycle, &out)
-                                                        : ws_subpart_issue(sm, sp, cycle, &out);
+  ws_status st = __builtin_expect(sm->watched, 0) ? ws_subpart_issue_probed(sm, sp, cycle, &out)
+                                                  : ws_subpart_issue(sm, sp, cycle, &out);
   if (st != WS_OK) return st;
   if (!out.actions) return WS_OK;
   uint32_t cta_slot = out.warp->cta_slot;
@@ -401,7 +408,7 @@ static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
   if (out.actions & WS_SUBPART_BAR_RELEASED) barrier_released(sm, cta_slot, cycle);
   if (out.actions & WS_SUBPART_WARP_DONE) warp_finished(sm, out.warp, cycle);
   if (out.actions & WS_SUBPART_FINISH)
-    (sm->probe ? ws_subpart_finish_probed : ws_subpart_finish)(sm, sp, cycle, &out);
+    (sm->watched ? ws_subpart_finish_probed : ws_subpart_finish)(sm, sp, cycle, &out);
   return WS_OK;
 }
 

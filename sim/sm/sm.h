@@ -21,6 +21,7 @@
 
 #include "base/ctx.h"
 #include "sim/common/config.h"
+#include "sim/common/pcprof.h"
 #include "sim/common/stats.h"
 #include "sim/exec/cta.h"
 #include "sim/exec/ffwd.h"
@@ -64,6 +65,7 @@ typedef struct ws_sm_env {
   ws_watchdog *wd;          /* limits and spin detection, shared by every SM */
   ws_launch_stats *ls;      /* functional counters (ws_cta_step fills them) */
   const ws_probe *probe;    /* every micro-op of the SM goes here; NULL: none */
+  ws_pcprof *prof;          /* per-instruction counters, sized for the kernel; NULL: none */
   const ws_ffwd_plan *ffwd; /* the loop sampling may fast-forward; NULL: none */
 } ws_sm_env;
 

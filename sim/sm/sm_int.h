@@ -106,6 +106,12 @@ struct ws_sm {
   uint32_t lat_cycles[WS_UNIT_COUNT], ii_cycles[WS_UNIT_COUNT];
   const ws_sm_env *env;
   const ws_probe *probe; /* env->probe, one load closer */
+  /* a probe or a profile is set: the instrumented issue stage runs
+   * (subpart_probed.c), which tests each of them */
+  bool watched;
+  ws_pcprof_row *prof; /* env->prof's rows; NULL: no profile */
+  uint32_t
+      *issued_pc; /* per warp slot, with a profile: its last issue, which its `selected` cycles count at */
   ws_cta_slot *slots;
   uint32_t nslots;
   ws_twarp *warps;

@@ -35,18 +35,53 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
 }
 
 #if WS_SUBPART_PROBED
-/* The spans charged, as probe records; issue records stand for the
- * `selected` spans. */
+/* One span of slot i's warp in state r, to the probe (whose issue records
+ * stand for the `selected` spans) and to the profile: a `selected` span at
+ * the instruction the warp issued, any other at the one it waits to issue
+ * (a barrier's wait, charged once the release moved the warp on, lands on
+ * the instruction after BAR.SYNC, where Nsight Compute shows it too). */
+static void watch_span(ws_sm *sm, ws_subpart *sp, uint32_t i, uint8_t r, uint64_t begin, uint64_t end) {
+  if (sm->probe && r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, begin, end);
+  if (!sm->prof) return;
+  uint32_t wslot = sp->slot[i].warp;
+  uint32_t pc =
+      r == WS_STALL_SELECTED ? sm->issued_pc[wslot] : (uint32_t)(sm->warps[wslot].next - sm->env->table);
+  sm->prof[pc].state_cycles[r] += end - begin;
+}
+
+/* The spans charged, split where the reason changes as the charge does. */
 static __attribute__((noinline, cold)) void probe_charge(ws_sm *sm, ws_subpart *sp, uint32_t i,
                                                          uint64_t cycle) {
   uint64_t since = sp->slot[i].since, split = sp->slot[i].split;
   uint8_t r = sp->slot[i].reason;
   if (split < cycle && split > since) {
-    if (r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, since, split);
+    watch_span(sm, sp, i, r, since, split);
     since = split;
   }
   if (split < cycle) r = sp->slot[i].reason2;
-  if (r != WS_STALL_SELECTED) ws_smprobe_stall(sm, sp, i, r, since, cycle);
+  watch_span(sm, sp, i, r, since, cycle);
+}
+
+/* The instruction just issued, into the profile's row of its pc. */
+static __attribute__((noinline, cold)) void prof_issue(ws_sm *sm, const ws_scoreboard_insn *si,
+                                                       uint32_t wslot) {
+  const ws_warp_step *step = &sm->step;
+  ws_pcprof_row *row = &sm->prof[step->pc];
+  sm->issued_pc[wslot] = step->pc;
+  row->warp_insns++;
+  row->thread_insns += ws_lane_count(step->active_mask);
+  if (si->unit != WS_UNIT_LSU || !step->active_mask) return;
+  if (si->mem_class == WS_MEMC_SHARED) {
+    row->smem_insns++;
+    row->smem_wavefronts += sm->smem_wf;
+    row->smem_conflicts += sm->smem_wf > sm->smem_ideal ? sm->smem_wf - sm->smem_ideal : 0;
+  } else if (si->mem_class == WS_MEMC_GLOBAL) {
+    const ws_lsu *l = &sm->lsu;
+    const ws_lsu_entry *e = &l->queue[(l->head + l->count - 1) & (l->depth - 1)];
+    row->global_insns++;
+    for (uint32_t k = 0; k < e->nlines; k++)
+      row->sectors += (uint32_t)__builtin_popcount(e->lines[k].sector_mask);
+  }
 }
 #endif
 
@@ -315,7 +350,8 @@ static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_
   count_issue(sm, si, sm->step.active_mask);
 #if WS_SUBPART_PROBED
   st = book(sm, sp, w, si, wslot, sm->step.pc, t, out);
-  if (st == WS_OK) ws_smprobe_issue(sm, sp, w, si, wslot, t);
+  if (st == WS_OK && sm->probe) ws_smprobe_issue(sm, sp, w, si, wslot, t);
+  if (st == WS_OK && sm->prof) prof_issue(sm, si, wslot);
   return st;
 #else
   return book(sm, sp, w, si, wslot, sm->step.pc, t, out);

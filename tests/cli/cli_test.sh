@@ -698,5 +698,9 @@ check exec-const 0 "1.5 5.59790993 1.72431934 12.4146357" -- "$ws" exec "$src/te
 check exec-const-unknown 1 "--const nope: the program has no __constant__ variable of that name" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const nope=f32:1
 check exec-const-too-big 1 "--const coef: 20 bytes given; the variable holds 16" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const coef=f32:1,2,3,4,5
 check exec-const-bad-spec 2 "--const coef: expected f32:, u32:, s32:, f16:, zeros: or file:, found 'q32:1'" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --const coef=q32:1
+check exec-source-view 0 "saxpy.wsa:" -- "$ws" exec "$src/models/runs/examples/saxpy.wsa" --grid 1 --block 32 --arg n=32 --arg a=2 --buf x=zeros:128 --buf y=zeros:128 --source-view=2
+check exec-source-view-count 2 "--source-view=N expects a line count from 1 to 100000, found '0'" -- "$ws" exec "$src/models/runs/examples/saxpy.wsa" --grid 1 --block 32 --arg n=32 --arg a=2 --buf x=zeros:128 --buf y=zeros:128 --source-view=0
+check exec-source-view-functional 2 "--source-view needs the timing model; drop --functional" -- "$ws" exec "$src/models/runs/examples/saxpy.wsa" --grid 1 --block 32 --arg n=32 --arg a=2 --buf x=zeros:128 --buf y=zeros:128 --source-view --functional
+check example-no-source-view 2 "source-view" -- "$ws" example saxpy --source-view
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

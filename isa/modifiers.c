@@ -20,6 +20,8 @@ static const char *const width_names[] = {"32", "64", "128"};
 static const uint8_t width_values[] = {4, 8, 16};
 static const char *const hsel_names[] = {"H0", "H1"};
 static const uint8_t hsel_values[] = {0, 1};
+static const char *const hfmt_names[] = {"F16_V2", "BF16_V2", "F16", "BF16"};
+static const uint8_t hfmt_values[] = {WS_DT_F16_V2, WS_DT_BF16_V2, WS_DT_F16, WS_DT_BF16};
 static const char *const shfl_names[] = {"IDX", "UP", "DOWN", "BFLY"};
 static const uint8_t shfl_values[] = {WS_SHFL_IDX, WS_SHFL_UP, WS_SHFL_DOWN, WS_SHFL_BFLY};
 
@@ -31,6 +33,7 @@ static const ws_modgroup groups[WS_MODGROUP_COUNT] = {
     {WS_MOD_WIDTH, "width", 3, width_names, width_values, 0},
     {WS_MOD_HSEL, "half", 2, hsel_names, hsel_values, 0},
     {WS_MOD_SHFL, "shuffle mode", 4, shfl_names, shfl_values, -1},
+    {WS_MOD_HFMT, "half format", 4, hfmt_names, hfmt_values, 0},
 };
 
 const ws_modgroup *ws_modifiers_group(unsigned i) { return i < WS_MODGROUP_COUNT ? &groups[i] : NULL; }
@@ -50,7 +53,8 @@ int ws_modifiers_index(const ws_modgroup *g, unsigned value) {
 unsigned ws_modifiers_get(const ws_insn *insn, const ws_modgroup *g) {
   switch (g->bit) {
   case WS_MOD_ITYPE:
-  case WS_MOD_ATYPE: return insn->dtype;
+  case WS_MOD_ATYPE:
+  case WS_MOD_HFMT: return insn->dtype;
   case WS_MOD_WIDTH: return insn->width_bytes;
   case WS_MOD_HSEL: return insn->hsel;
   default: return insn->cmp; /* comparisons and the shuffle mode */
@@ -61,7 +65,8 @@ void ws_modifiers_set(ws_insn *insn, const ws_modgroup *g, unsigned value) {
   uint8_t v = (uint8_t)value;
   switch (g->bit) {
   case WS_MOD_ITYPE:
-  case WS_MOD_ATYPE: insn->dtype = v; break;
+  case WS_MOD_ATYPE:
+  case WS_MOD_HFMT: insn->dtype = v; break;
   case WS_MOD_WIDTH: insn->width_bytes = v; break;
   case WS_MOD_HSEL: insn->hsel = v; break;
   default: insn->cmp = v; break;

@@ -214,7 +214,7 @@ printf '\x7f' | dd of="$tmp/flip.wso" bs=1 seek=500 conv=notrunc status=none
 check disasm-corrupt 1 "flip.wso: corrupt object: checksum mismatch" -- "$ws" disasm "$tmp/flip.wso"
 cp "$tmp/sx.wso" "$tmp/v1.wso"
 printf '\x01' | dd of="$tmp/v1.wso" bs=1 seek=4 conv=notrunc status=none
-check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 3; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
+check disasm-old-version 1 "v1.wso: object format version 1, this warpscope reads 4; reassemble the .wsa" -- "$ws" disasm "$tmp/v1.wso"
 
 # outputs: devices and pipes are written in place, links keep pointing, stdout errors are failures
 sxargs=(exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1)

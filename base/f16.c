@@ -1,4 +1,4 @@
-/* f16.c - binary16 conversions on bit patterns (round to nearest even). */
+/* f16.c - binary16 and bfloat16 conversions (round to nearest even). */
 #include "base/f16.h"
 
 #include <math.h>

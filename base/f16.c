@@ -1,5 +1,7 @@
-/* f16.c - binary16 conversions on bit patterns (round to nearest even). */
+/* f16.c - binary16 and bfloat16 conversions (round to nearest even). */
 #include "base/f16.h"
+
+#include <math.h>
 
 /* Rounds the magnitude `mant` right by `shift` bits to nearest, ties to even. */
 static uint32_t round_shift_rne(uint32_t mant, unsigned shift) {
@@ -49,4 +51,47 @@ float ws_f16_to_f32(uint16_t h) {
     e--;
   }
   return ws_f32_from_bits(sign | (e << 23) | ((mant & 0x3ffu) << 13));
+}
+
+float ws_bf16_to_f32(uint16_t h) { return ws_f32_from_bits((uint32_t)h << 16); }
+
+/* A binary format of `sig_bits` significand bits (the implicit one counted)
+ * whose normal exponents run from emin to emax. */
+typedef struct narrow_fmt {
+  int sig_bits, emin, emax;
+} narrow_fmt;
+
+/* Rounds |x| (finite, nonzero) to the format's grid and returns it as a
+ * double, +inf on overflow. The quantum 2^q of the grid at x is fixed by x's
+ * leading bit (clamped to emin, which gives the subnormals); scaling by a
+ * power of two is exact, so rint's single round-to-nearest-even (the
+ * default mode) is the only rounding. */
+static double round_to_grid(double mag, narrow_fmt f) {
+  int e2;
+  (void)frexp(mag, &e2); /* mag = m * 2^e2, m in [0.5, 1): leading bit 2^(e2-1) */
+  int lead = e2 - 1 < f.emin ? f.emin : e2 - 1;
+  int q = lead - (f.sig_bits - 1);
+  double r = ldexp(rint(ldexp(mag, -q)), q);
+  return r >= ldexp(1.0, f.emax + 1) ? INFINITY : r;
+}
+
+uint16_t ws_f16_from_f64(double x) {
+  if (isnan(x)) return 0x7FFFu;
+  uint16_t sign = signbit(x) ? 0x8000u : 0u;
+  double mag = fabs(x);
+  if (mag == 0.0) return sign;
+  if (isinf(mag)) return (uint16_t)(sign | 0x7C00u);
+  /* the rounded magnitude is a half, hence exact as a float: converting it
+   * back is exact and ws_f16_from_f32 rounds nothing */
+  return (uint16_t)(sign | ws_f16_from_f32((float)round_to_grid(mag, (narrow_fmt){11, -14, 15})));
+}
+
+uint16_t ws_bf16_from_f64(double x) {
+  if (isnan(x)) return 0x7FFFu;
+  uint16_t sign = signbit(x) ? 0x8000u : 0u;
+  double mag = fabs(x);
+  if (mag == 0.0) return sign;
+  double r = isinf(mag) ? mag : round_to_grid(mag, (narrow_fmt){8, -126, 127});
+  if (isinf(r)) return (uint16_t)(sign | 0x7F80u);
+  return (uint16_t)(sign | (ws_f32_bits((float)r) >> 16)); /* r is a bfloat16, exact as a float */
 }

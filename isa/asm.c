@@ -410,12 +410,15 @@ static ws_status parse_int_operand(parser *p, const ws_insn *in, ws_operand *o) 
   return st;
 }
 
-/* 'f': R, -R, |R|, -|R| or a float literal. */
-static ws_status parse_float_operand(parser *p, ws_operand *o) {
+static ws_status parse_imm_operand(parser *p, ws_operand *o);
+
+/* 'f': R, -R, |R|, -|R| or a float literal; 'h' (halves): the same
+ * registers or an integer holding two halves' bits. */
+static ws_status parse_float_operand(parser *p, ws_operand *o, bool halves) {
   bool neg = ws_lexer_token_is(&p->tok, '-');
   bool abs = ws_lexer_token_is(neg ? &p->next : &p->tok, '|');
   bool reg = looks_like_reg(neg ? &p->next : &p->tok);
-  if (!abs && !reg) return parse_signed_float(p, o);
+  if (!abs && !reg) return halves ? parse_imm_operand(p, o) : parse_signed_float(p, o);
   if (neg) advance(p);
   if (abs) advance(p);
   ws_status st = parse_regs(p, 1, o);
@@ -542,7 +545,7 @@ static ws_status parse_label_ref(parser *p, uint32_t opnd, ws_operand *o) {
 
 static ws_status parse_imm_operand(parser *p, ws_operand *o) {
   ws_token start = p->tok;
-  int64_t v;
+  int64_t v = 0;
   ws_status st = parse_sum(p, false, &v);
   if (!st) st = check_range(p, &start, v, false);
   o->kind = WS_OPND_IMM;
@@ -557,7 +560,8 @@ static ws_status parse_operand(parser *p, ws_insn *in, unsigned idx) {
   case 'd':
   case 'r': return parse_regs(p, ws_isa_opnd_nregs(in, idx), o);
   case 'i': return parse_int_operand(p, in, o);
-  case 'f': return parse_float_operand(p, o);
+  case 'f': return parse_float_operand(p, o, false);
+  case 'h': return parse_float_operand(p, o, true);
   case 'q': return parse_pred(p, true, o);
   case 'p': return parse_pred(p, false, o);
   case 's': return parse_sreg(p, o);

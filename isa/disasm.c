@@ -11,6 +11,7 @@
  * label so the text still assembles. */
 #include "isa/asm.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,6 +136,8 @@ static void put_operand(sink *s, const ws_kernel *k, const ws_insn *in, unsigned
   case WS_OPND_IMM:
     if (kind == 'f')
       put_float(s, o->imm);
+    else if (kind == 'h')
+      put(s, "0x%08" PRIX32, (uint32_t)o->imm); /* two halves read best in hex */
     else
       put_int(s, o->imm);
     break;

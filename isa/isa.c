@@ -64,7 +64,7 @@ const char *ws_isa_cmp_name(ws_cmp cmp) {
 }
 
 const char *ws_isa_dtype_name(ws_dtype t) {
-  static const char *const names[WS_DT_COUNT] = {"S32", "U32", "F32"};
+  static const char *const names[WS_DT_COUNT] = {"S32", "U32", "F32", "F16_V2", "BF16_V2", "F16", "BF16"};
   return (unsigned)t < WS_DT_COUNT ? names[t] : "?";
 }
 

@@ -28,7 +28,8 @@ enum {
   WS_MOD_WIDTH = 1u << 4, /* .32 (default) .64 .128 */
   WS_MOD_HSEL = 1u << 5,  /* .H0 (default) .H1 */
   WS_MOD_SHFL = 1u << 6,  /* .IDX .UP .DOWN .BFLY (required) */
-  WS_MOD_SWIDTH = 1u << 7 /* stores: .8 .16 .32 (default) .64 .128 */
+  WS_MOD_SWIDTH = 1u << 7, /* stores: .8 .16 .32 (default) .64 .128 */
+  WS_MOD_HFMT = 1u << 8    /* .F16_V2 (default) .BF16_V2 .F16 .BF16 */
 };
 
 typedef enum ws_op {
@@ -70,7 +71,18 @@ typedef enum ws_cmp {
   WS_CMP_COUNT
 } ws_cmp;
 
-typedef enum ws_dtype { WS_DT_S32, WS_DT_U32, WS_DT_F32, WS_DT_COUNT } ws_dtype;
+/* The half-precision formats share the type field: _V2 computes both 16-bit
+ * halves of a register, the scalar forms the low half only. */
+typedef enum ws_dtype {
+  WS_DT_S32,
+  WS_DT_U32,
+  WS_DT_F32,
+  WS_DT_F16_V2,
+  WS_DT_BF16_V2,
+  WS_DT_F16,
+  WS_DT_BF16,
+  WS_DT_COUNT
+} ws_dtype;
 
 typedef enum ws_shfl_mode { WS_SHFL_IDX, WS_SHFL_UP, WS_SHFL_DOWN, WS_SHFL_BFLY, WS_SHFL_COUNT } ws_shfl_mode;
 
@@ -133,7 +145,7 @@ typedef struct ws_insn {
 
 /* One row of the opcode table, with its signature pre-parsed. */
 typedef struct ws_opnd_sig {
-  char kind;     /* one of "dprifqsgmalno" */
+  char kind;     /* one of "dprifhqsgmalno" */
   uint8_t nregs; /* 1, 2, 4; 0 = by width modifier ('W') */
 } ws_opnd_sig;
 
@@ -152,7 +164,7 @@ unsigned ws_isa_nopnds(ws_op op);
 ws_opnd_sig ws_isa_sig(ws_op op, unsigned idx);
 const char *ws_isa_unit_name(ws_unit unit);
 const char *ws_isa_cmp_name(ws_cmp cmp);      /* "EQ" ... ; NULL for NONE */
-const char *ws_isa_dtype_name(ws_dtype t);    /* "S32", "U32", "F32" */
+const char *ws_isa_dtype_name(ws_dtype t);    /* "S32", "U32", "F32", "F16_V2", ... */
 const char *ws_isa_shfl_name(ws_shfl_mode m); /* "IDX", ... */
 const char *ws_isa_sreg_name(ws_sreg sr);     /* "SR_TID.X", ... */
 /* Registers an operand of `insn` covers (1, 2 or 4), from signature/width;

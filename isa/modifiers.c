@@ -22,6 +22,8 @@ static const char *const swidth_names[] = {"8", "16", "32", "64", "128"};
 static const uint8_t swidth_values[] = {1, 2, 4, 8, 16};
 static const char *const hsel_names[] = {"H0", "H1"};
 static const uint8_t hsel_values[] = {0, 1};
+static const char *const hfmt_names[] = {"F16_V2", "BF16_V2", "F16", "BF16"};
+static const uint8_t hfmt_values[] = {WS_DT_F16_V2, WS_DT_BF16_V2, WS_DT_F16, WS_DT_BF16};
 static const char *const shfl_names[] = {"IDX", "UP", "DOWN", "BFLY"};
 static const uint8_t shfl_values[] = {WS_SHFL_IDX, WS_SHFL_UP, WS_SHFL_DOWN, WS_SHFL_BFLY};
 
@@ -34,6 +36,7 @@ static const ws_modgroup groups[WS_MODGROUP_COUNT] = {
     {WS_MOD_SWIDTH, "store width", 5, swidth_names, swidth_values, 2},
     {WS_MOD_HSEL, "half", 2, hsel_names, hsel_values, 0},
     {WS_MOD_SHFL, "shuffle mode", 4, shfl_names, shfl_values, -1},
+    {WS_MOD_HFMT, "half format", 4, hfmt_names, hfmt_values, 0},
 };
 
 const ws_modgroup *ws_modifiers_group(unsigned i) { return i < WS_MODGROUP_COUNT ? &groups[i] : NULL; }
@@ -53,7 +56,8 @@ int ws_modifiers_index(const ws_modgroup *g, unsigned value) {
 unsigned ws_modifiers_get(const ws_insn *insn, const ws_modgroup *g) {
   switch (g->bit) {
   case WS_MOD_ITYPE:
-  case WS_MOD_ATYPE: return insn->dtype;
+  case WS_MOD_ATYPE:
+  case WS_MOD_HFMT: return insn->dtype;
   case WS_MOD_WIDTH:
   case WS_MOD_SWIDTH: return insn->width_bytes;
   case WS_MOD_HSEL: return insn->hsel;
@@ -65,7 +69,8 @@ void ws_modifiers_set(ws_insn *insn, const ws_modgroup *g, unsigned value) {
   uint8_t v = (uint8_t)value;
   switch (g->bit) {
   case WS_MOD_ITYPE:
-  case WS_MOD_ATYPE: insn->dtype = v; break;
+  case WS_MOD_ATYPE:
+  case WS_MOD_HFMT: insn->dtype = v; break;
   case WS_MOD_WIDTH:
   case WS_MOD_SWIDTH: insn->width_bytes = v; break;
   case WS_MOD_HSEL: insn->hsel = v; break;

@@ -12,7 +12,7 @@
 
 #include "isa/isa.h"
 
-#define WS_MODGROUP_COUNT 8
+#define WS_MODGROUP_COUNT 9
 
 typedef struct ws_modgroup {
   uint32_t bit;             /* WS_MOD_* */

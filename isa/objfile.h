@@ -21,8 +21,10 @@
 
 /* Version 2 added the size and checksum to the header and the field checks;
  * version 3 the per-thread local memory size (.local) of each kernel, and the
- * opcodes LDL and STL (which renumbered the opcodes after them). */
-#define WS_OBJFILE_VERSION 3u
+ * opcodes LDL and STL (which renumbered the opcodes after them); version 4
+ * the half-precision opcodes HADD2 ... HSETP2 (renumbering the opcodes after
+ * them) and their formats in the type field. */
+#define WS_OBJFILE_VERSION 4u
 
 /* True when data starts with the .wso magic. */
 bool ws_objfile_is_object(const void *data, size_t size_bytes);

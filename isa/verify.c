@@ -37,7 +37,8 @@ static bool mods_ok(const ws_insn *in, uint32_t mods) {
   if (mods & WS_MOD_SHFL) cmp_ok = in->cmp < WS_SHFL_COUNT;
   bool type_ok = in->dtype == 0;
   if (mods & WS_MOD_ITYPE) type_ok = in->dtype <= WS_DT_U32;
-  if (mods & WS_MOD_ATYPE) type_ok = in->dtype < WS_DT_COUNT;
+  if (mods & WS_MOD_ATYPE) type_ok = in->dtype <= WS_DT_F32;
+  if (mods & WS_MOD_HFMT) type_ok = in->dtype >= WS_DT_F16_V2 && in->dtype < WS_DT_COUNT;
   bool wide = in->width_bytes == 4 || in->width_bytes == 8 || in->width_bytes == 16;
   bool width_ok = in->width_bytes == 0;
   if (mods & WS_MOD_WIDTH) width_ok = wide;
@@ -63,7 +64,8 @@ static bool opnd_ok(const ws_kernel *k, const ws_insn *in, unsigned idx) {
   case 'd':
   case 'r': return reg_opnd_ok(o, nregs, 0);
   case 'i': return reg_opnd_ok(o, 1, 0) || imm_opnd_ok(o);
-  case 'f': return reg_opnd_ok(o, 1, WS_OPND_NEG | WS_OPND_ABS) || imm_opnd_ok(o);
+  case 'f':
+  case 'h': return reg_opnd_ok(o, 1, WS_OPND_NEG | WS_OPND_ABS) || imm_opnd_ok(o);
   case 'p': return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && o->flags == 0 && o->imm == 0;
   case 'q':
     return o->kind == WS_OPND_PRED && o->reg <= WS_PRED_PT && (o->flags & ~WS_OPND_NOT) == 0 && o->imm == 0;

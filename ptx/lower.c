@@ -1998,20 +1998,130 @@ static ws_status lower_fma(lower *lw) {
   return lower_mad(lw);
 }
 
-/* Half-precision arithmetic: the ISA has conversions, not an f16 ALU. */
+/* ---- half precision ------------------------------------------------------------------------------ */
+
+/* The ISA's format for a half type suffix (scalar .f16 and .bf16 live in the
+ * low half of a register, high half 0); NULL when the statement has none. */
+static const char *half_format(const lower *lw) {
+  static const struct {
+    const char *ptx, *ws;
+  } map[] = {{"f16", "F16"}, {"f16x2", "F16_V2"}, {"bf16", "BF16"}, {"bf16x2", "BF16_V2"}};
+  for (int i = lw->nparts - 1; i > 0; i--)
+    for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+      if (strcmp(lw->parts[i], map[k].ptx) == 0) return map[k].ws;
+  return NULL;
+}
+
 static bool half_arith(const lower *lw) {
   static const char *const arith[] = {"add", "sub", "mul", "mad",  "fma", "min",
                                       "max", "neg", "abs", "setp", "div"};
-  ptype t = type_at(lw, 0);
-  if (!(t.kind == 'h' || (t.kind == 'f' && t.bits == 16))) return false;
+  if (!half_format(lw)) return false;
   for (size_t i = 0; i < sizeof arith / sizeof *arith; i++)
     if (strcmp(lw->parts[0], arith[i]) == 0) return true;
   return false;
 }
 
+/* The modifiers the half instructions do not model, refused by name. */
+static ws_status half_mods(lower *lw) {
+  static const char *const refused[] = {"ftz", "sat", "rz", "rm", "rp", "NaN", "xorsign", "relu", "oob"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (has(lw, refused[i]))
+      return refuse(lw,
+                    ".%s on half-precision arithmetic is not supported (round to nearest, subnormals kept)",
+                    refused[i]);
+  return WS_OK;
+}
+
+/* d = a OP b (OP c): HADD2, HMUL2, HFMA2 or HMNMX2 (min/max) in `fmt`. */
+static ws_status half_arith3(lower *lw, const char *op, const char *fmt, unsigned nsrc) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, src[3];
+  ws_status r = need(lw, nsrc + 1);
+  for (unsigned i = 0; r == WS_OK && i < nsrc; i++) r = use_r(lw, &o[i + 1], 1, &src[i]);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  char m[32];
+  if (!strcmp(op, "min") || !strcmp(op, "max")) {
+    snprintf(m, sizeof m, "HMNMX2.%s", fmt);
+    emit(lw, m, 4, d, src[0], src[1], op_text(op[1] == 'i' ? "PT" : "!PT"));
+    return WS_OK;
+  }
+  if (!strcmp(op, "sub")) src[1].neg = 1;
+  snprintf(m, sizeof m, "%s.%s", !strcmp(op, "mul") ? "HMUL2" : !strcmp(op, "fma") ? "HFMA2" : "HADD2", fmt);
+  if (nsrc == 3)
+    emit(lw, m, 4, d, src[0], src[1], src[2]);
+  else
+    emit(lw, m, 3, d, src[0], src[1]);
+  return WS_OK;
+}
+
+/* neg and abs touch only sign bits, as PTX defines them (a NaN keeps its
+ * payload): one integer op on both halves, or on the low one. */
+static ws_status half_sign(lower *lw, bool is_abs, const char *fmt) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  ws_vc_op d, a;
+  ws_status r = need(lw, 2);
+  if (r == WS_OK) r = use_r(lw, &o[1], 1, &a);
+  if (r == WS_OK) r = def_r(lw, &o[0], 1, &d);
+  if (r != WS_OK) return r;
+  bool two = strstr(fmt, "_V2") != NULL;
+  if (is_abs)
+    emit(lw, "AND", 3, d, a, op_text(two ? "0x7FFF7FFF" : "0x7FFF"));
+  else
+    emit(lw, "XOR", 3, d, a, op_text(two ? "0x80008000" : "0x8000"));
+  return WS_OK;
+}
+
+/* setp on halves: HSETP2 writes the low halves' result and (f16x2, bf16x2)
+ * the high halves'; a boolean operation combines each with c. Scalar p|q
+ * is p and its negation, as for other types. */
+static ws_status half_setp(lower *lw, const char *fmt) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  const char *bop = has(lw, "and") ? "PAND" : has(lw, "or") ? "POR" : has(lw, "xor") ? "PXOR" : NULL;
+  unsigned srcs = bop ? 3 : 2;
+  bool two = lw->st->nopnds == srcs + 2, pair = strstr(fmt, "_V2") != NULL;
+  if (lw->st->nopnds != srcs + 1 && !two) return need(lw, srcs + 1);
+  if (pair && !two) return refuse(lw, "setp on a half pair writes two predicates (p|q)");
+  bool uns = false;
+  const char *c = cmp_name(lw->nparts > 1 ? lw->parts[1] : "", true, &uns);
+  if (!c || uns) return refuse(lw, "comparison '%s' is not supported for this type", lw->parts[1]);
+  ws_vc_op a, b, p, q = op_text("PT"), k = op_text("PT");
+  ws_status r = use_r(lw, &o[two ? 2 : 1], 1, &a);
+  if (r == WS_OK) r = use_r(lw, &o[two ? 3 : 2], 1, &b);
+  if (r == WS_OK) r = def_p(lw, &o[0], &p);
+  if (r == WS_OK && two) r = def_p(lw, &o[1], &q);
+  if (r == WS_OK && bop) r = use_p(lw, &o[srcs + (two ? 1 : 0)], &k);
+  if (r != WS_OK) return r;
+  char m[32];
+  snprintf(m, sizeof m, "HSETP2.%s.%s", c, fmt);
+  if (!bop && (pair || !two)) {
+    emit(lw, m, 4, p, pair ? q : op_text("PT"), a, b);
+    return WS_OK;
+  }
+  uint32_t lo = new_reg(lw, 1, true), hi = new_reg(lw, 1, true);
+  ws_vc_op L = op_pred(lo, false, false), H = op_pred(pair ? hi : lo, !pair, false);
+  emit(lw, m, 4, op_pred(lo, false, true), pair ? op_pred(hi, false, true) : op_text("PT"), a, b);
+  emit(lw, bop ? bop : "PAND", 3, p, L, k);
+  if (two) emit(lw, bop ? bop : "PAND", 3, q, H, k);
+  return WS_OK;
+}
+
+static ws_status lower_half(lower *lw) {
+  const char *op = lw->parts[0], *fmt = half_format(lw);
+  ws_status r = half_mods(lw);
+  if (r != WS_OK) return r;
+  if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul")) return half_arith3(lw, op, fmt, 2);
+  if (!strcmp(op, "min") || !strcmp(op, "max")) return half_arith3(lw, op, fmt, 2);
+  if (!strcmp(op, "fma"))
+    return has(lw, "rn") ? half_arith3(lw, op, fmt, 3) : refuse(lw, "fma is supported with .rn");
+  if (!strcmp(op, "neg") || !strcmp(op, "abs")) return half_sign(lw, op[0] == 'a', fmt);
+  if (!strcmp(op, "setp")) return half_setp(lw, fmt);
+  return refuse(lw, "%s on half precision is not supported (convert to f32)", op);
+}
+
 static ws_status dispatch(lower *lw) {
   const char *op = lw->parts[0];
-  if (half_arith(lw)) return refuse(lw, "f16, f16x2 and bf16 arithmetic is not supported (convert to f32)");
+  if (half_arith(lw)) return lower_half(lw);
   if (!strcmp(op, "add")) return lower_add(lw, false);
   if (!strcmp(op, "sub")) return lower_add(lw, true);
   if (!strcmp(op, "mul")) return lower_mul(lw);

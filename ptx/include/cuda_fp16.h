@@ -5,7 +5,9 @@
  * operation is one line of inline PTX on a 16-bit register (cvt.rn.f16.f32,
  * add.f16, fma.rn.f16x2, ...), so the PTX shows exactly the half-precision
  * instructions the simulator's fp16 units execute; clang 14's NVPTX back end
- * has no native half arithmetic to lean on without the toolkit's header. */
+ * has no native half arithmetic to lean on without the toolkit's header.
+ * A comparison is a setp.f16 inside its own braces (a scoped predicate),
+ * turned into the bool C wants with selp. */
 #ifndef WARPSCOPE_CUDA_FP16_H
 #define WARPSCOPE_CUDA_FP16_H
 
@@ -101,6 +103,8 @@ WS_HALF_BINARY(__hmin, "min.f16")
 WS_HALF2_BINARY(__hadd2, "add.f16x2")
 WS_HALF2_BINARY(__hsub2, "sub.f16x2")
 WS_HALF2_BINARY(__hmul2, "mul.f16x2")
+WS_HALF2_BINARY(__hmax2, "max.f16x2")
+WS_HALF2_BINARY(__hmin2, "min.f16x2")
 #undef WS_HALF_BINARY
 #undef WS_HALF2_BINARY
 WS_HD __half __hdiv(__half a, __half b) { return __float2half(__half2float(a) / __half2float(b)); }
@@ -119,9 +123,42 @@ WS_HD __half __hneg(__half a) {
   asm("neg.f16 %0, %1;" : "=h"(r) : "h"(a.x));
   return __ws_half_raw(r);
 }
-WS_HD bool __hlt(__half a, __half b) { return __half2float(a) < __half2float(b); }
-WS_HD bool __hgt(__half a, __half b) { return __half2float(a) > __half2float(b); }
-WS_HD bool __heq(__half a, __half b) { return __half2float(a) == __half2float(b); }
+WS_HD __half __habs(__half a) {
+  unsigned short r;
+  asm("abs.f16 %0, %1;" : "=h"(r) : "h"(a.x));
+  return __ws_half_raw(r);
+}
+WS_HD __half2 __hneg2(__half2 a) {
+  unsigned int r;
+  asm("neg.f16x2 %0, %1;" : "=r"(r) : "r"(a.x));
+  return __ws_half2_raw(r);
+}
+WS_HD __half2 __habs2(__half2 a) {
+  unsigned int r;
+  asm("abs.f16x2 %0, %1;" : "=r"(r) : "r"(a.x));
+  return __ws_half2_raw(r);
+}
+
+/* ---- comparisons: one setp.f16 each (ordered: false on NaN, except ne's
+ * unordered twin __hneu) ------------------------------------------------------ */
+#define WS_HALF_COMPARE(name, cmp)                                                                           \
+  WS_HD bool name(__half a, __half b) {                                                                      \
+    unsigned int r;                                                                                          \
+    asm("{ .reg .pred %%hp; setp." cmp ".f16 %%hp, %1, %2; selp.u32 %0, 1, 0, %%hp; }"                       \
+        : "=r"(r)                                                                                            \
+        : "h"(a.x), "h"(b.x));                                                                               \
+    return r != 0;                                                                                           \
+  }
+WS_HALF_COMPARE(__heq, "eq")
+WS_HALF_COMPARE(__hne, "ne")
+WS_HALF_COMPARE(__hlt, "lt")
+WS_HALF_COMPARE(__hle, "le")
+WS_HALF_COMPARE(__hgt, "gt")
+WS_HALF_COMPARE(__hge, "ge")
+WS_HALF_COMPARE(__hneu, "neu")
+WS_HALF_COMPARE(__ws_hunordered, "nan")
+#undef WS_HALF_COMPARE
+WS_HD bool __hisnan(__half a) { return __ws_hunordered(a, a); }
 
 /* C++ operators, so `a * b + c` reads as it does under nvcc */
 WS_HD __half operator+(__half a, __half b) { return __hadd(a, b); }
@@ -134,9 +171,15 @@ WS_HD __half &operator*=(__half &a, __half b) { return a = __hmul(a, b); }
 WS_HD bool operator<(__half a, __half b) { return __hlt(a, b); }
 WS_HD bool operator>(__half a, __half b) { return __hgt(a, b); }
 WS_HD bool operator==(__half a, __half b) { return __heq(a, b); }
+WS_HD bool operator!=(__half a, __half b) { return __hneu(a, b); }
+WS_HD bool operator<=(__half a, __half b) { return __hle(a, b); }
+WS_HD bool operator>=(__half a, __half b) { return __hge(a, b); }
 WS_HD __half2 operator+(__half2 a, __half2 b) { return __hadd2(a, b); }
 WS_HD __half2 operator-(__half2 a, __half2 b) { return __hsub2(a, b); }
 WS_HD __half2 operator*(__half2 a, __half2 b) { return __hmul2(a, b); }
+WS_HD __half2 operator-(__half2 a) { return __hneg2(a); }
+WS_HD __half2 &operator+=(__half2 &a, __half2 b) { return a = __hadd2(a, b); }
+WS_HD __half2 &operator*=(__half2 &a, __half2 b) { return a = __hmul2(a, b); }
 
 #undef WS_HD
 #endif

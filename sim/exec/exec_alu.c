@@ -390,6 +390,120 @@ static void exec_fsetp(const ws_exec_site *s) {
   put_pred(s, bits);
 }
 
+/* ---- half precision ------------------------------------------------------ */
+
+#define HALF_SIGNS 0x80008000u
+#define HALF_NAN 0x7FFFu
+
+/* Source i of a half instruction: as src(), with -R and |R| acting on the
+ * sign bit of each half. */
+static const uint32_t *half_src(const ws_exec_site *s, unsigned i, uint32_t *tmp) {
+  const ws_operand *o = &s->insn->opnd[i];
+  if (o->kind != WS_OPND_REG) return src(s, i, tmp); /* an immediate carries no flags */
+  const uint32_t *row = ws_warp_src(s->warp, o->reg);
+  if (!(o->flags & (WS_OPND_NEG | WS_OPND_ABS))) return row;
+  uint32_t clear = (o->flags & WS_OPND_ABS) ? HALF_SIGNS : 0u;
+  uint32_t flip = (o->flags & WS_OPND_NEG) ? HALF_SIGNS : 0u;
+  for (unsigned l = 0; l < LANES; l++) tmp[l] = (row[l] & ~clear) ^ flip;
+  return tmp;
+}
+
+static inline double half_value(uint32_t h, int bf16) {
+  return bf16 ? ws_bf16_to_f32((uint16_t)h) : ws_f16_to_f32((uint16_t)h);
+}
+
+static inline uint32_t half_round(double x, int bf16) {
+  return bf16 ? ws_bf16_from_f64(x) : ws_f16_from_f64(x);
+}
+
+static inline int half_is_nan(uint32_t h, int bf16) { return (h & 0x7FFFu) > (bf16 ? 0x7F80u : 0x7C00u); }
+
+/* p + c rounded to odd in double: the nearest double when p + c is one,
+ * else whichever of the two doubles around it has an odd last bit. TwoSum
+ * gives the exact error of the rounded sum (no overflow in these ranges).
+ *
+ * Why one rounding: every product of two halves is exact in double (11-bit
+ * significands give 22 bits, bfloat16's 8 give 16; exponents stay within
+ * 2^-266 .. 2^256, far inside double's normal range), and the sum of such a
+ * product and a half is exact in double whenever its bits span at most 53,
+ * which holds for binary16 adds. Otherwise (a bfloat16 add, or an fma whose
+ * product and addend lie far apart) the exact value is not a double, and
+ * rounding it to nearest twice (to double, then to the half) could land on
+ * a tie that was not one. Rounding to odd first cannot: a double with 53 >=
+ * p + 2 bits rounded to odd, then to nearest at p bits, is the exact value
+ * rounded to nearest (Boldo and Melquiond, "Emulation of FMA and correctly
+ * rounded sums: proved algorithms using rounding to odd", IEEE TC 2008). */
+static double sum_to_odd(double p, double c) {
+  double s = p + c;
+  if (!isfinite(s)) return s;
+  double bb = s - p;
+  double err = (p - (s - bb)) + (c - bb);
+  if (err == 0.0) return s;
+  uint64_t bits;
+  memcpy(&bits, &s, sizeof bits);
+  return (bits & 1u) ? s : nextafter(s, err > 0.0 ? INFINITY : -INFINITY);
+}
+
+/* min/max of two halves per opcodes.def; equal values differ only as -0/+0,
+ * which the sign bits order. */
+static uint32_t half_minmax(uint32_t a, uint32_t b, int bf16, int is_min) {
+  int na = half_is_nan(a, bf16), nb = half_is_nan(b, bf16);
+  if (na || nb) return na && nb ? HALF_NAN : (na ? b : a);
+  double x = half_value(a, bf16), y = half_value(b, bf16);
+  if (x == y) return is_min ? (a | b) : (a & b);
+  return (x < y) == is_min ? a : b;
+}
+
+/* One half of HADD2, HMUL2, HFMA2 or HMNMX2 (min when `min_sel`). */
+static uint32_t half_op(ws_op op, uint32_t a, uint32_t b, uint32_t c, int bf16, int min_sel) {
+  const double x = half_value(a, bf16), y = half_value(b, bf16);
+  switch (op) {
+  case WS_OP_HADD2: return half_round(sum_to_odd(x, y), bf16);
+  case WS_OP_HMUL2: return half_round(x * y, bf16);
+  case WS_OP_HFMA2: return half_round(sum_to_odd(x * y, half_value(c, bf16)), bf16);
+  default: return half_minmax(a, b, bf16, min_sel);
+  }
+}
+
+static inline int half_bf16(const ws_insn *in) {
+  return in->dtype == WS_DT_BF16_V2 || in->dtype == WS_DT_BF16;
+}
+static inline int half_scalar(const ws_insn *in) { return in->dtype == WS_DT_F16 || in->dtype == WS_DT_BF16; }
+
+static void exec_half(const ws_exec_site *s) {
+  const ws_op op = (ws_op)s->insn->op;
+  uint32_t ta[LANES], tb[LANES], tc[LANES], r[LANES];
+  const uint32_t *a = half_src(s, 1, ta), *b = half_src(s, 2, tb);
+  const uint32_t *c = op == WS_OP_HFMA2 ? half_src(s, 3, tc) : b;
+  const uint32_t min_lanes = op == WS_OP_HMNMX2 ? pred_src(s, 3) : 0u;
+  const int bf = half_bf16(s->insn), scalar = half_scalar(s->insn);
+  for (unsigned l = 0; l < LANES; l++) {
+    const int mn = (int)(min_lanes >> l & 1u);
+    uint32_t lo = half_op(op, a[l] & 0xFFFFu, b[l] & 0xFFFFu, c[l] & 0xFFFFu, bf, mn);
+    uint32_t hi = scalar ? 0u : half_op(op, a[l] >> 16, b[l] >> 16, c[l] >> 16, bf, mn);
+    r[l] = lo | hi << 16;
+  }
+  put_d(s, r);
+}
+
+/* HSETP2: the low halves' comparison into the first predicate, the high
+ * halves' into the second (false for the scalar formats). */
+static void exec_hsetp2(const ws_exec_site *s) {
+  uint32_t ta[LANES], tb[LANES], lo = 0, hi = 0;
+  const uint32_t *a = half_src(s, 2, ta), *b = half_src(s, 3, tb);
+  const ws_cmp cmp = (ws_cmp)s->insn->cmp;
+  const int bf = half_bf16(s->insn), scalar = half_scalar(s->insn);
+  for (unsigned l = 0; l < LANES; l++) {
+    lo |= (uint32_t)fcmp(cmp, (float)half_value(a[l] & 0xFFFFu, bf), (float)half_value(b[l] & 0xFFFFu, bf))
+          << l;
+    if (!scalar)
+      hi |= (uint32_t)fcmp(cmp, (float)half_value(a[l] >> 16, bf), (float)half_value(b[l] >> 16, bf)) << l;
+  }
+  put_pred(s, lo);
+  const uint32_t q = s->insn->opnd[1].reg;
+  if (q < WS_PRED_PT) s->warp->preds[q] = (s->warp->preds[q] & ~s->exec) | (hi & s->exec);
+}
+
 /* ---- SFU and conversions ------------------------------------------------- */
 
 /* Truncation toward zero with saturation; the range is checked before the
@@ -572,6 +686,11 @@ void ws_exec_alu(const ws_exec_site *s) {
   case WS_OP_F2I:
   case WS_OP_F2H:
   case WS_OP_H2F: sfu(s); break;
+  case WS_OP_HADD2:
+  case WS_OP_HMUL2:
+  case WS_OP_HFMA2:
+  case WS_OP_HMNMX2: exec_half(s); break;
+  case WS_OP_HSETP2: exec_hsetp2(s); break;
   case WS_OP_SHFL: exec_shfl(s); break;
   case WS_OP_VOTEALL:
   case WS_OP_VOTEANY:

@@ -62,8 +62,9 @@ typedef struct san_regs {
   uint8_t src[12];
   uint8_t dst[4];
   uint8_t nsrc, ndst;
-  uint8_t psrc; /* bit mask of predicates read by the executing lanes */
-  uint8_t pdst; /* predicate written; WS_PRED_PT: none */
+  uint8_t psrc;  /* bit mask of predicates read by the executing lanes */
+  uint8_t pdst;  /* predicate written; WS_PRED_PT: none */
+  uint8_t pdst2; /* HSETP2's second predicate written; WS_PRED_PT: none */
 } san_regs;
 
 struct ws_sanitize {
@@ -94,21 +95,23 @@ static void add_regs(uint8_t *list, uint8_t *n, unsigned cap, unsigned reg, unsi
 
 static void regs_of(const ws_insn *insn, san_regs *out) {
   memset(out, 0, sizeof *out);
-  out->pdst = WS_PRED_PT;
+  out->pdst = out->pdst2 = WS_PRED_PT;
   unsigned n = ws_isa_nopnds((ws_op)insn->op);
   for (unsigned j = 0; j < n && j < WS_MAX_OPERANDS; j++) {
     const ws_operand *o = &insn->opnd[j];
     char kind = ws_isa_sig((ws_op)insn->op, j).kind;
     if (kind == 'd' && o->kind == WS_OPND_REG)
       add_regs(out->dst, &out->ndst, sizeof out->dst, o->reg, ws_isa_opnd_nregs(insn, j));
-    else if ((kind == 'r' || kind == 'i' || kind == 'f') && o->kind == WS_OPND_REG)
+    else if ((kind == 'r' || kind == 'i' || kind == 'f' || kind == 'h') && o->kind == WS_OPND_REG)
       add_regs(out->src, &out->nsrc, sizeof out->src, o->reg, ws_isa_opnd_nregs(insn, j));
     else if ((kind == 'g' || kind == 'm' || kind == 'o') && o->kind == WS_OPND_MEM)
       add_regs(out->src, &out->nsrc, sizeof out->src, o->reg, kind == 'g' ? 2u : 1u);
     else if (kind == 'q' && o->kind == WS_OPND_PRED && o->reg < WS_PRED_PT)
       out->psrc |= (uint8_t)(1u << o->reg);
-    else if (kind == 'p' && o->kind == WS_OPND_PRED)
+    else if (kind == 'p' && o->kind == WS_OPND_PRED && j == 0)
       out->pdst = o->reg;
+    else if (kind == 'p' && o->kind == WS_OPND_PRED)
+      out->pdst2 = o->reg;
   }
 }
 
@@ -233,6 +236,7 @@ static void mark_reg_writes(ws_sanitize_cta *sc, const ws_exec_site *s) {
   for (unsigned i = 0; i < r->ndst; i++)
     if (r->dst[i] < sc->nrows) def[r->dst[i]] |= s->exec;
   if (r->pdst < WS_PRED_PT) sc->pred_def[(size_t)s->warp_idx * 8 + r->pdst] |= s->exec;
+  if (r->pdst2 < WS_PRED_PT) sc->pred_def[(size_t)s->warp_idx * 8 + r->pdst2] |= s->exec;
 }
 
 ws_status ws_sanitize_before(ws_sanitize_cta *sc, const ws_exec_site *s) {

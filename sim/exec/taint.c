@@ -209,10 +209,11 @@ typedef struct tinsn {
   uint8_t kind; /* tkind */
   uint8_t nsrc; /* data source registers (addresses excluded) */
   uint8_t src[12];
-  uint8_t psrc; /* bit mask of the predicates read as operands */
-  uint8_t dst;  /* first destination register */
-  uint8_t ndst; /* destination registers; 0: none */
-  uint8_t pdst; /* destination predicate; WS_PRED_PT: none */
+  uint8_t psrc;  /* bit mask of the predicates read as operands */
+  uint8_t dst;   /* first destination register */
+  uint8_t ndst;  /* destination registers; 0: none */
+  uint8_t pdst;  /* destination predicate; WS_PRED_PT: none */
+  uint8_t pdst2; /* HSETP2's second destination predicate; WS_PRED_PT: none */
 } tinsn;
 
 struct ws_taint {
@@ -244,7 +245,7 @@ static tkind kind_of(ws_op op) {
 
 static void describe(const ws_insn *insn, tinsn *d) {
   memset(d, 0, sizeof *d);
-  d->pdst = WS_PRED_PT;
+  d->pdst = d->pdst2 = WS_PRED_PT;
   const ws_op op = (ws_op)insn->op;
   unsigned n = ws_isa_nopnds(op);
   for (unsigned j = 0; j < n && j < WS_MAX_OPERANDS; j++) {
@@ -255,8 +256,8 @@ static void describe(const ws_insn *insn, tinsn *d) {
       d->dst = o->reg;
       d->ndst = (uint8_t)regs;
     } else if (kind == 'p' && o->kind == WS_OPND_PRED) {
-      d->pdst = o->reg;
-    } else if ((kind == 'r' || kind == 'i' || kind == 'f') && o->kind == WS_OPND_REG) {
+      *(j == 0 ? &d->pdst : &d->pdst2) = o->reg;
+    } else if ((kind == 'r' || kind == 'i' || kind == 'f' || kind == 'h') && o->kind == WS_OPND_REG) {
       for (unsigned k = 0; k < regs && o->reg + k < WS_REG_RZ && d->nsrc < sizeof d->src; k++)
         d->src[d->nsrc++] = (uint8_t)(o->reg + k);
     } else if (kind == 'q' && o->kind == WS_OPND_PRED && o->reg < WS_PRED_PT) {
@@ -548,6 +549,7 @@ ws_status ws_taint_after(ws_taint_cta *tc, const ws_exec_site *s) {
   case TK_HMMA:
     put_rows(tc, s, d->dst, d->ndst < 4 ? d->ndst : 4, tc->pend);
     put_pred(tc, s, d->pdst, tc->pend_pred);
+    put_pred(tc, s, d->pdst2, tc->pend_pred);
     return WS_OK;
   case TK_LOAD: after_load(tc, s, false); return WS_OK;
   case TK_LOAD_NONE: after_load(tc, s, true); return WS_OK;

@@ -74,3 +74,42 @@ Test(f16, bit_casts) {
   cr_expect_eq(ws_f32_bits(-0.0f), 0x80000000u);
   cr_expect_eq(ws_f32_from_bits(0x40490fdbu), 3.14159274f);
 }
+
+/* The double forms round once: every float narrows as ws_f16_from_f32 does
+ * (a float is a double exactly), and values between two halves that no
+ * float can hold round by their true position. */
+Test(f16, from_double_matches_from_float_and_rounds_once) {
+  for (uint32_t u = 0; u < 0x7F800000u; u += 0x1FFu) {
+    float f = ws_f32_from_bits(u);
+    cr_assert_eq(ws_f16_from_f64(f), ws_f16_from_f32(f), "%a", (double)f);
+    cr_assert_eq(ws_f16_from_f64(-(double)f), ws_f16_from_f32(-f), "-%a", (double)f);
+  }
+  /* 1 + 2^-11 + 2^-40: above the tie, so up to 1 + 2^-10 (0x3C01); through
+   * a float it would be the tie and round to 1 */
+  cr_expect_eq(ws_f16_from_f64(1.0 + 0x1p-11 + 0x1p-40), 0x3C01);
+  cr_expect_eq(ws_f16_from_f64(0x1p-25 + 0x1p-60), 0x0001); /* just over half the smallest subnormal */
+  cr_expect_eq(ws_f16_from_f64(0x1p-25), 0x0000);           /* the tie goes to even zero */
+  cr_expect_eq(ws_f16_from_f64(65520.0 - 0x1p-30), 0x7BFF); /* just under the overflow tie */
+  cr_expect_eq(ws_f16_from_f64(65520.0), 0x7C00);
+  cr_expect_eq(ws_f16_from_f64(-INFINITY), 0xFC00);
+  cr_expect_eq(ws_f16_from_f64(NAN), 0x7FFF);
+  cr_expect_eq(ws_f16_from_f64(-0.0), 0x8000);
+}
+
+/* bfloat16 is binary32's top half: its values widen by a shift, and a
+ * double rounds at the eighth significant bit. */
+Test(f16, bfloat16_conversions) {
+  cr_expect_eq(ws_f32_bits(ws_bf16_to_f32(0x3F80)), 0x3F800000u);
+  cr_expect_eq(ws_f32_bits(ws_bf16_to_f32(0x0001)), 0x00010000u); /* the smallest subnormal, 2^-133 */
+  cr_expect_eq(ws_bf16_from_f64(1.0 + 0x1p-8), 0x3F80);           /* tie, to even */
+  cr_expect_eq(ws_bf16_from_f64(1.0 + 0x1p-8 + 0x1p-40), 0x3F81); /* above the tie */
+  cr_expect_eq(ws_bf16_from_f64(1.0 + 3 * 0x1p-8), 0x3F82);       /* tie, to the even 0x3F82 */
+  cr_expect_eq(ws_bf16_from_f64(0x1p-134), 0x0000);               /* half the smallest subnormal: tie to 0 */
+  cr_expect_eq(ws_bf16_from_f64(3 * 0x1p-134), 0x0002);           /* 1.5 subnormal steps: tie to 2 */
+  cr_expect_eq(ws_bf16_from_f64(0x1.FFp127), 0x7F80);             /* past the overflow tie */
+  cr_expect_eq(ws_bf16_from_f64(0x1.FEp127), 0x7F7F);             /* the largest finite */
+  cr_expect_eq(ws_bf16_from_f64(-0x1p200), 0xFF80);
+  cr_expect_eq(ws_bf16_from_f64(NAN), 0x7FFF);
+  for (uint32_t h = 0; h < 0x7F80u; h++) /* every finite bfloat16 comes back */
+    cr_assert_eq(ws_bf16_from_f64(ws_bf16_to_f32((uint16_t)h)), h, "0x%04x", h);
+}

@@ -147,6 +147,14 @@ Test(disasm, front_end_opcodes_canonical_text) {
       {"ATOMS.XOR R1, [R3], R4"},
       {"ATOMS.INC R1, [R3], R4"},
       {"ATOMS.DEC R1, [R3], R4"},
+      {"HADD2 R1, R2, -|R3|", "HADD2.F16_V2 R1, R2, -|R3|"},
+      {"HADD2.F16 R1, -R2, R3"},
+      {"HMUL2.BF16_V2 R1, R2, 0x3C003C00"},
+      {"HMUL2.BF16 R1, R2, 1", "HMUL2.BF16 R1, R2, 0x00000001"},
+      {"HFMA2 R1, R2, R3, R4", "HFMA2.F16_V2 R1, R2, R3, R4"},
+      {"HMNMX2.BF16 R1, R2, R3, !PT"},
+      {"HSETP2.LT P0, P1, R2, R3", "HSETP2.LT.F16_V2 P0, P1, R2, R3"},
+      {"HSETP2.BF16.NAN P2, PT, R2, |R3|", "HSETP2.NAN.BF16 P2, PT, R2, |R3|"},
   };
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
     char src[256], buf[256];

@@ -165,7 +165,7 @@ Test(isa, atomics_are_the_atom_rows) {
 }
 
 /* Every row has a mnemonic, a unit inside the enum and a parsable signature
- * whose items are kind letters of "dprifqsgmalno". */
+ * whose items are kind letters of "dprifhqsgmalno". */
 Test(isa, every_row_is_well_formed) {
   for (unsigned op = 0; op < WS_OP_COUNT; op++) {
     const ws_opinfo *i = ws_isa_opinfo((ws_op)op);
@@ -175,7 +175,7 @@ Test(isa, every_row_is_well_formed) {
     cr_expect_leq(ws_isa_nopnds((ws_op)op), (unsigned)WS_MAX_OPERANDS, "%s", i->mnemonic);
     for (unsigned k = 0; k < ws_isa_nopnds((ws_op)op); k++) {
       ws_opnd_sig s = ws_isa_sig((ws_op)op, k);
-      cr_expect(s.kind && strchr("dprifqsgmalno", s.kind), "%s operand %u", i->mnemonic, k);
+      cr_expect(s.kind && strchr("dprifhqsgmalno", s.kind), "%s operand %u", i->mnemonic, k);
     }
   }
 }

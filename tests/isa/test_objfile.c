@@ -10,7 +10,7 @@
 #include "isa/objfile.h"
 #include "models/kgen/wsa.h"
 
-/* Offsets of version 3 (isa/objfile.c's layout): a 20-byte header, then per
+/* Offsets of version 4 (isa/objfile.c's layout): a 20-byte header, then per
  * kernel a 64-byte name and seven u32 counts, 73-byte params, 44-byte
  * instructions whose last four bytes are the source line. */
 enum { HEADER = 20, KERNEL_RECORD = 64 + 28, PARAM_RECORD = 64 + 9, INSN_RECORD = 44 };
@@ -85,7 +85,7 @@ Test(objfile, header_records_size_and_crc32) {
   size_t size = 0;
   uint8_t *obj = saxpy_object(ctx, &size);
   cr_assert_eq(size, saxpy_insn_at(17)); /* 17 instructions, nothing after */
-  cr_expect_eq(get_le32(obj + 4), 3);
+  cr_expect_eq(get_le32(obj + 4), 4);
   cr_expect_eq(get_le32(obj + 8), size);
   /* zlib's CRC-32 of the file with the checksum field zeroed */
   uint8_t *copy = malloc(size);
@@ -176,14 +176,14 @@ Test(objfile, old_or_unknown_versions_say_reassemble) {
   uint8_t *obj = saxpy_object(ctx, &size);
   set_le32(obj + 4, 1);
   cr_expect_str_eq(refused(ctx, obj, size),
-                   "t.wso: object format version 1, this warpscope reads 3; reassemble the .wsa");
+                   "t.wso: object format version 1, this warpscope reads 4; reassemble the .wsa");
   /* version 1 had no size field: a short version-1 object still gets the version message */
   cr_expect_str_eq(refused(ctx, obj, 12),
-                   "t.wso: object format version 1, this warpscope reads 3; reassemble the .wsa");
+                   "t.wso: object format version 1, this warpscope reads 4; reassemble the .wsa");
   set_le32(obj + 4, 9);
   cr_assert(ws_objfile_seal(obj, size));
   cr_expect_str_eq(refused(ctx, obj, size),
-                   "t.wso: object format version 9, this warpscope reads 3; reassemble the .wsa");
+                   "t.wso: object format version 9, this warpscope reads 4; reassemble the .wsa");
   free(obj);
   ws_ctx_destroy(ctx);
 }

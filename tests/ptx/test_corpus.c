@@ -167,6 +167,127 @@ Test(corpus, saxpy) {
                  fmaf(c.a, c.x[i], c.y[i]));
 }
 
+/* ---- half2_math: packed binary16 and bfloat16 arithmetic ------------------------------- */
+
+enum { HALF2_N = 700 }; /* pairs: 3 CTAs of 256, the last one partly past n2 */
+
+typedef struct half2_case {
+  uint32_t a[HALF2_N], x[HALF2_N], y[HALF2_N];
+} half2_case;
+
+static void half2_launch(run *r, const void *in, void *out) {
+  const half2_case *c = in;
+  set_u32(r, "param_0", HALF2_N);
+  buf(r, "param_1", sizeof c->a, c->a);
+  buf(r, "param_2", sizeof c->x, c->x);
+  uint64_t y = buf(r, "param_3", sizeof c->y, c->y);
+  launch(r, dim1(ceil_div(HALF2_N, 256)), dim1(256));
+  read_back(r, out, y, sizeof c->y);
+}
+
+/* A value with `mant_bits` of random mantissa and an exponent in
+ * [-4, 4], either sign, as the format's bits (bias 15 or 127). */
+static uint16_t some_half(uint32_t *s, unsigned mant_bits, unsigned bias) {
+  uint32_t r = next_rand(s);
+  return (uint16_t)((r & 1u) << 15 | (bias - 4u + (r >> 1) % 9u) << mant_bits |
+                    ((r >> 5) & ((1u << mant_bits) - 1u)));
+}
+
+#if defined(__FLT16_MAX__)
+/* The host's binary16 (GCC's _Float16): a sum or product of two halves
+ * computed in float and narrowed once is correctly rounded (24 >= 2*11 + 2
+ * bits: rounding twice is innocuous), and so is a double fma narrowed once
+ * (the exact value needs over 53 bits only when product and addend lie
+ * over 53 binades apart, and then the double is not a binary16 tie). */
+static float hf(uint16_t h) {
+  _Float16 v;
+  memcpy(&v, &h, sizeof v);
+  return (float)v;
+}
+
+static uint16_t hbits(double d) {
+  _Float16 v = (_Float16)d;
+  uint16_t h;
+  memcpy(&h, &v, sizeof h);
+  return h;
+}
+
+/* half2_fma's one half: r = max((a*x + y) - x*x, -|a|) */
+static uint16_t half2_fma_ref(uint16_t a, uint16_t x, uint16_t y) {
+  uint16_t r = hbits(fma(hf(a), hf(x), hf(y)));
+  uint16_t xx = hbits(hf(x) * hf(x));
+  r = hbits(hf(r) - hf(xx));
+  uint16_t na = (uint16_t)(a | 0x8000u);
+  return hf(r) >= hf(na) ? r : na; /* no NaN or equal values of both signs arise here */
+}
+
+Test(corpus, half2_fma_matches_host_float16) {
+  static half2_case c;
+  static uint32_t got[HALF2_N];
+  uint32_t s = 31;
+  for (int i = 0; i < HALF2_N; i++) {
+    c.a[i] = some_half(&s, 10, 15) | (uint32_t)some_half(&s, 10, 15) << 16;
+    c.x[i] = some_half(&s, 10, 15) | (uint32_t)some_half(&s, 10, 15) << 16;
+    c.y[i] = some_half(&s, 10, 15) | (uint32_t)some_half(&s, 10, 15) << 16;
+  }
+  both_modes("half2_math", "half2_fma", NULL, half2_launch, &c, got, sizeof got);
+  for (int i = 0; i < HALF2_N; i++) {
+    uint16_t lo = half2_fma_ref((uint16_t)c.a[i], (uint16_t)c.x[i], (uint16_t)c.y[i]);
+    uint16_t hi = half2_fma_ref((uint16_t)(c.a[i] >> 16), (uint16_t)(c.x[i] >> 16), (uint16_t)(c.y[i] >> 16));
+    uint32_t want = hf(lo) < hf(hi) ? (uint32_t)hi | (uint32_t)lo << 16 : (uint32_t)lo | (uint32_t)hi << 16;
+    cr_assert_eq(got[i], want, "y[%d] = 0x%08x, expected 0x%08x", i, got[i], want);
+  }
+}
+#endif
+
+/* bfloat16 from the bits of a double in bfloat16's normal range: keep the
+ * top 7 mantissa bits, round the 45 below to nearest, ties to even (a
+ * carry into the exponent is the right answer). */
+static uint16_t bf16_of(double d) {
+  if (d == 0.0) return signbit(d) ? 0x8000u : 0u;
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  uint64_t mag = u & 0x7FFFFFFFFFFFFFFFull, kept = mag >> 45, rem = mag & ((1ull << 45) - 1u);
+  if (rem > (1ull << 44) || (rem == (1ull << 44) && (kept & 1u))) kept++;
+  uint64_t exp = (kept >> 7) - 1023u + 127u;
+  cr_assert(exp >= 1 && exp <= 254, "%a is outside bfloat16's normal range", d);
+  return (uint16_t)((u >> 63) << 15 | exp << 7 | (kept & 0x7Fu));
+}
+
+static double bf(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* a*x + y of bfloat16 values within 2^-4 .. 2^5 is exact in double (a
+ * 16-bit product and an 8-bit addend spanning under 40 bits), so rounding
+ * that double once is the fused result; likewise x*x and the final add. */
+static uint16_t bf16_axpy_ref(uint16_t a, uint16_t x, uint16_t y) {
+  uint16_t f = bf16_of(bf(a) * bf(x) + bf(y));
+  return bf16_of(bf(f) + bf(bf16_of(bf(x) * bf(x))));
+}
+
+Test(corpus, bf16_axpy_matches_exact_rounding) {
+  static half2_case c;
+  static uint32_t got[HALF2_N];
+  uint32_t s = 37;
+  for (int i = 0; i < HALF2_N; i++) {
+    c.a[i] = some_half(&s, 7, 127) | (uint32_t)some_half(&s, 7, 127) << 16;
+    c.x[i] = some_half(&s, 7, 127) | (uint32_t)some_half(&s, 7, 127) << 16;
+    c.y[i] = some_half(&s, 7, 127) | (uint32_t)some_half(&s, 7, 127) << 16;
+  }
+  both_modes("half2_math", "bf16_axpy", NULL, half2_launch, &c, got, sizeof got);
+  for (int i = 0; i < HALF2_N; i++) {
+    uint32_t want =
+        bf16_axpy_ref((uint16_t)c.a[i], (uint16_t)c.x[i], (uint16_t)c.y[i]) |
+        (uint32_t)bf16_axpy_ref((uint16_t)(c.a[i] >> 16), (uint16_t)(c.x[i] >> 16), (uint16_t)(c.y[i] >> 16))
+            << 16;
+    cr_assert_eq(got[i], want, "y[%d] = 0x%08x, expected 0x%08x", i, got[i], want);
+  }
+}
+
 /* ---- reduce_warp: the sum of n floats --------------------------------------------- */
 
 enum { REDUCE_N = 5000, REDUCE_GRID = 8 }; /* each thread strides over 2 or 3 elements */
@@ -842,9 +963,50 @@ static void expect_refused(const char *file, const char *want) {
   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s exited with status %d", cmd, rc);
 }
 
-Test(corpus, half_axpy_is_refused_at_its_f16x2_fma) {
-  expect_refused("half_axpy", "tests/ptx/cuda/half_axpy.ptx:71: error: 'fma.rn.f16x2 %r7, %r8, %r9, %r10': "
-                              "f16, f16x2 and bf16 arithmetic is not supported (convert to f32)");
+/* half_axpy.cu: one fma.rn.f16x2 per pair, and a float -> half kernel
+ * whose 16-bit stores leave the neighbouring half alone. GCC's _Float16
+ * is the reference: a half product is exact in double and the sum of two
+ * values within [-8, 8] too, so one rounding to _Float16 is fma's. */
+enum { HALF_PAIRS = 300, HALF_N = 601 };
+static const float half_a = 0.75f;
+
+static void half_axpy_launch(run *r, const void *in, void *outp) {
+  const _Float16 *xy = in; /* x pairs, then y pairs */
+  uint64_t x = buf(r, "param_2", HALF_PAIRS * 4, xy);
+  uint64_t y = buf(r, "param_3", HALF_PAIRS * 4, xy + 2 * HALF_PAIRS);
+  set_u32(r, "param_0", HALF_PAIRS);
+  set_f32(r, "param_1", half_a);
+  (void)x;
+  launch(r, dim1(ceil_div(HALF_PAIRS, 256)), dim1(256));
+  read_back(r, outp, y, HALF_PAIRS * 4);
+}
+
+static void to_half_launch(run *r, const void *in, void *outp) {
+  static _Float16 fill[HALF_N + 1];
+  for (int i = 0; i <= HALF_N; i++) fill[i] = (_Float16)-3.0f; /* the half past n stays */
+  buf(r, "param_0", HALF_N * sizeof(float), in);
+  uint64_t out = buf(r, "param_1", sizeof fill, fill);
+  set_u32(r, "param_2", HALF_N);
+  launch(r, dim1(ceil_div(HALF_N, 256)), dim1(256));
+  read_back(r, outp, out, sizeof fill);
+}
+
+Test(corpus, half_axpy_fma_and_half_stores) {
+  static _Float16 xy[4 * HALF_PAIRS], y[2 * HALF_PAIRS];
+  for (int i = 0; i < 4 * HALF_PAIRS; i++) xy[i] = (_Float16)((float)((i * 37) % 113 - 56) / 7.0f);
+  both_modes("half_axpy", "half_axpy", NULL, half_axpy_launch, xy, y, sizeof y);
+  _Float16 ah = (_Float16)half_a;
+  for (int i = 0; i < 2 * HALF_PAIRS; i++) {
+    _Float16 want = (_Float16)((double)ah * (double)xy[i] + (double)xy[2 * HALF_PAIRS + i]);
+    cr_assert(y[i] == want, "y[%d] = %g, expected %g", i, (double)y[i], (double)want);
+  }
+  static float in[HALF_N];
+  static _Float16 out[HALF_N + 1];
+  for (int i = 0; i < HALF_N; i++) in[i] = (float)(i - 300) * 0.3337f + 1e-4f * (float)i;
+  both_modes("half_axpy", "to_half", NULL, to_half_launch, in, out, sizeof out);
+  for (int i = 0; i < HALF_N; i++)
+    cr_assert(out[i] == (_Float16)in[i], "out[%d] = %g, expected %g", i, (double)out[i], (double)(_Float16)in[i]);
+  cr_assert(out[HALF_N] == (_Float16)-3.0f, "the half past n is untouched");
 }
 
 /* host_program.cu's kernel reads a __constant__ array its host code fills

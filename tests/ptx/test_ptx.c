@@ -387,6 +387,50 @@ Test(ptx, spilled_values_come_back_from_local_memory) {
   free(s);
 }
 
+/* ---- half precision ---------------------------------------------------------------------------- */
+
+/* A scalar f16 subtraction of a pair's halves (unpacked into .b16
+ * registers) and an f16x2 comparison writing p|q, each into half of out. */
+static const char half_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry h(.param .u64 pa, .param .u64 out)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b16 %h<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [out];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n"
+    "  add.s64 %rd4, %rd1, %rd3;\n  add.s64 %rd5, %rd2, %rd3;\n"
+    "  ld.global.u32 %r2, [%rd4];\n  mov.b32 {%h1, %h2}, %r2;\n"
+    "  sub.f16 %h3, %h1, %h2;\n"
+    "  mov.b32 %r3, 0x3C003C00;\n  setp.lt.f16x2 %p1|%p2, %r2, %r3;\n"
+    "  selp.u32 %r4, 1, 0, %p1;\n  selp.u32 %r5, 2, 0, %p2;\n  add.u32 %r4, %r4, %r5;\n"
+    "  shl.b32 %r4, %r4, 16;\n  mov.b32 %r6, {%h3, %h3};\n  and.b32 %r6, %r6, 65535;\n"
+    "  or.b32 %r6, %r6, %r4;\n  st.global.u32 [%rd5], %r6;\n  ret;\n}\n";
+
+Test(ptx, half_arithmetic_and_paired_comparisons_translate_and_run) {
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    start(&r, half_ptx, "h");
+    cr_expect(strstr(r.res.wsa, "HADD2.F16 R"), "sub.f16 is a scalar HADD2:\n%s", r.res.wsa);
+    cr_expect(strstr(r.res.wsa, "HSETP2.LT.F16_V2 P"), "setp.lt.f16x2 is one HSETP2:\n%s", r.res.wsa);
+    ws_gpu_cfg cfg = ws_config_default();
+    cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+    ws_args_init(&r.args, r.k);
+    /* (lo, hi) halves: 1, 2 -> -1 (0xBC00), neither below 1; 0.5, 0.25 ->
+     * 0.25, both below 1; NaN, 0 -> NaN (0x7FFF), only hi below 1; 2^-24,
+     * 2^-23 -> -2^-24 (subnormal 0x8001), both below 1 */
+    static const uint32_t in[4] = {0x40003C00, 0x34003800, 0x00007E00, 0x00020001};
+    static const uint32_t want[4] = {0x0000BC00, 0x00033400, 0x00027FFF, 0x00038001};
+    uint64_t pa = buf(&r, "pa", sizeof in, in), out = buf(&r, "out", sizeof in, NULL);
+    (void)pa;
+    launch(&r, 1, 4, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    uint32_t got[4];
+    read_back(&r, got, out, sizeof got);
+    for (int i = 0; i < 4; i++)
+      cr_expect_eq(got[i], want[i], "lane %d: 0x%08x, expected 0x%08x", i, got[i], want[i]);
+    stop(&r);
+  }
+}
+
 /* ---- refusals --------------------------------------------------------------------------------- */
 
 #define HEAD ".version 7.0\n.target sm_80\n.address_size 64\n"
@@ -401,10 +445,21 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  ld.param.u64 %rd1, [p];\n  ld.global.v2.u8 {%r1, %r2}, [%rd1];\n  ret;\n}\n",
        "bad.ptx:10: error: 'ld.global.v2.u8 {...}, [%rd1+0]': a vector of two 8-bit values is not "
        "supported (vectors of 4 bytes or more are)"},
-      {ENTRY "  fma.rn.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n",
-       "f16, f16x2 and bf16 arithmetic is not supported"},
       {ENTRY "  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r1];\n  ret;\n}\n",
        "ldmatrix is supported as ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16"},
+      {ENTRY "  add.ftz.f16x2 %r1, %r1, %r2;\n  ret;\n}\n",
+       "bad.ptx:9: error: 'add.ftz.f16x2 %r1, %r1, %r2': .ftz on half-precision arithmetic is not supported"},
+      {ENTRY "  fma.rn.sat.bf16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n",
+       ".sat on half-precision arithmetic is not supported"},
+      {ENTRY "  min.NaN.f16x2 %r1, %r1, %r2;\n  ret;\n}\n",
+       ".NaN on half-precision arithmetic is not supported"},
+      {ENTRY "  fma.f16x2 %r1, %r1, %r2, %r3;\n  ret;\n}\n", "fma is supported with .rn"},
+      {ENTRY "  div.rn.f16x2 %r1, %r1, %r2;\n  ret;\n}\n",
+       "div on half precision is not supported (convert to f32)"},
+      {ENTRY "  .reg .pred %p<2>;\n  setp.lt.f16x2 %p1, %r1, %r2;\n  ret;\n}\n",
+       "setp on a half pair writes two predicates (p|q)"},
+      {ENTRY "  .reg .pred %p<2>;\n  setp.lo.f16 %p1, %r1, %r2;\n  ret;\n}\n",
+       "comparison 'lo' is not supported for this type"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",
        "cp.async with a source size (zero fill) is not supported"},
       {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",

@@ -21,6 +21,7 @@ static const char *form_of(ws_opnd_sig sig) {
   case 'r': return sig.nregs <= 4 ? regs[sig.nregs] : "?";
   case 'i': return "R/imm";
   case 'f': return "F";
+  case 'h': return "H";
   case 'q': return "[!]P";
   case 'p': return "P";
   case 's': return "SR";

@@ -2,6 +2,7 @@
 // called once, so tests/ptx/test_cuda.c can check that each becomes the PTX
 // instruction docs/cuda.md promises. Not a kernel to run: the results only
 // go to out[] so that nothing is optimized away.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <warpscope_mma.h>
 
@@ -60,7 +61,16 @@ __global__ void device_api(float *f, int *i, unsigned *u, unsigned long long *ul
   h[t] = hz;
   __half2 p = __halves2half2(hx, hz), q = __floats2half2_rn(x, 1.0f);
   p = __hfma2(__hadd2(p, q), __hmul2(p, __float2half2_rn(2.0f)), __hsub2(q, __half2half2(hy))) + p * q - q;
+  p = __hmax2(__hneg2(p), __habs2(__hmin2(p, q))) - (-q);
   h2[t] = p;
+  x += (__hle(hx, __habs(hy)) ? 1.0f : 0.0f) + (__hge(hx, hy) ? 2.0f : 0.0f) + (__hne(hx, hy) ? 4.0f : 0.0f) +
+       (__heq(hx, hy) ? 8.0f : 0.0f) + (__hneu(hx, hy) ? 16.0f : 0.0f) + (__hisnan(hx) ? 32.0f : 0.0f) +
+       (hx <= hy ? 64.0f : 0.0f) + (hx >= hy ? 128.0f : 0.0f) + (hx != hy ? 256.0f : 0.0f);
+  __nv_bfloat162 bp = __floats2bfloat162_rn(x, 2.0f), bq = __float2bfloat162_rn(x);
+  bp = __hmax2(__hfma2(bp, bq, bp) + bq * bp - bq, __hmin2(__hneg2(bp), __habs2(bq)));
+  __nv_bfloat16 bh = __hfma(__low2bfloat16(bp), __high2bfloat16(bp), __float2bfloat16_rn(x));
+  bh = __hadd(__hmul(bh, bh), __halves2bfloat162(bh, bh).x ? bh : __float2bfloat16(1.0f));
+  x += __bfloat162float(bh) + __low2float(bp) + __high2float(bp) + (__hlt(bh, __low2bfloat16(bq)) ? 1.0f : 0.0f);
   x += __half2float(hz) + (float)__half2int_rz(hx) + __low2float(p) + __high2float(p) +
        (__hlt(hx, hy) ? 1.0f : 0.0f) + (hx > hy ? 1.0f : 0.0f) + (float)__half_as_ushort(__low2half(p)) +
        __half2float(__ushort_as_half(7)) + __half2float(__high2half(p));

@@ -678,7 +678,7 @@ check ptx-onto-itself 2 "" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" -o "$src
 check ptx-too-few-regs 1 "kernel 'saxpy': does not fit in 1 registers even with spilling" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 1
 check ptx-spills 0 "// kernel saxpy (saxpy): 35 instructions, 4 registers/thread, 32 bytes spilled" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 4
 check exec-max-regs 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --max-regs 4 --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y
-check ptx-half-stores 0 "STG.E.16" -- "$ws" ptx "$src/tests/ptx/cuda/half_axpy.ptx"
+check ptx-half-stores 0 "STG.16 [R4+0], R0" -- "$ws" ptx "$src/tests/ptx/cuda/half_axpy.ptx"
 check ptx-missing 1 "nope.ptx" -- "$ws" ptx "$tmp/nope.ptx"
 printf '__global__ void k(int *p) { p[0] = oops; }\n' > "$tmp/bad.cu"
 check ptx-cu-error 1 "bad.cu:1:36: error: use of undeclared identifier 'oops'" -- "$ws" ptx "$tmp/bad.cu"

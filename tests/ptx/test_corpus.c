@@ -937,32 +937,6 @@ Test(corpus, quantize_u16_stores_halfwords) {
 
 /* ---- the corpus files the translator refuses ------------------------------------------ */
 
-/* Translating corpus file `file`.ptx fails with the located message `want`
- * (paths relative to the source root, where the test runs), and
- * `warpscope ptx tests/ptx/cuda/FILE.ptx` prints it after "warpscope: ",
- * alone on stderr, and exits 1. */
-static void expect_refused(const char *file, const char *want) {
-  cr_assert_eq(chdir(WS_SOURCE_DIR), 0);
-  ws_ctx *ctx = ws_ctx_create();
-  char path[256];
-  snprintf(path, sizeof path, "tests/ptx/cuda/%s.ptx", file);
-  ws_ptx_result res;
-  ws_status st = ws_ptx_load_file(ctx, path, NULL, NULL, &res);
-  cr_assert_eq(st, WS_ERR_INVALID, "%s: status %d: %s", path, st, ws_errmsg(ctx));
-  cr_assert_str_eq(ws_errmsg(ctx), want);
-  ws_ctx_destroy(ctx);
-  char cmd[512], got[1024] = "", expected[1024];
-  snprintf(cmd, sizeof cmd, "%s ptx %s 2>&1 >/dev/null", WS_CLI, path);
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t n = fread(got, 1, sizeof got - 1, p);
-  got[n] = '\0';
-  int rc = pclose(p);
-  snprintf(expected, sizeof expected, "warpscope: %s\n", want);
-  cr_assert_str_eq(got, expected);
-  cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s exited with status %d", cmd, rc);
-}
-
 /* half_axpy.cu: one fma.rn.f16x2 per pair, and a float -> half kernel
  * whose 16-bit stores leave the neighbouring half alone. GCC's _Float16
  * is the reference: a half product is exact in double and the sum of two

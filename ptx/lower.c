@@ -2123,8 +2123,8 @@ ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module 
   if (e->is_func) {
     *shared = NULL, *nshared = 0, *params = NULL, *local_bytes = 0;
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s:%u: error: '.func %s' is a device function clang did not inline; calls are not "
-                       "supported (mark it __forceinline__)",
+                       "%s:%u: error: '.func %s' is a device function, not a kernel; it runs inlined at "
+                       "its calls",
                        file, e->line, e->name);
   }
   ws_status r = lower_all(&lw);

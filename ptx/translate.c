@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "isa/asm.h"
 #include "ptx/cuda.h"
+#include "ptx/inliner.h"
 #include "ptx/lower.h"
 #include "ptx/ptxparse.h"
 
@@ -436,8 +437,9 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   ws_text_init(&o.t);
   size_t kernels = 0;
   for (size_t i = 0; r == WS_OK && i < m.nentries; i++) {
-    if (m.entries[i].is_func) continue; /* a device function is only reached by calls, refused there */
-    r = one_kernel(ctx, filename, &m, i, opts, &o);
+    if (m.entries[i].is_func) continue; /* a device function is only reached by calls, inlined there */
+    r = ws_inliner_expand(ctx, filename, &m, i);
+    if (r == WS_OK) r = one_kernel(ctx, filename, &m, i, opts, &o);
     kernels++;
   }
   if (r == WS_OK && kernels == 0)

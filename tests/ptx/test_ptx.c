@@ -410,8 +410,18 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
        "bad.ptx:9: error: 'add.f64 %fd1, %fd0, %fd0': this type is not supported here"},
       {ENTRY "  add.s32 %r1, %r9, 1;\n  ret;\n}\n",
        "bad.ptx:9: error: 'add.s32 %r1, %r9, 1': register '%r9' is not declared"},
-      {HEAD ".func f()\n{\n  ret;\n}\n.visible .entry k()\n{\n  call f;\n  ret;\n}\n",
-       "instruction 'call' is not supported"},
+      {HEAD
+       ".func f()\n{\n  call.uni f, ();\n  ret;\n}\n.visible .entry k()\n{\n  call.uni f, ();\n  ret;\n}\n",
+       "bad.ptx:6: error: 'call.uni f': recursion: 'f' calls itself; device functions are inlined"},
+      {ENTRY "  ld.param.u64 %rd1, [p];\n  proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+             "  call (%r1), %rd1, (%r2), proto;\n  ret;\n}\n",
+       "bad.ptx:11: error: 'call %rd1': an indirect call (through a register or a prototype)"},
+      {HEAD ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n.visible .entry k()\n{\n"
+            "  .reg .b64 %rd<2>;\n  .reg .b32 %r<2>;\n  call.uni (%r1), vprintf, (%rd1, %rd1);\n  ret;\n}\n",
+       "bad.ptx:9: error: 'call.uni vprintf': 'vprintf' is declared but not defined in this PTX"},
+      {HEAD ".func (.param .b32 r) f(.param .b32 a)\n{\n  ret;\n}\n.visible .entry k()\n{\n"
+            "  .reg .b32 %r<2>;\n  call.uni (%r1), f, (%r1, %r1);\n  ret;\n}\n",
+       "passes 2 params to 'f', which takes 1"},
       {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
        "shfl is supported over the whole warp"},
       {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
@@ -436,6 +446,60 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
     const char *msg = refused(ctx, cases[i].ptx, WS_ERR_INVALID);
     cr_expect(strstr(msg, cases[i].says), "case %zu: %s", i, msg);
   }
+  ws_ctx_destroy(ctx);
+}
+
+/* ---- device functions, inlined at their calls ----------------------------------------- */
+
+static char *slurp(const char *rel, size_t *n);
+
+static int32_t step_host(int32_t a, int32_t b) { return a > 100 ? 100 : a + b; }
+
+/* calls.ptx passes registers and an 8-byte aggregate, returns from the
+ * middle of a function and calls one under a divergent predicate; every
+ * lane's result is the host's, in both modes. */
+Test(ptx, device_functions_run_inlined_at_each_call) {
+  enum { N = 64 };
+  int32_t x[N], y[N];
+  float z[N];
+  for (int i = 0; i < N; i++) x[i] = (i * 13) % 140 - 20;
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/data/calls.ptx", &n);
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ws_ctx_create();
+    cr_assert_eq(ws_ptx_translate(r.ctx, ptx, n, "calls.ptx", NULL, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+    r.k = ws_program_find_kernel(r.res.prog, "calls");
+    cr_assert_not_null(r.k);
+    ws_gpu_cfg cfg = ws_config_default();
+    cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+    ws_args_init(&r.args, r.k);
+    buf(&r, "param_0", sizeof x, x);
+    uint64_t dy = buf(&r, "param_1", sizeof y, NULL), dz = buf(&r, "param_2", sizeof z, NULL);
+    launch(&r, 1, N, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, y, dy, sizeof y);
+    read_back(&r, z, dz, sizeof z);
+    for (int t = 0; t < N; t++) {
+      int32_t want = step_host(x[t], 7);
+      if (t % 2) want = step_host(want, t);
+      cr_assert_eq(y[t], want, "mode %d lane %d: y = %d, expected %d", mode, t, y[t], want);
+      cr_assert_eq(z[t], ((float)want + (float)t) * 0.5f, "mode %d lane %d: z = %g", mode, t, z[t]);
+    }
+    stop(&r);
+  }
+  free(ptx);
+}
+
+/* Mutual recursion is refused at the call that closes the cycle. */
+Test(ptx, recursion_is_refused_at_the_call_closing_the_cycle) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_ptx_result res;
+  ws_status st = ws_ptx_load_file(ctx, WS_SOURCE_DIR "/tests/ptx/data/recursion.ptx", NULL, NULL, &res);
+  cr_assert_eq(st, WS_ERR_INVALID, "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "recursion.ptx:23: error: 'call.uni down': recursion: 'down' calls itself "
+                                   "through 'back'"),
+            "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 

@@ -6,6 +6,7 @@
  * emits) so the suite depends on no compiler version; tests/ptx/cuda/
  * covers what clang itself produces. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,7 +441,8 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  cvt.rni.s32.f32 %r1, %r2;\n  ret;\n}\n",
        "float to integer is supported with .rzi (truncation)"},
       {ENTRY "  div.s64 %rd1, %rd2, %rd3;\n  ret;\n}\n", "this type is not supported here"},
-      {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "special register '%clock64' is not supported"},
+      {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "%clock64 is read into a 64-bit register"},
+      {ENTRY "  mov.u32 %r1, %globaltimer;\n  ret;\n}\n", "special register '%globaltimer' is not supported"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const char *msg = refused(ctx, cases[i].ptx, WS_ERR_INVALID);
@@ -488,6 +490,55 @@ Test(ptx, device_functions_run_inlined_at_each_call) {
     }
     stop(&r);
   }
+  free(ptx);
+}
+
+/* PTX's .sat on f32: the result clamped to [0, 1] and NaN made +0. */
+static float sat_host(float v) {
+  if (isnan(v) || v <= 0.0f) return 0.0f; /* -0 too: +0 */
+  return v > 1.0f ? 1.0f : v;
+}
+
+/* saturate.ptx on edge values, compared bit for bit with the host (so a -0
+ * or a NaN left through fails); its %clock64 reads, in the timed run,
+ * bracket the %clock read between them. */
+Test(ptx, saturating_f32_arithmetic_and_the_64_bit_clock) {
+  enum { N = 32 };
+  float x[N];
+  const float edge[] = {NAN,  -0.0f,    2.0f,      -1.0f,     0.5f, 0.0f,
+                        1.0f, INFINITY, -INFINITY, 0.999999f, 1.5f, 0.75f};
+  for (int i = 0; i < N; i++) x[i] = i < 12 ? edge[i] : (float)(i - 20) / 8.0f;
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/data/saturate.ptx", &n);
+  run r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ws_ctx_create();
+  cr_assert_eq(ws_ptx_translate(r.ctx, ptx, n, "saturate.ptx", NULL, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+  r.k = ws_program_find_kernel(r.res.prog, "sat");
+  cr_assert_not_null(r.k);
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+  ws_args_init(&r.args, r.k);
+  buf(&r, "param_0", sizeof x, x);
+  uint64_t dy = buf(&r, "param_1", 1024 + N * 24, NULL);
+  launch(&r, 1, N, WS_MODE_TIMING);
+  float y[N * 8];
+  uint8_t clk[N * 24];
+  read_back(&r, y, dy, sizeof y);
+  read_back(&r, clk, dy + 1024, sizeof clk);
+  for (int t = 0; t < N; t++) {
+    float want[5] = {sat_host(x[t] + 0.0f), sat_host(x[t] - 0.5f), sat_host(x[t] * 2.0f),
+                     sat_host(fmaf(x[t], x[t], -1.0f)), sat_host(x[t])};
+    for (int k = 0; k < 5; k++)
+      cr_assert(memcmp(&y[t * 8 + k], &want[k], 4) == 0, "x = %g, op %d: %g, expected %g", x[t], k,
+                y[t * 8 + k], want[k]);
+    uint64_t before, after;
+    uint32_t mid;
+    memcpy(&before, clk + t * 24, 8), memcpy(&mid, clk + t * 24 + 8, 4), memcpy(&after, clk + t * 24 + 16, 8);
+    cr_assert(before > 0 && before <= mid && mid <= after,
+              "lane %d: clock64 %" PRIu64 ", clock %u, clock64 %" PRIu64, t, before, mid, after);
+  }
+  stop(&r);
   free(ptx);
 }
 

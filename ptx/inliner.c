@@ -193,6 +193,7 @@ static ws_status param_move(inliner *in, const site *s, const ws_ptx_stmt *st, b
     snprintf(op, sizeof op, "mov.b%u", k.bytes < 4 ? 32 : k.bytes * 8);
   ws_ptx_stmt c = copy_insn(st, op);
   c.nopnds = 2;
+  c.inlined = s->n != 0;
   ws_ptx_opnd *reg = &c.opnds[load ? 0 : 1], *slot = &c.opnds[load ? 1 : 0];
   *reg = *val;
   if (val->kind == WS_PTX_OPND_REG && !reg_name(s, val->name, reg->name, sizeof reg->name))
@@ -268,6 +269,7 @@ static ws_status rename_opnd(inliner *in, const site *s, const ws_ptx_stmt *st, 
 static ws_status copy_stmt(inliner *in, const site *s, const ws_ptx_stmt *st, int depth) {
   ws_ptx_stmt c = *st;
   c.call_args = NULL, c.ncall_args = 0, c.init = NULL;
+  c.inlined = s->n != 0;
   if (st->init) {
     c.init = malloc(st->size_bytes);
     if (!c.init) return oom(in);

@@ -56,6 +56,7 @@ typedef struct ws_ptx_stmt {
   uint8_t guard_neg;
   uint8_t has_guard;
   uint8_t nopnds;
+  uint8_t inlined;            /* copied from a device function's body into a kernel (inliner.h) */
   char guard[32];             /* predicate register name */
   char op[64];                /* opcode with its suffixes: "ld.global.nc.v4.f32" */
   char name[WS_PTX_NAME_MAX]; /* LABEL, REG_DECL (prefix), VAR_DECL names */

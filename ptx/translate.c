@@ -272,6 +272,7 @@ static uint32_t entry_line(const ws_ptx_module *m, const ws_ptx_entry *e, const 
   uint32_t best = 0;
   for (size_t i = 0; i < e->nstmts; i++) {
     const ws_ptx_stmt *st = &e->stmts[i];
+    if (st->inlined) continue; /* a device function's lines, maybe above the kernel */
     if (!st->cuda_line || st->cuda_file >= m->nfiles || !m->files[st->cuda_file]) continue;
     const char *f = strrchr(m->files[st->cuda_file], '/');
     if (strcmp(f ? f + 1 : m->files[st->cuda_file], base) != 0) continue;

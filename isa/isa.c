@@ -74,9 +74,9 @@ const char *ws_isa_shfl_name(ws_shfl_mode m) {
 }
 
 const char *ws_isa_sreg_name(ws_sreg sr) {
-  static const char *const names[WS_SR_COUNT] = {"SR_TID.X",   "SR_TID.Y",    "SR_TID.Z",    "SR_NTID.X",
-                                                 "SR_NTID.Y",  "SR_NTID.Z",   "SR_CTAID.X",  "SR_CTAID.Y",
-                                                 "SR_CTAID.Z", "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z",
-                                                 "SR_LANEID",  "SR_WARPID",   "SR_SMID",     "SR_CLOCK"};
+  static const char *const names[WS_SR_COUNT] = {
+      "SR_TID.X",   "SR_TID.Y",   "SR_TID.Z",   "SR_NTID.X",   "SR_NTID.Y",   "SR_NTID.Z",
+      "SR_CTAID.X", "SR_CTAID.Y", "SR_CTAID.Z", "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z",
+      "SR_LANEID",  "SR_WARPID",  "SR_SMID",    "SR_CLOCK",    "SR_CLOCKHI"};
   return (unsigned)sr < WS_SR_COUNT ? names[sr] : "?";
 }

@@ -103,6 +103,7 @@ typedef enum ws_sreg {
   WS_SR_WARPID,
   WS_SR_SMID,
   WS_SR_CLOCK,
+  WS_SR_CLOCKHI, /* the cycle counter's high 32 bits */
   WS_SR_COUNT
 } ws_sreg;
 

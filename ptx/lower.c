@@ -307,7 +307,7 @@ static ws_status sreg_op(lower *lw, const char *name, ws_vc_op *out) {
     }
   return refuse(lw,
                 "special register '%s' is not supported; supported: %%tid, %%ntid, %%ctaid, %%nctaid (.x .y "
-                ".z), %%laneid, %%warpid, %%smid, %%clock",
+                ".z), %%laneid, %%warpid, %%smid, %%clock, %%clock64",
                 name);
 }
 
@@ -1013,6 +1013,24 @@ static ws_status pack16(lower *lw, const ws_ptx_opnd *whole, const ws_ptx_opnd *
   return r;
 }
 
+/* %clock64 from two 32-bit halves read high, low, high: the low half
+ * read before a carry into the high one is at least 2^31 (the reads are a
+ * few cycles apart), so it goes with the first high half, else with the
+ * second. */
+static ws_status clock64(lower *lw, ws_vc_op d, uint8_t words) {
+  if (words != 2) return refuse(lw, "%%clock64 is read into a 64-bit register");
+  uint32_t hi1 = new_reg(lw, 1, false), hi2 = new_reg(lw, 1, false), p = new_reg(lw, 1, true);
+  emit(lw, "S2R", 2, op_reg(hi1, 0, 1, true), op_text("SR_CLOCKHI"));
+  emit(lw, "S2R", 2, word_of(d, 0), op_text("SR_CLOCK"));
+  emit(lw, "S2R", 2, op_reg(hi2, 0, 1, true), op_text("SR_CLOCKHI"));
+  ws_vc_op lo = word_of(d, 0);
+  lo.def = 0;
+  emit(lw, "ISETP.LT.S32", 3, op_pred(p, false, true), lo, op_text("0"));
+  emit(lw, "SEL", 4, word_of(d, 1), op_reg(hi1, 0, 1, false), op_reg(hi2, 0, 1, false),
+       op_pred(p, false, false));
+  return WS_OK;
+}
+
 static ws_status lower_mov(lower *lw) {
   ptype t = type_at(lw, 0);
   const ws_ptx_opnd *o = lw->st->opnds;
@@ -1047,6 +1065,7 @@ static ws_status lower_mov(lower *lw) {
   ws_vc_op d;
   r = def_r(lw, &o[0], words, &d);
   if (r != WS_OK) return r;
+  if (o[1].kind == WS_PTX_OPND_SREG && strcmp(o[1].name, "%clock64") == 0) return clock64(lw, d, words);
   if (o[1].kind == WS_PTX_OPND_SREG) {
     ws_vc_op sr;
     r = sreg_op(lw, o[1].name, &sr);
@@ -2318,6 +2337,36 @@ static ws_status prepass(lower *lw) {
   return WS_OK;
 }
 
+/* Whether the instruction is an f32 add, sub, mul, fma, mad or cvt with
+ * .sat, which is then taken off the suffixes (the operation runs as
+ * without it, then saturate clamps its result). */
+static bool take_sat(lower *lw) {
+  static const char *const ops[] = {"add", "sub", "mul", "fma", "mad", "cvt"};
+  int at = 0;
+  for (int i = 1; i < lw->nparts; i++)
+    if (strcmp(lw->parts[i], "sat") == 0) at = i;
+  ptype t = type_at(lw, strcmp(lw->parts[0], "cvt") == 0); /* cvt's destination type comes first */
+  if (!at || t.kind != 'f' || t.bits != 32 || lw->st->nopnds == 0) return false;
+  bool known = false;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) known |= strcmp(lw->parts[0], ops[i]) == 0;
+  if (!known) return false;
+  for (int i = at; i + 1 < lw->nparts; i++) memcpy(lw->parts[i], lw->parts[i + 1], sizeof lw->parts[i]);
+  lw->nparts--;
+  return true;
+}
+
+/* PTX's .sat on f32: the result clamped to [0, 1], NaN to +0. FMAX with
+ * +0 turns NaN (the other operand wins) and -0 (below +0) into +0. */
+static ws_status saturate(lower *lw) {
+  ws_vc_op d, a;
+  ws_status r = def_r(lw, &lw->st->opnds[0], 1, &d);
+  if (r == WS_OK) r = use_r(lw, &lw->st->opnds[0], 1, &a);
+  if (r != WS_OK) return r;
+  emit(lw, "FMAX", 3, d, a, op_text("0f00000000"));
+  emit(lw, "FMIN", 3, d, a, op_text("0f3F800000"));
+  return WS_OK;
+}
+
 static ws_status one_stmt(lower *lw, size_t i) {
   const ws_ptx_stmt *st = &lw->e->stmts[i];
   lw->st = st;
@@ -2344,7 +2393,9 @@ static ws_status one_stmt(lower *lw, size_t i) {
   }
   split_op(lw);
   size_t from = lw->vc->ninsns;
+  bool sat = take_sat(lw);
   ws_status r = dispatch(lw);
+  if (r == WS_OK && sat) r = saturate(lw);
   if (r == WS_OK) r = guard_from(lw, from);
   return r;
 }
@@ -2374,8 +2425,8 @@ ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module 
   if (e->is_func) {
     *shared = NULL, *nshared = 0, *params = NULL, *local_bytes = 0;
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                       "%s:%u: error: '.func %s' is a device function clang did not inline; calls are not "
-                       "supported (mark it __forceinline__)",
+                       "%s:%u: error: '.func %s' is a device function, not a kernel; it runs inlined at "
+                       "its calls",
                        file, e->line, e->name);
   }
   ws_status r = lower_all(&lw);

@@ -340,6 +340,56 @@ static ws_status parse_operand(parser *ps, ws_ptx_opnd *o) {
 
 /* ---- statements inside an entry -------------------------------------------------- */
 
+/* A call's parenthesized list of param names, "(a, b)", into call_args
+ * (or, with at most one name, the return param into name). */
+static ws_status parse_call_list(parser *ps, ws_ptx_stmt *st, bool is_ret) {
+  scan(ps); /* '(' */
+  size_t cap = 0;
+  while (!is_punct(ps, ')')) {
+    char name[WS_PTX_NAME_MAX];
+    ws_status r = take_ident(ps, name, sizeof name, "a param name in the call's list");
+    if (r != WS_OK) return r;
+    if (is_ret) {
+      if (st->name[0]) return fail_at(ps, &ps->t, "one return param");
+      memcpy(st->name, name, sizeof name);
+    } else {
+      if (!ws_grow((void **)&st->call_args, &cap, st->ncall_args, sizeof *st->call_args, 8))
+        return ws_ctx_fail(ps->ctx, WS_ERR_NOMEM, "%s: out of memory reading PTX", ps->name);
+      memcpy(st->call_args[st->ncall_args++], name, sizeof name);
+    }
+    if (is_punct(ps, ','))
+      scan(ps);
+    else if (!is_punct(ps, ')'))
+      return fail_at(ps, &ps->t, "',' or ')' in the call's list");
+  }
+  scan(ps);
+  return WS_OK;
+}
+
+/* "call.uni (ret), target, (args), prototype;" with the lists and the
+ * prototype optional: the target in opnds[0], a prototype in opnds[1]. */
+static ws_status parse_call(parser *ps, ws_ptx_stmt *st) {
+  ws_status r = WS_OK;
+  if (is_punct(ps, '(')) {
+    r = parse_call_list(ps, st, true);
+    if (r == WS_OK) r = expect_punct(ps, ',', "',' after the call's return param");
+  }
+  if (r == WS_OK) r = parse_operand(ps, &st->opnds[st->nopnds++]);
+  if (r == WS_OK && is_punct(ps, ',')) {
+    scan(ps);
+    if (is_punct(ps, '('))
+      r = parse_call_list(ps, st, false);
+    else
+      r = parse_operand(ps, &st->opnds[st->nopnds++]);
+  }
+  if (r == WS_OK && is_punct(ps, ',')) {
+    scan(ps);
+    r = parse_operand(ps, &st->opnds[st->nopnds++]);
+  }
+  if (r == WS_OK) r = expect_punct(ps, ';', "';' after the call");
+  return r;
+}
+
 static ws_status parse_insn(parser *ps, stmts *s) {
   ws_ptx_stmt *st = new_stmt(ps, s, WS_PTX_INSN);
   if (!st) return WS_ERR_NOMEM;
@@ -352,6 +402,7 @@ static ws_status parse_insn(parser *ps, stmts *s) {
   }
   ws_status r = take_ident(ps, st->op, sizeof st->op, "an instruction");
   if (r != WS_OK) return r;
+  if (strcmp(st->op, "call") == 0 || strncmp(st->op, "call.", 5) == 0) return parse_call(ps, st);
   while (!is_punct(ps, ';')) {
     if (st->nopnds == WS_PTX_MAX_OPERANDS) return fail_at(ps, &ps->t, "';' (at most 8 operands)");
     r = parse_operand(ps, &st->opnds[st->nopnds++]);
@@ -527,9 +578,10 @@ static ws_status parse_body(parser *ps, stmts *s) {
       r = parse_reg_decl(ps, s);
     } else if (is_word(ps, ".loc")) {
       parse_loc(ps);
-    } else if (is_word(ps, ".pragma")) {
-      skip_to_semicolon(ps);
-    } else if (is_word(ps, ".shared") || is_word(ps, ".local") || is_word(ps, ".const")) {
+    } else if (is_word(ps, ".pragma") || is_word(ps, ".callprototype")) {
+      skip_to_semicolon(ps); /* a prototype serves only indirect calls, which are refused */
+    } else if (is_word(ps, ".shared") || is_word(ps, ".local") || is_word(ps, ".const") ||
+               is_word(ps, ".param")) {
       r = parse_var(ps, s, false);
     } else if (ps->t.kind == T_IDENT && ps->t.s[0] != '.' && ps->t.s[0] != '%' && ps->p < ps->end) {
       /* a label ("LBB0_2:") or an instruction without a guard */
@@ -666,6 +718,8 @@ static ws_status parse_entry(parser *ps, bool is_func) {
   ws_ptx_entry e;
   memset(&e, 0, sizeof e);
   e.is_func = is_func;
+  e.has_ret = ret.name[0] != '\0';
+  e.ret = ret;
   e.line = line;
   ws_status r = take_ident(ps, e.name, sizeof e.name, "the entry's name");
   if (r == WS_OK) r = parse_params(ps, &e);
@@ -788,6 +842,9 @@ ws_status ws_ptx_parse(ws_ctx *ctx, const char *text, size_t len, const char *fi
 void ws_ptx_stmt_fini(ws_ptx_stmt *st) {
   free(st->init);
   st->init = NULL;
+  free(st->call_args);
+  st->call_args = NULL;
+  st->ncall_args = 0;
 }
 
 void ws_ptx_module_free(ws_ptx_module *m) {

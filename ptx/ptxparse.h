@@ -56,6 +56,7 @@ typedef struct ws_ptx_stmt {
   uint8_t guard_neg;
   uint8_t has_guard;
   uint8_t nopnds;
+  uint8_t inlined;            /* copied from a device function's body into a kernel (inliner.h) */
   char guard[32];             /* predicate register name */
   char op[64];                /* opcode with its suffixes: "ld.global.nc.v4.f32" */
   char name[WS_PTX_NAME_MAX]; /* LABEL, REG_DECL (prefix), VAR_DECL names */
@@ -66,6 +67,11 @@ typedef struct ws_ptx_stmt {
   uint32_t align_bytes;       /* VAR_DECL */
   uint8_t is_extern;          /* VAR_DECL: extern .shared, sized at launch */
   uint8_t *init;              /* VAR_DECL: the initializer's bytes (size_bytes of them), or NULL */
+  /* `call (ret), target, (args...)`: opnds[0] is the target (a function's
+   * symbol, or a register for an indirect call), name the return param
+   * ("" for none), call_args the params passed, in order */
+  char (*call_args)[WS_PTX_NAME_MAX];
+  uint32_t ncall_args;
   ws_ptx_opnd opnds[WS_PTX_MAX_OPERANDS];
   uint32_t line;                 /* PTX line */
   uint32_t cuda_file, cuda_line; /* from the last .loc; 0: none */
@@ -82,6 +88,8 @@ typedef struct ws_ptx_param {
 typedef struct ws_ptx_entry {
   char name[WS_PTX_NAME_MAX];
   uint8_t is_func; /* .func rather than .entry */
+  uint8_t has_ret; /* a .func returning a value: ret is its return param */
+  ws_ptx_param ret;
   ws_ptx_param *params;
   size_t nparams;
   ws_ptx_stmt *stmts;
@@ -102,7 +110,7 @@ typedef struct ws_ptx_module {
   size_t nfiles;
 } ws_ptx_module;
 
-/* Frees what a statement owns (a variable's initializer). */
+/* Frees what a statement owns (a variable's initializer, a call's params). */
 void ws_ptx_stmt_fini(ws_ptx_stmt *st);
 
 /* Reads `len` bytes of PTX (need not be NUL-terminated). Messages are

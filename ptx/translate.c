@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "isa/asm.h"
 #include "ptx/cuda.h"
+#include "ptx/inliner.h"
 #include "ptx/lower.h"
 #include "ptx/ptxparse.h"
 
@@ -271,6 +272,7 @@ static uint32_t entry_line(const ws_ptx_module *m, const ws_ptx_entry *e, const 
   uint32_t best = 0;
   for (size_t i = 0; i < e->nstmts; i++) {
     const ws_ptx_stmt *st = &e->stmts[i];
+    if (st->inlined) continue; /* a device function's lines, maybe above the kernel */
     if (!st->cuda_line || st->cuda_file >= m->nfiles || !m->files[st->cuda_file]) continue;
     const char *f = strrchr(m->files[st->cuda_file], '/');
     if (strcmp(f ? f + 1 : m->files[st->cuda_file], base) != 0) continue;
@@ -436,8 +438,9 @@ ws_status ws_ptx_translate(ws_ctx *ctx, const char *text, size_t len, const char
   ws_text_init(&o.t);
   size_t kernels = 0;
   for (size_t i = 0; r == WS_OK && i < m.nentries; i++) {
-    if (m.entries[i].is_func) continue; /* a device function is only reached by calls, refused there */
-    r = one_kernel(ctx, filename, &m, i, opts, &o);
+    if (m.entries[i].is_func) continue; /* a device function is only reached by calls, inlined there */
+    r = ws_inliner_expand(ctx, filename, &m, i);
+    if (r == WS_OK) r = one_kernel(ctx, filename, &m, i, opts, &o);
     kernels++;
   }
   if (r == WS_OK && kernels == 0)

@@ -621,6 +621,7 @@ static uint32_t sreg_uniform(const ws_exec_site *s, ws_sreg sr) {
   case WS_SR_WARPID: return s->warp_idx;
   case WS_SR_SMID: return s->cta->sm_id;
   case WS_SR_CLOCK: return (uint32_t)s->clock;
+  case WS_SR_CLOCKHI: return (uint32_t)(s->clock >> 32);
   default: return 0;
   }
 }

@@ -676,6 +676,8 @@ check ptx-define-on-ptx 2 "-D and --instantiate apply to a .cu file" -- "$ws" pt
 check ptx-max-regs 2 "--max-regs must be 1..255, got '0'" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 0
 check ptx-onto-itself 2 "" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" -o "$src/tests/ptx/cuda/saxpy.ptx"
 check ptx-too-few-regs 1 "kernel 'saxpy': does not fit in 1 registers even with spilling" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 1
+check ptx-recursion 1 "recursion.ptx:23: error: 'call.uni down': recursion: 'down' calls itself through 'back'" -- "$ws" ptx "$src/tests/ptx/data/recursion.ptx"
+check exec-device-funcs 0 "  5 11 21 3.5" -- "$ws" exec "$src/tests/ptx/cuda/device_funcs.cu" --grid 1 --block 32 --arg n=4 --buf x=f32:1,-2,3,-0.5 --buf y=zeros:16 --buf z=zeros:16 --buf w=zeros:16 --arg s=0.5 --print z:f32:4
 check ptx-spills 0 "// kernel saxpy (saxpy): 35 instructions, 4 registers/thread, 32 bytes spilled" -- "$ws" ptx "$src/tests/ptx/cuda/saxpy.ptx" --max-regs 4
 check exec-max-regs 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --max-regs 4 --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y
 check ptx-half-stores 0 "STG.16 [R4+0], R0" -- "$ws" ptx "$src/tests/ptx/cuda/half_axpy.ptx"

@@ -691,6 +691,58 @@ Test(corpus, early_exit) {
   cr_assert_eq(o.negatives, want, "negatives = %d, expected %d", o.negatives, want);
 }
 
+/* ---- device_funcs: __noinline__ functions, inlined at each call ----------------------- */
+
+enum { DF_N = 300 }; /* 3 CTAs of 128, the last one partly past n */
+
+typedef struct df_out {
+  float y[DF_N], z[DF_N];
+  int32_t w[DF_N];
+} df_out;
+
+static void device_funcs_launch(run *r, const void *in, void *outp) {
+  df_out *o = outp;
+  set_u32(r, "param_0", DF_N);
+  buf(r, "param_1", DF_N * sizeof(float), in);
+  uint64_t y = buf(r, "param_2", sizeof o->y, NULL), z = buf(r, "param_3", sizeof o->z, NULL);
+  uint64_t w = buf(r, "param_4", sizeof o->w, NULL);
+  set_f32(r, "param_5", 0.75f);
+  launch(r, dim1(ceil_div(DF_N, 128)), dim1(128));
+  read_back(r, o->y, y, sizeof o->y);
+  read_back(r, o->z, z, sizeof o->z);
+  read_back(r, o->w, w, sizeof o->w);
+}
+
+static float df_poly(float v, float c) { return fmaf(v, v, c); }
+
+static int df_first_above(const float *x, int n, float t) {
+  for (int k = 0; k < n; k++)
+    if (x[k] > t) return k;
+  return -1;
+}
+
+/* clang contracts each v * s + c into one fma.rn.f32, as fmaf rounds once;
+ * the inputs are eighths, so every result is the host's exactly. */
+Test(corpus, device_funcs) {
+  static float x[DF_N];
+  static df_out o;
+  uint32_t s = 29;
+  for (int i = 0; i < DF_N; i++) x[i] = (float)small_int(&s, -40, 40) / 8.0f;
+  both_modes("device_funcs", "device_funcs", NULL, device_funcs_launch, x, &o, sizeof o);
+  for (int i = 0; i < DF_N; i++) {
+    float a = df_poly(x[i], 0.5f);
+    if (i % 3 == 0) a = df_poly(a, -1.0f);
+    int c = i % 7 - 10 + i;
+    c = c < -4 ? -4 : c > 40 ? 40 : c;
+    float y = fmaf(a, 0.75f, (float)c), z = df_poly(x[i], 1.0f) + df_poly(-x[i], 2.0f);
+    int left = DF_N - i < 8 ? DF_N - i : 8;
+    int w = x[i] < 0.0f ? df_first_above(x + i, left, x[i] + 1.0f) : -2;
+    cr_assert_eq(o.y[i], y, "y[%d] = %.9g, expected %.9g", i, o.y[i], y);
+    cr_assert_eq(o.z[i], z, "z[%d] = %.9g, expected %.9g", i, o.z[i], z);
+    cr_assert_eq(o.w[i], w, "w[%d] = %d, expected %d", i, o.w[i], w);
+  }
+}
+
 /* ---- persistent: blocks take work items until the queue runs dry --------------------- */
 
 /* The committed PTX (clang 14.0.6) is racy for blocks of more than one

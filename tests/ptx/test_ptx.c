@@ -6,6 +6,7 @@
  * emits) so the suite depends on no compiler version; tests/ptx/cuda/
  * covers what clang itself produces. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,8 +467,18 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
        "bad.ptx:9: error: 'add.f64 %fd1, %fd0, %fd0': this type is not supported here"},
       {ENTRY "  add.s32 %r1, %r9, 1;\n  ret;\n}\n",
        "bad.ptx:9: error: 'add.s32 %r1, %r9, 1': register '%r9' is not declared"},
-      {HEAD ".func f()\n{\n  ret;\n}\n.visible .entry k()\n{\n  call f;\n  ret;\n}\n",
-       "instruction 'call' is not supported"},
+      {HEAD
+       ".func f()\n{\n  call.uni f, ();\n  ret;\n}\n.visible .entry k()\n{\n  call.uni f, ();\n  ret;\n}\n",
+       "bad.ptx:6: error: 'call.uni f': recursion: 'f' calls itself; device functions are inlined"},
+      {ENTRY "  ld.param.u64 %rd1, [p];\n  proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+             "  call (%r1), %rd1, (%r2), proto;\n  ret;\n}\n",
+       "bad.ptx:11: error: 'call %rd1': an indirect call (through a register or a prototype)"},
+      {HEAD ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n.visible .entry k()\n{\n"
+            "  .reg .b64 %rd<2>;\n  .reg .b32 %r<2>;\n  call.uni (%r1), vprintf, (%rd1, %rd1);\n  ret;\n}\n",
+       "bad.ptx:9: error: 'call.uni vprintf': 'vprintf' is declared but not defined in this PTX"},
+      {HEAD ".func (.param .b32 r) f(.param .b32 a)\n{\n  ret;\n}\n.visible .entry k()\n{\n"
+            "  .reg .b32 %r<2>;\n  call.uni (%r1), f, (%r1, %r1);\n  ret;\n}\n",
+       "passes 2 params to 'f', which takes 1"},
       {ENTRY "  shfl.sync.down.b32 %r1, %r2, 1, 15, -1;\n  ret;\n}\n",
        "shfl is supported over the whole warp"},
       {ENTRY "  bar.sync 1;\n  ret;\n}\n", "barrier 0 over the whole CTA is supported"},
@@ -486,12 +497,116 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
       {ENTRY "  cvt.rni.s32.f32 %r1, %r2;\n  ret;\n}\n",
        "float to integer is supported with .rzi (truncation)"},
       {ENTRY "  div.s64 %rd1, %rd2, %rd3;\n  ret;\n}\n", "this type is not supported here"},
-      {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "special register '%clock64' is not supported"},
+      {ENTRY "  mov.u32 %r1, %clock64;\n  ret;\n}\n", "%clock64 is read into a 64-bit register"},
+      {ENTRY "  mov.u32 %r1, %globaltimer;\n  ret;\n}\n", "special register '%globaltimer' is not supported"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const char *msg = refused(ctx, cases[i].ptx, WS_ERR_INVALID);
     cr_expect(strstr(msg, cases[i].says), "case %zu: %s", i, msg);
   }
+  ws_ctx_destroy(ctx);
+}
+
+/* ---- device functions, inlined at their calls ----------------------------------------- */
+
+static char *slurp(const char *rel, size_t *n);
+
+static int32_t step_host(int32_t a, int32_t b) { return a > 100 ? 100 : a + b; }
+
+/* calls.ptx passes registers and an 8-byte aggregate, returns from the
+ * middle of a function and calls one under a divergent predicate; every
+ * lane's result is the host's, in both modes. */
+Test(ptx, device_functions_run_inlined_at_each_call) {
+  enum { N = 64 };
+  int32_t x[N], y[N];
+  float z[N];
+  for (int i = 0; i < N; i++) x[i] = (i * 13) % 140 - 20;
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/data/calls.ptx", &n);
+  for (int mode = 0; mode < 2; mode++) {
+    run r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ws_ctx_create();
+    cr_assert_eq(ws_ptx_translate(r.ctx, ptx, n, "calls.ptx", NULL, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+    r.k = ws_program_find_kernel(r.res.prog, "calls");
+    cr_assert_not_null(r.k);
+    ws_gpu_cfg cfg = ws_config_default();
+    cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+    ws_args_init(&r.args, r.k);
+    buf(&r, "param_0", sizeof x, x);
+    uint64_t dy = buf(&r, "param_1", sizeof y, NULL), dz = buf(&r, "param_2", sizeof z, NULL);
+    launch(&r, 1, N, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+    read_back(&r, y, dy, sizeof y);
+    read_back(&r, z, dz, sizeof z);
+    for (int t = 0; t < N; t++) {
+      int32_t want = step_host(x[t], 7);
+      if (t % 2) want = step_host(want, t);
+      cr_assert_eq(y[t], want, "mode %d lane %d: y = %d, expected %d", mode, t, y[t], want);
+      cr_assert_eq(z[t], ((float)want + (float)t) * 0.5f, "mode %d lane %d: z = %g", mode, t, z[t]);
+    }
+    stop(&r);
+  }
+  free(ptx);
+}
+
+/* PTX's .sat on f32: the result clamped to [0, 1] and NaN made +0. */
+static float sat_host(float v) {
+  if (isnan(v) || v <= 0.0f) return 0.0f; /* -0 too: +0 */
+  return v > 1.0f ? 1.0f : v;
+}
+
+/* saturate.ptx on edge values, compared bit for bit with the host (so a -0
+ * or a NaN left through fails); its %clock64 reads, in the timed run,
+ * bracket the %clock read between them. */
+Test(ptx, saturating_f32_arithmetic_and_the_64_bit_clock) {
+  enum { N = 32 };
+  float x[N];
+  const float edge[] = {NAN,  -0.0f,    2.0f,      -1.0f,     0.5f, 0.0f,
+                        1.0f, INFINITY, -INFINITY, 0.999999f, 1.5f, 0.75f};
+  for (int i = 0; i < N; i++) x[i] = i < 12 ? edge[i] : (float)(i - 20) / 8.0f;
+  size_t n = 0;
+  char *ptx = slurp("tests/ptx/data/saturate.ptx", &n);
+  run r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ws_ctx_create();
+  cr_assert_eq(ws_ptx_translate(r.ctx, ptx, n, "saturate.ptx", NULL, &r.res), WS_OK, "%s", ws_errmsg(r.ctx));
+  r.k = ws_program_find_kernel(r.res.prog, "sat");
+  cr_assert_not_null(r.k);
+  ws_gpu_cfg cfg = ws_config_default();
+  cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+  ws_args_init(&r.args, r.k);
+  buf(&r, "param_0", sizeof x, x);
+  uint64_t dy = buf(&r, "param_1", 1024 + N * 24, NULL);
+  launch(&r, 1, N, WS_MODE_TIMING);
+  float y[N * 8];
+  uint8_t clk[N * 24];
+  read_back(&r, y, dy, sizeof y);
+  read_back(&r, clk, dy + 1024, sizeof clk);
+  for (int t = 0; t < N; t++) {
+    float want[5] = {sat_host(x[t] + 0.0f), sat_host(x[t] - 0.5f), sat_host(x[t] * 2.0f),
+                     sat_host(fmaf(x[t], x[t], -1.0f)), sat_host(x[t])};
+    for (int k = 0; k < 5; k++)
+      cr_assert(memcmp(&y[t * 8 + k], &want[k], 4) == 0, "x = %g, op %d: %g, expected %g", x[t], k,
+                y[t * 8 + k], want[k]);
+    uint64_t before, after;
+    uint32_t mid;
+    memcpy(&before, clk + t * 24, 8), memcpy(&mid, clk + t * 24 + 8, 4), memcpy(&after, clk + t * 24 + 16, 8);
+    cr_assert(before > 0 && before <= mid && mid <= after,
+              "lane %d: clock64 %" PRIu64 ", clock %u, clock64 %" PRIu64, t, before, mid, after);
+  }
+  stop(&r);
+  free(ptx);
+}
+
+/* Mutual recursion is refused at the call that closes the cycle. */
+Test(ptx, recursion_is_refused_at_the_call_closing_the_cycle) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_ptx_result res;
+  ws_status st = ws_ptx_load_file(ctx, WS_SOURCE_DIR "/tests/ptx/data/recursion.ptx", NULL, NULL, &res);
+  cr_assert_eq(st, WS_ERR_INVALID, "%s", ws_errmsg(ctx));
+  cr_expect(strstr(ws_errmsg(ctx), "recursion.ptx:23: error: 'call.uni down': recursion: 'down' calls itself "
+                                   "through 'back'"),
+            "%s", ws_errmsg(ctx));
   ws_ctx_destroy(ctx);
 }
 

@@ -21,13 +21,13 @@
 
 /* Modifier groups an opcode may accept (bit set in the table's MODS column). */
 enum {
-  WS_MOD_ICMP = 1u << 0,  /* .EQ .NE .LT .LE .GT .GE */
-  WS_MOD_FCMP = 1u << 1,  /* the above plus .EQU .NEU .LTU .LEU .GTU .GEU .NUM .NAN */
-  WS_MOD_ITYPE = 1u << 2, /* .S32 (default) .U32 */
-  WS_MOD_ATYPE = 1u << 3, /* .S32 (default) .U32 .F32 */
-  WS_MOD_WIDTH = 1u << 4, /* .32 (default) .64 .128 */
-  WS_MOD_HSEL = 1u << 5,  /* .H0 (default) .H1 */
-  WS_MOD_SHFL = 1u << 6,  /* .IDX .UP .DOWN .BFLY (required) */
+  WS_MOD_ICMP = 1u << 0,   /* .EQ .NE .LT .LE .GT .GE */
+  WS_MOD_FCMP = 1u << 1,   /* the above plus .EQU .NEU .LTU .LEU .GTU .GEU .NUM .NAN */
+  WS_MOD_ITYPE = 1u << 2,  /* .S32 (default) .U32 */
+  WS_MOD_ATYPE = 1u << 3,  /* .S32 (default) .U32 .F32 */
+  WS_MOD_WIDTH = 1u << 4,  /* .32 (default) .64 .128 */
+  WS_MOD_HSEL = 1u << 5,   /* .H0 (default) .H1 */
+  WS_MOD_SHFL = 1u << 6,   /* .IDX .UP .DOWN .BFLY (required) */
   WS_MOD_SWIDTH = 1u << 7, /* stores: .8 .16 .32 (default) .64 .128 */
   WS_MOD_HFMT = 1u << 8    /* .F16_V2 (default) .BF16_V2 .F16 .BF16 */
 };

@@ -15,8 +15,9 @@ static const ws_modgroup *group_of(uint32_t bit) {
 }
 
 Test(modifiers, groups_in_canonical_order) {
-  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP,   WS_MOD_ITYPE, WS_MOD_ATYPE, WS_MOD_WIDTH,
-                                                    WS_MOD_SWIDTH, WS_MOD_HSEL, WS_MOD_SHFL, WS_MOD_HFMT};
+  static const uint32_t order[WS_MODGROUP_COUNT] = {WS_MOD_ICMP,  WS_MOD_FCMP,  WS_MOD_ITYPE,
+                                                    WS_MOD_ATYPE, WS_MOD_WIDTH, WS_MOD_SWIDTH,
+                                                    WS_MOD_HSEL,  WS_MOD_SHFL,  WS_MOD_HFMT};
   static const unsigned counts[WS_MODGROUP_COUNT] = {6, 14, 2, 3, 3, 5, 2, 4, 4};
   static const int defaults[WS_MODGROUP_COUNT] = {-1, -1, 0, 0, 0, 2, 0, -1, 0};
   static const char *const what[WS_MODGROUP_COUNT] = {"comparison", "comparison",   "type",

@@ -1031,7 +1031,8 @@ Test(corpus, half_axpy_fma_and_half_stores) {
   for (int i = 0; i < HALF_N; i++) in[i] = (float)(i - 300) * 0.3337f + 1e-4f * (float)i;
   both_modes("half_axpy", "to_half", NULL, to_half_launch, in, out, sizeof out);
   for (int i = 0; i < HALF_N; i++)
-    cr_assert(out[i] == (_Float16)in[i], "out[%d] = %g, expected %g", i, (double)out[i], (double)(_Float16)in[i]);
+    cr_assert(out[i] == (_Float16)in[i], "out[%d] = %g, expected %g", i, (double)out[i],
+              (double)(_Float16)in[i]);
   cr_assert(out[HALF_N] == (_Float16)-3.0f, "the half past n is untouched");
 }
 

@@ -241,7 +241,7 @@ static void take_counters(meter *m, const ws_stats *s) {
   m->l2_hits += ws_stats_sum(s, "l2.*.sector_hits");
   m->l2_misses += ws_stats_sum(s, "l2.*.sector_misses");
   r->dram_read_bytes += ws_stats_sum(s, "hbm.*.bytes_read");
-  r->dram_write_bytes += ws_stats_sum(s, "hbm.*.bytes_written");
+  r->dram_write_bytes += ws_stats_sum(s, "hbm.*.bytes_written") + ws_stats_sum(s, "hbm.*.end_bytes_written");
   r->smem_bank_conflicts += ws_stats_sum(s, "sm*.smem.bank_conflicts");
   r->lsu_refusals += ws_stats_sum(s, "sm*.lsu.refusals");
   char pattern[64];

@@ -101,8 +101,9 @@ typedef struct ws_point_result {
   double gflops;  /* flops / time */
   uint64_t warp_insns;
   double l1_hit_pct, l2_hit_pct; /* sector hit rates, < 0 when no lookups */
-  uint64_t dram_read_bytes, dram_write_bytes;
-  double arith_intensity; /* flops / DRAM bytes (read + written) */
+  uint64_t dram_read_bytes;
+  uint64_t dram_write_bytes; /* during the launches and the write-backs at their ends */
+  double arith_intensity;    /* flops / DRAM bytes (read + written) */
   uint64_t smem_bank_conflicts;
   uint64_t lsu_refusals;
   double stall_pct[WS_POINT_STALLS_MAX]; /* share of stalled warp-cycles per reason, in the device's order */

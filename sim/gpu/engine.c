@@ -81,6 +81,8 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
 
 void ws_engine_set_keep_l2(ws_engine *e, bool keep) { e->keep_l2 = keep; }
 
+void ws_engine_write_back_l2(ws_engine *e) { ws_memsys_write_back_l2(e->mem); }
+
 struct ws_uvm *ws_engine_uvm(ws_engine *e) {
   return ws_memsys_uvm(e->mem);
 }
@@ -340,7 +342,10 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   e->gpu_cycles = ls->cycles = end + (uint64_t)llround(skipped);
   ls->sampled = true;
   double wave_ci = waves ? e->smp.ci95_cycles : 0;
-  ls->cycles_ci95 = (uint64_t)llround(sqrt(wave_ci * wave_ci + e->loops.var_cycles));
+  /* the windows' and batches' spread, then what no spread shows: the drift
+   * between windows, and the gaps' own (sampler.h, WS_SAMPLER_GAP_SHARE) */
+  double spread = sqrt(wave_ci * wave_ci + e->loops.var_cycles);
+  ls->cycles_ci95 = (uint64_t)llround(spread + e->loops.drift_cycles + WS_SAMPLER_GAP_SHARE * skipped);
 }
 
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
@@ -390,6 +395,9 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   if (st == WS_OK) st = begin(e, &env, launch, occ);
   if (st == WS_OK) st = main_loop(e, &end);
   finish(e, end, ls);
+  /* the next launch starts with an empty L2: what this one left dirty is
+   * its own DRAM writes (after its last cycle, so untimed) */
+  if (st == WS_OK && !e->keep_l2) ws_memsys_write_back_l2(e->mem);
   if (e->probe) probe_end(e, launch, occ, end);
   free(table);
   ws_watchdog_free(&wd);

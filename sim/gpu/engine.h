@@ -32,6 +32,9 @@ void ws_engine_destroy(ws_engine *e);
 /* Whether each launch keeps the L2 contents the previous one left
  * (default: no, every launch starts with empty caches). */
 void ws_engine_set_keep_l2(ws_engine *e, bool keep);
+/* Writes the L2's dirty lines back, counted with the last launch's
+ * counters (ws_memsys_write_back_l2). */
+void ws_engine_write_back_l2(ws_engine *e);
 /* Every later launch reports its micro-ops to `probe` (sim/common/probe.h;
  * NULL: none, the default). It must outlive those launches. */
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe);

@@ -175,6 +175,19 @@ static double window_cpi(const ws_loop_window *w) {
   return i ? (double)ws_loop_window_cycles(w) / (double)i : 0;
 }
 
+/* A gap's systematic uncertainty per instruction: the windows on either
+ * side measure different costs (a loop's later tiles find another L2, the
+ * CTAs drift apart and the gaps bring them back in step), and the mean of
+ * the two is right only when the cost moves evenly between them. Half
+ * their difference bounds it; with no window after the gap, the largest
+ * share of its cost seen in the launch stands in. */
+static double drift(ws_loop_sampler *s, bool with_next, double cpi) {
+  if (!with_next || cpi <= 0) return s->drift_share_max * cpi;
+  double d = fabs(window_cpi(&s->prev) - window_cpi(&s->win)) / 2;
+  if (d / cpi > s->drift_share_max) s->drift_share_max = d / cpi;
+  return d;
+}
+
 double ws_loop_sampler_price(ws_loop_sampler *s, bool with_next) {
   uint64_t gap = s->pending_insns;
   s->pending_insns = 0;
@@ -188,5 +201,6 @@ double ws_loop_sampler_price(ws_loop_sampler *s, bool with_next) {
   s->skipped_insns += gap;
   s->skipped_cycles += cycles;
   s->var_cycles += half * half;
+  s->drift_cycles += drift(s, with_next, cpi) * (double)gap;
   return cycles;
 }

@@ -45,6 +45,16 @@ typedef struct ws_sampling {
 
 #define WS_SAMPLER_MAX_THREADS 64
 
+/* The interval's systematic part, as a share of the skipped cycles: a gap
+ * brings CTAs that had drifted apart back in step, so what follows it runs
+ * faster (or, on the L2, slower) than in a full run, by an amount no window
+ * measures. Calibrated on docs/validation.md's ladder points: with the
+ * spread and the windows' drift alone, a100's blocktile1d at 1024^3 was
+ * -4.14 % against +-2.19 %, its blocktile2d +4.14 % against +-3.85 % and
+ * mma at 512^3 +2.60 % against +-1.67 %; 4 % of the skipped cycles covers
+ * each of them. */
+#define WS_SAMPLER_GAP_SHARE 0.04
+
 #define WS_SAMPLER_MIN_WAVES 2 /* an interval needs two batches */
 #define WS_SAMPLER_MAX_WAVES 64
 #define WS_SAMPLER_DEFAULT_WAVES 3
@@ -172,6 +182,12 @@ typedef struct ws_loop_sampler {
   uint64_t skipped_insns;
   double skipped_cycles;
   double var_cycles; /* sum of the gaps' squared 95 % half-widths */
+  /* the drift's share of the interval: per gap, half the difference of
+   * the cycles the windows on either side would price it at, summed (a
+   * drift pushes every gap the same way); a gap with no window after it
+   * takes the largest relative drift seen so far */
+  double drift_cycles;
+  double drift_share_max;
 } ws_loop_sampler;
 
 /* Off unless cfg asks for it (measure_rounds in range). */

@@ -276,6 +276,10 @@ void ws_device_set_keep_l2(ws_device *dev, bool keep_l2) {
   if (dev->engine) ws_engine_set_keep_l2(dev->engine, keep_l2);
 }
 
+void ws_device_write_back_l2(ws_device *dev) {
+  if (dev->engine) ws_engine_write_back_l2(dev->engine);
+}
+
 void ws_device_set_sampling(ws_device *dev, const ws_sampling *cfg) {
   dev->sampling = cfg ? *cfg : (ws_sampling){0};
   if (dev->engine) ws_engine_set_sampling(dev->engine, &dev->sampling);

@@ -45,10 +45,17 @@ ws_ctx *ws_device_ctx(const ws_device *dev);
 void ws_device_set_mode(ws_device *dev, ws_exec_mode mode);
 /* By default every timed launch starts with empty caches, so a kernel's
  * statistics do not depend on what ran before (what benchmarks and the
- * tests want). With keep_l2 a launch finds the L2 as the previous launch
- * left it, valid and dirty lines included, as kernels in one process do on
- * a real GPU; the L1s are emptied at every launch either way. */
+ * tests want), and ends by writing back the lines it left dirty in the L2,
+ * counted as its DRAM writes (hbm.ch*.bytes_written, after its last cycle:
+ * untimed), so a kernel's stores are never left out of its traffic. With
+ * keep_l2 a launch finds the L2 as the previous launch left it, valid and
+ * dirty lines included, as kernels in one process do on a real GPU: dirty
+ * lines are written back when evicted, or by ws_device_write_back_l2. The
+ * L1s are emptied at every launch either way. */
 void ws_device_set_keep_l2(ws_device *dev, bool keep_l2);
+/* Writes the L2's dirty lines back now, counted with the last timed
+ * launch's counters: the end of a run of launches that kept the L2. */
+void ws_device_write_back_l2(ws_device *dev);
 /* Whether later timed launches are sampled (sim/gpu/sampler.h: copied):
  * CTA waves when measure_waves is not 0, loop iterations inside CTAs when
  * measure_rounds is not 0 (NULL or both 0: everything timed, the default).

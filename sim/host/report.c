@@ -124,7 +124,10 @@ static void print_memory(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats
     fprintf(out, "  %-34s %8s\n", "DRAM traffic", "n/a");
   } else {
     double bw = secs > 0 ? (double)(rd.value + wr.value) / secs : 0;
-    fprintf(out, "  %-34s %12" PRIu64 " B read, %" PRIu64 " B written\n", "DRAM traffic", rd.value, wr.value);
+    uint64_t end = get_sum(s, "hbm.*.end_bytes_written").value;
+    fprintf(out, "  %-34s %12" PRIu64 " B read, %" PRIu64 " B written", "DRAM traffic", rd.value, wr.value);
+    if (end) fprintf(out, " + %" PRIu64 " B written back at the end", end);
+    fputc('\n', out);
     fprintf(out, "  %-34s %12.1f GB/s", "DRAM bandwidth", bw / 1e9);
     if (peak > 0) fprintf(out, "  (%.1f %% of %.1f GB/s peak)", 100.0 * bw / peak, peak / 1e9);
     fputc('\n', out);
@@ -164,9 +167,10 @@ static void print_flops(FILE *out, const ws_gpu_cfg *cfg, const ws_launch_stats 
     fputc('\n', out);
   }
   sum rd = get_sum(s, "hbm.*.bytes_read"), wr = get_sum(s, "hbm.*.bytes_written");
-  if (rd.value + wr.value)
+  uint64_t bytes = rd.value + wr.value + get_sum(s, "hbm.*.end_bytes_written").value;
+  if (bytes)
     fprintf(out, "  %-34s %12.3f FLOP/byte\n", "arithmetic intensity (DRAM)",
-            (double)(fp32 + tensor) / (double)(rd.value + wr.value));
+            (double)(fp32 + tensor) / (double)bytes);
   else
     fprintf(out, "  %-34s %8s\n", "arithmetic intensity (DRAM)", "n/a");
 }
@@ -184,7 +188,8 @@ void ws_report_summarize(const ws_gpu_cfg *cfg, const ws_stats *s, ws_report_sum
   double den = (double)active.value * cfg->sm.max_warps_per_sm;
   out->achieved_occupancy_pct = den > 0 ? 100.0 * (double)warps.value / den : -1.0;
   out->dram_read_bytes = get_sum(s, "hbm.*.bytes_read").value;
-  out->dram_write_bytes = get_sum(s, "hbm.*.bytes_written").value;
+  out->dram_write_bytes =
+      get_sum(s, "hbm.*.bytes_written").value + get_sum(s, "hbm.*.end_bytes_written").value;
   out->uvm_faults = get_sum(s, "uvm.faults").value;
   out->uvm_migrated_bytes = get_sum(s, "uvm.migrated_bytes").value;
   out->uvm_fault_cycles = get_sum(s, "uvm.fault_cycles").value;

@@ -24,7 +24,8 @@
 typedef struct ws_report_summary {
   double l1_hit_pct, l2_hit_pct; /* sector hit rates */
   double achieved_occupancy_pct;
-  uint64_t dram_read_bytes, dram_write_bytes;
+  uint64_t dram_read_bytes;
+  uint64_t dram_write_bytes; /* during the launch and at its end (hbm.ch*.end_bytes_written) */
   /* managed memory: 4 KiB pages faulted, bytes the fault batches moved in,
    * cycles the driver spent on them (0 without managed memory) */
   uint64_t uvm_faults, uvm_migrated_bytes, uvm_fault_cycles;

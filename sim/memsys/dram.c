@@ -45,6 +45,7 @@ typedef struct bank {
 typedef struct chan_stats {
   uint64_t reads, writes, row_hits, row_misses, row_conflicts, bytes_read, bytes_written;
   uint64_t busy_cycles, refreshes, turnarounds;
+  uint64_t end_bytes_written;
 } chan_stats;
 
 #define FAW_ACTS 4      /* tFAW bounds this many activates per pseudo-channel */
@@ -119,6 +120,11 @@ void ws_dram_count_untimed(ws_dram *d, uint64_t line_addr, uint32_t bytes, bool 
   if (bytes) count_transfer(d, &d->ch[ws_dram_channel(d, line_addr)], bytes, is_write);
 }
 
+void ws_dram_count_end_write(ws_dram *d, uint64_t line_addr, uint32_t bytes) {
+  uint64_t burst = d->cfg.hbm.burst_bytes;
+  d->ch[ws_dram_channel(d, line_addr)].st.end_bytes_written += (bytes + burst - 1) / burst * burst;
+}
+
 static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
   ws_status st = WS_OK;
   for (uint32_t i = 0; i < d->channels && st == WS_OK; i++) {
@@ -131,6 +137,8 @@ static ws_status register_stats(ws_dram *d, ws_ctx *ctx, ws_stats *s) {
         {&c->row_conflicts, "row_conflicts", "requests to another row than the open one (tRP + tRCD + tCL)"},
         {&c->bytes_read, "bytes_read", "bytes moved on the bus for reads (whole bursts)"},
         {&c->bytes_written, "bytes_written", "bytes moved on the bus for writes (whole bursts)"},
+        {&c->end_bytes_written, "end_bytes_written",
+         "bytes of the L2's dirty lines written after the launch's last cycle (whole bursts, untimed)"},
         {&c->busy_cycles, "busy_cycles", "core cycles the channel data bus was transferring"},
         {&c->refreshes, "refreshes",
          "refreshes: all-bank (each closes every row for tRFC) or, with hbm.t_rfcsb_ps, per-bank (one "

@@ -54,6 +54,9 @@ bool ws_dram_reserve(ws_dram *d, uint32_t ch);
  * with no time: what work a sampled launch skips would have moved
  * (ws_memsys_warm). */
 void ws_dram_count_untimed(ws_dram *d, uint64_t line_addr, uint32_t bytes, bool is_write);
+/* Counts a write-back made after the launch's last cycle (the L2 emptied
+ * between launches), apart from the launch's timed traffic. */
+void ws_dram_count_end_write(ws_dram *d, uint64_t line_addr, uint32_t bytes);
 void ws_dram_enqueue(ws_dram *d, uint32_t ch, uint32_t id, uint64_t line_addr, uint32_t bytes, bool is_write);
 /* FR-FCFS at cycle `now`: repeatedly issues, among queued requests whose
  * bank is ready, the oldest row hit, else the oldest. Writes at most

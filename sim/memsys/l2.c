@@ -38,6 +38,7 @@ typedef struct slice_stats {
   uint64_t sector_hits, sector_misses, line_hits, line_misses;
   uint64_t mshr_merges, mshr_stalls, wb_stalls, dram_queue_stalls;
   uint64_t evictions, writebacks, busy_cycles;
+  uint64_t end_writebacks;
 } slice_stats;
 
 typedef struct slice {
@@ -96,6 +97,8 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
       {&t->dram_queue_stalls, "dram_queue_stalls", "DRAM requests that waited for a controller slot"},
       {&t->evictions, "evictions", "valid lines replaced"},
       {&t->writebacks, "writebacks", "dirty victims written to DRAM"},
+      {&t->end_writebacks, "end_writebacks",
+       "dirty lines written back after the launch's last cycle, the L2 emptied for the next one (untimed)"},
       {&t->busy_cycles, "busy_cycles", "cycles the slice pipeline was occupied"},
   };
   ws_status st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
@@ -172,6 +175,22 @@ void ws_l2_destroy(ws_l2 *l2) {
 void ws_l2_reset(ws_l2 *l2) {
   for (uint32_t i = 0; i < l2->cfg.slices; i++) ws_cache_clear(&l2->s[i].tags);
   ws_l2_reset_timing(l2);
+}
+
+void ws_l2_write_back(ws_l2 *l2, ws_l2_dirty_fn emit, void *user) {
+  for (uint32_t i = 0; i < l2->cfg.slices; i++) {
+    slice *sl = &l2->s[i];
+    ws_cache *c = &sl->tags;
+    if (c->clean) continue; /* nothing installed since the last clear */
+    for (size_t w = 0; w < (size_t)c->sets * c->assoc; w++) {
+      ws_cache_way *way = &c->ways[w];
+      uint8_t dirty = way->valid & way->dirty;
+      if (!dirty || way->pending) continue;
+      sl->st.end_writebacks++;
+      way->dirty = 0;
+      emit(user, way->tag << l2->line_shift, dirty);
+    }
+  }
 }
 
 void ws_l2_reset_timing(ws_l2 *l2) {

@@ -84,6 +84,12 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t slice, uint64_t line, uint8_t mask, uint
 void ws_l2_wb_release(ws_l2 *l2, uint32_t slice);
 /* Counts a DRAM read that had to wait for a controller queue slot. */
 void ws_l2_count_dram_stall(ws_l2 *l2, uint32_t slice);
+/* Writes back every dirty line: its dirty sectors handed to `emit`, the
+ * line left valid and clean, and counted as an end write-back (not with the
+ * write-backs of victims, which the launch's time includes). A line whose
+ * fill is in flight is left alone (an idle L2 has none). */
+typedef void (*ws_l2_dirty_fn)(void *user, uint64_t line_addr, uint8_t dirty_mask);
+void ws_l2_write_back(ws_l2 *l2, ws_l2_dirty_fn emit, void *user);
 /* What a warming sends to DRAM: the read sectors it found missing and the
  * dirty sectors of the victim it evicted. */
 typedef struct ws_l2_warmed {

@@ -785,6 +785,13 @@ void ws_memsys_destroy(ws_memsys *m) {
   free(m);
 }
 
+static void count_write_back(void *user, uint64_t line_addr, uint8_t mask) {
+  ws_memsys *m = user;
+  ws_dram_count_end_write(m->dram, line_addr, sector_bytes(m, mask));
+}
+
+void ws_memsys_write_back_l2(ws_memsys *m) { ws_l2_write_back(m->l2, count_write_back, m); }
+
 void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count) {
   ws_l2_warmed w = ws_l2_warm(m->l2, line_addr, mask, write, count);
   if (!count) return;

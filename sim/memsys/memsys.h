@@ -76,6 +76,10 @@ bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
 /* Counts `n` refusals of SM `sm`'s waiting access that were known to fail
  * and so not offered, under the reason of its last refusal. */
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
+/* Writes the L2's dirty lines back to DRAM, in no time, counted apart from
+ * the launch's timed traffic (l2.slice*.end_writebacks,
+ * hbm.ch*.end_bytes_written). The lines stay valid and clean. */
+void ws_memsys_write_back_l2(ws_memsys *m);
 /* Leaves the L2 as a global access of the sectors `mask` of the line at
  * `line_addr` would leave it, in no time (ws_l2_warm), and with `count`
  * counts the DRAM reads and write-backs it would have caused: how a

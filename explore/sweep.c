@@ -50,7 +50,8 @@ ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_swee
     ws_sweep_destroy(s);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "a sweep of %zu points: out of memory", n);
   }
-  if (n) memcpy(s->points, points, n * sizeof *points);
+  /* resolved, so that a resumed record (which holds resolved tiles) finds its point */
+  for (size_t i = 0; i < n; i++) ws_point_resolve_tiles(&points[i], &s->points[i]);
   s->n = n;
   *out = s;
   return WS_OK;
@@ -140,7 +141,9 @@ ws_status ws_sweep_adopt(ws_ctx *ctx, ws_sweep *s, const ws_point *ps, const ws_
   qsort(sorted, s->n, sizeof *sorted, cmp_point_ptr);
   size_t count = 0;
   for (size_t j = 0; j < n; j++) {
-    size_t i = find_point(s, sorted, &ps[j]);
+    ws_point tiled; /* a record written before records resolved the tiles holds 0 for a default */
+    ws_point_resolve_tiles(&ps[j], &tiled);
+    size_t i = find_point(s, sorted, &tiled);
     if (i == SIZE_MAX || s->adopted[i]) continue;
     s->results[i] = rs[j];
     s->have[i] = s->adopted[i] = true;

@@ -65,12 +65,14 @@ typedef struct ws_sweep_cfg {
 
 typedef struct ws_sweep ws_sweep;
 
-/* A sweep over a copy of points[0..n), none of them run. */
+/* A sweep over a copy of points[0..n) with their tiles resolved
+ * (ws_point_resolve_tiles), none of them run. */
 ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_sweep **out);
 void ws_sweep_destroy(ws_sweep *s);
 
 /* Takes the results of earlier records whose points are in the sweep
- * (matched by every parameter, ws_record_point_equal); the first record of
+ * (matched by every parameter, the tiles resolved, ws_record_point_equal:
+ * a record that holds 0 for a default tile matches too); the first record of
  * a point wins. *kept (may be NULL) is how many were taken; the others
  * (records of points not in this sweep) are dropped. */
 ws_status ws_sweep_adopt(ws_ctx *ctx, ws_sweep *s, const ws_point *ps, const ws_point_result *rs, size_t n,

@@ -16,6 +16,7 @@
 #include "explore/record.h"
 #include "explore/space.h"
 #include "explore/sweep.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/host/device.h"
 
 static ws_ctx *ctx;
@@ -256,6 +257,40 @@ Test(sweep, resume_runs_only_what_is_missing) {
   cr_expect_str_eq(out, ref);
   free(out);
   free(ref);
+}
+
+/* The fixture leaves bn, bk and threads to the variant: the file holds
+ * their values (wm and wn, which blocktile2d does not read, empty), and
+ * both such a file and records holding 0 for a default (as the points were
+ * given) find their points. */
+Test(sweep, resume_matches_resolved_tiles) {
+  char csv[128];
+  path(csv, sizeof csv, "tiles.csv");
+  cr_assert_eq(sweep_into(cfg_for(2, csv, NULL), NULL), WS_OK, "%s", ws_errmsg(ctx));
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  cr_assert_eq(ws_record_csv_read(ctx, csv, &back, &rback, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(n, npts);
+  ws_gemmgen_cfg def = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
+  for (size_t i = 0; i < n; i++) {
+    cr_expect_eq(back[i].bn, def.bn);
+    cr_expect_eq(back[i].bk, def.bk);
+    cr_expect_eq(back[i].threads, (back[i].bm / back[i].tm) * (def.bn / back[i].tn), "point %zu", i);
+    cr_expect_eq(back[i].wm + back[i].wn, 0);
+  }
+  ws_sweep *s;
+  size_t kept;
+  cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, back, rback, n, &kept), WS_OK);
+  cr_expect_eq(kept, npts);
+  ws_sweep_destroy(s);
+  cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, pts, rback, n, &kept), WS_OK);
+  cr_expect_eq(kept, npts);
+  ws_sweep_destroy(s);
+  free(back);
+  free(rback);
 }
 
 Test(sweep, records_of_other_points_are_dropped) {

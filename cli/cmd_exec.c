@@ -44,7 +44,8 @@ static const char exec_help[] =
     "                       what does not fit spills to local memory (docs/cuda.md)\n"
     "%s%s"
     "  -h, --help           this text\n\n"
-    "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
+    "Exit status: 0 on success, 1 when assembly, launch or the kernel fails (a limit\n"
+    "included), 2 on a usage error, 130 when interrupted (Ctrl-C).\n";
 
 typedef ws_cli_buf buf_item;
 

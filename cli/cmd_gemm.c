@@ -39,9 +39,9 @@ static const char gemm_help[] =
     "  --seed N            the inputs' generator (default 1)\n"
     "%s%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run stops (or clang is\n"
-    "missing for --source cuda), 2 on a usage error or a configuration the generator or\n"
-    "the GPU refuses (the reason is printed).\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run stops at a limit (or\n"
+    "clang is missing for --source cuda), 2 on a usage error or a configuration the\n"
+    "generator or the GPU refuses (the reason is printed), 130 when interrupted (Ctrl-C).\n";
 
 static const char attention_help[] =
     "usage: warpscope attention [--attn naive|flash] [--seq T] [--heads H] [--dhead D] [--br N --bc N]\n\n"
@@ -59,8 +59,9 @@ static const char attention_help[] =
     "  --seed N            the inputs' generator (default 1)\n"
     "%s%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run stops, 2 on a usage\n"
-    "error or a configuration the generator or the GPU refuses (the reason is printed).\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run stops at a limit, 2\n"
+    "on a usage error or a configuration the generator or the GPU refuses (the reason is\n"
+    "printed), 130 when interrupted (Ctrl-C).\n";
 
 typedef struct point_opts {
   const char *cmd;

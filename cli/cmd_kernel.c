@@ -42,7 +42,8 @@ static const char kernel_help[] =
     "  -o FILE             write the text to FILE (atomically) instead of stdout\n"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 2 on a usage error (a configuration the generator refuses\n"
-    "included), 1 when a GPU file cannot be read or the output cannot be written.\n";
+    "included), 1 when a GPU file cannot be read or the output cannot be written, 130\n"
+    "when interrupted (Ctrl-C).\n";
 
 typedef struct kernel_opts {
   ws_cli_gemmopt gemm;

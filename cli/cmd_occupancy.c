@@ -42,7 +42,8 @@ static const char occupancy_help[] =
     "%s"
     "  -h, --help          this text\n"
     "Exit status: 0 on success (a CTA that does not fit is a result: 0 CTAs and the\n"
-    "reason), 2 on a usage error, 1 when a file cannot be read or the chart written.\n";
+    "reason), 2 on a usage error, 1 when a file cannot be read or the chart written, 130\n"
+    "when interrupted (Ctrl-C).\n";
 
 typedef struct occ_opts {
   ws_cli_gpuopt gpu;

@@ -69,7 +69,8 @@ static const char sweep_help[] =
     "the output, the same bytes one process writes. Ctrl-C stops handing out points,\n"
     "lets the running ones finish and leaves a file the next run resumes.\n"
     "Exit status: 0 when every point ran (refused points included), 1 when a run\n"
-    "failed or was interrupted, 2 on a usage error.\n";
+    "failed, 2 on a usage error, 130 when interrupted (Ctrl-C: what finished is\n"
+    "written, and the same command resumes).\n";
 
 enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_PARAM };
 enum { OPT_KERNEL = 0x480, OPT_GRID, OPT_BLOCK, OPT_SHARED, OPT_ARG, OPT_BUF }; /* kernel sweeps' */

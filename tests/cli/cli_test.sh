@@ -698,5 +698,16 @@ check exec-const 0 "1.5 5.59790993 1.72431934 12.4146357" -- "$ws" exec "$src/te
 check exec-const-unknown 1 "--const nope: the program has no __constant__ variable of that name" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const nope=f32:1
 check exec-const-too-big 1 "--const coef: 20 bytes given; the variable holds 16" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const coef=f32:1,2,3,4,5
 check exec-const-bad-spec 2 "--const coef: expected f32:, u32:, s32:, f16:, zeros: or file:, found 'q32:1'" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --const coef=q32:1
+# every --help that names its exit codes names 130, the exit of a command stopped by Ctrl-C
+for cmd in run asm disasm ptx exec kernel example microbench trace viz occupancy gemm attention sweep plot \
+  lesson demo gpus; do
+  out=$("$ws" "$cmd" --help 2>&1)
+  if [[ "$out" != *"Exit status"* || "$out" == *"130"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL $cmd-help-exit-130: its exit codes do not name 130"
+  fi
+done
+check sweep-help-interrupt 0 "130 when interrupted (Ctrl-C: what finished is" -- "$ws" sweep --help
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -296,6 +296,16 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
   return WS_OK;
 }
 
+/* A launch stopped by a limit or an interrupt: the caller's report hook
+ * sees what it simulated so far; the record takes nothing (the point's
+ * run fails with the stop). */
+static ws_status observe_stop(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                              const ws_launch_stats *ls) {
+  const meter *m = user;
+  m->opts->on_launch(m->opts->user, m->dev, k->name, grid, block, ls);
+  return WS_OK;
+}
+
 static double hit_pct(uint64_t hits, uint64_t misses) {
   return hits + misses ? 100.0 * (double)hits / (double)(hits + misses) : -1.0;
 }
@@ -520,8 +530,10 @@ static ws_status measure(ws_ctx *ctx, ws_device *dev, const ws_gpu_cfg *gpu, con
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);
+  if (opts && opts->on_launch) ws_device_set_stop_observer(dev, observe_stop, &m);
   ws_status st = body(user, ctx, dev, res);
   ws_device_set_observer(dev, NULL, NULL);
+  ws_device_set_stop_observer(dev, NULL, NULL);
   if (st == WS_OK && res->valid) finish_record(&m, p, gpu);
   return st;
 }

@@ -114,7 +114,9 @@ typedef struct ws_point_result {
 /* Called after each launch of the point while its device still holds the
  * launch's counters (ws_device_stats describes that launch), so a caller
  * can print the per-kernel report (sim/host/report.h) of a point it never
- * sees the device of. */
+ * sees the device of; also for a launch stopped by a limit or an
+ * interrupt, with what it simulated so far (the run then fails with the
+ * stop). */
 typedef void (*ws_point_launch_fn)(void *user, const ws_device *dev, const char *kernel, ws_dim3 grid,
                                    ws_dim3 block, const ws_launch_stats *ls);
 /* Called once the device exists, before anything is copied or launched:

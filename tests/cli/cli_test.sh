@@ -698,6 +698,24 @@ check exec-const 0 "1.5 5.59790993 1.72431934 12.4146357" -- "$ws" exec "$src/te
 check exec-const-unknown 1 "--const nope: the program has no __constant__ variable of that name" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const nope=f32:1
 check exec-const-too-big 1 "--const coef: 20 bytes given; the variable holds 16" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --buf x=f32:0 --buf y=zeros:16 --arg n=1 --const coef=f32:1,2,3,4,5
 check exec-const-bad-spec 2 "--const coef: expected f32:, u32:, s32:, f16:, zeros: or file:, found 'q32:1'" -- "$ws" exec "$src/tests/ptx/cuda/host_program.cu" --grid 1 --block 32 --const coef=q32:1
+# a launch stopped by a limit reports what it simulated: the report's duration is the cycle the stop names
+check_stopped_report() { # NAME command...
+  local name=$1 out rc report_cycles stop_cycle
+  shift
+  out=$("$@" 2>&1)
+  rc=$?
+  report_cycles=$(sed -n 's/^  duration \[cycles\] *\([0-9]*\)$/\1/p' <<<"$out")
+  stop_cycle=$(sed -n 's/.*stopped: .*(at cycle \([0-9]*\),.*/\1/p' <<<"$out")
+  if [ "$rc" -eq 1 ] && [ "${report_cycles:-0}" -gt 0 ] && [ "$report_cycles" = "$stop_cycle" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: rc=%s, report %s cycles, stopped at %s\n%s\n' "$name" "$rc" "$report_cycles" "$stop_cycle" "$out"
+  fi
+}
+check_stopped_report gemm-timeout-report "$ws" gemm --gpu a100 --size 1024 --variant naive --timeout 1
+check_stopped_report exec-max-cycles-report "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --max-cycles 5000 --report
+
 # every --help that names its exit codes names 130, the exit of a command stopped by Ctrl-C
 for cmd in run asm disasm ptx exec kernel example microbench trace viz occupancy gemm attention sweep plot \
   lesson demo gpus; do

@@ -25,7 +25,7 @@
 #include "models/kgen/gemmgen.h"
 #include "sim/common/stats.h"
 
-#define ATTN_DEFAULT_TILE 64             /* Br and Bc when not given: `warpscope kernel flash`'s defaults */
+#define ATTN_DEFAULT_BR 64               /* Br when not given: `warpscope kernel flash`'s default */
 #define U32_INDEX_LIMIT (1ull << 31)     /* the kernels index with 32-bit integers */
 #define UNIT_ROUNDOFF (1.0 / 16777216.0) /* fp32: 2^-24 */
 
@@ -144,9 +144,11 @@ static ws_status check_attn_shape(ws_ctx *ctx, const resolved *r) {
   return WS_OK;
 }
 
-/* Br and Bc as given, the defaults for the ones that are not. */
+/* Br and Bc as given, the defaults for the ones that are not (Bc from the
+ * head dimension, so the default builds). */
 static ws_attngen_flash_cfg flash_tiles(const ws_point *p) {
-  return (ws_attngen_flash_cfg){p->br ? p->br : ATTN_DEFAULT_TILE, p->bc ? p->bc : ATTN_DEFAULT_TILE};
+  uint32_t br = p->br ? p->br : ATTN_DEFAULT_BR;
+  return (ws_attngen_flash_cfg){br, p->bc ? p->bc : ws_attngen_flash_default_bc(p->dhead, br)};
 }
 
 static ws_status resolve_attn(ws_ctx *ctx, const ws_point *p, resolved *r) {

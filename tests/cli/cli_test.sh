@@ -716,6 +716,10 @@ check_stopped_report() { # NAME command...
 check_stopped_report gemm-timeout-report "$ws" gemm --gpu a100 --size 1024 --variant naive --timeout 1
 check_stopped_report exec-max-cycles-report "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --max-cycles 5000 --report
 
+# occupancy: one warp is "1 warp"; a share of 4 of 64 warps is 6.25 %, not rounded to 6.2
+check occupancy-one-warp 0 "CTA: 32 threads (1 warp), 32 registers" -- "$ws" occupancy --gpu a100 --threads 32 --regs 32
+check occupancy-two-decimals 0 "     4      4     6.25 %  shared memory" -- "$ws" occupancy --gpu a100 --threads 32 --regs 32
+
 # every --help that names its exit codes names 130, the exit of a command stopped by Ctrl-C
 for cmd in run asm disasm ptx exec kernel example microbench trace viz occupancy gemm attention sweep plot \
   lesson demo gpus; do

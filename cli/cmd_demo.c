@@ -35,7 +35,7 @@ static const char demo_help[] =
     "%s"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 2 on a usage error, 1 when a run fails or a result\n"
-    "differs from the host's.\n";
+    "differs from the host's, 130 when interrupted (Ctrl-C).\n";
 
 enum { OPT_ITEMS = 0x300, OPT_ELEMS, OPT_THREADS, OPT_BATCH };
 

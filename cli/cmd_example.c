@@ -23,7 +23,8 @@ static const char example_help[] =
     "  --list            list the examples\n"
     "%s%s"
     "  -h, --help        this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run fails.\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run fails, 130 when\n"
+    "interrupted (Ctrl-C).\n";
 
 static void print_check(const ws_example_check *c, const ws_gpu_cfg *cfg) {
   printf("%s\n", c->title);

@@ -13,6 +13,7 @@
 #include "base/f16.h"
 #include "base/file.h"
 #include "cli/cli.h"
+#include "sim/host/report.h"
 
 #define MAX_ITEMS 64
 
@@ -44,7 +45,8 @@ static const char exec_help[] =
     "                       what does not fit spills to local memory (docs/cuda.md)\n"
     "%s" WS_CLI_SOURCE_VIEW_HELP "%s"
     "  -h, --help           this text\n\n"
-    "Exit status: 0 on success, 1 when assembly, launch or the kernel fails, 2 on a usage error.\n";
+    "Exit status: 0 on success, 1 when assembly, launch or the kernel fails (a limit\n"
+    "included), 2 on a usage error, 130 when interrupted (Ctrl-C).\n";
 
 typedef ws_cli_buf buf_item;
 
@@ -428,6 +430,9 @@ static ws_status run(exec_state *s, exec_opts *o) {
     return st;
   if ((st = ws_cli_runopt_apply(s->ctx, &o->run, s->dev)) != WS_OK) return st;
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
+  bool stopped = st == WS_ERR_BUDGET || st == WS_ERR_INTERRUPTED;
+  if (stopped && o->run.report) /* what it simulated before the limit or Ctrl-C stopped it */
+    ws_report_print(stdout, &cfg, s->kernel->name, o->grid, o->block, &stats, ws_device_stats(s->dev));
   if (st != WS_OK) return st;
   printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name, o->grid.x,
          o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);

@@ -39,9 +39,9 @@ static const char gemm_help[] =
     "  --seed N            the inputs' generator (default 1)\n"
     "%s%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run stops (or clang is\n"
-    "missing for --source cuda), 2 on a usage error or a configuration the generator or\n"
-    "the GPU refuses (the reason is printed).\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run stops at a limit (or\n"
+    "clang is missing for --source cuda), 2 on a usage error or a configuration the\n"
+    "generator or the GPU refuses (the reason is printed), 130 when interrupted (Ctrl-C).\n";
 
 static const char attention_help[] =
     "usage: warpscope attention [--attn naive|flash] [--seq T] [--heads H] [--dhead D] [--br N --bc N]\n\n"
@@ -54,13 +54,16 @@ static const char attention_help[] =
     "  --seq T             tokens (default 64)\n"
     "  --heads H           heads (default 4)\n"
     "  --dhead D           dimension per head (default 16; flash: a power of two, 4..64)\n"
-    "  --br N, --bc N      flash's tiles: Q rows per CTA (a multiple of 32) and K/V rows per\n"
-    "                      step (default 64 each)\n"
+    "  --br N, --bc N      flash's tiles: Q rows per CTA (a multiple of 32, default 64) and\n"
+    "                      K/V rows per step (default: the largest power of two up to 64\n"
+    "                      whose kernel needs at most 255 registers: 64 up to dhead 32, 16\n"
+    "                      at dhead 64)\n"
     "  --seed N            the inputs' generator (default 1)\n"
     "%s%s%s"
     "  -h, --help          this text\n"
-    "Exit status: 0 when the check passes, 1 when it fails or the run stops, 2 on a usage\n"
-    "error or a configuration the generator or the GPU refuses (the reason is printed).\n";
+    "Exit status: 0 when the check passes, 1 when it fails or the run stops at a limit, 2\n"
+    "on a usage error or a configuration the generator or the GPU refuses (the reason is\n"
+    "printed), 130 when interrupted (Ctrl-C).\n";
 
 typedef struct point_opts {
   const char *cmd;

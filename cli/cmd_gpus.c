@@ -21,7 +21,8 @@ static const char gpus_help[] =
     "figures: peak FLOP/s, bandwidth of each level, occupancy limits, cache sets.\n\n"
     "  --set SECTION.KEY=VALUE  override one key before showing (repeatable)\n"
     "  -h, --help               this text\n"
-    "Exit status: 0 on success, 1 when the preset or file fails to load, 2 on a usage error.\n";
+    "Exit status: 0 on success, 1 when the preset or file fails to load, 2 on a usage error,\n"
+    "130 when interrupted (Ctrl-C).\n";
 
 static int list_presets(void) {
   printf("%-10s %-44s %-4s %5s %10s\n", "NAME", "GPU", "CC", "SMs", "CLOCK");

@@ -24,7 +24,9 @@ static const char kernel_help[] =
     "  gemm        C = A*B (+bias, GELU, +residual): --variant naive|coalesced|smem|\n"
     "              blocktile1d|blocktile2d|vectorized|warptile|async|mma, tile flags below,\n"
     "              --epilogue bias,gelu,residual\n"
-    "  flash       fused attention: --head-dim N (default 16), --br N, --bc N (default 64, 64)\n"
+    "  flash       fused attention: --head-dim N (default 16), --br N (default 64), --bc N\n"
+    "              (default: the largest power of two up to 64 within 255 registers: 16 at\n"
+    "              head dim 64)\n"
     "  scores      naive attention, step 1: S = Q K^T * scale for every head\n"
     "  softmax     row softmax (naive attention, step 2), one warp per row\n"
     "  pv          naive attention, step 3: O = P V\n"
@@ -42,7 +44,8 @@ static const char kernel_help[] =
     "  -o FILE             write the text to FILE (atomically) instead of stdout\n"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 2 on a usage error (a configuration the generator refuses\n"
-    "included), 1 when a GPU file cannot be read or the output cannot be written.\n";
+    "included), 1 when a GPU file cannot be read or the output cannot be written, 130\n"
+    "when interrupted (Ctrl-C).\n";
 
 typedef struct kernel_opts {
   ws_cli_gemmopt gemm;
@@ -143,8 +146,8 @@ static ws_status gemm_source(ws_ctx *ctx, const kernel_opts *o, const ws_gpu_cfg
 }
 
 static ws_status flash_source(ws_ctx *ctx, const kernel_opts *o, const ws_gpu_cfg *cfg, char **text) {
-  const ws_attngen_flash_cfg fc = {o->br ? o->br : 64, o->bc ? o->bc : 64};
-  uint32_t dh = o->head_dim ? o->head_dim : 16;
+  uint32_t br = o->br ? o->br : 64, dh = o->head_dim ? o->head_dim : 16;
+  const ws_attngen_flash_cfg fc = {br, o->bc ? o->bc : ws_attngen_flash_default_bc(dh, br)};
   ws_status st = ws_attngen_flash_validate(ctx, cfg, dh, &fc);
   return st == WS_OK ? ws_attngen_flash_source(ctx, cfg, dh, &fc, text) : st;
 }

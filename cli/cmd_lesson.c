@@ -31,7 +31,7 @@ static const char lesson_help[] =
     "  --trace FILE.wst  keep the trace of the lesson's launches (docs/traces.md)\n"
     "  -h, --help        this text\n"
     "Exit status: 0 when every number agrees with its prediction, 1 when one does not\n"
-    "or the run fails, 2 on a usage error.\n";
+    "or the run fails, 2 on a usage error, 130 when interrupted (Ctrl-C).\n";
 
 typedef struct lesson_opts {
   const ws_lesson *lesson;

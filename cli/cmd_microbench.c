@@ -29,7 +29,8 @@ static const char bench_help[] =
     "              accesses requested against the distinct sectors and lines\n\n"
     "%s"
     "  -h, --help        this text\n"
-    "Exit status: 0 after a run, 1 when a run fails, 2 on a usage error.\n";
+    "Exit status: 0 after a run, 1 when a run fails, 2 on a usage error, 130 when\n"
+    "interrupted (Ctrl-C).\n";
 
 static const char *const bench_names[] = {"latency",        "bandwidth",  "smem-banks", "coalescing",
                                           "loaded-latency", "throughput", NULL};

@@ -42,7 +42,8 @@ static const char occupancy_help[] =
     "%s"
     "  -h, --help          this text\n"
     "Exit status: 0 on success (a CTA that does not fit is a result: 0 CTAs and the\n"
-    "reason), 2 on a usage error, 1 when a file cannot be read or the chart written.\n";
+    "reason), 2 on a usage error, 1 when a file cannot be read or the chart written, 130\n"
+    "when interrupted (Ctrl-C).\n";
 
 typedef struct occ_opts {
   ws_cli_gpuopt gpu;
@@ -198,13 +199,22 @@ static ws_status resolve_cta(ws_ctx *ctx, const occ_opts *o, cta *c) {
 
 /* ---- printing ----------------------------------------------------------------------------------- */
 
+/* A percentage with two decimals, trailing zeros dropped down to one:
+ * 50.0, 12.5, 6.25 (one warp of 16), 1.56 (one of 64). */
+static void pct_text(double pct, char *buf, size_t bytes) {
+  snprintf(buf, bytes, "%.2f", pct);
+  size_t n = strlen(buf);
+  if (n >= 2 && buf[n - 1] == '0' && buf[n - 3] == '.') buf[n - 1] = '\0';
+}
+
 static void print_header(const ws_gpu_cfg *g, const cta *c, const ws_occupancy *r) {
   printf("GPU: %s, %s (compute capability %u.%u): per SM %u warps, %u CTAs, %u registers, %u B shared "
          "memory\n",
          g->gpu.name, g->gpu.full_name, g->gpu.cc_major, g->gpu.cc_minor, g->sm.max_warps_per_sm,
          g->sm.max_ctas_per_sm, g->regfile.regs_per_sm, g->smem.per_sm_bytes);
-  printf("CTA: %u threads (%u warps), %u registers per thread (%u per warp, allocated in units of %u),\n",
-         c->threads, r->warps_per_cta, c->regs, r->regs_per_warp, g->regfile.alloc_unit_regs);
+  printf("CTA: %u threads (%u warp%s), %u registers per thread (%u per warp, allocated in units of %u),\n",
+         c->threads, r->warps_per_cta, r->warps_per_cta == 1 ? "" : "s", c->regs, r->regs_per_warp,
+         g->regfile.alloc_unit_regs);
   printf("     %u B shared memory (%u B allocated with the %u B reserve, in units of %u B)\n", c->smem,
          r->smem_per_cta_bytes, g->smem.reserved_per_block_bytes, g->smem.alloc_unit_bytes);
   if (c->what[0]) printf("     registers and static shared memory of the %s\n", c->what);
@@ -230,8 +240,10 @@ static void print_result(const ws_gpu_cfg *g, const ws_occupancy *r, const char 
     printf("\noccupancy: 0 CTAs per SM: %s\n", why);
     return;
   }
-  printf("\noccupancy: %u CTAs per SM, %u of %u warps active: %.1f %%, limited by %s\n", r->ctas_per_sm,
-         r->active_warps_per_sm, g->sm.max_warps_per_sm, 100.0 * r->occupancy,
+  char pct[32];
+  pct_text(100.0 * r->occupancy, pct, sizeof pct);
+  printf("\noccupancy: %u CTA%s per SM, %u of %u warps active: %s %%, limited by %s\n", r->ctas_per_sm,
+         r->ctas_per_sm == 1 ? "" : "s", r->active_warps_per_sm, g->sm.max_warps_per_sm, pct,
          ws_occupancy_limiter_name(r->limiter));
 }
 
@@ -257,8 +269,10 @@ static void print_curve(const ws_gpu_cfg *g, ws_occ_axis axis, const ws_occ_poin
       snprintf(range, sizeof range, "%u-%u", p[i].x, p[j].x);
     const ws_occupancy *o = &p[i].occ;
     bool here = mine >= p[i].x && mine <= p[j].x;
-    printf("%-15s %6u %6u %8.1f %%  %s%s\n", range, o->ctas_per_sm, o->active_warps_per_sm,
-           g->sm.max_warps_per_sm ? 100.0 * o->active_warps_per_sm / g->sm.max_warps_per_sm : 0.0,
+    char pct[32];
+    pct_text(g->sm.max_warps_per_sm ? 100.0 * o->active_warps_per_sm / g->sm.max_warps_per_sm : 0.0, pct,
+             sizeof pct);
+    printf("%-15s %6u %6u %8s %%  %s%s\n", range, o->ctas_per_sm, o->active_warps_per_sm, pct,
            o->ctas_per_sm ? ws_occupancy_limiter_name(o->limiter) : "does not fit",
            here ? "   <- this CTA" : "");
     i = j + 1;
@@ -301,9 +315,10 @@ static ws_status write_chart(ws_ctx *ctx, const occ_opts *o, const ws_gpu_cfg *g
                              r->active_warps_per_sm,
                              label[a]};
   }
-  char title[256];
-  snprintf(title, sizeof title, "Occupancy on %s: %u threads, %u registers, %u B shared: %.1f %% (%s)",
-           g->gpu.name, c->threads, c->regs, c->smem, 100.0 * r->occupancy,
+  char title[256], pct[32];
+  pct_text(100.0 * r->occupancy, pct, sizeof pct);
+  snprintf(title, sizeof title, "Occupancy on %s: %u threads, %u registers, %u B shared: %s %% (%s)",
+           g->gpu.name, c->threads, c->regs, c->smem, pct,
            r->ctas_per_sm ? ws_occupancy_limiter_name(r->limiter) : "does not fit");
   ws_chart chart = {title, pn, WS_OCC_AXIS_COUNT, o->width ? o->width : 1500, o->height ? o->height : 480};
   return ws_chart_write(ctx, o->out, &chart);

@@ -46,7 +46,8 @@ static const char plot_help[] =
     "  -h, --help          this text\n"
     "Rows left out are counted on stderr. Exit status: 0 on success, 2 on a usage\n"
     "error (a kind, flag or column that does not exist), 1 when the CSV is bad\n"
-    "(FILE:LINE:COLUMN), holds no row to plot, or the chart cannot be written.\n";
+    "(FILE:LINE:COLUMN), holds no row to plot, or the chart cannot be written, 130\n"
+    "when interrupted (Ctrl-C: nothing is written).\n";
 
 enum {
   OPT_KIND = 0x300,

@@ -26,7 +26,8 @@ static const char ptx_help[] =
     "  --max-regs N        registers per thread the allocator may use (1..255, default 255)\n"
     "  -o, --output FILE   write the translation to FILE (atomically) and print the summary\n"
     "  -h, --help          this text\n\n"
-    "Exit status: 0 translated, 1 the file could not be read or translated, 2 usage.\n";
+    "Exit status: 0 translated, 1 the file could not be read or translated, 2 usage,\n"
+    "130 interrupted (Ctrl-C).\n";
 
 #define MAX_DEFINES 64
 

@@ -75,7 +75,7 @@ static const char run_help[] =
     "  -h, --help          this text\n"
     "Every flag is checked against the GPU before anything runs.\n"
     "Exit status: 0 when every layer matches OpenBLAS within tolerance, 1 otherwise,\n"
-    "2 for a flag out of range.\n";
+    "2 for a flag out of range, 130 when interrupted (Ctrl-C).\n";
 
 typedef struct run_opts {
   const char *images[MAX_IMAGES];

@@ -36,11 +36,12 @@ static const char sweep_help[] =
     "                            [--buf NAME=SPEC]... [--gpu LIST] [OPTIONS]\n\n"
     "Simulates every point of a parameter space in timing mode, checks each against\n"
     "OpenBLAS and writes one record per point (docs/explore.md lists the columns),\n"
-    "then prints the best point, the Pareto front over cycles and DRAM bytes, and\n"
-    "the points that were refused with their reasons. A LIST is comma-separated\n"
-    "values and ranges START:END[:STEP] (4:8:2 is 4,6,8); --variant all and --attn all\n"
-    "take every variant. Defaults: --gpu a100; gemm --m/--n/--k 512 --variant all;\n"
-    "attention --seq 64 --heads 4 --dhead 16 --attn all; tiles: the variant's own.\n\n"
+    "then prints the best point and the Pareto front over cycles and DRAM bytes of\n"
+    "each problem shape (GPU and sizes), and the points that were refused with their\n"
+    "reasons. A LIST is comma-separated values and ranges START:END[:STEP] (4:8:2 is\n"
+    "4,6,8); --variant all and --attn all take every variant. Defaults: --gpu a100;\n"
+    "gemm --m/--n/--k 512 --variant all; attention --seq 64 --heads 4 --dhead 16\n"
+    "--attn all; tiles: the variant's own.\n\n"
     "A kernel sweep compiles FILE.cu (clang; docs/cuda.md) once per combination of the\n"
     "-D lists and launches the kernel once per point. --grid, --block and --shared are\n"
     "integer expressions over the -D names: + - * / %% ( ) with C semantics,\n"
@@ -68,7 +69,8 @@ static const char sweep_help[] =
     "the output, the same bytes one process writes. Ctrl-C stops handing out points,\n"
     "lets the running ones finish and leaves a file the next run resumes.\n"
     "Exit status: 0 when every point ran (refused points included), 1 when a run\n"
-    "failed or was interrupted, 2 on a usage error.\n";
+    "failed, 2 on a usage error, 130 when interrupted (Ctrl-C: what finished is\n"
+    "written, and the same command resumes).\n";
 
 enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_PARAM };
 enum { OPT_KERNEL = 0x480, OPT_GRID, OPT_BLOCK, OPT_SHARED, OPT_ARG, OPT_BUF }; /* kernel sweeps' */
@@ -412,13 +414,13 @@ static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
   else
     printf("%zu points: %zu passed, %zu failed the check, %zu refused\n", sm->points, sm->passed, sm->failed,
            sm->ninvalid);
-  if (sm->has_best) {
-    printf("best (fewest cycles):\n");
-    print_row(s, sm->best);
-  }
-  if (sm->nfront) printf("Pareto front (cycles, DRAM bytes read + written):\n");
+  /* points of different shapes solve different problems: each shape is ranked on its own */
+  const char *each = sm->nshapes > 1 ? " of each shape" : "";
+  if (sm->nshapes) printf("best (fewest cycles)%s:\n", each);
+  for (size_t i = 0; i < sm->nshapes; i++) print_row(s, sm->shapes[i].best);
+  if (sm->nfront) printf("Pareto front (cycles, DRAM bytes read + written)%s:\n", each);
   for (size_t i = 0; i < sm->nfront; i++) print_row(s, sm->front[i]);
-  for (size_t i = 0; i < sm->failed + sm->passed && i < ws_sweep_count(s); i++) {
+  for (size_t i = 0; sm->failed && i < ws_sweep_count(s); i++) {
     const ws_point_result *r = ws_sweep_result(s, i);
     char d[256];
     if (r && r->valid && !r->check_pass) {

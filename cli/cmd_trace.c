@@ -51,7 +51,8 @@ static const char trace_help[] =
     "  --no-flows        leave out the arrows that follow each memory request\n"
     "  -h, --help        this text\n"
     "Exit status: 0 on success, 1 when the file cannot be read or is damaged (what is intact\n"
-    "is still shown, except by export), 2 on a usage error.\n";
+    "is still shown, except by export), 2 on a usage error, 130 when interrupted\n"
+    "(Ctrl-C).\n";
 
 enum { OPT_LAUNCH = 0x300, OPT_KIND, OPT_SM, OPT_CYCLES, OPT_UOP, OPT_LIMIT, OPT_JSON, OPT_FORMAT };
 enum { OPT_WINDOW = 0x310, OPT_NO_FLOWS };

@@ -61,7 +61,8 @@ static const char viz_help[] =
     "                      picture of --screenshot, or where the window starts\n"
     "  -h, --help          this text\n"
     "Exit status: 0 on success, 1 when the trace cannot be read, a file cannot be written or\n"
-    "no window can be opened (no display), 2 on a usage error.\n";
+    "no window can be opened (no display), 2 on a usage error, 130 when interrupted\n"
+    "(Ctrl-C).\n";
 
 #define MAX_FRAMES 10000u
 /* ...and at most this many pixels in all (10,000 frames of 1280x1280): an

@@ -25,7 +25,7 @@
 #include "models/kgen/gemmgen.h"
 #include "sim/common/stats.h"
 
-#define ATTN_DEFAULT_TILE 64             /* Br and Bc when not given: `warpscope kernel flash`'s defaults */
+#define ATTN_DEFAULT_BR 64               /* Br when not given: `warpscope kernel flash`'s default */
 #define U32_INDEX_LIMIT (1ull << 31)     /* the kernels index with 32-bit integers */
 #define UNIT_ROUNDOFF (1.0 / 16777216.0) /* fp32: 2^-24 */
 
@@ -144,6 +144,13 @@ static ws_status check_attn_shape(ws_ctx *ctx, const resolved *r) {
   return WS_OK;
 }
 
+/* Br and Bc as given, the defaults for the ones that are not (Bc from the
+ * head dimension, so the default builds). */
+static ws_attngen_flash_cfg flash_tiles(const ws_point *p) {
+  uint32_t br = p->br ? p->br : ATTN_DEFAULT_BR;
+  return (ws_attngen_flash_cfg){br, p->bc ? p->bc : ws_attngen_flash_default_bc(p->dhead, br)};
+}
+
 static ws_status resolve_attn(ws_ctx *ctx, const ws_point *p, resolved *r) {
   char attn[WS_POINT_NAME_MAX + 1];
   snprintf(attn, sizeof attn, "%.*s", (int)sizeof p->attn, p->attn);
@@ -153,7 +160,7 @@ static ws_status resolve_attn(ws_ctx *ctx, const ws_point *p, resolved *r) {
   if (!r->flash_on && (p->br || p->bc))
     return ws_ctx_fail(ctx, WS_ERR_INVALID, "br and bc are flash attention's tiles; naive takes none");
   r->shape = (ws_attngen_shape){p->seq, p->heads, p->dhead, 1};
-  r->flash = (ws_attngen_flash_cfg){p->br ? p->br : ATTN_DEFAULT_TILE, p->bc ? p->bc : ATTN_DEFAULT_TILE};
+  r->flash = flash_tiles(p);
   ws_status st = check_attn_shape(ctx, r);
   if (st == WS_OK && r->flash_on) st = ws_attngen_flash_validate(ctx, &r->gpu, p->dhead, &r->flash);
   return st;
@@ -190,6 +197,29 @@ bool ws_point_validate(ws_ctx *ctx, const ws_point *p, char *why, size_t why_byt
   return false;
 }
 
+/* The GEMM tiles of cfg into the point's fields, 0 where the variant's
+ * kernel does not read the field. */
+static void store_gemm_tiles(const ws_gemmgen_cfg *g, ws_point *out) {
+  const uint32_t got[] = {g->bm, g->bn, g->bk, g->tm, g->tn, g->wm, g->wn, g->threads};
+  uint32_t *fields[] = {&out->bm, &out->bn, &out->bk, &out->tm, &out->tn, &out->wm, &out->wn, &out->threads};
+  for (uint32_t i = 0; i < sizeof got / sizeof got[0]; i++)
+    *fields[i] = ws_gemmgen_uses_tile(g->variant, i) ? got[i] : 0;
+}
+
+void ws_point_resolve_tiles(const ws_point *p, ws_point *out) {
+  *out = *p;
+  if (p->kind == WS_POINT_GEMM) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_gemmgen_cfg g;
+    if (ctx && resolve_gemm_cfg(ctx, p, &g) == WS_OK) store_gemm_tiles(&g, out);
+    ws_ctx_destroy(ctx);
+  } else if (p->kind == WS_POINT_ATTENTION && strncmp(p->attn, "flash", WS_POINT_NAME_MAX) == 0) {
+    ws_attngen_flash_cfg fc = flash_tiles(p);
+    out->br = fc.br;
+    out->bc = fc.bc;
+  }
+}
+
 void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes) {
   ws_ctx *ctx = ws_ctx_create();
   ws_gemmgen_cfg g;
@@ -201,8 +231,7 @@ void ws_point_describe(const ws_point *p, char *buf, size_t buf_bytes) {
   } else if (p->kind == WS_POINT_GEMM)
     snprintf(buf, buf_bytes, "%.*s", WS_POINT_NAME_MAX, p->variant);
   else if (strncmp(p->attn, "flash", WS_POINT_NAME_MAX) == 0)
-    snprintf(buf, buf_bytes, "flash br=%u bc=%u", p->br ? p->br : ATTN_DEFAULT_TILE,
-             p->bc ? p->bc : ATTN_DEFAULT_TILE);
+    snprintf(buf, buf_bytes, "flash br=%u bc=%u", flash_tiles(p).br, flash_tiles(p).bc);
   else
     snprintf(buf, buf_bytes, "%.*s", WS_POINT_NAME_MAX, p->attn);
   ws_ctx_destroy(ctx);
@@ -266,6 +295,16 @@ static ws_status observe(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 b
   take_resources(m, k, block, ls);
   take_counters(m, ws_device_stats(m->dev));
   if (m->opts && m->opts->on_launch) m->opts->on_launch(m->opts->user, m->dev, k->name, grid, block, ls);
+  return WS_OK;
+}
+
+/* A launch stopped by a limit or an interrupt: the caller's report hook
+ * sees what it simulated so far; the record takes nothing (the point's
+ * run fails with the stop). */
+static ws_status observe_stop(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
+                              const ws_launch_stats *ls) {
+  const meter *m = user;
+  m->opts->on_launch(m->opts->user, m->dev, k->name, grid, block, ls);
   return WS_OK;
 }
 
@@ -493,8 +532,10 @@ static ws_status measure(ws_ctx *ctx, ws_device *dev, const ws_gpu_cfg *gpu, con
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);
+  if (opts && opts->on_launch) ws_device_set_stop_observer(dev, observe_stop, &m);
   ws_status st = body(user, ctx, dev, res);
   ws_device_set_observer(dev, NULL, NULL);
+  ws_device_set_stop_observer(dev, NULL, NULL);
   if (st == WS_OK && res->valid) finish_record(&m, p, gpu);
   return st;
 }

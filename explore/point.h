@@ -9,7 +9,8 @@
  * back from a sweep's output to resume it, and compared field by field.
  * The result record is the one schema of the explorer: its columns, in
  * order, are the sweep's (explore/record.h, docs/explore.md); a field that
- * does not apply (a GEMM's sequence length) is 0 and printed empty. Nothing
+ * does not apply (a GEMM's sequence length, blocktile2d's warp tile) is 0
+ * and printed empty. Nothing
  * in a record depends on the host (no wall time), so a sweep's output is
  * the same whoever ran its points. */
 #ifndef WS_EXPLORE_POINT_H
@@ -114,7 +115,9 @@ typedef struct ws_point_result {
 /* Called after each launch of the point while its device still holds the
  * launch's counters (ws_device_stats describes that launch), so a caller
  * can print the per-kernel report (sim/host/report.h) of a point it never
- * sees the device of. */
+ * sees the device of; also for a launch stopped by a limit or an
+ * interrupt, with what it simulated so far (the run then fails with the
+ * stop). */
 typedef void (*ws_point_launch_fn)(void *user, const ws_device *dev, const char *kernel, ws_dim3 grid,
                                    ws_dim3 block, const ws_launch_stats *ls);
 /* Called once the device exists, before anything is copied or launched:
@@ -158,6 +161,13 @@ typedef ws_status (*ws_point_body_fn)(void *user, ws_ctx *ctx, ws_device *dev, w
  * cannot be used refuses the point (res->valid false). */
 ws_status ws_point_run_body(ws_ctx *ctx, const ws_point *p, const ws_point_opts *opts, ws_point_body_fn body,
                             void *user, ws_point_result *res);
+/* p with its tiles as the kernel is built from them: a GEMM variant's
+ * defaults filled in and the tiles its kernel does not read 0, a flash
+ * point's Br and Bc. A point whose tiles do not resolve (an unknown
+ * variant, a tile the variant or naive attention refuses) is copied as
+ * given. Records hold these tiles, and resume matches on them, so a
+ * default and the same value given explicitly are one point. */
+void ws_point_resolve_tiles(const ws_point *p, ws_point *out);
 /* "blocktile2d bm=128 bn=128 bk=8 tm=8 tn=8 threads=256" (the resolved tiles,
  * then " source cuda" for the CUDA C kernel)
  * or "flash br=64 bc=64"; the point's fields as given when they do not

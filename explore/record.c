@@ -42,7 +42,9 @@ typedef enum col_type {
  * it is zero (and printed anyway when it is not, so nothing is lost). */
 /* S_MODEL: a result of a generated kernel, whose work is known and checked
  * (a user's kernel has neither flops nor a reference). */
-typedef enum col_scope { S_ALL, S_GEMM, S_ATTN, S_KERNEL, S_RESULT, S_MODEL } col_scope;
+/* S_TILE: a tile as ws_point_resolve_tiles gives it, 0 (empty) where the
+ * point's kernel does not read it. */
+typedef enum col_scope { S_ALL, S_GEMM, S_ATTN, S_KERNEL, S_RESULT, S_MODEL, S_TILE } col_scope;
 
 typedef struct column {
   const char *name;
@@ -64,20 +66,20 @@ static const column columns[WS_RECORD_FIXED_COLS] = {
     {"n", T_PU32, S_GEMM, PF(n)},
     {"k", T_PU32, S_GEMM, PF(k)},
     {"variant", T_PNAME, S_GEMM, PF(variant)},
-    {"bm", T_PU32, S_GEMM, PF(bm)},
-    {"bn", T_PU32, S_GEMM, PF(bn)},
-    {"bk", T_PU32, S_GEMM, PF(bk)},
-    {"tm", T_PU32, S_GEMM, PF(tm)},
-    {"tn", T_PU32, S_GEMM, PF(tn)},
-    {"wm", T_PU32, S_GEMM, PF(wm)},
-    {"wn", T_PU32, S_GEMM, PF(wn)},
-    {"threads", T_PU32, S_GEMM, PF(threads)},
+    {"bm", T_PU32, S_TILE, PF(bm)},
+    {"bn", T_PU32, S_TILE, PF(bn)},
+    {"bk", T_PU32, S_TILE, PF(bk)},
+    {"tm", T_PU32, S_TILE, PF(tm)},
+    {"tn", T_PU32, S_TILE, PF(tn)},
+    {"wm", T_PU32, S_TILE, PF(wm)},
+    {"wn", T_PU32, S_TILE, PF(wn)},
+    {"threads", T_PU32, S_TILE, PF(threads)},
     {"seq", T_PU32, S_ATTN, PF(seq)},
     {"heads", T_PU32, S_ATTN, PF(heads)},
     {"dhead", T_PU32, S_ATTN, PF(dhead)},
     {"attn", T_PNAME, S_ATTN, PF(attn)},
-    {"br", T_PU32, S_ATTN, PF(br)},
-    {"bc", T_PU32, S_ATTN, PF(bc)},
+    {"br", T_PU32, S_TILE, PF(br)},
+    {"bc", T_PU32, S_TILE, PF(bc)},
     {"seed", T_PU64, S_ALL, PF(seed)},
     {"sample_waves", T_PU32, S_ALL, PF(sample_waves)},
     {"sample_rounds", T_PU32, S_ALL, PF(sample_rounds)},
@@ -162,6 +164,7 @@ static bool scope_applies(col_scope sc, const ws_point *p, const ws_point_result
   case S_KERNEL: return p->kind == WS_POINT_KERNEL;
   case S_RESULT: return r->valid;
   case S_MODEL: return r->valid && p->kind != WS_POINT_KERNEL;
+  case S_TILE: return false;
   default: return true;
   }
 }
@@ -254,7 +257,9 @@ static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, 
 void ws_record_field(const ws_point *p, const ws_point_result *r, uint32_t c, char *buf, size_t bytes,
                      bool *is_number) {
   bool applies;
-  field_text(p, r, c, buf, bytes, is_number, &applies);
+  ws_point tiled;
+  ws_point_resolve_tiles(p, &tiled);
+  field_text(&tiled, r, c, buf, bytes, is_number, &applies);
 }
 
 /* ---- CSV ---------------------------------------------------------------------------- */
@@ -285,9 +290,11 @@ void ws_record_csv_header(ws_text *t) {
 
 void ws_record_csv_row(ws_text *t, const ws_point *p, const ws_point_result *r) {
   char buf[WS_RECORD_FIELD_MAX];
-  bool num;
+  bool num, applies;
+  ws_point tiled;
+  ws_point_resolve_tiles(p, &tiled);
   for (uint32_t c = 0, n = ws_record_col_count(); c < n; c++) {
-    ws_record_field(p, r, c, buf, sizeof buf, &num);
+    field_text(&tiled, r, c, buf, sizeof buf, &num, &applies);
     if (c) ws_text_puts(t, ",");
     csv_put(t, buf);
   }
@@ -298,9 +305,11 @@ void ws_record_csv_row(ws_text *t, const ws_point *p, const ws_point_result *r) 
 
 /* One row as a cJSON object: numbers go in as raw text so a 64-bit count
  * keeps every digit (cJSON's numbers are doubles). */
-static cJSON *json_row(const ws_point *p, const ws_point_result *r) {
+static cJSON *json_row(const ws_point *given, const ws_point_result *r) {
   cJSON *obj = cJSON_CreateObject();
   char name[WS_RECORD_FIELD_MAX], buf[WS_RECORD_FIELD_MAX];
+  ws_point tiled, *p = &tiled;
+  ws_point_resolve_tiles(given, &tiled);
   for (uint32_t c = 0, n = ws_record_col_count(); obj && c < n; c++) {
     bool num, applies;
     ws_record_col_name(c, name, sizeof name);
@@ -669,7 +678,10 @@ ws_status ws_record_csv_read(ws_ctx *ctx, const char *path, ws_point **ps, ws_po
   return st;
 }
 
-bool ws_record_point_equal(const ws_point *a, const ws_point *b) {
+bool ws_record_point_equal(const ws_point *given_a, const ws_point *given_b) {
+  ws_point ta, tb, *a = &ta, *b = &tb;
+  ws_point_resolve_tiles(given_a, &ta);
+  ws_point_resolve_tiles(given_b, &tb);
   if (a->kind != b->kind || a->nsets != b->nsets || a->nsets > WS_POINT_MAX_SETS) return false;
   for (uint32_t i = 0; i < a->nsets; i++)
     if (strncmp(a->sets[i], b->sets[i], WS_POINT_SET_MAX) != 0) return false;

@@ -8,9 +8,11 @@
  * so the header is known before any point runs and a chart can read
  * columns by name. Numbers are written so they read back to the same bits:
  * integers in decimal, doubles in the shortest of %.15g, %.16g and %.17g
- * that round-trips. A field that does not apply to its row (a GEMM's seq,
- * the cycles of a refused point) is empty when it is zero, so a row reads
- * back to exactly the structs it came from. */
+ * that round-trips. The tiles are the ones the kernel is built from
+ * (ws_point_resolve_tiles: a default is written as its value). A field that
+ * does not apply to its row (a GEMM's seq, blocktile2d's wm, the cycles of
+ * a refused point) is empty when it is zero, so a row reads back to the
+ * structs it came from, the point's tiles resolved. */
 #ifndef WS_EXPLORE_RECORD_H
 #define WS_EXPLORE_RECORD_H
 
@@ -58,8 +60,9 @@ ws_status ws_record_csv_parse(ws_ctx *ctx, const char *name, const char *text, s
 /* ws_record_csv_parse of a file (at most WS_RECORD_FILE_MAX_BYTES). */
 ws_status ws_record_csv_read(ws_ctx *ctx, const char *path, ws_point **ps, ws_point_result **rs, size_t *n);
 
-/* Whether two points are the same point: every parameter equal (what
- * resume matches on), whatever lies past a name's NUL. */
+/* Whether two points are the same point: every parameter equal, the
+ * tiles resolved (ws_point_resolve_tiles, as resume matches), whatever
+ * lies past a name's NUL. */
 bool ws_record_point_equal(const ws_point *a, const ws_point *b);
 
 #endif

@@ -346,20 +346,27 @@ static void apply(ws_point *pt, const ws_space *s, ws_space_param p, size_t idx)
 }
 
 /* Point i of the product: i written in the mixed radix of the list
- * lengths, the last parameter the least significant digit. */
-static void make_point(const ws_space *s, size_t i, ws_point *pt) {
+ * lengths, the last parameter the least significant digit. False for a
+ * point that repeats another: --br and --bc are flash's tiles, so a naive
+ * attention point takes none and is kept only at their first values. */
+static bool make_point(const ws_space *s, size_t i, ws_point *pt) {
   memset(pt, 0, sizeof *pt);
   pt->kind = s->kind;
   memcpy(pt->sets, s->sets, sizeof pt->sets);
   pt->nsets = s->nsets;
   pt->sample_waves = s->sample_waves;
   pt->sample_rounds = s->sample_rounds;
+  bool first_tiles = true;
   for (int p = WS_SPACE_PARAM_COUNT - 1; p >= 0; p--) {
     if (!ws_space_uses(s->kind, (ws_space_param)p)) continue;
     size_t len = s->lists[p].n;
     apply(pt, s, (ws_space_param)p, i % len);
+    if (p == WS_SPACE_BR || p == WS_SPACE_BC) first_tiles &= i % len == 0;
     i /= len;
   }
+  if (pt->kind != WS_POINT_ATTENTION || strncmp(pt->attn, "naive", WS_POINT_NAME_MAX) != 0) return true;
+  pt->br = pt->bc = 0;
+  return first_tiles;
 }
 
 ws_status ws_space_expand(ws_ctx *ctx, const ws_space *s, ws_point **points, size_t *n) {
@@ -368,8 +375,9 @@ ws_status ws_space_expand(ws_ctx *ctx, const ws_space *s, ws_point **points, siz
   if (st != WS_OK) return st;
   ws_point *pts = calloc(count, sizeof *pts);
   if (!pts) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%zu points: out of memory", count);
-  for (size_t i = 0; i < count; i++) make_point(s, i, &pts[i]);
+  size_t kept = 0;
+  for (size_t i = 0; i < count; i++) kept += make_point(s, i, &pts[kept]);
   *points = pts;
-  *n = count;
+  *n = kept;
   return WS_OK;
 }

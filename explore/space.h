@@ -97,7 +97,9 @@ ws_status ws_space_add_set(ws_ctx *ctx, ws_space *s, const char *set);
  * "--bm 3 x --tm 40000 ... = 120000 points"). */
 ws_status ws_space_count(ws_ctx *ctx, const ws_space *s, size_t *n);
 /* The points, in expansion order, in a malloc'd array the caller frees;
- * every byte not set by a parameter is zero, so points compare by value. */
+ * every byte not set by a parameter is zero, so points compare by value.
+ * --br and --bc apply to flash points only: a naive attention point has
+ * them 0 and appears once, so *n may be below ws_space_count's. */
 ws_status ws_space_expand(ws_ctx *ctx, const ws_space *s, ws_point **points, size_t *n);
 
 #endif

@@ -50,7 +50,8 @@ ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_swee
     ws_sweep_destroy(s);
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "a sweep of %zu points: out of memory", n);
   }
-  if (n) memcpy(s->points, points, n * sizeof *points);
+  /* resolved, so that a resumed record (which holds resolved tiles) finds its point */
+  for (size_t i = 0; i < n; i++) ws_point_resolve_tiles(&points[i], &s->points[i]);
   s->n = n;
   *out = s;
   return WS_OK;
@@ -140,7 +141,9 @@ ws_status ws_sweep_adopt(ws_ctx *ctx, ws_sweep *s, const ws_point *ps, const ws_
   qsort(sorted, s->n, sizeof *sorted, cmp_point_ptr);
   size_t count = 0;
   for (size_t j = 0; j < n; j++) {
-    size_t i = find_point(s, sorted, &ps[j]);
+    ws_point tiled; /* a record written before records resolved the tiles holds 0 for a default */
+    ws_point_resolve_tiles(&ps[j], &tiled);
+    size_t i = find_point(s, sorted, &tiled);
     if (i == SIZE_MAX || s->adopted[i]) continue;
     s->results[i] = rs[j];
     s->have[i] = s->adopted[i] = true;
@@ -463,24 +466,46 @@ static bool passes(const ws_point_result *r) { return r->valid && r->check_pass;
 
 static uint64_t dram_bytes(const ws_point_result *r) { return r->dram_read_bytes + r->dram_write_bytes; }
 
-/* Candidates for the front sorted by cycles, then bytes, then index; the
- * sweep they index is the comparator's context, carried in the array. */
+/* The problem a point solves, which its results are ranked within: the
+ * machine (GPU and overrides) and the GEMM's m, n, k, attention's seq,
+ * heads, dhead, or a kernel point's file, args and buffers (inputs_hash;
+ * its -D values cannot be told apart into sizes and tiles). */
+static int cmp_shape(const ws_point *a, const ws_point *b) {
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = strncmp(a->gpu, b->gpu, WS_POINT_NAME_MAX);
+  if (c) return c;
+  if (a->nsets != b->nsets) return a->nsets < b->nsets ? -1 : 1;
+  for (uint32_t i = 0; i < a->nsets && i < WS_POINT_MAX_SETS; i++)
+    if ((c = strncmp(a->sets[i], b->sets[i], WS_POINT_SET_MAX))) return c;
+  if ((c = strncmp(a->kernel, b->kernel, WS_POINT_KERNEL_MAX))) return c;
+  const uint64_t va[] = {a->m, a->n, a->k, a->seq, a->heads, a->dhead, a->inputs_hash};
+  const uint64_t vb[] = {b->m, b->n, b->k, b->seq, b->heads, b->dhead, b->inputs_hash};
+  for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
+    if (va[i] != vb[i]) return va[i] < vb[i] ? -1 : 1;
+  return 0;
+}
+
+/* Candidates for the fronts sorted by shape, then cycles, then bytes, then
+ * index. */
 typedef struct cand {
+  const ws_point *p;
   uint64_t cycles, bytes;
   size_t i;
 } cand;
 
 static int cmp_cand(const void *a, const void *b) {
   const cand *x = a, *y = b;
+  int c = cmp_shape(x->p, y->p);
+  if (c) return c;
   if (x->cycles != y->cycles) return x->cycles < y->cycles ? -1 : 1;
   if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Walks the candidates in cycle order: within a group of equal cycles the
- * ones with the group's fewest bytes are undominated inside it, and they
- * are on the front when no faster point had as few bytes. Equal points
- * dominate neither, so both stay. */
+/* Walks one shape's candidates in cycle order: within a group of equal
+ * cycles the ones with the group's fewest bytes are undominated inside it,
+ * and they are on the front when no faster point had as few bytes. Equal
+ * points dominate neither, so both stay. */
 static size_t pareto(const cand *c, size_t n, size_t *front) {
   size_t nf = 0;
   uint64_t best_before = UINT64_MAX;
@@ -496,17 +521,28 @@ static size_t pareto(const cand *c, size_t n, size_t *front) {
   return nf;
 }
 
+/* One shape per run of equal shapes in the sorted candidates. */
+static void summarize_shapes(ws_sweep_summary *out, const cand *c, size_t nc) {
+  for (size_t g = 0; g < nc;) {
+    size_t end = g + 1;
+    while (end < nc && cmp_shape(c[end].p, c[g].p) == 0) end++;
+    ws_sweep_shape *sh = &out->shapes[out->nshapes++];
+    sh->best = c[g].i;
+    sh->front_first = out->nfront;
+    sh->nfront = pareto(c + g, end - g, out->front + out->nfront);
+    out->nfront += sh->nfront;
+    g = end;
+  }
+}
+
 static ws_status summary_lists(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary *out, cand *c, size_t nc) {
   qsort(c, nc, sizeof *c, cmp_cand);
-  if (nc) {
-    out->has_best = true;
-    out->best = c[0].i;
-  }
   out->front = malloc((nc ? nc : 1) * sizeof *out->front);
+  out->shapes = malloc((nc ? nc : 1) * sizeof *out->shapes);
   out->invalid = malloc((s->n ? s->n : 1) * sizeof *out->invalid);
-  if (!out->front || !out->invalid)
+  if (!out->front || !out->shapes || !out->invalid)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "the sweep's summary: out of memory");
-  out->nfront = pareto(c, nc, out->front);
+  summarize_shapes(out, c, nc);
   for (size_t i = 0; i < s->n; i++)
     if (s->have[i] && !s->results[i].valid) out->invalid[out->ninvalid++] = i;
   return WS_OK;
@@ -525,7 +561,7 @@ ws_status ws_sweep_summarize(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary *o
     if (r->valid && !r->check_pass) out->failed++;
     if (!passes(r)) continue;
     out->passed++;
-    c[nc++] = (cand){r->cycles, dram_bytes(r), i};
+    c[nc++] = (cand){&s->points[i], r->cycles, dram_bytes(r), i};
   }
   ws_status st = summary_lists(ctx, s, out, c, nc);
   free(c);
@@ -537,6 +573,8 @@ void ws_sweep_summary_free(ws_sweep_summary *sm) {
   if (!sm) return;
   free(sm->front);
   free(sm->invalid);
+  free(sm->shapes);
   sm->front = sm->invalid = NULL;
-  sm->nfront = sm->ninvalid = 0;
+  sm->shapes = NULL;
+  sm->nfront = sm->ninvalid = sm->nshapes = 0;
 }

@@ -14,7 +14,7 @@
  * and with points taking seconds that is after every point. A file left by
  * an interrupted run holds exactly the points that finished, and resume
  * (ws_sweep_resume) adopts them. The library never prints: progress is a
- * callback, the best point and the Pareto front a summary. */
+ * callback, the best point and the Pareto front of each problem shape a summary. */
 #ifndef WS_EXPLORE_SWEEP_H
 #define WS_EXPLORE_SWEEP_H
 
@@ -65,12 +65,14 @@ typedef struct ws_sweep_cfg {
 
 typedef struct ws_sweep ws_sweep;
 
-/* A sweep over a copy of points[0..n), none of them run. */
+/* A sweep over a copy of points[0..n) with their tiles resolved
+ * (ws_point_resolve_tiles), none of them run. */
 ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_sweep **out);
 void ws_sweep_destroy(ws_sweep *s);
 
 /* Takes the results of earlier records whose points are in the sweep
- * (matched by every parameter, ws_record_point_equal); the first record of
+ * (matched by every parameter, the tiles resolved, ws_record_point_equal:
+ * a record that holds 0 for a default tile matches too); the first record of
  * a point wins. *kept (may be NULL) is how many were taken; the others
  * (records of points not in this sweep) are dropped. */
 ws_status ws_sweep_adopt(ws_ctx *ctx, ws_sweep *s, const ws_point *ps, const ws_point_result *rs, size_t n,
@@ -93,16 +95,27 @@ const ws_point *ws_sweep_point(const ws_sweep *s, size_t i);
 /* Point i's result; NULL when it has none (not run, or another rank's). */
 const ws_point_result *ws_sweep_result(const ws_sweep *s, size_t i);
 
+/* The best point and the Pareto front of one problem shape: points of
+ * different shapes (GPU and --set overrides; a GEMM's m, n, k; attention's
+ * seq, heads, dhead; a kernel sweep's file, args and buffers) solve
+ * different problems, so they are never ranked against each other. */
+typedef struct ws_sweep_shape {
+  size_t best;                /* fewest cycles among the shape's passing points (ties: fewer DRAM bytes,
+                               * then the lower index); a point of the shape */
+  size_t front_first, nfront; /* the shape's front: the summary's front[front_first .. +nfront) */
+} ws_sweep_shape;
+
 /* What the sweep found, over the points with a result; indices into the
  * sweep. */
 typedef struct ws_sweep_summary {
   size_t points, with_result;
-  size_t passed; /* valid and within the check's tolerance */
-  size_t failed; /* valid, check failed */
-  bool has_best;
-  size_t best; /* fewest cycles among passing points (ties: fewer DRAM bytes, then the lower index) */
-  size_t *front, nfront;     /* the Pareto front over (cycles, DRAM bytes read + written), both lower
-                              * better, among passing points: by cycles ascending, ties by index */
+  size_t passed;          /* valid and within the check's tolerance */
+  size_t failed;          /* valid, check failed */
+  ws_sweep_shape *shapes; /* the shapes with a passing point, ordered by GPU, then size ascending */
+  size_t nshapes;
+  size_t *front, nfront;     /* the Pareto fronts over (cycles, DRAM bytes read + written), both lower
+                              * better, among each shape's passing points, shape after shape: by cycles
+                              * ascending, ties by index */
   size_t *invalid, ninvalid; /* refused points, in point order (their reasons: the results' why) */
 } ws_sweep_summary;
 

@@ -269,6 +269,13 @@ static ws_status check_flash_code(ws_ctx *ctx, uint32_t dh, const ws_attngen_fla
   return WS_OK;
 }
 
+uint32_t ws_attngen_flash_default_bc(uint32_t head_dim, uint32_t br) {
+  if (head_dim < 4 || head_dim > 64 || (head_dim & (head_dim - 1))) return 64;
+  uint32_t bc = 64;
+  while (bc > 1 && ws_attngen_flash_regs(head_dim, &(ws_attngen_flash_cfg){br, bc}) > ISA_MAX_REGS) bc /= 2;
+  return bc;
+}
+
 ws_status ws_attngen_flash_validate(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t head_dim,
                                     const ws_attngen_flash_cfg *fc) {
   ws_status st = check_flash_code(ctx, head_dim, fc);

@@ -65,6 +65,12 @@ ws_status ws_attngen_naive_run(ws_device *dev, const ws_attngen_shape *s, uint64
 /* Registers per thread and static shared bytes per CTA the flash kernel uses. */
 uint32_t ws_attngen_flash_regs(uint32_t head_dim, const ws_attngen_flash_cfg *fc);
 uint32_t ws_attngen_flash_smem_bytes(uint32_t head_dim, const ws_attngen_flash_cfg *fc);
+/* Bc when none is given: the largest power of two up to 64 whose kernel for
+ * head_dim and br needs at most 255 registers per thread (the ISA's limit;
+ * the kernel takes at least 36 + 3*dh + Bc), so the default builds for
+ * every head_dim the kernel takes: 64 up to dh 32, 16 at dh 64. 64 for a
+ * head_dim the kernel cannot be built for (validation names it). */
+uint32_t ws_attngen_flash_default_bc(uint32_t head_dim, uint32_t br);
 /* Refuses, with the reason, a head_dim or (Br, Bc) that the kernel cannot be
  * built for or that does not fit the preset's registers, shared memory or
  * threads per CTA. */

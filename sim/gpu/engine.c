@@ -275,6 +275,8 @@ static void agent_landed(void *user, uint64_t line_addr, uint8_t sector_mask, ui
   if (a && a->landed) a->landed(a->user, line_addr, sector_mask, cycle);
 }
 
+/* *end: the last cycle simulated, also when a limit, an interrupt or a
+ * fault stops the launch (its report then covers what ran). */
 static ws_status main_loop(ws_engine *e, uint64_t *end) {
   uint64_t t = 0;
   for (uint32_t iter = 1;; iter++) {
@@ -283,6 +285,7 @@ static ws_status main_loop(ws_engine *e, uint64_t *end) {
     uint64_t host = agent_next(e);
     if (host < t) host = t; /* planned for a cycle already visited: acts now */
     t = host < n ? host : n;
+    *end = t;
     if (iter % POLL_EVERY_ITERATIONS == 0) {
       ws_status st = ws_watchdog_poll(e->wd, e->ctx, e->ls, t);
       if (st != WS_OK) return st;

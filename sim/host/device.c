@@ -41,6 +41,8 @@ struct ws_device {
   ws_pcprof *prof;
   ws_device_observer observer;
   void *observer_user;
+  ws_device_observer stop_observer; /* a launch stopped by the watch */
+  void *stop_observer_user;
   ws_watch watch;
   bool has_watch;
   const ws_host_agent *agent; /* runs alongside timed launches; NULL: none */
@@ -306,6 +308,11 @@ void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user) {
   dev->observer_user = user;
 }
 
+void ws_device_set_stop_observer(ws_device *dev, ws_device_observer fn, void *user) {
+  dev->stop_observer = fn;
+  dev->stop_observer_user = user;
+}
+
 static ws_status run_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                             uint32_t dyn_shared_bytes, const ws_args *args, ws_launch_stats *stats);
 
@@ -314,6 +321,8 @@ ws_status ws_device_launch(ws_device *dev, const ws_kernel *k, ws_dim3 grid, ws_
   ws_launch_stats local;
   if (!stats) stats = &local;
   ws_status st = run_launch(dev, k, grid, block, dyn_shared_bytes, args, stats);
+  bool stopped = st == WS_ERR_BUDGET || st == WS_ERR_INTERRUPTED;
+  if (stopped && dev->stop_observer) dev->stop_observer(dev->stop_observer_user, k, grid, block, stats);
   if (st == WS_OK && dev->observer) st = dev->observer(dev->observer_user, k, grid, block, stats);
   return st;
 }

@@ -192,6 +192,12 @@ uint32_t ws_device_stall_count(void);
 typedef ws_status (*ws_device_observer)(void *user, const ws_kernel *k, ws_dim3 grid, ws_dim3 block,
                                         const ws_launch_stats *stats);
 void ws_device_set_observer(ws_device *dev, ws_device_observer fn, void *user);
+/* Called instead when a launch stops early at a watch limit or on an
+ * interrupt (WS_ERR_BUDGET, WS_ERR_INTERRUPTED), with what it simulated so
+ * far (the stats registry describes that part), so a caller can report it
+ * before the stop ends the run. What it returns is ignored: the stop is
+ * the launch's result. NULL removes it. */
+void ws_device_set_stop_observer(ws_device *dev, ws_device_observer fn, void *user);
 
 /* ---- pixel following (see ws_device_set_follow) --------------------------------- */
 

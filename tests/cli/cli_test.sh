@@ -704,5 +704,38 @@ check exec-source-view 0 "saxpy.wsa:" -- "$ws" exec "$src/models/runs/examples/s
 check exec-source-view-count 2 "--source-view=N expects a line count from 1 to 100000, found '0'" -- "$ws" exec "$src/models/runs/examples/saxpy.wsa" --grid 1 --block 32 --arg n=32 --arg a=2 --buf x=zeros:128 --buf y=zeros:128 --source-view=0
 check exec-source-view-functional 2 "--source-view needs the timing model; drop --functional" -- "$ws" exec "$src/models/runs/examples/saxpy.wsa" --grid 1 --block 32 --arg n=32 --arg a=2 --buf x=zeros:128 --buf y=zeros:128 --source-view --functional
 check example-no-source-view 2 "source-view" -- "$ws" example saxpy --source-view
+# a launch stopped by a limit reports what it simulated: the report's duration is the cycle the stop names
+check_stopped_report() { # NAME command...
+  local name=$1 out rc report_cycles stop_cycle
+  shift
+  out=$("$@" 2>&1)
+  rc=$?
+  report_cycles=$(sed -n 's/^  duration \[cycles\] *\([0-9]*\)$/\1/p' <<<"$out")
+  stop_cycle=$(sed -n 's/.*stopped: .*(at cycle \([0-9]*\),.*/\1/p' <<<"$out")
+  if [ "$rc" -eq 1 ] && [ "${report_cycles:-0}" -gt 0 ] && [ "$report_cycles" = "$stop_cycle" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: rc=%s, report %s cycles, stopped at %s\n%s\n' "$name" "$rc" "$report_cycles" "$stop_cycle" "$out"
+  fi
+}
+check_stopped_report gemm-timeout-report "$ws" gemm --gpu a100 --size 1024 --variant naive --timeout 1
+check_stopped_report exec-max-cycles-report "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --max-cycles 5000 --report
+
+# occupancy: one warp is "1 warp"; a share of 4 of 64 warps is 6.25 %, not rounded to 6.2
+check occupancy-one-warp 0 "CTA: 32 threads (1 warp), 32 registers" -- "$ws" occupancy --gpu a100 --threads 32 --regs 32
+check occupancy-two-decimals 0 "     4      4     6.25 %  shared memory" -- "$ws" occupancy --gpu a100 --threads 32 --regs 32
+
+# every --help that names its exit codes names 130, the exit of a command stopped by Ctrl-C
+for cmd in run asm disasm ptx exec kernel example microbench trace viz occupancy gemm attention sweep plot \
+  lesson demo gpus; do
+  out=$("$ws" "$cmd" --help 2>&1)
+  if [[ "$out" != *"Exit status"* || "$out" == *"130"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL $cmd-help-exit-130: its exit codes do not name 130"
+  fi
+done
+check sweep-help-interrupt 0 "130 when interrupted (Ctrl-C: what finished is" -- "$ws" sweep --help
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

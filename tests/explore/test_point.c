@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explore/point.h"
+#include "explore/space.h"
 #include "models/kgen/gemmgen.h"
 
 static ws_point gemm_point(const char *variant, uint32_t m, uint32_t n, uint32_t k) {
@@ -168,6 +169,38 @@ Test(point, attention_naive_and_flash_pass) {
   cr_expect_eq(r.ctas, 2 * 2); /* 64 / Br rows by 2 heads */
   cr_expect_eq(r.threads_per_cta, 32);
   cr_expect_lt(r.cycles, naive_cycles, "the fused kernel keeps S on the SM");
+}
+
+/* A sweep over naive and flash with flash tiles: the naive point takes
+ * none (once), the flash points take each, and every point validates at
+ * dhead 64 on the a100 (the default Bc builds there). */
+Test(point, naive_and_flash_share_a_tiled_sweep) {
+  ws_ctx *ctx = ws_ctx_create();
+  ws_space sp;
+  ws_space_init(&sp, WS_POINT_ATTENTION);
+  const char *flags[][2] = {{"gpu", "a100"},         {"seq", "64"},   {"heads", "2"}, {"dhead", "64"},
+                            {"attn", "naive,flash"}, {"br", "32,64"}, {"bc", "0,16"}};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+    cr_assert_eq(ws_space_parse(ctx, &sp, ws_space_param_find(flags[i][0]), flags[i][1]), WS_OK, "%s: %s",
+                 flags[i][0], ws_errmsg(ctx));
+  ws_point *pts;
+  size_t n;
+  cr_assert_eq(ws_space_expand(ctx, &sp, &pts, &n), WS_OK, "%s", ws_errmsg(ctx));
+  ws_space_free(&sp);
+  cr_assert_eq(n, 1 + 2 * 2);
+  size_t naive = 0;
+  for (size_t i = 0; i < n; i++) {
+    char why[256];
+    bool ok = ws_point_validate(ctx, &pts[i], why, sizeof why);
+    cr_expect(ok, "point %zu (%s br %u bc %u): %s", i, pts[i].attn, pts[i].br, pts[i].bc, why);
+    if (strcmp(pts[i].attn, "naive") == 0) {
+      naive++;
+      cr_expect_eq(pts[i].br + pts[i].bc, 0);
+    }
+  }
+  cr_expect_eq(naive, 1);
+  free(pts);
+  ws_ctx_destroy(ctx);
 }
 
 Test(point, same_point_same_record) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explore/record.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/host/device.h"
 
 static ws_ctx *ctx;
@@ -74,7 +75,7 @@ static void make_rows(ws_point ps[3], ws_point_result rs[3]) {
   ps[1] = ps[0];
   ps[1].nsets = 0;
   memset(ps[1].sets, 0, sizeof ps[1].sets);
-  ps[1].bm = 0; /* the variant's default: printed as 0, not empty */
+  ps[1].bm = 0; /* the variant's default: printed as its value */
   rs[1] = rs[0];
   rs[1].check_pass = false;
   rs[1].sampled = false;
@@ -140,14 +141,77 @@ Test(record, fields) {
   cr_expect_str_eq(buf, "0.3333333333333333");                /* 16 suffice */
   ws_record_field(&ps[0], &rs[0], 36, buf, sizeof buf, &num); /* and 25 needs two */
   cr_expect_str_eq(buf, "25");
-  ws_record_field(&ps[1], &rs[1], 7, buf, sizeof buf, &num); /* bm 0: the default, and it applies */
-  cr_expect_str_eq(buf, "0");
+  ws_record_field(&ps[1], &rs[1], 7, buf, sizeof buf, &num); /* bm 0: the default, written as its value */
+  char want[32];
+  snprintf(want, sizeof want, "%u", ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D).bm);
+  cr_expect_str_eq(buf, want);
+  ws_record_field(&ps[1], &rs[1], 12, buf, sizeof buf, &num); /* wm: blocktile2d has no warp tile */
+  cr_expect_str_eq(buf, "");
   ws_record_field(&ps[2], &rs[2], 26, buf, sizeof buf, &num); /* no check for a refused point */
   cr_expect_str_eq(buf, "");
   ws_record_field(&ps[2], &rs[2], 24, buf, sizeof buf, &num);
   cr_expect_str_eq(buf, "no");
   ws_record_field(&ps[1], &rs[1], 28, buf, sizeof buf, &num);
   cr_expect_str_eq(buf, "full");
+}
+
+/* Column `name` of the row (p, r). */
+static void field_named(const ws_point *p, const ws_point_result *r, const char *name, char *buf,
+                        size_t bytes) {
+  char col[64];
+  bool num;
+  for (uint32_t c = 0; ws_record_col_name(c, col, sizeof col); c++)
+    if (strcmp(col, name) == 0) {
+      ws_record_field(p, r, c, buf, bytes, &num);
+      return;
+    }
+  cr_assert_fail("no column %s", name);
+}
+
+/* A default-tile point's record holds the tiles the summary line names
+ * (ws_point_describe: "smem bm=.. bn=.. bk=.. threads=.."), and the
+ * tiles that line leaves out (the variant's kernel does not read them)
+ * are empty. */
+static void expect_tiles_as_described(const ws_point *p) {
+  ws_point_result r = {0};
+  char desc[256], buf[WS_RECORD_FIELD_MAX];
+  ws_point_describe(p, desc, sizeof desc);
+  const char *tiles[] = {"bm", "bn", "bk", "tm", "tn", "wm", "wn", "threads", "br", "bc"};
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+    char key[16], want[32] = "";
+    snprintf(key, sizeof key, " %s=", tiles[i]);
+    const char *at = strstr(desc, key);
+    if (at) snprintf(want, sizeof want, "%u", (unsigned)strtoul(at + strlen(key), NULL, 10));
+    field_named(p, &r, tiles[i], buf, sizeof buf);
+    cr_expect_str_eq(buf, want, "%s of '%s'", tiles[i], desc);
+  }
+}
+
+Test(record, default_tiles_are_written_as_resolved) {
+  ws_point p = {.kind = WS_POINT_GEMM, .gpu = "a100", .m = 512, .n = 512, .k = 512, .seed = 1};
+  const char *variants[] = {"naive", "smem", "blocktile2d", "warptile"};
+  for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+    snprintf(p.variant, sizeof p.variant, "%s", variants[i]);
+    expect_tiles_as_described(&p);
+  }
+  ws_point a = {.kind = WS_POINT_ATTENTION, .gpu = "a100", .seq = 64, .heads = 2, .dhead = 16, .seed = 1};
+  snprintf(a.attn, sizeof a.attn, "flash");
+  expect_tiles_as_described(&a);
+  snprintf(a.attn, sizeof a.attn, "naive");
+  expect_tiles_as_described(&a);
+  /* the blocktile2d summary names bm (the test is not vacuous) */
+  char buf[WS_RECORD_FIELD_MAX], want[32];
+  ws_point_result r = {0};
+  snprintf(p.variant, sizeof p.variant, "blocktile2d");
+  field_named(&p, &r, "bm", buf, sizeof buf);
+  snprintf(want, sizeof want, "%u", ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D).bm);
+  cr_expect_str_eq(buf, want);
+  /* a default and the same value given are one point */
+  ws_point given = p;
+  given.bm = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D).bm;
+  cr_expect(ws_record_point_equal(&p, &given));
+  given.bm *= 2;
+  cr_expect_not(ws_record_point_equal(&p, &given));
 }
 
 Test(record, csv_round_trip) {
@@ -163,8 +227,10 @@ Test(record, csv_round_trip) {
                ws_errmsg(ctx));
   cr_assert_eq(n, 3);
   for (size_t i = 0; i < 3; i++) {
+    ws_point tiled; /* the record holds the tiles the kernel is built from */
+    ws_point_resolve_tiles(&ps[i], &tiled);
     cr_expect(ws_record_point_equal(&ps[i], &back[i]), "point %zu", i);
-    cr_expect_eq(memcmp(&ps[i], &back[i], sizeof ps[i]), 0, "point %zu bytes", i);
+    cr_expect_eq(memcmp(&tiled, &back[i], sizeof tiled), 0, "point %zu bytes", i);
     cr_expect_eq(memcmp(&rs[i], &rback[i], sizeof rs[i]), 0, "result %zu", i);
   }
   cr_expect(signbit(rback[1].stall_pct[0]), "-0 stays -0");

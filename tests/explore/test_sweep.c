@@ -16,6 +16,7 @@
 #include "explore/record.h"
 #include "explore/space.h"
 #include "explore/sweep.h"
+#include "models/kgen/gemmgen.h"
 #include "sim/host/device.h"
 
 static ws_ctx *ctx;
@@ -258,6 +259,40 @@ Test(sweep, resume_runs_only_what_is_missing) {
   free(ref);
 }
 
+/* The fixture leaves bn, bk and threads to the variant: the file holds
+ * their values (wm and wn, which blocktile2d does not read, empty), and
+ * both such a file and records holding 0 for a default (as the points were
+ * given) find their points. */
+Test(sweep, resume_matches_resolved_tiles) {
+  char csv[128];
+  path(csv, sizeof csv, "tiles.csv");
+  cr_assert_eq(sweep_into(cfg_for(2, csv, NULL), NULL), WS_OK, "%s", ws_errmsg(ctx));
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  cr_assert_eq(ws_record_csv_read(ctx, csv, &back, &rback, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(n, npts);
+  ws_gemmgen_cfg def = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
+  for (size_t i = 0; i < n; i++) {
+    cr_expect_eq(back[i].bn, def.bn);
+    cr_expect_eq(back[i].bk, def.bk);
+    cr_expect_eq(back[i].threads, (back[i].bm / back[i].tm) * (def.bn / back[i].tn), "point %zu", i);
+    cr_expect_eq(back[i].wm + back[i].wn, 0);
+  }
+  ws_sweep *s;
+  size_t kept;
+  cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, back, rback, n, &kept), WS_OK);
+  cr_expect_eq(kept, npts);
+  ws_sweep_destroy(s);
+  cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, pts, rback, n, &kept), WS_OK);
+  cr_expect_eq(kept, npts);
+  ws_sweep_destroy(s);
+  free(back);
+  free(rback);
+}
+
 Test(sweep, records_of_other_points_are_dropped) {
   char csv[128];
   path(csv, sizeof csv, "old.csv");
@@ -390,8 +425,8 @@ Test(sweep, best_and_pareto_front) {
   cr_expect_eq(sm.with_result, 10);
   cr_expect_eq(sm.passed, 8);
   cr_expect_eq(sm.failed, 1);
-  cr_assert(sm.has_best);
-  cr_expect_eq(sm.best, 5);
+  cr_assert_eq(sm.nshapes, 1);
+  cr_expect_eq(sm.shapes[0].best, 5);
   const size_t front[] = {5, 8, 1, 9}; /* F(50), I(100), B(200), J(400) */
   cr_assert_eq(sm.nfront, 4);
   for (size_t i = 0; i < 4; i++) cr_expect_eq(sm.front[i], front[i], "front %zu", i);
@@ -411,6 +446,73 @@ Test(sweep, best_and_pareto_front) {
   ws_sweep_destroy(s);
 }
 
+/* Two sizes, interleaved: the small one's points are all faster than the
+ * large one's, yet the large one has its own best and front; and attention
+ * points of two sequence lengths likewise. */
+Test(sweep, best_and_front_per_shape) {
+  static const struct {
+    uint32_t m;
+    uint64_t cycles, bytes;
+  } set[] = {
+      {256, 100, 500},  /* 0: small, best of its shape */
+      {1024, 900, 800}, /* 1: large, on its front (fewest bytes of its shape) */
+      {256, 200, 300},  /* 2: small, on its front */
+      {1024, 700, 900}, /* 3: large, best of its shape */
+      {256, 300, 400},  /* 4: small, dominated by 2 */
+      {1024, 800, 950}, /* 5: large, dominated by 3 */
+  };
+  size_t n = sizeof set / sizeof set[0];
+  ws_point ps[6];
+  ws_point_result rs[6];
+  memset(rs, 0, sizeof rs);
+  for (size_t i = 0; i < n; i++) {
+    ps[i] = pts[0];
+    ps[i].m = set[i].m;
+    ps[i].seed = i;
+    rs[i].valid = rs[i].check_pass = true;
+    rs[i].cycles = set[i].cycles;
+    rs[i].dram_read_bytes = set[i].bytes;
+  }
+  ws_sweep *s;
+  cr_assert_eq(ws_sweep_create(ctx, ps, n, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, ps, rs, n, NULL), WS_OK);
+  ws_sweep_summary sm;
+  cr_assert_eq(ws_sweep_summarize(ctx, s, &sm), WS_OK);
+  cr_assert_eq(sm.nshapes, 2);
+  cr_expect_eq(sm.shapes[0].best, 0); /* m 256 sorts first */
+  cr_expect_eq(sm.shapes[1].best, 3);
+  cr_assert_eq(sm.shapes[0].nfront, 2);
+  cr_assert_eq(sm.shapes[1].nfront, 2);
+  cr_assert_eq(sm.nfront, 4);
+  const size_t front[] = {0, 2, 3, 1};
+  for (size_t i = 0; i < 4; i++) cr_expect_eq(sm.front[i], front[i], "front %zu", i);
+  cr_expect_eq(sm.shapes[1].front_first, 2);
+  ws_sweep_summary_free(&sm);
+  ws_sweep_destroy(s);
+  /* attention: seq 64 and 128 are two shapes; the GPU makes two more */
+  ws_point a[4] = {{.kind = WS_POINT_ATTENTION, .gpu = "a100", .seq = 64, .heads = 4, .dhead = 16}};
+  snprintf(a[0].attn, sizeof a[0].attn, "naive");
+  a[1] = a[0];
+  a[1].seq = 128;
+  a[2] = a[1];
+  snprintf(a[2].attn, sizeof a[2].attn, "flash");
+  a[3] = a[2];
+  snprintf(a[3].gpu, sizeof a[3].gpu, "h100");
+  ws_point_result ar[4] = {{.valid = true, .check_pass = true, .cycles = 10},
+                           {.valid = true, .check_pass = true, .cycles = 40},
+                           {.valid = true, .check_pass = true, .cycles = 30},
+                           {.valid = true, .check_pass = true, .cycles = 20}};
+  cr_assert_eq(ws_sweep_create(ctx, a, 4, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, a, ar, 4, NULL), WS_OK);
+  cr_assert_eq(ws_sweep_summarize(ctx, s, &sm), WS_OK);
+  cr_assert_eq(sm.nshapes, 3);
+  cr_expect_eq(sm.shapes[0].best, 0); /* a100 seq 64 */
+  cr_expect_eq(sm.shapes[1].best, 2); /* a100 seq 128: flash beats naive */
+  cr_expect_eq(sm.shapes[2].best, 3); /* h100 seq 128 */
+  ws_sweep_summary_free(&sm);
+  ws_sweep_destroy(s);
+}
+
 Test(sweep, empty_sweep) {
   ws_sweep *s;
   cr_assert_eq(ws_sweep_create(ctx, NULL, 0, &s), WS_OK);
@@ -421,7 +523,7 @@ Test(sweep, empty_sweep) {
   cr_expect_eq(rows_in(csv), 0);
   ws_sweep_summary sm;
   cr_assert_eq(ws_sweep_summarize(ctx, s, &sm), WS_OK);
-  cr_expect_not(sm.has_best);
+  cr_expect_eq(sm.nshapes, 0);
   cr_expect_eq(sm.nfront, 0);
   ws_sweep_summary_free(&sm);
   ws_sweep_destroy(s);

@@ -284,6 +284,23 @@ Test(attngen, batch_is_one_launch_and_equals_single_images, .init = setup, .fini
   check_batch(64, 4, 16, 2);
 }
 
+/* The default Bc builds for every head dimension the kernel takes: its
+ * registers stay within the ISA's 255, and twice it (up to 64) would not. */
+Test(attngen, default_bc_fits_the_registers, .init = setup, .fini = teardown) {
+  for (uint32_t dh = 4; dh <= 64; dh *= 2)
+    for (uint32_t br = 32; br <= 128; br *= 2) {
+      uint32_t bc = ws_attngen_flash_default_bc(dh, br);
+      cr_assert(bc >= 1 && bc <= 64 && (bc & (bc - 1)) == 0, "dh %u: Bc %u", dh, bc);
+      cr_expect_leq(ws_attngen_flash_regs(dh, &(ws_attngen_flash_cfg){br, bc}), 255, "dh %u", dh);
+      if (bc < 64)
+        cr_expect_gt(ws_attngen_flash_regs(dh, &(ws_attngen_flash_cfg){br, 2 * bc}), 255, "dh %u", dh);
+      cr_expect_eq(ws_attngen_flash_validate(ctx, &cfg, dh, &(ws_attngen_flash_cfg){br, bc}), WS_OK,
+                   "dh %u br %u bc %u: %s", dh, br, bc, ws_errmsg(ctx));
+    }
+  /* at dh 64 the old default of 64 does not build */
+  cr_expect_gt(ws_attngen_flash_regs(64, &(ws_attngen_flash_cfg){64, 64}), 255);
+}
+
 Test(attngen, invalid_flash_parameters_are_refused_with_reason, .init = setup, .fini = teardown) {
   static const struct {
     uint32_t dh, br, bc;

@@ -190,13 +190,13 @@ volatile sig_atomic_t *ws_cli_catch_interrupts(void);
   "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
 extern const char ws_cli_watchopt_help[];
 
-/* ---- sampling: --sample, --sample-waves N, --sample-rounds N (sampleopt.c) ---- */
+/* ---- sampling: --sample, --sample-waves N, --sample-rounds N; the L2: --l2 (sampleopt.c) ---- */
 
-enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS };
+enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS, WS_CLI_L2 };
 #define WS_CLI_SAMPLEOPT_LONGS                                                                               \
-  {"sample", no_argument, NULL, WS_CLI_SAMPLE},                                                              \
-      {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES}, {                                      \
-    "sample-rounds", required_argument, NULL, WS_CLI_SAMPLE_ROUNDS                                           \
+  {"sample", no_argument, NULL, WS_CLI_SAMPLE}, {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES}, \
+      {"sample-rounds", required_argument, NULL, WS_CLI_SAMPLE_ROUNDS}, {                                    \
+    "l2", required_argument, NULL, WS_CLI_L2                                                                 \
   }
 /* Takes option code c into *waves and *rounds (both 0: off). --sample
  * turns both levels on with their defaults; --sample-waves N and
@@ -204,6 +204,9 @@ enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS };
  * was one of them. A malformed N is a usage error. */
 int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, int c, const char *arg,
                           bool *taken);
+/* Takes --l2 keep|flush into *keep (1: the point's launches share the L2,
+ * ws_point.keep_l2); anything else is a usage error. */
+int ws_cli_l2opt_take(const char *cmd, uint32_t *keep, int c, const char *arg, bool *taken);
 extern const char ws_cli_sampleopt_help[];
 
 /* ---- what to record of a launch: --trace FILE and its filters (traceopt.c) ---- */

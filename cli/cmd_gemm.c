@@ -76,6 +76,7 @@ typedef struct point_opts {
   bool cuda; /* --source cuda */
   uint64_t seed;
   uint32_t sample_waves, sample_rounds; /* 0, 0: every instruction timed */
+  uint32_t keep_l2;                     /* --l2 keep */
 } point_opts;
 
 enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC, OPT_SOURCE };
@@ -128,6 +129,7 @@ static int take_common(point_opts *o, int c, const char *arg) {
   bool taken = false;
   int rc = ws_cli_watchopt_take(o->cmd, &o->watch, c, arg, &taken);
   if (!taken) rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, &o->sample_rounds, c, arg, &taken);
+  if (!taken) rc = ws_cli_l2opt_take(o->cmd, &o->keep_l2, c, arg, &taken);
   if (taken) return rc;
   switch (c) {
   case 'G': return ws_cli_gpuopt_set_gpu(o->cmd, &o->gpu, arg);
@@ -229,6 +231,7 @@ static void fill_common(const point_opts *o, ws_point *p) {
   p->seed = o->seed;
   p->sample_waves = o->sample_waves;
   p->sample_rounds = o->sample_rounds;
+  p->keep_l2 = o->keep_l2;
 }
 
 /* The tiles as the CLI resolves them (a changed tile implies --threads),

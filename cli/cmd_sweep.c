@@ -205,6 +205,7 @@ static int take(sweep_opts *o, int c, const char *arg) {
   default: {
     bool taken = false;
     int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, &o->space.sample_rounds, c, arg, &taken);
+    if (!taken) rc = ws_cli_l2opt_take("sweep", &o->space.keep_l2, c, arg, &taken);
     return taken ? rc : take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
   }
   }

@@ -1,6 +1,7 @@
-/* sampleopt.c - --sample, --sample-waves N and --sample-rounds N, shared by
+/* sampleopt.c - --sample, --sample-waves N, --sample-rounds N and --l2, shared by
  * the commands that run explore points (gemm, attention, sweep). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "sim/gpu/sampler.h"
@@ -35,7 +36,22 @@ const char ws_cli_sampleopt_help[] =
                                                                                            "with N loop "
                                                                                            "iterations per "
                                                                                            "window (" STR(WS_SAMPLER_MIN_ROUNDS) " to " STR(
-                                                                                               WS_SAMPLER_MAX_ROUNDS) ")\n";
+                                                                                               WS_SAMPLER_MAX_ROUNDS) ")\n"
+    "  --l2 keep|flush     keep: the launches of a point share the L2 (naive attention's\n"
+    "                      scores stay there for the next kernel), written back after\n"
+    "                      the last; flush (default): each launch starts with an empty\n"
+    "                      L2 and ends by writing back what it left dirty, counted as\n"
+    "                      its DRAM writes\n";
+
+int ws_cli_l2opt_take(const char *cmd, uint32_t *keep, int c, const char *arg, bool *taken) {
+  *taken = c == WS_CLI_L2;
+  if (!*taken) return WS_EXIT_OK;
+  if (strcmp(arg, "keep") == 0 || strcmp(arg, "flush") == 0) {
+    *keep = arg[0] == 'k';
+    return WS_EXIT_OK;
+  }
+  return ws_cli_usage_error(cmd, "--l2 expects keep or flush, found '%s'", arg);
+}
 
 /* Sampling on: every level not set yet takes its default. */
 static void turn_on(uint32_t *waves, uint32_t *rounds) {

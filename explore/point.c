@@ -533,7 +533,12 @@ static ws_status measure(ws_ctx *ctx, ws_device *dev, const ws_gpu_cfg *gpu, con
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);
   if (opts && opts->on_launch) ws_device_set_stop_observer(dev, observe_stop, &m);
+  ws_device_set_keep_l2(dev, p->keep_l2 != 0);
   ws_status st = body(user, ctx, dev, res);
+  if (st == WS_OK && p->keep_l2) { /* the last launch's dirty lines, written back after it */
+    ws_device_write_back_l2(dev);
+    res->dram_write_bytes += ws_stats_sum(ws_device_stats(dev), "hbm.*.end_bytes_written");
+  }
   ws_device_set_observer(dev, NULL, NULL);
   ws_device_set_stop_observer(dev, NULL, NULL);
   if (st == WS_OK && res->valid) finish_record(&m, p, gpu);

@@ -76,6 +76,10 @@ typedef struct ws_point {
   /* 0: no sampling inside CTAs; else iterations of each CTA's main loop
    * timed per window (WS_SAMPLER_MIN_ROUNDS .. WS_SAMPLER_MAX_ROUNDS) */
   uint32_t sample_rounds;
+  /* 1: the point's launches share the L2 (--l2 keep), its dirty lines
+   * written back after the last; 0: each launch starts with an empty L2
+   * and ends by writing back what it left dirty (--l2 flush, the default) */
+  uint32_t keep_l2;
 } ws_point;
 
 /* What was measured. Sums over the point's launches (naive attention has

@@ -27,6 +27,7 @@ typedef enum col_type {
   T_PNAME,   /* a name of the point */
   T_PU32,    /* a uint32_t of the point */
   T_PU64,    /* a uint64_t of the point */
+  T_PL2,     /* the point's L2 policy as keep / flush */
   T_VALID,   /* yes / no */
   T_CHECK,   /* pass / fail; unchecked for a kernel point */
   T_SAMPLED, /* sampled / full */
@@ -124,6 +125,7 @@ static const column columns[WS_RECORD_FIXED_COLS] = {
     {"inputs_hash", T_PU64, S_KERNEL, PF(inputs_hash)},
     {"spill_bytes", T_RU32, S_RESULT, RF(spill_bytes)},
     {"ipc", T_RIPC, S_RESULT, RF(warp_insns)},
+    {"l2", T_PL2, S_ALL, PF(keep_l2)},
 };
 
 static const char *const kind_names[WS_POINT_KIND_COUNT] = {"gemm", "attention", "kernel"};
@@ -215,7 +217,7 @@ static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, 
     return;
   }
   const column *col = &columns[c];
-  const char *base = col->type <= T_PU64 ? (const char *)p : (const char *)r;
+  const char *base = col->type <= T_PL2 ? (const char *)p : (const char *)r;
   const void *f = base + col->offset;
   *applies = scope_applies(col->scope, p, r);
   uint64_t u = 0;
@@ -230,6 +232,7 @@ static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, 
   case T_PNAME:
   case T_RTEXT: snprintf(buf, bytes, "%.*s", (int)col->size, (const char *)f); return;
   case T_VALID: snprintf(buf, bytes, "%s", r->valid ? "yes" : "no"); return;
+  case T_PL2: snprintf(buf, bytes, "%s", p->keep_l2 ? "keep" : "flush"); return;
   case T_CHECK: b = r->check_pass; break;
   case T_SAMPLED: b = r->sampled; break;
   case T_PU32:
@@ -516,7 +519,7 @@ static ws_status read_flag(reader *rd, uint32_t c, const char *text, const char 
  * whose applying depends on them. */
 static ws_status read_field(reader *rd, uint32_t c, const char *text, ws_point *p, ws_point_result *r) {
   const column *col = &columns[c];
-  char *base = col->type <= T_PU64 ? (char *)p : (char *)r;
+  char *base = col->type <= T_PL2 ? (char *)p : (char *)r;
   void *f = base + col->offset;
   bool applies = scope_applies(col->scope, p, r), empty_ok = !applies && !*text;
   uint64_t u;
@@ -535,6 +538,12 @@ static ws_status read_field(reader *rd, uint32_t c, const char *text, ws_point *
     memcpy(f, text, strlen(text) + 1);
     return WS_OK;
   case T_VALID: return read_flag(rd, c, text, "yes", "no", true, &r->valid);
+  case T_PL2: {
+    bool keep = false;
+    ws_status st = read_flag(rd, c, text, "keep", "flush", true, &keep);
+    p->keep_l2 = keep;
+    return st;
+  }
   case T_CHECK:
     if (p->kind == WS_POINT_KERNEL) return read_flag(rd, c, text, "unchecked", "", applies, &r->check_pass);
     return read_flag(rd, c, text, "pass", "fail", applies, &r->check_pass);

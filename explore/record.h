@@ -24,7 +24,7 @@
 #include "explore/point.h"
 
 /* The columns before the stall columns. */
-#define WS_RECORD_FIXED_COLS 64u
+#define WS_RECORD_FIXED_COLS 65u
 /* The largest record file the reader takes, and the most rows. */
 #define WS_RECORD_FILE_MAX_BYTES ((size_t)256 << 20)
 #define WS_RECORD_ROWS_MAX 1000000u

@@ -356,6 +356,7 @@ static bool make_point(const ws_space *s, size_t i, ws_point *pt) {
   pt->nsets = s->nsets;
   pt->sample_waves = s->sample_waves;
   pt->sample_rounds = s->sample_rounds;
+  pt->keep_l2 = s->keep_l2;
   bool first_tiles = true;
   for (int p = WS_SPACE_PARAM_COUNT - 1; p >= 0; p--) {
     if (!ws_space_uses(s->kind, (ws_space_param)p)) continue;

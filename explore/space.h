@@ -64,6 +64,7 @@ typedef struct ws_space {
   uint32_t nsets;
   uint32_t sample_waves;  /* every point's (ws_point.sample_waves) */
   uint32_t sample_rounds; /* every point's (ws_point.sample_rounds) */
+  uint32_t keep_l2;       /* every point's (ws_point.keep_l2) */
 } ws_space;
 
 /* A space of `kind` where the tile parameters (bm .. threads, br, bc) hold

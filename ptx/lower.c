@@ -1960,6 +1960,45 @@ static ws_status lower_vote(lower *lw) {
   return r;
 }
 
+/* match.all.sync.b32/.b64 d[|p], a, 0xffffffff: every lane holds lane 0's
+ * value or not (a full mask: the warp is converged, lane 0 active), so a
+ * shuffle from lane 0, a compare and two votes answer it in four
+ * instructions (seven for 64 bits, one more for p); d is the member mask
+ * when they all agree, else 0.
+ * match.any, the mask of the lanes holding the lane's own value, has no
+ * such cheap form (one shuffle and vote per lane) and is refused. */
+static ws_status lower_match(lower *lw) {
+  const ws_ptx_opnd *o = lw->st->opnds;
+  if (!has(lw, "all")) return refuse(lw, "match is supported as match.all.sync (match.any has no cheap lowering)");
+  bool two = lw->st->nopnds == 4;
+  if (lw->st->nopnds != 3 && !two) return need(lw, 3);
+  const ws_ptx_opnd *mask = &o[two ? 3 : 2];
+  if (mask->kind != WS_PTX_OPND_INT || (uint32_t)mask->ival != 0xFFFFFFFFu)
+    return refuse(lw, "match.all.sync is supported with the full member mask 0xffffffff");
+  uint8_t words = has(lw, "b64") ? 2 : 1;
+  ws_vc_op d, a, p = {0};
+  ws_status r = def_r(lw, &o[0], 1, &d);
+  if (r == WS_OK) r = use_r(lw, &o[two ? 2 : 1], words, &a);
+  if (r == WS_OK && two) r = def_p(lw, &o[1], &p);
+  if (r != WS_OK) return r;
+  uint32_t same[2];
+  for (uint8_t w = 0; w < words; w++) {
+    uint32_t lane0 = new_reg(lw, 1, false);
+    same[w] = new_reg(lw, 1, true);
+    emit(lw, "SHFL.IDX", 3, op_reg(lane0, 0, 1, true), word_of(a, w), op_text("0"));
+    emit(lw, "ISETP.EQ.U32", 3, op_pred(same[w], false, true), word_of(a, w), op_reg(lane0, 0, 1, false));
+  }
+  if (words == 2) /* both words agree */
+    emit(lw, "PAND", 3, op_pred(same[0], false, true), op_pred(same[0], false, false),
+         op_pred(same[1], false, false));
+  uint32_t all = new_reg(lw, 1, true);
+  emit(lw, "VOTE.ALL", 2, op_pred(all, false, true), op_pred(same[0], false, false));
+  /* every lane holds the same `all`: its ballot is the whole warp or none */
+  emit(lw, "VOTE.BALLOT", 2, d, op_pred(all, false, false));
+  if (two) emit(lw, "PAND", 3, p, op_pred(all, false, false), op_text("PT"));
+  return WS_OK;
+}
+
 static ws_status lower_bar(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   if (has(lw, "warp")) { /* __syncwarp: a warp's lanes run in step once reconverged; the issue slot stays */
@@ -2188,6 +2227,7 @@ static ws_status dispatch(lower *lw) {
   if (!strcmp(op, "ret") || !strcmp(op, "exit")) return lower_exit(lw);
   if (!strcmp(op, "membar") || !strcmp(op, "fence")) return lower_fence(lw);
   if (!strcmp(op, "activemask")) return lower_activemask(lw);
+  if (!strcmp(op, "match")) return lower_match(lw);
   if (!strcmp(op, "cp")) return lower_cp(lw);
   if (!strcmp(op, "mma")) return lower_mma(lw);
   if (!strcmp(op, "ldmatrix")) return lower_ldmatrix(lw);

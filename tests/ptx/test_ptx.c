@@ -432,6 +432,50 @@ Test(ptx, half_arithmetic_and_paired_comparisons_translate_and_run) {
   }
 }
 
+/* match.all.sync over a warp: out[lane] = (mask, p) for 32-bit values read
+ * from pa, and the mask for 64-bit values (pa's word and the lane's tid as
+ * the high word, never all equal). */
+static const char match_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry m(.param .u64 pa, .param .u64 out)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [out];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n"
+    "  add.s64 %rd4, %rd1, %rd3;\n  ld.global.u32 %r2, [%rd4];\n"
+    "  match.all.sync.b32 %r3|%p1, %r2, 0xffffffff;\n"
+    "  selp.u32 %r4, 1, 0, %p1;\n"
+    "  mov.b64 %rd5, {%r2, %r1};\n  match.all.sync.b64 %r5, %rd5, 0xffffffff;\n"
+    "  mul.wide.u32 %rd3, %r1, 12;\n  add.s64 %rd6, %rd2, %rd3;\n"
+    "  st.global.u32 [%rd6], %r3;\n  st.global.u32 [%rd6+4], %r4;\n  st.global.u32 [%rd6+8], %r5;\n"
+    "  ret;\n}\n";
+
+/* The same value in every lane: the whole mask and p set (the 64-bit
+ * values differ by their high word, so their mask is 0); one lane apart:
+ * 0 and p clear, whichever lane it is. */
+Test(ptx, match_all_tells_whether_every_lane_agrees) {
+  for (int mode = 0; mode < 2; mode++)
+    for (int odd = -1; odd < 32; odd += 11) {
+      run r;
+      start(&r, match_ptx, "m");
+      ws_gpu_cfg cfg = ws_config_default();
+      cr_assert_eq(ws_device_create(r.ctx, &cfg, &r.dev), WS_OK);
+      ws_args_init(&r.args, r.k);
+      uint32_t in[32], got[32][3];
+      for (int i = 0; i < 32; i++) in[i] = i == odd ? 0x1235u : 0x1234u;
+      buf(&r, "pa", sizeof in, in);
+      uint64_t out = buf(&r, "out", sizeof got, NULL);
+      launch(&r, 1, 32, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
+      read_back(&r, got, out, sizeof got);
+      for (int i = 0; i < 32; i++) {
+        cr_expect_eq(got[i][0], odd < 0 ? 0xFFFFFFFFu : 0u, "lane %d, odd lane %d: mask 0x%x", i, odd, got[i][0]);
+        cr_expect_eq(got[i][1], odd < 0 ? 1u : 0u, "lane %d, odd lane %d: p", i, odd);
+        cr_expect_eq(got[i][2], 0u, "lane %d: 64-bit values differ in their high word", i);
+      }
+      stop(&r);
+    }
+}
+
 /* ---- refusals --------------------------------------------------------------------------------- */
 
 #define HEAD ".version 7.0\n.target sm_80\n.address_size 64\n"
@@ -461,6 +505,8 @@ Test(ptx, unsupported_constructs_are_refused_at_their_line) {
        "setp on a half pair writes two predicates (p|q)"},
       {ENTRY "  .reg .pred %p<2>;\n  setp.lo.f16 %p1, %r1, %r2;\n  ret;\n}\n",
        "comparison 'lo' is not supported for this type"},
+      {ENTRY "  match.any.sync.b32 %r1, %r2, 0xffffffff;\n  ret;\n}\n",
+       "match is supported as match.all.sync (match.any has no cheap lowering)"},
       {ENTRY "  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;\n  ret;\n}\n",
        "cp.async with a source size (zero fill) is not supported"},
       {ENTRY "  add.f64 %fd1, %fd0, %fd0;\n  ret;\n}\n",

@@ -203,12 +203,22 @@ static bool is_identifier(const ws_token *t) {
   return true;
 }
 
-/* A symbol name: an identifier of at most WS_NAME_MAX - 1 characters that
- * does not read as a register. */
+/* A param's name may be a path of identifiers and numbers joined by '.'
+ * (`p.scale`, `param_0.8`): a struct's field, filled by name as any param. */
+static bool is_param_name(const ws_token *t) {
+  if (t->kind != WS_TOK_WORD || is_digit(t->text[0]) || t->text[0] == '.' || t->text[t->len - 1] == '.')
+    return false;
+  for (size_t i = 1; i < t->len; i++)
+    if (t->text[i] == '.' && t->text[i - 1] == '.') return false;
+  return true;
+}
+
+/* A symbol name: an identifier (for a param, a path of them) of at most
+ * WS_NAME_MAX - 1 characters that does not read as a register. */
 static ws_status check_name(parser *p, const ws_token *t, const char *what) {
   char expect[48];
   snprintf(expect, sizeof expect, "a %s name", what);
-  if (!is_identifier(t)) return fail_expected(p, t, expect);
+  if (!(strcmp(what, "param") == 0 ? is_param_name(t) : is_identifier(t))) return fail_expected(p, t, expect);
   if (t->len >= WS_NAME_MAX) {
     char found[FOUND_MAX];
     ws_lexer_describe(t, found, sizeof found);
@@ -516,7 +526,7 @@ static ws_status parse_param_ref(parser *p, ws_operand *o) {
   if (st) return st;
   const ws_kernel *k = cur_kernel(p);
   ws_token name = p->tok;
-  if (!is_identifier(&name)) return fail_expected(p, &name, "a param name");
+  if (!is_param_name(&name)) return fail_expected(p, &name, "a param name");
   uint32_t i = ws_symtab_find(&p->param_tab, k->params, sizeof *k->params, name.text, name.len);
   if (i == WS_SYMTAB_NONE)
     return fail_at(p, &name, "unknown param '%.*s'", (int)(name.len < WS_NAME_MAX ? name.len : WS_NAME_MAX),

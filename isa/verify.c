@@ -24,6 +24,21 @@ static bool is_identifier(const char *name) {
   return !reg_like && strcmp(name, "RZ") != 0 && strcmp(name, "PT") != 0;
 }
 
+/* A param's name: an identifier, then parts of letters, digits and '_'
+ * after single dots (a struct's field: `p.scale`, `param_0.8`). */
+static bool is_param_name(const char *name) {
+  char head[WS_NAME_MAX];
+  size_t len = strnlen(name, WS_NAME_MAX), dot = strcspn(name, ".");
+  if (len == WS_NAME_MAX || name[len - (len > 0)] == '.') return false;
+  memcpy(head, name, dot);
+  head[dot] = '\0';
+  if (!is_identifier(head)) return false;
+  for (size_t i = dot; i < len; i++)
+    if (!(isalnum((unsigned char)name[i]) || name[i] == '_' || (name[i] == '.' && name[i - 1] != '.')))
+      return false;
+  return true;
+}
+
 /* Register range [reg, reg+nregs) aligned and inside R0..R254, or RZ. */
 static bool reg_ok(uint8_t reg, unsigned nregs) {
   if (reg == WS_REG_RZ) return true;
@@ -130,7 +145,7 @@ static ws_status verify_params(ws_ctx *ctx, const ws_kernel *k) {
   for (uint32_t i = 0; i < k->nparams; i++) {
     const ws_param *p = &k->params[i];
     uint32_t want = (p->type == WS_PT_U64 || p->type == WS_PT_PTR) ? 8 : 4;
-    bool ok = is_identifier(p->name) && p->type < WS_PT_COUNT && p->size_bytes == want &&
+    bool ok = is_param_name(p->name) && p->type < WS_PT_COUNT && p->size_bytes == want &&
               p->offset_bytes == align_up(end, want);
     for (uint32_t j = 0; ok && j < i; j++) ok = strcmp(k->params[j].name, p->name) != 0;
     if (!ok) return ws_ctx_fail(ctx, WS_ERR_INVALID, "kernel '%s': param %u is invalid", k->name, i + 1);

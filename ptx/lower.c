@@ -51,7 +51,9 @@ struct ws_ptx_lower {
   int depth;
   ws_ptx_shared *shared;
   size_t nshared, shared_cap;
-  ws_ptx_pinfo *params;
+  ws_ptx_pinfo *params; /* the ISA params (kparams.h) */
+  size_t nparams;
+  ws_kparams_addrs addrs; /* registers holding a param's address: left out, read through */
   local_var *locals;
   size_t nlocals, locals_cap;
   uint32_t local_bytes; /* the .local variables' window, per thread */
@@ -314,6 +316,11 @@ static ws_status sreg_op(lower *lw, const char *name, ws_vc_op *out) {
 /* A source that must be a register of `words` words: immediates and
  * special registers go through a fresh register. */
 static ws_status use_r(lower *lw, const ws_ptx_opnd *o, uint8_t words, ws_vc_op *out) {
+  if (o->kind == WS_PTX_OPND_REG && ws_kparams_lookup(&lw->addrs, o->name))
+    return refuse(lw,
+                  "'%s' holds the address of a param, which is only read by ld.param (a struct's address "
+                  "passed on, or made generic, is not supported)",
+                  o->name);
   if (o->kind == WS_PTX_OPND_REG) {
     slot s = {0, 0};
     decl *d = NULL;
@@ -1384,23 +1391,80 @@ static int find_param(lower *lw, const char *name) {
   return -1;
 }
 
+/* Word [o, o + 4) of PTX param pi into d: the ISA param (kparams.h) that holds it. */
+static ws_status param_word(lower *lw, uint32_t pi, uint32_t o, ws_vc_op d) {
+  int f = ws_kparams_find(lw->params, lw->nparams, pi, o, 4);
+  if (f < 0)
+    return refuse(lw, "bytes %u..%u of param '%s' lie in no one field of its struct (padding, or across two)",
+                  o, o + 3, lw->e->params[pi].name);
+  emit(lw, "LDP.32", 2, d, op_text("[%s+%u]", lw->params[f].name, o - lw->params[f].offset_bytes));
+  return WS_OK;
+}
+
+/* One element of an ld.param: bytes [o, o + bits / 8) of PTX param pi into
+ * d. A doubleword no one field holds is read as its two words; a byte or
+ * halfword is extracted from its word, zero- or sign-extended. */
+static ws_status param_elem(lower *lw, uint32_t pi, uint32_t o, ptype t, ws_vc_op d) {
+  if (t.bits == 32) return param_word(lw, pi, o, d);
+  if (t.bits == 64) {
+    int f = ws_kparams_find(lw->params, lw->nparams, pi, o, 8);
+    if (f < 0) {
+      ws_status r = param_word(lw, pi, o, word_of(d, 0));
+      return r == WS_OK ? param_word(lw, pi, o + 4, word_of(d, 1)) : r;
+    }
+    const ws_ptx_pinfo *p = &lw->params[f];
+    emit(lw, "LDP.64", 2, d, op_text("[%s+%u]", p->name, o - p->offset_bytes));
+    if (track(lw) && p->offset_bytes == o && p->size_bytes == 8) lw->param_of[d.v] = (uint32_t)f + 1;
+    return WS_OK;
+  }
+  uint32_t w = new_reg(lw, 1, false);
+  ws_status r = param_word(lw, pi, o & ~3u, op_reg(w, 0, 1, true));
+  if (r == WS_OK)
+    emit(lw, t.kind == 's' ? "BFE.S32" : "BFE.U32", 4, d, op_reg(w, 0, 1, false), op_text("%u", (o & 3u) * 8),
+         op_text("%u", t.bits));
+  return r;
+}
+
+/* ld.param of a scalar or a vector (.v2, .v4) of 8 to 64 bits, element by element. */
 static ws_status lower_ld_param(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  if (o[1].kind != WS_PTX_OPND_ADDR || o[1].base_is_reg) return refuse(lw, "a param name expected in '[ ]'");
-  int pi = find_param(lw, o[1].name);
+  if (o[1].kind != WS_PTX_OPND_ADDR) return refuse(lw, "a param name expected in '[ ]'");
+  const ws_kparams_addr *via = o[1].base_is_reg ? ws_kparams_lookup(&lw->addrs, o[1].name) : NULL;
+  if (o[1].base_is_reg && !via)
+    return refuse(lw,
+                  "'%s' is not traced to a param's address (a mov of the param's name, copies, constant "
+                  "offsets)",
+                  o[1].name);
+  int pi = via ? (int)via->param : find_param(lw, o[1].name);
   if (pi < 0) return refuse(lw, "'%s' is not a param of '%s'", o[1].name, lw->e->name);
-  if (t.bits != 32 && t.bits != 64) return refuse(lw, "params are read as 32 or 64 bits");
-  if (has(lw, "v2") || has(lw, "v4")) return refuse(lw, "vector reads of params are not supported");
-  ws_vc_op d;
-  uint8_t w = t.bits == 64 ? 2 : 1;
-  r = def_r(lw, &o[0], w, &d);
-  if (r != WS_OK) return r;
-  emit(lw, w == 2 ? "LDP.64" : "LDP.32", 2, d, op_text("[%s+%" PRId64 "]", lw->params[pi].name, o[1].ival));
-  if (track(lw) && w == 2) lw->param_of[d.v] = (uint32_t)pi + 1;
-  return WS_OK;
+  const char *pname = lw->e->params[pi].name;
+  if (t.bits < 8 || t.bits > 64) return refuse(lw, "params are read as 8, 16, 32 or 64 bits");
+  uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, words = t.bits == 64 ? 2 : 1;
+  if (n > 1 && (o[0].kind != WS_PTX_OPND_VECTOR || o[0].nelems != n))
+    return refuse(lw, "a vector of %u registers expected", n);
+  uint32_t eb = t.bits / 8u, size = lw->e->params[pi].size_bytes;
+  if (!ws_kparams_is_struct(&lw->e->params[pi]) && size != 4 && size != 8)
+    return refuse(lw, "param '%s' is %u bytes; scalars of 4 and 8 bytes, pointers and structs are supported",
+                  pname, size);
+  for (uint8_t k = 0; k < n && r == WS_OK; k++) {
+    int64_t at = o[1].ival + (via ? via->offset_bytes : 0) + (int64_t)k * eb;
+    if (at < 0 || at + eb > size)
+      return refuse(lw, "reads bytes %" PRId64 "..%" PRId64 " of param '%s', which has %u", at, at + eb - 1,
+                    pname, size);
+    if (at % eb)
+      return refuse(lw, "a read of %u bytes at offset %" PRId64 " is not aligned to its size", eb, at);
+    ws_ptx_opnd e = o[0];
+    if (n > 1 && strcmp(o[0].elems[k], "_") == 0) continue;
+    if (n > 1) e = (ws_ptx_opnd){.kind = WS_PTX_OPND_REG};
+    if (n > 1) snprintf(e.name, sizeof e.name, "%s", o[0].elems[k]);
+    ws_vc_op d;
+    r = def_r(lw, &e, words, &d);
+    if (r == WS_OK) r = param_elem(lw, (uint32_t)pi, (uint32_t)at, t, d);
+  }
+  return r;
 }
 
 /* The space an address operand lies in: the instruction's, or for a
@@ -2301,21 +2365,6 @@ static ws_status add_shared(lower *lw, const ws_ptx_stmt *v) {
   return WS_OK;
 }
 
-/* The params' .wsa names: "<entry>_param_<i>" as "param_<i>". */
-static ws_status name_params(lower *lw) {
-  lw->params = calloc(lw->e->nparams ? lw->e->nparams : 1, sizeof *lw->params);
-  if (!lw->params) return oom(lw);
-  size_t el = strlen(lw->e->name);
-  for (size_t i = 0; i < lw->e->nparams; i++) {
-    const char *n = lw->e->params[i].name;
-    if (strncmp(n, lw->e->name, el) == 0 && n[el] == '_') n += el + 1;
-    if (lw->param_names) n = lw->param_names[i].name;
-    if (lw->param_names) lw->params[i].is_ptr = lw->param_names[i].is_ptr && lw->e->params[i].size_bytes == 8;
-    snprintf(lw->params[i].name, sizeof lw->params[i].name, "%.*s", WS_PTX_SYM_MAX, n);
-  }
-  return WS_OK;
-}
-
 /* The destinations' names of a statement whose first operand is written. */
 static bool writes_first(const ws_ptx_stmt *st) {
   static const char *const no_def[] = {"st",  "red",  "bar",    "barrier", "bra",
@@ -2431,6 +2480,7 @@ static ws_status one_stmt(lower *lw, size_t i) {
   }
   default: break;
   }
+  if (ws_kparams_defines(&lw->addrs, st)) return WS_OK; /* a param's address: its loads read the param */
   split_op(lw);
   size_t from = lw->vc->ninsns;
   bool sat = take_sat(lw);
@@ -2444,7 +2494,9 @@ static ws_status one_stmt(lower *lw, size_t i) {
  * scope only in hand-written PTX), counted definitions, vector groups,
  * then the statements in order. */
 static ws_status lower_all(lower *lw) {
-  ws_status r = name_params(lw);
+  ws_status r = ws_kparams_trace(lw->ctx, lw->e, &lw->addrs);
+  if (r == WS_OK)
+    r = ws_kparams_build(lw->ctx, lw->e, lw->param_names, &lw->addrs, &lw->params, &lw->nparams);
   size_t top = 0;
   for (; r == WS_OK && top < lw->e->nstmts && lw->e->stmts[top].kind == WS_PTX_REG_DECL; top++) {
     lw->st = &lw->e->stmts[top];
@@ -2459,11 +2511,11 @@ static ws_status lower_all(lower *lw) {
 
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
                              const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
-                             size_t *nshared, ws_ptx_pinfo **params, uint32_t *local_bytes) {
+                             size_t *nshared, ws_ptx_pinfo **params, size_t *nparams, uint32_t *local_bytes) {
   lower lw = {.ctx = ctx, .file = file, .m = m, .e = e, .vc = vc, .param_names = param_names};
   memset(vc, 0, sizeof *vc);
   if (e->is_func) {
-    *shared = NULL, *nshared = 0, *params = NULL, *local_bytes = 0;
+    *shared = NULL, *nshared = 0, *params = NULL, *nparams = 0, *local_bytes = 0;
     return ws_ctx_fail(ctx, WS_ERR_INVALID,
                        "%s:%u: error: '.func %s' is a device function, not a kernel; it runs inlined at "
                        "its calls",
@@ -2476,6 +2528,7 @@ ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module 
   *local_bytes = lw.local_bytes;
   free(lw.space);
   free(lw.param_of);
-  *shared = lw.shared, *nshared = lw.nshared, *params = lw.params;
+  ws_kparams_free_addrs(&lw.addrs);
+  *shared = lw.shared, *nshared = lw.nshared, *params = lw.params, *nparams = lw.nparams;
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "ptx/kparams.h"
 #include "ptx/ptxparse.h"
 #include "ptx/srcnames.h"
 #include "ptx/vcode.h"
@@ -23,11 +24,6 @@ typedef struct ws_ptx_shared {
   bool is_extern; /* dynamic shared memory: after the static arrays, sized at launch */
 } ws_ptx_shared;
 
-typedef struct ws_ptx_pinfo {
-  char name[WS_PTX_SYM_MAX + 1]; /* as the .wsa declares it */
-  bool is_ptr;                   /* a .u64 the kernel uses as a global address */
-} ws_ptx_pinfo;
-
 typedef struct ws_ptx_lower ws_ptx_lower;
 
 /* The module's .const variables laid out in the constant bank from offset
@@ -40,10 +36,11 @@ uint32_t ws_ptx_const_layout(const ws_ptx_module *m, uint8_t *image, const char 
  * the per-thread bytes of its .local variables (*local_bytes; accesses to
  * them are LDL/STL at their offsets from 0), the entry's shared variables
  * (module-scope ones it names included) and
- * its params' names (param_names when not NULL, one per param, else
- * param_0, param_1 ...) and kinds. The caller frees vc, shared and params. */
+ * its ISA params (kparams.h: param_names when not NULL, one per PTX param,
+ * else param_0, param_1 ...; a struct's fields), *nparams of them. The
+ * caller frees vc, shared and params. */
 ws_status ws_ptx_lower_entry(ws_ctx *ctx, const char *file, const ws_ptx_module *m, const ws_ptx_entry *e,
                              const ws_srcparam *param_names, ws_vcode *vc, ws_ptx_shared **shared,
-                             size_t *nshared, ws_ptx_pinfo **params, uint32_t *local_bytes);
+                             size_t *nshared, ws_ptx_pinfo **params, size_t *nparams, uint32_t *local_bytes);
 
 #endif

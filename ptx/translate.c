@@ -13,6 +13,7 @@
 #include "isa/asm.h"
 #include "ptx/cuda.h"
 #include "ptx/inliner.h"
+#include "ptx/kparams.h"
 #include "ptx/lower.h"
 #include "ptx/ptxparse.h"
 
@@ -166,17 +167,10 @@ typedef struct kernel_out {
   ws_vcode vc;
   ws_ptx_shared *shared;
   size_t nshared;
-  ws_ptx_pinfo *params;
+  ws_ptx_pinfo *params; /* the ISA params: whole PTX params and structs' fields */
+  size_t nparams;
   uint32_t regs, local_bytes, spill_bytes; /* spill_bytes: the window's end, local variables included */
 } kernel_out;
-
-static const char *param_type(const ws_ptx_param *p, const ws_ptx_pinfo *pi) {
-  if (p->size_bytes == 8) return pi->is_ptr ? ".ptr" : ".u64";
-  if (p->size_bytes != 4) return NULL;
-  if (strcmp(p->type, ".f32") == 0) return ".f32";
-  if (strcmp(p->type, ".s32") == 0) return ".s32";
-  return ".u32";
-}
 
 static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel_out *k) {
   origin none = {0, 0, 0};
@@ -195,13 +189,21 @@ static ws_status header(ws_ctx *ctx, const char *file, out_text *o, const kernel
   }
   for (size_t i = 0; i < k->e->nparams; i++) {
     const ws_ptx_param *p = &k->e->params[i];
-    const char *t = param_type(p, &k->params[i]);
-    if (!t)
-      return ws_ctx_fail(ctx, WS_ERR_INVALID,
-                         "%s:%u: error: param '%s' of '%s' is %u bytes; params of 4 and 8 bytes (scalars and "
-                         "pointers) are supported, not structs or narrow integers",
-                         file, k->e->line, p->name, k->e->name, p->size_bytes);
-    snprintf(line, sizeof line, ".param %s %s", t, k->params[i].name);
+    if (!ws_kparams_is_struct(p) && p->size_bytes != 4 && p->size_bytes != 8)
+      return ws_ctx_fail(
+          ctx, WS_ERR_INVALID,
+          "%s:%u: error: param '%s' of '%s' is %u bytes; scalars of 4 and 8 bytes, pointers and "
+          "structs are supported, not narrow integers",
+          file, k->e->line, p->name, k->e->name, p->size_bytes);
+  }
+  for (size_t i = 0; i < k->nparams; i++) {
+    const ws_ptx_pinfo *pi = &k->params[i];
+    const ws_ptx_param *p = &k->e->params[pi->param];
+    int n = snprintf(line, sizeof line, ".param %s %s", ws_kparams_type(pi, p), pi->name);
+    if (pi->is_field && n > 0 && (size_t)n < sizeof line)
+      snprintf(line + n, sizeof line - (size_t)n, "%*s// bytes %u..%u of a %u-byte struct",
+               n < 40 ? 40 - n : 1, "", pi->offset_bytes, pi->offset_bytes + pi->size_bytes - 1,
+               p->size_bytes);
     put_line(o, none, line);
   }
   for (int pass = 0; pass < 2; pass++) /* static arrays first: extern ones start where they end */
@@ -281,19 +283,39 @@ static uint32_t entry_line(const ws_ptx_module *m, const ws_ptx_entry *e, const 
   return best;
 }
 
+static void free_source_params(ws_srcparam *names, size_t n) {
+  for (size_t i = 0; names && i < n; i++) free(names[i].layout);
+  free(names);
+}
+
+/* The layouts of the structs passed by value, where the source defines them. */
+static bool source_layouts(const ws_ptx_entry *e, const ws_ptx_opts *opts, ws_srcparam *names) {
+  for (size_t i = 0; i < e->nparams; i++) {
+    if (!ws_kparams_is_struct(&e->params[i]) || names[i].is_ptr || !names[i].type[0]) continue;
+    ws_srcstruct *s = malloc(sizeof *s);
+    if (!s) return false;
+    if (ws_srcnames_struct(opts->cuda_text, opts->cuda_len, names[i].type, s))
+      names[i].layout = s;
+    else
+      free(s);
+  }
+  return true;
+}
+
 /* The params' names from the CUDA source, or NULL (positional names). */
 static ws_srcparam *source_params(const ws_ptx_module *m, const ws_ptx_entry *e, const ws_ptx_opts *opts) {
   if (!opts || !opts->cuda_text || !e->nparams) return NULL;
   uint32_t line = entry_line(m, e, opts->cuda_path);
   char *src = ws_cuda_demangle(e->name);
-  ws_srcparam *names = malloc(e->nparams * sizeof *names);
+  ws_srcparam *names = calloc(e->nparams, sizeof *names);
   bool ok = src && names;
   if (ok) {
     src[strcspn(src, "<")] = '\0'; /* the template's own name */
     ok = ws_srcnames_params(opts->cuda_text, opts->cuda_len, line, src, e->nparams, names);
   }
   free(src);
-  if (!ok) free(names);
+  if (ok) ok = source_layouts(e, opts, names);
+  if (!ok) free_source_params(names, names ? e->nparams : 0);
   return ok ? names : NULL;
 }
 
@@ -304,9 +326,9 @@ static ws_status one_kernel(ws_ctx *ctx, const char *file, const ws_ptx_module *
   kernel_out k = {.e = e};
   kernel_name_of(m, ei, k.name, sizeof k.name);
   ws_srcparam *names = source_params(m, e, opts);
-  ws_status r =
-      ws_ptx_lower_entry(ctx, file, m, e, names, &k.vc, &k.shared, &k.nshared, &k.params, &k.local_bytes);
-  free(names);
+  ws_status r = ws_ptx_lower_entry(ctx, file, m, e, names, &k.vc, &k.shared, &k.nshared, &k.params,
+                                   &k.nparams, &k.local_bytes);
+  free_source_params(names, e->nparams);
   k.spill_bytes = (k.local_bytes + 15) / 16 * 16; /* spill slots after the local variables */
   if (o->nvars == o->vars_cap) {
     size_t cap = o->vars_cap ? o->vars_cap * 2 : 8;

@@ -686,6 +686,10 @@ printf '__global__ void k(int *p) { p[0] = oops; }\n' > "$tmp/bad.cu"
 check ptx-cu-error 1 "bad.cu:1:36: error: use of undeclared identifier 'oops'" -- "$ws" ptx "$tmp/bad.cu"
 check ptx-template-none 1 "a template kernel is compiled only for the instances asked for" -- "$ws" ptx "$src/tests/ptx/cuda/sgemm_reg.cu"
 check exec-cu-kernel 0 "3 5 7 9 11" -- "$ws" exec "$src/tests/ptx/cuda/saxpy.cu" --kernel saxpy --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --print y --functional
+# a struct passed by value: one param per field, named from the struct's definition in the .cu
+check exec-struct-fields 0 "2.5 4.5 6.5 8.5 0" -- "$ws" exec "$src/tests/ptx/cuda/struct_params.cu" --kernel affine --grid 1 --block 32 --arg p.scale=2 --arg p.shift=0.5 --arg p.n=4 --buf p.src=f32:1,2,3,4,5 --buf out=zeros:20 --print out:f32:5 --functional
+check exec-struct-unknown-field 1 "unknown param 'p.scal' (kernel 'affine' has: p.scale, p.shift, p.n, p.src, out)" -- "$ws" exec "$src/tests/ptx/cuda/struct_params.cu" --kernel affine --grid 1 --block 32 --arg p.scal=2 --buf out=zeros:20 --functional
+check ptx-struct-fields 0 ".param .s32 p.n                         // bytes 8..11 of a 24-byte struct" -- "$ws" ptx "$src/tests/ptx/cuda/struct_params.cu"
 check gemm-source-cuda 0 "smem bm=32 bn=32 bk=32 threads=1024 source cuda on a100" -- "$ws" gemm --source cuda --variant smem --size 64
 check gemm-source-bad 2 "--source expects generated or cuda, found 'ptx'" -- "$ws" gemm --source ptx --variant smem --size 64
 # sweep kernel: an expression that does not parse is refused with its column, a name that is not a -D

@@ -987,6 +987,55 @@ Test(corpus, quantize_u16_stores_halfwords) {
     cr_assert_eq(out[i], 0xA5A5, "halfword %d past the elements was overwritten", i);
 }
 
+/* ---- struct_params: structs passed by value ---------------------------------------------- */
+
+/* The committed PTX has no source beside it, so each struct's fields are
+ * the words its ld.param instructions read, named by offset: Affine's
+ * scale, shift, n and src at 0, 4, 8 and 16; gains4's float4 at 0, 4, 8,
+ * 12 and Span's range.x, range.y and data at 0, 4 and 8. */
+enum { STRUCT_N = 700, STRUCT_LEN = 800 };
+static const float affine_scale = 1.75f, affine_shift = -0.375f;
+static const float gain[4] = {0.5f, 2.0f, -1.25f, 3.0f};
+static const int span_lo = 37, span_hi = 611;
+
+static void affine_launch(run *r, const void *in, void *outp) {
+  set_f32(r, "param_0.0", affine_scale);
+  set_f32(r, "param_0.4", affine_shift);
+  set_u32(r, "param_0.8", STRUCT_N); /* read by ld.param.u32: a .u32 field */
+  buf(r, "param_0.16", STRUCT_LEN * sizeof(float), in);
+  uint64_t out = buf(r, "param_1", STRUCT_LEN * sizeof(float), NULL);
+  launch(r, dim1(ceil_div(STRUCT_LEN, 256)), dim1(256));
+  read_back(r, outp, out, STRUCT_LEN * sizeof(float));
+}
+
+static void gains4_launch(run *r, const void *in, void *outp) {
+  char name[16];
+  for (int c = 0; c < 4; c++) {
+    snprintf(name, sizeof name, "param_0.%d", 4 * c);
+    set_f32(r, name, gain[c]);
+  }
+  set_u32(r, "param_1.0", (uint32_t)span_lo);
+  set_u32(r, "param_1.4", (uint32_t)span_hi);
+  uint64_t data = buf(r, "param_1.8", STRUCT_LEN * sizeof(float), in);
+  launch(r, dim1(ceil_div(STRUCT_LEN, 256)), dim1(256));
+  read_back(r, outp, data, STRUCT_LEN * sizeof(float));
+}
+
+Test(corpus, struct_params_by_value) {
+  static float in[STRUCT_LEN], out[STRUCT_LEN];
+  for (int i = 0; i < STRUCT_LEN; i++) in[i] = (float)((i * 29) % 97 - 48) * 0.0625f;
+  both_modes("struct_params", "affine", NULL, affine_launch, in, out, sizeof out);
+  for (int i = 0; i < STRUCT_LEN; i++) {
+    float want = i < STRUCT_N ? fmaf(in[i], affine_scale, affine_shift) : 0.0f;
+    cr_assert_eq(out[i], want, "affine out[%d] = %.9g, expected %.9g", i, out[i], want);
+  }
+  both_modes("struct_params", "gains4", NULL, gains4_launch, in, out, sizeof out);
+  for (int i = 0; i < STRUCT_LEN; i++) {
+    float want = i >= span_lo && i < span_hi ? in[i] * gain[i % 4] : in[i];
+    cr_assert_eq(out[i], want, "gains4 data[%d] = %.9g, expected %.9g", i, out[i], want);
+  }
+}
+
 /* ---- the corpus files the translator refuses ------------------------------------------ */
 
 /* half_axpy.cu: one fma.rn.f16x2 per pair, and a float -> half kernel

@@ -657,11 +657,82 @@ Test(ptx, recursion_is_refused_at_the_call_closing_the_cycle) {
 }
 
 /* A struct passed by value has no place among the ISA's 4- and 8-byte params. */
-Test(ptx, a_struct_param_is_refused_with_its_size) {
+/* A struct by value read as clang reads one, through its address and by
+ * name: with no source, its fields are the words and doublewords read
+ * (the doubleword at 0 holds the word read at 4; the byte at 9 and the
+ * halfword at 10 widen to the word at 8), each a param the host fills. */
+static const char struct_ptx[] =
+    HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16], .param .u64 k_param_1)\n"
+         "{\n"
+         "  .reg .b32 %r<4>;\n"
+         "  .reg .b64 %rd<6>;\n"
+         "  mov.b64 %rd1, k_param_0;\n"
+         "  mov.u64 %rd5, %rd1;\n"
+         "  ld.param.u64 %rd2, [k_param_1];\n"
+         "  ld.param.u32 %r1, [%rd5+4];\n"
+         "  ld.param.s8 %r2, [%rd1+9];\n"
+         "  ld.param.u16 %r3, [k_param_0+10];\n"
+         "  ld.param.u64 %rd3, [k_param_0];\n"
+         "  cvta.to.global.u64 %rd4, %rd2;\n"
+         "  st.global.u32 [%rd4], %r1;\n"
+         "  st.global.u32 [%rd4+4], %r2;\n"
+         "  st.global.u32 [%rd4+8], %r3;\n"
+         "  st.global.u64 [%rd4+16], %rd3;\n"
+         "  ret;\n"
+         "}\n";
+
+Test(ptx, a_struct_param_becomes_one_param_per_field_read) {
+  run r;
+  start(&r, struct_ptx, "k");
+  cr_assert_eq(r.k->nparams, 3);
+  const char *want[] = {"param_0.0", "param_0.8", "param_1"};
+  for (int i = 0; i < 3; i++) cr_assert_str_eq(r.k->params[i].name, want[i]);
+  cr_assert(strstr(r.res.wsa, ".param .u64 param_0.0") &&
+                strstr(r.res.wsa, "bytes 8..11 of a 16-byte struct"),
+            "%s", r.res.wsa);
+  uint8_t bytes[16];
+  const uint64_t lo = 0x1122334455667788u;
+  const uint32_t hi = 0xA1B2F3C4u;
+  memcpy(bytes, &lo, 8);
+  memcpy(bytes + 8, &hi, 4);
+  cr_assert_eq(ws_args_set_u64(r.ctx, &r.args, "param_0.0", lo), WS_OK, "%s", ws_errmsg(r.ctx));
+  cr_assert_eq(ws_args_set_u32(r.ctx, &r.args, "param_0.8", hi), WS_OK, "%s", ws_errmsg(r.ctx));
+  uint64_t out = buf(&r, "param_1", 24, NULL);
+  launch(&r, 1, 1, WS_MODE_FUNCTIONAL);
+  uint8_t got[24];
+  read_back(&r, got, out, sizeof got);
+  uint32_t w4, w8, h10, r1, r2, r3;
+  uint64_t d0, rd3;
+  memcpy(&w4, bytes + 4, 4), memcpy(&w8, bytes + 8, 4), memcpy(&d0, bytes, 8);
+  h10 = w8 >> 16;
+  memcpy(&r1, got, 4), memcpy(&r2, got + 4, 4), memcpy(&r3, got + 8, 4), memcpy(&rd3, got + 16, 8);
+  cr_expect_eq(r1, w4);
+  cr_expect_eq((int32_t)r2, (int32_t)(int8_t)bytes[9], "the byte at 9, sign-extended: 0x%08x", r2);
+  cr_expect_eq(r3, h10);
+  cr_expect_eq(rd3, d0);
+  stop(&r);
+}
+
+Test(ptx, struct_reads_past_the_param_or_through_an_escaped_address_are_refused) {
   ws_ctx *ctx = ws_ctx_create();
-  const char *msg = refused(ctx, HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16])\n{\n  ret;\n}\n",
-                            WS_ERR_INVALID);
-  cr_expect(strstr(msg, "bad.ptx:4: error: param 'k_param_0' of 'k' is 16 bytes; params of 4 and 8 bytes"),
+  const char *msg =
+      refused(ctx,
+              HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16])\n{\n  .reg .b32 %r<2>;\n"
+                   "  ld.param.u32 %r1, [k_param_0+16];\n  ret;\n}\n",
+              WS_ERR_INVALID);
+  cr_expect(strstr(msg, "bad.ptx:7: error: 'ld.param.u32 %r1, [k_param_0+16]': reads bytes 16..19 of param "
+                        "'k_param_0', which has 16"),
+            "%s", msg);
+  msg = refused(ctx,
+                HEAD ".visible .entry k(.param .align 8 .b8 k_param_0[16], .param .u64 k_param_1)\n{\n"
+                     "  .reg .b64 %rd<3>;\n  mov.b64 %rd1, k_param_0;\n  ld.param.u64 %rd2, [k_param_1];\n"
+                     "  st.global.u64 [%rd2], %rd1;\n  ret;\n}\n",
+                WS_ERR_INVALID);
+  cr_expect(strstr(msg, "bad.ptx:9: error:") && strstr(msg, "'%rd1' holds the address of a param"), "%s",
+            msg);
+  msg = refused(ctx, HEAD ".visible .entry k(.param .u8 k_param_0)\n{\n  ret;\n}\n", WS_ERR_INVALID);
+  cr_expect(strstr(msg, "bad.ptx:4: error: param 'k_param_0' of 'k' is 1 bytes; scalars of 4 and 8 bytes, "
+                        "pointers and structs are supported, not narrow integers"),
             "%s", msg);
   ws_ctx_destroy(ctx);
 }

@@ -194,7 +194,8 @@ extern const char ws_cli_watchopt_help[];
 
 enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS, WS_CLI_L2 };
 #define WS_CLI_SAMPLEOPT_LONGS                                                                               \
-  {"sample", no_argument, NULL, WS_CLI_SAMPLE}, {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES}, \
+  {"sample", no_argument, NULL, WS_CLI_SAMPLE},                                                              \
+      {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES},                                        \
       {"sample-rounds", required_argument, NULL, WS_CLI_SAMPLE_ROUNDS}, {                                    \
     "l2", required_argument, NULL, WS_CLI_L2                                                                 \
   }

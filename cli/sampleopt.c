@@ -37,11 +37,11 @@ const char ws_cli_sampleopt_help[] =
                                                                                            "iterations per "
                                                                                            "window (" STR(WS_SAMPLER_MIN_ROUNDS) " to " STR(
                                                                                                WS_SAMPLER_MAX_ROUNDS) ")\n"
-    "  --l2 keep|flush     keep: the launches of a point share the L2 (naive attention's\n"
-    "                      scores stay there for the next kernel), written back after\n"
-    "                      the last; flush (default): each launch starts with an empty\n"
-    "                      L2 and ends by writing back what it left dirty, counted as\n"
-    "                      its DRAM writes\n";
+                                                                                                                      "  --l2 keep|flush     keep: the launches of a point share the L2 (naive attention's\n"
+                                                                                                                      "                      scores stay there for the next kernel), written back after\n"
+                                                                                                                      "                      the last; flush (default): each launch starts with an empty\n"
+                                                                                                                      "                      L2 and ends by writing back what it left dirty, counted as\n"
+                                                                                                                      "                      its DRAM writes\n";
 
 int ws_cli_l2opt_take(const char *cmd, uint32_t *keep, int c, const char *arg, bool *taken) {
   *taken = c == WS_CLI_L2;

@@ -2033,7 +2033,8 @@ static ws_status lower_vote(lower *lw) {
  * such cheap form (one shuffle and vote per lane) and is refused. */
 static ws_status lower_match(lower *lw) {
   const ws_ptx_opnd *o = lw->st->opnds;
-  if (!has(lw, "all")) return refuse(lw, "match is supported as match.all.sync (match.any has no cheap lowering)");
+  if (!has(lw, "all"))
+    return refuse(lw, "match is supported as match.all.sync (match.any has no cheap lowering)");
   bool two = lw->st->nopnds == 4;
   if (lw->st->nopnds != 3 && !two) return need(lw, 3);
   const ws_ptx_opnd *mask = &o[two ? 3 : 2];

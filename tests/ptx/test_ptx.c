@@ -468,7 +468,8 @@ Test(ptx, match_all_tells_whether_every_lane_agrees) {
       launch(&r, 1, 32, mode ? WS_MODE_TIMING : WS_MODE_FUNCTIONAL);
       read_back(&r, got, out, sizeof got);
       for (int i = 0; i < 32; i++) {
-        cr_expect_eq(got[i][0], odd < 0 ? 0xFFFFFFFFu : 0u, "lane %d, odd lane %d: mask 0x%x", i, odd, got[i][0]);
+        cr_expect_eq(got[i][0], odd < 0 ? 0xFFFFFFFFu : 0u, "lane %d, odd lane %d: mask 0x%x", i, odd,
+                     got[i][0]);
         cr_expect_eq(got[i][1], odd < 0 ? 1u : 0u, "lane %d, odd lane %d: p", i, odd);
         cr_expect_eq(got[i][2], 0u, "lane %d: 64-bit values differ in their high word", i);
       }

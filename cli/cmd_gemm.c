@@ -290,6 +290,10 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
   else if (p->sample_waves || p->sample_rounds)
     printf("  not sampled: too few waves to skip and no main loop long enough to skip in, so every "
            "instruction was timed (docs/explore.md)\n");
+  if (p->keep_l2)
+    printf("  L2 kept between the launches: DRAM %" PRIu64 " B read, %" PRIu64
+           " B written, the lines left dirty after the last launch included\n",
+           r->dram_read_bytes, r->dram_write_bytes);
 }
 
 static int run_point(point_opts *o, const ws_point *p) {

@@ -741,5 +741,7 @@ for cmd in run asm disasm ptx exec kernel example microbench trace viz occupancy
   fi
 done
 check sweep-help-interrupt 0 "130 when interrupted (Ctrl-C: what finished is" -- "$ws" sweep --help
+check attention-l2-keep 0 "  L2 kept between the launches: DRAM 24576 B read, 40960 B written" -- "$ws" attention --gpu classroom --attn naive --seq 64 --heads 2 --dhead 16 --l2 keep
+check gemm-l2-bad 2 "--l2 expects keep or flush, found 'warm'" -- "$ws" gemm --gpu classroom --size 64 --l2 warm
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

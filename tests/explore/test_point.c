@@ -171,6 +171,37 @@ Test(point, attention_naive_and_flash_pass) {
   cr_expect_lt(r.cycles, naive_cycles, "the fused kernel keeps S on the SM");
 }
 
+/* The L2 policy, from the buffers' sizes on the classroom GPU (256 KiB of
+ * L2, which every buffer here fits in): a GEMM launch that empties the L2
+ * for the next reads A and B once and ends by writing C back; naive
+ * attention's three kernels, sharing the L2, read only Q, K and V from
+ * DRAM (the scores and probabilities stay in the L2 for the next kernel)
+ * and write back everything they wrote, once, after the last. */
+Test(point, the_l2_policy_decides_what_reaches_dram) {
+  ws_point g = gemm_point("vectorized", 128, 128, 128);
+  ws_point_result r;
+  run_point(&g, &r);
+  cr_assert(r.valid && r.check_pass, "%s", r.why);
+  cr_expect_eq(r.dram_read_bytes, 2 * 128 * 128 * 4, "A and B, once");
+  cr_expect_eq(r.dram_write_bytes, 128 * 128 * 4, "C, written back at the end");
+  ws_point a = attn_point("naive", 64, 2, 16);
+  ws_point_result flush, keep;
+  run_point(&a, &flush);
+  a.keep_l2 = 1;
+  run_point(&a, &keep);
+  cr_assert(flush.check_pass && keep.check_pass, "%s %s", flush.why, keep.why);
+  const uint64_t qkv = 3ull * 2 * 64 * 16 * 4, scores = 2ull * 64 * 64 * 4, out = 2ull * 64 * 16 * 4;
+  cr_expect_eq(keep.dram_read_bytes, qkv, "kept: %llu B read", (unsigned long long)keep.dram_read_bytes);
+  cr_expect_eq(flush.dram_read_bytes, qkv + 2 * scores, "flushed: the scores and P read back");
+  cr_expect_eq(flush.cycles > keep.cycles, true, "L2 hits are faster than DRAM reads");
+  /* the softmax writes P over S: flushed, the buffer goes back twice (S
+   * after the first kernel, P after the second) and O once; kept, the
+   * buffer's last contents and O once, after the last kernel */
+  cr_expect_eq(flush.dram_write_bytes, 2 * scores + out);
+  cr_expect_eq(keep.dram_write_bytes, scores + out, "kept: %llu B written",
+               (unsigned long long)keep.dram_write_bytes);
+}
+
 /* A sweep over naive and flash with flash tiles: the naive point takes
  * none (once), the flash points take each, and every point validates at
  * dhead 64 on the a100 (the default Bc builds there). */

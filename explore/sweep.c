@@ -396,6 +396,16 @@ static uint32_t pick_jobs(const ws_sweep_cfg *cfg, size_t pending) {
   return (uint32_t)jobs;
 }
 
+/* The cores the points running at once leave over go to their sampled
+ * loops' gaps (ws_point_opts.sample_threads), unless the caller chose: a
+ * sweep of fewer points than cores still uses them all. The results are
+ * the same whatever the split (sim/gpu/sampler.h). */
+static void split_cores(ws_sweep_cfg *cfg, uint32_t jobs) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cfg->opts.sample_threads || cores <= 1 || jobs == 0) return;
+  cfg->opts.sample_threads = (uint32_t)cores / jobs > 1 ? (uint32_t)cores / jobs : 1;
+}
+
 /* The share's size and how many of it lack a result. */
 static void count_share(const ws_sweep *s, uint32_t rank, uint32_t ranks, coord *co) {
   for (size_t i = rank; i < s->n; i += ranks) {
@@ -437,13 +447,16 @@ ws_status ws_sweep_run(ws_ctx *ctx, ws_sweep *s, const ws_sweep_cfg *cfg) {
   uint32_t ranks = cfg->ranks ? cfg->ranks : 1;
   ws_status st = check_cfg(ctx, cfg, ranks);
   if (st != WS_OK) return st;
-  shared sh = {.s = s, .cfg = cfg, .rank = cfg->rank, .ranks = ranks, .err = WS_OK};
+  ws_sweep_cfg split = *cfg;
+  shared sh = {.s = s, .cfg = &split, .rank = cfg->rank, .ranks = ranks, .err = WS_OK};
   coord co = {.start_s = now_s()};
   count_share(s, sh.rank, ranks, &co);
   co.next_flush_s = co.start_s;
+  uint32_t jobs = pick_jobs(cfg, co.pending);
+  split_cores(&split, jobs);
   pthread_mutex_init(&sh.mu, NULL);
   pthread_cond_init(&sh.cv, NULL);
-  st = run_workers(ctx, &sh, &co, pick_jobs(cfg, co.pending));
+  st = run_workers(ctx, &sh, &co, jobs);
   pthread_mutex_lock(&sh.mu);
   if (st == WS_OK) report(&sh, &co);
   pthread_mutex_unlock(&sh.mu);

@@ -137,6 +137,14 @@ static uint64_t next_near(const ws_eventq *q, uint64_t from) {
   return UINT64_MAX;
 }
 
+/* Starts loading the node the next pop will read. The ring holds every
+ * response and arrival in flight, often megabytes of nodes written hundreds
+ * of cycles earlier: without this, each pop waited for its node to come from
+ * the host's L3 or DRAM (a fifth of a memory-bound run's time). */
+static inline void prefetch_head(const ws_eventq *q, uint32_t b) {
+  if (q->head[b] != NONE) __builtin_prefetch(&q->nodes[q->head[b]]);
+}
+
 static void ring_pop(ws_eventq *q, ws_event *out) {
   uint32_t b = (uint32_t)(q->near_cycle % RING), n = q->head[b];
   *out = q->nodes[n].ev;
@@ -144,9 +152,13 @@ static void ring_pop(ws_eventq *q, ws_event *out) {
   q->nodes[n].next = q->free_node;
   q->free_node = n;
   q->near--;
-  if (q->head[b] != NONE) return;
+  if (q->head[b] != NONE) {
+    prefetch_head(q, b);
+    return;
+  }
   q->bits[b / 64] &= ~(1ull << (b % 64));
   q->near_cycle = q->near ? next_near(q, q->near_cycle) : UINT64_MAX;
+  if (q->near) prefetch_head(q, (uint32_t)(q->near_cycle % RING));
 }
 
 bool ws_eventq_pop(ws_eventq *q, ws_event *out) {

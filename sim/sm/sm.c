@@ -339,9 +339,9 @@ static void async_done(ws_sm *sm, ws_twarp *w, uint64_t group, uint64_t cycle) {
   }
 }
 
-void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
+bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
-  if (!r) return;
+  if (!r) return false;
   if (__builtin_expect(sm->probe != NULL, 0)) ws_smprobe_mem_done(sm, r->warp, r->pc, cycle);
   ws_twarp *w = &sm->warps[r->warp];
   if (r->kind == WS_ACCESS_ASYNC)
@@ -351,6 +351,7 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
     if (!w->finished) wake_warp(sm, w, cycle);
   }
   mem_done(sm, w->cta_slot, cycle);
+  return true;
 }
 
 bool ws_sm_lsu_blocked(const ws_sm *sm) { return sm->lsu.state == WS_LSU_BLOCKED; }

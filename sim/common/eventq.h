@@ -37,11 +37,6 @@ typedef struct ws_event {
  * rather than the heap (eventq.c); a power of two. */
 #define WS_EVENTQ_WINDOW 2048u
 
-typedef struct ws_eventq_node {
-  ws_event ev;
-  uint32_t next; /* the FIFO's next node, or the free list's */
-} ws_eventq_node;
-
 typedef struct ws_eventq {
   ws_event *heap; /* events beyond the window */
   uint32_t count;
@@ -51,7 +46,13 @@ typedef struct ws_eventq {
   uint32_t *head;                       /* per cycle of the window (cycle % window): first node, ... */
   uint32_t *tail;                       /* ... last node */
   uint64_t bits[WS_EVENTQ_WINDOW / 64]; /* non-empty FIFOs */
-  ws_eventq_node *nodes;
+  /* The FIFOs' nodes: events, and apart from them each node's link (the
+   * FIFO's next node, or the free list's). A memory-bound launch keeps
+   * hundreds of thousands of events in flight; apart, an event is half a
+   * host cache line, never two, and a push's write to its FIFO's tail
+   * touches a dense array of links rather than an event written long ago. */
+  ws_event *nodes;
+  uint32_t *links;
   uint32_t nnodes, cap_nodes, free_node;
   uint32_t near;       /* events in the FIFOs */
   uint64_t near_cycle; /* cycle of the first non-empty FIFO; UINT64_MAX: none */
@@ -76,9 +77,10 @@ static inline bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, u
   /* a free node exists only once the ring is in use (nodes are the ring's) */
   if (cycle < q->base || cycle - q->base >= WS_EVENTQ_WINDOW || n == UINT32_MAX || q->head[b] == UINT32_MAX)
     return ws_eventq_push_event(q, &e);
-  q->free_node = q->nodes[n].next;
-  q->nodes[n] = (ws_eventq_node){e, UINT32_MAX};
-  q->nodes[q->tail[b]].next = n; /* the FIFO's bit is already set */
+  q->free_node = q->links[n];
+  q->nodes[n] = e;
+  q->links[n] = UINT32_MAX;
+  q->links[q->tail[b]] = n; /* the FIFO's bit is already set */
   q->tail[b] = n;
   q->near++;
   if (cycle < q->near_cycle) q->near_cycle = cycle;

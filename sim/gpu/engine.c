@@ -162,13 +162,13 @@ static void retry_lsu(ws_engine *e, uint32_t i, uint64_t t) {
 
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
   e->gpu_events++;
-  if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_SM_WAKE) {
-    if (ev->kind == WS_EVK_MEM_RESP) {
-      ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle);
-    } else {
-      if (e->sm_blocked[ev->unit]) ws_engine_count_skipped(e, ev->unit, 0);
-      ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
-    }
+  if (ev->kind == WS_EVK_MEM_RESP) {
+    /* an instruction's other lines change nothing the engine mirrors: of
+     * an uncoalesced load's 32 responses, one needs the SM looked at again */
+    if (ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle)) ws_engine_sync_sm(e, ev->unit);
+  } else if (ev->kind == WS_EVK_SM_WAKE) {
+    if (e->sm_blocked[ev->unit]) ws_engine_count_skipped(e, ev->unit, 0);
+    ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
     ws_engine_sync_sm(e, ev->unit);
   } else if (ev->kind >= WS_EVK_MEMSYS_FIRST && ev->kind <= WS_EVK_MEMSYS_LAST) {
     ws_memsys_handle(e->mem, ev);

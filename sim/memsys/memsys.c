@@ -536,6 +536,16 @@ ws_uvm *ws_memsys_uvm(ws_memsys *m) { return m->uvm; }
 
 /* ---- public ------------------------------------------------------------------------ */
 
+/* An access the L1 sends on toward its slice. The slice is looked up only
+ * here: most accesses of a memory-bound kernel hit in the L1 or merge into
+ * a pending miss, and the slice hash (even memoised) was a cache miss of
+ * its own on each. */
+static void leave_l1(ws_memsys *m, uint32_t id, uint64_t ready) {
+  req *r = &m->pool[id];
+  r->slice = ws_l2_slice_of(m->l2, r->line);
+  send_req(m, id, ready);
+}
+
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT) return false;
@@ -557,7 +567,6 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
              .flags = a->flags,
              .next = NO_ID,
              .sm = sm,
-             .slice = ws_l2_slice_of(m->l2, a->line_addr),
              .mask = a->sector_mask,
              .kind = a->kind,
              .role = ROLE_ACCESS};
@@ -594,9 +603,9 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
     break;
   case WS_L1_MISS:
     r->mask = res.send_mask;
-    send_req(m, id, leave);
+    leave_l1(m, id, leave);
     break;
-  case WS_L1_FORWARD: send_req(m, id, leave); break;
+  case WS_L1_FORWARD: leave_l1(m, id, leave); break;
   default: /* MERGED: the record waits on the MSHR */ break;
   }
   return true;

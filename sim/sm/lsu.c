@@ -133,7 +133,13 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->state = WS_LSU_SENDING;
   l->line_accesses++;
   l->sectors += popcount8(a->sector_mask);
-  if (++e->next_line < e->nlines) return none;
+  if (++e->next_line < e->nlines) {
+    /* sent next cycle, after every other SM's work of this one: an
+     * uncoalesced load's 32 lines span eight host cache lines, and each
+     * first touch was a miss of the host's caches */
+    __builtin_prefetch(&e->lines[e->next_line]);
+    return none;
+  }
   return pop_head(l, e);
 }
 

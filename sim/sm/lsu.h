@@ -44,11 +44,13 @@ typedef struct ws_lsu_req {
   uint8_t kind;       /* ws_access_kind */
 } ws_lsu_req;
 
+/* What a send reads comes first: after the 1 KiB of lines, `req` was a
+ * host cache line of its own, missed on every send. */
 typedef struct ws_lsu_entry {
   uint32_t warp;
   uint32_t nlines, next_line;
-  ws_line_access lines[WS_LSU_MAX_LINES];
   uint32_t req; /* index into reqs; UINT32_MAX for stores */
+  ws_line_access lines[WS_LSU_MAX_LINES];
 } ws_lsu_entry;
 
 /* What one ws_lsu_send call did. */

@@ -142,6 +142,7 @@ void ws_sm_destroy(ws_sm *sm) {
 
 static void layout_warps(ws_sm *sm) {
   for (uint32_t p = 0; p < sm->nsp; p++) ws_subpart_init(&sm->sp[p], sm->cfg->sm.scheduler);
+  sm->sp_next_cycle = NEVER;
   for (uint32_t s = 0; s < sm->nwarps; s++) {
     ws_twarp *w = &sm->warps[s];
     ws_subpart *sp = &sm->sp[s % sm->nsp];
@@ -210,6 +211,7 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm) { return sm->next_cycle; }
 static void wake_sp(ws_sm *sm, uint32_t sp, uint64_t cycle) {
   if (cycle < sm->sp[sp].next_cycle) sm->sp[sp].next_cycle = cycle;
   if (cycle < sm->sp[sp].woken) sm->sp[sp].woken = cycle;
+  if (cycle < sm->sp_next_cycle) sm->sp_next_cycle = cycle;
   if (cycle < sm->next_cycle) sm->next_cycle = cycle;
 }
 
@@ -339,9 +341,9 @@ static void async_done(ws_sm *sm, ws_twarp *w, uint64_t group, uint64_t cycle) {
   }
 }
 
-void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
+bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
   const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
-  if (!r) return;
+  if (!r) return false;
   if (__builtin_expect(sm->probe != NULL, 0)) ws_smprobe_mem_done(sm, r->warp, r->pc, cycle);
   ws_twarp *w = &sm->warps[r->warp];
   if (r->kind == WS_ACCESS_ASYNC)
@@ -351,6 +353,7 @@ void ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
     if (!w->finished) wake_warp(sm, w, cycle);
   }
   mem_done(sm, w->cta_slot, cycle);
+  return true;
 }
 
 bool ws_sm_lsu_blocked(const ws_sm *sm) { return sm->lsu.state == WS_LSU_BLOCKED; }
@@ -414,19 +417,32 @@ static ws_status visit_subpart(ws_sm *sm, ws_subpart *sp, uint64_t cycle) {
 
 static uint64_t compute_next(const ws_sm *sm, uint64_t cycle) {
   uint64_t next = sm->lsu.state == WS_LSU_SENDING ? cycle + 1 : NEVER;
-  for (uint32_t p = 0; p < sm->nsp; p++)
-    if (sm->sp[p].next_cycle < next) next = sm->sp[p].next_cycle;
+  if (sm->sp_next_cycle < next) next = sm->sp_next_cycle;
   if (sm->next_retire_cycle < next) next = sm->next_retire_cycle;
   return next > cycle ? next : cycle + 1;
+}
+
+/* Visits the due sub-partitions; a visit may move any of their next
+ * cycles (its own, and others' through a barrier release), so the
+ * earliest is taken again after all of them. */
+static ws_status visit_subparts(ws_sm *sm, uint64_t cycle) {
+  for (uint32_t p = 0; p < sm->nsp; p++) {
+    if (sm->sp[p].next_cycle > cycle) continue; /* asleep: skip the call */
+    ws_status st = visit_subpart(sm, &sm->sp[p], cycle);
+    if (st != WS_OK) return st;
+  }
+  sm->sp_next_cycle = NEVER;
+  for (uint32_t p = 0; p < sm->nsp; p++)
+    if (sm->sp[p].next_cycle < sm->sp_next_cycle) sm->sp_next_cycle = sm->sp[p].next_cycle;
+  return WS_OK;
 }
 
 ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   *retired = 0;
   retire_ctas(sm, cycle, retired);
   lsu_cycle(sm, cycle);
-  for (uint32_t p = 0; p < sm->nsp; p++) {
-    if (sm->sp[p].next_cycle > cycle) continue; /* asleep: skip the call */
-    ws_status st = visit_subpart(sm, &sm->sp[p], cycle);
+  if (sm->sp_next_cycle <= cycle) {
+    ws_status st = visit_subparts(sm, cycle);
     if (st != WS_OK) return st;
   }
   retire_ctas(sm, cycle, retired);

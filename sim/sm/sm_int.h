@@ -119,6 +119,10 @@ struct ws_sm {
   ws_subpart sp[WS_SM_MAX_SUBPARTS];
   ws_lsu lsu;
   uint64_t next_cycle;
+  /* the earliest of the sub-partitions' next_cycle: a visit that only
+   * sends a line of an uncoalesced access (32 visits per load) reads this
+   * instead of four sub-partitions' cache lines, twice */
+  uint64_t sp_next_cycle;
   uint64_t next_retire_cycle; /* earliest retire_cycle of any slot */
   uint64_t age_counter;
   ws_warp_step step; /* scratch for ws_cta_step (no per-issue allocation) */

@@ -231,10 +231,20 @@ static ws_status build_heatmap(job *j, ws_heatmap *h) {
 
 /* ---- labels ------------------------------------------------------------------------------------- */
 
-/* "VALUE1 COL2=VALUE2 ..." of the label columns in `cols` (comma-separated)
+/* Columns whose values name themselves ("tiled", "flash", "a100"): a
+ * label shows them alone. Every other column shows as NAME=VALUE, since a
+ * bare "64" does not say whether it is bm or bn. */
+static bool names_itself(const char *col) {
+  static const char *const cols[] = {"variant", "attn", "gpu", "kernel"};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    if (strcmp(col, cols[i]) == 0) return true;
+  return false;
+}
+
+/* "tiled bm=64 bn=32 ..." of the label columns in `cols` (comma-separated)
  * for row r; missing columns were refused before. */
 static void label_of(const job *j, const char *cols, size_t r, char *out) {
-  size_t used = 0, first = 1;
+  size_t used = 0;
   out[0] = '\0';
   for (const char *p = cols; *p && used < LABEL_BYTES;) {
     size_t len = strcspn(p, ","), c;
@@ -243,9 +253,10 @@ static void label_of(const job *j, const char *cols, size_t r, char *out) {
     p += len + (p[len] == ',');
     const char *v = ws_table_find(j->t, name, &c) ? ws_table_cell(j->t, r, c) : "";
     if (!*v) continue;
-    int w = first ? snprintf(out + used, LABEL_BYTES - used, "%s", v)
-                  : snprintf(out + used, LABEL_BYTES - used, " %s=%s", name, v);
-    used += w > 0 ? (size_t)w : 0, first = 0;
+    const char *sep = used ? " " : "";
+    int w = names_itself(name) ? snprintf(out + used, LABEL_BYTES - used, "%s%s", sep, v)
+                               : snprintf(out + used, LABEL_BYTES - used, "%s%s=%s", sep, name, v);
+    used += w > 0 ? (size_t)w : 0;
   }
   if (used >= LABEL_BYTES) out[LABEL_BYTES - 1] = '\0';
 }

@@ -30,6 +30,7 @@ static void teardown(void) {
 TestSuite(sweepcharts, .init = setup, .fini = teardown);
 
 static void parse(const char *text) {
+  ws_table_destroy(table), table = NULL;
   cr_assert_eq(ws_table_parse(ctx, "t.csv", text, strlen(text), &table), WS_OK, "%s", ws_errmsg(ctx));
 }
 
@@ -184,6 +185,23 @@ Test(sweepcharts, roofline_roofs_are_the_presets_peaks) {
   cr_expect_str_eq(r->title, "Roofline of classroom");
   cr_expect_eq(tally.blank, 0, "no field is empty");
   cr_expect_eq(tally.unplottable, 1, "intensity 0 cannot be drawn on a log axis");
+}
+
+/* A number alone does not say whose it is: the first label column is
+ * named like the others, a variant alone wherever it stands. */
+Test(sweepcharts, every_numeric_label_column_is_named) {
+  parse(points);
+  ws_charts_opts o = opts(WS_CHARTS_ROOFLINE);
+  o.label = "bm,variant";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.roofline.labels[0], "bm=32 naive");
+  cr_expect_str_eq(chart.as.roofline.labels[1], "bm=64 tiled");
+  ws_charts_free(&chart);
+  parse("bm,bn,tm,tn,stall_wait\n64,64,8,4,100\n");
+  o = opts(WS_CHARTS_STALLS);
+  o.label = "bm,bn,tm,tn";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.stalls.bar_labels[0], "bm=64 bn=64 tm=8 tn=4");
 }
 
 Test(sweepcharts, roofline_of_several_gpus_needs_one_picked) {

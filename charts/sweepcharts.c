@@ -144,12 +144,25 @@ static size_t index_of(const double *v, size_t n, double x) {
   return at ? (size_t)(at - v) : 0;
 }
 
-/* Less is better for these metrics; more for the rest (gflops, occupancy,
- * hit rates). */
-static bool lower_is_better(const char *metric) {
-  static const char *const words[] = {"cycles", "time", "bytes", "err", "conflicts", "refusals", "launches"};
-  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-    if (strstr(metric, words[i])) return true;
+/* Which way each metric of a sweep's table is better, by a word of its
+ * column's name, the first that matches; a column no word names (gflops,
+ * occupancy, hit rates, ipc) is better higher. Issuing is the one warp
+ * state a kernel wants more of, so stall_selected is named before the
+ * stalls. */
+typedef struct metric {
+  const char *word;
+  bool lower_is_better;
+} metric;
+
+static const metric metrics[] = {
+    {"stall_selected", false}, {"stall_", true},  {"cycles", true},    {"time", true},
+    {"bytes", true},           {"err", true},     {"conflicts", true}, {"refusals", true},
+    {"launches", true},        {"gflops", false}, {"pct", false},      {"ipc", false},
+};
+
+bool ws_charts_lower_is_better(const char *metric_name) {
+  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+    if (strstr(metric_name, metrics[i].word)) return metrics[i].lower_is_better;
   return false;
 }
 
@@ -211,8 +224,8 @@ static ws_status build_heatmap(job *j, ws_heatmap *h) {
     return ws_ctx_fail(j->ctx, WS_ERR_USAGE, "a heatmap needs x, y and metric columns");
   grid *g = &j->st->g;
   size_t most = 0;
-  bool lower =
-      o->reduce == WS_CHARTS_REDUCE_AUTO ? lower_is_better(o->metric) : o->reduce == WS_CHARTS_REDUCE_MIN;
+  bool lower = o->reduce == WS_CHARTS_REDUCE_AUTO ? ws_charts_lower_is_better(o->metric)
+                                                  : o->reduce == WS_CHARTS_REDUCE_MIN;
   ws_status st = heat_points(j, g);
   if (st == WS_OK) st = counted(j, g->n);
   if (st == WS_OK) st = heat_cells(j, g, lower, &most);
@@ -224,8 +237,19 @@ static ws_status build_heatmap(job *j, ws_heatmap *h) {
              most, lower ? "lowest" : "highest", o->metric);
   else
     snprintf(sub, TEXT_BYTES, "%zu rows, one per cell", g->n);
-  *h = (ws_heatmap){title_or(j, title), sub,      o->x,     o->y, o->metric, g->xs, g->ys, g->nx, g->ny,
-                    g->values,          o->width, o->height};
+  *h = (ws_heatmap){title_or(j, title),
+                    sub,
+                    o->x,
+                    o->y,
+                    o->metric,
+                    g->xs,
+                    g->ys,
+                    g->nx,
+                    g->ny,
+                    g->values,
+                    o->width,
+                    o->height,
+                    ws_charts_lower_is_better(o->metric)};
   return WS_OK;
 }
 

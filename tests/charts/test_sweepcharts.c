@@ -110,6 +110,35 @@ Test(sweepcharts, heatmap_of_cycles_draws_the_lowest_and_all_takes_the_invalid_r
   cr_expect_eq(tally.invalid, 0);
 }
 
+Test(sweepcharts, each_metric_says_which_way_is_better) {
+  const char *lower[] = {"cycles",
+                         "time_us",
+                         "dram_read_bytes",
+                         "max_abs_err",
+                         "smem_bank_conflicts",
+                         "stall_long_scoreboard",
+                         "stall_barrier",
+                         "launches"};
+  const char *higher[] = {"gflops", "occupancy_pct",  "l2_hit_pct",
+                          "ipc",    "stall_selected", "arith_intensity"};
+  for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+    cr_expect(ws_charts_lower_is_better(lower[i]), "less %s is better", lower[i]);
+  for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
+    cr_expect(!ws_charts_lower_is_better(higher[i]), "more %s is better", higher[i]);
+}
+
+/* The colours follow the metric, whichever value --reduce keeps. */
+Test(sweepcharts, a_heatmap_of_cycles_draws_its_lowest_bright) {
+  parse(sweep);
+  ws_charts_opts o = heat("cycles", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(chart.as.heatmap.lower_is_better);
+  ws_charts_free(&chart);
+  o = heat("gflops", WS_CHARTS_REDUCE_MIN);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(!chart.as.heatmap.lower_is_better);
+}
+
 Test(sweepcharts, a_column_the_table_lacks_is_a_usage_error) {
   parse(sweep);
   ws_charts_opts o = heat("gflops", WS_CHARTS_REDUCE_AUTO);

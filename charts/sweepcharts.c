@@ -26,7 +26,9 @@
 
 typedef struct grid {
   double *px, *py, *pm, *xs, *ys, *values;
-  size_t *count;
+  size_t *count, *prow, *win; /* per point its row; per cell the point drawn */
+  char *text;                 /* per cell a note of LABEL_BYTES */
+  const char **notes;         /* into text */
   size_t n, nx, ny;
 } grid;
 
@@ -123,136 +125,6 @@ static const char *title_or(const job *j, const char *fallback) {
   return j->o->title ? j->o->title : fallback;
 }
 
-/* ---- heatmap ------------------------------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The distinct values of v (sorted, in place); their count. */
-static size_t distinct(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
-  return k;
-}
-
-static size_t index_of(const double *v, size_t n, double x) {
-  const double *at = bsearch(&x, v, n, sizeof *v, cmp_double);
-  return at ? (size_t)(at - v) : 0;
-}
-
-/* Which way each metric of a sweep's table is better, by a word of its
- * column's name, the first that matches; a column no word names (gflops,
- * occupancy, hit rates, ipc) is better higher. Issuing is the one warp
- * state a kernel wants more of, so stall_selected is named before the
- * stalls. */
-typedef struct metric {
-  const char *word;
-  bool lower_is_better;
-} metric;
-
-static const metric metrics[] = {
-    {"stall_selected", false}, {"stall_", true},  {"cycles", true},    {"time", true},
-    {"bytes", true},           {"err", true},     {"conflicts", true}, {"refusals", true},
-    {"launches", true},        {"gflops", false}, {"pct", false},      {"ipc", false},
-};
-
-bool ws_charts_lower_is_better(const char *metric_name) {
-  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
-    if (strstr(metric_name, metrics[i].word)) return metrics[i].lower_is_better;
-  return false;
-}
-
-static void grid_free(grid *g) {
-  free(g->px), free(g->py), free(g->pm), free(g->xs), free(g->ys), free(g->values), free(g->count);
-}
-
-static ws_status heat_points(job *j, grid *g) {
-  size_t cx, cy, cm;
-  ws_status st = column(j, j->o->x, &cx);
-  if (st == WS_OK) st = column(j, j->o->y, &cy);
-  if (st == WS_OK) st = column(j, j->o->metric, &cm);
-  if (st != WS_OK) return st;
-  size_t n = j->n ? j->n : 1;
-  g->px = malloc(n * sizeof(double)), g->py = malloc(n * sizeof(double)), g->pm = malloc(n * sizeof(double));
-  g->xs = malloc(n * sizeof(double)), g->ys = malloc(n * sizeof(double));
-  if (!g->px || !g->py || !g->pm || !g->xs || !g->ys)
-    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
-  for (size_t i = 0; i < j->n; i++) {
-    size_t r = j->st->row[i];
-    bool a, b, c;
-    double x = 0, y = 0, m = 0;
-    if ((st = number(j, r, cx, &x, &a)) != WS_OK || (st = number(j, r, cy, &y, &b)) != WS_OK ||
-        (st = number(j, r, cm, &m, &c)) != WS_OK)
-      return st;
-    if (!a || !b || !c) {
-      j->tally->blank++;
-      continue;
-    }
-    g->px[g->n] = g->xs[g->n] = x, g->py[g->n] = g->ys[g->n] = y, g->pm[g->n++] = m;
-  }
-  return WS_OK;
-}
-
-/* Each cell's best value and how many rows shared it; the most shared. */
-static ws_status heat_cells(job *j, grid *g, bool lower, size_t *most) {
-  g->nx = distinct(g->xs, g->n), g->ny = distinct(g->ys, g->n);
-  if (g->nx > WS_HEATMAP_MAX_SIDE || g->ny > WS_HEATMAP_MAX_SIDE)
-    return ws_ctx_fail(j->ctx, WS_ERR_INVALID,
-                       "%s: %zu distinct values of %s and %zu of %s: a heatmap shows at most %d per axis",
-                       j->o->source, g->nx, j->o->x, g->ny, j->o->y, WS_HEATMAP_MAX_SIDE);
-  g->values = malloc(g->nx * g->ny * sizeof(double) + 1),
-  g->count = calloc(g->nx * g->ny + 1, sizeof(size_t));
-  if (!g->values || !g->count) return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
-  for (size_t i = 0; i < g->nx * g->ny; i++) g->values[i] = NAN;
-  *most = 0;
-  for (size_t i = 0; i < g->n; i++) {
-    size_t k = index_of(g->ys, g->ny, g->py[i]) * g->nx + index_of(g->xs, g->nx, g->px[i]);
-    double v = g->values[k], m = g->pm[i];
-    if (g->count[k]++ == 0 || (lower ? m < v : m > v)) g->values[k] = m;
-    if (g->count[k] > *most) *most = g->count[k];
-  }
-  return WS_OK;
-}
-
-static ws_status build_heatmap(job *j, ws_heatmap *h) {
-  const ws_charts_opts *o = j->o;
-  if (!o->x || !o->y || !o->metric)
-    return ws_ctx_fail(j->ctx, WS_ERR_USAGE, "a heatmap needs x, y and metric columns");
-  grid *g = &j->st->g;
-  size_t most = 0;
-  bool lower = o->reduce == WS_CHARTS_REDUCE_AUTO ? ws_charts_lower_is_better(o->metric)
-                                                  : o->reduce == WS_CHARTS_REDUCE_MIN;
-  ws_status st = heat_points(j, g);
-  if (st == WS_OK) st = counted(j, g->n);
-  if (st == WS_OK) st = heat_cells(j, g, lower, &most);
-  if (st != WS_OK) return st;
-  char *title = j->st->title, *sub = j->st->sub;
-  snprintf(title, TEXT_BYTES, "%s over %s and %s", o->metric, o->x, o->y);
-  if (most > 1)
-    snprintf(sub, TEXT_BYTES, "%zu rows; where several share a cell (up to %zu), the %s %s is drawn", g->n,
-             most, lower ? "lowest" : "highest", o->metric);
-  else
-    snprintf(sub, TEXT_BYTES, "%zu rows, one per cell", g->n);
-  *h = (ws_heatmap){title_or(j, title),
-                    sub,
-                    o->x,
-                    o->y,
-                    o->metric,
-                    g->xs,
-                    g->ys,
-                    g->nx,
-                    g->ny,
-                    g->values,
-                    o->width,
-                    o->height,
-                    ws_charts_lower_is_better(o->metric)};
-  return WS_OK;
-}
-
 /* ---- labels ------------------------------------------------------------------------------------- */
 
 /* Columns whose values name themselves ("tiled", "flash", "a100"): a
@@ -301,6 +173,209 @@ static ws_status label_columns(const job *j, const char *fallback, char *out, si
     int w = snprintf(out + used, n - used, "%s%s", used ? "," : "", name);
     used += w > 0 && (size_t)w < n - used ? (size_t)w : 0;
   }
+  return WS_OK;
+}
+
+/* ---- heatmap ------------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The distinct values of v (sorted, in place); their count. */
+static size_t distinct(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
+  return k;
+}
+
+static size_t index_of(const double *v, size_t n, double x) {
+  const double *at = bsearch(&x, v, n, sizeof *v, cmp_double);
+  return at ? (size_t)(at - v) : 0;
+}
+
+/* Which way each metric of a sweep's table is better, by a word of its
+ * column's name, the first that matches; a column no word names (gflops,
+ * occupancy, hit rates, ipc) is better higher. Issuing is the one warp
+ * state a kernel wants more of, so stall_selected is named before the
+ * stalls. */
+typedef struct metric {
+  const char *word;
+  bool lower_is_better;
+} metric;
+
+static const metric metrics[] = {
+    {"stall_selected", false}, {"stall_", true},  {"cycles", true},    {"time", true},
+    {"bytes", true},           {"err", true},     {"conflicts", true}, {"refusals", true},
+    {"launches", true},        {"gflops", false}, {"pct", false},      {"ipc", false},
+};
+
+bool ws_charts_lower_is_better(const char *metric_name) {
+  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+    if (strstr(metric_name, metrics[i].word)) return metrics[i].lower_is_better;
+  return false;
+}
+
+static void grid_free(grid *g) {
+  free(g->px), free(g->py), free(g->pm), free(g->xs), free(g->ys), free(g->values), free(g->count);
+  free(g->prow), free(g->win), free(g->text), free(g->notes);
+}
+
+static ws_status heat_points(job *j, grid *g) {
+  size_t cx, cy, cm;
+  ws_status st = column(j, j->o->x, &cx);
+  if (st == WS_OK) st = column(j, j->o->y, &cy);
+  if (st == WS_OK) st = column(j, j->o->metric, &cm);
+  if (st != WS_OK) return st;
+  size_t n = j->n ? j->n : 1;
+  g->px = malloc(n * sizeof(double)), g->py = malloc(n * sizeof(double)), g->pm = malloc(n * sizeof(double));
+  g->xs = malloc(n * sizeof(double)), g->ys = malloc(n * sizeof(double)),
+  g->prow = malloc(n * sizeof(size_t));
+  if (!g->px || !g->py || !g->pm || !g->xs || !g->ys || !g->prow)
+    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
+  for (size_t i = 0; i < j->n; i++) {
+    size_t r = j->st->row[i];
+    bool a, b, c;
+    double x = 0, y = 0, m = 0;
+    if ((st = number(j, r, cx, &x, &a)) != WS_OK || (st = number(j, r, cy, &y, &b)) != WS_OK ||
+        (st = number(j, r, cm, &m, &c)) != WS_OK)
+      return st;
+    if (!a || !b || !c) {
+      j->tally->blank++;
+      continue;
+    }
+    g->prow[g->n] = r;
+    g->px[g->n] = g->xs[g->n] = x, g->py[g->n] = g->ys[g->n] = y, g->pm[g->n++] = m;
+  }
+  return WS_OK;
+}
+
+/* Each cell's best value and how many rows shared it; the most shared. */
+static ws_status heat_cells(job *j, grid *g, bool lower, size_t *most) {
+  g->nx = distinct(g->xs, g->n), g->ny = distinct(g->ys, g->n);
+  if (g->nx > WS_HEATMAP_MAX_SIDE || g->ny > WS_HEATMAP_MAX_SIDE)
+    return ws_ctx_fail(j->ctx, WS_ERR_INVALID,
+                       "%s: %zu distinct values of %s and %zu of %s: a heatmap shows at most %d per axis",
+                       j->o->source, g->nx, j->o->x, g->ny, j->o->y, WS_HEATMAP_MAX_SIDE);
+  g->values = malloc(g->nx * g->ny * sizeof(double) + 1),
+  g->count = calloc(g->nx * g->ny + 1, sizeof(size_t)), g->win = calloc(g->nx * g->ny + 1, sizeof(size_t));
+  if (!g->values || !g->count || !g->win)
+    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
+  for (size_t i = 0; i < g->nx * g->ny; i++) g->values[i] = NAN;
+  *most = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    size_t k = index_of(g->ys, g->ny, g->py[i]) * g->nx + index_of(g->xs, g->nx, g->px[i]);
+    double v = g->values[k], m = g->pm[i];
+    if (g->count[k]++ == 0 || (lower ? m < v : m > v)) g->values[k] = m, g->win[k] = i;
+    if (g->count[k] > *most) *most = g->count[k];
+  }
+  return WS_OK;
+}
+
+/* The columns a shared cell's note may name: --label's, else the sweep's
+ * parameters (those the table has); never the axes. */
+#define PARAMS                                                                                               \
+  "variant,m,n,k,bm,bn,bk,tm,tn,wm,wn,threads,seq,heads,dhead,attn,br,bc,kernel,defines,grid_x,grid_y,"      \
+  "grid_z,block_x,block_y,block_z,shared_bytes,sets,l2,sample_waves,sample_rounds"
+#define MAX_NOTE_COLS 64
+
+static size_t cell_of(const grid *g, size_t i) {
+  return index_of(g->ys, g->ny, g->py[i]) * g->nx + index_of(g->xs, g->nx, g->px[i]);
+}
+
+/* The note columns, split in place; their count. */
+static size_t note_columns(const job *j, char *buf, size_t bytes, const char **col) {
+  size_t n = 0;
+  if (label_columns(j, PARAMS, buf, bytes) != WS_OK) return 0;
+  char *save = NULL;
+  for (char *p = strtok_r(buf, ",", &save); p && n < MAX_NOTE_COLS; p = strtok_r(NULL, ",", &save))
+    if (strcmp(p, j->o->x) != 0 && strcmp(p, j->o->y) != 0) col[n++] = p;
+  return n;
+}
+
+/* Per cell, a bit for each note column whose text differs among the
+ * cell's rows. */
+static void varying(const job *j, const grid *g, const size_t *cc, size_t ncols, uint64_t *vary) {
+  for (size_t i = 0; i < g->n; i++) {
+    size_t k = cell_of(g, i), w = g->prow[g->win[k]];
+    for (size_t c = 0; c < ncols; c++)
+      if (strcmp(ws_table_cell(j->t, g->prow[i], cc[c]), ws_table_cell(j->t, w, cc[c])) != 0)
+        vary[k] |= (uint64_t)1 << c;
+  }
+}
+
+/* Cell k's note: the drawn row's values of the columns `vary` marks. */
+static void note_of(const job *j, const grid *g, const char *const *col, size_t ncols, uint64_t vary,
+                    size_t k) {
+  char list[512];
+  size_t used = 0;
+  for (size_t c = 0; c < ncols; c++)
+    if (vary >> c & 1) {
+      int w = snprintf(list + used, sizeof list - used, "%s%s", used ? "," : "", col[c]);
+      used += w > 0 && (size_t)w < sizeof list - used ? (size_t)w : 0;
+    }
+  label_of(j, list, g->prow[g->win[k]], g->text + k * LABEL_BYTES);
+  g->notes[k] = g->text + k * LABEL_BYTES;
+}
+
+/* Under a shared cell's value, what its drawn row was run with where the
+ * cell's rows differ ("tm=8 tn=4"): the parameters the axes hide. */
+static ws_status cell_notes(job *j, grid *g) {
+  char buf[512];
+  const char *col[MAX_NOTE_COLS];
+  size_t cc[MAX_NOTE_COLS], ncols = note_columns(j, buf, sizeof buf, col), cells = g->nx * g->ny;
+  for (size_t c = 0; c < ncols; c++) ws_table_find(j->t, col[c], &cc[c]);
+  uint64_t *vary = calloc(cells, sizeof *vary);
+  g->text = calloc(cells, LABEL_BYTES), g->notes = calloc(cells, sizeof *g->notes);
+  if (!vary || !g->text || !g->notes) {
+    free(vary);
+    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap's notes");
+  }
+  varying(j, g, cc, ncols, vary);
+  for (size_t k = 0; k < cells; k++)
+    if (vary[k]) note_of(j, g, col, ncols, vary[k], k);
+  free(vary);
+  return WS_OK;
+}
+
+static ws_status build_heatmap(job *j, ws_heatmap *h) {
+  const ws_charts_opts *o = j->o;
+  if (!o->x || !o->y || !o->metric)
+    return ws_ctx_fail(j->ctx, WS_ERR_USAGE, "a heatmap needs x, y and metric columns");
+  grid *g = &j->st->g;
+  size_t most = 0;
+  bool lower = o->reduce == WS_CHARTS_REDUCE_AUTO ? ws_charts_lower_is_better(o->metric)
+                                                  : o->reduce == WS_CHARTS_REDUCE_MIN;
+  ws_status st = heat_points(j, g);
+  if (st == WS_OK) st = counted(j, g->n);
+  if (st == WS_OK) st = heat_cells(j, g, lower, &most);
+  if (st == WS_OK) st = cell_notes(j, g);
+  if (st != WS_OK) return st;
+  char *title = j->st->title, *sub = j->st->sub;
+  snprintf(title, TEXT_BYTES, "%s over %s and %s", o->metric, o->x, o->y);
+  if (most > 1)
+    snprintf(sub, TEXT_BYTES,
+             "%zu rows; where several share a cell (up to %zu), the %s %s is drawn, over what set it apart",
+             g->n, most, lower ? "lowest" : "highest", o->metric);
+  else
+    snprintf(sub, TEXT_BYTES, "%zu rows, one per cell", g->n);
+  *h = (ws_heatmap){title_or(j, title),
+                    sub,
+                    o->x,
+                    o->y,
+                    o->metric,
+                    g->xs,
+                    g->ys,
+                    g->nx,
+                    g->ny,
+                    g->values,
+                    o->width,
+                    o->height,
+                    ws_charts_lower_is_better(o->metric),
+                    g->notes};
   return WS_OK;
 }
 

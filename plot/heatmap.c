@@ -111,9 +111,12 @@ static void cell(cairo_t *cr, const ws_heatmap *h, size_t ix, size_t iy) {
   char buf[32];
   ws_heatmap_format(v, buf, sizeof buf);
   if (ws_draw_text_width(cr, 10, false, buf) > c.w - 6 || c.h < 14) return;
-  double luma = 0.2126 * k.r + 0.7152 * k.g + 0.0722 * k.b;
-  cairo_set_source_rgb(cr, luma < 0.45 ? 1 : 0.05, luma < 0.45 ? 1 : 0.05, luma < 0.45 ? 1 : 0.05);
-  ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2, 10, false, 0.5, 0.45, buf);
+  double luma = 0.2126 * k.r + 0.7152 * k.g + 0.0722 * k.b, ink = luma < 0.45 ? 1 : 0.05;
+  const char *note = h->notes ? h->notes[iy * h->nx + ix] : NULL;
+  bool noted = note && *note && ws_draw_text_width(cr, 9, false, note) <= c.w - 6 && c.h >= 30;
+  cairo_set_source_rgb(cr, ink, ink, ink);
+  ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2 - (noted ? 7 : 0), 10, false, 0.5, 0.45, buf);
+  if (noted) ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2 + 7, 9, false, 0.5, 0.45, note);
 }
 
 /* A label per column and per row: the swept values themselves. */

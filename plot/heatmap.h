@@ -27,7 +27,9 @@ typedef struct ws_heatmap {
   size_t nx, ny;
   const double *values; /* nx x ny, row iy at values[iy * nx]; NAN: no point in that cell */
   int32_t width, height;
-  bool lower_is_better; /* the scale reversed: the lowest value bright (cycles, bytes) */
+  bool lower_is_better;     /* the scale reversed: the lowest value bright (cycles, bytes) */
+  const char *const *notes; /* nx x ny like values: a line printed under the cell's value where it fits
+                             * (which row won a cell several shared); NULL, or a NULL entry: none */
 } ws_heatmap;
 
 /* Checks the grid (sizes, ascending finite axes), then draws it into

@@ -82,8 +82,9 @@ Test(sweepcharts, heatmap_draws_the_highest_gflops_and_leaves_out_empty_and_inva
   cr_expect_eq(tally.other_gpu, 0);
   cr_expect_str_eq(tally.blank_col, "gflops");
   cr_expect_str_eq(chart.as.heatmap.title, "gflops over bm and bn");
-  cr_expect_str_eq(chart.as.heatmap.subtitle,
-                   "4 rows; where several share a cell (up to 2), the highest gflops is drawn");
+  cr_expect_str_eq(
+      chart.as.heatmap.subtitle,
+      "4 rows; where several share a cell (up to 2), the highest gflops is drawn, over what set it apart");
 }
 
 Test(sweepcharts, heatmap_reduce_min_overrides_the_metrics_direction) {
@@ -91,8 +92,9 @@ Test(sweepcharts, heatmap_reduce_min_overrides_the_metrics_direction) {
   ws_charts_opts o = heat("gflops", WS_CHARTS_REDUCE_MIN);
   cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
   expect_cells((double[]){100, 400, 250, NAN});
-  cr_expect_str_eq(chart.as.heatmap.subtitle,
-                   "4 rows; where several share a cell (up to 2), the lowest gflops is drawn");
+  cr_expect_str_eq(
+      chart.as.heatmap.subtitle,
+      "4 rows; where several share a cell (up to 2), the lowest gflops is drawn, over what set it apart");
 }
 
 Test(sweepcharts, heatmap_of_cycles_draws_the_lowest_and_all_takes_the_invalid_row) {
@@ -137,6 +139,33 @@ Test(sweepcharts, a_heatmap_of_cycles_draws_its_lowest_bright) {
   o = heat("gflops", WS_CHARTS_REDUCE_MIN);
   cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
   cr_expect(!chart.as.heatmap.lower_is_better);
+}
+
+/* Four tm x tn points share the cell (64, 64); bk is the same in all, so
+ * the note names only what differs. */
+Test(sweepcharts, a_shared_cell_notes_the_parameters_its_drawn_row_differs_in) {
+  parse("bm,bn,bk,tm,tn,gflops,cycles\n"
+        "64,64,8,8,4,500,900\n"
+        "64,64,8,4,4,400,800\n"
+        "64,64,8,8,8,450,700\n"
+        "64,64,8,4,8,300,950\n"
+        "128,64,8,8,4,100,999\n");
+  ws_charts_opts o = heat("gflops", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_heatmap *h = &chart.as.heatmap;
+  cr_assert_eq(h->nx, 2);
+  cr_assert_eq(h->ny, 1);
+  cr_assert_not_null(h->notes);
+  cr_expect_str_eq(h->notes[0], "tm=8 tn=4", "the 500 GFLOP/s row");
+  cr_expect_null(h->notes[1], "a cell of one row needs no note");
+  ws_charts_free(&chart);
+  o = heat("cycles", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.heatmap.notes[0], "tm=8 tn=8", "the 700-cycle row");
+  ws_charts_free(&chart);
+  o.label = "tn,bk";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.heatmap.notes[0], "tn=8", "--label picks the columns a note may name");
 }
 
 Test(sweepcharts, a_column_the_table_lacks_is_a_usage_error) {

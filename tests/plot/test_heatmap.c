@@ -27,7 +27,7 @@ static const double xs[] = {32, 64, 128}, ys[] = {16, 32};
 static const double values[] = {100, 400, 250, 700, NAN, 1000};
 
 static ws_heatmap grid(void) {
-  return (ws_heatmap){"t", "s", "bm", "bn", "gflops", xs, ys, 3, 2, values, 700, 450, false};
+  return (ws_heatmap){"t", "s", "bm", "bn", "gflops", xs, ys, 3, 2, values, 700, 450, false, NULL};
 }
 
 Test(heatmap, cells_coloured_by_the_scale) {
@@ -89,6 +89,25 @@ Test(heatmap, values_print_with_si_suffixes_not_exponents) {
   expect_format(0, "0");
   expect_format(4.6e9, "4.6G");
   expect_format(2e18, "2000P");
+}
+
+Test(heatmap, a_note_is_drawn_under_its_cells_value) {
+  static const char *const notes[] = {"tm=8 tn=4", NULL, NULL, NULL, NULL, NULL};
+  ws_heatmap h = grid();
+  cr_assert_eq(ws_heatmap_write(ctx, png, &h), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *plain = cairo_image_surface_create_from_png(png);
+  h.notes = notes;
+  cr_assert_eq(ws_heatmap_write(ctx, png, &h), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *noted = cairo_image_surface_create_from_png(png);
+  ws_chart_rect c = ws_heatmap_cell(&h, 0, 0);
+  size_t inked = 0; /* pixels of the note's line, 4 to 10 px under the cell's middle */
+  for (double y = c.y + c.h / 2 + 4; y < c.y + c.h / 2 + 10; y++)
+    for (double x = c.x + c.w / 2 - 20; x < c.x + c.w / 2 + 20; x++) {
+      px a = probe_pixel(plain, x, y), b = probe_pixel(noted, x, y);
+      inked += a.r != b.r || a.g != b.g || a.b != b.b;
+    }
+  cr_expect_gt(inked, 20, "the note's text under the value");
+  cairo_surface_destroy(plain), cairo_surface_destroy(noted);
 }
 
 Test(heatmap, same_bytes_twice_png_and_svg) {

@@ -507,6 +507,36 @@ static ws_status categorise(const job *j, size_t col, const points *p, const cha
   return WS_OK;
 }
 
+/* Whether text is a number and nothing else; its value. */
+static bool numeric(const char *text, double *v) {
+  char *end;
+  *v = strtod(text, &end);
+  return *text && !*end;
+}
+
+/* Numeric categories (threads per CTA, a tile) in ascending order, the
+ * empty one last; the points' indices follow. Names of text keep the
+ * order met: a sweep lists its variants in the ladder's order. */
+static void sort_groups(points *p, const char **names, size_t n) {
+  double v[WS_SCATTER_MAX_GROUPS];
+  size_t order[WS_SCATTER_MAX_GROUPS], rank[WS_SCATTER_MAX_GROUPS];
+  for (size_t k = 0; k < n; k++)
+    if (strcmp(names[k], "(empty)") == 0)
+      v[k] = INFINITY;
+    else if (!numeric(names[k], &v[k]))
+      return;
+  for (size_t k = 0; k < n; k++) order[k] = k;
+  for (size_t k = 1; k < n; k++) /* insertion sort: stable, and at most 64 names */
+    for (size_t i = k; i > 0 && v[order[i]] < v[order[i - 1]]; i--) {
+      size_t t = order[i];
+      order[i] = order[i - 1], order[i - 1] = t;
+    }
+  const char *sorted[WS_SCATTER_MAX_GROUPS];
+  for (size_t k = 0; k < n; k++) sorted[k] = names[order[k]], rank[order[k]] = k;
+  for (size_t k = 0; k < n; k++) names[k] = sorted[k];
+  for (size_t i = 0; i < p->n; i++) p->group[i] = rank[p->group[i]];
+}
+
 /* The x axis: a percentage's whole range, else the values' (widened when
  * they are all equal). */
 static void x_range(const points *p, double *lo, double *hi) {
@@ -529,6 +559,7 @@ static ws_status build_occupancy(job *j, ws_scatter *out) {
   if (st == WS_OK) st = counted(j, s->p.n);
   if (st == WS_OK && cn) st = categorise(j, cc, &s->p, s->groups, &ngroups);
   if (st != WS_OK) return st;
+  sort_groups(&s->p, s->groups, ngroups);
   double lo, hi;
   x_range(&s->p, &lo, &hi);
   snprintf(s->title, TEXT_BYTES, "%s against %s", yn, xn);

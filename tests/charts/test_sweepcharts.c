@@ -311,6 +311,20 @@ Test(sweepcharts, occupancy_groups_in_the_order_met_on_a_percent_axis) {
   cr_expect_str_eq(s->subtitle, "4 points, coloured by variant");
 }
 
+Test(sweepcharts, numeric_categories_are_listed_by_value) {
+  parse("threads_per_cta,occupancy_pct,cycles\n256,50,900\n128,25,800\n64,25,700\n512,50,600\n1024,50,500\n"
+        ",10,400\n128,30,300\n");
+  ws_charts_opts o = opts(WS_CHARTS_OCCUPANCY);
+  o.color_by = "threads_per_cta";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_scatter *s = &chart.as.occupancy;
+  const char *want[] = {"64", "128", "256", "512", "1024", "(empty)"};
+  cr_assert_eq(s->ngroups, 6);
+  for (size_t k = 0; k < 6; k++) cr_expect_str_eq(s->groups[k], want[k], "legend entry %zu", k);
+  size_t group[] = {2, 1, 0, 3, 4, 5, 1};
+  for (size_t i = 0; i < 7; i++) cr_expect_eq(s->group[i], group[i], "point %zu", i);
+}
+
 Test(sweepcharts, occupancy_axis_widens_around_one_value) {
   parse("bm,cycles\n128,10\n128,20\n");
   ws_charts_opts o = opts(WS_CHARTS_OCCUPANCY);

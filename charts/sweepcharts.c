@@ -44,6 +44,7 @@ typedef struct stalls {
   size_t col[WS_BARS_MAX_PARTS];
   const char *name[WS_BARS_MAX_PARTS];
   size_t nparts, nbars;
+  bool apart; /* part 0 is "selected" */
   double *shares;
   char *text;
   const char **label;
@@ -585,6 +586,20 @@ static ws_status build_occupancy(job *j, ws_scatter *out) {
 
 static void stalls_free(stalls *s) { free(s->shares), free(s->text), free(s->label); }
 
+/* "selected" counts the warp-cycles a warp issued: not a stall but the
+ * share the stalls leave, so it goes first, at the bottom of each bar, set
+ * apart (grey, hatched) and named so in the legend. */
+static void set_apart(stalls *s) {
+  for (size_t k = 0; k < s->nparts; k++) {
+    if (strcmp(s->name[k], "selected") != 0) continue;
+    size_t col = s->col[k];
+    memmove(&s->col[1], &s->col[0], k * sizeof s->col[0]);
+    memmove(&s->name[1], &s->name[0], k * sizeof s->name[0]);
+    s->col[0] = col, s->name[0] = "selected (issuing)", s->apart = true;
+    return;
+  }
+}
+
 static ws_status stall_columns(const job *j, stalls *s) {
   for (size_t c = 0; c < ws_table_columns(j->t); c++) {
     const char *n = ws_table_column_name(j->t, c);
@@ -594,6 +609,7 @@ static ws_status stall_columns(const job *j, stalls *s) {
                          WS_BARS_MAX_PARTS);
     s->col[s->nparts] = c, s->name[s->nparts++] = n + 6;
   }
+  set_apart(s);
   if (s->nparts) return WS_OK;
   char list[LIST_BYTES];
   ws_table_list_columns(j->t, list, sizeof list);
@@ -640,17 +656,23 @@ static ws_status build_stalls(job *j, ws_bars *out) {
                      "%s: %zu rows: at most %d bars fit one chart (--gpu or a filtered CSV)", j->o->source,
                      s->nbars, WS_BARS_MAX_BARS);
   if (st != WS_OK) return st;
-  snprintf(j->st->sub, TEXT_BYTES, "%zu points; percent of stalled warp-cycles per reason", s->nbars);
+  if (s->apart)
+    snprintf(j->st->sub, TEXT_BYTES,
+             "%zu points; percent of warp-cycles per state; selected (grey, hatched) is issuing, not a stall",
+             s->nbars);
+  else
+    snprintf(j->st->sub, TEXT_BYTES, "%zu points; percent of stalled warp-cycles per reason", s->nbars);
   *out = (ws_bars){title_or(j, "Stall reasons per point"),
                    j->st->sub,
-                   "% of stalled warp-cycles",
+                   "% of warp-cycles",
                    s->label,
                    s->nbars,
                    s->name,
                    s->nparts,
                    s->shares,
                    j->o->width,
-                   j->o->height};
+                   j->o->height,
+                   s->apart};
   return WS_OK;
 }
 

@@ -357,6 +357,28 @@ Test(sweepcharts, stall_bars_of_complete_rows_labelled_by_default_columns) {
   cr_expect_str_eq(b->subtitle, "2 points; percent of stalled warp-cycles per reason");
 }
 
+/* Issuing is not a stall: it goes first, set apart, whatever its place in
+ * the file. */
+Test(sweepcharts, selected_is_set_apart_from_the_stalls) {
+  parse("variant,stall_wait,stall_selected,stall_barrier\ntiled,30,50,20\n");
+  ws_charts_opts o = opts(WS_CHARTS_STALLS);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_bars *b = &chart.as.stalls;
+  cr_assert_eq(b->nparts, 3);
+  cr_expect(b->first_apart);
+  cr_expect_str_eq(b->parts[0], "selected (issuing)");
+  cr_expect_str_eq(b->parts[1], "wait");
+  cr_expect_str_eq(b->parts[2], "barrier");
+  cr_expect(b->shares[0] == 50 && b->shares[1] == 30 && b->shares[2] == 20);
+  cr_expect_str_eq(
+      b->subtitle,
+      "1 points; percent of warp-cycles per state; selected (grey, hatched) is issuing, not a stall");
+  ws_charts_free(&chart);
+  parse("variant,stall_wait\ntiled,100\n");
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(!chart.as.stalls.first_apart, "no selected column: nothing set apart");
+}
+
 Test(sweepcharts, stalls_without_stall_columns_is_a_usage_error) {
   parse("variant,bm\ntiled,64\n");
   ws_charts_opts o = opts(WS_CHARTS_STALLS);

@@ -26,7 +26,9 @@
 
 typedef struct grid {
   double *px, *py, *pm, *xs, *ys, *values;
-  size_t *count;
+  size_t *count, *prow, *win; /* per point its row; per cell the point drawn */
+  char *text;                 /* per cell a note of LABEL_BYTES */
+  const char **notes;         /* into text */
   size_t n, nx, ny;
 } grid;
 
@@ -42,6 +44,7 @@ typedef struct stalls {
   size_t col[WS_BARS_MAX_PARTS];
   const char *name[WS_BARS_MAX_PARTS];
   size_t nparts, nbars;
+  bool apart; /* part 0 is "selected" */
   double *shares;
   char *text;
   const char **label;
@@ -123,6 +126,57 @@ static const char *title_or(const job *j, const char *fallback) {
   return j->o->title ? j->o->title : fallback;
 }
 
+/* ---- labels ------------------------------------------------------------------------------------- */
+
+/* Columns whose values name themselves ("tiled", "flash", "a100"): a
+ * label shows them alone. Every other column shows as NAME=VALUE, since a
+ * bare "64" does not say whether it is bm or bn. */
+static bool names_itself(const char *col) {
+  static const char *const cols[] = {"variant", "attn", "gpu", "kernel"};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    if (strcmp(col, cols[i]) == 0) return true;
+  return false;
+}
+
+/* "tiled bm=64 bn=32 ..." of the label columns in `cols` (comma-separated)
+ * for row r; missing columns were refused before. */
+static void label_of(const job *j, const char *cols, size_t r, char *out) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (const char *p = cols; *p && used < LABEL_BYTES;) {
+    size_t len = strcspn(p, ","), c;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
+    p += len + (p[len] == ',');
+    const char *v = ws_table_find(j->t, name, &c) ? ws_table_cell(j->t, r, c) : "";
+    if (!*v) continue;
+    const char *sep = used ? " " : "";
+    int w = names_itself(name) ? snprintf(out + used, LABEL_BYTES - used, "%s%s", sep, v)
+                               : snprintf(out + used, LABEL_BYTES - used, "%s%s=%s", sep, name, v);
+    used += w > 0 ? (size_t)w : 0;
+  }
+  if (used >= LABEL_BYTES) out[LABEL_BYTES - 1] = '\0';
+}
+
+/* The label columns: the options', each of which must exist, or the
+ * default's that exist. */
+static ws_status label_columns(const job *j, const char *fallback, char *out, size_t n) {
+  const char *cols = j->o->label ? j->o->label : fallback;
+  size_t used = 0;
+  out[0] = '\0';
+  for (const char *p = cols; *p;) {
+    size_t len = strcspn(p, ","), c;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
+    p += len + (p[len] == ',');
+    if (j->o->label && column(j, name, &c) != WS_OK) return WS_ERR_USAGE;
+    if (!has(j, name)) continue;
+    int w = snprintf(out + used, n - used, "%s%s", used ? "," : "", name);
+    used += w > 0 && (size_t)w < n - used ? (size_t)w : 0;
+  }
+  return WS_OK;
+}
+
 /* ---- heatmap ------------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b) {
@@ -144,17 +198,31 @@ static size_t index_of(const double *v, size_t n, double x) {
   return at ? (size_t)(at - v) : 0;
 }
 
-/* Less is better for these metrics; more for the rest (gflops, occupancy,
- * hit rates). */
-static bool lower_is_better(const char *metric) {
-  static const char *const words[] = {"cycles", "time", "bytes", "err", "conflicts", "refusals", "launches"};
-  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-    if (strstr(metric, words[i])) return true;
+/* Which way each metric of a sweep's table is better, by a word of its
+ * column's name, the first that matches; a column no word names (gflops,
+ * occupancy, hit rates, ipc) is better higher. Issuing is the one warp
+ * state a kernel wants more of, so stall_selected is named before the
+ * stalls. */
+typedef struct metric {
+  const char *word;
+  bool lower_is_better;
+} metric;
+
+static const metric metrics[] = {
+    {"stall_selected", false}, {"stall_", true},  {"cycles", true},    {"time", true},
+    {"bytes", true},           {"err", true},     {"conflicts", true}, {"refusals", true},
+    {"launches", true},        {"gflops", false}, {"pct", false},      {"ipc", false},
+};
+
+bool ws_charts_lower_is_better(const char *metric_name) {
+  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+    if (strstr(metric_name, metrics[i].word)) return metrics[i].lower_is_better;
   return false;
 }
 
 static void grid_free(grid *g) {
   free(g->px), free(g->py), free(g->pm), free(g->xs), free(g->ys), free(g->values), free(g->count);
+  free(g->prow), free(g->win), free(g->text), free(g->notes);
 }
 
 static ws_status heat_points(job *j, grid *g) {
@@ -165,8 +233,9 @@ static ws_status heat_points(job *j, grid *g) {
   if (st != WS_OK) return st;
   size_t n = j->n ? j->n : 1;
   g->px = malloc(n * sizeof(double)), g->py = malloc(n * sizeof(double)), g->pm = malloc(n * sizeof(double));
-  g->xs = malloc(n * sizeof(double)), g->ys = malloc(n * sizeof(double));
-  if (!g->px || !g->py || !g->pm || !g->xs || !g->ys)
+  g->xs = malloc(n * sizeof(double)), g->ys = malloc(n * sizeof(double)),
+  g->prow = malloc(n * sizeof(size_t));
+  if (!g->px || !g->py || !g->pm || !g->xs || !g->ys || !g->prow)
     return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
   for (size_t i = 0; i < j->n; i++) {
     size_t r = j->st->row[i];
@@ -179,6 +248,7 @@ static ws_status heat_points(job *j, grid *g) {
       j->tally->blank++;
       continue;
     }
+    g->prow[g->n] = r;
     g->px[g->n] = g->xs[g->n] = x, g->py[g->n] = g->ys[g->n] = y, g->pm[g->n++] = m;
   }
   return WS_OK;
@@ -192,16 +262,83 @@ static ws_status heat_cells(job *j, grid *g, bool lower, size_t *most) {
                        "%s: %zu distinct values of %s and %zu of %s: a heatmap shows at most %d per axis",
                        j->o->source, g->nx, j->o->x, g->ny, j->o->y, WS_HEATMAP_MAX_SIDE);
   g->values = malloc(g->nx * g->ny * sizeof(double) + 1),
-  g->count = calloc(g->nx * g->ny + 1, sizeof(size_t));
-  if (!g->values || !g->count) return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
+  g->count = calloc(g->nx * g->ny + 1, sizeof(size_t)), g->win = calloc(g->nx * g->ny + 1, sizeof(size_t));
+  if (!g->values || !g->count || !g->win)
+    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap");
   for (size_t i = 0; i < g->nx * g->ny; i++) g->values[i] = NAN;
   *most = 0;
   for (size_t i = 0; i < g->n; i++) {
     size_t k = index_of(g->ys, g->ny, g->py[i]) * g->nx + index_of(g->xs, g->nx, g->px[i]);
     double v = g->values[k], m = g->pm[i];
-    if (g->count[k]++ == 0 || (lower ? m < v : m > v)) g->values[k] = m;
+    if (g->count[k]++ == 0 || (lower ? m < v : m > v)) g->values[k] = m, g->win[k] = i;
     if (g->count[k] > *most) *most = g->count[k];
   }
+  return WS_OK;
+}
+
+/* The columns a shared cell's note may name: --label's, else the sweep's
+ * parameters (those the table has); never the axes. */
+#define PARAMS                                                                                               \
+  "variant,m,n,k,bm,bn,bk,tm,tn,wm,wn,threads,seq,heads,dhead,attn,br,bc,kernel,defines,grid_x,grid_y,"      \
+  "grid_z,block_x,block_y,block_z,shared_bytes,sets,l2,sample_waves,sample_rounds"
+#define MAX_NOTE_COLS 64
+
+static size_t cell_of(const grid *g, size_t i) {
+  return index_of(g->ys, g->ny, g->py[i]) * g->nx + index_of(g->xs, g->nx, g->px[i]);
+}
+
+/* The note columns, split in place; their count. */
+static size_t note_columns(const job *j, char *buf, size_t bytes, const char **col) {
+  size_t n = 0;
+  if (label_columns(j, PARAMS, buf, bytes) != WS_OK) return 0;
+  char *save = NULL;
+  for (char *p = strtok_r(buf, ",", &save); p && n < MAX_NOTE_COLS; p = strtok_r(NULL, ",", &save))
+    if (strcmp(p, j->o->x) != 0 && strcmp(p, j->o->y) != 0) col[n++] = p;
+  return n;
+}
+
+/* Per cell, a bit for each note column whose text differs among the
+ * cell's rows. */
+static void varying(const job *j, const grid *g, const size_t *cc, size_t ncols, uint64_t *vary) {
+  for (size_t i = 0; i < g->n; i++) {
+    size_t k = cell_of(g, i), w = g->prow[g->win[k]];
+    for (size_t c = 0; c < ncols; c++)
+      if (strcmp(ws_table_cell(j->t, g->prow[i], cc[c]), ws_table_cell(j->t, w, cc[c])) != 0)
+        vary[k] |= (uint64_t)1 << c;
+  }
+}
+
+/* Cell k's note: the drawn row's values of the columns `vary` marks. */
+static void note_of(const job *j, const grid *g, const char *const *col, size_t ncols, uint64_t vary,
+                    size_t k) {
+  char list[512];
+  size_t used = 0;
+  for (size_t c = 0; c < ncols; c++)
+    if (vary >> c & 1) {
+      int w = snprintf(list + used, sizeof list - used, "%s%s", used ? "," : "", col[c]);
+      used += w > 0 && (size_t)w < sizeof list - used ? (size_t)w : 0;
+    }
+  label_of(j, list, g->prow[g->win[k]], g->text + k * LABEL_BYTES);
+  g->notes[k] = g->text + k * LABEL_BYTES;
+}
+
+/* Under a shared cell's value, what its drawn row was run with where the
+ * cell's rows differ ("tm=8 tn=4"): the parameters the axes hide. */
+static ws_status cell_notes(job *j, grid *g) {
+  char buf[512];
+  const char *col[MAX_NOTE_COLS];
+  size_t cc[MAX_NOTE_COLS], ncols = note_columns(j, buf, sizeof buf, col), cells = g->nx * g->ny;
+  for (size_t c = 0; c < ncols; c++) ws_table_find(j->t, col[c], &cc[c]);
+  uint64_t *vary = calloc(cells, sizeof *vary);
+  g->text = calloc(cells, LABEL_BYTES), g->notes = calloc(cells, sizeof *g->notes);
+  if (!vary || !g->text || !g->notes) {
+    free(vary);
+    return ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "out of memory for the heatmap's notes");
+  }
+  varying(j, g, cc, ncols, vary);
+  for (size_t k = 0; k < cells; k++)
+    if (vary[k]) note_of(j, g, col, ncols, vary[k], k);
+  free(vary);
   return WS_OK;
 }
 
@@ -211,61 +348,35 @@ static ws_status build_heatmap(job *j, ws_heatmap *h) {
     return ws_ctx_fail(j->ctx, WS_ERR_USAGE, "a heatmap needs x, y and metric columns");
   grid *g = &j->st->g;
   size_t most = 0;
-  bool lower =
-      o->reduce == WS_CHARTS_REDUCE_AUTO ? lower_is_better(o->metric) : o->reduce == WS_CHARTS_REDUCE_MIN;
+  bool lower = o->reduce == WS_CHARTS_REDUCE_AUTO ? ws_charts_lower_is_better(o->metric)
+                                                  : o->reduce == WS_CHARTS_REDUCE_MIN;
   ws_status st = heat_points(j, g);
   if (st == WS_OK) st = counted(j, g->n);
   if (st == WS_OK) st = heat_cells(j, g, lower, &most);
+  if (st == WS_OK) st = cell_notes(j, g);
   if (st != WS_OK) return st;
   char *title = j->st->title, *sub = j->st->sub;
   snprintf(title, TEXT_BYTES, "%s over %s and %s", o->metric, o->x, o->y);
   if (most > 1)
-    snprintf(sub, TEXT_BYTES, "%zu rows; where several share a cell (up to %zu), the %s %s is drawn", g->n,
-             most, lower ? "lowest" : "highest", o->metric);
+    snprintf(sub, TEXT_BYTES,
+             "%zu rows; where several share a cell (up to %zu), the %s %s is drawn, over what set it apart",
+             g->n, most, lower ? "lowest" : "highest", o->metric);
   else
     snprintf(sub, TEXT_BYTES, "%zu rows, one per cell", g->n);
-  *h = (ws_heatmap){title_or(j, title), sub,      o->x,     o->y, o->metric, g->xs, g->ys, g->nx, g->ny,
-                    g->values,          o->width, o->height};
-  return WS_OK;
-}
-
-/* ---- labels ------------------------------------------------------------------------------------- */
-
-/* "VALUE1 COL2=VALUE2 ..." of the label columns in `cols` (comma-separated)
- * for row r; missing columns were refused before. */
-static void label_of(const job *j, const char *cols, size_t r, char *out) {
-  size_t used = 0, first = 1;
-  out[0] = '\0';
-  for (const char *p = cols; *p && used < LABEL_BYTES;) {
-    size_t len = strcspn(p, ","), c;
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
-    p += len + (p[len] == ',');
-    const char *v = ws_table_find(j->t, name, &c) ? ws_table_cell(j->t, r, c) : "";
-    if (!*v) continue;
-    int w = first ? snprintf(out + used, LABEL_BYTES - used, "%s", v)
-                  : snprintf(out + used, LABEL_BYTES - used, " %s=%s", name, v);
-    used += w > 0 ? (size_t)w : 0, first = 0;
-  }
-  if (used >= LABEL_BYTES) out[LABEL_BYTES - 1] = '\0';
-}
-
-/* The label columns: the options', each of which must exist, or the
- * default's that exist. */
-static ws_status label_columns(const job *j, const char *fallback, char *out, size_t n) {
-  const char *cols = j->o->label ? j->o->label : fallback;
-  size_t used = 0;
-  out[0] = '\0';
-  for (const char *p = cols; *p;) {
-    size_t len = strcspn(p, ","), c;
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
-    p += len + (p[len] == ',');
-    if (j->o->label && column(j, name, &c) != WS_OK) return WS_ERR_USAGE;
-    if (!has(j, name)) continue;
-    int w = snprintf(out + used, n - used, "%s%s", used ? "," : "", name);
-    used += w > 0 && (size_t)w < n - used ? (size_t)w : 0;
-  }
+  *h = (ws_heatmap){title_or(j, title),
+                    sub,
+                    o->x,
+                    o->y,
+                    o->metric,
+                    g->xs,
+                    g->ys,
+                    g->nx,
+                    g->ny,
+                    g->values,
+                    o->width,
+                    o->height,
+                    ws_charts_lower_is_better(o->metric),
+                    g->notes};
   return WS_OK;
 }
 
@@ -397,6 +508,36 @@ static ws_status categorise(const job *j, size_t col, const points *p, const cha
   return WS_OK;
 }
 
+/* Whether text is a number and nothing else; its value. */
+static bool numeric(const char *text, double *v) {
+  char *end;
+  *v = strtod(text, &end);
+  return *text && !*end;
+}
+
+/* Numeric categories (threads per CTA, a tile) in ascending order, the
+ * empty one last; the points' indices follow. Names of text keep the
+ * order met: a sweep lists its variants in the ladder's order. */
+static void sort_groups(points *p, const char **names, size_t n) {
+  double v[WS_SCATTER_MAX_GROUPS];
+  size_t order[WS_SCATTER_MAX_GROUPS], rank[WS_SCATTER_MAX_GROUPS];
+  for (size_t k = 0; k < n; k++)
+    if (strcmp(names[k], "(empty)") == 0)
+      v[k] = INFINITY;
+    else if (!numeric(names[k], &v[k]))
+      return;
+  for (size_t k = 0; k < n; k++) order[k] = k;
+  for (size_t k = 1; k < n; k++) /* insertion sort: stable, and at most 64 names */
+    for (size_t i = k; i > 0 && v[order[i]] < v[order[i - 1]]; i--) {
+      size_t t = order[i];
+      order[i] = order[i - 1], order[i - 1] = t;
+    }
+  const char *sorted[WS_SCATTER_MAX_GROUPS];
+  for (size_t k = 0; k < n; k++) sorted[k] = names[order[k]], rank[order[k]] = k;
+  for (size_t k = 0; k < n; k++) names[k] = sorted[k];
+  for (size_t i = 0; i < p->n; i++) p->group[i] = rank[p->group[i]];
+}
+
 /* The x axis: a percentage's whole range, else the values' (widened when
  * they are all equal). */
 static void x_range(const points *p, double *lo, double *hi) {
@@ -419,6 +560,7 @@ static ws_status build_occupancy(job *j, ws_scatter *out) {
   if (st == WS_OK) st = counted(j, s->p.n);
   if (st == WS_OK && cn) st = categorise(j, cc, &s->p, s->groups, &ngroups);
   if (st != WS_OK) return st;
+  sort_groups(&s->p, s->groups, ngroups);
   double lo, hi;
   x_range(&s->p, &lo, &hi);
   snprintf(s->title, TEXT_BYTES, "%s against %s", yn, xn);
@@ -444,6 +586,20 @@ static ws_status build_occupancy(job *j, ws_scatter *out) {
 
 static void stalls_free(stalls *s) { free(s->shares), free(s->text), free(s->label); }
 
+/* "selected" counts the warp-cycles a warp issued: not a stall but the
+ * share the stalls leave, so it goes first, at the bottom of each bar, set
+ * apart (grey, hatched) and named so in the legend. */
+static void set_apart(stalls *s) {
+  for (size_t k = 0; k < s->nparts; k++) {
+    if (strcmp(s->name[k], "selected") != 0) continue;
+    size_t col = s->col[k];
+    memmove(&s->col[1], &s->col[0], k * sizeof s->col[0]);
+    memmove(&s->name[1], &s->name[0], k * sizeof s->name[0]);
+    s->col[0] = col, s->name[0] = "selected (issuing)", s->apart = true;
+    return;
+  }
+}
+
 static ws_status stall_columns(const job *j, stalls *s) {
   for (size_t c = 0; c < ws_table_columns(j->t); c++) {
     const char *n = ws_table_column_name(j->t, c);
@@ -453,6 +609,7 @@ static ws_status stall_columns(const job *j, stalls *s) {
                          WS_BARS_MAX_PARTS);
     s->col[s->nparts] = c, s->name[s->nparts++] = n + 6;
   }
+  set_apart(s);
   if (s->nparts) return WS_OK;
   char list[LIST_BYTES];
   ws_table_list_columns(j->t, list, sizeof list);
@@ -499,17 +656,23 @@ static ws_status build_stalls(job *j, ws_bars *out) {
                      "%s: %zu rows: at most %d bars fit one chart (--gpu or a filtered CSV)", j->o->source,
                      s->nbars, WS_BARS_MAX_BARS);
   if (st != WS_OK) return st;
-  snprintf(j->st->sub, TEXT_BYTES, "%zu points; percent of stalled warp-cycles per reason", s->nbars);
+  if (s->apart)
+    snprintf(j->st->sub, TEXT_BYTES,
+             "%zu points; percent of warp-cycles per state; selected (grey, hatched) is issuing, not a stall",
+             s->nbars);
+  else
+    snprintf(j->st->sub, TEXT_BYTES, "%zu points; percent of stalled warp-cycles per reason", s->nbars);
   *out = (ws_bars){title_or(j, "Stall reasons per point"),
                    j->st->sub,
-                   "% of stalled warp-cycles",
+                   "% of warp-cycles",
                    s->label,
                    s->nbars,
                    s->name,
                    s->nparts,
                    s->shares,
                    j->o->width,
-                   j->o->height};
+                   j->o->height,
+                   s->apart};
   return WS_OK;
 }
 

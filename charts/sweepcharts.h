@@ -38,7 +38,7 @@ typedef enum ws_charts_kind {
 } ws_charts_kind;
 
 typedef enum ws_charts_reduce {
-  WS_CHARTS_REDUCE_AUTO, /* by the metric's name: less is better for cycles, times, bytes... */
+  WS_CHARTS_REDUCE_AUTO, /* by the metric's name (ws_charts_lower_is_better) */
   WS_CHARTS_REDUCE_MIN,
   WS_CHARTS_REDUCE_MAX
 } ws_charts_reduce;
@@ -82,6 +82,11 @@ typedef struct ws_charts_chart {
   } as;
   ws_charts_store *store; /* the arrays and texts; ws_charts_free releases them */
 } ws_charts_chart;
+
+/* Whether less of a metric is better (cycles, times, bytes, errors, bank
+ * conflicts, stalls), by its column's name: the heatmap keeps the lowest
+ * of a cell's rows and draws the lowest bright. */
+bool ws_charts_lower_is_better(const char *metric);
 
 /* Picks the rows (valid ones of opts.gpu's, unless opts.all) and builds
  * the chart of opts.kind; *tally says what was left out, also on failure

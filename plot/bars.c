@@ -51,6 +51,27 @@ static ws_status check(ws_ctx *ctx, const ws_bars *b) {
   return st;
 }
 
+static const ws_draw_rgb apart_rgb = {0.80, 0.80, 0.80};
+
+/* Part p's colour: the palette's, or grey for a part set apart. */
+static ws_draw_rgb colour(const ws_bars *b, size_t p) {
+  return p == 0 && b->first_apart ? apart_rgb : ws_draw_palette(p);
+}
+
+/* Diagonal lines over a segment set apart, so it reads as another kind
+ * than the stacked colours even in grey print. */
+static void hatch(cairo_t *cr, ws_chart_rect r) {
+  cairo_save(cr);
+  cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
+  cairo_set_line_width(cr, 1.0);
+  for (double d = -r.h; d < r.w; d += 6)
+    cairo_move_to(cr, r.x + d, r.y + r.h), cairo_line_to(cr, r.x + d + r.h, r.y);
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
 static void labels(cairo_t *cr, const ws_bars *b) {
   if (!b->bar_labels) return;
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -87,15 +108,16 @@ static void draw(cairo_t *cr, const void *chart) {
   for (size_t i = 0; i < b->nbars; i++)
     for (size_t p = 0; p < b->nparts; p++) {
       ws_chart_rect r = ws_bars_segment(b, i, p);
-      ws_draw_colour(cr, ws_draw_palette(p));
+      ws_draw_colour(cr, colour(b, p));
       cairo_rectangle(cr, r.x, r.y, r.w, r.h);
       cairo_fill(cr);
+      if (p == 0 && b->first_apart) hatch(cr, r);
     }
   cairo_restore(cr);
   labels(cr, b);
   ws_draw_frame(cr, a, NULL, b->y_label);
   ws_draw_rgb colours[WS_BARS_MAX_PARTS];
-  for (size_t p = 0; p < b->nparts; p++) colours[p] = ws_draw_palette(p);
+  for (size_t p = 0; p < b->nparts; p++) colours[p] = colour(b, p);
   ws_draw_legend(cr, a.x + a.w + 14, a.y, b->parts, colours, b->nparts, false);
 }
 

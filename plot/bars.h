@@ -1,6 +1,7 @@
 /* bars.h - stacked bars: one bar per point, stacked by parts (the shares
- * of stalled warp-cycles per stall reason), each part one colour of a fixed
- * palette in the order given, with a legend.
+ * of warp-cycles per warp state), each part one colour of a fixed palette
+ * in the order given, with a legend; a first part set apart (the cycles a
+ * warp issued, which are not a stall) is grey and hatched.
  *
  * Design: the y axis runs from 0 to 100 % (or to the tallest bar, if any
  * is taller), so bars of different points compare directly; the rectangle
@@ -8,6 +9,7 @@
 #ifndef WS_PLOT_BARS_H
 #define WS_PLOT_BARS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +27,7 @@ typedef struct ws_bars {
   size_t nparts;
   const double *shares; /* nbars x nparts, bar b's at shares[b * nparts]; >= 0 */
   int32_t width, height;
+  bool first_apart; /* part 0 is not of the others' kind (warps issuing, under stalls): grey, hatched */
 } ws_bars;
 
 ws_status ws_bars_write(ws_ctx *ctx, const char *path, const ws_bars *b);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "plot/draw_int.h"
 
@@ -32,7 +33,20 @@ static void value_range(const ws_heatmap *h, double *lo, double *hi) {
 static ws_draw_rgb colour_of(const ws_heatmap *h, double v) {
   double lo, hi;
   value_range(h, &lo, &hi);
-  return ws_draw_viridis(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+  double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+  return ws_draw_viridis(h->lower_is_better ? 1.0 - t : t);
+}
+
+void ws_heatmap_format(double v, char *buf, size_t bytes) {
+  static const char *const suffix[] = {"", "k", "M", "G", "T", "P"};
+  size_t k = 0;
+  if (fabs(v) < 1e-12) v = 0.0;
+  /* scaled until it prints under 1000 (999,950 prints as 1M, not 1000k) */
+  for (;;) {
+    snprintf(buf, bytes, "%.4g%s", v, suffix[k]);
+    if (fabs(strtod(buf, NULL)) < 1000 || k + 1 == sizeof suffix / sizeof suffix[0]) return;
+    v /= 1000, k++;
+  }
 }
 
 void ws_heatmap_colour(const ws_heatmap *h, double v, double rgb[3]) {
@@ -95,11 +109,14 @@ static void cell(cairo_t *cr, const ws_heatmap *h, size_t ix, size_t iy) {
   cairo_rectangle(cr, c.x, c.y, c.w, c.h);
   cairo_fill(cr);
   char buf[32];
-  snprintf(buf, sizeof buf, "%.4g", v);
+  ws_heatmap_format(v, buf, sizeof buf);
   if (ws_draw_text_width(cr, 10, false, buf) > c.w - 6 || c.h < 14) return;
-  double luma = 0.2126 * k.r + 0.7152 * k.g + 0.0722 * k.b;
-  cairo_set_source_rgb(cr, luma < 0.45 ? 1 : 0.05, luma < 0.45 ? 1 : 0.05, luma < 0.45 ? 1 : 0.05);
-  ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2, 10, false, 0.5, 0.45, buf);
+  double luma = 0.2126 * k.r + 0.7152 * k.g + 0.0722 * k.b, ink = luma < 0.45 ? 1 : 0.05;
+  const char *note = h->notes ? h->notes[iy * h->nx + ix] : NULL;
+  bool noted = note && *note && ws_draw_text_width(cr, 9, false, note) <= c.w - 6 && c.h >= 30;
+  cairo_set_source_rgb(cr, ink, ink, ink);
+  ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2 - (noted ? 7 : 0), 10, false, 0.5, 0.45, buf);
+  if (noted) ws_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2 + 7, 9, false, 0.5, 0.45, note);
 }
 
 /* A label per column and per row: the swept values themselves. */
@@ -118,32 +135,39 @@ static void axis_labels(cairo_t *cr, const ws_heatmap *h) {
   }
 }
 
-/* The colour bar: the scale from the lowest value (bottom) to the highest. */
+#define BETTER_H 14.0 /* "better" over the bar */
+
+/* The colour bar: the scale from the worst value (bottom, dark) to the best
+ * (top, bright), which says "better"; for a metric where lower is better
+ * the lowest value is on top. */
 static void colour_bar(cairo_t *cr, const ws_heatmap *h) {
   ws_chart_rect a = area(h);
-  double lo, hi, x = a.x + a.w + BAR_GAP;
+  double lo, hi, x = a.x + a.w + BAR_GAP, top = a.y + BETTER_H, bottom = a.y + a.h;
   value_range(h, &lo, &hi);
   if (!(lo <= hi)) return; /* no value at all */
   const int strips = 64;
   for (int i = 0; i < strips; i++) {
     ws_draw_colour(cr, ws_draw_viridis(hi > lo ? (i + 0.5) / strips : 0.5));
-    cairo_rectangle(cr, x, a.y + a.h * (1.0 - (i + 1.0) / strips), BAR_W, a.h / strips + 0.5);
+    cairo_rectangle(cr, x, bottom - (bottom - top) * (i + 1.0) / strips, BAR_W,
+                    (bottom - top) / strips + 0.5);
     cairo_fill(cr);
   }
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  ws_draw_text(cr, x + BAR_W / 2, a.y, 9, true, 0.5, 0, "better");
   double tlo = lo, thi = hi > lo ? hi : lo + 1;
-  ws_draw_axis ax = {tlo, thi, a.y + a.h, a.y, false};
+  ws_draw_axis ax = h->lower_is_better ? (ws_draw_axis){tlo, thi, top, bottom, false}
+                                       : (ws_draw_axis){tlo, thi, bottom, top, false};
   double s = ws_draw_tick_step(tlo, thi);
   char buf[32];
   for (double v = ceil(tlo / s) * s; v <= thi + s * 1e-9 && hi > lo; v += s) {
     double y = floor(ws_draw_map(&ax, v)) + 0.5;
     cairo_move_to(cr, x + BAR_W, y), cairo_line_to(cr, x + BAR_W + 4, y), cairo_stroke(cr);
-    snprintf(buf, sizeof buf, "%.6g", fabs(v) < 1e-12 ? 0.0 : v);
+    ws_heatmap_format(v, buf, sizeof buf);
     ws_draw_text(cr, x + BAR_W + 7, y, 10, false, 0, 0.45, buf);
   }
   if (!(hi > lo)) {
-    snprintf(buf, sizeof buf, "%.6g", lo);
-    ws_draw_text(cr, x + BAR_W + 7, a.y + a.h / 2, 10, false, 0, 0.45, buf);
+    ws_heatmap_format(lo, buf, sizeof buf);
+    ws_draw_text(cr, x + BAR_W + 7, (top + bottom) / 2, 10, false, 0, 0.45, buf);
   }
   if (h->metric_label) ws_draw_text(cr, x - 4, a.y - 16, 10, true, 0, 0, h->metric_label);
 }

@@ -1,7 +1,8 @@
 /* heatmap.h - a heatmap: a grid over the distinct values of two swept
- * parameters, each cell coloured by a metric on the viridis scale, its
- * value printed where it fits, a colour bar with ticks; a cell without a
- * value is grey, hatched and labelled "no point".
+ * parameters, each cell coloured by a metric on the viridis scale (the
+ * best value bright, whichever way the metric is better), its value
+ * printed where it fits, a colour bar with ticks and "better" at its best
+ * end; a cell without a value is grey, hatched and labelled "no point".
  *
  * Design: the caller reduces its points to one value per cell (it knows
  * which is best for its metric) and passes the grid; this module only
@@ -11,6 +12,7 @@
 #ifndef WS_PLOT_HEATMAP_H
 #define WS_PLOT_HEATMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +27,9 @@ typedef struct ws_heatmap {
   size_t nx, ny;
   const double *values; /* nx x ny, row iy at values[iy * nx]; NAN: no point in that cell */
   int32_t width, height;
+  bool lower_is_better;     /* the scale reversed: the lowest value bright (cycles, bytes) */
+  const char *const *notes; /* nx x ny like values: a line printed under the cell's value where it fits
+                             * (which row won a cell several shared); NULL, or a NULL entry: none */
 } ws_heatmap;
 
 /* Checks the grid (sizes, ascending finite axes), then draws it into
@@ -33,7 +38,12 @@ ws_status ws_heatmap_write(ws_ctx *ctx, const char *path, const ws_heatmap *h);
 /* The rectangle of cell (ix, iy). */
 ws_chart_rect ws_heatmap_cell(const ws_heatmap *h, size_t ix, size_t iy);
 /* The colour of value v: viridis over the finite values' range (its middle
- * when all are equal); r, g, b in [0, 1]. */
+ * when all are equal), the best value yellow, the worst dark blue; r, g, b
+ * in [0, 1]. */
 void ws_heatmap_colour(const ws_heatmap *h, double v, double rgb[3]);
+/* A cell's or a tick's value as the chart prints it: four significant
+ * digits, with k, M, G, T or P for thousands and up ("519.4k", "1.45M",
+ * "185.1"), so a column of cycles reads alike cell to cell. */
+void ws_heatmap_format(double v, char *buf, size_t bytes);
 
 #endif

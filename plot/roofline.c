@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "plot/draw_int.h"
 
@@ -141,18 +142,120 @@ static void ridge_labels(cairo_t *cr, const ws_roofline *r, const ws_draw_axis *
   }
 }
 
-static void points(cairo_t *cr, const ws_roofline *r, const ws_draw_axis *x, const ws_draw_axis *y) {
+/* ---- labels ------------------------------------------------------------------------------------- */
+
+static bool overlap(ws_chart_rect a, ws_chart_rect b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+static bool inside(ws_chart_rect a, ws_chart_rect b) {
+  return a.x >= b.x && a.y >= b.y && a.x + a.w <= b.x + b.w && a.y + a.h <= b.y + b.h;
+}
+
+/* Spot k of a w x h label around (px, py): eight directions at five
+ * distances, the nearest first. */
+#define SPOTS 40
+static ws_chart_rect spot(double px, double py, double w, double h, int k) {
+  static const double gap[5] = {WS_ROOFLINE_MARKER_PX + 2, 22, 40, 58, 76};
+  static const int dir[8][2] = {{1, 0}, {-1, 0}, {0, -1}, {0, 1}, {1, -1}, {1, 1}, {-1, -1}, {-1, 1}};
+  double g = gap[k / 8], dx = dir[k % 8][0], dy = dir[k % 8][1];
+  double d = dx && dy ? g * 0.7 : g; /* a corner: as far from the point as a side */
+  double x = dx > 0 ? px + d : dx < 0 ? px - d - w : px - w / 2;
+  double y = dy > 0 ? py + d : dy < 0 ? py - d - h : py - h / 2;
+  return (ws_chart_rect){x, y, w, h};
+}
+
+/* Whether box b is free of the labels before `upto` and every marker. */
+static bool free_spot(ws_chart_rect b, const ws_chart_rect *box, const bool *placed, size_t upto,
+                      const double *px, const double *py, size_t n) {
+  for (size_t j = 0; j < upto; j++)
+    if (placed[j] && overlap(b, box[j])) return false;
+  const double m = WS_ROOFLINE_MARKER_PX;
+  for (size_t j = 0; j < n; j++)
+    if (overlap(b, (ws_chart_rect){px[j] - m, py[j] - m, 2 * m, 2 * m})) return false;
+  return true;
+}
+
+size_t ws_roofline_place_labels(const double *px, const double *py, const double *w, double h, size_t n,
+                                ws_chart_rect bounds, ws_chart_rect *box, bool *placed) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    placed[i] = false;
+    for (int k = 0; k < SPOTS && i < WS_ROOFLINE_MAX_LABELS && !placed[i]; k++) {
+      ws_chart_rect b = spot(px[i], py[i], w[i], h, k);
+      if (inside(b, bounds) && free_spot(b, box, placed, i, px, py, n)) box[i] = b, placed[i] = true;
+    }
+    count += placed[i];
+  }
+  return count;
+}
+
+/* ---- points ------------------------------------------------------------------------------------- */
+
+#define LABEL_PT 9.0
+#define LABEL_H 11.0 /* a line of 9-point text, descenders included */
+
+/* A leader line from the point to the nearest point of its label's box,
+ * when the label sits farther out than the nearest spots. */
+static void leader(cairo_t *cr, double px, double py, ws_chart_rect b) {
+  double qx = fmax(b.x, fmin(px, b.x + b.w)), qy = fmax(b.y, fmin(py, b.y + b.h));
+  if (hypot(qx - px, qy - py) < 12) return;
+  cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
+  cairo_set_line_width(cr, 0.75);
+  cairo_move_to(cr, px, py), cairo_line_to(cr, qx, qy), cairo_stroke(cr);
+}
+
+typedef struct placing {
+  double *px, *py, *w;
+  ws_chart_rect *box;
+  bool *placed;
+} placing;
+
+static void placing_free(placing *p) { free(p->px), free(p->py), free(p->w), free(p->box), free(p->placed); }
+
+/* The labels where ws_roofline_place_labels puts them, with the count of
+ * those left out in the area's lower right corner. */
+static void labels(cairo_t *cr, const ws_roofline *r, const placing *p, ws_chart_rect a) {
+  for (size_t i = 0; i < r->n; i++)
+    p->w[i] = r->labels[i] ? ws_draw_text_width(cr, LABEL_PT, false, r->labels[i]) : 0;
+  ws_roofline_place_labels(p->px, p->py, p->w, LABEL_H, r->n, a, p->box, p->placed);
+  size_t wanted = 0, skipped = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    if (!r->labels[i]) continue;
+    wanted++;
+    if (!p->placed[i]) {
+      skipped++;
+      continue;
+    }
+    leader(cr, p->px[i], p->py[i], p->box[i]);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    ws_draw_text(cr, p->box[i].x, p->box[i].y, LABEL_PT, false, 0, 0, r->labels[i]);
+  }
+  if (!skipped) return;
+  char buf[96];
+  snprintf(buf, sizeof buf, "%zu of %zu labels left out: no free room beside their points", skipped, wanted);
+  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+  ws_draw_text(cr, a.x + a.w - 6, a.y + a.h - 6, LABEL_PT, false, 1.0, 1.0, buf);
+}
+
+/* The markers, then the labels (when there is memory to place them: a
+ * chart without them still reads). */
+static void points(cairo_t *cr, const ws_roofline *r, const ws_draw_axis *x, const ws_draw_axis *y,
+                   ws_chart_rect a) {
+  size_t n = r->n ? r->n : 1;
+  placing p = {malloc(n * sizeof(double)), malloc(n * sizeof(double)), malloc(n * sizeof(double)),
+               malloc(n * sizeof(ws_chart_rect)), malloc(n * sizeof(bool))};
+  bool room = p.px && p.py && p.w && p.box && p.placed;
+  ws_draw_colour(cr, point_rgb);
   for (size_t i = 0; i < r->n; i++) {
     double px = ws_draw_map(x, r->intensity[i]), py = ws_draw_map(y, r->gflops[i]);
-    ws_draw_colour(cr, point_rgb);
+    if (room) p.px[i] = px, p.py[i] = py;
     cairo_new_sub_path(cr);
     cairo_arc(cr, px, py, 4.5, 0, 2 * PI);
     cairo_fill(cr);
-    if (r->labels && r->labels[i]) {
-      cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-      ws_draw_text(cr, px + 7, py, 9, false, 0, 0.45, r->labels[i]);
-    }
   }
+  if (r->labels && room) labels(cr, r, &p, a);
+  placing_free(&p);
 }
 
 static void draw(cairo_t *cr, const void *chart) {
@@ -167,7 +270,7 @@ static void draw(cairo_t *cr, const void *chart) {
   cairo_clip(cr);
   roofs(cr, r, &x, &y);
   ridge_labels(cr, r, &x, &y);
-  points(cr, r, &x, &y);
+  points(cr, r, &x, &y, a);
   cairo_restore(cr);
   ws_draw_frame(cr, a, "arithmetic intensity (FLOP/byte)", "GFLOP/s");
 }

@@ -12,6 +12,7 @@
 #ifndef WS_PLOT_ROOFLINE_H
 #define WS_PLOT_ROOFLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,11 @@
 #include "plot/chart.h"
 
 #define WS_ROOFLINE_MAX_ROOFS 8
+/* The most points labelled: placing a label checks it against every
+ * placed label and every marker, and thousands of labels read as ink. */
+#define WS_ROOFLINE_MAX_LABELS 1000
+/* The half side of the square a point's marker keeps free of labels. */
+#define WS_ROOFLINE_MARKER_PX 5.0
 
 typedef struct ws_roof {
   const char *name;
@@ -39,5 +45,15 @@ ws_status ws_roofline_write(ws_ctx *ctx, const char *path, const ws_roofline *r)
 /* The plotting area, and the pixel of (intensity, gflops) in it. */
 ws_chart_rect ws_roofline_area(const ws_roofline *r);
 void ws_roofline_map(const ws_roofline *r, double intensity, double gflops, double *px, double *py);
+/* Places the labels of points (px[i], py[i]), each w[i] x h, inside
+ * `bounds` so that no two overlap and none covers a point's marker: label i
+ * takes the first free spot of a fixed list around its point (right, left,
+ * above, below, the four corners; then the same farther out, where the
+ * drawing joins it to its point by a leader line), points in order, so the
+ * same points give the same places. A label with no free spot, or past the
+ * first WS_ROOFLINE_MAX_LABELS, is left out: placed[i] false. Returns the
+ * number placed; box[i] holds label i's rectangle when placed. */
+size_t ws_roofline_place_labels(const double *px, const double *py, const double *w, double h, size_t n,
+                                ws_chart_rect bounds, ws_chart_rect *box, bool *placed);
 
 #endif

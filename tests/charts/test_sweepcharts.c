@@ -30,6 +30,7 @@ static void teardown(void) {
 TestSuite(sweepcharts, .init = setup, .fini = teardown);
 
 static void parse(const char *text) {
+  ws_table_destroy(table), table = NULL;
   cr_assert_eq(ws_table_parse(ctx, "t.csv", text, strlen(text), &table), WS_OK, "%s", ws_errmsg(ctx));
 }
 
@@ -81,8 +82,9 @@ Test(sweepcharts, heatmap_draws_the_highest_gflops_and_leaves_out_empty_and_inva
   cr_expect_eq(tally.other_gpu, 0);
   cr_expect_str_eq(tally.blank_col, "gflops");
   cr_expect_str_eq(chart.as.heatmap.title, "gflops over bm and bn");
-  cr_expect_str_eq(chart.as.heatmap.subtitle,
-                   "4 rows; where several share a cell (up to 2), the highest gflops is drawn");
+  cr_expect_str_eq(
+      chart.as.heatmap.subtitle,
+      "4 rows; where several share a cell (up to 2), the highest gflops is drawn, over what set it apart");
 }
 
 Test(sweepcharts, heatmap_reduce_min_overrides_the_metrics_direction) {
@@ -90,8 +92,9 @@ Test(sweepcharts, heatmap_reduce_min_overrides_the_metrics_direction) {
   ws_charts_opts o = heat("gflops", WS_CHARTS_REDUCE_MIN);
   cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
   expect_cells((double[]){100, 400, 250, NAN});
-  cr_expect_str_eq(chart.as.heatmap.subtitle,
-                   "4 rows; where several share a cell (up to 2), the lowest gflops is drawn");
+  cr_expect_str_eq(
+      chart.as.heatmap.subtitle,
+      "4 rows; where several share a cell (up to 2), the lowest gflops is drawn, over what set it apart");
 }
 
 Test(sweepcharts, heatmap_of_cycles_draws_the_lowest_and_all_takes_the_invalid_row) {
@@ -107,6 +110,62 @@ Test(sweepcharts, heatmap_of_cycles_draws_the_lowest_and_all_takes_the_invalid_r
   expect_cells((double[]){900, 500, 650, 100});
   cr_expect_eq(tally.drawn, 6);
   cr_expect_eq(tally.invalid, 0);
+}
+
+Test(sweepcharts, each_metric_says_which_way_is_better) {
+  const char *lower[] = {"cycles",
+                         "time_us",
+                         "dram_read_bytes",
+                         "max_abs_err",
+                         "smem_bank_conflicts",
+                         "stall_long_scoreboard",
+                         "stall_barrier",
+                         "launches"};
+  const char *higher[] = {"gflops", "occupancy_pct",  "l2_hit_pct",
+                          "ipc",    "stall_selected", "arith_intensity"};
+  for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+    cr_expect(ws_charts_lower_is_better(lower[i]), "less %s is better", lower[i]);
+  for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
+    cr_expect(!ws_charts_lower_is_better(higher[i]), "more %s is better", higher[i]);
+}
+
+/* The colours follow the metric, whichever value --reduce keeps. */
+Test(sweepcharts, a_heatmap_of_cycles_draws_its_lowest_bright) {
+  parse(sweep);
+  ws_charts_opts o = heat("cycles", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(chart.as.heatmap.lower_is_better);
+  ws_charts_free(&chart);
+  o = heat("gflops", WS_CHARTS_REDUCE_MIN);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(!chart.as.heatmap.lower_is_better);
+}
+
+/* Four tm x tn points share the cell (64, 64); bk is the same in all, so
+ * the note names only what differs. */
+Test(sweepcharts, a_shared_cell_notes_the_parameters_its_drawn_row_differs_in) {
+  parse("bm,bn,bk,tm,tn,gflops,cycles\n"
+        "64,64,8,8,4,500,900\n"
+        "64,64,8,4,4,400,800\n"
+        "64,64,8,8,8,450,700\n"
+        "64,64,8,4,8,300,950\n"
+        "128,64,8,8,4,100,999\n");
+  ws_charts_opts o = heat("gflops", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_heatmap *h = &chart.as.heatmap;
+  cr_assert_eq(h->nx, 2);
+  cr_assert_eq(h->ny, 1);
+  cr_assert_not_null(h->notes);
+  cr_expect_str_eq(h->notes[0], "tm=8 tn=4", "the 500 GFLOP/s row");
+  cr_expect_null(h->notes[1], "a cell of one row needs no note");
+  ws_charts_free(&chart);
+  o = heat("cycles", WS_CHARTS_REDUCE_AUTO);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.heatmap.notes[0], "tm=8 tn=8", "the 700-cycle row");
+  ws_charts_free(&chart);
+  o.label = "tn,bk";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.heatmap.notes[0], "tn=8", "--label picks the columns a note may name");
 }
 
 Test(sweepcharts, a_column_the_table_lacks_is_a_usage_error) {
@@ -186,6 +245,23 @@ Test(sweepcharts, roofline_roofs_are_the_presets_peaks) {
   cr_expect_eq(tally.unplottable, 1, "intensity 0 cannot be drawn on a log axis");
 }
 
+/* A number alone does not say whose it is: the first label column is
+ * named like the others, a variant alone wherever it stands. */
+Test(sweepcharts, every_numeric_label_column_is_named) {
+  parse(points);
+  ws_charts_opts o = opts(WS_CHARTS_ROOFLINE);
+  o.label = "bm,variant";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.roofline.labels[0], "bm=32 naive");
+  cr_expect_str_eq(chart.as.roofline.labels[1], "bm=64 tiled");
+  ws_charts_free(&chart);
+  parse("bm,bn,tm,tn,stall_wait\n64,64,8,4,100\n");
+  o = opts(WS_CHARTS_STALLS);
+  o.label = "bm,bn,tm,tn";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_str_eq(chart.as.stalls.bar_labels[0], "bm=64 bn=64 tm=8 tn=4");
+}
+
 Test(sweepcharts, roofline_of_several_gpus_needs_one_picked) {
   parse("gpu,arith_intensity,gflops\na100,1,2\nh100,1,3\n");
   ws_charts_opts o = opts(WS_CHARTS_ROOFLINE);
@@ -235,6 +311,20 @@ Test(sweepcharts, occupancy_groups_in_the_order_met_on_a_percent_axis) {
   cr_expect_str_eq(s->subtitle, "4 points, coloured by variant");
 }
 
+Test(sweepcharts, numeric_categories_are_listed_by_value) {
+  parse("threads_per_cta,occupancy_pct,cycles\n256,50,900\n128,25,800\n64,25,700\n512,50,600\n1024,50,500\n"
+        ",10,400\n128,30,300\n");
+  ws_charts_opts o = opts(WS_CHARTS_OCCUPANCY);
+  o.color_by = "threads_per_cta";
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_scatter *s = &chart.as.occupancy;
+  const char *want[] = {"64", "128", "256", "512", "1024", "(empty)"};
+  cr_assert_eq(s->ngroups, 6);
+  for (size_t k = 0; k < 6; k++) cr_expect_str_eq(s->groups[k], want[k], "legend entry %zu", k);
+  size_t group[] = {2, 1, 0, 3, 4, 5, 1};
+  for (size_t i = 0; i < 7; i++) cr_expect_eq(s->group[i], group[i], "point %zu", i);
+}
+
 Test(sweepcharts, occupancy_axis_widens_around_one_value) {
   parse("bm,cycles\n128,10\n128,20\n");
   ws_charts_opts o = opts(WS_CHARTS_OCCUPANCY);
@@ -265,6 +355,28 @@ Test(sweepcharts, stall_bars_of_complete_rows_labelled_by_default_columns) {
   cr_expect_eq(tally.blank, 1);
   cr_expect_str_eq(tally.blank_col, "stall_barrier");
   cr_expect_str_eq(b->subtitle, "2 points; percent of stalled warp-cycles per reason");
+}
+
+/* Issuing is not a stall: it goes first, set apart, whatever its place in
+ * the file. */
+Test(sweepcharts, selected_is_set_apart_from_the_stalls) {
+  parse("variant,stall_wait,stall_selected,stall_barrier\ntiled,30,50,20\n");
+  ws_charts_opts o = opts(WS_CHARTS_STALLS);
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  const ws_bars *b = &chart.as.stalls;
+  cr_assert_eq(b->nparts, 3);
+  cr_expect(b->first_apart);
+  cr_expect_str_eq(b->parts[0], "selected (issuing)");
+  cr_expect_str_eq(b->parts[1], "wait");
+  cr_expect_str_eq(b->parts[2], "barrier");
+  cr_expect(b->shares[0] == 50 && b->shares[1] == 30 && b->shares[2] == 20);
+  cr_expect_str_eq(
+      b->subtitle,
+      "1 points; percent of warp-cycles per state; selected (grey, hatched) is issuing, not a stall");
+  ws_charts_free(&chart);
+  parse("variant,stall_wait\ntiled,100\n");
+  cr_assert_eq(build(&o), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect(!chart.as.stalls.first_apart, "no selected column: nothing set apart");
 }
 
 Test(sweepcharts, stalls_without_stall_columns_is_a_usage_error) {

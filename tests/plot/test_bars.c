@@ -23,7 +23,7 @@ TestSuite(bars, .init = setup, .fini = teardown);
 static const char *const labels[] = {"a", "b"}, *const parts[] = {"long_scoreboard", "barrier", "wait"};
 static const double shares[] = {50, 30, 20, 10, 10, 60};
 
-static ws_bars chart(void) { return (ws_bars){"t", "s", "%", labels, 2, parts, 3, shares, 700, 450}; }
+static ws_bars chart(void) { return (ws_bars){"t", "s", "%", labels, 2, parts, 3, shares, 700, 450, false}; }
 
 Test(bars, segments_proportional_to_shares) {
   ws_bars b = chart();
@@ -43,6 +43,27 @@ Test(bars, segments_proportional_to_shares) {
                 c.g, c.b);
     }
   }
+  cairo_surface_destroy(s);
+}
+
+/* A part set apart is grey (hatched over), the others keep their
+ * palette colours. */
+Test(bars, a_first_part_set_apart_is_grey_and_hatched) {
+  ws_bars b = chart();
+  b.first_apart = true;
+  cr_assert_eq(ws_bars_write(ctx, png, &b), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+  ws_chart_rect r = ws_bars_segment(&b, 0, 0);
+  size_t grey = 0, hatch = 0;
+  for (double y = r.y + 2; y < r.y + r.h - 2; y++)
+    for (double x = r.x + 2; x < r.x + r.w - 2; x++) {
+      px c = probe_pixel(s, x, y);
+      cr_expect(c.r == c.g && c.g == c.b, "(%g, %g) is grey: (%d, %d, %d)", x, y, c.r, c.g, c.b);
+      grey += probe_is(c, 0.80, 0.80, 0.80, 2), hatch += c.r < 190;
+    }
+  cr_expect(grey > 0 && hatch > 0, "light grey with darker lines: %zu, %zu", grey, hatch);
+  r = ws_bars_segment(&b, 0, 1);
+  cr_expect(probe_is(probe_pixel(s, r.x + r.w / 2, r.y + r.h / 2), 0.84, 0.37, 0.00, 2), "part 1 its colour");
   cairo_surface_destroy(s);
 }
 

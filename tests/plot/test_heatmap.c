@@ -27,7 +27,7 @@ static const double xs[] = {32, 64, 128}, ys[] = {16, 32};
 static const double values[] = {100, 400, 250, 700, NAN, 1000};
 
 static ws_heatmap grid(void) {
-  return (ws_heatmap){"t", "s", "bm", "bn", "gflops", xs, ys, 3, 2, values, 700, 450};
+  return (ws_heatmap){"t", "s", "bm", "bn", "gflops", xs, ys, 3, 2, values, 700, 450, false, NULL};
 }
 
 Test(heatmap, cells_coloured_by_the_scale) {
@@ -53,6 +53,61 @@ Test(heatmap, cells_coloured_by_the_scale) {
   cr_expect(lo[2] > lo[1] && hi[0] > 0.9 && hi[1] > 0.85,
             "viridis: the lowest dark blue, the highest yellow");
   cairo_surface_destroy(s);
+}
+
+/* Cycles: the lowest value is the best, so it takes the bright end, in
+ * the drawn cell as in the scale. */
+Test(heatmap, lower_is_better_puts_the_lowest_value_at_the_bright_end) {
+  ws_heatmap h = grid();
+  h.lower_is_better = true;
+  double best[3], worst[3];
+  ws_heatmap_colour(&h, 100, best), ws_heatmap_colour(&h, 1000, worst);
+  cr_expect(best[0] > 0.9 && best[1] > 0.85 && best[2] < 0.3, "the lowest is yellow: (%g, %g, %g)", best[0],
+            best[1], best[2]);
+  cr_expect(worst[2] > worst[1] && worst[0] < 0.3, "the highest is dark blue: (%g, %g, %g)", worst[0],
+            worst[1], worst[2]);
+  cr_assert_eq(ws_heatmap_write(ctx, png, &h), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+  ws_chart_rect c = ws_heatmap_cell(&h, 0, 0); /* 100 */
+  cr_expect(probe_is(probe_pixel(s, c.x + c.w * 0.25, c.y + c.h * 0.25), best[0], best[1], best[2], 2));
+  cairo_surface_destroy(s);
+}
+
+static void expect_format(double v, const char *want) {
+  char buf[32];
+  ws_heatmap_format(v, buf, sizeof buf);
+  cr_expect_str_eq(buf, want, "%g printed as %s, expected %s", v, buf, want);
+}
+
+Test(heatmap, values_print_with_si_suffixes_not_exponents) {
+  expect_format(519400, "519.4k");
+  expect_format(1450000, "1.45M");
+  expect_format(999950, "1M");
+  expect_format(999.4, "999.4");
+  expect_format(185.1, "185.1");
+  expect_format(-2500, "-2.5k");
+  expect_format(0, "0");
+  expect_format(4.6e9, "4.6G");
+  expect_format(2e18, "2000P");
+}
+
+Test(heatmap, a_note_is_drawn_under_its_cells_value) {
+  static const char *const notes[] = {"tm=8 tn=4", NULL, NULL, NULL, NULL, NULL};
+  ws_heatmap h = grid();
+  cr_assert_eq(ws_heatmap_write(ctx, png, &h), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *plain = cairo_image_surface_create_from_png(png);
+  h.notes = notes;
+  cr_assert_eq(ws_heatmap_write(ctx, png, &h), WS_OK, "%s", ws_errmsg(ctx));
+  cairo_surface_t *noted = cairo_image_surface_create_from_png(png);
+  ws_chart_rect c = ws_heatmap_cell(&h, 0, 0);
+  size_t inked = 0; /* pixels of the note's line, 4 to 10 px under the cell's middle */
+  for (double y = c.y + c.h / 2 + 4; y < c.y + c.h / 2 + 10; y++)
+    for (double x = c.x + c.w / 2 - 20; x < c.x + c.w / 2 + 20; x++) {
+      px a = probe_pixel(plain, x, y), b = probe_pixel(noted, x, y);
+      inked += a.r != b.r || a.g != b.g || a.b != b.b;
+    }
+  cr_expect_gt(inked, 20, "the note's text under the value");
+  cairo_surface_destroy(plain), cairo_surface_destroy(noted);
 }
 
 Test(heatmap, same_bytes_twice_png_and_svg) {

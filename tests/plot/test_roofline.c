@@ -76,3 +76,61 @@ Test(roofline, same_bytes_twice_and_refusals) {
   r = chart(), r.ncompute = 0;
   cr_expect_neq(ws_roofline_write(ctx, png, &r), WS_OK);
 }
+
+/* Sixteen points in a 4 x 4 block 14 xs apart, as a sweep's tiles crowd on
+ * a roofline, each with a label of "bm=64 bn=64 tm=8 tn=4"'s size. */
+#define CROWD 16
+static void crowd(double *xs, double *ys, double *w) {
+  for (size_t i = 0; i < CROWD; i++)
+    xs[i] = 300 + 14.0 * (double)(i % 4), ys[i] = 250 + 14.0 * (double)(i / 4);
+  for (size_t i = 0; i < CROWD; i++) w[i] = 105 + (double)(i % 3) * 6;
+}
+
+static bool overlap(ws_chart_rect a, ws_chart_rect b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+Test(roofline, crowded_labels_never_overlap_each_other_or_a_point) {
+  double xs[CROWD], ys[CROWD], w[CROWD];
+  ws_chart_rect box[CROWD], bounds = {72, 50, 704, 462};
+  bool placed[CROWD];
+  crowd(xs, ys, w);
+  bool collide = false; /* the old placement, every label 7 xs right of its point */
+  for (size_t i = 0; i < CROWD; i++)
+    for (size_t j = 0; j < i; j++)
+      collide |= overlap((ws_chart_rect){xs[i] + 7, ys[i] - 5.5, w[i], 11},
+                         (ws_chart_rect){xs[j] + 7, ys[j] - 5.5, w[j], 11});
+  cr_assert(collide, "the crowd is one a fixed offset cannot label");
+  size_t n = ws_roofline_place_labels(xs, ys, w, 11, CROWD, bounds, box, placed), count = 0;
+  for (size_t i = 0; i < CROWD; i++) {
+    if (!placed[i]) continue;
+    count++;
+    cr_expect(box[i].x >= bounds.x && box[i].y >= bounds.y && box[i].x + box[i].w <= bounds.x + bounds.w &&
+                  box[i].y + box[i].h <= bounds.y + bounds.h,
+              "label %zu inside the area", i);
+    cr_expect(box[i].w == w[i] && box[i].h == 11, "label %zu keeps its size", i);
+    for (size_t j = 0; j < CROWD; j++) {
+      ws_chart_rect m = {xs[j] - WS_ROOFLINE_MARKER_PX, ys[j] - WS_ROOFLINE_MARKER_PX,
+                         2 * WS_ROOFLINE_MARKER_PX, 2 * WS_ROOFLINE_MARKER_PX};
+      cr_expect(!overlap(box[i], m), "label %zu covers point %zu", i, j);
+      if (j < i && placed[j]) cr_expect(!overlap(box[i], box[j]), "labels %zu and %zu overlap", i, j);
+    }
+  }
+  cr_expect_eq(n, count);
+  cr_expect_gt(n, CROWD / 2, "most of the crowd is labelled (%zu of %d)", n, CROWD);
+  ws_chart_rect again[CROWD];
+  bool placed2[CROWD];
+  cr_expect_eq(ws_roofline_place_labels(xs, ys, w, 11, CROWD, bounds, again, placed2), n);
+  for (size_t i = 0; i < CROWD; i++)
+    cr_expect(placed[i] == placed2[i] && (!placed[i] || memcmp(&box[i], &again[i], sizeof box[i]) == 0),
+              "label %zu: the same points, the same place", i);
+}
+
+Test(roofline, a_lone_label_sits_right_of_its_point_or_left_at_the_edge) {
+  double xs[2] = {100, 790}, ys[2] = {200, 300}, w[2] = {60, 60};
+  ws_chart_rect box[2], bounds = {0, 0, 800, 560};
+  bool placed[2];
+  cr_assert_eq(ws_roofline_place_labels(xs, ys, w, 11, 2, bounds, box, placed), 2);
+  cr_expect(box[0].x == 100 + WS_ROOFLINE_MARKER_PX + 2 && box[0].y == 200 - 5.5, "right of its point");
+  cr_expect(box[1].x + box[1].w == 790 - WS_ROOFLINE_MARKER_PX - 2, "left of a point at the right edge");
+}

@@ -9,6 +9,8 @@
  * the max-CTAs rule that really binds. */
 #include "sim/common/occupancy.h"
 
+#include <inttypes.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,11 +56,31 @@ static void pick_minimum(const ws_gpu_cfg *cfg, ws_occupancy *o) {
   o->occupancy = cfg->sm.max_warps_per_sm ? (double)o->active_warps_per_sm / cfg->sm.max_warps_per_sm : 0.0;
 }
 
+/* The register limit's numbers: per sub-partition, as the hardware
+ * allocates, and, when the CTA's registers exceed the SM's, the per-block
+ * limit CUDA states (its registers per block are the SM's on every preset). */
+static void explain_regs(const ws_gpu_cfg *cfg, const ws_occupancy *o, uint32_t regs, char *buf, size_t n) {
+  uint32_t subs = cfg->sm.subpartitions ? cfg->sm.subpartitions : 1;
+  uint32_t per_sub = cfg->regfile.regs_per_sm / subs, room = per_sub / o->regs_per_warp;
+  int len = snprintf(buf, n,
+                     "limiter: registers (kernel uses %u registers/thread: %u warps of %u registers after "
+                     "rounding to %u; each of %u sub-partitions has %u registers, room for %u such warp%s, "
+                     "%u in all",
+                     regs, o->warps_per_cta, o->regs_per_warp, cfg->regfile.alloc_unit_regs, subs, per_sub,
+                     room, room == 1 ? "" : "s", room * subs);
+  uint64_t cta_regs = (uint64_t)o->warps_per_cta * o->regs_per_warp;
+  size_t at = len > 0 && (size_t)len < n ? (size_t)len : n - 1;
+  if (cta_regs > cfg->regfile.regs_per_sm)
+    snprintf(buf + at, n - at, "; the CTA's %" PRIu64 " registers exceed the %u a block may hold)", cta_regs,
+             cfg->regfile.regs_per_sm);
+  else
+    snprintf(buf + at, n - at, ")");
+}
+
 /* The reason a CTA does not fit, with the numbers behind it. */
 static void explain(const ws_gpu_cfg *cfg, uint32_t threads, uint32_t regs, uint32_t smem,
                     const ws_occupancy *o, char *buf, size_t n) {
   const char *name = ws_occupancy_limiter_name(o->limiter);
-  uint32_t subs = cfg->sm.subpartitions ? cfg->sm.subpartitions : 1;
   switch (o->limiter) {
   case WS_OCC_WARPS:
     snprintf(
@@ -71,12 +93,7 @@ static void explain(const ws_gpu_cfg *cfg, uint32_t threads, uint32_t regs, uint
       snprintf(buf, n, "limiter: %s (the kernel uses %u registers/thread, more than the %u allowed)", name,
                regs, cfg->regfile.max_regs_per_thread);
     else
-      snprintf(buf, n,
-               "limiter: %s (kernel uses %u registers/thread: %u warps of %u registers after rounding to %u; "
-               "each of %u sub-partitions has %u registers, room for %u such warps, %u in all)",
-               name, regs, o->warps_per_cta, o->regs_per_warp, cfg->regfile.alloc_unit_regs, subs,
-               cfg->regfile.regs_per_sm / subs, cfg->regfile.regs_per_sm / subs / o->regs_per_warp,
-               cfg->regfile.regs_per_sm / subs / o->regs_per_warp * subs);
+      explain_regs(cfg, o, regs, buf, n);
     break;
   case WS_OCC_SMEM:
     snprintf(buf, n,

@@ -174,7 +174,15 @@ Test(occupancy, launch_fails_on_registers) {
       "too many resources requested for launch: a CTA of 1024 threads, 255 registers/thread and 0 B shared "
       "memory does not fit on an SM of a100; limiter: registers (kernel uses 255 registers/thread: 32 warps "
       "of 8192 registers after rounding to 256; each of 4 sub-partitions has 16384 registers, room for 2 "
-      "such warps, 8 in all)");
+      "such warps, 8 in all; the CTA's 262144 registers exceed the 65536 a block may hold)");
+  /* 800 threads = 25 warps of 80 x 32 = 2560 registers: 64000 fit in the
+   * SM's 65536, but a sub-partition holds 6 such warps, 24 in all */
+  expect_fail(
+      "a100", 800, 80, 0, WS_OCC_REGS,
+      "too many resources requested for launch: a CTA of 800 threads, 80 registers/thread and 0 B "
+      "shared memory does not fit on an SM of a100; limiter: registers (kernel uses 80 registers/thread: "
+      "25 warps of 2560 registers after rounding to 256; each of 4 sub-partitions has 16384 registers, "
+      "room for 6 such warps, 24 in all)");
   expect_fail(
       "v100", 32, 256, 0, WS_OCC_REGS,
       "too many resources requested for launch: a CTA of 32 threads, 256 registers/thread and 0 B shared "

@@ -1607,6 +1607,12 @@ static ws_status elem_use(lower *lw, const ws_ptx_opnd *o, uint8_t k, ws_vc_op *
   return use_r(lw, &e, 1, out);
 }
 
+/* The ISA load of `bits` from space sp: LDS, LDL, LDC or LDG. */
+static void load_mnemonic(char *buf, size_t n, space sp, unsigned bits) {
+  const char *op = sp == SP_SHARED ? "LDS" : sp == SP_LOCAL ? "LDL" : sp == SP_CONST ? "LDC" : "LDG";
+  snprintf(buf, n, "%s.%u", op, bits);
+}
+
 /* A vector of 8- or 16-bit values of 4 bytes or more: the aligned words
  * that hold it (PTX aligns a vector to its size), then a bit-field extract
  * per element at its constant bit offset. */
@@ -1620,12 +1626,7 @@ static ws_status narrow_vector_load(lower *lw, ptype t, uint8_t n) {
   ws_status r = address(lw, &o[1], sp, &m);
   if (r != WS_OK) return r;
   char mnem[24];
-  snprintf(mnem, sizeof mnem, "%s.%u",
-           sp == SP_SHARED  ? "LDS"
-           : sp == SP_LOCAL ? "LDL"
-           : sp == SP_CONST ? "LDC"
-                            : "LDG",
-           words * 32u);
+  load_mnemonic(mnem, sizeof mnem, sp, words * 32u);
   uint32_t w = new_reg(lw, words, false);
   emit(lw, mnem, 2, op_reg(w, 0, words, true), m);
   for (uint8_t k = 0; k < n && r == WS_OK; k++) {
@@ -1649,10 +1650,9 @@ static ws_status lower_ld(lower *lw) {
   ptype t = type_at(lw, 0);
   ws_status r = need(lw, 2);
   if (r != WS_OK) return r;
-  uint8_t nv = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1;
-  if (t.bits < 32 && nv * t.bits >= 32) return narrow_vector_load(lw, t, nv);
-  if (t.bits < 32) return narrow_load(lw, t);
   uint8_t n = has(lw, "v4") ? 4 : has(lw, "v2") ? 2 : 1, ew = t.bits == 64 ? 2 : 1;
+  if (t.bits < 32 && n * t.bits >= 32) return narrow_vector_load(lw, t, n);
+  if (t.bits < 32) return narrow_load(lw, t);
   uint8_t words = (uint8_t)(n * ew);
   if (words > 4) return refuse(lw, "at most 16 bytes per access");
   space sp = addr_space(lw, &o[1]);
@@ -1660,12 +1660,7 @@ static ws_status lower_ld(lower *lw) {
   r = address(lw, &o[1], sp, &m);
   if (r != WS_OK) return r;
   char mnem[24];
-  snprintf(mnem, sizeof mnem, "%s.%u",
-           sp == SP_SHARED  ? "LDS"
-           : sp == SP_LOCAL ? "LDL"
-           : sp == SP_CONST ? "LDC"
-                            : "LDG",
-           words * 32u);
+  load_mnemonic(mnem, sizeof mnem, sp, words * 32u);
   if (n == 1) {
     ws_vc_op d;
     r = def_r(lw, &o[0], ew, &d);

@@ -938,14 +938,15 @@ static const local_var *find_local(const lower *lw, const char *name) {
   return NULL;
 }
 
-/* The address of a .local variable: its offset in the thread's window. */
-static ws_status mov_local(lower *lw, const local_var *lv, uint8_t words) {
+/* mov d, SYMBOL: the symbol's address `addr` (its offset in its space; the
+ * high word 0 for 64 bits), d remembered as pointing into space sp. */
+static ws_status mov_address(lower *lw, uint8_t words, ws_vc_op addr, space sp) {
   ws_vc_op d;
   ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
   if (r != WS_OK) return r;
-  emit(lw, "MOV", 2, word_of(d, 0), op_text("%u", lv->offset_bytes));
+  emit(lw, "MOV", 2, word_of(d, 0), addr);
   if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
-  if (track(lw)) lw->space[d.v] = SP_LOCAL;
+  if (track(lw)) lw->space[d.v] = sp;
   return WS_OK;
 }
 
@@ -973,28 +974,15 @@ static uint32_t const_offset(const lower *lw, const char *name) {
 
 static ws_status mov_symbol(lower *lw, const ws_ptx_opnd *src, uint8_t words) {
   const local_var *lv = find_local(lw, src->name);
-  if (lv) return mov_local(lw, lv, words);
+  if (lv)
+    return mov_address(lw, words, op_text("%u", lv->offset_bytes), SP_LOCAL); /* in the thread's window */
   uint32_t coff = const_offset(lw, src->name);
-  if (coff != UINT32_MAX) { /* a constant's address: its offset in the constant bank */
-    ws_vc_op d;
-    ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
-    if (r != WS_OK) return r;
-    emit(lw, "MOV", 2, word_of(d, 0), op_text("%u", coff));
-    if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
-    if (track(lw)) lw->space[d.v] = SP_CONST;
-    return WS_OK;
-  }
+  if (coff != UINT32_MAX) return mov_address(lw, words, op_text("%u", coff), SP_CONST); /* in the bank */
   ws_ptx_shared *sh = find_shared(lw, src->name);
   if (!sh)
     return refuse(lw, "'%s' is not a shared variable of this kernel (only shared addresses can be taken)",
                   src->name);
-  ws_vc_op d;
-  ws_status r = def_r(lw, &lw->st->opnds[0], words, &d);
-  if (r != WS_OK) return r;
-  emit(lw, "MOV", 2, word_of(d, 0), op_text("%s", sh->name));
-  if (words == 2) emit(lw, "MOV", 2, word_of(d, 1), op_text("0"));
-  if (track(lw)) lw->space[d.v] = SP_SHARED;
-  return WS_OK;
+  return mov_address(lw, words, op_text("%s", sh->name), SP_SHARED);
 }
 
 /* mov.b32 d, {lo, hi} and mov.b32 {lo, hi}, s: 16-bit halves, each held

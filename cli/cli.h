@@ -194,17 +194,18 @@ extern const char ws_cli_watchopt_help[];
 
 enum { WS_CLI_SAMPLE = 0x240, WS_CLI_SAMPLE_WAVES, WS_CLI_SAMPLE_ROUNDS, WS_CLI_L2 };
 #define WS_CLI_SAMPLEOPT_LONGS                                                                               \
-  {"sample", no_argument, NULL, WS_CLI_SAMPLE},                                                              \
+  {"sample", optional_argument, NULL, WS_CLI_SAMPLE},                                                        \
       {"sample-waves", required_argument, NULL, WS_CLI_SAMPLE_WAVES},                                        \
       {"sample-rounds", required_argument, NULL, WS_CLI_SAMPLE_ROUNDS}, {                                    \
     "l2", required_argument, NULL, WS_CLI_L2                                                                 \
   }
-/* Takes option code c into *waves and *rounds (both 0: off). --sample
- * turns both levels on with their defaults; --sample-waves N and
+/* Takes option code c into *waves and *rounds (both 0: off) and *exact.
+ * --sample turns both levels on with their defaults, --sample=exact too
+ * with every CTA computed in full (*exact); --sample-waves N and
  * --sample-rounds N set one and turn sampling on. *taken tells whether c
- * was one of them. A malformed N is a usage error. */
-int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, int c, const char *arg,
-                          bool *taken);
+ * was one of them. A malformed N or another --sample= is a usage error. */
+int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, bool *exact, int c,
+                          const char *arg, bool *taken);
 /* Takes --l2 keep|flush into *keep (1: the point's launches share the L2,
  * ws_point.keep_l2); anything else is a usage error. */
 int ws_cli_l2opt_take(const char *cmd, uint32_t *keep, int c, const char *arg, bool *taken);

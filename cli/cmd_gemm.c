@@ -76,6 +76,7 @@ typedef struct point_opts {
   bool cuda; /* --source cuda */
   uint64_t seed;
   uint32_t sample_waves, sample_rounds; /* 0, 0: every instruction timed */
+  bool sample_exact;                    /* --sample=exact */
   uint32_t keep_l2;                     /* --l2 keep */
 } point_opts;
 
@@ -128,7 +129,8 @@ static int parse_count(const point_opts *o, const char *flag, const char *arg, u
 static int take_common(point_opts *o, int c, const char *arg) {
   bool taken = false;
   int rc = ws_cli_watchopt_take(o->cmd, &o->watch, c, arg, &taken);
-  if (!taken) rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, &o->sample_rounds, c, arg, &taken);
+  if (!taken)
+    rc = ws_cli_sampleopt_take(o->cmd, &o->sample_waves, &o->sample_rounds, &o->sample_exact, c, arg, &taken);
   if (!taken) rc = ws_cli_l2opt_take(o->cmd, &o->keep_l2, c, arg, &taken);
   if (taken) return rc;
   switch (c) {
@@ -290,6 +292,11 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
   else if (p->sample_waves || p->sample_rounds)
     printf("  not sampled: too few waves to skip and no main loop long enough to skip in, so every "
            "instruction was timed (docs/explore.md)\n");
+  if (r->computed_ctas < r->ctas)
+    printf("  checked %" PRIu64 " of %" PRIu64 " outputs: those of the %" PRIu64 " of %" PRIu64
+           " CTAs computed in full; the others ran only what their timing depends on (--sample=exact "
+           "computes all)\n",
+           r->checked_outputs, r->outputs, r->computed_ctas, r->ctas);
   if (p->keep_l2)
     printf("  L2 kept between the launches: DRAM %" PRIu64 " B read, %" PRIu64
            " B written, the lines left dirty after the last launch included\n",
@@ -303,7 +310,8 @@ static int run_point(point_opts *o, const ws_point *p) {
   ws_point_opts po = {.on_device = on_device,
                       .on_launch = on_launch,
                       .user = o,
-                      .sample_threads = cores > 1 ? (uint32_t)cores : 1};
+                      .sample_threads = cores > 1 ? (uint32_t)cores : 1,
+                      .sample_exact = o->sample_exact};
   ws_point_result r;
   ws_status st = ws_point_run(ctx, p, &po, &r);
   int rc = WS_EXIT_OK;

@@ -90,6 +90,7 @@ typedef struct sweep_opts {
   bool given[WS_SPACE_PARAM_COUNT];
   const char *csv, *json, *size;
   bool restart, quiet;
+  bool sample_exact; /* --sample=exact */
   uint32_t jobs;
   double timeout_s;
   kernel_flags kf;
@@ -204,7 +205,8 @@ static int take(sweep_opts *o, int c, const char *arg) {
   }
   default: {
     bool taken = false;
-    int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, &o->space.sample_rounds, c, arg, &taken);
+    int rc = ws_cli_sampleopt_take("sweep", &o->space.sample_waves, &o->space.sample_rounds, &o->sample_exact,
+                                   c, arg, &taken);
     if (!taken) rc = ws_cli_l2opt_take("sweep", &o->space.keep_l2, c, arg, &taken);
     return taken ? rc : take_param(o, (ws_space_param)(c - OPT_PARAM), arg);
   }
@@ -513,15 +515,16 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
   bool bar = root && !o->quiet && isatty(STDERR_FILENO);
   ws_sweep_runner runner = {ws_point_validate, ws_point_run};
   if (o->kf.space) runner = (ws_sweep_runner){NULL, ws_kspace_run};
-  ws_sweep_cfg cfg = {.runner = runner,
-                      .opts = {.timeout_s = o->timeout_s, .kspace = o->kf.space},
-                      .jobs = o->jobs,
-                      .rank = ws_ranks_rank(rk),
-                      .ranks = ws_ranks_size(rk),
-                      .csv_path = alone ? o->csv : NULL,
-                      .json_path = alone ? o->json : NULL,
-                      .progress = bar ? progress_bar : NULL,
-                      .interrupt = interrupt};
+  ws_sweep_cfg cfg = {
+      .runner = runner,
+      .opts = {.timeout_s = o->timeout_s, .sample_exact = o->sample_exact, .kspace = o->kf.space},
+      .jobs = o->jobs,
+      .rank = ws_ranks_rank(rk),
+      .ranks = ws_ranks_size(rk),
+      .csv_path = alone ? o->csv : NULL,
+      .json_path = alone ? o->json : NULL,
+      .progress = bar ? progress_bar : NULL,
+      .interrupt = interrupt};
   if (st == WS_OK) st = ws_sweep_run(ctx, s, &cfg);
   if (bar) fputc('\n', stderr);
   return alone ? st : merge_and_write(ctx, o, rk, s, st);

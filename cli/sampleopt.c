@@ -68,11 +68,15 @@ static int take_count(const char *cmd, const char *flag, uint32_t lo, uint32_t h
   return WS_EXIT_OK;
 }
 
-int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, int c, const char *arg,
-                          bool *taken) {
+int ws_cli_sampleopt_take(const char *cmd, uint32_t *waves, uint32_t *rounds, bool *exact, int c,
+                          const char *arg, bool *taken) {
   *taken = c == WS_CLI_SAMPLE || c == WS_CLI_SAMPLE_WAVES || c == WS_CLI_SAMPLE_ROUNDS;
   int rc = WS_EXIT_OK;
-  if (c == WS_CLI_SAMPLE_WAVES)
+  if (c == WS_CLI_SAMPLE && arg) {
+    if (strcmp(arg, "exact") != 0)
+      return ws_cli_usage_error(cmd, "--sample= expects exact (or nothing: --sample), found '%s'", arg);
+    *exact = true;
+  } else if (c == WS_CLI_SAMPLE_WAVES)
     rc = take_count(cmd, "--sample-waves", WS_SAMPLER_MIN_WAVES, WS_SAMPLER_MAX_WAVES, arg, waves);
   else if (c == WS_CLI_SAMPLE_ROUNDS)
     rc = take_count(cmd, "--sample-rounds", WS_SAMPLER_MIN_ROUNDS, WS_SAMPLER_MAX_ROUNDS, arg, rounds);

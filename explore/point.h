@@ -114,6 +114,13 @@ typedef struct ws_point_result {
   double stall_pct[WS_POINT_STALLS_MAX]; /* share of stalled warp-cycles per reason, in the device's order */
   uint32_t nstalls;
   char stall_names[WS_POINT_STALLS_MAX][24];
+  /* a sampled point's CTAs beyond a spread few ran the kernel's slice
+   * (sim/exec/slice.h): timed the same, their outputs left unwritten, so
+   * the check covers the outputs the computed CTAs wrote. Summed over the
+   * launches; computed_ctas = ctas and checked_outputs = outputs when
+   * nothing was sliced. Not part of the sweep record. */
+  uint64_t computed_ctas;
+  uint64_t checked_outputs, outputs;
 } ws_point_result;
 
 /* Called after each launch of the point while its device still holds the
@@ -133,6 +140,7 @@ typedef void (*ws_point_device_fn)(void *user, ws_device *dev);
 typedef struct ws_point_opts {
   double timeout_s;             /* wall-clock bound of the point's simulation; 0: none */
   uint32_t sample_threads;      /* host threads a sampled loop's gaps may use (ws_sampling.threads); 0: one */
+  bool sample_exact;            /* a sampled point computes every CTA in full (ws_sampling.exact) */
   ws_point_device_fn on_device; /* NULL: none */
   ws_point_launch_fn on_launch; /* NULL: none */
   void *user;                   /* passed to both */

@@ -16,6 +16,7 @@
 #include "sim/exec/exec_int.h"
 #include "sim/exec/local.h"
 #include "sim/exec/sanitize.h"
+#include "sim/exec/slice.h"
 #include "sim/exec/taint.h"
 
 uint32_t ws_cta_regs_needed(const ws_kernel *k) {
@@ -76,6 +77,10 @@ void ws_cta_reset(ws_cta *cta, uint64_t linear_id) {
   memset(cta->smem, 0, cta->smem_bytes);
   if (cta->san) ws_sanitize_cta_reset(cta->san);
   if (cta->tnt) ws_taint_cta_reset(cta->tnt);
+  const ws_slice *slice = cta->launch->slice;
+  bool sliced = !cta->shadowed && ws_slice_applies(slice, linear_id);
+  cta->roles = sliced ? slice->roles : NULL;
+  cta->runs = sliced ? slice->runs : NULL;
   cta->warps_waiting = 0;
   cta->warps_done = 0;
   cta->ffwd_releases = 0;
@@ -193,19 +198,23 @@ static void count(ws_launch_stats *stats, const ws_opinfo *info, uint32_t exec) 
 /* Inlined into both steps: called from two places, the compiler would
  * otherwise make it a call on every instruction (+5 % host instructions in
  * functional mode, measured with callgrind). */
+/* roles: the CTA's slice roles (NULL, a constant in the common step, lets
+ * the compiler drop the test): a skipped instruction is issued, not
+ * computed (HMMA still faults on a partial warp). */
 static inline __attribute__((always_inline)) ws_status
-dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const ws_opinfo *info) {
+dispatch(ws_cta *cta, ws_warp *w, const ws_exec_site *s, const ws_opinfo *info, const uint8_t *roles) {
   ws_status st = WS_OK;
+  bool skip = roles && roles[s->pc] == WS_SLICE_SKIP;
   switch ((ws_op)s->insn->op) {
   case WS_OP_BRA: return exec_bra(w, s);
   case WS_OP_EXIT: exec_exit(cta, w, s); return WS_OK;
   case WS_OP_BAR: return exec_bar(cta, w, s);
   case WS_OP_NOP: break;
-  case WS_OP_HMMA: st = s->exec ? ws_exec_alu_hmma(s) : WS_OK; break;
+  case WS_OP_HMMA: st = s->exec && !(skip && s->exec == UINT32_MAX) ? ws_exec_alu_hmma(s) : WS_OK; break;
   default:
     if (info->unit == WS_UNIT_LSU)
       st = ws_exec_mem(s);
-    else if (s->exec)
+    else if (s->exec && !skip)
       ws_exec_alu(s);
     break;
   }
@@ -220,11 +229,19 @@ static __attribute__((noinline, cold)) ws_status step_shadowed(ws_cta *cta, ws_w
                                                                const ws_opinfo *info) {
   ws_status st = cta->san ? ws_sanitize_before(cta->san, s) : WS_OK;
   if (cta->tnt) ws_taint_before(cta->tnt, s);
-  if (st == WS_OK) st = dispatch(cta, w, s, info);
+  if (st == WS_OK) st = dispatch(cta, w, s, info, NULL);
   if (st != WS_OK) return st;
   if (w->state == WS_WARP_READY) settle(cta, w, s->step);
   if (cta->tnt && (st = ws_taint_after(cta->tnt, s)) != WS_OK) return st;
   return cta->san ? ws_sanitize_after(cta->san, s) : WS_OK;
+}
+
+/* The step of a CTA running the slice. */
+static __attribute__((noinline)) ws_status step_sliced(ws_cta *cta, ws_warp *w, const ws_exec_site *s,
+                                                       const ws_opinfo *info) {
+  ws_status st = dispatch(cta, w, s, info, cta->roles);
+  if (st == WS_OK && w->state == WS_WARP_READY) settle(cta, w, s->step);
+  return st;
 }
 
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
@@ -247,8 +264,27 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
   w->insns_issued++;
   if (stats) count(stats, info, s.exec);
   if (cta->shadowed) return step_shadowed(cta, w, &s, info);
-  ws_status st = dispatch(cta, w, &s, info);
+  if (cta->roles) return step_sliced(cta, w, &s, info);
+  ws_status st = dispatch(cta, w, &s, info, NULL);
   if (st != WS_OK) return st;
   if (w->state == WS_WARP_READY) settle(cta, w, step);
   return WS_OK;
+}
+
+uint64_t ws_cta_pass(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats) {
+  if (!cta->runs) return 0;
+  ws_warp *w = &cta->warps[warp];
+  ws_simt_entry *top = ws_simt_top(&w->simt);
+  uint64_t n = cta->runs[top->pc];
+  if (n > max) n = max;
+  if (n < 2) return 0; /* one instruction: the step is as cheap */
+  const ws_insn *insns = cta->launch->kernel->insns;
+  for (uint64_t i = 0; i < n; i++)
+    stats->warp_insns_by_unit[ws_isa_opinfo((ws_op)insns[top->pc + i].op)->unit]++;
+  stats->warp_insns += n;
+  stats->thread_insns += n * ws_lane_count(top->mask);
+  w->insns_issued += n;
+  top->pc += (uint32_t)n;
+  settle(cta, w, NULL); /* a run ends before the kernel's end: this only pops a reconvergence */
+  return n;
 }

@@ -50,6 +50,11 @@ typedef struct ws_cta {
   ws_sanitize_cta *san; /* the checks' state (sim/exec/sanitize.h); NULL: no checks */
   ws_taint_cta *tnt;    /* pixel following's state (sim/exec/taint.h); NULL: off */
   bool shadowed;        /* san or tnt: the one test a step makes for either */
+  /* this CTA runs the launch's slice (never with a shadow): each
+   * instruction's ws_slice_role, and the skipped runs a functional driver
+   * passes at once (ws_cta_pass); NULL otherwise */
+  const uint8_t *roles;
+  const uint32_t *runs;
 } ws_cta;
 
 /* Registers per thread the executor must hold for k: the larger of the
@@ -82,5 +87,11 @@ uint32_t ws_cta_warp_pc(const ws_cta *cta, uint32_t warp);
  * WS_ERR_FAULT with the report on ctx when the instruction faults. */
 ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, ws_warp_step *step,
                       ws_launch_stats *stats);
+/* For a functional driver of a CTA running the slice: passes at most
+ * `max` of the skipped instructions warp `warp` issues next (a run with no
+ * guard, branch or reconvergence point: what stepping each would do but
+ * compute), counts them in stats and returns how many. 0 when the next
+ * instruction must be stepped. */
+uint64_t ws_cta_pass(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats);
 
 #endif

@@ -28,6 +28,9 @@ static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *
       ws_status st = ws_watchdog_check(wd, ctx, cta, warp, stats, 0);
       if (st != WS_OK) return st;
     }
+    /* a run the slice skips, up to the watchdog's next look */
+    uint64_t room = wd->next_check > stats->warp_insns ? wd->next_check - stats->warp_insns : 0;
+    if (ws_cta_pass(cta, warp, room, stats)) continue;
     ws_status st = ws_cta_step(ctx, cta, warp, w->insns_issued, step, stats);
     if (st != WS_OK) return st;
     ws_watchdog_count(wd, step);
@@ -71,7 +74,9 @@ ws_status ws_exec_run(ws_ctx *ctx, const ws_exec_launch *launch, ws_launch_stats
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
   uint64_t nctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
-  return run_range(ctx, launch, 0, nctas, &(visitor){NULL, NULL}, stats);
+  ws_status st = run_range(ctx, launch, 0, nctas, &(visitor){NULL, NULL}, stats);
+  stats->computed_ctas = stats->ctas;
+  return st;
 }
 
 ws_status ws_exec_run_ctas(ws_ctx *ctx, const ws_exec_launch *launch, uint64_t first, uint64_t count,

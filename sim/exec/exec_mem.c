@@ -17,6 +17,7 @@
 #include "base/f16.h"
 #include "sim/exec/exec_int.h"
 #include "sim/exec/local.h"
+#include "sim/exec/slice.h"
 
 #define LANES WS_WARP_LANES
 
@@ -247,12 +248,41 @@ static bool store_global_fast(const ws_exec_site *s, uint32_t width) {
   return true;
 }
 
+/* Whether the CTA runs the slice and gives this instruction `role`. */
+static bool left_out(const ws_exec_site *s, ws_slice_role role) {
+  return __builtin_expect(s->cta->roles != NULL, 0) && s->cta->roles[s->pc] == role;
+}
+
+/* An access the slice leaves out, at the step's addresses (or `addr`, a
+ * copy's shared side): each lane faults as its access would, and no byte
+ * moves. */
+static ws_status check_lanes(const ws_exec_site *s, ws_space sp, const uint64_t *addr, uint32_t width,
+                             ws_exec_access kind) {
+  uint8_t *bytes = NULL;
+  uint64_t lo = 0;
+  if (sp == WS_SPACE_GLOBAL && addr == s->step->addr && global_span(s, width, false, &bytes, &lo))
+    return WS_OK;
+  uint64_t size_bytes = 0;
+  if (sp != WS_SPACE_GLOBAL) (void)window(s, sp, &size_bytes);
+  for (uint32_t l = 0; l < LANES; l++) {
+    if (!(s->exec >> l & 1u)) continue;
+    uint8_t scratch[16];
+    ws_mem_fault f =
+        sp == WS_SPACE_GLOBAL ? ws_mem_read(s->cta->launch->mem, addr[l], scratch, width) : WS_MEM_OK;
+    if (f != WS_MEM_OK) return global_fault(s, l, addr[l], width, kind, f);
+    if (sp != WS_SPACE_GLOBAL && ((addr[l] & (width - 1)) || addr[l] + width > size_bytes))
+      return window_fault(s, sp, l, addr[l], width, kind, size_bytes);
+  }
+  return WS_OK;
+}
+
 /* d..d+n-1 = space[a]: gathers every lane, then writes the registers. */
 static ws_status load(const ws_exec_site *s, ws_space sp) {
   const uint32_t width = s->insn->width_bytes ? s->insn->width_bytes : 4u;
   uint32_t data[LANES][4];
   note(s, sp, WS_STEP_LOAD, width);
   addresses(s, 1, sp, s->step->addr);
+  if (left_out(s, WS_SLICE_NOREAD)) return check_lanes(s, sp, s->step->addr, width, ACC_READ);
   if (sp == WS_SPACE_GLOBAL ? load_global_fast(s, width) : load_window_fast(s, sp, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
@@ -275,6 +305,7 @@ static ws_status store(const ws_exec_site *s, ws_space sp) {
   const uint32_t nregs = width > 4 ? width / 4 : 1u;
   note(s, sp, WS_STEP_STORE, width);
   addresses(s, 0, sp, s->step->addr);
+  if (left_out(s, WS_SLICE_NOWRITE)) return check_lanes(s, sp, s->step->addr, width, ACC_WRITE);
   if (sp == WS_SPACE_GLOBAL && store_global_fast(s, width)) return WS_OK;
   for (uint32_t l = 0; l < LANES; l++) {
     if (!(s->exec >> l & 1u)) continue;
@@ -340,6 +371,7 @@ static ws_status load_local(const ws_exec_site *s) {
   uint32_t data[LANES][4];
   note(s, WS_SPACE_LOCAL, WS_STEP_LOAD, width);
   ws_status st = local_addresses(s, 1, width, ACC_READ);
+  if (st == WS_OK && left_out(s, WS_SLICE_NOREAD)) return WS_OK;
   for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
     if (!(s->exec >> l & 1u)) continue;
     for (uint32_t r = 0; r < width / 4 && st == WS_OK; r++)
@@ -362,6 +394,7 @@ static ws_status store_local(const ws_exec_site *s) {
   const uint32_t nregs = width > 4 ? width / 4 : 1u, part_bytes = width < 4 ? width : 4u;
   note(s, WS_SPACE_LOCAL, WS_STEP_STORE, width);
   ws_status st = local_addresses(s, 0, width, ACC_WRITE);
+  if (st == WS_OK && left_out(s, WS_SLICE_NOWRITE)) return WS_OK;
   for (uint32_t l = 0; l < LANES && st == WS_OK; l++) {
     if (!(s->exec >> l & 1u)) continue;
     for (uint32_t r = 0; r < nregs && st == WS_OK; r++) {
@@ -432,6 +465,13 @@ static ws_status async_copy(const ws_exec_site *s) {
   note(s, WS_SPACE_GLOBAL, WS_STEP_ASYNC, width);
   addresses(s, 1, WS_SPACE_GLOBAL, s->step->addr);
   addresses(s, 0, WS_SPACE_SHARED, dst);
+  if (left_out(s, WS_SLICE_NOWRITE)) {
+    for (uint32_t l = 0; l < LANES; l++) s->step->addr2[l] = (uint32_t)dst[l];
+    ws_status st = check_lanes(s, WS_SPACE_GLOBAL, s->step->addr, width, ACC_READ);
+    if (st == WS_OK) st = check_lanes(s, WS_SPACE_SHARED, dst, width, ACC_WRITE);
+    if (st == WS_OK) s->warp->async_uncommitted_copies++;
+    return st;
+  }
   for (uint32_t l = 0; l < LANES; l++) {
     s->step->addr2[l] = (uint32_t)dst[l];
     if (!(s->exec >> l & 1u)) continue;

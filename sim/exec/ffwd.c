@@ -171,6 +171,9 @@ static ws_status step_warp(const ws_ffwd_env *env, ws_cta *cta, uint32_t i, bool
   *ok = in_body(env->plan, ws_cta_warp_pc(cta, i)) && w->insns_issued < env->per_warp_limit &&
         env->stats->warp_insns < env->launch_limit;
   if (!*ok) return WS_OK;
+  /* a run the slice skips, inside the limits */
+  uint64_t room = env->per_warp_limit - w->insns_issued, left = env->launch_limit - env->stats->warp_insns;
+  if (ws_cta_pass(cta, i, room < left ? room : left, env->stats)) return WS_OK;
   /* the body reads no clock, so the step needs none */
   ws_status st = ws_cta_step(env->ctx, cta, i, 0, env->step, env->stats);
   if (st == WS_OK && env->on_step) env->on_step(env->user, env->step);

@@ -18,6 +18,7 @@
 typedef struct ws_mem ws_mem;
 typedef struct ws_sanitize ws_sanitize;
 typedef struct ws_taint ws_taint;
+typedef struct ws_slice ws_slice;
 
 /* Checks a launch can run under (sim/exec/sanitize.h), like compute-sanitizer's
  * tools: shared and global memory races, reads of uninitialized registers
@@ -52,6 +53,10 @@ typedef struct ws_launch_stats {
    * waves, and iterations fast-forwarded inside CTAs); = warp_insns when
    * not sampled */
   uint64_t timed_warp_insns;
+  /* CTAs that computed every instruction, their outputs exact; the others
+   * ran the launch's slice (sim/exec/slice.h), timed as in full but leaving
+   * their outputs unwritten. = ctas unless a sampled launch sliced */
+  uint64_t computed_ctas;
 } ws_launch_stats;
 
 /* What a long launch reports while it runs (ws_watch.progress). */
@@ -123,6 +128,9 @@ typedef struct ws_exec_launch {
    * each SM has in it (sm.max_warps_per_sm) */
   uint64_t local_base;
   uint32_t local_warps_per_sm;
+  /* a sampled timing run's slice (sim/exec/slice.h): the CTAs it applies to
+   * run only what their timing depends on; NULL: every CTA computes all */
+  const ws_slice *slice;
 } ws_exec_launch;
 
 #endif

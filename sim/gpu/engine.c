@@ -336,6 +336,7 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   ls->ctas = e->dispatch.retired;
   if (e->loops.pending_insns) ws_engine_loop_price(e, end, false); /* a launch stopped early */
   ls->timed_ctas = e->dispatch.retired - e->smp.skipped_ctas;
+  ls->computed_ctas = ws_slice_computed_ctas(e->slice.roles ? &e->slice : NULL, ls->ctas);
   ls->timed_warp_insns = ls->warp_insns - e->skipped_warp_insns - e->loops.skipped_insns;
   bool waves = e->smp.phase == WS_SAMPLER_DONE;
   if (!waves && !e->loops.skips) return;
@@ -351,9 +352,30 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   ls->cycles_ci95 = (uint64_t)llround(spread + e->loops.drift_cycles + WS_SAMPLER_GAP_SHARE * skipped);
 }
 
+/* A sampled launch that nobody watches, checks or runs host code beside,
+ * of a grid large enough: its CTAs but a spread few run the kernel's slice
+ * (timed the same, computing only what timing depends on). *launch then
+ * points at the engine's copy, which carries the slice. */
+static ws_status plan_slice(ws_engine *e, const ws_exec_launch **launch) {
+  const ws_exec_launch *l = *launch;
+  const ws_sampling *c = &e->sampling;
+  uint64_t ctas = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+  if (c->exact || (!c->measure_waves && !c->measure_rounds) || e->probe || e->prof || l->agent ||
+      l->sanitize || l->taint || ctas < 2ull * WS_SLICE_COMPUTED_CTAS)
+    return WS_OK;
+  ws_status st = ws_slice_build(e->ctx, l->kernel, ctas, &e->slice);
+  if (st != WS_OK) return st;
+  e->sliced = *l;
+  e->sliced.slice = &e->slice;
+  *launch = &e->sliced;
+  return WS_OK;
+}
+
 ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occupancy *occ,
                         ws_launch_stats *ls) {
   memset(ls, 0, sizeof *ls);
+  ws_status st = plan_slice(e, &launch);
+  if (st != WS_OK) return st;
   memset(&e->smp, 0, sizeof e->smp); /* off until begin plans it */
   memset(&e->loops, 0, sizeof e->loops);
   ls->occupancy = *occ;
@@ -384,7 +406,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   uint64_t ctas = (uint64_t)launch->grid.x * launch->grid.y * launch->grid.z;
   uint64_t resident = (uint64_t)e->nsms * occ->ctas_per_sm;
   if (ctas < resident) resident = ctas;
-  ws_status st = ws_watchdog_init(&wd, e->ctx, launch, (uint32_t)(resident * occ->warps_per_cta));
+  st = ws_watchdog_init(&wd, e->ctx, launch, (uint32_t)(resident * occ->warps_per_cta));
   env.wd = e->wd = &wd;
   e->ls = ls;
   e->launch = launch;
@@ -403,6 +425,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   if (st == WS_OK && !e->keep_l2) ws_memsys_write_back_l2(e->mem);
   if (e->probe) probe_end(e, launch, occ, end);
   free(table);
+  ws_slice_free(&e->slice);
   ws_watchdog_free(&wd);
   e->wd = NULL;
   e->ls = NULL;

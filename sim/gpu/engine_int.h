@@ -11,6 +11,7 @@
 
 #include "sim/common/eventq.h"
 #include "sim/exec/ffwd.h"
+#include "sim/exec/slice.h"
 #include "sim/gpu/dispatch.h"
 #include "sim/gpu/engine.h"
 #include "sim/memsys/memsys.h"
@@ -61,6 +62,10 @@ struct ws_engine {
    * open batch's start, and their moves over the closed batches */
   ws_sampling sampling;
   ws_sampler smp;
+  /* the running launch's slice (roles NULL: none), and the launch as the
+   * CTAs see it, pointing at it */
+  ws_slice slice;
+  ws_exec_launch sliced;
   uint64_t *batch_start, *window;
   size_t nwindow;
   uint64_t skipped_warp_insns; /* issued by the skipped CTAs, run functionally */

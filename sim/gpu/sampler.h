@@ -41,6 +41,10 @@ typedef struct ws_sampling {
    * most WS_SAMPLER_MAX_THREADS). The results, cycles and counters are the
    * same whatever the number: only the wall time changes. */
   uint32_t threads;
+  /* true: every CTA computes every instruction (--sample=exact); false:
+   * beyond WS_SLICE_COMPUTED_CTAS spread CTAs, each runs the kernel's
+   * slice (sim/exec/slice.h), timed the same, its outputs left unwritten */
+  bool exact;
 } ws_sampling;
 
 #define WS_SAMPLER_MAX_THREADS 64

@@ -9,39 +9,32 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+#define LOOP_WINDOWS STR(WS_SAMPLER_LOOP_WINDOWS)
+#define LOOP_ROUNDS STR(WS_SAMPLER_DEFAULT_ROUNDS)
+#define WAVES STR(WS_SAMPLER_DEFAULT_WAVES)
+#define WAVES_RANGE STR(WS_SAMPLER_MIN_WAVES) " to " STR(WS_SAMPLER_MAX_WAVES)
+#define ROUNDS_RANGE STR(WS_SAMPLER_MIN_ROUNDS) " to " STR(WS_SAMPLER_MAX_ROUNDS)
+
 const char ws_cli_sampleopt_help[] =
     "  --sample            estimate a long launch from samples (docs/explore.md): inside\n"
-    "                      CTAs, each main loop is timed in " STR(WS_SAMPLER_LOOP_WINDOWS) " windows of " STR(
-        WS_SAMPLER_DEFAULT_ROUNDS) " iterations spread\n"
-                                   "                      over it and the iterations between them run "
-                                   "functionally; over\n"
-                                   "                      a grid of many waves, two waves of warm-up "
-                                   "and " STR(
-                                       WS_SAMPLER_DEFAULT_WAVES) " batches spread\n"
-                                                                 "                      over the grid are "
-                                                                 "timed and the waves between them run\n"
-                                                                 "                      functionally. "
-                                                                 "Results stay exact; cycles and counters "
-                                                                 "are\n"
-                                                                 "                      extrapolated with a "
-                                                                 "95% interval, and the summary says how "
-                                                                 "much\n"
-                                                                 "                      was timed.\n"
-                                                                 "  --sample-waves N    --sample with N "
-                                                                 "batches of waves (" STR(WS_SAMPLER_MIN_WAVES) " to " STR(
-                                                                     WS_SAMPLER_MAX_WAVES) ")\n"
-                                                                                           "  "
-                                                                                           "--sample-rounds "
-                                                                                           "N   --sample "
-                                                                                           "with N loop "
-                                                                                           "iterations per "
-                                                                                           "window (" STR(WS_SAMPLER_MIN_ROUNDS) " to " STR(
-                                                                                               WS_SAMPLER_MAX_ROUNDS) ")\n"
-                                                                                                                      "  --l2 keep|flush     keep: the launches of a point share the L2 (naive attention's\n"
-                                                                                                                      "                      scores stay there for the next kernel), written back after\n"
-                                                                                                                      "                      the last; flush (default): each launch starts with an empty\n"
-                                                                                                                      "                      L2 and ends by writing back what it left dirty, counted as\n"
-                                                                                                                      "                      its DRAM writes\n";
+    "                      CTAs, each main loop is timed in " LOOP_WINDOWS " windows of " LOOP_ROUNDS
+    " iterations\n"
+    "                      spread over it and the iterations between them run functionally;\n"
+    "                      over a grid of many waves, two waves of warm-up and " WAVES " batches\n"
+    "                      spread over the grid are timed and the waves between them run\n"
+    "                      functionally. Cycles and counters are extrapolated with a 95%\n"
+    "                      interval, and the summary says how much was timed. Of a grid of\n"
+    "                      32 CTAs or more, 16 to 31 spread over it compute in full and are\n"
+    "                      checked; the others run only what their timing depends on (the\n"
+    "                      same cycles and counters, their outputs unwritten)\n"
+    "  --sample=exact      --sample with every CTA computed in full and checked\n"
+    "  --sample-waves N    --sample with N batches of waves (" WAVES_RANGE ")\n"
+    "  --sample-rounds N   --sample with N loop iterations per window (" ROUNDS_RANGE ")\n"
+    "  --l2 keep|flush     keep: the launches of a point share the L2 (naive attention's\n"
+    "                      scores stay there for the next kernel), written back after\n"
+    "                      the last; flush (default): each launch starts with an empty\n"
+    "                      L2 and ends by writing back what it left dirty, counted as\n"
+    "                      its DRAM writes\n";
 
 int ws_cli_l2opt_take(const char *cmd, uint32_t *keep, int c, const char *arg, bool *taken) {
   *taken = c == WS_CLI_L2;

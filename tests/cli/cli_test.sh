@@ -517,6 +517,10 @@ check gemm-sample-few 0 "not sampled: too few waves to skip and no main loop lon
 check gemm-sample-loop 0 "sampled: estimated from 30.6% of the warp instructions timed (4 of 4 CTAs timed)" -- "$ws" gemm --gpu classroom --size 64 --variant coalesced --sample
 check gemm-sample-rounds 2 "--sample-rounds expects 2 to 32, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-rounds 1
 check gemm-sample-waves 2 "--sample-waves expects 2 to 64, found '1'" -- "$ws" gemm --size 64 --variant naive --sample-waves 1
+check gemm-sample-what 2 "--sample= expects exact (or nothing: --sample), found 'fast'" -- "$ws" gemm --size 64 --variant naive --sample=fast
+check sweep-sample-what 2 "--sample= expects exact" -- "$ws" sweep gemm --size 64 --variant naive --sample= -o "$tmp/never.csv"
+check gemm-sample-sliced 0 "checked 16384 of 65536 outputs: those of the 16 of 64 CTAs computed in full" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 32 --variant naive --sample
+check gemm-sample-exact 0 "check passed" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 32 --variant naive --sample=exact
 check attention-sample-waves 2 "--sample-waves expects 2 to 64, found '65'" -- "$ws" attention --sample-waves 65
 check gemm-memory 2 "more than classroom's 1073741824 bytes of memory" -- "$ws" gemm --gpu classroom --size 40000 --variant naive
 check gemm-refused 2 "bm=24 must be a power of two" -- "$ws" gemm --size 64 --variant blocktile2d --bm 24

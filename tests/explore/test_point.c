@@ -14,6 +14,8 @@
 #include "explore/point.h"
 #include "explore/space.h"
 #include "models/kgen/gemmgen.h"
+#include "sim/exec/slice.h"
+#include "sim/gpu/sampler.h"
 
 static ws_point gemm_point(const char *variant, uint32_t m, uint32_t n, uint32_t k) {
   ws_point p;
@@ -294,4 +296,63 @@ Test(point, describe_names_the_resolved_tiles) {
   ws_point a = attn_point("flash", 64, 2, 16);
   ws_point_describe(&a, d, sizeof d);
   cr_expect_str_eq(d, "flash br=64 bc=64");
+}
+
+/* The point with (rs[0]) and without (rs[1]) the slice: everything but
+ * the check's coverage is the same. */
+static void run_both(const ws_point *p, ws_point_result rs[2]) {
+  for (int exact = 0; exact < 2; exact++) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_point_opts o = {.sample_exact = exact != 0};
+    cr_assert_eq(ws_point_run(ctx, p, &o, &rs[exact]), WS_OK, "%s", ws_errmsg(ctx));
+    ws_ctx_destroy(ctx);
+    cr_assert(rs[exact].valid && rs[exact].check_pass, "%s", rs[exact].why);
+  }
+}
+
+static void expect_same_measurements(const ws_point_result *a, const ws_point_result *b) {
+  cr_expect_eq(a->cycles, b->cycles);
+  cr_expect_eq(a->cycles_ci95, b->cycles_ci95);
+  cr_expect_eq(a->warp_insns, b->warp_insns);
+  cr_expect_eq(a->timed_warp_insns, b->timed_warp_insns);
+  cr_expect_eq(a->dram_read_bytes, b->dram_read_bytes);
+  cr_expect_eq(a->dram_write_bytes, b->dram_write_bytes);
+  cr_expect_eq(a->smem_bank_conflicts, b->smem_bank_conflicts);
+  cr_expect_eq(a->lsu_refusals, b->lsu_refusals);
+  cr_expect_eq(memcmp(&a->l1_hit_pct, &b->l1_hit_pct, sizeof a->l1_hit_pct), 0);
+  cr_expect_eq(memcmp(&a->l2_hit_pct, &b->l2_hit_pct, sizeof a->l2_hit_pct), 0);
+  cr_expect_eq(memcmp(a->stall_pct, b->stall_pct, sizeof a->stall_pct), 0);
+}
+
+/* A sampled 64-CTA smem GEMM (32 x 32 tiles): 16 CTAs computed, on a
+ * diagonal of 4 x 4 blocks, their 16 x 1024 outputs checked; the rest ran
+ * the slice, timed and counted exactly as --sample=exact times them. */
+Test(point, a_sampled_point_checks_the_computed_ctas_and_times_the_rest_the_same) {
+  ws_point p = gemm_point("smem", 256, 256, 128);
+  p.sample_waves = WS_SAMPLER_DEFAULT_WAVES, p.sample_rounds = WS_SAMPLER_DEFAULT_ROUNDS;
+  ws_point_result rs[2];
+  run_both(&p, rs);
+  cr_expect_eq(rs[0].ctas, 64);
+  cr_expect_eq(rs[0].computed_ctas, 16);
+  cr_expect_eq(rs[0].outputs, 256 * 256);
+  cr_expect_eq(rs[0].checked_outputs, 16 * 32 * 32);
+  cr_expect_eq(rs[1].computed_ctas, 64);
+  cr_expect_eq(rs[1].checked_outputs, 256 * 256);
+  expect_same_measurements(&rs[0], &rs[1]);
+}
+
+Test(point, flash_attention_is_sliced_and_naive_attention_is_not) {
+  ws_point flash = attn_point("flash", 512, 4, 16), naive = attn_point("naive", 128, 4, 16);
+  flash.sample_waves = naive.sample_waves = WS_SAMPLER_DEFAULT_WAVES;
+  flash.sample_rounds = naive.sample_rounds = WS_SAMPLER_DEFAULT_ROUNDS;
+  ws_point_result fr[2], nr[2];
+  run_both(&flash, fr);
+  cr_expect_gt(fr[0].ctas, 2 * WS_SLICE_COMPUTED_CTAS - 1);
+  cr_expect_lt(fr[0].computed_ctas, fr[0].ctas);
+  cr_expect_lt(fr[0].checked_outputs, fr[0].outputs);
+  cr_expect_gt(fr[0].checked_outputs, 0);
+  expect_same_measurements(&fr[0], &fr[1]);
+  run_both(&naive, nr);
+  cr_expect_eq(nr[0].computed_ctas, nr[0].ctas, "its kernels read each other's outputs");
+  cr_expect_eq(nr[0].checked_outputs, nr[0].outputs);
 }

@@ -3,7 +3,7 @@
  *
  * Design: one column table gives every column its name, the field it
  * shows and when it applies, and both writers and the reader walk it, so
- * CSV, JSON and resume cannot disagree. The columns are fixed (64, then one
+ * CSV, JSON and resume cannot disagree. The columns are fixed (65, then one
  * `stall_<reason>` per stall reason of the device, ws_device_stall_name),
  * so the header is known before any point runs and a chart can read
  * columns by name. Numbers are written so they read back to the same bits:

@@ -15,6 +15,7 @@
 
 #include "base/ctx.h"
 #include "base/outputs.h"
+#include "explore/cost.h"
 #include "isa/program.h"
 #include "models/kgen/gemmgen.h"
 #include "ptx/ptx.h"
@@ -77,6 +78,14 @@ bool ws_cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h);
 /* "A:B" (cycles A to B, A < B) or "A:" (from A on: *end 0). */
 bool ws_cli_parse_cycle_range(const char *text, uint64_t *begin, uint64_t *end);
+/* A rate with an SI prefix to three significant digits: "987", "12.3 k",
+ * "4.56 M". */
+void ws_cli_rate_text(double per_s, char *buf, size_t bytes);
+/* What simulating the run cost the host, on stderr after everything
+ * stdout holds (stdout stays the same bytes from run to run):
+ * "simulation cost: 1.23 s wall, 1.20 s CPU, 4718592 warp instructions,
+ * 3.93 M per CPU s (full run)". */
+void ws_cli_print_cost(ws_cost cost, uint64_t warp_insns, bool sampled);
 
 /* Loads a program from .wsa text or a .wso object, chosen by content. */
 /* A program from FILE: .wsa assembly, a .wso object, PTX (.ptx) or CUDA C
@@ -310,6 +319,7 @@ typedef struct ws_cli_runopt {
   uint32_t checks;                /* WS_CHECK_* (--check) */
   ws_cli_traceopt trace;          /* --trace and its filters */
   ws_cli_trace rec;               /* the trace being recorded */
+  ws_cost_clock clock;            /* started when the launch is set up: the report's simulation cost */
 } ws_cli_runopt;
 
 /* getopt_long entries for the three options (codes 'R', 'J', 'F'), --check
@@ -336,6 +346,9 @@ typedef struct ws_file_batch ws_file_batch;
 ws_status ws_cli_runopt_finish(ws_ctx *ctx, ws_cli_runopt *o, const ws_device *dev, const char *kernel_name,
                                ws_dim3 grid, ws_dim3 block, const ws_launch_stats *ls,
                                ws_file_batch *outputs);
+/* With the report: what the simulation cost since ws_cli_runopt_apply
+ * (ws_cli_print_cost), once the command has printed everything else. */
+void ws_cli_runopt_print_cost(const ws_cli_runopt *o, const ws_launch_stats *ls);
 extern const char ws_cli_runopt_help[];
 
 /* ---- GEMM tiles: --bm --bn --bk --tm --tn --wm --wn --threads (gemmopt.c) ---- */

@@ -140,6 +140,7 @@ static int example(int argc, char **argv, ws_cli_runopt *run) {
   if (st == WS_OK) st = ws_cli_trace_regions(&run->rec, check.regions, check.nregions);
   if (st == WS_OK)
     st = ws_cli_runopt_finish(ctx, run, dev, check.kernel, check.grid, check.block, &check.stats, NULL);
+  if (st == WS_OK) ws_cli_runopt_print_cost(run, &check.stats);
   rc = usage         ? ws_cli_usage_error("example", "%s", ws_errmsg(ctx))
        : st != WS_OK ? ws_cli_error("%s", ws_errmsg(ctx))
        : check.pass  ? WS_EXIT_OK

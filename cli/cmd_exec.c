@@ -431,8 +431,10 @@ static ws_status run(exec_state *s, exec_opts *o) {
   if ((st = ws_cli_runopt_apply(s->ctx, &o->run, s->dev)) != WS_OK) return st;
   st = ws_device_launch(s->dev, s->kernel, o->grid, o->block, o->dyn_shared_bytes, &s->args, &stats);
   bool stopped = st == WS_ERR_BUDGET || st == WS_ERR_INTERRUPTED;
-  if (stopped && o->run.report) /* what it simulated before the limit or Ctrl-C stopped it */
+  if (stopped && o->run.report) { /* what it simulated before the limit or Ctrl-C stopped it */
     ws_report_print(stdout, &cfg, s->kernel->name, o->grid, o->block, &stats, ws_device_stats(s->dev));
+    ws_cli_runopt_print_cost(&o->run, &stats);
+  }
   if (st != WS_OK) return st;
   printf("kernel %s: grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread\n", s->kernel->name, o->grid.x,
          o->grid.y, o->grid.z, o->block.x, o->block.y, o->block.z, s->kernel->regs_per_thread);
@@ -453,6 +455,7 @@ static ws_status run(exec_state *s, exec_opts *o) {
   if (st == WS_OK) st = add_outputs(s, o, &outputs);
   if (st == WS_OK) st = ws_file_batch_commit(s->ctx, &outputs);
   ws_file_batch_free(&outputs);
+  if (st == WS_OK) ws_cli_runopt_print_cost(&o->run, &stats);
   return st;
 }
 

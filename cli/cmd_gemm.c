@@ -11,7 +11,8 @@
  * The flags are checked before anything runs; a configuration the
  * generator or the device refuses is a bad command line (exit 2, with the
  * generator's reason), a result outside the reference's bound a failed run
- * (exit 1). */
+ * (exit 1). What the simulation cost the host goes to stderr at the end,
+ * so stdout stays the same bytes from run to run. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,7 +28,9 @@ static const char gemm_help[] =
     "Runs one launch of the generated GEMM C = A * B (docs/kernels.md) on a fresh device of\n"
     "the preset in timing mode, A and B uniform in [-1, 1) from --seed, checks C against\n"
     "OpenBLAS within the generator's error bound, and prints the launch's performance\n"
-    "report and a summary line: cycles, GFLOP/s, the check (docs/explore.md).\n\n"
+    "report and a summary line: cycles, GFLOP/s, the check (docs/explore.md); then, on\n"
+    "stderr, what simulating it cost: wall and CPU seconds, warp instructions per CPU\n"
+    "second, and whether the run was sampled or full.\n\n"
     "  --variant V         the ladder step: naive, coalesced, smem, blocktile1d, blocktile2d,\n"
     "                      vectorized, warptile, async, mma\n"
     "  --m, --n, --k N     the shape, each 1..65536 (C is M x N, the sum runs over K)\n"
@@ -49,7 +52,8 @@ static const char attention_help[] =
     "device of the preset in timing mode: naive as three kernels through device memory,\n"
     "flash as one fused kernel. Q, K and V are uniform in [-2, 2) from --seed; the output\n"
     "is checked against a double-precision reference within its error bound. Prints each\n"
-    "launch's performance report and a summary line (docs/explore.md).\n\n"
+    "launch's performance report and a summary line (docs/explore.md), then on stderr\n"
+    "what simulating it cost (wall and CPU seconds, warp instructions per CPU second).\n\n"
     "  --attn naive|flash  the kernels (default flash)\n"
     "  --seq T             tokens (default 64)\n"
     "  --heads H           heads (default 4)\n"
@@ -78,6 +82,9 @@ typedef struct point_opts {
   uint32_t sample_waves, sample_rounds; /* 0, 0: every instruction timed */
   bool sample_exact;                    /* --sample=exact */
   uint32_t keep_l2;                     /* --l2 keep */
+  /* what the launches reported, for the cost: also those a limit stopped */
+  uint64_t launches, warp_insns;
+  bool sampled;
 } point_opts;
 
 enum { OPT_M = 0x300, OPT_N, OPT_K, OPT_SIZE, OPT_SEED, OPT_VARIANT, OPT_ATTN, OPT_BR, OPT_BC, OPT_SOURCE };
@@ -269,7 +276,10 @@ static void on_device(void *user, ws_device *dev) {
 
 static void on_launch(void *user, const ws_device *dev, const char *kernel, ws_dim3 grid, ws_dim3 block,
                       const ws_launch_stats *ls) {
-  (void)user;
+  point_opts *o = user;
+  o->launches++;
+  o->warp_insns += ls->warp_insns;
+  o->sampled |= ls->sampled;
   ws_report_print(stdout, ws_device_cfg(dev), kernel, grid, block, ls, ws_device_stats(dev));
   printf("\n");
 }
@@ -313,16 +323,20 @@ static int run_point(point_opts *o, const ws_point *p) {
                       .sample_threads = cores > 1 ? (uint32_t)cores : 1,
                       .sample_exact = o->sample_exact};
   ws_point_result r;
+  ws_cost_clock clock;
+  ws_cost_start(&clock, WS_COST_CPU_PROCESS); /* a sampled loop's gap threads count too */
   ws_status st = ws_point_run(ctx, p, &po, &r);
+  ws_cost cost = ws_cost_read(&clock);
+  if (st == WS_OK && r.valid) print_summary(o, p, &r);
+  if (o->launches) /* what ran, a launch a limit stopped included */
+    ws_cli_print_cost(cost, o->warp_insns, o->sampled);
   int rc = WS_EXIT_OK;
   if (st != WS_OK)
     rc = ws_cli_error("%s", ws_errmsg(ctx));
   else if (!r.valid)
     rc = ws_cli_usage_error(o->cmd, "%s", r.why);
-  else {
-    print_summary(o, p, &r);
-    if (!r.check_pass) rc = ws_cli_error("check failed: %s", r.why);
-  }
+  else if (!r.check_pass)
+    rc = ws_cli_error("check failed: %s", r.why);
   ws_ctx_destroy(ctx);
   return rc;
 }

@@ -38,7 +38,9 @@ static const char sweep_help[] =
     "OpenBLAS and writes one record per point (docs/explore.md lists the columns),\n"
     "then prints the best point and the Pareto front over cycles and DRAM bytes of\n"
     "each problem shape (GPU and sizes), and the points that were refused with their\n"
-    "reasons. A LIST is comma-separated values and ranges START:END[:STEP] (4:8:2 is\n"
+    "reasons; then, on stderr, what simulating cost the host: the total and the slowest\n"
+    "points' wall time and warp instructions per CPU second. A LIST is comma-separated values and ranges "
+    "START:END[:STEP] (4:8:2 is\n"
     "4,6,8); --variant all and --attn all take every variant. Defaults: --gpu a100;\n"
     "gemm --m/--n/--k 512 --variant all; attention --seq 64 --heads 4 --dhead 16\n"
     "--attn all; tiles: the variant's own.\n\n"
@@ -58,12 +60,16 @@ static const char sweep_help[] =
     "  -o FILE.csv         the records as CSV (default: sweep-gemm.csv, sweep-attention.csv\n"
     "                      or sweep-kernel.csv); rewritten atomically as points finish\n"
     "  --json FILE.json    the records as JSON too\n"
+    "  --cost              add what simulating each point cost the host to its record:\n"
+    "                      sim_wall_s, sim_cpu_s, sim_warp_insns_per_s (off by default: they\n"
+    "                      differ from run to run, and records are otherwise the same bytes\n"
+    "                      whoever runs them; a file written with them resumes only with them)\n"
     "  --restart           ignore the records already in the CSV output (default: a\n"
     "                      sweep resumes, simulating only the points it lacks)\n"
     "  -j, --jobs N        points simulated at once (default: one per core)\n"
     "  --timeout SECONDS   stop a point's simulation after SECONDS (it is recorded as refused)\n"
     "%s"
-    "  -q, --quiet         no progress bar and no summary\n"
+    "  -q, --quiet         no progress bar, no summary and no simulation cost\n"
     "  -h, --help          this text\n"
     "Under mpirun (Open MPI) the points are spread over the ranks and rank 0 writes\n"
     "the output, the same bytes one process writes. Ctrl-C stops handing out points,\n"
@@ -72,7 +78,7 @@ static const char sweep_help[] =
     "failed, 2 on a usage error, 130 when interrupted (Ctrl-C: what finished is\n"
     "written, and the same command resumes).\n";
 
-enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_PARAM };
+enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_COST, OPT_PARAM };
 enum { OPT_KERNEL = 0x480, OPT_GRID, OPT_BLOCK, OPT_SHARED, OPT_ARG, OPT_BUF }; /* kernel sweeps' */
 
 #define KERNEL_ITEMS_MAX WS_KSPACE_ITEMS_MAX
@@ -89,7 +95,7 @@ typedef struct sweep_opts {
   ws_space space;
   bool given[WS_SPACE_PARAM_COUNT];
   const char *csv, *json, *size;
-  bool restart, quiet;
+  bool restart, quiet, cost;
   bool sample_exact; /* --sample=exact */
   uint32_t jobs;
   double timeout_s;
@@ -106,6 +112,7 @@ static const struct option fixed_longs[] = {{"size", required_argument, NULL, OP
                                             {"set", required_argument, NULL, OPT_SET},
                                             {"json", required_argument, NULL, OPT_JSON},
                                             {"restart", no_argument, NULL, OPT_RESTART},
+                                            {"cost", no_argument, NULL, OPT_COST},
                                             {"jobs", required_argument, NULL, 'j'},
                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
                                             {"quiet", no_argument, NULL, 'q'},
@@ -189,6 +196,7 @@ static int take(sweep_opts *o, int c, const char *arg) {
   }
   case OPT_JSON: o->json = arg; return WS_EXIT_OK;
   case OPT_RESTART: o->restart = true; return WS_EXIT_OK;
+  case OPT_COST: o->cost = true; return WS_EXIT_OK;
   case 'o': o->csv = arg; return WS_EXIT_OK;
   case 'q': o->quiet = true; return WS_EXIT_OK;
   case 'j':
@@ -439,6 +447,30 @@ static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
   }
 }
 
+/* What simulating cost the host, on stderr: stdout stays the same bytes
+ * from run to run. Points resumed without a measured cost are left out. */
+static void print_cost(const ws_sweep *s, const ws_sweep_summary *sm) {
+  if (!sm->costed) return;
+  char rate[32], d[256];
+  ws_cli_rate_text(ws_cost_rate(sm->warp_insns, sm->cpu_s), rate, sizeof rate);
+  fflush(stdout); /* after the summary also where both go to one file */
+  fprintf(stderr,
+          "simulation cost of %zu point%s: %.2f s wall, %.2f s CPU, %" PRIu64
+          " warp instructions, %s per CPU s\n",
+          sm->costed, sm->costed == 1 ? "" : "s", sm->wall_s, sm->cpu_s, sm->warp_insns, rate);
+  if (sm->with_result > sm->costed)
+    fprintf(stderr, "  (%zu resumed point%s without a measured cost left out)\n",
+            sm->with_result - sm->costed, sm->with_result - sm->costed == 1 ? "" : "s");
+  if (sm->nslowest) fprintf(stderr, "slowest to simulate:\n");
+  for (size_t k = 0; k < sm->nslowest; k++) {
+    const ws_point_result *r = ws_sweep_result(s, sm->slowest[k]);
+    describe(ws_sweep_point(s, sm->slowest[k]), d, sizeof d);
+    ws_cli_rate_text(ws_cost_rate(r->warp_insns, r->sim_cpu_s), rate, sizeof rate);
+    fprintf(stderr, "  %-60s %8.2f s wall %8.2f s CPU %8s warp insns per CPU s%s\n", d, r->sim_wall_s,
+            r->sim_cpu_s, rate, r->sampled ? "  (sampled)" : "");
+  }
+}
+
 /* ---- ranks ---------------------------------------------------------------------------------------- */
 
 /* One rank's records, as raw (index, point, result) triples. */
@@ -551,6 +583,7 @@ static ws_status summarize(ws_ctx *ctx, const sweep_opts *o, const ws_sweep *s) 
   ws_status st = ws_sweep_summarize(ctx, s, &sm);
   if (st != WS_OK) return st;
   if (!o->quiet) print_summary(s, &sm);
+  if (!o->quiet) print_cost(s, &sm);
   ws_sweep_summary_free(&sm);
   return WS_OK;
 }
@@ -597,6 +630,7 @@ int ws_cli_sweep(int argc, char **argv) {
     volatile sig_atomic_t *interrupt = ws_cli_catch_interrupts();
     st = ws_ranks_start(ctx, &rk);
     if (st == WS_OK) st = ws_sweep_create(ctx, points, n, &s);
+    if (st == WS_OK) ws_sweep_set_cost(s, o.cost);
     if (st == WS_OK) st = same_sweep(ctx, rk, digest);
     if (st == WS_OK) st = run_sweep(ctx, &o, rk, s, interrupt);
     if (st == WS_OK && ws_ranks_rank(rk) == 0) st = summarize(ctx, &o, s);

@@ -1,5 +1,6 @@
 /* runopt.c - the options every launching command shares: --report prints
- * the per-kernel performance report, --stats-json FILE dumps every counter,
+ * the per-kernel performance report (and what the simulation cost the
+ * host, on stderr), --stats-json FILE dumps every counter,
  * --functional skips the timing model, --check turns on the checks.
  *
  * Design: the JSON is rendered in memory and written with one atomic rename,
@@ -16,6 +17,8 @@
 const char ws_cli_runopt_help[] =
     "  --report             print the performance report of the launch (cycles, IPC, occupancy,\n"
     "                       stall reasons, cache hit rates, DRAM traffic, FLOP/s; docs/stats.md)\n"
+    "                       and, on stderr, what simulating it cost: wall and CPU seconds, warp\n"
+    "                       instructions per CPU second\n"
     "  --stats-json FILE    write every counter of the launch to FILE as JSON\n"
     "  --functional         compute values only, without the timing model (fastest)\n" WS_CLI_CHECK_HELP
         WS_CLI_WATCHOPT_HELP WS_CLI_TRACEOPT_HELP;
@@ -88,6 +91,7 @@ ws_status ws_cli_runopt_apply(ws_ctx *ctx, ws_cli_runopt *o, ws_device *dev) {
   ws_device_set_checks(dev, o->checks);
   ws_cli_watchopt_apply(&o->watch, dev);
   ws_device_set_pcprof(dev, o->source_lines ? &o->prof : NULL);
+  ws_cost_start(&o->clock, WS_COST_CPU_PROCESS);
   return ws_cli_trace_start(ctx, &o->trace, dev, false, &o->rec);
 }
 
@@ -95,6 +99,10 @@ void ws_cli_runopt_free(ws_cli_runopt *o) {
   ws_cli_trace_free(&o->rec);
   ws_cli_traceopt_free(&o->trace);
   ws_pcprof_free(&o->prof);
+}
+
+void ws_cli_runopt_print_cost(const ws_cli_runopt *o, const ws_launch_stats *ls) {
+  if (o->report || o->source_lines) ws_cli_print_cost(ws_cost_read(&o->clock), ls->warp_insns, ls->sampled);
 }
 
 static ws_status write_stats_json(ws_ctx *ctx, const char *path, const ws_stats *stats,

@@ -1,8 +1,10 @@
 /* util.c - shared CLI helpers: error and usage messages, number, dimension,
- * cycle-range and chart-size parsing, a repeated flag refused, and a
- * program loaded from .wsa or .wso with its kernel picked. */
+ * cycle-range and chart-size parsing, a repeated flag refused, a program
+ * loaded from .wsa or .wso with its kernel picked, and a run's simulation
+ * cost. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +188,24 @@ int ws_cli_chart_size(const char *cmd, const char *text, int32_t *w, int32_t *h)
                               WS_CHART_MAX_SIDE, text);
   *w = (int32_t)a, *h = (int32_t)b;
   return WS_EXIT_OK;
+}
+
+void ws_cli_rate_text(double per_s, char *buf, size_t bytes) {
+  static const char *const prefix[] = {"", " k", " M", " G"};
+  int p = 0;
+  while (p < 3 && per_s >= 999.5) {
+    per_s /= 1000;
+    p++;
+  }
+  int digits = p == 0 || per_s >= 99.95 ? 0 : per_s >= 9.995 ? 1 : 2;
+  snprintf(buf, bytes, "%.*f%s", digits, per_s, prefix[p]);
+}
+
+void ws_cli_print_cost(ws_cost cost, uint64_t warp_insns, bool sampled) {
+  char rate[32];
+  ws_cli_rate_text(ws_cost_rate(warp_insns, cost.cpu_s), rate, sizeof rate);
+  fflush(stdout); /* the line follows the report also where both go to one file */
+  fprintf(stderr,
+          "simulation cost: %.2f s wall, %.2f s CPU, %" PRIu64 " warp instructions, %s per CPU s (%s run)\n",
+          cost.wall_s, cost.cpu_s, warp_insns, rate, sampled ? "sampled" : "full");
 }

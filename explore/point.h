@@ -11,8 +11,8 @@
  * order, are the sweep's (explore/record.h, docs/explore.md); a field that
  * does not apply (a GEMM's sequence length, blocktile2d's warp tile) is 0
  * and printed empty. Nothing
- * in a record depends on the host (no wall time), so a sweep's output is
- * the same whoever ran its points. */
+ * in a record depends on the host (no wall time) unless the cost columns
+ * are asked for, so a sweep's output is the same whoever ran its points. */
 #ifndef WS_EXPLORE_POINT_H
 #define WS_EXPLORE_POINT_H
 
@@ -121,6 +121,10 @@ typedef struct ws_point_result {
    * nothing was sliced. Not part of the sweep record. */
   uint64_t computed_ctas;
   uint64_t checked_outputs, outputs;
+  /* what simulating the point cost the host (explore/cost.h), measured by
+   * whoever runs it (the sweep), not by ws_point_run; 0: not measured. A
+   * record holds them only with the cost columns (`sweep --cost`). */
+  double sim_wall_s, sim_cpu_s;
 } ws_point_result;
 
 /* Called after each launch of the point while its device still holds the

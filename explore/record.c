@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "explore/cost.h"
 #include "sim/host/device.h"
 
 typedef enum col_type {
@@ -136,13 +137,23 @@ static uint32_t stall_count(void) {
   return n < WS_POINT_STALLS_MAX ? n : WS_POINT_STALLS_MAX;
 }
 
-uint32_t ws_record_col_count(void) { return WS_RECORD_FIXED_COLS + stall_count(); }
+/* The cost columns, after the stall columns when asked for: host
+ * figures, so last, where a record without them simply ends. */
+static const char *const cost_names[WS_RECORD_COST_COLS] = {"sim_wall_s", "sim_cpu_s",
+                                                            "sim_warp_insns_per_s"};
+
+/* The first cost column. */
+static uint32_t cost_first(void) { return WS_RECORD_FIXED_COLS + stall_count(); }
+
+uint32_t ws_record_col_count(bool cost) { return cost_first() + (cost ? WS_RECORD_COST_COLS : 0); }
 
 bool ws_record_col_name(uint32_t c, char *buf, size_t bytes) {
   if (c < WS_RECORD_FIXED_COLS)
     snprintf(buf, bytes, "%s", columns[c].name);
-  else if (c < ws_record_col_count())
+  else if (c < cost_first())
     snprintf(buf, bytes, "stall_%s", ws_device_stall_name(c - WS_RECORD_FIXED_COLS));
+  else if (c < ws_record_col_count(true))
+    snprintf(buf, bytes, "%s", cost_names[c - cost_first()]);
   else
     return false;
   return true;
@@ -204,11 +215,25 @@ static void join_defines(const ws_point *p, char *buf, size_t bytes) {
   }
 }
 
+/* Cost column k's value: 0 when not measured. */
+static double cost_of(const ws_point_result *r, uint32_t k) {
+  if (k == 0) return r->sim_wall_s;
+  if (k == 1) return r->sim_cpu_s;
+  return ws_cost_rate(r->warp_insns, r->sim_cpu_s);
+}
+
 /* The field's text, whether it is a number and whether it applies. */
 static void field_text(const ws_point *p, const ws_point_result *r, uint32_t c, char *buf, size_t bytes,
                        bool *is_number, bool *applies) {
   buf[0] = '\0';
   *is_number = false;
+  if (c >= cost_first()) { /* empty when not measured: a point resumed from a record without them */
+    *is_number = true;
+    *applies = false;
+    double v = cost_of(r, c - cost_first());
+    if (v != 0 || signbit(v)) format_double(v, buf, bytes);
+    return;
+  }
   if (c >= WS_RECORD_FIXED_COLS) {
     *is_number = true;
     *applies = r->nstalls > 0;
@@ -281,9 +306,9 @@ static void csv_put(ws_text *t, const char *s) {
   ws_text_puts(t, "\"");
 }
 
-void ws_record_csv_header(ws_text *t) {
+void ws_record_csv_header(ws_text *t, bool cost) {
   char name[WS_RECORD_FIELD_MAX];
-  for (uint32_t c = 0, n = ws_record_col_count(); c < n; c++) {
+  for (uint32_t c = 0, n = ws_record_col_count(cost); c < n; c++) {
     ws_record_col_name(c, name, sizeof name);
     if (c) ws_text_puts(t, ",");
     csv_put(t, name);
@@ -291,12 +316,12 @@ void ws_record_csv_header(ws_text *t) {
   ws_text_puts(t, "\n");
 }
 
-void ws_record_csv_row(ws_text *t, const ws_point *p, const ws_point_result *r) {
+void ws_record_csv_row(ws_text *t, const ws_point *p, const ws_point_result *r, bool cost) {
   char buf[WS_RECORD_FIELD_MAX];
   bool num, applies;
   ws_point tiled;
   ws_point_resolve_tiles(p, &tiled);
-  for (uint32_t c = 0, n = ws_record_col_count(); c < n; c++) {
+  for (uint32_t c = 0, n = ws_record_col_count(cost); c < n; c++) {
     field_text(&tiled, r, c, buf, sizeof buf, &num, &applies);
     if (c) ws_text_puts(t, ",");
     csv_put(t, buf);
@@ -308,12 +333,12 @@ void ws_record_csv_row(ws_text *t, const ws_point *p, const ws_point_result *r) 
 
 /* One row as a cJSON object: numbers go in as raw text so a 64-bit count
  * keeps every digit (cJSON's numbers are doubles). */
-static cJSON *json_row(const ws_point *given, const ws_point_result *r) {
+static cJSON *json_row(const ws_point *given, const ws_point_result *r, bool cost) {
   cJSON *obj = cJSON_CreateObject();
   char name[WS_RECORD_FIELD_MAX], buf[WS_RECORD_FIELD_MAX];
   ws_point tiled, *p = &tiled;
   ws_point_resolve_tiles(given, &tiled);
-  for (uint32_t c = 0, n = ws_record_col_count(); obj && c < n; c++) {
+  for (uint32_t c = 0, n = ws_record_col_count(cost); obj && c < n; c++) {
     bool num, applies;
     ws_record_col_name(c, name, sizeof name);
     field_text(p, r, c, buf, sizeof buf, &num, &applies);
@@ -333,12 +358,13 @@ static cJSON *json_row(const ws_point *given, const ws_point_result *r) {
 }
 
 /* Row by row: a tree of 100,000 records would hold millions of nodes. */
-ws_status ws_record_json(ws_ctx *ctx, const ws_point *ps, const ws_point_result *rs, size_t n, char **out) {
+ws_status ws_record_json(ws_ctx *ctx, const ws_point *ps, const ws_point_result *rs, size_t n, bool cost,
+                         char **out) {
   ws_text t;
   ws_text_init(&t);
   ws_text_puts(&t, "[");
   for (size_t i = 0; i < n; i++) {
-    cJSON *row = json_row(&ps[i], &rs[i]);
+    cJSON *row = json_row(&ps[i], &rs[i], cost);
     char *s = row ? cJSON_PrintUnformatted(row) : NULL;
     cJSON_Delete(row);
     if (!s) {
@@ -362,6 +388,7 @@ typedef struct reader {
   size_t len, pos;
   size_t line;     /* of the byte at pos */
   size_t row_line; /* where the current record starts */
+  uint32_t ncols;  /* the header's: with or without the cost columns */
 } reader;
 
 static ws_status bad(reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -587,6 +614,19 @@ static ws_status read_stall(reader *rd, uint32_t c, const char *text, ws_point_r
   return WS_OK;
 }
 
+/* A cost column: empty when it was not measured, else seconds or a rate,
+ * finite and not negative; the rate is derived, so only checked. */
+static ws_status read_cost(reader *rd, uint32_t c, const char *text, ws_point_result *r) {
+  double v = 0;
+  if (!*text) return WS_OK;
+  if (!read_double(text, &v) || !(v >= 0) || isinf(v))
+    return bad_field(rd, c, text, "a cost: a number of 0 or more");
+  uint32_t k = c - cost_first();
+  if (k == 0) r->sim_wall_s = v;
+  if (k == 1) r->sim_cpu_s = v;
+  return WS_OK;
+}
+
 /* A stall column left empty after a filled one is a torn row. */
 static ws_status check_stalls(reader *rd, const ws_point_result *r, const bool *filled) {
   for (uint32_t s = 0; r->nstalls && s < stall_count(); s++)
@@ -595,13 +635,15 @@ static ws_status check_stalls(reader *rd, const ws_point_result *r, const bool *
 }
 
 static ws_status bad_count(reader *rd, uint32_t got) {
-  return bad(rd, "%u columns where a sweep record has %u", got, ws_record_col_count());
+  if (rd->ncols) return bad(rd, "%u columns where the header has %u", got, rd->ncols);
+  return bad(rd, "%u columns where a sweep record has %u (%u with the cost columns)", got,
+             ws_record_col_count(false), ws_record_col_count(true));
 }
 
 static ws_status read_row(reader *rd, ws_point *p, ws_point_result *r) {
   char text[WS_RECORD_FIELD_MAX];
   bool last = false, filled[WS_POINT_STALLS_MAX] = {false};
-  uint32_t ncols = ws_record_col_count(), c = 0;
+  uint32_t ncols = rd->ncols, c = 0;
   memset(p, 0, sizeof *p);
   memset(r, 0, sizeof *r);
   rd->row_line = rd->line;
@@ -611,6 +653,8 @@ static ws_status read_row(reader *rd, ws_point *p, ws_point_result *r) {
     if (c >= ncols) continue; /* counted, reported below */
     if (c < WS_RECORD_FIXED_COLS)
       st = read_field(rd, c, text, p, r);
+    else if (c >= cost_first())
+      st = read_cost(rd, c, text, r);
     else {
       filled[c - WS_RECORD_FIXED_COLS] = *text != '\0';
       st = read_stall(rd, c, text, r);
@@ -621,10 +665,11 @@ static ws_status read_row(reader *rd, ws_point *p, ws_point_result *r) {
   return check_stalls(rd, r, filled);
 }
 
+/* The header: this build's columns, the cost columns after them or not. */
 static ws_status read_header(reader *rd) {
   char text[WS_RECORD_FIELD_MAX], want[WS_RECORD_FIELD_MAX];
   bool last = false;
-  uint32_t ncols = ws_record_col_count(), c = 0;
+  uint32_t ncols = ws_record_col_count(true), c = 0;
   rd->row_line = rd->line;
   if (rd->len == 0) return bad(rd, "empty: no header of a sweep record");
   for (; !last; c++) {
@@ -635,7 +680,9 @@ static ws_status read_header(reader *rd) {
     if (strcmp(text, want) != 0)
       return bad(rd, "header column %u is '%.80s' where a sweep record has '%s'", c + 1, text, want);
   }
-  return c == ncols ? WS_OK : bad_count(rd, c);
+  if (c != ws_record_col_count(false) && c != ncols) return bad_count(rd, c);
+  rd->ncols = c;
+  return WS_OK;
 }
 
 /* Room for one more row, doubling; at most WS_RECORD_ROWS_MAX. */
@@ -653,8 +700,8 @@ static ws_status grow_rows(reader *rd, ws_point **ps, ws_point_result **rs, size
 }
 
 ws_status ws_record_csv_parse(ws_ctx *ctx, const char *name, const char *text, size_t len, ws_point **ps,
-                              ws_point_result **rs, size_t *n) {
-  reader rd = {ctx, name ? name : "records", text, len, 0, 1, 1};
+                              ws_point_result **rs, size_t *n, bool *cost) {
+  reader rd = {ctx, name ? name : "records", text, len, 0, 1, 1, 0};
   ws_point *pts = NULL;
   ws_point_result *res = NULL;
   size_t count = 0, cap = 0;
@@ -674,15 +721,18 @@ ws_status ws_record_csv_parse(ws_ctx *ctx, const char *name, const char *text, s
   *ps = pts;
   *rs = res;
   *n = count;
+  if (cost) *cost = st == WS_OK && rd.ncols == ws_record_col_count(true);
   return st;
 }
 
-ws_status ws_record_csv_read(ws_ctx *ctx, const char *path, ws_point **ps, ws_point_result **rs, size_t *n) {
+ws_status ws_record_csv_read(ws_ctx *ctx, const char *path, ws_point **ps, ws_point_result **rs, size_t *n,
+                             bool *cost) {
+  if (cost) *cost = false;
   char *text;
   size_t len;
   ws_status st = ws_file_read(ctx, path, WS_RECORD_FILE_MAX_BYTES, "sweep records", &text, &len);
   if (st != WS_OK) return st;
-  st = ws_record_csv_parse(ctx, path, text, len, ps, rs, n);
+  st = ws_record_csv_parse(ctx, path, text, len, ps, rs, n, cost);
   free(text);
   return st;
 }

@@ -7,8 +7,9 @@
  * the progress alive) and is the only one that writes files or calls back,
  * so the callback needs no locking. The simulator keeps no mutable globals
  * (every point builds its own device), so points run concurrently with a
- * ws_ctx per worker. Wall time is read only for progress and for pacing
- * the flushes: it never reaches a record. */
+ * ws_ctx per worker. Wall time is read for progress, for pacing the
+ * flushes and for each point's cost, which reaches a record only with the
+ * cost columns (ws_sweep_set_cost). */
 #include "explore/sweep.h"
 
 #include <pthread.h>
@@ -19,6 +20,7 @@
 
 #include "base/file.h"
 #include "base/text.h"
+#include "explore/cost.h"
 #include "explore/record.h"
 
 /* More workers than this is a mistake in the flag, not a machine. */
@@ -32,6 +34,7 @@ struct ws_sweep {
   bool *have; /* results[i] holds point i's result */
   bool *adopted;
   size_t n;
+  bool cost; /* the outputs hold the cost columns */
 };
 
 ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_sweep **out) {
@@ -65,6 +68,8 @@ void ws_sweep_destroy(ws_sweep *s) {
   free(s->points);
   free(s);
 }
+
+void ws_sweep_set_cost(ws_sweep *s, bool cost) { s->cost = cost; }
 
 size_t ws_sweep_count(const ws_sweep *s) { return s->n; }
 const ws_point *ws_sweep_point(const ws_sweep *s, size_t i) { return i < s->n ? &s->points[i] : NULL; }
@@ -161,9 +166,15 @@ ws_status ws_sweep_resume(ws_ctx *ctx, ws_sweep *s, const char *csv_path, size_t
   ws_point *ps;
   ws_point_result *rs;
   size_t n;
-  ws_status st = ws_record_csv_read(ctx, csv_path, &ps, &rs, &n);
+  bool cost;
+  ws_status st = ws_record_csv_read(ctx, csv_path, &ps, &rs, &n, &cost);
   if (st != WS_OK) return st;
-  st = ws_sweep_adopt(ctx, s, ps, rs, n, kept);
+  if (cost && !s->cost)
+    st = ws_ctx_fail(ctx, WS_ERR_INVALID,
+                     "%s holds the cost columns (sim_wall_s, sim_cpu_s, sim_warp_insns_per_s), which this "
+                     "sweep would drop: resume it with them (--cost), or start over (--restart)",
+                     csv_path);
+  if (st == WS_OK) st = ws_sweep_adopt(ctx, s, ps, rs, n, kept);
   if (found) *found = n;
   free(ps);
   free(rs);
@@ -179,9 +190,9 @@ static ws_status render(ws_ctx *ctx, const ws_sweep *s, bool csv, bool json, cha
   if (csv) {
     ws_text t;
     ws_text_init(&t);
-    ws_record_csv_header(&t);
+    ws_record_csv_header(&t, s->cost);
     for (size_t i = 0; i < s->n; i++)
-      if (s->have[i]) ws_record_csv_row(&t, &s->points[i], &s->results[i]);
+      if (s->have[i]) ws_record_csv_row(&t, &s->points[i], &s->results[i], s->cost);
     if (!(*csv_text = ws_text_take(&t)))
       return ws_ctx_fail(ctx, WS_ERR_NOMEM, "the sweep's CSV: out of memory");
   }
@@ -195,7 +206,7 @@ static ws_status render(ws_ctx *ctx, const ws_sweep *s, bool csv, bool json, cha
     ps[m] = s->points[i];
     rs[m++] = s->results[i];
   }
-  if (st == WS_OK) st = ws_record_json(ctx, ps, rs, m, json_text);
+  if (st == WS_OK) st = ws_record_json(ctx, ps, rs, m, s->cost, json_text);
   free(ps);
   free(rs);
   return st;
@@ -230,6 +241,7 @@ typedef struct shared {
   ws_sweep *s;
   const ws_sweep_cfg *cfg;
   uint32_t rank, ranks;
+  ws_cost_cpu cpu; /* the process's CPU time when one point runs at a time, else each worker's */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   size_t next;     /* the next index a worker considers */
@@ -294,7 +306,12 @@ static void *worker(void *arg) {
     sh->running++;
     pthread_mutex_unlock(&sh->mu);
     ws_point_result res;
+    ws_cost_clock clock;
+    ws_cost_start(&clock, sh->cpu);
     ws_status st = run_point(ctx, sh->cfg, &sh->s->points[i], &res);
+    ws_cost cost = ws_cost_read(&clock);
+    res.sim_wall_s = cost.wall_s;
+    res.sim_cpu_s = cost.cpu_s;
     pthread_mutex_lock(&sh->mu);
     sh->running--;
     if (st != WS_OK)
@@ -454,6 +471,7 @@ ws_status ws_sweep_run(ws_ctx *ctx, ws_sweep *s, const ws_sweep_cfg *cfg) {
   co.next_flush_s = co.start_s;
   uint32_t jobs = pick_jobs(cfg, co.pending);
   split_cores(&split, jobs);
+  sh.cpu = jobs == 1 ? WS_COST_CPU_PROCESS : WS_COST_CPU_THREAD;
   pthread_mutex_init(&sh.mu, NULL);
   pthread_cond_init(&sh.cv, NULL);
   st = run_workers(ctx, &sh, &co, jobs);
@@ -561,6 +579,31 @@ static ws_status summary_lists(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary 
   return WS_OK;
 }
 
+/* Puts point i into the list of the slowest (by wall time, ties by index:
+ * points come in index order, so a tie stays behind). */
+static void rank_slowest(ws_sweep_summary *out, const ws_sweep *s, size_t i) {
+  double wall_s = s->results[i].sim_wall_s;
+  size_t at = out->nslowest;
+  while (at > 0 && s->results[out->slowest[at - 1]].sim_wall_s < wall_s) at--;
+  if (at >= WS_SWEEP_SLOWEST) return;
+  size_t last = out->nslowest < WS_SWEEP_SLOWEST ? out->nslowest : WS_SWEEP_SLOWEST - 1;
+  memmove(out->slowest + at + 1, out->slowest + at, (last - at) * sizeof *out->slowest);
+  out->slowest[at] = i;
+  if (out->nslowest < WS_SWEEP_SLOWEST) out->nslowest++;
+}
+
+static void summarize_cost(ws_sweep_summary *out, const ws_sweep *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    const ws_point_result *r = &s->results[i];
+    if (!s->have[i] || !(r->sim_wall_s > 0)) continue;
+    out->costed++;
+    out->wall_s += r->sim_wall_s;
+    out->cpu_s += r->sim_cpu_s;
+    out->warp_insns += r->warp_insns;
+    if (r->valid) rank_slowest(out, s, i); /* a refused point cost its validation only */
+  }
+}
+
 ws_status ws_sweep_summarize(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary *out) {
   memset(out, 0, sizeof *out);
   out->points = s->n;
@@ -578,6 +621,7 @@ ws_status ws_sweep_summarize(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary *o
   }
   ws_status st = summary_lists(ctx, s, out, c, nc);
   free(c);
+  summarize_cost(out, s);
   if (st != WS_OK) ws_sweep_summary_free(out);
   return st;
 }

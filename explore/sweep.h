@@ -69,6 +69,13 @@ typedef struct ws_sweep ws_sweep;
  * (ws_point_resolve_tiles), none of them run. */
 ws_status ws_sweep_create(ws_ctx *ctx, const ws_point *points, size_t n, ws_sweep **out);
 void ws_sweep_destroy(ws_sweep *s);
+/* Whether the outputs hold the cost columns (explore/record.h; off by
+ * default: they differ from run to run). Every point run has its cost
+ * measured either way (ws_point_result.sim_wall_s, sim_cpu_s): its wall
+ * time and, when the sweep runs one point at a time, the process's CPU
+ * time (a sampled point's gap threads included), else its worker
+ * thread's. */
+void ws_sweep_set_cost(ws_sweep *s, bool cost);
 
 /* Takes the results of earlier records whose points are in the sweep
  * (matched by every parameter, the tiles resolved, ws_record_point_equal:
@@ -79,7 +86,9 @@ ws_status ws_sweep_adopt(ws_ctx *ctx, ws_sweep *s, const ws_point *ps, const ws_
                          size_t *kept);
 /* ws_sweep_adopt of the records in a CSV output (ws_record_csv_read); a
  * file that does not exist adopts nothing. *found (may be NULL): records in
- * the file. */
+ * the file. A file with the cost columns is refused when the sweep writes
+ * none (its costs would be dropped); a file without them is taken by one
+ * that writes them, its points' costs empty (not measured). */
 ws_status ws_sweep_resume(ws_ctx *ctx, ws_sweep *s, const char *csv_path, size_t *found, size_t *kept);
 
 /* Runs every point of the rank's share that has no result yet, then
@@ -105,6 +114,9 @@ typedef struct ws_sweep_shape {
   size_t front_first, nfront; /* the shape's front: the summary's front[front_first .. +nfront) */
 } ws_sweep_shape;
 
+/* The most points the summary lists as the slowest to simulate. */
+#define WS_SWEEP_SLOWEST 5
+
 /* What the sweep found, over the points with a result; indices into the
  * sweep. */
 typedef struct ws_sweep_summary {
@@ -117,6 +129,14 @@ typedef struct ws_sweep_summary {
                               * better, among each shape's passing points, shape after shape: by cycles
                               * ascending, ties by index */
   size_t *invalid, ninvalid; /* refused points, in point order (their reasons: the results' why) */
+  /* what simulating cost the host, over the points with a measured cost
+   * (run by this sweep, or resumed from records with the cost columns):
+   * their number, their sums, and the slowest of them that ran (refused
+   * points cost only their validation) by wall time, ties by index */
+  size_t costed;
+  double wall_s, cpu_s;
+  uint64_t warp_insns;
+  size_t slowest[WS_SWEEP_SLOWEST], nslowest;
 } ws_sweep_summary;
 
 ws_status ws_sweep_summarize(ws_ctx *ctx, const ws_sweep *s, ws_sweep_summary *out);

@@ -747,5 +747,26 @@ done
 check sweep-help-interrupt 0 "130 when interrupted (Ctrl-C: what finished is" -- "$ws" sweep --help
 check attention-l2-keep 0 "  L2 kept between the launches: DRAM 24576 B read, 40960 B written" -- "$ws" attention --gpu classroom --attn naive --seq 64 --heads 2 --dhead 16 --l2 keep
 check gemm-l2-bad 2 "--l2 expects keep or flush, found 'warm'" -- "$ws" gemm --gpu classroom --size 64 --l2 warm
+# the simulation cost: on stderr after each single-point report, the sweep's total and slowest points, and
+# with sweep --cost three columns after the stall columns; a file written with them resumes only with them
+check gemm-cost 0 "simulation cost: " -- "$ws" gemm --gpu classroom --size 64 --variant naive
+check gemm-cost-full 0 " warp instructions, " -- "$ws" gemm --gpu classroom --size 64 --variant naive
+check gemm-cost-sampled 0 "(sampled run)" -- "$ws" gemm --gpu classroom --m 512 --n 512 --k 32 --variant smem --sample
+check gemm-cost-stdout-clean 0 "" -- bash -c "'$ws' gemm --gpu classroom --size 64 --variant naive 2>/dev/null | grep -c 'simulation cost' | grep -qx 0"
+check attention-cost 0 "(full run)" -- "$ws" attention --gpu classroom --attn flash --seq 32
+check exec-report-cost 0 "simulation cost: " -- "$ws" exec "$saxpy" --grid 1 --block 32 --arg n=5 --arg a=2 \
+  --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 --report
+check exec-no-report-no-cost 0 "" -- bash -c "'$ws' exec '$saxpy' --grid 1 --block 32 --arg n=5 --arg a=2 --buf x=f32:1,2,3,4,5 --buf y=f32:1,1,1,1,1 2>&1 | grep -c 'simulation cost' | grep -qx 0"
+check sweep-cost-summary 0 "slowest to simulate:" -- "$ws" sweep "${sw[@]}" --restart -o "$tmp/cost0.csv"
+check sweep-cost 0 "simulation cost of 4 points: " -- "$ws" sweep "${sw[@]}" --cost -o "$tmp/cost.csv"
+check sweep-cost-columns 0 ",stall_no_instruction,sim_wall_s,sim_cpu_s,sim_warp_insns_per_s" -- head -1 "$tmp/cost.csv"
+check sweep-cost-json 0 "" -- "$ws" sweep "${sw[@]}" --cost --restart -o "$tmp/cost2.csv" --json "$tmp/cost2.json" -q
+check sweep-cost-json-key 0 '"sim_wall_s":' -- cat "$tmp/cost2.json"
+check sweep-cost-quiet 0 "" -- bash -c "'$ws' sweep ${sw[*]} --cost -o '$tmp/cost.csv' -q 2>&1 | grep -c . | grep -qx 0"
+check sweep-cost-resume-without 1 "$tmp/cost.csv holds the cost columns (sim_wall_s, sim_cpu_s, sim_warp_insns_per_s)" -- "$ws" sweep "${sw[@]}" -o "$tmp/cost.csv"
+check sweep-cost-resume-plain 0 "resuming $tmp/cost0.csv: 4 of its 4 records" -- "$ws" sweep "${sw[@]}" --cost -o "$tmp/cost0.csv"
+check sweep-cost-resumed-empty 0 ",sim_wall_s,sim_cpu_s,sim_warp_insns_per_s" -- head -1 "$tmp/cost0.csv"
+check sweep-cost-resumed-empty-row 0 "" -- bash -c "grep ',yes,,pass,' '$tmp/cost0.csv' | head -1 | grep -q ',,,\$'"
+check sweep-help-cost 0 "  --cost              add what simulating each point cost" -- "$ws" sweep --help
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,8 +1,9 @@
 /* test_record.c - the sweep record (explore/record.h): the header's
  * columns, a CSV written and read back into the very same structs (a `why`
  * with commas, quotes and a line break; doubles that need 17 digits; a
- * 64-bit seed), the JSON parsed back with cJSON, and each malformed file
- * refused with its line and column named. */
+ * 64-bit seed), with and without the cost columns, the JSON parsed back
+ * with cJSON, and each malformed file refused with its line and column
+ * named. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
@@ -93,18 +94,22 @@ static void make_rows(ws_point ps[3], ws_point_result rs[3]) {
   snprintf(rs[2].why, sizeof rs[2].why, "br 64, bc 32:\n\"too much\" shared memory, ok?");
 }
 
-static char *csv_of(const ws_point *ps, const ws_point_result *rs, size_t n) {
+static char *csv_with(const ws_point *ps, const ws_point_result *rs, size_t n, bool cost) {
   ws_text t;
   ws_text_init(&t);
-  ws_record_csv_header(&t);
-  for (size_t i = 0; i < n; i++) ws_record_csv_row(&t, &ps[i], &rs[i]);
+  ws_record_csv_header(&t, cost);
+  for (size_t i = 0; i < n; i++) ws_record_csv_row(&t, &ps[i], &rs[i], cost);
   char *s = ws_text_take(&t);
   cr_assert_not_null(s);
   return s;
 }
 
+static char *csv_of(const ws_point *ps, const ws_point_result *rs, size_t n) {
+  return csv_with(ps, rs, n, false);
+}
+
 Test(record, header) {
-  uint32_t n = ws_record_col_count();
+  uint32_t n = ws_record_col_count(false);
   cr_assert_eq(n, WS_RECORD_FIXED_COLS + ws_device_stall_count());
   char name[64];
   const char *some[][2] = {
@@ -121,7 +126,14 @@ Test(record, header) {
   char want[64];
   snprintf(want, sizeof want, "stall_%s", ws_device_stall_name(0));
   cr_expect_str_eq(name, want);
-  cr_expect_not(ws_record_col_name(n, name, sizeof name));
+  /* the cost columns, after the stall columns, only when asked for */
+  cr_assert_eq(ws_record_col_count(true), n + 3);
+  const char *cost[] = {"sim_wall_s", "sim_cpu_s", "sim_warp_insns_per_s"};
+  for (uint32_t i = 0; i < 3; i++) {
+    cr_assert(ws_record_col_name(n + i, name, sizeof name));
+    cr_expect_str_eq(name, cost[i]);
+  }
+  cr_expect_not(ws_record_col_name(n + 3, name, sizeof name));
 }
 
 Test(record, fields) {
@@ -223,7 +235,7 @@ Test(record, csv_round_trip) {
   ws_point *back;
   ws_point_result *rback;
   size_t n;
-  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n), WS_OK, "%s",
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n, NULL), WS_OK, "%s",
                ws_errmsg(ctx));
   cr_assert_eq(n, 3);
   for (size_t i = 0; i < 3; i++) {
@@ -250,7 +262,7 @@ Test(record, header_alone_and_crlf) {
   ws_point *back;
   ws_point_result *rback;
   size_t n = 9;
-  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n), WS_OK);
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n, NULL), WS_OK);
   cr_expect_eq(n, 0);
   cr_expect_null(back);
   free(csv);
@@ -260,7 +272,7 @@ Test(record, header_alone_and_crlf) {
   ws_text_init(&t);
   for (const char *c = csv; *c; c++) ws_text_puts(&t, *c == '\n' ? "\r\n" : (char[]){*c, 0});
   char *crlf = ws_text_take(&t);
-  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", crlf, strlen(crlf), &back, &rback, &n), WS_OK, "%s",
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", crlf, strlen(crlf), &back, &rback, &n, NULL), WS_OK, "%s",
                ws_errmsg(ctx));
   cr_expect_eq(n, 1);
   cr_expect_eq(memcmp(&rs[0], &rback[0], sizeof rs[0]), 0);
@@ -275,12 +287,12 @@ Test(record, json) {
   ws_point_result rs[3];
   make_rows(ps, rs);
   char *text;
-  cr_assert_eq(ws_record_json(ctx, ps, rs, 3, &text), WS_OK);
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 3, false, &text), WS_OK);
   cJSON *arr = cJSON_Parse(text);
   cr_assert_not_null(arr, "not JSON: %s", text);
   cr_assert(cJSON_IsArray(arr));
   cr_assert_eq(cJSON_GetArraySize(arr), 3);
-  uint32_t ncols = ws_record_col_count();
+  uint32_t ncols = ws_record_col_count(false);
   for (int i = 0; i < 3; i++) {
     cJSON *row = cJSON_GetArrayItem(arr, i), *item = row->child;
     char name[64];
@@ -306,7 +318,7 @@ Test(record, json) {
   cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r2, "check")));
   cJSON_Delete(arr);
   free(text);
-  cr_assert_eq(ws_record_json(ctx, ps, rs, 0, &text), WS_OK);
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 0, false, &text), WS_OK);
   cr_expect_str_eq(text, "[\n]\n");
   free(text);
 }
@@ -347,7 +359,7 @@ Test(record, bad_files) {
     ws_point *ps = (ws_point *)1;
     ws_point_result *rs = (ws_point_result *)1;
     size_t n = 5;
-    cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n), WS_ERR_INVALID,
+    cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n, NULL), WS_ERR_INVALID,
                  "case %zu", i);
     cr_expect(strncmp(ws_errmsg(ctx), bad_files[i].msg, strlen(bad_files[i].msg)) == 0, "case %zu: %s", i,
               ws_errmsg(ctx));
@@ -368,10 +380,11 @@ Test(record, extra_column) {
   ws_point *back;
   ws_point_result *rback;
   size_t n;
-  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &back, &rback, &n), WS_ERR_INVALID);
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &back, &rback, &n, NULL),
+               WS_ERR_INVALID);
   char want[128];
-  snprintf(want, sizeof want, "t.csv:4: %u columns where a sweep record has %u", ws_record_col_count() + 1,
-           ws_record_col_count());
+  snprintf(want, sizeof want, "t.csv:4: %u columns where the header has %u", ws_record_col_count(false) + 1,
+           ws_record_col_count(false));
   cr_expect_str_eq(ws_errmsg(ctx), want);
   free(text);
   free(csv);
@@ -382,20 +395,20 @@ Test(record, unclosed_quote_and_empty) {
   ws_point *ps;
   ws_point_result *rs;
   size_t n;
-  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n, NULL), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: a quoted field is not closed");
-  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", "", 0, &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", "", 0, &ps, &rs, &n, NULL), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "t.csv:1: empty: no header of a sweep record");
   /* an unclosed quote on a record line, with more than a field's worth of
    * text after it: the quote is the cause, not the length */
   ws_text t;
   ws_text_init(&t);
-  ws_record_csv_header(&t);
+  ws_record_csv_header(&t, false);
   ws_text_puts(&t, "gemm,\"a100");
   for (int i = 0; i < 600; i++) ws_text_puts(&t, "x,");
   char *csv = ws_text_take(&t);
   cr_assert_not_null(csv);
-  cr_expect_eq(ws_record_csv_parse(ctx, "rr.csv", csv, strlen(csv), &ps, &rs, &n), WS_ERR_INVALID);
+  cr_expect_eq(ws_record_csv_parse(ctx, "rr.csv", csv, strlen(csv), &ps, &rs, &n, NULL), WS_ERR_INVALID);
   cr_expect_str_eq(ws_errmsg(ctx), "rr.csv:2: a quoted field is not closed");
   free(csv);
 }
@@ -419,13 +432,13 @@ Test(record, mutations_never_crash) {
       ws_point *back = NULL;
       ws_point_result *rback = NULL;
       size_t n = 0;
-      if (ws_record_csv_parse(ctx, "m.csv", csv, len, &back, &rback, &n) == WS_OK) {
+      if (ws_record_csv_parse(ctx, "m.csv", csv, len, &back, &rback, &n, NULL) == WS_OK) {
         accepted++;
         char *once = csv_of(back, rback, n);
         ws_point *b2;
         ws_point_result *r2;
         size_t n2;
-        cr_assert_eq(ws_record_csv_parse(ctx, "m.csv", once, strlen(once), &b2, &r2, &n2), WS_OK,
+        cr_assert_eq(ws_record_csv_parse(ctx, "m.csv", once, strlen(once), &b2, &r2, &n2, NULL), WS_OK,
                      "byte %zu as %d: %s", at, subst[k], ws_errmsg(ctx));
         char *twice = csv_of(b2, r2, n2);
         cr_expect_str_eq(twice, once, "byte %zu as %d", at, subst[k]);
@@ -443,4 +456,126 @@ Test(record, mutations_never_crash) {
   }
   cr_expect_gt(accepted, 0);
   free(csv);
+}
+
+/* make_rows with what simulating each point cost: the first measured, the
+ * second not (a point resumed from records without the cost columns), the
+ * refused third measured too (its validation). */
+static void make_costed_rows(ws_point ps[3], ws_point_result rs[3]) {
+  make_rows(ps, rs);
+  rs[0].sim_wall_s = 12.5;
+  rs[0].sim_cpu_s = 0.1 + 0.2;
+  rs[2].sim_wall_s = 2.5e-5;
+  rs[2].sim_cpu_s = 1.0 / 3.0;
+}
+
+Test(record, cost_columns_round_trip) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_costed_rows(ps, rs);
+  char *csv = csv_with(ps, rs, 3, true);
+  cr_expect(strstr(csv, ",sim_wall_s,sim_cpu_s,sim_warp_insns_per_s\n") != NULL, "%s", csv);
+  /* 99 warp instructions in 0.1 + 0.2 CPU seconds; the unmeasured row's columns are empty */
+  char rate[64], want[128];
+  double r = 99 / (0.1 + 0.2); /* 329.99999999999994: 17 digits to read back */
+  snprintf(rate, sizeof rate, "%.17g", r);
+  cr_assert_eq(strtod(rate, NULL), r);
+  snprintf(want, sizeof want, ",12.5,0.30000000000000004,%s\n", rate);
+  cr_expect(strstr(csv, want) != NULL, "no '%s' in %s", want, csv);
+  cr_expect(strstr(csv, ",,,\nattention") != NULL, "the second row's costs are empty: %s", csv);
+  cr_expect(strstr(csv, ",2.5e-05,0.3333333333333333,\n") != NULL, "a refused point has no rate: %s", csv);
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  bool cost = false;
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n, &cost), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_assert_eq(n, 3);
+  cr_expect(cost, "the reader says the file has the cost columns");
+  for (size_t i = 0; i < 3; i++) cr_expect_eq(memcmp(&rs[i], &rback[i], sizeof rs[i]), 0, "result %zu", i);
+  char *again = csv_with(back, rback, 3, true);
+  cr_expect_str_eq(again, csv);
+  free(again);
+  free(back);
+  free(rback);
+  free(csv);
+}
+
+Test(record, cost_columns_only_when_asked) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_costed_rows(ps, rs);
+  char *csv = csv_with(ps, rs, 3, false);
+  cr_expect_null(strstr(csv, "sim_wall_s"));
+  ws_point *back;
+  ws_point_result *rback;
+  size_t n;
+  bool cost = true;
+  cr_assert_eq(ws_record_csv_parse(ctx, "t.csv", csv, strlen(csv), &back, &rback, &n, &cost), WS_OK, "%s",
+               ws_errmsg(ctx));
+  cr_expect_not(cost);
+  cr_assert_eq(n, 3);
+  cr_expect_eq(rback[0].sim_wall_s, 0, "a record without the cost columns has no cost");
+  cr_expect_eq(rback[0].cycles, rs[0].cycles);
+  free(back);
+  free(rback);
+  free(csv);
+  /* the JSON: the keys when asked for, null where not measured */
+  char *text;
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 3, true, &text), WS_OK);
+  cJSON *arr = cJSON_Parse(text);
+  cr_assert_not_null(arr, "not JSON: %s", text);
+  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "sim_wall_s")->valuedouble, 12.5);
+  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "sim_warp_insns_per_s")->valuedouble,
+               99 / (0.1 + 0.2));
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 1), "sim_cpu_s")));
+  cJSON_Delete(arr);
+  free(text);
+  cr_assert_eq(ws_record_json(ctx, ps, rs, 1, false, &text), WS_OK);
+  cr_expect_null(strstr(text, "sim_"), "%s", text);
+  free(text);
+}
+
+/* The costed file with its first `from` replaced by `to`. */
+static char *edited_costed(const char *from, const char *to) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_costed_rows(ps, rs);
+  char *csv = csv_with(ps, rs, 3, true), *at = strstr(csv, from);
+  cr_assert_not_null(at, "no '%s' in the file", from);
+  ws_text t;
+  ws_text_init(&t);
+  ws_text_append(&t, csv, (size_t)(at - csv));
+  ws_text_puts(&t, to);
+  ws_text_puts(&t, at + strlen(from));
+  free(csv);
+  return ws_text_take(&t);
+}
+
+Test(record, bad_cost_columns) {
+  uint32_t wall = ws_record_col_count(false) + 1, cpu = wall + 1;
+  char want[4][160];
+  snprintf(want[0], sizeof want[0],
+           "t.csv:2: column sim_wall_s (%u): '-12.5' is not a cost: a number of 0 or more", wall);
+  snprintf(want[1], sizeof want[1],
+           "t.csv:2: column sim_cpu_s (%u): 'inf' is not a cost: a number of 0 or more", cpu);
+  snprintf(want[2], sizeof want[2],
+           "t.csv:1: %u columns where a sweep record has %u (%u with the cost columns)", wall, wall - 1,
+           wall + 2);
+  snprintf(want[3], sizeof want[3],
+           "t.csv:1: header column %u is 'sim_cpu' where a sweep record has 'sim_cpu_s'", cpu);
+  const char *cases[][2] = {{",12.5,", ",-12.5,"},
+                            {",12.5,0.30000000000000004,", ",12.5,inf,"},
+                            {",sim_wall_s,sim_cpu_s,sim_warp_insns_per_s\n", ",sim_wall_s\n"},
+                            {",sim_cpu_s,", ",sim_cpu,"}};
+  for (size_t i = 0; i < 4; i++) {
+    char *text = edited_costed(cases[i][0], cases[i][1]);
+    ws_point *ps;
+    ws_point_result *rs;
+    size_t n;
+    cr_expect_eq(ws_record_csv_parse(ctx, "t.csv", text, strlen(text), &ps, &rs, &n, NULL), WS_ERR_INVALID,
+                 "case %zu", i);
+    cr_expect_str_eq(ws_errmsg(ctx), want[i], "case %zu", i);
+    free(text);
+  }
 }

@@ -3,8 +3,9 @@
  * bytes for 1, 2 and 4 workers, rank shares whose union is the whole,
  * resume running only what is missing, an interrupt leaving a readable
  * partial file that resumes to the full one, run errors recorded or
- * stopping the sweep, and the best point and Pareto front of a hand-made
- * set. */
+ * stopping the sweep, the best point and Pareto front of a hand-made
+ * set, and each point's simulation cost: measured, written only with the
+ * cost columns, resumed with and without them, summed and ranked. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -35,6 +36,15 @@ static atomic_uint fake_runs;
 static unsigned fake_interrupt_after; /* 0: never */
 static volatile sig_atomic_t fake_interrupt;
 static unsigned fake_nomem_tm; /* 0: never; else run fails out of memory for this tm */
+static double fake_burn_cpu_s; /* CPU seconds each run spins for (0: none) */
+
+/* Spins until the calling thread has used `s` CPU seconds more. */
+static void burn_cpu(double s) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+  do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < s);
+}
 
 static bool fake_validate(ws_ctx *c, const ws_point *p, char *why, size_t why_bytes) {
   (void)c;
@@ -49,6 +59,7 @@ static ws_status fake_run(ws_ctx *c, const ws_point *p, const ws_point_opts *opt
   if (fake_interrupt_after && k >= fake_interrupt_after) fake_interrupt = 1;
   struct timespec nap = {0, 200000L * (p->tm % 3)}; /* uneven durations: workers finish out of order */
   nanosleep(&nap, NULL);
+  if (fake_burn_cpu_s > 0) burn_cpu(fake_burn_cpu_s);
   if (p->tm == fake_nomem_tm) return ws_ctx_fail(c, WS_ERR_NOMEM, "fake: no memory");
   if (p->tm == 7) return ws_ctx_fail(c, WS_ERR_BUDGET, "watchdog after %u cycles", 1000 * p->tm);
   memset(r, 0, sizeof *r);
@@ -56,6 +67,7 @@ static ws_status fake_run(ws_ctx *c, const ws_point *p, const ws_point_opts *opt
   r->check_pass = p->tn != 2;
   if (!r->check_pass) snprintf(r->why, sizeof r->why, "max error %g, at C[0,1]", p->tn * 0.1);
   r->cycles = 100000 / p->bm + 1000 * p->tm + 7 * p->tn;
+  r->warp_insns = 100 * r->cycles;
   r->dram_read_bytes = (uint64_t)p->m * p->k * 4 * (256 / p->bm);
   r->dram_write_bytes = (uint64_t)p->m * p->n * 4;
   r->time_us = (double)r->cycles / 1410.0;
@@ -80,6 +92,7 @@ static void setup(void) {
   fake_interrupt_after = 0;
   fake_interrupt = 0;
   fake_nomem_tm = 0;
+  fake_burn_cpu_s = 0;
   ws_space sp;
   ws_space_init(&sp, WS_POINT_GEMM);
   const char *flags[][2] = {{"gpu", "a100"},     {"m", "256"},  {"n", "128"},  {"k", "64"},
@@ -115,14 +128,19 @@ static ws_sweep_cfg cfg_for(uint32_t jobs, const char *csv, const char *json) {
 
 /* Runs the fixture's sweep (after resuming from `resume_from` if given)
  * into csv/json; returns the status. */
-static ws_status sweep_into(ws_sweep_cfg cfg, const char *resume_from) {
+static ws_status sweep_cost_into(ws_sweep_cfg cfg, const char *resume_from, bool cost) {
   ws_sweep *s;
   cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  ws_sweep_set_cost(s, cost);
   if (resume_from)
     cr_assert_eq(ws_sweep_resume(ctx, s, resume_from, NULL, NULL), WS_OK, "%s", ws_errmsg(ctx));
   ws_status st = ws_sweep_run(ctx, s, &cfg);
   ws_sweep_destroy(s);
   return st;
+}
+
+static ws_status sweep_into(ws_sweep_cfg cfg, const char *resume_from) {
+  return sweep_cost_into(cfg, resume_from, false);
 }
 
 static char *slurp(const char *p) {
@@ -136,7 +154,7 @@ static size_t rows_in(const char *csv_path) {
   ws_point *ps;
   ws_point_result *rs;
   size_t n;
-  cr_assert_eq(ws_record_csv_read(ctx, csv_path, &ps, &rs, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_record_csv_read(ctx, csv_path, &ps, &rs, &n, NULL), WS_OK, "%s", ws_errmsg(ctx));
   free(ps);
   free(rs);
   return n;
@@ -183,7 +201,7 @@ Test(sweep, records_refusals_and_errors) {
   ws_point *ps;
   ws_point_result *rs;
   size_t n;
-  cr_assert_eq(ws_record_csv_read(ctx, csv, &ps, &rs, &n), WS_OK);
+  cr_assert_eq(ws_record_csv_read(ctx, csv, &ps, &rs, &n, NULL), WS_OK);
   cr_assert_eq(n, 30);
   for (size_t i = 0; i < n; i++) {
     cr_expect(ws_record_point_equal(&ps[i], &pts[i]), "row %zu is point %zu", i, i);
@@ -270,7 +288,7 @@ Test(sweep, resume_matches_resolved_tiles) {
   ws_point *back;
   ws_point_result *rback;
   size_t n;
-  cr_assert_eq(ws_record_csv_read(ctx, csv, &back, &rback, &n), WS_OK, "%s", ws_errmsg(ctx));
+  cr_assert_eq(ws_record_csv_read(ctx, csv, &back, &rback, &n, NULL), WS_OK, "%s", ws_errmsg(ctx));
   cr_assert_eq(n, npts);
   ws_gemmgen_cfg def = ws_gemmgen_defaults(WS_GEMMGEN_BLOCKTILE2D);
   for (size_t i = 0; i < n; i++) {
@@ -525,6 +543,137 @@ Test(sweep, empty_sweep) {
   cr_assert_eq(ws_sweep_summarize(ctx, s, &sm), WS_OK);
   cr_expect_eq(sm.nshapes, 0);
   cr_expect_eq(sm.nfront, 0);
+  ws_sweep_summary_free(&sm);
+  ws_sweep_destroy(s);
+}
+
+/* ---- simulation cost -------------------------------------------------------------------- */
+
+/* Each run point's cost is measured, with one worker (the process's CPU
+ * time) and with several (each worker's): at least the CPU time the double
+ * spun for, and the wall time at least that and its nap. */
+Test(sweep, cost_columns_hold_each_points_cost) {
+  fake_burn_cpu_s = 0.002;
+  for (uint32_t jobs = 1; jobs <= 2; jobs++) {
+    char csv[128];
+    snprintf(csv, sizeof csv, "%s/cost%u.csv", dir, jobs);
+    cr_assert_eq(sweep_cost_into(cfg_for(jobs, csv, NULL), NULL, true), WS_OK, "%s", ws_errmsg(ctx));
+    ws_point *ps;
+    ws_point_result *rs;
+    size_t n;
+    bool cost = false;
+    cr_assert_eq(ws_record_csv_read(ctx, csv, &ps, &rs, &n, &cost), WS_OK, "%s", ws_errmsg(ctx));
+    cr_expect(cost, "the file has the cost columns");
+    cr_assert_eq(n, 30);
+    for (size_t i = 0; i < n; i++) {
+      if (ps[i].bm == 128) continue; /* refused by validation: not run */
+      double nap_s = 200e-6 * (ps[i].tm % 3);
+      cr_expect_geq(rs[i].sim_cpu_s, fake_burn_cpu_s, "%u jobs, point %zu", jobs, i);
+      cr_expect_geq(rs[i].sim_wall_s, fake_burn_cpu_s + nap_s, "%u jobs, point %zu", jobs, i);
+    }
+    free(ps);
+    free(rs);
+  }
+}
+
+/* Without the cost columns the file is the reference, byte for byte, and
+ * the columns are the only difference with them. */
+Test(sweep, cost_columns_only_when_asked) {
+  char *ref = reference();
+  cr_expect_null(strstr(ref, "sim_wall_s"));
+  char csv[128];
+  path(csv, sizeof csv, "c.csv");
+  cr_assert_eq(sweep_cost_into(cfg_for(2, csv, NULL), NULL, true), WS_OK);
+  char *with = slurp(csv);
+  size_t rows = 0;
+  for (const char *a = ref, *b = with; *a; rows++) { /* each line of ref begins its line of with */
+    size_t len = strcspn(a, "\n");
+    cr_assert_eq(strncmp(a, b, len), 0, "line %zu", rows + 1);
+    cr_assert_eq(b[len], ',', "line %zu: the cost columns follow", rows + 1);
+    a += len + 1;
+    b = strchr(b, '\n') + 1;
+  }
+  cr_expect_eq(rows, 31);
+  free(with);
+  free(ref);
+}
+
+/* A file with the cost columns is refused by a sweep without them, naming
+ * the file; the reverse is taken, the resumed points' costs empty. */
+Test(sweep, resume_with_and_without_cost) {
+  char csv[128], plain[128];
+  path(csv, sizeof csv, "costed.csv");
+  path(plain, sizeof plain, "plain.csv");
+  ws_sweep_cfg half = cfg_for(2, csv, NULL);
+  half.rank = 1;
+  half.ranks = 2;
+  cr_assert_eq(sweep_cost_into(half, NULL, true), WS_OK);
+  ws_sweep *s;
+  cr_assert_eq(ws_sweep_create(ctx, pts, npts, &s), WS_OK);
+  cr_expect_eq(ws_sweep_resume(ctx, s, csv, NULL, NULL), WS_ERR_INVALID);
+  char want[512];
+  snprintf(want, sizeof want,
+           "%s holds the cost columns (sim_wall_s, sim_cpu_s, sim_warp_insns_per_s), which this sweep would "
+           "drop: resume it with them (--cost), or start over (--restart)",
+           csv);
+  cr_expect_str_eq(ws_errmsg(ctx), want);
+  ws_sweep_destroy(s);
+  /* with them: the other half runs, and every row has its cost */
+  atomic_store(&fake_runs, 0);
+  cr_assert_eq(sweep_cost_into(cfg_for(2, csv, NULL), csv, true), WS_OK, "%s", ws_errmsg(ctx));
+  cr_expect_eq(atomic_load(&fake_runs), 10);
+  ws_point *ps;
+  ws_point_result *rs;
+  size_t n;
+  cr_assert_eq(ws_record_csv_read(ctx, csv, &ps, &rs, &n, NULL), WS_OK);
+  for (size_t i = 0; i < n; i++)
+    if (rs[i].valid) cr_expect_gt(rs[i].sim_wall_s, 0, "point %zu", i);
+  free(ps);
+  free(rs);
+  /* a plain file resumed with the cost columns: its points' costs stay empty */
+  half.csv_path = plain;
+  cr_assert_eq(sweep_cost_into(half, NULL, false), WS_OK);
+  cr_assert_eq(sweep_cost_into(cfg_for(2, plain, NULL), plain, true), WS_OK, "%s", ws_errmsg(ctx));
+  bool cost = false;
+  cr_assert_eq(ws_record_csv_read(ctx, plain, &ps, &rs, &n, &cost), WS_OK);
+  cr_expect(cost);
+  cr_assert_eq(n, 30);
+  for (size_t i = 0; i < n; i++)
+    if (rs[i].valid) cr_expect_eq(rs[i].sim_wall_s > 0, i % 2 == 0, "point %zu: run now, or resumed", i);
+  free(ps);
+  free(rs);
+}
+
+/* The summary's cost: sums over the measured points, the slowest five
+ * that ran by wall time (ties by index); an unmeasured point is left out,
+ * a refused one counted in the sums only. */
+Test(sweep, summary_of_cost) {
+  const double wall_s[] = {3, 0, 5, 9, 5, 2, 4};
+  size_t n = sizeof wall_s / sizeof wall_s[0];
+  ws_point ps[7];
+  ws_point_result rs[7];
+  memset(rs, 0, sizeof rs);
+  for (size_t i = 0; i < n; i++) {
+    ps[i] = pts[0];
+    ps[i].seed = i;
+    rs[i].valid = rs[i].check_pass = i != 3; /* point 3 refused: it ran nothing */
+    rs[i].cycles = rs[i].valid ? 100 : 0;
+    rs[i].warp_insns = rs[i].valid ? 1000 * (i + 1) : 0;
+    rs[i].sim_wall_s = wall_s[i];
+    rs[i].sim_cpu_s = wall_s[i] / 2;
+  }
+  ws_sweep *s;
+  cr_assert_eq(ws_sweep_create(ctx, ps, n, &s), WS_OK);
+  cr_assert_eq(ws_sweep_adopt(ctx, s, ps, rs, n, NULL), WS_OK);
+  ws_sweep_summary sm;
+  cr_assert_eq(ws_sweep_summarize(ctx, s, &sm), WS_OK);
+  cr_expect_eq(sm.costed, 6);
+  cr_expect_eq(sm.wall_s, 28.0);
+  cr_expect_eq(sm.cpu_s, 14.0);
+  cr_expect_eq(sm.warp_insns, 1000u * (1 + 3 + 5 + 6 + 7), "point 1 (unmeasured) left out");
+  const size_t slowest[] = {2, 4, 6, 0, 5};
+  cr_assert_eq(sm.nslowest, 5);
+  for (size_t i = 0; i < 5; i++) cr_expect_eq(sm.slowest[i], slowest[i], "slowest %zu", i);
   ws_sweep_summary_free(&sm);
   ws_sweep_destroy(s);
 }

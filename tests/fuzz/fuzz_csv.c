@@ -8,9 +8,9 @@
  * reads to the same records (the bytes may differ: quoting is canonical,
  * and a tile left empty is written as the default the kernel was built
  * with, so points are compared with their tiles resolved),
- * and that text must parse as a table with one row per record and every
- * cell of the table read back as a number or a text. Any violation
- * abort()s, which libFuzzer reports as a finding. */
+ * with the cost columns exactly when the input had them, and that text must parse as a table with one row per
+ * record and every cell of the table read back as a number or a text. Any violation abort()s, which libFuzzer
+ * reports as a finding. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,19 +44,20 @@ static bool same_points(const ws_point *a, const ws_point *b, size_t n) {
 }
 
 /* The records written back read to the same records, and as a table. */
-static void round_trip(ws_ctx *ctx, const ws_point *ps, const ws_point_result *rs, size_t n) {
+static void round_trip(ws_ctx *ctx, const ws_point *ps, const ws_point_result *rs, size_t n, bool cost) {
   ws_text t;
   ws_text_init(&t);
-  ws_record_csv_header(&t);
-  for (size_t i = 0; i < n; i++) ws_record_csv_row(&t, &ps[i], &rs[i]);
+  ws_record_csv_header(&t, cost);
+  for (size_t i = 0; i < n; i++) ws_record_csv_row(&t, &ps[i], &rs[i], cost);
   size_t len = t.len;
   char *text = ws_text_take(&t);
   if (!text) return;
   ws_point *ps2 = NULL;
   ws_point_result *rs2 = NULL;
   size_t n2 = 0;
-  if (ws_record_csv_parse(ctx, NAME, text, len, &ps2, &rs2, &n2) != WS_OK || n2 != n ||
-      (n && (!same_points(ps, ps2, n) || memcmp(rs, rs2, n * sizeof *rs) != 0))) {
+  bool cost2 = !cost;
+  if (ws_record_csv_parse(ctx, NAME, text, len, &ps2, &rs2, &n2, &cost2) != WS_OK || n2 != n ||
+      cost2 != cost || (n && (!same_points(ps, ps2, n) || memcmp(rs, rs2, n * sizeof *rs) != 0))) {
     fprintf(stderr, "records written back do not read to the same records: %s\n", ws_errmsg(ctx));
     abort();
   }
@@ -92,9 +93,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ws_point *ps = NULL;
   ws_point_result *rs = NULL;
   size_t n = 0;
-  ws_status st = ws_record_csv_parse(ctx, NAME, (const char *)data, size, &ps, &rs, &n);
+  bool cost = false;
+  ws_status st = ws_record_csv_parse(ctx, NAME, (const char *)data, size, &ps, &rs, &n, &cost);
   if (st == WS_OK)
-    round_trip(ctx, ps, rs, n);
+    round_trip(ctx, ps, rs, n, cost);
   else
     check_message(ctx, st);
   free(ps);

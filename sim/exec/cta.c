@@ -271,8 +271,7 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
   return WS_OK;
 }
 
-uint64_t ws_cta_pass(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats) {
-  if (!cta->runs) return 0;
+uint64_t ws_cta_pass_run(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats) {
   ws_warp *w = &cta->warps[warp];
   ws_simt_entry *top = ws_simt_top(&w->simt);
   uint64_t n = cta->runs[top->pc];

@@ -92,6 +92,10 @@ ws_status ws_cta_step(ws_ctx *ctx, ws_cta *cta, uint32_t warp, uint64_t clock, w
  * guard, branch or reconvergence point: what stepping each would do but
  * compute), counts them in stats and returns how many. 0 when the next
  * instruction must be stepped. */
-uint64_t ws_cta_pass(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats);
+uint64_t ws_cta_pass_run(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats);
+/* Inline, so a CTA that runs no slice pays one test per step and no call. */
+static inline uint64_t ws_cta_pass(ws_cta *cta, uint32_t warp, uint64_t max, ws_launch_stats *stats) {
+  return cta->runs ? ws_cta_pass_run(cta, warp, max, stats) : 0;
+}
 
 #endif

@@ -20,8 +20,12 @@ typedef struct visitor {
   void *user;
 } visitor;
 
-static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *wd, ws_warp_step *step,
-                          ws_launch_stats *stats, const visitor *v) {
+/* sliced: the CTA runs the slice (a constant at each call, so the loop of
+ * a CTA computed in full tests nothing more per step). */
+static inline __attribute__((always_inline)) ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp,
+                                                                ws_watchdog *wd, ws_warp_step *step,
+                                                                ws_launch_stats *stats, const visitor *v,
+                                                                bool sliced) {
   ws_warp *w = &cta->warps[warp];
   while (w->state == WS_WARP_READY) {
     if (ws_watchdog_due(wd, stats->warp_insns)) {
@@ -29,8 +33,9 @@ static ws_status run_warp(ws_ctx *ctx, ws_cta *cta, uint32_t warp, ws_watchdog *
       if (st != WS_OK) return st;
     }
     /* a run the slice skips, up to the watchdog's next look */
-    uint64_t room = wd->next_check > stats->warp_insns ? wd->next_check - stats->warp_insns : 0;
-    if (ws_cta_pass(cta, warp, room, stats)) continue;
+    if (sliced && wd->next_check > stats->warp_insns &&
+        ws_cta_pass_run(cta, warp, wd->next_check - stats->warp_insns, stats))
+      continue;
     ws_status st = ws_cta_step(ctx, cta, warp, w->insns_issued, step, stats);
     if (st != WS_OK) return st;
     ws_watchdog_count(wd, step);
@@ -43,7 +48,8 @@ static ws_status run_cta(ws_ctx *ctx, ws_cta *cta, ws_watchdog *wd, ws_warp_step
                          ws_launch_stats *stats, const visitor *v) {
   while (!ws_cta_done(cta)) {
     for (uint32_t w = 0; w < cta->nwarps; w++) {
-      ws_status st = run_warp(ctx, cta, w, wd, step, stats, v);
+      ws_status st = cta->runs ? run_warp(ctx, cta, w, wd, step, stats, v, true)
+                               : run_warp(ctx, cta, w, wd, step, stats, v, false);
       if (st != WS_OK) return st;
     }
   }

@@ -177,6 +177,9 @@ static bool mark_spaces(flow *f) {
   for (uint32_t pc = 0; pc < f->k->ninsns; pc++) {
     ws_op op = (ws_op)f->k->insns[pc].op;
     const insn_sets *x = &f->sets[pc];
+    /* an async copy whose shared bytes are needed reads global memory for them */
+    if (op == WS_OP_LDGSTS && f->space[WS_SPACE_SHARED] && !f->space[WS_SPACE_GLOBAL])
+      f->space[WS_SPACE_GLOBAL] = grew = true;
     bool reads = is_load(op) || ws_isa_is_atomic(op);
     if (!reads || f->space[x->space] || !result_needed(f, pc)) continue;
     f->space[x->space] = grew = true;
@@ -205,6 +208,8 @@ static void assign_roles(const flow *f, uint8_t *rpc, ws_slice *s) {
     else if (is_load(op) && !needed)
       role = WS_SLICE_NOREAD;
     s->roles[pc] = role;
+    s->global_writes |=
+        role == WS_SLICE_RUN && x->space == WS_SPACE_GLOBAL && (op == WS_OP_STG || ws_isa_is_atomic(op));
     s->skipped += role == WS_SLICE_SKIP;
     s->nowrite += role == WS_SLICE_NOWRITE;
     s->noread += role == WS_SLICE_NOREAD;

@@ -45,6 +45,7 @@ typedef struct ws_slice {
                       once (unguarded, no reconvergence point inside); 0 when it is not skipped */
   uint32_t ninsns; /* the kernel's */
   uint32_t skipped, nowrite, noread; /* instructions with each role */
+  bool global_writes;                /* a CTA running the slice may write global memory */
   /* one CTA in every keep_every is computed in full: in the b-th block of
    * keep_every consecutive CTAs, the one b % keep_every into it (a
    * diagonal over a 2-D grid, not one column of tiles) */

@@ -104,14 +104,33 @@ static void warm_counted_step(void *user, const ws_warp_step *step) {
   step_lines(e->cfg, step, warm_counted_line, e);
 }
 
+static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t threads);
+
+/* Whether a wave gap may run on several host threads: its CTAs run the
+ * slice but for a few, and the slice writes no global memory, so the
+ * threads only read device memory while the few computed CTAs, which may
+ * write, run alone first (nothing the others read depends on them). */
+static uint32_t wave_gap_threads(const ws_engine *e, uint64_t n) {
+  uint32_t threads =
+      e->sampling.threads < WS_SAMPLER_MAX_THREADS ? e->sampling.threads : WS_SAMPLER_MAX_THREADS;
+  if (threads < 2 || n < 2 * (uint64_t)threads || !e->slice.roles || e->slice.global_writes) return 1;
+  return threads;
+}
+
 /* Runs CTAs [first, first + n) functionally, inside the launch's limits. */
 static ws_status run_skipped(ws_engine *e, uint64_t first, uint64_t n) {
-  ws_watch rest = ws_watchdog_rest(e->wd);
-  ws_exec_launch l = *e->launch;
-  l.watch = &rest;
   uint64_t before = e->ls->warp_insns;
   uint64_t ctas = e->ls->ctas;
-  ws_status st = ws_exec_run_ctas(e->ctx, &l, first, n, warm_counted_step, e, e->ls);
+  uint32_t threads = wave_gap_threads(e, n);
+  ws_status st;
+  if (threads > 1) {
+    st = wave_threads(e, first, n, threads);
+  } else {
+    ws_watch rest = ws_watchdog_rest(e->wd);
+    ws_exec_launch l = *e->launch;
+    l.watch = &rest;
+    st = ws_exec_run_ctas(e->ctx, &l, first, n, warm_counted_step, e, e->ls);
+  }
   e->ls->ctas = ctas; /* the engine counts CTAs by retirement */
   e->skipped_warp_insns += e->ls->warp_insns - before;
   return st;
@@ -243,6 +262,9 @@ typedef struct gap_job {
   ws_engine *e;
   uint32_t k;
   uint64_t share, done;
+  /* a wave gap's job instead: CTAs [first, first + count) run whole, their
+   * DRAM traffic counted when the warmings are applied */
+  uint64_t first, count;
   ws_ctx *ctx;
   ws_launch_stats stats;
   ws_warp_step step;
@@ -272,10 +294,25 @@ static void record_step(void *user, const ws_warp_step *step) {
   step_lines(j->e->cfg, step, record_line, j);
 }
 
-/* cta_rounds on the job's own state. */
+/* Runs the job's CTAs whole, on its own state (run_skipped's, recorded). */
+static ws_status run_wave_job(gap_job *j) {
+  ws_engine *e = j->e;
+  ws_watch rest = ws_watchdog_rest(e->wd);
+  ws_exec_launch l = *e->launch;
+  l.watch = &rest;
+  return ws_exec_run_ctas(j->ctx, &l, j->first, j->count, record_step, j, &j->stats);
+}
+
+/* cta_rounds, or a wave gap's CTAs, on the job's own state. */
 static void *run_job(void *arg) {
   gap_job *j = arg;
   ws_engine *e = j->e;
+  if (j->count) {
+    j->st = run_wave_job(j);
+    if (j->nomem && j->st == WS_OK)
+      j->st = ws_ctx_fail(j->ctx, WS_ERR_NOMEM, "host memory exhausted recording a gap's L2 accesses");
+    return NULL;
+  }
   ws_ffwd_env env = {.ctx = j->ctx,
                      .plan = &e->ffwd,
                      .step = &j->step,
@@ -292,22 +329,29 @@ static void *run_job(void *arg) {
 
 /* Runs jobs [0, n) at once, one thread each (inline when a thread cannot
  * be started: the outcome is the same). */
-static void run_jobs(gap_job *jobs, uint32_t n) {
+static void run_job_list(gap_job **jobs, uint32_t n) {
   pthread_t tid[WS_SAMPLER_MAX_THREADS];
   bool started[WS_SAMPLER_MAX_THREADS];
   for (uint32_t i = 0; i < n; i++) {
-    started[i] = i > 0 && pthread_create(&tid[i], NULL, run_job, &jobs[i]) == 0;
-    if (i > 0 && !started[i]) run_job(&jobs[i]);
+    started[i] = i > 0 && pthread_create(&tid[i], NULL, run_job, jobs[i]) == 0;
+    if (i > 0 && !started[i]) run_job(jobs[i]);
   }
-  run_job(&jobs[0]);
+  run_job(jobs[0]);
   for (uint32_t i = 1; i < n; i++)
     if (started[i]) pthread_join(tid[i], NULL);
 }
 
+static void run_jobs(gap_job *jobs, uint32_t n) {
+  gap_job *list[WS_SAMPLER_MAX_THREADS];
+  for (uint32_t i = 0; i < n; i++) list[i] = &jobs[i];
+  run_job_list(list, n);
+}
+
 /* A finished job's effects, in CTA order: its warmings, its counts, its error. */
 static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base, uint64_t *short_of) {
+  bool counted = j->count != 0; /* a wave gap's traffic is counted (run_skipped) */
   for (size_t r = 0; r < j->nrecs; r++)
-    ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write, false);
+    ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write, counted);
   e->ls->warp_insns += j->stats.warp_insns - base->warp_insns;
   e->ls->thread_insns += j->stats.thread_insns - base->thread_insns;
   for (int u = 0; u < WS_UNIT_COUNT; u++)
@@ -344,6 +388,71 @@ static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, u
     free(jobs[i].recs);
     ws_ctx_destroy(jobs[i].ctx);
   }
+  return st;
+}
+
+/* The jobs of a wave gap, in CTA order: each CTA computed in full a job
+ * of its own, each run of CTAs between them one, split in `threads` parts;
+ * whole runs only, at most `cap` jobs (cap >= threads). Returns how many. */
+static uint32_t wave_jobs(const ws_engine *e, uint64_t first, uint64_t n, uint32_t threads, gap_job *jobs,
+                          uint32_t cap) {
+  uint32_t m = 0;
+  for (uint64_t id = first, end = first + n; id < end;) {
+    uint64_t stop = id + 1;
+    if (ws_slice_applies(&e->slice, id))
+      while (stop < end && ws_slice_applies(&e->slice, stop)) stop++;
+    uint64_t part = (stop - id + threads - 1) / threads;
+    if (m + (stop - id + part - 1) / part > cap) break;
+    for (uint64_t a = id; a < stop; a += part, m++) {
+      jobs[m].first = a;
+      jobs[m].count = stop - a < part ? stop - a : part;
+    }
+    id = stop;
+  }
+  return m;
+}
+
+#define WAVE_JOBS_MAX 256u
+
+/* run_skipped on several threads: the computed CTAs alone first, then the
+ * sliced ones `threads` jobs at a time; the warmings and counts applied
+ * afterwards in CTA order, so the L2 and every counter end as one thread
+ * leaves them. */
+static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t threads) {
+  gap_job *jobs = calloc(WAVE_JOBS_MAX, sizeof *jobs);
+  if (!jobs) return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  ws_status st = WS_OK;
+  uint64_t done = 0;
+  while (st == WS_OK && done < n) {
+    uint32_t m = wave_jobs(e, first + done, n - done, threads, jobs, WAVE_JOBS_MAX);
+    ws_launch_stats base = *e->ls;
+    for (uint32_t i = 0; i < m && st == WS_OK; i++) {
+      jobs[i].e = e, jobs[i].stats = base, jobs[i].nrecs = 0, jobs[i].nomem = false, jobs[i].st = WS_OK;
+      if (!jobs[i].ctx && !(jobs[i].ctx = ws_ctx_create()))
+        st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+    }
+    for (uint32_t i = 0; i < m && st == WS_OK; i++) /* the computed CTAs, which may write */
+      if (!ws_slice_applies(&e->slice, jobs[i].first)) run_job(&jobs[i]);
+    gap_job *batch[WS_SAMPLER_MAX_THREADS];
+    for (uint32_t i = 0, nb = 0; i < m && st == WS_OK; i++) {
+      if (ws_slice_applies(&e->slice, jobs[i].first)) batch[nb++] = &jobs[i];
+      if (nb == threads || (i + 1 == m && nb)) {
+        run_job_list(batch, nb);
+        nb = 0;
+      }
+    }
+    uint64_t short_of = 0;
+    for (uint32_t i = 0; i < m; i++) {
+      ws_status js = st == WS_OK ? take_job(e, &jobs[i], &base, &short_of) : WS_OK;
+      if (st == WS_OK) st = js;
+      done += jobs[i].count;
+    }
+  }
+  for (uint32_t i = 0; i < WAVE_JOBS_MAX; i++) {
+    free(jobs[i].recs);
+    ws_ctx_destroy(jobs[i].ctx);
+  }
+  free(jobs);
   return st;
 }
 

@@ -356,3 +356,23 @@ Test(point, flash_attention_is_sliced_and_naive_attention_is_not) {
   cr_expect_eq(nr[0].computed_ctas, nr[0].ctas, "its kernels read each other's outputs");
   cr_expect_eq(nr[0].checked_outputs, nr[0].outputs);
 }
+
+/* The skipped waves of a sliced launch run on two host threads: the warm
+ * L2, every counter and the checked outputs are one thread's. */
+Test(point, a_sampled_point_is_the_same_on_two_host_threads) {
+  ws_point p = gemm_point("smem", 512, 512, 32); /* 256 CTAs: 108 timed (docs/explore.md) */
+  p.sample_waves = WS_SAMPLER_DEFAULT_WAVES, p.sample_rounds = WS_SAMPLER_DEFAULT_ROUNDS;
+  ws_point_result rs[2];
+  for (int t = 0; t < 2; t++) {
+    ws_ctx *ctx = ws_ctx_create();
+    ws_point_opts o = {.sample_threads = t ? 2 : 1};
+    cr_assert_eq(ws_point_run(ctx, &p, &o, &rs[t]), WS_OK, "%s", ws_errmsg(ctx));
+    ws_ctx_destroy(ctx);
+  }
+  cr_assert(rs[0].sampled && rs[0].timed_ctas < rs[0].ctas, "waves were skipped");
+  expect_same_measurements(&rs[0], &rs[1]);
+  cr_expect_eq(rs[0].warp_insns, rs[1].warp_insns);
+  cr_expect_eq(rs[0].checked_outputs, rs[1].checked_outputs);
+  cr_expect_eq(rs[0].max_abs_err, rs[1].max_abs_err);
+  cr_expect(rs[1].check_pass, "%s", rs[1].why);
+}

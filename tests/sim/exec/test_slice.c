@@ -114,6 +114,7 @@ Test(slice, arithmetic_that_feeds_only_a_store_is_left_out) {
   cr_expect_eq(t.slice.skipped, 4);
   cr_expect_eq(t.slice.noread, 1);
   cr_expect_eq(t.slice.nowrite, 1);
+  cr_expect(!t.slice.global_writes, "a sliced CTA writes no global memory");
   /* the loop body's three: passed at once; the lone MOV before the loop
    * counter's is a run of one, and nothing else is passed */
   cr_expect_eq(t.slice.runs[8], 3);

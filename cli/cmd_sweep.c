@@ -418,6 +418,22 @@ static void print_row(const ws_sweep *s, size_t i) {
   printf("\n");
 }
 
+/* Sampled points measured by this run whose CTAs but a spread few ran the
+ * kernel's slice: their checks covered the computed CTAs' outputs only. */
+static void print_coverage(const ws_sweep *s) {
+  size_t partial = 0;
+  uint64_t checked = 0, outputs = 0;
+  for (size_t i = 0; i < ws_sweep_count(s); i++) {
+    const ws_point_result *r = ws_sweep_result(s, i);
+    if (!r->valid || !r->computed_ctas || r->computed_ctas >= r->ctas) continue;
+    partial++, checked += r->checked_outputs, outputs += r->outputs;
+  }
+  if (partial)
+    printf("%zu sampled point%s checked only the outputs of the CTAs computed in full: %" PRIu64
+           " of %" PRIu64 " outputs (--sample=exact computes and checks every CTA)\n",
+           partial, partial == 1 ? "" : "s", checked, outputs);
+}
+
 static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
   if (ws_sweep_count(s) && ws_sweep_point(s, 0)->kind == WS_POINT_KERNEL)
     printf("%zu points: %zu ran (not checked: there is no reference), %zu refused\n", sm->points, sm->passed,
@@ -425,6 +441,7 @@ static void print_summary(const ws_sweep *s, const ws_sweep_summary *sm) {
   else
     printf("%zu points: %zu passed, %zu failed the check, %zu refused\n", sm->points, sm->passed, sm->failed,
            sm->ninvalid);
+  if (ws_sweep_count(s) && ws_sweep_point(s, 0)->kind != WS_POINT_KERNEL) print_coverage(s);
   /* points of different shapes solve different problems: each shape is ranked on its own */
   const char *each = sm->nshapes > 1 ? " of each shape" : "";
   if (sm->nshapes) printf("best (fewest cycles)%s:\n", each);

@@ -520,6 +520,7 @@ check gemm-sample-waves 2 "--sample-waves expects 2 to 64, found '1'" -- "$ws" g
 check gemm-sample-what 2 "--sample= expects exact (or nothing: --sample), found 'fast'" -- "$ws" gemm --size 64 --variant naive --sample=fast
 check sweep-sample-what 2 "--sample= expects exact" -- "$ws" sweep gemm --size 64 --variant naive --sample= -o "$tmp/never.csv"
 check gemm-sample-sliced 0 "checked 16384 of 65536 outputs: those of the 16 of 64 CTAs computed in full" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 32 --variant naive --sample
+check sweep-sample-coverage 0 "2 sampled points checked only the outputs of the CTAs computed in full: 32768 of 131072 outputs" -- "$ws" sweep gemm --gpu classroom --m 256 --n 256 --k 32 --variant naive,smem --sample --restart -o "$tmp/coverage.csv"
 check gemm-sample-exact 0 "check passed" -- "$ws" gemm --gpu classroom --m 256 --n 256 --k 32 --variant naive --sample=exact
 check attention-sample-waves 2 "--sample-waves expects 2 to 64, found '65'" -- "$ws" attention --sample-waves 65
 check gemm-memory 2 "more than classroom's 1073741824 bytes of memory" -- "$ws" gemm --gpu classroom --size 40000 --variant naive

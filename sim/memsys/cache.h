@@ -41,12 +41,12 @@ struct ws_cache {
   ws_cache_way *ways; /* sets * assoc, set-major */
   uint64_t clock;     /* LRU stamp source */
   const ws_cache_repl_ops *repl;
-  /* where each line was last found or installed, by line number modulo
-   * WS_CACHE_HINTS (way index, or UINT32_MAX): a live line is held by one
+  /* where each line was last found or installed, by its line number's
+   * bucket (ws_cache_bucket; way index, or UINT32_MAX): a live line is held by one
    * way only, so a hint whose way still holds it is the answer a scan of a
    * 64-way set would give, at the cost of one test */
   uint32_t *hint;
-  /* ways whose tag (line number) is congruent to each hint bucket, over the
+  /* ways whose tag (line number) falls in each hint bucket, over the
    * ways installed since the array was zeroed: a lookup whose bucket counts
    * none cannot be held by any way and skips the scan of its set, the
    * common case of a streaming miss */
@@ -57,6 +57,17 @@ struct ws_cache {
 };
 
 #define WS_CACHE_HINTS 1024u
+
+/* A line number's hint bucket: its low bits folded with two higher runs,
+ * not the low bits alone. Arrays a power of two of lines apart (SAXPY's x
+ * and y, the rows of a matrix whose row is a power of two of lines) kept
+ * to a few buckets modulo WS_CACHE_HINTS, so every hint was overwritten
+ * and every miss scanned its set; consecutive lines still take distinct
+ * buckets within each aligned block of WS_CACHE_HINTS. */
+static inline uint32_t ws_cache_bucket(uint64_t tag) {
+  return (uint32_t)(tag ^ (tag >> 10) ^ (tag >> 20)) & (WS_CACHE_HINTS - 1);
+}
+_Static_assert(WS_CACHE_HINTS == 1u << 10, "the bucket folds runs of 10 bits");
 
 /* `sets` x `assoc` ways (sets and assoc at least 1: the config's geometry,
  * checked when it was loaded); `repl_name` selects the policy ("lru"; NULL

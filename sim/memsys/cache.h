@@ -58,14 +58,17 @@ struct ws_cache {
 
 #define WS_CACHE_HINTS 1024u
 
-/* A line number's hint bucket: its low bits folded with two higher runs,
- * not the low bits alone. Arrays a power of two of lines apart (SAXPY's x
- * and y, the rows of a matrix whose row is a power of two of lines) kept
- * to a few buckets modulo WS_CACHE_HINTS, so every hint was overwritten
- * and every miss scanned its set; consecutive lines still take distinct
- * buckets within each aligned block of WS_CACHE_HINTS. */
+/* A line number's hint bucket: its low bits, offset by odd multiples of
+ * its two higher runs of 10 bits. Modulo WS_CACHE_HINTS alone, rows of a
+ * matrix a power of two of lines apart (the naive GEMM's at 512^3: two
+ * CTAs' rows 3,072 lines apart) shared buckets, so their hints overwrote
+ * each other and every lookup scanned its set. Consecutive lines still
+ * take consecutive buckets within an aligned block, so a stream's lines in
+ * the L1 leave the next line's bucket empty (the miss filter), and two
+ * streams a multiple of 1,024 lines apart (SAXPY's x and y) land at least
+ * 128 buckets apart. */
 static inline uint32_t ws_cache_bucket(uint64_t tag) {
-  return (uint32_t)(tag ^ (tag >> 10) ^ (tag >> 20)) & (WS_CACHE_HINTS - 1);
+  return (uint32_t)(tag + (tag >> 10) * 0x9E37u + (tag >> 20) * 0x79B9u) & (WS_CACHE_HINTS - 1);
 }
 _Static_assert(WS_CACHE_HINTS == 1u << 10, "the bucket folds runs of 10 bits");
 

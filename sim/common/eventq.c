@@ -23,6 +23,7 @@ _Static_assert(sizeof(ws_event) == 32, "an event is half a host cache line (node
 void ws_eventq_init(ws_eventq *q) {
   memset(q, 0, sizeof *q);
   q->near_cycle = UINT64_MAX;
+  q->mark_cycle = UINT64_MAX;
   q->free_node = NONE;
 }
 
@@ -137,12 +138,13 @@ bool ws_eventq_push_event(ws_eventq *q, const ws_event *e) {
   return near ? ring_push(q, e) : heap_push(q, e);
 }
 
-/* The first non-empty FIFO at or after `from`'s, as a cycle of the window. */
-static uint64_t next_near(const ws_eventq *q, uint64_t from) {
+/* The first set bit of `bits` (one per cycle of the ring) at or after
+ * `from`'s, as a cycle of the window; UINT64_MAX when none is set. */
+static uint64_t next_set(const uint64_t *bits, uint64_t from) {
   uint32_t start = (uint32_t)(from % RING);
   for (uint32_t step = 0; step <= RING / 64; step++) {
     uint32_t w = (start / 64 + step) % (RING / 64);
-    uint64_t m = q->bits[w];
+    uint64_t m = bits[w];
     if (step == 0) m &= ~0ull << (start % 64);
     if (step == RING / 64) m &= (start % 64) ? ~(~0ull << (start % 64)) : 0;
     if (m) {
@@ -176,7 +178,7 @@ static void ring_pop(ws_eventq *q, ws_event *out) {
     return;
   }
   q->bits[b / 64] &= ~(1ull << (b % 64));
-  q->near_cycle = q->near ? next_near(q, q->near_cycle) : UINT64_MAX;
+  q->near_cycle = q->near ? next_set(q->bits, q->near_cycle) : UINT64_MAX;
   if (q->near) prefetch_head(q, (uint32_t)(q->near_cycle % RING));
 }
 
@@ -194,4 +196,12 @@ bool ws_eventq_pop(ws_eventq *q, ws_event *out) {
   /* every event left is at or after this one: the window may move up */
   if (out->cycle > q->base) q->base = out->cycle;
   return true;
+}
+
+/* Marks lie after the cycle last visited and the caller visits every
+ * cycle marked, in order: a mark at or before `cycle` is `cycle`'s. */
+void ws_eventq_visit_mark(ws_eventq *q, uint64_t cycle) {
+  uint32_t b = (uint32_t)(q->mark_cycle % RING);
+  q->marks[b / 64] &= ~(1ull << (b % 64));
+  q->mark_cycle = next_set(q->marks, cycle + 1);
 }

@@ -20,6 +20,7 @@ enum {
   WS_EVK_NONE = 0,
   WS_EVK_SM_WAKE = 1,  /* unit = sm: re-evaluate the SM at this cycle */
   WS_EVK_MEM_RESP = 2, /* unit = sm, payload = cookie: a load/atomic/async access is back */
+  WS_EVK_MEM_HITS = 3, /* unit = sm, payload = cookie, arg = lines: that many of its L1 hits are back */
   WS_EVK_MEMSYS_FIRST = 16,
   WS_EVK_MEMSYS_LAST = 63
 };
@@ -56,6 +57,13 @@ typedef struct ws_eventq {
   uint32_t nnodes, cap_nodes, free_node;
   uint32_t near;       /* events in the FIFOs */
   uint64_t near_cycle; /* cycle of the first non-empty FIFO; UINT64_MAX: none */
+  /* Marks: cycles to be visited that hold no event of their own (an L1
+   * hit whose response travels in one event with its instruction's other
+   * hits), one bit per cycle of [mark_base, mark_base + WS_EVENTQ_WINDOW),
+   * mark_base being the cycle last visited (ws_eventq_visit). */
+  uint64_t marks[WS_EVENTQ_WINDOW / 64];
+  uint64_t mark_base;
+  uint64_t mark_cycle; /* the earliest mark; UINT64_MAX: none */
 } ws_eventq;
 
 void ws_eventq_init(ws_eventq *q);
@@ -88,11 +96,37 @@ static inline bool ws_eventq_push(ws_eventq *q, uint64_t cycle, uint16_t kind, u
 }
 /* false when empty. */
 bool ws_eventq_pop(ws_eventq *q, ws_event *out);
+/* No event queued (marks aside). */
 static inline bool ws_eventq_empty(const ws_eventq *q) { return q->count == 0 && q->near == 0; }
-/* Cycle of the earliest event; UINT64_MAX when empty. */
+/* Cycle of the earliest event; UINT64_MAX when empty. Marks aside. */
 static inline uint64_t ws_eventq_next_cycle(const ws_eventq *q) {
   uint64_t far = q->count ? q->heap[0].cycle : UINT64_MAX;
   return q->near_cycle < far ? q->near_cycle : far;
+}
+
+/* Marks `cycle` to be visited: an event whose work travels in another one
+ * still makes its cycle a visited one, so that whatever counts visits
+ * (the sampler's looks) sees the cycles it saw with the event. False
+ * when `cycle` is not after the cycle last visited or is a window or more
+ * beyond it (then the caller posts its event after all). */
+static inline bool ws_eventq_mark(ws_eventq *q, uint64_t cycle) {
+  if (cycle <= q->mark_base || cycle - q->mark_base >= WS_EVENTQ_WINDOW) return false;
+  uint32_t b = (uint32_t)(cycle % WS_EVENTQ_WINDOW);
+  q->marks[b / 64] |= 1ull << (b % 64);
+  if (cycle < q->mark_cycle) q->mark_cycle = cycle;
+  return true;
+}
+/* Cycle of the earliest event or mark; UINT64_MAX when there is neither. */
+static inline uint64_t ws_eventq_next_visit(const ws_eventq *q) {
+  uint64_t e = ws_eventq_next_cycle(q);
+  return q->mark_cycle < e ? q->mark_cycle : e;
+}
+/* The cycle being visited, never earlier than the last one: its mark, if
+ * any, is spent (the caller visits no cycle after the next visit's). */
+void ws_eventq_visit_mark(ws_eventq *q, uint64_t cycle);
+static inline void ws_eventq_visit(ws_eventq *q, uint64_t cycle) {
+  if (q->mark_cycle <= cycle) ws_eventq_visit_mark(q, cycle);
+  q->mark_base = cycle;
 }
 
 #endif

@@ -162,10 +162,11 @@ static void retry_lsu(ws_engine *e, uint32_t i, uint64_t t) {
 
 static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
   e->gpu_events++;
-  if (ev->kind == WS_EVK_MEM_RESP) {
+  if (ev->kind == WS_EVK_MEM_RESP || ev->kind == WS_EVK_MEM_HITS) {
     /* an instruction's other lines change nothing the engine mirrors: of
      * an uncoalesced load's 32 responses, one needs the SM looked at again */
-    if (ws_sm_mem_response(e->sms[ev->unit], ev->payload, ev->cycle)) ws_engine_sync_sm(e, ev->unit);
+    uint32_t lines = ev->kind == WS_EVK_MEM_HITS ? ev->arg : 1;
+    if (ws_sm_mem_response(e->sms[ev->unit], ev->payload, lines, ev->cycle)) ws_engine_sync_sm(e, ev->unit);
   } else if (ev->kind == WS_EVK_SM_WAKE) {
     if (e->sm_blocked[ev->unit]) ws_engine_count_skipped(e, ev->unit, 0);
     ws_sm_mem_progress(e->sms[ev->unit], ev->cycle);
@@ -179,6 +180,7 @@ static void handle_event(ws_engine *e, const ws_event *ev, bool *mem_progress) {
 static void handle_events(ws_engine *e, uint64_t t) {
   bool mem_progress = false;
   ws_event ev;
+  ws_eventq_visit(&e->q, t); /* a cycle marked for a gathered L1 hit is visited as its event's was */
   while (ws_eventq_next_cycle(&e->q) == t && ws_eventq_pop(&e->q, &ev)) handle_event(e, &ev, &mem_progress);
   if (!mem_progress) return;
   e->mem_progress_cycles++;
@@ -212,7 +214,7 @@ static ws_status place_initial(ws_engine *e) {
 }
 
 static uint64_t next_cycle(const ws_engine *e) {
-  uint64_t t = ws_eventq_next_cycle(&e->q);
+  uint64_t t = ws_eventq_next_visit(&e->q);
   for (uint32_t w = 0; w < e->nwords; w++)
     for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
       uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);

@@ -83,8 +83,8 @@ static bool holds(const ws_cache_way *w, uint64_t tag) { return w->tag == tag &&
 
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   ws_cache_way *set = set_of(c, set_key);
-  if (!c->tagged[tag % WS_CACHE_HINTS]) return NULL;
-  uint32_t *hint = &c->hint[tag % WS_CACHE_HINTS];
+  if (!c->tagged[ws_cache_bucket(tag)]) return NULL;
+  uint32_t *hint = &c->hint[ws_cache_bucket(tag)];
   size_t h = *hint - (size_t)(set - c->ways); /* the hinted way's index in this set, if it is in it */
   if (h < c->assoc && holds(&set[h], tag)) return &set[h];
   for (uint32_t i = 0; i < c->assoc; i++)
@@ -109,9 +109,9 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
   c->clean = false;
-  if (w->stamp) c->tagged[w->tag % WS_CACHE_HINTS]--; /* a stamp: installed since zeroed */
-  c->tagged[tag % WS_CACHE_HINTS]++;
-  c->hint[tag % WS_CACHE_HINTS] = (uint32_t)(w - c->ways);
+  if (w->stamp) c->tagged[ws_cache_bucket(w->tag)]--; /* a stamp: installed since zeroed */
+  c->tagged[ws_cache_bucket(tag)]++;
+  c->hint[ws_cache_bucket(tag)] = (uint32_t)(w - c->ways);
   w->tag = tag;
   w->valid = 0;
   w->dirty = 0;

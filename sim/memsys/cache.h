@@ -41,12 +41,12 @@ struct ws_cache {
   ws_cache_way *ways; /* sets * assoc, set-major */
   uint64_t clock;     /* LRU stamp source */
   const ws_cache_repl_ops *repl;
-  /* where each line was last found or installed, by line number modulo
-   * WS_CACHE_HINTS (way index, or UINT32_MAX): a live line is held by one
+  /* where each line was last found or installed, by its line number's
+   * bucket (ws_cache_bucket; way index, or UINT32_MAX): a live line is held by one
    * way only, so a hint whose way still holds it is the answer a scan of a
    * 64-way set would give, at the cost of one test */
   uint32_t *hint;
-  /* ways whose tag (line number) is congruent to each hint bucket, over the
+  /* ways whose tag (line number) falls in each hint bucket, over the
    * ways installed since the array was zeroed: a lookup whose bucket counts
    * none cannot be held by any way and skips the scan of its set, the
    * common case of a streaming miss */
@@ -57,6 +57,20 @@ struct ws_cache {
 };
 
 #define WS_CACHE_HINTS 1024u
+
+/* A line number's hint bucket: its low bits, offset by odd multiples of
+ * its two higher runs of 10 bits. Modulo WS_CACHE_HINTS alone, rows of a
+ * matrix a power of two of lines apart (the naive GEMM's at 512^3: two
+ * CTAs' rows 3,072 lines apart) shared buckets, so their hints overwrote
+ * each other and every lookup scanned its set. Consecutive lines still
+ * take consecutive buckets within an aligned block, so a stream's lines in
+ * the L1 leave the next line's bucket empty (the miss filter), and two
+ * streams a multiple of 1,024 lines apart (SAXPY's x and y) land at least
+ * 128 buckets apart. */
+static inline uint32_t ws_cache_bucket(uint64_t tag) {
+  return (uint32_t)(tag + (tag >> 10) * 0x9E37u + (tag >> 20) * 0x79B9u) & (WS_CACHE_HINTS - 1);
+}
+_Static_assert(WS_CACHE_HINTS == 1u << 10, "the bucket folds runs of 10 bits");
 
 /* `sets` x `assoc` ways (sets and assoc at least 1: the config's geometry,
  * checked when it was loaded); `repl_name` selects the policy ("lru"; NULL

@@ -546,7 +546,19 @@ static void leave_l1(ws_memsys *m, uint32_t id, uint64_t ready) {
   send_req(m, id, ready);
 }
 
-bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
+/* A load's L1 hit responding at `resp`: its own response, or (hit_cycle
+ * not NULL, ws_memsys_access_gather) its cycle marked and handed back. */
+static void respond_hit(ws_memsys *m, uint32_t sm, uint64_t resp, uint64_t cookie, uint64_t *hit_cycle) {
+  if (hit_cycle && !m->probe && ws_eventq_mark(m->q, resp))
+    *hit_cycle = resp;
+  else
+    post(m, resp, WS_EVK_MEM_RESP, sm, cookie);
+}
+
+/* *hit_cycle: NULL, a hit posts its response; else as
+ * ws_memsys_access_gather says. */
+static bool access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie,
+                   uint64_t *hit_cycle) {
   /* an out-of-range SM or kind is a caller bug; refusing keeps memory safe */
   if (sm >= m->cfg.gpu.num_sms || a->kind >= WS_ACCESS_KIND_COUNT) return false;
   if (a->line_addr >= WS_CFG_MANAGED_BASE) {
@@ -598,7 +610,7 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   }
   switch (res.outcome) {
   case WS_L1_HIT:
-    if (a->kind != WS_ACCESS_STORE) post(m, res.resp_cycle, WS_EVK_MEM_RESP, sm, cookie);
+    if (a->kind != WS_ACCESS_STORE) respond_hit(m, sm, res.resp_cycle, cookie, hit_cycle);
     pool_free(m, id);
     break;
   case WS_L1_MISS:
@@ -609,6 +621,20 @@ bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64
   default: /* MERGED: the record waits on the MSHR */ break;
   }
   return true;
+}
+
+bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie) {
+  return access(m, sm, a, cycle, cookie, NULL);
+}
+
+bool ws_memsys_access_gather(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
+                             uint64_t cookie, uint64_t *hit_cycle) {
+  *hit_cycle = 0;
+  return access(m, sm, a, cycle, cookie, hit_cycle);
+}
+
+void ws_memsys_respond_hits(ws_memsys *m, uint32_t sm, uint64_t cycle, uint64_t cookie, uint32_t lines) {
+  (void)ws_eventq_push(m->q, cycle, WS_EVK_MEM_HITS, (uint16_t)sm, lines, cookie);
 }
 
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {

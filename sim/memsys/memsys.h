@@ -13,7 +13,9 @@
  *  - For loads, atomics and async copies, exactly one response per accepted
  *    access arrives as an event {kind WS_EVK_MEM_RESP, unit = sm, payload =
  *    cookie} at the cycle the data is back at the SM (the cookie is the SM's
- *    own tag). Stores are posted: they consume bandwidth and MSHR/queue space
+ *    own tag), except that the L1 hits of ws_memsys_access_gather answer
+ *    together in the one event their caller posts (ws_memsys_respond_hits).
+ *    Stores are posted: they consume bandwidth and MSHR/queue space
  *    but produce no response.
  *  - Every event with kind in [WS_EVK_MEMSYS_FIRST, WS_EVK_MEMSYS_LAST] is
  *    handed back by the engine to ws_memsys_handle.
@@ -66,6 +68,23 @@ typedef bool (*ws_memsys_tag_fn)(void *user, uint64_t addr, uint64_t size_bytes)
 void ws_memsys_set_tag_query(ws_memsys *m, ws_memsys_tag_fn fn, void *user);
 
 bool ws_memsys_access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle, uint64_t cookie);
+/* The same, except that a load's or LDGSTS's L1 hit posts no response of
+ * its own: *hit_cycle is the cycle the response would have arrived (0 for
+ * every other outcome), that cycle is marked for a visit on the queue, and
+ * the caller owes a ws_memsys_respond_hits covering it, made before that
+ * cycle. Without a probe only: with one (every response is then a record
+ * where it happens) and when the cycle cannot be marked, the hit posts its
+ * response as ws_memsys_access does and *hit_cycle is 0. */
+bool ws_memsys_access_gather(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t cycle,
+                             uint64_t cookie, uint64_t *hit_cycle);
+/* Posts one response for `lines` L1 hits of the access `cookie` of SM
+ * `sm`, at `cycle`, the latest of their response cycles: an event
+ * {kind WS_EVK_MEM_HITS, unit = sm, payload = cookie, arg = lines}. Of
+ * one SM's hits, which cross its L1's return port in order, the last
+ * responds last, and no instruction completes before its last line is
+ * back: completing its hits together at the last one's cycle completes
+ * the instruction at the cycle one response per hit did. */
+void ws_memsys_respond_hits(ws_memsys *m, uint32_t sm, uint64_t cycle, uint64_t cookie, uint32_t lines);
 void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
 /* Whether SM `sm`'s refused access could be accepted if offered again:
  * false while nothing its L1's refusal depended on has changed (no fill, no

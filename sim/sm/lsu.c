@@ -87,6 +87,7 @@ bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint
   ws_access_kind kind = access_kind_of(step);
   e->warp = warp;
   e->next_line = 0;
+  e->hits = 0;
   uint32_t n =
       step->space == WS_SPACE_LOCAL
           ? coalesce_local(l, step, kind, e->lines)
@@ -118,13 +119,29 @@ static ws_lsu_sent pop_head(ws_lsu *l, const ws_lsu_entry *e) {
   return r;
 }
 
+/* The head's gathered hits answer now, in one event at the last one's cycle. */
+static void respond_hits(ws_lsu *l, ws_lsu_entry *e) {
+  if (!e->hits) return;
+  ws_memsys_respond_hits(l->mem, l->sm, e->hit_cycle, e->req, e->hits);
+  e->hits = 0;
+}
+
+/* Offers one line; a load's L1 hit is gathered into its entry's response. */
+static bool offer(ws_lsu *l, ws_lsu_entry *e, const ws_line_access *a, uint64_t cycle) {
+  if (e->req == UINT32_MAX) return ws_memsys_access(l->mem, l->sm, a, cycle, e->req);
+  uint64_t hit;
+  if (!ws_memsys_access_gather(l->mem, l->sm, a, cycle, e->req, &hit)) return false;
+  if (hit) e->hits++, e->hit_cycle = hit; /* a later hit responds later (one return port) */
+  return true;
+}
+
 ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   ws_lsu_sent none = {false, UINT32_MAX};
   if (!l->count || l->last_send_cycle == cycle) return none;
   ws_lsu_entry *e = &l->queue[l->head];
   const ws_line_access *a = &e->lines[e->next_line];
-  uint64_t cookie = e->req;
-  if (!ws_memsys_access(l->mem, l->sm, a, cycle, cookie)) {
+  if (!offer(l, e, a, cycle)) {
+    respond_hits(l, e); /* when the line is offered again is not known */
     l->refusals++;
     l->state = WS_LSU_BLOCKED;
     return none;
@@ -134,19 +151,26 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->line_accesses++;
   l->sectors += popcount8(a->sector_mask);
   if (++e->next_line < e->nlines) {
+    if (e->hits && e->hit_cycle <= cycle + 1) respond_hits(l, e);
     /* sent next cycle, after every other SM's work of this one: an
      * uncoalesced load's 32 lines span eight host cache lines, and each
      * first touch was a miss of the host's caches */
     __builtin_prefetch(&e->lines[e->next_line]);
     return none;
   }
+  respond_hits(l, e);
   return pop_head(l, e);
 }
 
-const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie) {
+const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie, uint32_t lines) {
   if (cookie >= l->nreqs) return NULL;
   ws_lsu_req *r = &l->reqs[cookie];
-  if (!r->lines_left || --r->lines_left) return NULL;
+  if (!r->lines_left) return NULL;
+  if (r->lines_left > lines) {
+    r->lines_left -= lines;
+    return NULL;
+  }
+  r->lines_left = 0;
   r->next_free = l->free_req;
   l->free_req = (uint32_t)cookie;
   return r;

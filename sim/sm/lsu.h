@@ -50,6 +50,10 @@ typedef struct ws_lsu_entry {
   uint32_t warp;
   uint32_t nlines, next_line;
   uint32_t req; /* index into reqs; UINT32_MAX for stores */
+  /* L1 hits sent whose one response is still to be posted
+   * (ws_memsys_access_gather), and the latest of their response cycles */
+  uint32_t hits;
+  uint64_t hit_cycle;
   ws_line_access lines[WS_LSU_MAX_LINES];
 } ws_lsu_entry;
 
@@ -86,11 +90,15 @@ static inline bool ws_lsu_full(const ws_lsu *l) { return l->count == l->depth; }
  * instruction; local ones, LDL/STL, are counted apart as well).
  * Returns false on NOMEM. *has_req: a response record was made (loads). */
 bool ws_lsu_push_global(ws_lsu *l, uint32_t warp, const ws_warp_step *step, uint64_t group, bool *has_req);
-/* Offers the head line at `cycle` (at most once per cycle). */
+/* Offers the head line at `cycle` (at most once per cycle). A load's L1
+ * hits answer in one response per instruction (ws_memsys_respond_hits),
+ * posted when its last line is sent, when a line is refused, or when the
+ * latest hit would respond by the next cycle: the head sends again no
+ * earlier than that, so the response is always posted before its cycle. */
 ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle);
-/* One response arrived; returns the record when it was the last line, else NULL.
- * The record stays valid until the next push. */
-const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie);
+/* Responses for `lines` lines arrived; returns the record when they were
+ * its last lines, else NULL. The record stays valid until the next push. */
+const ws_lsu_req *ws_lsu_respond(ws_lsu *l, uint64_t cookie, uint32_t lines);
 /* A shared-memory access of `wavefronts` arriving at `cycle`, of which
  * `ideal` would suffice without bank conflicts: returns the cycle its result
  * is ready. */

@@ -341,8 +341,8 @@ static void async_done(ws_sm *sm, ws_twarp *w, uint64_t group, uint64_t cycle) {
   }
 }
 
-bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle) {
-  const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie);
+bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint32_t lines, uint64_t cycle) {
+  const ws_lsu_req *r = ws_lsu_respond(&sm->lsu, cookie, lines);
   if (!r) return false;
   if (__builtin_expect(sm->probe != NULL, 0)) ws_smprobe_mem_done(sm, r->warp, r->pc, cycle);
   ws_twarp *w = &sm->warps[r->warp];

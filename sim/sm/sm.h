@@ -96,9 +96,10 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm);
  * access, issues up to one instruction per sub-partition. *retired counts
  * the CTAs retired. Faults and budget exhaustion return their status. */
 ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired);
-/* A memory response (cookie from ws_memsys_access) arrived at `cycle`.
- * False when it was not its instruction's last line: nothing changed. */
-bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint64_t cycle);
+/* Memory responses for `lines` lines (cookie from ws_memsys_access)
+ * arrived at `cycle`: one, or an instruction's gathered L1 hits.
+ * False when they were not its instruction's last lines: nothing changed. */
+bool ws_sm_mem_response(ws_sm *sm, uint64_t cookie, uint32_t lines, uint64_t cycle);
 /* True while the LSU holds an access the memory system refused. */
 bool ws_sm_lsu_blocked(const ws_sm *sm);
 /* The memory system processed an event: a refused access may now fit. */

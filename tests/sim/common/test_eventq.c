@@ -164,3 +164,33 @@ Test(event, interleaved_matches_a_reference_order) {
   }
   ws_eventq_free(&q);
 }
+
+/* Marks make cycles visited without events: the next visit is the earlier
+ * of the next event and the next mark, a visit spends its cycle's mark,
+ * and a mark not after the cycle last visited, or a window beyond it, is
+ * refused. */
+Test(event, marks_are_visited_in_order_and_spent) {
+  ws_eventq q;
+  ws_eventq_init(&q);
+  cr_expect_eq(ws_eventq_next_visit(&q), UINT64_MAX);
+  ws_eventq_visit(&q, 10);
+  cr_expect_not(ws_eventq_mark(&q, 10), "not after the cycle visited");
+  cr_expect_not(ws_eventq_mark(&q, 10 + WS_EVENTQ_WINDOW), "a window beyond it");
+  cr_assert(ws_eventq_mark(&q, 9 + WS_EVENTQ_WINDOW));
+  cr_assert(ws_eventq_mark(&q, 40));
+  cr_assert(ws_eventq_mark(&q, 25));
+  cr_assert(ws_eventq_mark(&q, 40));
+  cr_assert(ws_eventq_push(&q, 30, 5, 0, 0, 0));
+  cr_expect_eq(ws_eventq_next_cycle(&q), 30, "marks are not events");
+  const uint64_t want[] = {25, 30, 40, 9 + WS_EVENTQ_WINDOW};
+  for (uint32_t i = 0; i < 4; i++) {
+    uint64_t t = ws_eventq_next_visit(&q);
+    cr_assert_eq(t, want[i], "visit %u", i);
+    ws_eventq_visit(&q, t);
+    ws_event ev;
+    if (ws_eventq_next_cycle(&q) == t) cr_assert(ws_eventq_pop(&q, &ev));
+  }
+  cr_expect_eq(ws_eventq_next_visit(&q), UINT64_MAX, "every mark spent");
+  cr_expect(ws_eventq_empty(&q));
+  ws_eventq_free(&q);
+}

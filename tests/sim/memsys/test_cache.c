@@ -157,12 +157,21 @@ Test(cache, install_resets_the_way_and_clear_empties_all) {
 Test(cache, lookups_match_a_scan_through_replacement_and_clear) {
   ws_cache c;
   small(&c);
+  /* few distinct tags, many of them in one hint bucket: for each of 24
+   * lines, the lines of the next two blocks of WS_CACHE_HINTS sharing its bucket */
+  uint64_t same[24][3];
+  for (uint64_t b = 0; b < 24; b++) {
+    same[b][0] = b;
+    for (uint64_t blk = 1; blk < 3; blk++)
+      for (uint64_t t = blk * WS_CACHE_HINTS; t < (blk + 1) * WS_CACHE_HINTS; t++)
+        if (ws_cache_bucket(t) == ws_cache_bucket(b)) same[b][blk] = t;
+  }
   uint64_t seed = 7;
   for (int round = 0; round < 3; round++) {
     for (int i = 0; i < 4000; i++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      /* few distinct tags, many of them 1024 apart: the same hint bucket */
-      uint64_t tag = (seed >> 33) % 24 + WS_CACHE_HINTS * ((seed >> 50) % 3), key = tag;
+      uint64_t base = (seed >> 33) % 24, tag = same[base][(seed >> 50) % 3], key = tag;
+      cr_assert_eq(ws_cache_bucket(tag), ws_cache_bucket(base));
       ws_cache_way *set = &c.ways[(key & 7) * 4], *want = NULL;
       for (int w = 0; w < 4; w++)
         if (set[w].tag == tag && (set[w].valid || set[w].pending)) want = &set[w];
@@ -179,4 +188,26 @@ Test(cache, lookups_match_a_scan_through_replacement_and_clear) {
     for (uint64_t t = 0; t < 3 * WS_CACHE_HINTS; t++) cr_assert_null(ws_cache_find(&c, t, t));
   }
   ws_cache_fini(&c);
+}
+
+/* The hint buckets spread what the L1s hold: the lines of one aligned
+ * block of WS_CACHE_HINTS lines, and lines a power of two of lines apart
+ * (two arrays 16 MiB apart, a matrix's rows), each take distinct buckets. */
+Test(cache, buckets_spread_blocks_and_power_of_two_strides) {
+  for (uint64_t block = 0; block < 4; block++) {
+    bool seen[WS_CACHE_HINTS] = {false};
+    for (uint64_t i = 0; i < WS_CACHE_HINTS; i++) {
+      uint32_t b = ws_cache_bucket(block * 777 * WS_CACHE_HINTS + i);
+      cr_assert(!seen[b], "block %llu line %llu", (unsigned long long)block, (unsigned long long)i);
+      seen[b] = true;
+    }
+  }
+  for (uint64_t stride = WS_CACHE_HINTS; stride <= 1u << 17; stride <<= 1) {
+    bool seen[WS_CACHE_HINTS] = {false};
+    for (uint64_t i = 0; i < 64; i++) {
+      uint32_t b = ws_cache_bucket(5 + i * stride);
+      cr_assert(!seen[b], "stride %llu line %llu", (unsigned long long)stride, (unsigned long long)i);
+      seen[b] = true;
+    }
+  }
 }

@@ -50,8 +50,8 @@ static void lt_fini(lt *t) {
 static void lt_drain(lt *t) {
   ws_event ev;
   while (ws_eventq_pop(&t->q, &ev)) {
-    if (ev.kind == WS_EVK_MEM_RESP) {
-      const ws_lsu_req *r = ws_lsu_respond(&t->lsu, ev.payload);
+    if (ev.kind == WS_EVK_MEM_RESP || ev.kind == WS_EVK_MEM_HITS) {
+      const ws_lsu_req *r = ws_lsu_respond(&t->lsu, ev.payload, ev.kind == WS_EVK_MEM_HITS ? ev.arg : 1);
       if (r) {
         cr_assert_lt(t->ndone, 256);
         t->done_warp[t->ndone] = r->warp;
@@ -107,8 +107,8 @@ Test(lsu, a_coalesced_load_is_one_line_and_one_record) {
   cr_expect_eq(r->pc, 7);
   cr_expect_eq(r->kind, WS_ACCESS_LOAD);
   cr_expect_eq(r->lines_left, 0);
-  cr_expect_null(ws_lsu_respond(&t.lsu, 0), "a completed record answers nothing more");
-  cr_expect_null(ws_lsu_respond(&t.lsu, 5), "an unknown cookie answers nothing");
+  cr_expect_null(ws_lsu_respond(&t.lsu, 0, 1), "a completed record answers nothing more");
+  cr_expect_null(ws_lsu_respond(&t.lsu, 5, 1), "an unknown cookie answers nothing");
   lt_fini(&t);
 }
 
@@ -131,6 +131,40 @@ Test(lsu, one_line_per_cycle_and_the_record_waits_for_every_line) {
   lt_drain(&t);
   cr_expect_eq(t.ndone, 1, "one completion for the instruction, after its second line");
   cr_expect_eq(t.done_warp[0], 5);
+  lt_fini(&t);
+}
+
+/* A load whose lines all hit in the L1 answers in one event: its line
+ * count, at the last hit's response cycle (hit latency after its send, the
+ * return port free), and each hit's own cycle is marked for a visit. */
+Test(lsu, a_loads_l1_hits_answer_in_one_event) {
+  lt t;
+  lt_init(&t);
+  const uint64_t lat = t.cfg.l1.hit_lat_cycles;
+  ws_warp_step ev = access_ev(WS_STEP_LOAD, 0x80000, 128, 4, 0xFFu); /* eight lines, one sector each */
+  push(&t, 4, &ev, 0);
+  uint64_t c = 0;
+  for (; t.lsu.count; c++) { /* cold: misses, refused while the MSHRs are busy */
+    ws_lsu_send(&t.lsu, c);
+    lt_drain(&t);
+  }
+  cr_assert_eq(t.ndone, 1);
+  c = t.q.base + 1; /* after the fills (drained at their own cycles): the return port is free */
+  ws_eventq_visit(&t.q, c);
+  push(&t, 6, &ev, 0);
+  const uint64_t first = c;
+  for (uint32_t i = 0; i < 8; i++) cr_assert_eq(ws_lsu_send(&t.lsu, c++).entry_done, i == 7, "line %u", i);
+  cr_expect_eq(t.lsu.line_accesses, 8 + 8);
+  cr_expect_eq(ws_eventq_next_visit(&t.q), first + lat, "the first hit's cycle is marked");
+  ws_event e;
+  cr_assert(ws_eventq_pop(&t.q, &e));
+  cr_expect(ws_eventq_empty(&t.q), "one event for eight hits");
+  cr_expect_eq(e.kind, WS_EVK_MEM_HITS);
+  cr_expect_eq(e.arg, 8);
+  cr_expect_eq(e.cycle, first + 7 + lat, "the last hit's response cycle");
+  const ws_lsu_req *r = ws_lsu_respond(&t.lsu, e.payload, e.arg);
+  cr_assert_not_null(r, "eight lines answered: the record completes");
+  cr_expect_eq(r->warp, 6);
   lt_fini(&t);
 }
 

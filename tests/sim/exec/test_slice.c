@@ -182,8 +182,9 @@ static void hash_step(void *user, const ws_warp_step *step) {
 }
 
 /* The accumulate kernel over CTAS CTAs, out pre-filled with all-ones
- * bytes, with or without the slice; out_floats: the out buffer's size. */
-static void run_accumulate(sl *t, bool sliced, uint32_t out_floats, run *r) {
+ * bytes, with or without the slice, each step shown to fn; out_floats:
+ * the out buffer's size. */
+static void run_accumulate(sl *t, bool sliced, uint32_t out_floats, ws_exec_step_fn fn, run *r) {
   memset(r, 0, sizeof *r);
   ws_mem *mem = ws_mem_create(1 << 22);
   ws_args args;
@@ -205,7 +206,7 @@ static void run_accumulate(sl *t, bool sliced, uint32_t out_floats, run *r) {
                            .num_sms = 4,
                            .budget_warp_insns = 1u << 30,
                            .slice = sliced ? &t->slice : NULL};
-  r->st = ws_exec_run_ctas(t->ctx, &launch, 0, CTAS, hash_step, r, &r->stats);
+  r->st = ws_exec_run_ctas(t->ctx, &launch, 0, CTAS, fn, r, &r->stats);
   snprintf(r->err, sizeof r->err, "%s", r->st == WS_OK ? "" : ws_errmsg(t->ctx));
   ws_ctx_clear(t->ctx);
   uint32_t n = out_floats < N ? out_floats : N;
@@ -223,8 +224,8 @@ Test(slice, a_sliced_cta_issues_what_a_full_one_does_and_writes_nothing) {
   sl t;
   sl_init(&t, accumulate_src, CTAS);
   static run full, part;
-  run_accumulate(&t, false, N, &full);
-  run_accumulate(&t, true, N, &part);
+  run_accumulate(&t, false, N, hash_step, &full);
+  run_accumulate(&t, true, N, hash_step, &part);
   cr_assert_eq(full.st, WS_OK, "%s", full.err);
   cr_assert_eq(part.st, WS_OK, "%s", part.err);
   /* the same instructions, lanes, units and addresses, step for step */
@@ -260,28 +261,9 @@ Test(slice, a_sliced_cta_touches_the_addresses_a_full_one_does) {
   sl t;
   sl_init(&t, accumulate_src, CTAS);
   static run full, part;
-  for (int sliced = 0; sliced < 2; sliced++) {
-    run *r = sliced ? &part : &full;
-    memset(r, 0, sizeof *r);
-    ws_mem *mem = ws_mem_create(1 << 22);
-    ws_args args;
-    ws_args_init(&args, t.k);
-    uint64_t da = 0, dout = 0;
-    cr_assert_eq(ws_mem_alloc(mem, t.ctx, N * 4, &da), WS_OK);
-    cr_assert_eq(ws_mem_alloc(mem, t.ctx, N * 4, &dout), WS_OK);
-    ws_args_set_ptr(t.ctx, &args, "a", da);
-    ws_args_set_ptr(t.ctx, &args, "out", dout);
-    ws_exec_launch launch = {.kernel = t.k,
-                             .grid = {CTAS, 1, 1},
-                             .block = {THREADS, 1, 1},
-                             .params = args.buf,
-                             .mem = mem,
-                             .num_sms = 4,
-                             .budget_warp_insns = 1u << 30,
-                             .slice = sliced ? &t.slice : NULL};
-    cr_assert_eq(ws_exec_run_ctas(t.ctx, &launch, 0, CTAS, hash_memory, r, &r->stats), WS_OK);
-    ws_mem_destroy(mem);
-  }
+  run_accumulate(&t, false, N, hash_memory, &full);
+  run_accumulate(&t, true, N, hash_memory, &part);
+  cr_assert(full.st == WS_OK && part.st == WS_OK, "%s %s", full.err, part.err);
   cr_expect_eq(part.steps, full.steps);
   cr_expect_eq(part.addr_hash, full.addr_hash);
   cr_expect_eq(full.steps, 4 * CTAS * THREADS / 32, "two parameter loads, a load and a store per warp");
@@ -294,8 +276,8 @@ Test(slice, a_sliced_store_out_of_bounds_faults_as_a_full_one) {
   static run full, part;
   /* room for CTA 0's outputs alone: CTA 1, which runs the slice, faults */
   cr_assert(ws_slice_applies(&t.slice, 1));
-  run_accumulate(&t, false, THREADS, &full);
-  run_accumulate(&t, true, THREADS, &part);
+  run_accumulate(&t, false, THREADS, hash_step, &full);
+  run_accumulate(&t, true, THREADS, hash_step, &part);
   cr_assert_eq(full.st, WS_ERR_FAULT);
   cr_assert_eq(part.st, WS_ERR_FAULT);
   cr_expect_str_eq(part.err, full.err);

@@ -391,68 +391,42 @@ static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, u
   return st;
 }
 
-/* The jobs of a wave gap, in CTA order: each CTA computed in full a job
- * of its own, each run of CTAs between them one, split in `threads` parts;
- * whole runs only, at most `cap` jobs (cap >= threads). Returns how many. */
-static uint32_t wave_jobs(const ws_engine *e, uint64_t first, uint64_t n, uint32_t threads, gap_job *jobs,
-                          uint32_t cap) {
-  uint32_t m = 0;
-  for (uint64_t id = first, end = first + n; id < end;) {
-    uint64_t stop = id + 1;
-    if (ws_slice_applies(&e->slice, id))
-      while (stop < end && ws_slice_applies(&e->slice, stop)) stop++;
-    uint64_t part = (stop - id + threads - 1) / threads;
-    if (m + (stop - id + part - 1) / part > cap) break;
-    for (uint64_t a = id; a < stop; a += part, m++) {
-      jobs[m].first = a;
-      jobs[m].count = stop - a < part ? stop - a : part;
-    }
-    id = stop;
-  }
-  return m;
-}
-
-#define WAVE_JOBS_MAX 256u
-
-/* run_skipped on several threads: the computed CTAs alone first, then the
- * sliced ones `threads` jobs at a time; the warmings and counts applied
- * afterwards in CTA order, so the L2 and every counter end as one thread
- * leaves them. */
+/* run_skipped on several threads, `threads` CTAs at a time, one job each
+ * (a job records its CTA's L2 warmings: one CTA's worth of memory at
+ * most): a CTA computed in full runs alone first, the sliced ones at once;
+ * then the warmings and counts are applied in CTA order, so the L2 and
+ * every counter end as one thread leaves them. */
 static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t threads) {
-  gap_job *jobs = calloc(WAVE_JOBS_MAX, sizeof *jobs);
-  if (!jobs) return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  gap_job jobs[WS_SAMPLER_MAX_THREADS];
+  memset(jobs, 0, sizeof jobs);
   ws_status st = WS_OK;
-  uint64_t done = 0;
-  while (st == WS_OK && done < n) {
-    uint32_t m = wave_jobs(e, first + done, n - done, threads, jobs, WAVE_JOBS_MAX);
+  for (uint32_t i = 0; i < threads && st == WS_OK; i++)
+    if (!(jobs[i].ctx = ws_ctx_create()))
+      st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  for (uint64_t id = first; id < first + n && st == WS_OK; id += threads) {
+    uint32_t m = first + n - id < threads ? (uint32_t)(first + n - id) : threads, np = 0;
     ws_launch_stats base = *e->ls;
-    for (uint32_t i = 0; i < m && st == WS_OK; i++) {
-      jobs[i].e = e, jobs[i].stats = base, jobs[i].nrecs = 0, jobs[i].nomem = false, jobs[i].st = WS_OK;
-      if (!jobs[i].ctx && !(jobs[i].ctx = ws_ctx_create()))
-        st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+    gap_job *sliced[WS_SAMPLER_MAX_THREADS];
+    for (uint32_t i = 0; i < m; i++) {
+      gap_job *j = &jobs[i];
+      j->e = e, j->first = id + i, j->count = 1, j->stats = base, j->nrecs = 0, j->nomem = false,
+      j->st = WS_OK;
+      if (ws_slice_applies(&e->slice, j->first))
+        sliced[np++] = j;
+      else
+        run_job(j); /* it may write memory: alone */
     }
-    for (uint32_t i = 0; i < m && st == WS_OK; i++) /* the computed CTAs, which may write */
-      if (!ws_slice_applies(&e->slice, jobs[i].first)) run_job(&jobs[i]);
-    gap_job *batch[WS_SAMPLER_MAX_THREADS];
-    for (uint32_t i = 0, nb = 0; i < m && st == WS_OK; i++) {
-      if (ws_slice_applies(&e->slice, jobs[i].first)) batch[nb++] = &jobs[i];
-      if (nb == threads || (i + 1 == m && nb)) {
-        run_job_list(batch, nb);
-        nb = 0;
-      }
-    }
+    if (np) run_job_list(sliced, np);
     uint64_t short_of = 0;
     for (uint32_t i = 0; i < m; i++) {
-      ws_status js = st == WS_OK ? take_job(e, &jobs[i], &base, &short_of) : WS_OK;
+      ws_status js = take_job(e, &jobs[i], &base, &short_of);
       if (st == WS_OK) st = js;
-      done += jobs[i].count;
     }
   }
-  for (uint32_t i = 0; i < WAVE_JOBS_MAX; i++) {
+  for (uint32_t i = 0; i < threads; i++) {
     free(jobs[i].recs);
     ws_ctx_destroy(jobs[i].ctx);
   }
-  free(jobs);
   return st;
 }
 

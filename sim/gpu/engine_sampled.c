@@ -360,34 +360,57 @@ static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base,
   return j->st == WS_OK ? WS_OK : ws_ctx_fail(e->ctx, j->st, "%s", ws_errmsg(j->ctx));
 }
 
-/* The gap's CTAs in batches of `threads`, each batch at once. */
-static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, uint32_t threads, uint64_t t,
-                             uint64_t *short_of) {
-  gap_job jobs[WS_SAMPLER_MAX_THREADS];
-  memset(jobs, 0, sizeof jobs);
-  ws_status st = WS_OK;
-  for (uint32_t i = 0; i < threads && st == WS_OK; i++)
+/* Jobs [0, threads), each with a context of its own (the error on e's
+ * when one cannot be made); jobs_close frees what they hold. */
+static ws_status jobs_open(ws_engine *e, gap_job *jobs, uint32_t threads) {
+  memset(jobs, 0, threads * sizeof *jobs);
+  for (uint32_t i = 0; i < threads; i++)
     if (!(jobs[i].ctx = ws_ctx_create()))
-      st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
-  for (uint32_t first = 0; first < n && st == WS_OK; first += threads) {
-    uint32_t m = n - first < threads ? n - first : threads;
-    ws_launch_stats base = *e->ls;
-    for (uint32_t i = 0; i < m; i++) {
-      jobs[i].e = e, jobs[i].k = first + i, jobs[i].share = shares[first + i];
-      jobs[i].stats = base, jobs[i].nrecs = 0, jobs[i].nomem = false, jobs[i].st = WS_OK;
-    }
-    run_jobs(jobs, m);
-    for (uint32_t i = 0; i < m; i++) {
-      ws_status js = take_job(e, &jobs[i], &base, short_of);
-      if (st == WS_OK) st = js;
-    }
-    if (st == WS_OK)
-      st = ws_watchdog_poll(e->wd, e->ctx, e->ls, virtual_cycle(e, t)); /* Ctrl-C, wall clock */
-  }
+      return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  return WS_OK;
+}
+
+static void jobs_close(gap_job *jobs, uint32_t threads) {
   for (uint32_t i = 0; i < threads; i++) {
     free(jobs[i].recs);
     ws_ctx_destroy(jobs[i].ctx);
   }
+}
+
+/* A job about to run: the launch's counts so far, nothing recorded. */
+static void job_reset(gap_job *j, ws_engine *e, const ws_launch_stats *base) {
+  j->e = e, j->stats = *base, j->nrecs = 0, j->nomem = false, j->st = WS_OK;
+}
+
+/* Jobs [0, m) finished: their effects in order; the first error. */
+static ws_status take_jobs(ws_engine *e, gap_job *jobs, uint32_t m, const ws_launch_stats *base,
+                           uint64_t *short_of) {
+  ws_status st = WS_OK;
+  for (uint32_t i = 0; i < m; i++) {
+    ws_status js = take_job(e, &jobs[i], base, short_of);
+    if (st == WS_OK) st = js;
+  }
+  return st;
+}
+
+/* The gap's CTAs in batches of `threads`, each batch at once. */
+static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, uint32_t threads, uint64_t t,
+                             uint64_t *short_of) {
+  gap_job jobs[WS_SAMPLER_MAX_THREADS];
+  ws_status st = jobs_open(e, jobs, threads);
+  for (uint32_t first = 0; first < n && st == WS_OK; first += threads) {
+    uint32_t m = n - first < threads ? n - first : threads;
+    ws_launch_stats base = *e->ls;
+    for (uint32_t i = 0; i < m; i++) {
+      job_reset(&jobs[i], e, &base);
+      jobs[i].k = first + i, jobs[i].share = shares[first + i];
+    }
+    run_jobs(jobs, m);
+    st = take_jobs(e, jobs, m, &base, short_of);
+    if (st == WS_OK)
+      st = ws_watchdog_poll(e->wd, e->ctx, e->ls, virtual_cycle(e, t)); /* Ctrl-C, wall clock */
+  }
+  jobs_close(jobs, threads);
   return st;
 }
 
@@ -398,35 +421,24 @@ static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, u
  * every counter end as one thread leaves them. */
 static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t threads) {
   gap_job jobs[WS_SAMPLER_MAX_THREADS];
-  memset(jobs, 0, sizeof jobs);
-  ws_status st = WS_OK;
-  for (uint32_t i = 0; i < threads && st == WS_OK; i++)
-    if (!(jobs[i].ctx = ws_ctx_create()))
-      st = ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for a gap's threads");
+  ws_status st = jobs_open(e, jobs, threads);
   for (uint64_t id = first; id < first + n && st == WS_OK; id += threads) {
     uint32_t m = first + n - id < threads ? (uint32_t)(first + n - id) : threads, np = 0;
     ws_launch_stats base = *e->ls;
     gap_job *sliced[WS_SAMPLER_MAX_THREADS];
     for (uint32_t i = 0; i < m; i++) {
-      gap_job *j = &jobs[i];
-      j->e = e, j->first = id + i, j->count = 1, j->stats = base, j->nrecs = 0, j->nomem = false,
-      j->st = WS_OK;
-      if (ws_slice_applies(&e->slice, j->first))
-        sliced[np++] = j;
+      job_reset(&jobs[i], e, &base);
+      jobs[i].first = id + i, jobs[i].count = 1;
+      if (ws_slice_applies(&e->slice, jobs[i].first))
+        sliced[np++] = &jobs[i];
       else
-        run_job(j); /* it may write memory: alone */
+        run_job(&jobs[i]); /* it may write memory: alone */
     }
     if (np) run_job_list(sliced, np);
     uint64_t short_of = 0;
-    for (uint32_t i = 0; i < m; i++) {
-      ws_status js = take_job(e, &jobs[i], &base, &short_of);
-      if (st == WS_OK) st = js;
-    }
+    st = take_jobs(e, jobs, m, &base, &short_of);
   }
-  for (uint32_t i = 0; i < threads; i++) {
-    free(jobs[i].recs);
-    ws_ctx_destroy(jobs[i].ctx);
-  }
+  jobs_close(jobs, threads);
   return st;
 }
 

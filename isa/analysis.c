@@ -32,15 +32,8 @@ uint32_t ws_analysis_regs(const ws_kernel *k) {
     unsigned n = ws_isa_nopnds((ws_op)in->op);
     for (unsigned i = 0; i < n; i++) {
       const ws_operand *o = &in->opnd[i];
-      ws_opnd_sig sig = ws_isa_sig((ws_op)in->op, i);
-      uint32_t count;
-      if (o->kind == WS_OPND_REG)
-        count = ws_isa_opnd_nregs(in, i);
-      else if (o->kind == WS_OPND_MEM && sig.kind != 'a')
-        count = sig.kind == 'g' ? 2 : 1;
-      else
-        continue;
-      if (o->reg != WS_REG_RZ && o->reg + count > top) top = o->reg + count;
+      uint32_t count = ws_isa_opnd_reg_span(in, i);
+      if (count && o->reg != WS_REG_RZ && o->reg + count > top) top = o->reg + count;
     }
   }
   return top;

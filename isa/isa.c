@@ -47,6 +47,14 @@ unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx) {
   return insn->width_bytes > 4 ? insn->width_bytes / 4u : 1u;
 }
 
+unsigned ws_isa_opnd_reg_span(const ws_insn *insn, unsigned idx) {
+  const ws_operand *o = &insn->opnd[idx];
+  if (o->kind == WS_OPND_REG) return ws_isa_opnd_nregs(insn, idx);
+  char kind = ws_isa_sig((ws_op)insn->op, idx).kind;
+  if (o->kind != WS_OPND_MEM || kind == 'a') return 0;
+  return kind == 'g' ? 2 : 1;
+}
+
 bool ws_isa_is_atomic(ws_op op) {
   const ws_opinfo *info = ws_isa_opinfo(op);
   return info && info->unit == WS_UNIT_LSU && strncmp(info->mnemonic, "ATOM", 4) == 0;

@@ -171,6 +171,12 @@ const char *ws_isa_sreg_name(ws_sreg sr);     /* "SR_TID.X", ... */
 /* Registers an operand of `insn` covers (1, 2 or 4), from signature/width;
  * a byte or halfword store's value is the low bits of one register. */
 unsigned ws_isa_opnd_nregs(const ws_insn *insn, unsigned idx);
+/* General registers operand idx reads or writes, from its first (reg):
+ * a register operand's ws_isa_opnd_nregs, a memory operand's base (a
+ * global address is a pair, a shared, constant or local one a single
+ * register, a parameter none), 0 for every other kind. RZ is not
+ * excluded: the caller decides what it means. */
+unsigned ws_isa_opnd_reg_span(const ws_insn *insn, unsigned idx);
 /* True for the atomics (ATOMG.*, ATOMS.*). Their address is operand 1:
  * signature kind 'g' for global memory, 'm' for shared. One rule read off
  * the table, so the timing, tracing and checking code that must treat every

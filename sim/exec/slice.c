@@ -92,18 +92,11 @@ static bool is_pure(ws_op op) {
 /* Adds operand i's registers (an address's base; RZ and PT are none). */
 static void add_operand(const ws_insn *in, unsigned i, regset *set) {
   const ws_operand *o = &in->opnd[i];
-  ws_opnd_sig sig = ws_isa_sig((ws_op)in->op, i);
   if (o->kind == WS_OPND_PRED) {
     if (o->reg < WS_PRED_PT) set_add(set, PRED_BIT(o->reg));
     return;
   }
-  unsigned count;
-  if (o->kind == WS_OPND_REG)
-    count = ws_isa_opnd_nregs(in, i);
-  else if (o->kind == WS_OPND_MEM && sig.kind != 'a')
-    count = sig.kind == 'g' ? 2 : 1;
-  else
-    return;
+  unsigned count = ws_isa_opnd_reg_span(in, i);
   for (unsigned r = 0; r < count && o->reg + r < WS_NUM_REGS; r++) set_add(set, o->reg + r);
 }
 

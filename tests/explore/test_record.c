@@ -323,12 +323,9 @@ Test(record, json) {
   free(text);
 }
 
-/* The good file with its first occurrence of `from` replaced by `to`. */
-static char *edited(const char *from, const char *to) {
-  ws_point ps[3];
-  ws_point_result rs[3];
-  make_rows(ps, rs);
-  char *csv = csv_of(ps, rs, 3), *at = strstr(csv, from);
+/* csv (taken) with its first occurrence of `from` replaced by `to`. */
+static char *replace_first(char *csv, const char *from, const char *to) {
+  char *at = strstr(csv, from);
   cr_assert_not_null(at, "no '%s' in the file", from);
   ws_text t;
   ws_text_init(&t);
@@ -337,6 +334,14 @@ static char *edited(const char *from, const char *to) {
   ws_text_puts(&t, at + strlen(from));
   free(csv);
   return ws_text_take(&t);
+}
+
+/* The good file with its first occurrence of `from` replaced by `to`. */
+static char *edited(const char *from, const char *to) {
+  ws_point ps[3];
+  ws_point_result rs[3];
+  make_rows(ps, rs);
+  return replace_first(csv_of(ps, rs, 3), from, to);
 }
 
 static const struct {
@@ -541,15 +546,7 @@ static char *edited_costed(const char *from, const char *to) {
   ws_point ps[3];
   ws_point_result rs[3];
   make_costed_rows(ps, rs);
-  char *csv = csv_with(ps, rs, 3, true), *at = strstr(csv, from);
-  cr_assert_not_null(at, "no '%s' in the file", from);
-  ws_text t;
-  ws_text_init(&t);
-  ws_text_append(&t, csv, (size_t)(at - csv));
-  ws_text_puts(&t, to);
-  ws_text_puts(&t, at + strlen(from));
-  free(csv);
-  return ws_text_take(&t);
+  return replace_first(csv_with(ps, rs, 3, true), from, to);
 }
 
 Test(record, bad_cost_columns) {

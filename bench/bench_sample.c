@@ -37,9 +37,9 @@ static ws_status alloc_zeroed(ws_device *dev, uint64_t bytes, uint64_t *ptr) {
 static ws_status run(ws_device *dev, const ws_gemmgen_cfg *cfg, ws_gemmgen_problem *prob, bool sampled,
                      uint32_t threads, outcome *out) {
   ws_sampling s = {.measure_waves = sampled ? WS_SAMPLER_DEFAULT_WAVES : 0,
-                   .measure_rounds = sampled ? WS_SAMPLER_DEFAULT_ROUNDS : 0,
-                   .threads = threads};
+                   .measure_rounds = sampled ? WS_SAMPLER_DEFAULT_ROUNDS : 0};
   ws_device_set_sampling(dev, &s);
+  ws_device_set_threads(dev, threads);
   double t0 = now_seconds();
   ws_status st = ws_gemmgen_run(dev, cfg, prob, &out->ls);
   out->wall_s = now_seconds() - t0;

@@ -181,21 +181,25 @@ int main(int argc, char **argv) {
   };
   bool functional = argc > 1 && strcmp(argv[1], "functional") == 0;
   if (argc > 1 && !functional && strcmp(argv[1], "timing") != 0) {
-    fprintf(stderr, "usage: bench_sim [timing|functional] [CASE] [SMS]\n");
+    fprintf(stderr, "usage: bench_sim [timing|functional] [CASE|-] [SMS|-] [THREADS]\n");
     return 2;
   }
-  const char *only = argc > 2 ? argv[2] : NULL;
+  const char *only = argc > 2 && strcmp(argv[2], "-") != 0 ? argv[2] : NULL;
   ws_ctx *ctx = ws_ctx_create();
   ws_gpu_cfg cfg = ws_config_default();
-  if (argc > 3) cfg.gpu.num_sms = (uint32_t)strtoul(argv[3], NULL, 10);
+  if (argc > 3 && strcmp(argv[3], "-") != 0) cfg.gpu.num_sms = (uint32_t)strtoul(argv[3], NULL, 10);
+  /* host threads the timed launches' SMs run on (ws_device_set_threads) */
+  uint32_t threads = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 1;
   ws_device *dev = NULL;
   if (ws_device_create(ctx, &cfg, &dev) != WS_OK) {
     fprintf(stderr, "%s\n", ws_errmsg(ctx));
     return 1;
   }
   ws_device_set_mode(dev, functional ? WS_MODE_FUNCTIONAL : WS_MODE_TIMING);
-  printf("%s (%s preset, %u SMs), single thread, launch only, best of %d\n",
-         functional ? "functional executor" : "timing model", cfg.gpu.name, cfg.gpu.num_sms, repeats());
+  ws_device_set_threads(dev, threads);
+  printf("%s (%s preset, %u SMs), %u host thread%s, launch only, best of %d\n",
+         functional ? "functional executor" : "timing model", cfg.gpu.name, cfg.gpu.num_sms,
+         threads ? threads : 1, threads > 1 ? "s" : "", repeats());
   int rc = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!only || strncmp(cases[i].label, only, strlen(only)) == 0) rc |= run_case(dev, &cases[i]);

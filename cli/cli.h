@@ -165,26 +165,36 @@ typedef struct ws_cli_watchopt {
   uint64_t max_warp_insns, max_cycles; /* 0: the defaults (sim/exec/watchdog.h) */
   double timeout_s;                    /* 0: none */
   bool no_spin_check;
+  uint32_t sim_threads; /* --sim-threads; 0: the cores available */
 } ws_cli_watchopt;
 
 enum { /* getopt codes of the watch options */
        WS_CLI_WATCH_MAX_WARP_INSNS = 0x200,
        WS_CLI_WATCH_MAX_CYCLES,
        WS_CLI_WATCH_TIMEOUT,
-       WS_CLI_WATCH_NO_SPIN_CHECK
+       WS_CLI_WATCH_NO_SPIN_CHECK,
+       WS_CLI_WATCH_SIM_THREADS
 };
 #define WS_CLI_WATCHOPT_LONGS                                                                                \
   {"max-warp-insns", required_argument, NULL, WS_CLI_WATCH_MAX_WARP_INSNS},                                  \
       {"max-cycles", required_argument, NULL, WS_CLI_WATCH_MAX_CYCLES},                                      \
-      {"timeout", required_argument, NULL, WS_CLI_WATCH_TIMEOUT}, {                                          \
-    "no-spin-check", no_argument, NULL, WS_CLI_WATCH_NO_SPIN_CHECK                                           \
+      {"timeout", required_argument, NULL, WS_CLI_WATCH_TIMEOUT},                                            \
+      {"no-spin-check", no_argument, NULL, WS_CLI_WATCH_NO_SPIN_CHECK}, {                                    \
+    "sim-threads", required_argument, NULL, WS_CLI_WATCH_SIM_THREADS                                         \
   }
 /* Takes option code c: *taken tells whether it was one of them; returns a
  * usage error for a malformed value, else WS_EXIT_OK. */
 int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char *arg, bool *taken);
-/* Sets the limits on the device, catches SIGINT and SIGTERM (the launch
- * then stops and reports), and shows progress when stderr is a terminal. */
+/* Sets the limits and the host threads on the device, catches SIGINT and
+ * SIGTERM (the launch then stops and reports), and shows progress when
+ * stderr is a terminal. */
 void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev);
+/* The host threads a timed launch may use: --sim-threads, or the cores
+ * available (at most WS_CLI_SIM_THREADS_MAX). */
+#define WS_CLI_SIM_THREADS_MAX 64u
+uint32_t ws_cli_sim_threads(uint32_t chosen);
+/* Parses --sim-threads' value (1 .. WS_CLI_SIM_THREADS_MAX). */
+int ws_cli_parse_sim_threads(const char *cmd, const char *arg, uint32_t *out);
 /* Whether Ctrl-C or SIGTERM arrived (main exits 130 then). */
 bool ws_cli_interrupted(void);
 /* Catches SIGINT and SIGTERM (the second one kills) into the flag
@@ -196,6 +206,8 @@ volatile sig_atomic_t *ws_cli_catch_interrupts(void);
   "  --max-cycles N       stop a timed launch at cycle N (default: no limit)\n"                              \
   "  --timeout SECONDS    stop a launch after SECONDS of wall-clock time (default: no limit)\n"              \
   "  --no-spin-check      do not stop warps that provably spin forever\n"                                    \
+  "  --sim-threads N      host threads a timed launch's SMs run on, 1 to 64 (default: the\n"                 \
+  "                       cores available); the results are the same for every N\n"                          \
   "  A launch stopped by a limit or by Ctrl-C reports what it simulated so far.\n"
 extern const char ws_cli_watchopt_help[];
 

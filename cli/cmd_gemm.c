@@ -315,12 +315,11 @@ static void print_summary(const point_opts *o, const ws_point *p, const ws_point
 
 static int run_point(point_opts *o, const ws_point *p) {
   ws_ctx *ctx = ws_ctx_create();
-  /* one point at a time: a sampled loop's gaps may use every core */
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  /* one point at a time: its launches may use every core */
   ws_point_opts po = {.on_device = on_device,
                       .on_launch = on_launch,
                       .user = o,
-                      .sample_threads = cores > 1 ? (uint32_t)cores : 1,
+                      .sim_threads = ws_cli_sim_threads(o->watch.sim_threads),
                       .sample_exact = o->sample_exact};
   ws_point_result r;
   ws_cost_clock clock;

@@ -67,6 +67,8 @@ static const char sweep_help[] =
     "  --restart           ignore the records already in the CSV output (default: a\n"
     "                      sweep resumes, simulating only the points it lacks)\n"
     "  -j, --jobs N        points simulated at once (default: one per core)\n"
+    "  --sim-threads N     host threads each point's launches run on, 1 to 64 (default: the\n"
+    "                      cores the running points leave over); the records are the same\n"
     "  --timeout SECONDS   stop a point's simulation after SECONDS (it is recorded as refused)\n"
     "%s"
     "  -q, --quiet         no progress bar, no summary and no simulation cost\n"
@@ -78,7 +80,7 @@ static const char sweep_help[] =
     "failed, 2 on a usage error, 130 when interrupted (Ctrl-C: what finished is\n"
     "written, and the same command resumes).\n";
 
-enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_COST, OPT_PARAM };
+enum { OPT_SIZE = 0x400, OPT_SET, OPT_JSON, OPT_RESTART, OPT_TIMEOUT, OPT_COST, OPT_SIM_THREADS, OPT_PARAM };
 enum { OPT_KERNEL = 0x480, OPT_GRID, OPT_BLOCK, OPT_SHARED, OPT_ARG, OPT_BUF }; /* kernel sweeps' */
 
 #define KERNEL_ITEMS_MAX WS_KSPACE_ITEMS_MAX
@@ -98,6 +100,7 @@ typedef struct sweep_opts {
   bool restart, quiet, cost;
   bool sample_exact; /* --sample=exact */
   uint32_t jobs;
+  uint32_t sim_threads; /* 0: split_cores in explore/sweep.c */
   double timeout_s;
   kernel_flags kf;
 } sweep_opts;
@@ -114,6 +117,7 @@ static const struct option fixed_longs[] = {{"size", required_argument, NULL, OP
                                             {"restart", no_argument, NULL, OPT_RESTART},
                                             {"cost", no_argument, NULL, OPT_COST},
                                             {"jobs", required_argument, NULL, 'j'},
+                                            {"sim-threads", required_argument, NULL, OPT_SIM_THREADS},
                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"help", no_argument, NULL, 'h'},
@@ -204,6 +208,7 @@ static int take(sweep_opts *o, int c, const char *arg) {
       return ws_cli_usage_error("sweep", "--jobs expects 1 to 4096, found '%s'", arg);
     o->jobs = (uint32_t)v;
     return WS_EXIT_OK;
+  case OPT_SIM_THREADS: return ws_cli_parse_sim_threads("sweep", arg, &o->sim_threads);
   case OPT_TIMEOUT: {
     char *end = NULL;
     o->timeout_s = strtod(arg, &end);
@@ -564,16 +569,18 @@ static ws_status run_sweep(ws_ctx *ctx, sweep_opts *o, ws_ranks *rk, ws_sweep *s
   bool bar = root && !o->quiet && isatty(STDERR_FILENO);
   ws_sweep_runner runner = {ws_point_validate, ws_point_run};
   if (o->kf.space) runner = (ws_sweep_runner){NULL, ws_kspace_run};
-  ws_sweep_cfg cfg = {
-      .runner = runner,
-      .opts = {.timeout_s = o->timeout_s, .sample_exact = o->sample_exact, .kspace = o->kf.space},
-      .jobs = o->jobs,
-      .rank = ws_ranks_rank(rk),
-      .ranks = ws_ranks_size(rk),
-      .csv_path = alone ? o->csv : NULL,
-      .json_path = alone ? o->json : NULL,
-      .progress = bar ? progress_bar : NULL,
-      .interrupt = interrupt};
+  ws_sweep_cfg cfg = {.runner = runner,
+                      .opts = {.timeout_s = o->timeout_s,
+                               .sample_exact = o->sample_exact,
+                               .kspace = o->kf.space,
+                               .sim_threads = o->sim_threads},
+                      .jobs = o->jobs,
+                      .rank = ws_ranks_rank(rk),
+                      .ranks = ws_ranks_size(rk),
+                      .csv_path = alone ? o->csv : NULL,
+                      .json_path = alone ? o->json : NULL,
+                      .progress = bar ? progress_bar : NULL,
+                      .interrupt = interrupt};
   if (st == WS_OK) st = ws_sweep_run(ctx, s, &cfg);
   if (bar) fputc('\n', stderr);
   return alone ? st : merge_and_write(ctx, o, rk, s, st);

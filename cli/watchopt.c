@@ -42,6 +42,22 @@ static int parse_seconds(const char *cmd, const char *arg, double *out) {
   return WS_EXIT_OK;
 }
 
+int ws_cli_parse_sim_threads(const char *cmd, const char *arg, uint32_t *out) {
+  uint64_t v;
+  if (!ws_cli_parse_u64(arg, WS_CLI_SIM_THREADS_MAX, &v) || v == 0)
+    return ws_cli_usage_error(cmd, "--sim-threads expects a whole number from 1 to %u, found '%s'",
+                              WS_CLI_SIM_THREADS_MAX, arg);
+  *out = (uint32_t)v;
+  return WS_EXIT_OK;
+}
+
+uint32_t ws_cli_sim_threads(uint32_t chosen) {
+  if (chosen) return chosen;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1) return 1;
+  return (uint64_t)cores < WS_CLI_SIM_THREADS_MAX ? (uint32_t)cores : WS_CLI_SIM_THREADS_MAX;
+}
+
 int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char *arg, bool *taken) {
   *taken = true;
   switch (c) {
@@ -49,6 +65,7 @@ int ws_cli_watchopt_take(const char *cmd, ws_cli_watchopt *o, int c, const char 
   case WS_CLI_WATCH_MAX_CYCLES: return parse_limit(cmd, "--max-cycles", arg, &o->max_cycles);
   case WS_CLI_WATCH_TIMEOUT: return parse_seconds(cmd, arg, &o->timeout_s);
   case WS_CLI_WATCH_NO_SPIN_CHECK: o->no_spin_check = true; return WS_EXIT_OK;
+  case WS_CLI_WATCH_SIM_THREADS: return ws_cli_parse_sim_threads(cmd, arg, &o->sim_threads);
   default: *taken = false; return WS_EXIT_OK;
   }
 }
@@ -91,4 +108,5 @@ void ws_cli_watchopt_apply(const ws_cli_watchopt *o, ws_device *dev) {
                       .interrupt = &interrupted,
                       .progress = isatty(STDERR_FILENO) ? show_progress : NULL};
   ws_device_set_watch(dev, &w);
+  ws_device_set_threads(dev, ws_cli_sim_threads(o->sim_threads));
 }

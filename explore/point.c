@@ -551,8 +551,8 @@ static ws_status measure(ws_ctx *ctx, ws_device *dev, const ws_gpu_cfg *gpu, con
   bool chained = p->kind == WS_POINT_ATTENTION && strncmp(p->attn, "flash", WS_POINT_NAME_MAX) != 0;
   ws_device_set_sampling(dev, &(ws_sampling){.measure_waves = p->sample_waves,
                                              .measure_rounds = p->sample_rounds,
-                                             .threads = opts ? opts->sample_threads : 0,
                                              .exact = chained || (opts && opts->sample_exact)});
+  ws_device_set_threads(dev, opts ? opts->sim_threads : 0);
   if (opts && opts->on_device) opts->on_device(opts->user, dev);
   meter m = {.dev = dev, .opts = opts, .res = res};
   ws_device_set_observer(dev, observe, &m);

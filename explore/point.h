@@ -142,12 +142,12 @@ typedef void (*ws_point_launch_fn)(void *user, const ws_device *dev, const char 
 typedef void (*ws_point_device_fn)(void *user, ws_device *dev);
 
 typedef struct ws_point_opts {
-  double timeout_s;             /* wall-clock bound of the point's simulation; 0: none */
-  uint32_t sample_threads;      /* host threads a sampled loop's gaps may use (ws_sampling.threads); 0: one */
-  bool sample_exact;            /* a sampled point computes every CTA in full (ws_sampling.exact) */
-  ws_point_device_fn on_device; /* NULL: none */
-  ws_point_launch_fn on_launch; /* NULL: none */
-  void *user;                   /* passed to both */
+  double timeout_s;               /* wall-clock bound of the point's simulation; 0: none */
+  uint32_t sim_threads;           /* host threads a timed launch may use (ws_device_set_threads); 0: one */
+  bool sample_exact;              /* a sampled point computes every CTA in full (ws_sampling.exact) */
+  ws_point_device_fn on_device;   /* NULL: none */
+  ws_point_launch_fn on_launch;   /* NULL: none */
+  void *user;                     /* passed to both */
   const struct ws_kspace *kspace; /* a kernel sweep's shared inputs (explore/kspace.h); NULL otherwise */
 } ws_point_opts;
 

@@ -413,14 +413,14 @@ static uint32_t pick_jobs(const ws_sweep_cfg *cfg, size_t pending) {
   return (uint32_t)jobs;
 }
 
-/* The cores the points running at once leave over go to their sampled
- * loops' gaps (ws_point_opts.sample_threads), unless the caller chose: a
- * sweep of fewer points than cores still uses them all. The results are
- * the same whatever the split (sim/gpu/sampler.h). */
+/* The cores the points running at once leave over go to their launches
+ * (ws_point_opts.sim_threads), unless the caller chose: a sweep of fewer
+ * points than cores still uses them all. The results are the same
+ * whatever the split (ws_engine_set_threads). */
 static void split_cores(ws_sweep_cfg *cfg, uint32_t jobs) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cfg->opts.sample_threads || cores <= 1 || jobs == 0) return;
-  cfg->opts.sample_threads = (uint32_t)cores / jobs > 1 ? (uint32_t)cores / jobs : 1;
+  if (cfg->opts.sim_threads || cores <= 1 || jobs == 0) return;
+  cfg->opts.sim_threads = (uint32_t)cores / jobs > 1 ? (uint32_t)cores / jobs : 1;
 }
 
 /* The share's size and how many of it lack a result. */

@@ -226,6 +226,12 @@ ws_status ws_mem_free(ws_mem *mem, ws_ctx *ctx, uint64_t addr) {
   return WS_OK;
 }
 
+/* The page holding base-relative offset `off`; NULL: never written. An
+ * atomic load: another host thread may be installing it (touch_page). */
+static uint8_t *page_at(const alloc_rec *r, uint64_t off) {
+  return __atomic_load_n(&r->pages[off >> PAGE_SHIFT], __ATOMIC_ACQUIRE);
+}
+
 static ws_mem_fault check_access(ws_mem *mem, uint64_t addr, uint32_t size_bytes, alloc_rec **out) {
   if (size_bytes == 0 || size_bytes > 16 || (addr & (size_bytes - 1)) || (size_bytes & (size_bytes - 1)))
     return WS_MEM_MISALIGNED;
@@ -241,7 +247,7 @@ ws_mem_fault ws_mem_read(ws_mem *mem, uint64_t addr, void *dst, uint32_t size_by
   ws_mem_fault f = check_access(mem, addr, size_bytes, &r);
   if (f != WS_MEM_OK) return f;
   uint64_t off = addr - r->base;
-  const uint8_t *page = r->pages[off >> PAGE_SHIFT];
+  const uint8_t *page = page_at(r, off);
   if (page)
     memcpy(dst, page + (off & (PAGE_BYTES - 1)), size_bytes);
   else
@@ -249,14 +255,22 @@ ws_mem_fault ws_mem_read(ws_mem *mem, uint64_t addr, void *dst, uint32_t size_by
   return WS_MEM_OK;
 }
 
-/* The page holding base-relative offset `off`, allocated on first touch. */
+/* The page holding base-relative offset `off`, allocated on first touch.
+ * The timing model's SMs issue on several host threads (sim/gpu/team.h),
+ * so two may touch a new page at once: the first to install its page wins
+ * and the other frees its own. */
 static uint8_t *touch_page(ws_mem *mem, alloc_rec *r, uint64_t off) {
   uint8_t **slot = &r->pages[off >> PAGE_SHIFT];
-  if (!*slot) {
-    *slot = calloc(1, PAGE_BYTES);
-    if (*slot) mem->resident_pages++;
+  uint8_t *page = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (page) return page;
+  uint8_t *mine = calloc(1, PAGE_BYTES);
+  if (!mine) return NULL;
+  if (!__atomic_compare_exchange_n(slot, &page, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    free(mine);
+    return page;
   }
-  return *slot;
+  __atomic_fetch_add(&mem->resident_pages, 1, __ATOMIC_RELAXED);
+  return mine;
 }
 
 ws_mem_fault ws_mem_write(ws_mem *mem, uint64_t addr, const void *src, uint32_t size_bytes) {
@@ -276,7 +290,7 @@ bool ws_mem_page_span(ws_mem *mem, uint64_t addr, uint64_t size_bytes, bool writ
   if (!r || !r->live) return false;
   uint64_t off = addr - r->base;
   if (off >> PAGE_SHIFT != (off + size_bytes - 1) >> PAGE_SHIFT) return false;
-  uint8_t *page = write ? touch_page(mem, r, off) : r->pages[off >> PAGE_SHIFT];
+  uint8_t *page = write ? touch_page(mem, r, off) : page_at(r, off);
   if (write && !page) return false;
   *bytes = page ? page + (off & (PAGE_BYTES - 1)) : NULL;
   return true;

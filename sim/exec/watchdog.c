@@ -155,17 +155,26 @@ ws_status ws_watchdog_poll(ws_watchdog *wd, ws_ctx *ctx, const ws_launch_stats *
   return WS_OK;
 }
 
+/* after: the counts include the cycle's steps (ws_watchdog_check_after),
+ * so reaching a limit is allowed and passing it is not */
 static ws_status check_insn_limits(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
-                                   const ws_launch_stats *ls, uint64_t cycle) {
+                                   const ws_launch_stats *ls, uint64_t cycle, bool after) {
   char why[160];
-  if (ls->warp_insns >= wd->budget) {
+  if (after && ls->warp_insns > wd->budget) {
+    snprintf(why, sizeof why,
+             "the launch issued %" PRIu64 " warp instructions, past the launch's limit of %" PRIu64,
+             ls->warp_insns, wd->budget);
+    return stop(wd, ctx, WS_ERR_BUDGET, why, "raise it with --set gpu.insn_budget_warp_insns=N", cta, warp,
+                ls, cycle);
+  }
+  if (!after && ls->warp_insns >= wd->budget) {
     snprintf(why, sizeof why, "the launch issued %" PRIu64 " warp instructions, the launch's limit",
              wd->budget);
     return stop(wd, ctx, WS_ERR_BUDGET, why, "raise it with --set gpu.insn_budget_warp_insns=N", cta, warp,
                 ls, cycle);
   }
   const ws_warp *w = &cta->warps[warp];
-  if (w->insns_issued >= wd->per_warp) {
+  if (w->insns_issued >= wd->per_warp + after) {
     snprintf(why, sizeof why,
              "a warp passed the limit of %" PRIu64 " instructions per warp%s: a loop that never ends?",
              wd->per_warp,
@@ -305,11 +314,21 @@ static ws_status detect_spin(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, ui
   return WS_OK;
 }
 
-ws_status ws_watchdog_check(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
-                            const ws_launch_stats *ls, uint64_t cycle) {
-  ws_status st = check_insn_limits(wd, ctx, cta, warp, ls, cycle);
+static ws_status check(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
+                       const ws_launch_stats *ls, uint64_t cycle, bool after) {
+  ws_status st = check_insn_limits(wd, ctx, cta, warp, ls, cycle, after);
   if (st == WS_OK) st = ws_watchdog_poll(wd, ctx, ls, cycle);
   if (st == WS_OK && wd->recs) st = detect_spin(wd, ctx, cta, warp, ls, cycle);
   set_next(wd, ls);
   return st;
+}
+
+ws_status ws_watchdog_check(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
+                            const ws_launch_stats *ls, uint64_t cycle) {
+  return check(wd, ctx, cta, warp, ls, cycle, false);
+}
+
+ws_status ws_watchdog_check_after(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
+                                  const ws_launch_stats *ls, uint64_t cycle) {
+  return check(wd, ctx, cta, warp, ls, cycle, true);
 }

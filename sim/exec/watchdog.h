@@ -79,9 +79,14 @@ void ws_watchdog_free(ws_watchdog *wd);
 static inline bool ws_watchdog_due(const ws_watchdog *wd, uint64_t launch_warp_insns) {
   return launch_warp_insns >= wd->next_check;
 }
+/* 1 when a step has WS_WATCHDOG_EFFECTS: a driver that steps warps on
+ * several host threads counts them apart and adds them to wd->effects. */
+static inline uint32_t ws_watchdog_effect(const ws_warp_step *step) {
+  return (step->flags & WS_WATCHDOG_EFFECTS) != 0;
+}
 /* After each step: counts its effects. */
 static inline void ws_watchdog_count(ws_watchdog *wd, const ws_warp_step *step) {
-  wd->effects += (step->flags & WS_WATCHDOG_EFFECTS) != 0;
+  wd->effects += ws_watchdog_effect(step);
 }
 
 /* The slow path, before warp `warp` of `cta` steps: limits, progress and
@@ -89,6 +94,14 @@ static inline void ws_watchdog_count(ws_watchdog *wd, const ws_warp_step *step) 
  * current cycle (0 in functional mode). */
 ws_status ws_watchdog_check(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
                             const ws_launch_stats *ls, uint64_t cycle);
+
+/* The same, for a driver that steps many warps at once (the timing model,
+ * whose SMs issue on several host threads): called after a cycle's steps
+ * when ws_watchdog_due, with ls counting them and `warp` one of the warps
+ * that stepped. A launch may then reach its limits and stops once it has
+ * passed one, at the end of the cycle in which it did. */
+ws_status ws_watchdog_check_after(ws_watchdog *wd, ws_ctx *ctx, const ws_cta *cta, uint32_t warp,
+                                  const ws_launch_stats *ls, uint64_t cycle);
 
 /* Limits that do not need an instruction to be checked (cycles, time,
  * interrupt, progress); the timing model calls it while warps wait. */

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim/exec/taint.h"
 #include "sim/gpu/engine_int.h"
@@ -64,9 +65,14 @@ ws_status ws_engine_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, ws_stats *stats, 
   e->sm_parked = calloc(e->nsms, sizeof *e->sm_parked);
   e->nwords = (e->nsms + 63) / 64;
   e->sm_awake = calloc(e->nwords, sizeof *e->sm_awake);
-  ws_status st = e->sms && e->sm_next && e->sm_blocked && e->sm_parked && e->sm_awake
-                     ? register_stats(e)
-                     : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
+  e->due = calloc(e->nsms, sizeof *e->due);
+  e->issued = calloc(e->nsms, sizeof *e->issued);
+  e->tally = aligned_alloc(64, WS_TEAM_MAX_THREADS * sizeof *e->tally);
+  if (e->tally) memset(e->tally, 0, WS_TEAM_MAX_THREADS * sizeof *e->tally);
+  ws_status st =
+      e->sms && e->sm_next && e->sm_blocked && e->sm_parked && e->sm_awake && e->due && e->issued && e->tally
+          ? register_stats(e)
+          : ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating SMs");
   if (st == WS_OK) st = ws_memsys_create(ctx, cfg, stats, &e->q, &e->mem);
   if (st == WS_OK) ws_memsys_set_host_write_observer(e->mem, agent_landed, e);
   for (uint32_t i = 0; i < e->nsms && st == WS_OK; i++)
@@ -89,6 +95,10 @@ struct ws_uvm *ws_engine_uvm(ws_engine *e) {
 
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg) {
   e->sampling = cfg ? *cfg : (ws_sampling){0};
+}
+
+void ws_engine_set_threads(ws_engine *e, uint32_t threads) {
+  e->threads = threads < WS_TEAM_MAX_THREADS ? threads : WS_TEAM_MAX_THREADS;
 }
 
 void ws_engine_set_probe(ws_engine *e, const ws_probe *probe) {
@@ -139,6 +149,10 @@ void ws_engine_destroy(ws_engine *e) {
   free(e->sm_blocked);
   free(e->sm_parked);
   free(e->sm_awake);
+  free(e->due);
+  free(e->issued);
+  free(e->tally);
+  ws_team_destroy(e->team);
   free(e->window);
   free(e->batch_start);
   free(e->loop_start);
@@ -223,25 +237,162 @@ static uint64_t next_cycle(const ws_engine *e) {
   return t;
 }
 
-/* Visits the SMs due at t, in index order; places CTAs into slots freed. */
-static ws_status run_sms(ws_engine *e, uint64_t t) {
-  bool freed = false;
+/* The SMs due at t, in index order, into e->due. */
+static void collect_due(ws_engine *e, uint64_t t) {
+  e->ndue = 0;
+  e->due_cycle = t;
   for (uint32_t w = 0; w < e->nwords; w++)
     for (uint64_t m = e->sm_awake[w]; m; m &= m - 1) {
       uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
-      if (e->sm_next[i] > t) continue;
-      uint32_t retired = 0;
-      e->gpu_visits++;
-      ws_status st = ws_sm_cycle(e->sms[i], t, &retired);
-      ws_engine_sync_sm(e, i);
-      if (st != WS_OK) return st;
-      e->dispatch.retired += retired;
-      freed |= retired != 0;
+      if (e->sm_next[i] <= t) e->due[e->ndue++] = i;
     }
+}
+
+static void issue_one(void *user, uint32_t k, uint32_t thread) {
+  ws_engine *e = user;
+  ws_sm *sm = e->sms[e->due[k]];
+  ws_engine_issued *out = &e->issued[k];
+  out->st = ws_sm_cycle_issue(sm, e->due_cycle, &e->tally[thread], &out->retired);
+  out->next_cycle = ws_sm_next_cycle(sm);
+  out->blocked = ws_sm_lsu_blocked(sm);
+  const ws_cta *cta;
+  uint32_t warp;
+  out->over_limit = ws_sm_over_limit(sm, &cta, &warp);
+}
+
+/* Below this many due SMs a cycle's issue halves run on the caller: handing
+ * them to the team costs about as much as a few SMs' issue. */
+#define TEAM_MIN_DUE_SMS 4u
+/* ws_engine_pick's epochs: cycles of TEAM_MIN_DUE_SMS due SMs or more
+ * (some milliseconds each), and the settled epochs between two probes */
+#define PICK_EPOCH_CYCLES 2048u
+#define PICK_SETTLED_EPOCHS 32u
+enum { PICK_PROBE_ON, PICK_PROBE_OFF, PICK_SETTLED };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void pick_start(ws_engine_pick *p, uint8_t phase, bool use) {
+  p->phase = phase;
+  p->use = use;
+  p->left = PICK_EPOCH_CYCLES;
+  p->visits = 0;
+  p->start_s = now_s();
+}
+
+/* An epoch is over: the next one's way. */
+static void pick_next(ws_engine_pick *p) {
+  double per_visit = (now_s() - p->start_s) / (double)(p->visits ? p->visits : 1);
+  if (p->phase == PICK_PROBE_ON) {
+    p->on_s_per_visit = per_visit;
+    pick_start(p, PICK_PROBE_OFF, false);
+  } else if (p->phase == PICK_PROBE_OFF) {
+    p->settled = PICK_SETTLED_EPOCHS;
+    pick_start(p, PICK_SETTLED, p->on_s_per_visit < per_visit);
+  } else if (--p->settled == 0) {
+    pick_start(p, PICK_PROBE_ON, true);
+  } else {
+    pick_start(p, PICK_SETTLED, p->use);
+  }
+}
+
+static bool use_team(ws_engine *e) {
+  if (!e->on_team || e->ndue < TEAM_MIN_DUE_SMS) return false;
+  ws_engine_pick *p = &e->pick;
+  if (p->left-- == 0) pick_next(p);
+  p->visits += e->ndue;
+  return p->use;
+}
+
+static void issue_all(ws_engine *e) {
+  if (use_team(e)) {
+    ws_team_run(e->team, issue_one, e, e->due, e->ndue);
+    return;
+  }
+  for (uint32_t k = 0; k < e->ndue; k++) issue_one(e, k, 0);
+}
+
+/* Adds the threads' tallies to the launch's counts and zeroes them. */
+static void fold_tallies(ws_engine *e) {
+  uint32_t n = e->on_team ? e->threads : 1;
+  for (uint32_t th = 0; th < n; th++) {
+    ws_sm_tally *t = &e->tally[th];
+    ws_launch_stats *ls = e->ls;
+    ls->warp_insns += t->ls.warp_insns;
+    ls->thread_insns += t->ls.thread_insns;
+    for (int u = 0; u < WS_UNIT_COUNT; u++) ls->warp_insns_by_unit[u] += t->ls.warp_insns_by_unit[u];
+    e->wd->effects += t->effects;
+    t->ls.warp_insns = t->ls.thread_insns = t->effects = 0;
+    memset(t->ls.warp_insns_by_unit, 0, sizeof t->ls.warp_insns_by_unit);
+  }
+}
+
+/* The issue halves' results, taken in SM order: the first fault (lowest
+ * SM) is the launch's. */
+static ws_status fold_issues(ws_engine *e, bool *freed, bool *over_limit) {
+  ws_status st = WS_OK;
+  fold_tallies(e);
+  for (uint32_t k = 0; k < e->ndue; k++) {
+    uint32_t i = e->due[k];
+    const ws_engine_issued *r = &e->issued[k];
+    ws_engine_sync_sm_to(e, i, r->next_cycle, r->blocked);
+    e->dispatch.retired += r->retired;
+    *freed |= r->retired != 0;
+    *over_limit |= r->over_limit;
+    if (st == WS_OK && r->st != WS_OK)
+      st = ws_ctx_fail(e->ctx, r->st, "%s", ws_errmsg(ws_sm_issue_ctx(e->sms[i])));
+  }
+  return st;
+}
+
+/* The watchdog's look once the cycle's issues are counted: at the first
+ * warp that passed its instruction limit in it (lowest SM), else at a warp
+ * that issued, taken in turn over the SMs' sub-partitions, so that the
+ * spin detector comes to see every warp that keeps issuing. */
+static ws_status watchdog_check(ws_engine *e, uint64_t t) {
+  for (uint32_t k = 0; k < e->ndue; k++) {
+    const ws_cta *cta;
+    uint32_t warp;
+    if (ws_sm_over_limit(e->sms[e->due[k]], &cta, &warp))
+      return ws_watchdog_check_after(e->wd, e->ctx, cta, warp, e->ls, t);
+  }
+  uint32_t nsp = e->cfg->sm.subpartitions, slots = e->ndue * nsp;
+  for (uint32_t n = 0; n < slots; n++) {
+    uint32_t pick = (e->wd_pick + 1 + n) % slots;
+    const ws_cta *cta;
+    uint32_t warp;
+    if (!ws_sm_issued_at(e->sms[e->due[pick / nsp]], pick % nsp, t, &cta, &warp)) continue;
+    e->wd_pick = pick;
+    return ws_watchdog_check_after(e->wd, e->ctx, cta, warp, e->ls, t);
+  }
+  return WS_OK; /* no issue at t: the counts did not move */
+}
+
+/* Visits the SMs due at t: every one's send half in index order (the memory
+ * system's state is shared), then their issue halves, on the team when the
+ * launch may use it; places CTAs into slots freed. */
+static ws_status run_sms(ws_engine *e, uint64_t t) {
+  collect_due(e, t);
+  bool freed = false;
+  for (uint32_t k = 0; k < e->ndue; k++) {
+    uint32_t i = e->due[k], retired = 0;
+    e->gpu_visits++;
+    ws_sm_cycle_send(e->sms[i], t, &retired);
+    e->dispatch.retired += retired;
+    freed |= retired != 0;
+  }
+  issue_all(e);
+  bool over_limit = false;
+  ws_status st = fold_issues(e, &freed, &over_limit);
+  if (st == WS_OK && (ws_watchdog_due(e->wd, e->ls->warp_insns) || over_limit)) st = watchdog_check(e, t);
+  if (st != WS_OK) return st;
   if (!freed) return WS_OK;
   if (e->loops.pending_insns) ws_engine_loop_price(e, t, false); /* before the wave sampler reads the time */
   if (e->smp.phase == WS_SAMPLER_WARM || e->smp.phase == WS_SAMPLER_MEASURE) {
-    ws_status st = ws_engine_sample_wave(e, t);
+    st = ws_engine_sample_wave(e, t);
     if (st != WS_OK) return st;
   }
   e->ls->ctas = e->dispatch.retired; /* for progress reports */
@@ -354,6 +505,29 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
   ls->cycles_ci95 = (uint64_t)llround(spread + e->loops.drift_cycles + WS_SAMPLER_GAP_SHARE * skipped);
 }
 
+static bool has_global_atomics(const ws_kernel *k) {
+  for (uint32_t pc = 0; pc < k->ninsns; pc++) {
+    ws_op op = (ws_op)k->insns[pc].op;
+    if (ws_isa_is_atomic(op) && ws_isa_sig(op, 1).kind == 'g') return true;
+  }
+  return false;
+}
+
+/* Whether the launch's SMs issue on the team (ws_engine_set_threads says
+ * when they may not). A team that cannot be started leaves the launch on
+ * one thread: its results are the same. */
+static void plan_team(ws_engine *e, const ws_exec_launch *l) {
+  e->on_team = e->threads > 1 && !e->probe && !e->prof && !l->agent && !l->sanitize && !l->taint &&
+               !has_global_atomics(l->kernel);
+  if (!e->on_team) return;
+  if (e->team && ws_team_threads(e->team) != e->threads) {
+    ws_team_destroy(e->team);
+    e->team = NULL;
+  }
+  if (!e->team && ws_team_create(NULL, e->threads, e->nsms, &e->team) != WS_OK) e->on_team = false;
+  pick_start(&e->pick, PICK_PROBE_ON, true);
+}
+
 /* A sampled launch that nobody watches, checks or runs host code beside,
  * of a grid large enough: its CTAs but a spread few run the kernel's slice
  * (timed the same, computing only what timing depends on). *launch then
@@ -378,6 +552,7 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   memset(ls, 0, sizeof *ls);
   ws_status st = plan_slice(e, &launch);
   if (st != WS_OK) return st;
+  plan_team(e, launch);
   memset(&e->smp, 0, sizeof e->smp); /* off until begin plans it */
   memset(&e->loops, 0, sizeof e->loops);
   ls->occupancy = *occ;
@@ -393,7 +568,6 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
                    .nrows = ws_cta_regs_needed(launch->kernel),
                    .ctas_per_sm = occ->ctas_per_sm,
                    .warps_per_cta = occ->warps_per_cta,
-                   .ls = ls,
                    .probe = e->probe,
                    .prof = e->prof};
   if (e->probe && launch->taint)
@@ -409,7 +583,9 @@ ws_status ws_engine_run(ws_engine *e, const ws_exec_launch *launch, const ws_occ
   uint64_t resident = (uint64_t)e->nsms * occ->ctas_per_sm;
   if (ctas < resident) resident = ctas;
   st = ws_watchdog_init(&wd, e->ctx, launch, (uint32_t)(resident * occ->warps_per_cta));
-  env.wd = e->wd = &wd;
+  e->wd = &wd;
+  env.warp_insn_limit = wd.per_warp;
+  e->wd_pick = UINT32_MAX; /* the first look starts at the lowest SM's first sub-partition */
   e->ls = ls;
   e->launch = launch;
   ws_scoreboard_insn *table = NULL;

@@ -50,6 +50,16 @@ void ws_engine_set_pcprof(ws_engine *e, ws_pcprof *prof);
  * every instruction where it runs. */
 void ws_engine_set_sampling(ws_engine *e, const ws_sampling *cfg);
 
+/* Host threads later launches may use (0 or 1: the caller's alone; at most
+ * WS_TEAM_MAX_THREADS): each visited cycle's SMs issue on them when a
+ * launch lets them, and a sampled launch's gaps run on them. Results,
+ * counters and traces are the same whatever the number; only the wall time
+ * changes. A launch runs on one thread when its CTAs may see each other's
+ * memory in an order the threads would change (global atomics), or when it
+ * is traced, profiled, checked, followed or runs host code beside it:
+ * those watch every instruction in the order one thread issues them. */
+void ws_engine_set_threads(ws_engine *e, uint32_t threads);
+
 /* Managed memory's state (sim/memsys/uvm.h), which lasts across launches. */
 struct ws_uvm *ws_engine_uvm(ws_engine *e);
 

@@ -14,6 +14,7 @@
 #include "sim/exec/slice.h"
 #include "sim/gpu/dispatch.h"
 #include "sim/gpu/engine.h"
+#include "sim/gpu/team.h"
 #include "sim/memsys/memsys.h"
 #include "sim/sm/sm.h"
 
@@ -23,6 +24,29 @@
  * resident CTAs: a look reads every resident CTA, and a window lasts
  * thousands of cycles. */
 #define WS_ENGINE_LOOP_LOOK_EVERY_ITERATIONS 16u
+
+/* Whether the team is worth its hand-offs, measured as the launch runs: a
+ * busy host (other processes on the cores) can make a team slower than
+ * one thread. Epochs of cycles alternate the two ways while probing; the
+ * faster is kept for a while, then probed again. Results do not depend on
+ * it (engine.c), only the wall time. */
+typedef struct ws_engine_pick {
+  bool use;         /* this epoch's way */
+  uint8_t phase;    /* PICK_PROBE_ON, PICK_PROBE_OFF, PICK_SETTLED */
+  uint32_t left;    /* cycles left in the epoch */
+  uint32_t settled; /* epochs left before probing again */
+  uint64_t visits;  /* SM visits in the epoch */
+  double start_s;   /* when it began */
+  double on_s_per_visit;
+} ws_engine_pick;
+
+typedef struct ws_engine_issued {
+  uint64_t next_cycle;
+  ws_status st;
+  uint32_t retired;
+  bool blocked;
+  bool over_limit; /* a warp passed its instruction limit (ws_sm_over_limit) */
+} ws_engine_issued;
 
 struct ws_engine {
   ws_ctx *ctx;
@@ -53,6 +77,25 @@ struct ws_engine {
   uint64_t *sm_awake;
   uint32_t nwords;
   ws_dispatch dispatch;
+  /* the SMs due at the visited cycle, in index order, with what the issue
+   * half of each one's cycle returned (ws_sm_cycle_issue) and left: the
+   * SM's next cycle and whether its LSU is blocked, copied by the thread
+   * that ran it so the main loop reads them from here, not from an SM
+   * struct another core just wrote */
+  uint32_t *due;
+  ws_engine_issued *issued;
+  uint32_t ndue;
+  uint64_t due_cycle;
+  /* per host thread: the executor's counters of its issues this cycle */
+  ws_sm_tally *tally;
+  /* host threads: the user's choice (ws_engine_set_threads), the team
+   * running the issue halves (NULL: one thread), and whether the running
+   * launch may use it (engine.c, issue_on_team) */
+  uint32_t threads;
+  ws_team *team;
+  bool on_team;
+  ws_engine_pick pick;
+  uint32_t wd_pick; /* where the watchdog's look for an issued warp starts */
   uint64_t cycle;
   bool keep_l2;                 /* a launch finds the previous launch's L2 contents */
   ws_watchdog *wd;              /* the running launch's */
@@ -91,10 +134,9 @@ struct ws_engine {
 
 /* Both files keep the SMs' copies current: inline, so the main loop's
  * visit pays no call and neither file calls into the other for it. */
-/* Re-reads SM i's state after a call that may have changed it. */
-static inline void ws_engine_sync_sm(ws_engine *e, uint32_t i) {
-  e->sm_next[i] = ws_sm_next_cycle(e->sms[i]);
-  bool blocked = ws_sm_lsu_blocked(e->sms[i]);
+/* Takes SM i's next cycle and LSU state. */
+static inline void ws_engine_sync_sm_to(ws_engine *e, uint32_t i, uint64_t next, bool blocked) {
+  e->sm_next[i] = next;
   /* only a visit's refusal blocks an LSU: this is that refusal's cycle */
   if (blocked && !e->sm_blocked[i]) e->sm_parked[i] = e->mem_progress_cycles;
   e->sm_blocked[i] = blocked;
@@ -103,6 +145,11 @@ static inline void ws_engine_sync_sm(ws_engine *e, uint32_t i) {
     e->sm_awake[i / 64] |= bit;
   else
     e->sm_awake[i / 64] &= ~bit;
+}
+
+/* Re-reads SM i's state after a call that may have changed it. */
+static inline void ws_engine_sync_sm(ws_engine *e, uint32_t i) {
+  ws_engine_sync_sm_to(e, i, ws_sm_next_cycle(e->sms[i]), ws_sm_lsu_blocked(e->sms[i]));
 }
 
 /* Counts the retries SM i's blocked LSU skipped: `later` cycles with memory

@@ -111,8 +111,7 @@ static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t
  * threads only read device memory while the few computed CTAs, which may
  * write, run alone first (nothing the others read depends on them). */
 static uint32_t wave_gap_threads(const ws_engine *e, uint64_t n) {
-  uint32_t threads =
-      e->sampling.threads < WS_SAMPLER_MAX_THREADS ? e->sampling.threads : WS_SAMPLER_MAX_THREADS;
+  uint32_t threads = e->threads;
   if (threads < 2 || n < 2 * (uint64_t)threads || !e->slice.roles || e->slice.global_writes) return 1;
   return threads;
 }
@@ -330,8 +329,8 @@ static void *run_job(void *arg) {
 /* Runs jobs [0, n) at once, one thread each (inline when a thread cannot
  * be started: the outcome is the same). */
 static void run_job_list(gap_job **jobs, uint32_t n) {
-  pthread_t tid[WS_SAMPLER_MAX_THREADS];
-  bool started[WS_SAMPLER_MAX_THREADS];
+  pthread_t tid[WS_TEAM_MAX_THREADS];
+  bool started[WS_TEAM_MAX_THREADS];
   for (uint32_t i = 0; i < n; i++) {
     started[i] = i > 0 && pthread_create(&tid[i], NULL, run_job, jobs[i]) == 0;
     if (i > 0 && !started[i]) run_job(jobs[i]);
@@ -342,7 +341,7 @@ static void run_job_list(gap_job **jobs, uint32_t n) {
 }
 
 static void run_jobs(gap_job *jobs, uint32_t n) {
-  gap_job *list[WS_SAMPLER_MAX_THREADS];
+  gap_job *list[WS_TEAM_MAX_THREADS];
   for (uint32_t i = 0; i < n; i++) list[i] = &jobs[i];
   run_job_list(list, n);
 }
@@ -396,7 +395,7 @@ static ws_status take_jobs(ws_engine *e, gap_job *jobs, uint32_t m, const ws_lau
 /* The gap's CTAs in batches of `threads`, each batch at once. */
 static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, uint32_t threads, uint64_t t,
                              uint64_t *short_of) {
-  gap_job jobs[WS_SAMPLER_MAX_THREADS];
+  gap_job jobs[WS_TEAM_MAX_THREADS];
   ws_status st = jobs_open(e, jobs, threads);
   for (uint32_t first = 0; first < n && st == WS_OK; first += threads) {
     uint32_t m = n - first < threads ? n - first : threads;
@@ -420,12 +419,12 @@ static ws_status gap_threads(ws_engine *e, uint32_t n, const uint64_t *shares, u
  * then the warmings and counts are applied in CTA order, so the L2 and
  * every counter end as one thread leaves them. */
 static ws_status wave_threads(ws_engine *e, uint64_t first, uint64_t n, uint32_t threads) {
-  gap_job jobs[WS_SAMPLER_MAX_THREADS];
+  gap_job jobs[WS_TEAM_MAX_THREADS];
   ws_status st = jobs_open(e, jobs, threads);
   for (uint64_t id = first; id < first + n && st == WS_OK; id += threads) {
     uint32_t m = first + n - id < threads ? (uint32_t)(first + n - id) : threads, np = 0;
     ws_launch_stats base = *e->ls;
-    gap_job *sliced[WS_SAMPLER_MAX_THREADS];
+    gap_job *sliced[WS_TEAM_MAX_THREADS];
     for (uint32_t i = 0; i < m; i++) {
       job_reset(&jobs[i], e, &base);
       jobs[i].first = id + i, jobs[i].count = 1;
@@ -455,8 +454,7 @@ static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t,
   for (uint32_t k = 0; k < n; k++)
     e->ffwd_share[k] = (uint64_t)llround((double)rounds * (mean > 0 ? (double)e->ffwd_speed[k] / mean : 1.0));
   *short_of = 0;
-  uint32_t threads =
-      e->sampling.threads < WS_SAMPLER_MAX_THREADS ? e->sampling.threads : WS_SAMPLER_MAX_THREADS;
+  uint32_t threads = e->threads;
   if (threads > 1 && n > 1) return gap_threads(e, n, e->ffwd_share, threads, t, short_of);
   ws_ffwd_env env = ffwd_env(e, true);
   for (uint32_t k = 0; k < n; k++) {

@@ -37,17 +37,11 @@ typedef struct ws_sampling {
    * timed before the rest is skipped; 0: off, else
    * WS_SAMPLER_MIN_ROUNDS .. WS_SAMPLER_MAX_ROUNDS */
   uint32_t measure_rounds;
-  /* host threads a loop's gap may run on (0 or 1: the caller's alone; at
-   * most WS_SAMPLER_MAX_THREADS). The results, cycles and counters are the
-   * same whatever the number: only the wall time changes. */
-  uint32_t threads;
   /* true: every CTA computes every instruction (--sample=exact); false:
    * beyond WS_SLICE_COMPUTED_CTAS spread CTAs, each runs the kernel's
    * slice (sim/exec/slice.h), timed the same, its outputs left unwritten */
   bool exact;
 } ws_sampling;
-
-#define WS_SAMPLER_MAX_THREADS 64
 
 /* The interval's systematic part, as a share of the skipped cycles: a gap
  * brings CTAs that had drifted apart back in step, so what follows it runs

@@ -36,6 +36,7 @@ struct ws_device {
   ws_stats *stats;
   ws_engine *engine; /* created on the first timed launch */
   bool keep_l2;
+  uint32_t threads;
   ws_sampling sampling;
   const ws_probe *probe;
   ws_pcprof *prof;
@@ -282,6 +283,11 @@ void ws_device_write_back_l2(ws_device *dev) {
   if (dev->engine) ws_engine_write_back_l2(dev->engine);
 }
 
+void ws_device_set_threads(ws_device *dev, uint32_t threads) {
+  dev->threads = threads;
+  if (dev->engine) ws_engine_set_threads(dev->engine, threads);
+}
+
 void ws_device_set_sampling(ws_device *dev, const ws_sampling *cfg) {
   dev->sampling = cfg ? *cfg : (ws_sampling){0};
   if (dev->engine) ws_engine_set_sampling(dev->engine, &dev->sampling);
@@ -336,6 +342,7 @@ static ws_status need_engine(ws_device *dev) {
   ws_engine_set_probe(dev->engine, dev->probe);
   ws_engine_set_pcprof(dev->engine, dev->prof);
   ws_engine_set_sampling(dev->engine, &dev->sampling);
+  ws_engine_set_threads(dev->engine, dev->threads);
   return WS_OK;
 }
 

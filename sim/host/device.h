@@ -63,6 +63,9 @@ void ws_device_write_back_l2(ws_device *dev);
  * probe is set (or, for loops, with checks or pixel following), is timed
  * in full anyway; its ws_launch_stats says which happened. */
 void ws_device_set_sampling(ws_device *dev, const ws_sampling *cfg);
+/* Host threads later timed launches may use (ws_engine_set_threads; 0 or
+ * 1: one, the default). Results are the same whatever the number. */
+void ws_device_set_threads(ws_device *dev, uint32_t threads);
 /* The limits, interrupt flag and progress callback every later launch runs
  * under (ws_watch in sim/exec/launch.h; copied; NULL: the defaults). */
 void ws_device_set_watch(ws_device *dev, const ws_watch *watch);

@@ -123,6 +123,11 @@ ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsy
   sm->nsp = cfg->sm.subpartitions;
   sm->next_cycle = NEVER;
   fill_unit_timing(sm);
+  sm->issue_ctx = ws_ctx_create();
+  if (!sm->issue_ctx) {
+    free(sm);
+    return ws_ctx_fail(ctx, WS_ERR_NOMEM, "host memory exhausted creating an SM");
+  }
   ws_status st = ws_lsu_init(ctx, &sm->lsu, cfg, mem, id);
   if (st == WS_OK) st = register_stats(sm, ctx, stats);
   if (st != WS_OK) {
@@ -137,6 +142,7 @@ void ws_sm_destroy(ws_sm *sm) {
   if (!sm) return;
   ws_sm_end(sm);
   ws_lsu_free(&sm->lsu);
+  ws_ctx_destroy(sm->issue_ctx);
   free(sm);
 }
 
@@ -178,6 +184,7 @@ ws_status ws_sm_begin(ws_sm *sm, const ws_sm_env *env) {
   sm->next_cycle = NEVER;
   sm->next_retire_cycle = NEVER;
   sm->age_counter = 0;
+  sm->over_limit = 0;
   sm->live_warps = sm->busy_ctas = 0;
   sm->acc_cycle = 0;
   return WS_OK;
@@ -437,10 +444,15 @@ static ws_status visit_subparts(ws_sm *sm, uint64_t cycle) {
   return WS_OK;
 }
 
-ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
+void ws_sm_cycle_send(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   *retired = 0;
   retire_ctas(sm, cycle, retired);
   lsu_cycle(sm, cycle);
+}
+
+ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, uint32_t *retired) {
+  *retired = 0;
+  sm->tally = tally;
   if (sm->sp_next_cycle <= cycle) {
     ws_status st = visit_subparts(sm, cycle);
     if (st != WS_OK) return st;
@@ -448,6 +460,24 @@ ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   retire_ctas(sm, cycle, retired);
   sm->next_cycle = sm->busy_ctas || sm->lsu.count ? compute_next(sm, cycle) : NEVER;
   return WS_OK;
+}
+
+ws_ctx *ws_sm_issue_ctx(const ws_sm *sm) { return sm->issue_ctx; }
+
+bool ws_sm_over_limit(const ws_sm *sm, const ws_cta **cta, uint32_t *warp) {
+  if (!sm->over_limit) return false;
+  const ws_twarp *w = &sm->warps[sm->over_limit - 1];
+  *cta = sm->slots[w->cta_slot].cta;
+  *warp = w->cta_warp;
+  return true;
+}
+
+bool ws_sm_issued_at(const ws_sm *sm, uint32_t sp, uint64_t cycle, const ws_cta **cta, uint32_t *warp) {
+  if (sp >= sm->nsp || sm->sp[sp].issued_cycle != cycle || !sm->warps) return false;
+  const ws_twarp *w = &sm->warps[sm->sp[sp].issued_warp];
+  *cta = sm->slots[w->cta_slot].cta;
+  *warp = w->cta_warp;
+  return true;
 }
 
 /* ---- sampling inside CTAs --------------------------------------------------------- */

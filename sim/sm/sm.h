@@ -62,14 +62,21 @@ typedef struct ws_sm_env {
   uint32_t nrows;                  /* registers per thread the warps hold */
   uint32_t ctas_per_sm;
   uint32_t warps_per_cta;
-  ws_watchdog *wd;          /* limits and spin detection, shared by every SM */
-  ws_launch_stats *ls;      /* functional counters (ws_cta_step fills them) */
   const ws_probe *probe;    /* every micro-op of the SM goes here; NULL: none */
   ws_pcprof *prof;          /* per-instruction counters, sized for the kernel; NULL: none */
   const ws_ffwd_plan *ffwd; /* the loop sampling may fast-forward; NULL: none */
+  uint64_t warp_insn_limit; /* a warp issuing more is reported (ws_sm_over_limit) */
 } ws_sm_env;
 
 typedef struct ws_sm ws_sm;
+
+/* What issues add to the launch's counts: the executor's counters
+ * (ws_cta_step) and the steps with watchdog effects (WS_WATCHDOG_EFFECTS).
+ * One per host thread, on cache lines of its own. */
+typedef struct ws_sm_tally {
+  _Alignas(64) ws_launch_stats ls;
+  uint64_t effects;
+} ws_sm_tally;
 
 /* Registers the SM's counters as "sm<id>.*" in stats. */
 ws_status ws_sm_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t id, ws_memsys *mem, ws_stats *stats,
@@ -92,10 +99,28 @@ ws_status ws_sm_launch_cta(ws_sm *sm, uint64_t linear_id, uint64_t cycle);
 /* Earliest cycle at which the SM has anything to do without an event;
  * UINT64_MAX when it waits only for events (or is empty). */
 uint64_t ws_sm_next_cycle(const ws_sm *sm);
-/* Does the SM's work at `cycle`: retires finished CTAs, sends one line
- * access, issues up to one instruction per sub-partition. *retired counts
- * the CTAs retired. Faults and budget exhaustion return their status. */
-ws_status ws_sm_cycle(ws_sm *sm, uint64_t cycle, uint32_t *retired);
+/* Does the SM's work at `cycle`, in two halves. The engine calls the first
+ * for every due SM in index order, then the second for each, on several
+ * host threads when it may (sim/gpu/engine.c):
+ *  - ws_sm_cycle_send retires finished CTAs and sends one line access to
+ *    the memory system, whose state all SMs share;
+ *  - ws_sm_cycle_issue issues up to one instruction per sub-partition and
+ *    retires the CTAs that finished. It touches only this SM, its CTAs'
+ *    registers and shared memory, device memory as its warps' loads and
+ *    stores do, and *tally (the calling host thread's); a fault's message
+ *    goes to ws_sm_issue_ctx.
+ * The issue half changes nothing the send half of another SM reads, so the
+ * order of the halves across SMs does not change any result.
+ * *retired counts the CTAs retired. */
+void ws_sm_cycle_send(ws_sm *sm, uint64_t cycle, uint32_t *retired);
+ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, uint32_t *retired);
+ws_ctx *ws_sm_issue_ctx(const ws_sm *sm);
+/* The first warp (CTA and warp index) whose issue passed
+ * env->warp_insn_limit since the SM's launch began; false when none. */
+bool ws_sm_over_limit(const ws_sm *sm, const ws_cta **cta, uint32_t *warp);
+/* Whether sub-partition sp issued at `cycle`; if so, the warp (CTA and
+ * warp index in it) for the watchdog to look at. */
+bool ws_sm_issued_at(const ws_sm *sm, uint32_t sp, uint64_t cycle, const ws_cta **cta, uint32_t *warp);
 /* Memory responses for `lines` lines (cookie from ws_memsys_access)
  * arrived at `cycle`: one, or an instruction's gathered L1 hits.
  * False when they were not its instruction's last lines: nothing changed. */

@@ -84,6 +84,10 @@ typedef struct ws_subpart {
   uint64_t unit_free[WS_UNIT_COUNT]; /* first cycle each unit accepts an instruction */
   _Alignas(64) ws_slot slot[WS_SCHED_MAX_SLOTS];
   ws_sched sched;
+  /* its last issue: the cycle and the SM warp slot (the watchdog samples
+   * a warp that issued in the cycle just visited) */
+  uint64_t issued_cycle;
+  uint32_t issued_warp;
 } ws_subpart;
 
 typedef struct ws_cta_slot {
@@ -101,6 +105,13 @@ typedef struct ws_cta_slot {
 struct ws_sm {
   const ws_gpu_cfg *cfg;
   ws_ctx *ctx;
+  /* what the issue half of a cycle (ws_sm_cycle_issue) writes instead of
+   * the launch's shared state, since SMs issue on several host threads: a
+   * fault's message, and the tally of the host thread running it (set for
+   * the call) */
+  ws_ctx *issue_ctx;
+  ws_sm_tally *tally;
+  uint32_t over_limit; /* warp slot + 1 of the first warp past env->warp_insn_limit; 0: none */
   uint32_t id;
   uint32_t nsp;
   uint32_t lat_cycles[WS_UNIT_COUNT], ii_cycles[WS_UNIT_COUNT];

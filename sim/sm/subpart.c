@@ -32,6 +32,7 @@ void ws_subpart_init(ws_subpart *sp, ws_sched_policy policy) {
   memset(sp, 0, sizeof *sp);
   ws_sched_init(&sp->sched, policy);
   sp->next_cycle = NEVER;
+  sp->issued_cycle = NEVER;
 }
 
 #if WS_SUBPART_PROBED
@@ -251,7 +252,7 @@ static ws_status issue_global(ws_sm *sm, ws_twarp *w, const ws_scoreboard_insn *
   bool has_req = false;
   uint64_t group = w->groups_committed;
   if (!ws_lsu_push_global(&sm->lsu, wslot, step, group, &has_req))
-    return ws_ctx_fail(sm->ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
+    return ws_ctx_fail(sm->issue_ctx, WS_ERR_NOMEM, "host memory exhausted queueing a memory request");
   if (step->flags & WS_STEP_ASYNC)
     w->group_reqs[group % WS_ASYNC_GROUPS_MAX]++;
   else if (has_req)
@@ -325,27 +326,22 @@ static ws_status book(ws_sm *sm, ws_subpart *sp, ws_twarp *w, const ws_scoreboar
   return st;
 }
 
-/* The watchdog's slow path, out of line: the issue path stays as short as
- * it was without it (callgrind: with the call inline, 22 more host
- * instructions per warp instruction). */
-static __attribute__((noinline, cold)) ws_status watchdog_check(ws_sm *sm, const ws_twarp *w, uint64_t t) {
-  return ws_watchdog_check(sm->env->wd, sm->ctx, sm->slots[w->cta_slot].cta, w->cta_warp, sm->env->ls, t);
-}
-
 static ws_status issue(ws_sm *sm, ws_subpart *sp, uint32_t pick, uint64_t t, ws_subpart_outcome *out) {
   uint32_t wslot = sp->slot[pick].warp;
   ws_twarp *w = &sm->warps[wslot];
   out->warp = w;
-  if (__builtin_expect(ws_watchdog_due(sm->env->wd, sm->env->ls->warp_insns), 0)) {
-    ws_status st = watchdog_check(sm, w, t);
-    if (st != WS_OK) return st;
-  }
   ws_cta *cta = sm->slots[w->cta_slot].cta;
   const ws_scoreboard_insn *si = w->next;
   ws_subpart_set_reason(sm, sp, pick, WS_STALL_SELECTED, t);
-  ws_status st = ws_cta_step(sm->ctx, cta, w->cta_warp, t, &sm->step, sm->env->ls);
+  /* the watchdog's limits are checked between cycles (sim/gpu/engine.c),
+   * from the counts folded then */
+  ws_status st = ws_cta_step(sm->issue_ctx, cta, w->cta_warp, t, &sm->step, &sm->tally->ls);
   if (st != WS_OK) return st;
-  ws_watchdog_count(sm->env->wd, &sm->step);
+  sm->tally->effects += ws_watchdog_effect(&sm->step);
+  if (__builtin_expect(cta->warps[w->cta_warp].insns_issued > sm->env->warp_insn_limit, 0) && !sm->over_limit)
+    sm->over_limit = wslot + 1;
+  sp->issued_cycle = t;
+  sp->issued_warp = wslot;
   ws_subpart_refresh_pc(sm, w); /* before book: issue_ctrl compares the new pc */
   count_issue(sm, si, sm->step.active_mask);
 #if WS_SUBPART_PROBED

@@ -190,6 +190,10 @@ check watch-max-cycles 1 "reached the limit of 5000 cycles" -- "$ws" exec "$tmp/
 check watch-timeout 1 "ran for the --timeout limit of 0.2 s" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 --timeout 0.2
 check watch-bad-timeout 2 "--timeout expects seconds, a number in (0, 1e9], found 'soon'" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --timeout soon
 check watch-bad-limit 2 "--max-warp-insns expects a positive whole number, found '0'" -- "$ws" example saxpy --max-warp-insns 0
+check sim-threads-zero 2 "--sim-threads expects a whole number from 1 to 64, found '0'" -- "$ws" example saxpy --sim-threads 0
+check sim-threads-many 2 "--sim-threads expects a whole number from 1 to 64, found '65'" -- "$ws" gemm --variant naive --size 64 --sim-threads 65
+check sim-threads-sweep 2 "--sim-threads expects a whole number from 1 to 64, found 'two'" -- "$ws" sweep gemm --size 64 --variant naive --sim-threads two
+check sim-threads-same 0 "" -- sh -c "'$ws' example sgemm --gpu a100 --sim-threads 1 >'$tmp/t1.txt' && '$ws' example sgemm --gpu a100 --sim-threads 3 >'$tmp/t3.txt' && cmp '$tmp/t1.txt' '$tmp/t3.txt'"
 check watch-cycles-functional 2 "--max-cycles needs the timing model" -- "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-cycles 10
 check watch-run-flag 1 "reached the limit of 1000 cycles" -- "$ws" run --max-cycles 1000
 "$ws" exec "$tmp/count.wsa" --grid 1 --block 32 --functional --max-warp-insns 1000000000000 >/dev/null 2>&1 &

@@ -365,7 +365,7 @@ Test(point, a_sampled_point_is_the_same_on_two_host_threads) {
   ws_point_result rs[2];
   for (int t = 0; t < 2; t++) {
     ws_ctx *ctx = ws_ctx_create();
-    ws_point_opts o = {.sample_threads = t ? 2 : 1};
+    ws_point_opts o = {.sim_threads = t ? 2 : 1};
     cr_assert_eq(ws_point_run(ctx, &p, &o, &rs[t]), WS_OK, "%s", ws_errmsg(ctx));
     ws_ctx_destroy(ctx);
   }

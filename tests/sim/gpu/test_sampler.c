@@ -353,7 +353,8 @@ static void run_example(const char *name, ws_example_shape shape, uint32_t round
   cr_assert_eq(ws_config_load_preset(ctx, "classroom", &cfg), WS_OK);
   ws_device *dev = NULL;
   cr_assert_eq(ws_device_create(ctx, &cfg, &dev), WS_OK);
-  ws_device_set_sampling(dev, &(ws_sampling){.measure_rounds = rounds, .threads = threads});
+  ws_device_set_sampling(dev, &(ws_sampling){.measure_rounds = rounds});
+  ws_device_set_threads(dev, threads);
   cr_assert_eq(ws_example_run(dev, name, &shape, check), WS_OK, "%s", ws_errmsg(ctx));
   *dram_bytes = ws_stats_sum(ws_device_stats(dev), "hbm.ch*.bytes_read");
   ws_device_destroy(dev);

@@ -93,6 +93,7 @@ test-fuzz: build
 bench: build
 	./$(BUILD)/bench_sim functional
 	./$(BUILD)/bench_sim timing
+	for t in $$(seq 1 $$(nproc)); do ./$(BUILD)/bench_sim timing sgemm-ffma - $$t; done
 	./$(BUILD)/bench_vit a100 1
 	./$(BUILD)/bench_vit a100 8
 	./$(BUILD)/bench_viz h100 600

@@ -358,8 +358,17 @@ static void fp_binary(const ws_exec_site *s) {
 /* fmaf is correctly rounded with or without a host FMA instruction, so a
  * clone built for hosts that have one (chosen once, at load time) gives the
  * same bits while running the 32 lanes as a few vector instructions instead
- * of 32 calls into libm. */
-#if defined(__x86_64__) && defined(__has_attribute)
+ * of 32 calls into libm. Not under ThreadSanitizer, whose instrumented
+ * resolver runs before its runtime is up and crashes at load. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_NO_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define WS_NO_CLONES 1
+#endif
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(WS_NO_CLONES)
 #if __has_attribute(target_clones)
 __attribute__((target_clones("fma", "default")))
 #endif

@@ -250,14 +250,8 @@ static void collect_due(ws_engine *e, uint64_t t) {
 
 static void issue_one(void *user, uint32_t k, uint32_t thread) {
   ws_engine *e = user;
-  ws_sm *sm = e->sms[e->due[k]];
   ws_engine_issued *out = &e->issued[k];
-  out->st = ws_sm_cycle_issue(sm, e->due_cycle, &e->tally[thread], &out->retired);
-  out->next_cycle = ws_sm_next_cycle(sm);
-  out->blocked = ws_sm_lsu_blocked(sm);
-  const ws_cta *cta;
-  uint32_t warp;
-  out->over_limit = ws_sm_over_limit(sm, &cta, &warp);
+  out->st = ws_sm_cycle_issue(e->sms[e->due[k]], e->due_cycle, &e->tally[thread], &out->sm);
 }
 
 /* Below this many due SMs a cycle's issue halves run on the caller: handing
@@ -338,10 +332,10 @@ static ws_status fold_issues(ws_engine *e, bool *freed, bool *over_limit) {
   for (uint32_t k = 0; k < e->ndue; k++) {
     uint32_t i = e->due[k];
     const ws_engine_issued *r = &e->issued[k];
-    ws_engine_sync_sm_to(e, i, r->next_cycle, r->blocked);
-    e->dispatch.retired += r->retired;
-    *freed |= r->retired != 0;
-    *over_limit |= r->over_limit;
+    ws_engine_sync_sm_to(e, i, r->sm.next_cycle, r->sm.lsu_blocked);
+    e->dispatch.retired += r->sm.retired;
+    *freed |= r->sm.retired != 0;
+    *over_limit |= r->sm.over_limit;
     if (st == WS_OK && r->st != WS_OK)
       st = ws_ctx_fail(e->ctx, r->st, "%s", ws_errmsg(ws_sm_issue_ctx(e->sms[i])));
   }

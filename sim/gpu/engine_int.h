@@ -41,11 +41,8 @@ typedef struct ws_engine_pick {
 } ws_engine_pick;
 
 typedef struct ws_engine_issued {
-  uint64_t next_cycle;
+  ws_sm_issued sm;
   ws_status st;
-  uint32_t retired;
-  bool blocked;
-  bool over_limit; /* a warp passed its instruction limit (ws_sm_over_limit) */
 } ws_engine_issued;
 
 struct ws_engine {

@@ -450,16 +450,19 @@ void ws_sm_cycle_send(ws_sm *sm, uint64_t cycle, uint32_t *retired) {
   lsu_cycle(sm, cycle);
 }
 
-ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, uint32_t *retired) {
-  *retired = 0;
+ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, ws_sm_issued *out) {
+  out->retired = 0;
   sm->tally = tally;
-  if (sm->sp_next_cycle <= cycle) {
-    ws_status st = visit_subparts(sm, cycle);
-    if (st != WS_OK) return st;
+  ws_status st = WS_OK;
+  if (sm->sp_next_cycle <= cycle) st = visit_subparts(sm, cycle);
+  if (st == WS_OK) {
+    retire_ctas(sm, cycle, &out->retired);
+    sm->next_cycle = sm->busy_ctas || sm->lsu.count ? compute_next(sm, cycle) : NEVER;
   }
-  retire_ctas(sm, cycle, retired);
-  sm->next_cycle = sm->busy_ctas || sm->lsu.count ? compute_next(sm, cycle) : NEVER;
-  return WS_OK;
+  out->next_cycle = sm->next_cycle;
+  out->lsu_blocked = sm->lsu.state == WS_LSU_BLOCKED;
+  out->over_limit = sm->over_limit != 0;
+  return st;
 }
 
 ws_ctx *ws_sm_issue_ctx(const ws_sm *sm) { return sm->issue_ctx; }

@@ -111,9 +111,16 @@ uint64_t ws_sm_next_cycle(const ws_sm *sm);
  *    goes to ws_sm_issue_ctx.
  * The issue half changes nothing the send half of another SM reads, so the
  * order of the halves across SMs does not change any result.
- * *retired counts the CTAs retired. */
+ * *retired counts the CTAs retired; the issue half also says what the
+ * engine reads next, so that it need not read the SM. */
+typedef struct ws_sm_issued {
+  uint32_t retired;
+  uint64_t next_cycle; /* ws_sm_next_cycle */
+  bool lsu_blocked;    /* ws_sm_lsu_blocked */
+  bool over_limit;     /* ws_sm_over_limit would return true */
+} ws_sm_issued;
 void ws_sm_cycle_send(ws_sm *sm, uint64_t cycle, uint32_t *retired);
-ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, uint32_t *retired);
+ws_status ws_sm_cycle_issue(ws_sm *sm, uint64_t cycle, ws_sm_tally *tally, ws_sm_issued *out);
 ws_ctx *ws_sm_issue_ctx(const ws_sm *sm);
 /* The first warp (CTA and warp index) whose issue passed
  * env->warp_insn_limit since the SM's launch began; false when none. */

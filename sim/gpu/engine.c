@@ -254,9 +254,11 @@ static void issue_one(void *user, uint32_t k, uint32_t thread) {
   out->st = ws_sm_cycle_issue(e->sms[e->due[k]], e->due_cycle, &e->tally[thread], &out->sm);
 }
 
-/* Below this many due SMs a cycle's issue halves run on the caller: handing
- * them to the team costs about as much as a few SMs' issue. */
-#define TEAM_MIN_DUE_SMS 4u
+/* Below this many due SMs a cycle's issue halves run on the caller: a
+ * hand-off and the SMs' state moving between cores cost several
+ * microseconds on a virtual machine (a round trip between two cores of
+ * this one's takes 0.8 to 1.5 us), a few SMs' issue less. */
+#define TEAM_MIN_DUE_SMS 16u
 /* ws_engine_pick's epochs: cycles of TEAM_MIN_DUE_SMS due SMs or more
  * (some milliseconds each), and the settled epochs between two probes */
 #define PICK_EPOCH_CYCLES 2048u

@@ -24,9 +24,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-/* Polls of `run` before a worker sleeps: about 30 us on this class of
- * host, longer than the serial part between two busy cycles */
-#define SPIN_POLLS 20000u
+/* Polls of `run` before a worker sleeps: about a millisecond on this class
+ * of host, far longer than the serial part between two cycles, since a
+ * sleeping worker wakes too late for its cycle (a futex wake in a virtual
+ * machine takes tens of microseconds) and the caller then does its share */
+#define SPIN_POLLS 400000u
 #define CLOSED UINT32_MAX
 
 /* One thread's queue, on cache lines of its own: its owner claims from it

@@ -43,17 +43,28 @@ typedef struct mshr {
   uint32_t head, tail; /* its waiters, oldest first */
 } mshr;
 
+/* The counters a read hit adds to lead, so that they share its second
+ * host cache line with the return port. */
 typedef struct l1_stats {
   uint64_t by_kind[WS_ACCESS_KIND_COUNT];
-  uint64_t sector_hits, sector_misses, line_hits, line_misses;
+  uint64_t sector_hits, line_hits, sector_misses, line_misses;
   uint64_t mshr_merges, mshr_full_stalls, merge_limit_stalls, waiter_stalls, reserve_stalls, wbuf_stalls;
   uint64_t evictions, writebacks;
 } l1_stats;
 
+/* What a read hit touches comes first, in two host cache lines (the
+ * struct is aligned to one): the tags and the return port's beats per
+ * sector count, then the port, the line size and latency and the hit's
+ * counters. With every SM's L1 visited in turn, each line of it a hit
+ * reads is a miss of the host's caches; spread over the struct they
+ * were five. */
 struct ws_l1 {
-  ws_cfg_l1 cfg;
-  uint32_t line_shift;
   ws_cache tags;
+  uint16_t beats[WS_CFG_MAX_SECTORS_PER_LINE]; /* [n - 1]: return-port beats of n sectors */
+  uint64_t port_free_cycle;
+  uint32_t line_shift, hit_lat_cycles;
+  l1_stats st;
+  ws_cfg_l1 cfg;
   mshr *mshrs;
   waiter *waiters;                               /* the pool */
   uint32_t nwaiters, free_waiter, nfree_waiters; /* its size, its free list and length */
@@ -62,19 +73,10 @@ struct ws_l1 {
    * the MSHR index + 1 (0: empty), at most half the slots are used */
   uint32_t *by_line, by_line_mask;
   uint32_t wbuf_used, wbuf_cap;
-  uint64_t port_free_cycle;
   uint64_t *last_reject; /* the stall counter the last refusal charged */
-  l1_stats st;
 };
-
-/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
- * a libgcc call; three steps of bit arithmetic count a sector mask. */
-static inline uint32_t popcount8(uint8_t m) {
-  uint32_t v = m;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return (v + (v >> 4)) & 0x0fu;
-}
+_Static_assert(sizeof(ws_cache) + sizeof(((ws_l1 *)0)->beats) <= 64, "the tags and beats fill one host line");
+_Static_assert(WS_CFG_MAX_SECTORS_PER_LINE * 1024u <= UINT16_MAX, "a line's beats fit 16 bits");
 
 /* A refusal: its reason's counter, remembered so that retries known to fail
  * the same way can be counted without being made (ws_l1_count_rejects). */
@@ -121,9 +123,12 @@ static uint32_t by_line_slots(uint32_t mshrs) {
   return slots;
 }
 
+/* The L1's struct, rounded up to whole host cache lines (aligned_alloc). */
+static size_t l1_bytes(void) { return (sizeof(ws_l1) + 63) / 64 * 64; }
+
 uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg) {
   uint64_t n = cfg->l1.mshr_entries;
-  return sizeof(ws_l1) + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
+  return l1_bytes() + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
          n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)ws_config_l1_waiters(cfg) * sizeof(waiter) +
          (uint64_t)by_line_slots((uint32_t)n) * sizeof(uint32_t);
 }
@@ -144,10 +149,14 @@ static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
 ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats, ws_l1 **out) {
   *out = NULL;
   const ws_cfg_l1 *c = &cfg->l1;
-  ws_l1 *l1 = calloc(1, sizeof *l1);
+  ws_l1 *l1 = aligned_alloc(64, l1_bytes());
   if (!l1) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory");
+  memset(l1, 0, sizeof *l1);
   l1->cfg = *c;
   l1->line_shift = cfg->geom.line_shift;
+  l1->hit_lat_cycles = c->hit_lat_cycles;
+  for (uint32_t n = 1; n <= WS_CFG_MAX_SECTORS_PER_LINE; n++)
+    l1->beats[n - 1] = (uint16_t)ws_xbar_beats((uint64_t)n * c->sector_bytes, c->port_bytes_per_cycle);
   l1->wbuf_cap = c->mshr_entries;
   l1->nwaiters = ws_config_l1_waiters(cfg);
   ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
@@ -186,8 +195,8 @@ void ws_l1_reset(ws_l1 *l1) {
 }
 
 uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle) {
-  uint64_t beats =
-      ws_xbar_beats((uint64_t)popcount8(mask) * l1->cfg.sector_bytes, l1->cfg.port_bytes_per_cycle);
+  uint32_t n = ws_access_sectors(mask); /* no sector: one beat, as ws_xbar_beats gives */
+  uint64_t beats = n ? l1->beats[n - 1] : 1;
   uint64_t start = ready_cycle > l1->port_free_cycle ? ready_cycle : l1->port_free_cycle;
   l1->port_free_cycle = start + beats;
   return start + beats - 1;
@@ -270,13 +279,11 @@ static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_
   return v;
 }
 
-static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
-  l1->st.sector_hits += popcount8(mask & (uint8_t)~miss);
-  l1->st.sector_misses += popcount8(miss);
-  if (miss)
-    l1->st.line_misses++;
-  else
-    l1->st.line_hits++;
+/* A read that missed a sector of `mask` (miss, not 0) and was accepted. */
+static void count_read_miss(ws_l1 *l1, uint8_t mask, uint8_t miss) {
+  l1->st.sector_hits += ws_access_sectors(mask & (uint8_t)~miss);
+  l1->st.sector_misses += ws_access_sectors(miss);
+  l1->st.line_misses++;
 }
 
 /* Queues request `id` on m, from the pool (the caller checked it has one). */
@@ -333,10 +340,13 @@ static uint32_t new_mshr(ws_l1 *l1, uint64_t line, uint8_t mask, uint8_t miss, u
   return idx;
 }
 
+/* A read with every sector present, counted (no sector missed). */
 static void hit(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint64_t now, ws_l1_result *r) {
   ws_cache_touch(&l1->tags, w);
   r->outcome = WS_L1_HIT;
-  r->resp_cycle = ws_l1_deliver(l1, mask, now + l1->cfg.hit_lat_cycles);
+  r->resp_cycle = ws_l1_deliver(l1, mask, now + l1->hit_lat_cycles);
+  l1->st.sector_hits += ws_access_sectors(mask);
+  l1->st.line_hits++;
 }
 
 /* On-miss allocation: the missed line's way is pinned until its fill. */
@@ -372,13 +382,15 @@ static void read_streaming(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, 
 static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
   ws_cache_way *w = find(l1, a->line_addr);
   uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
-  if (!miss)
+  if (!miss) {
     hit(l1, w, a->sector_mask, now, r);
-  else if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING)
+    return;
+  }
+  if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING)
     read_streaming(l1, a, w, miss, id, r);
   else
     read_on_miss(l1, a, w, miss, id, r);
-  if (r->outcome != WS_L1_REJECT) count_read(l1, a->sector_mask, miss);
+  if (r->outcome != WS_L1_REJECT) count_read_miss(l1, a->sector_mask, miss);
 }
 
 static void access_store_wb(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {

@@ -4,9 +4,11 @@
  * Design: every decision is computed before anything is changed, so a
  * rejected access leaves no trace but its stall counter (the LSU will offer
  * it again). MSHRs are a fixed table with a free stack; the requests
- * waiting on them are nodes of one pool per SM (l1.mshr_waiters), linked
- * per MSHR in arrival order, so a line can take a request from every warp
- * (mshr_max_merge) without reserving that many for each MSHR. Allocation (preset
+ * waiting on them (at most l1.mshr_waiters per SM) sit in chunks of seven
+ * from one pool per SM, chained per MSHR in arrival order, so a line can
+ * take a request from every warp (mshr_max_merge) without reserving that
+ * many for each MSHR, and a fill reads a host cache line per seven of its
+ * waiters rather than chasing one link per waiter. Allocation (preset
  * l1.allocation): on-miss reserves the missed line's way at once and finds
  * its MSHR through the pinned way in O(assoc); streaming leaves the tags
  * alone until the data arrives, finds a line's MSHR in a small open-address
@@ -26,21 +28,31 @@
 #include "sim/memsys/cache.h"
 #include "sim/memsys/xbar.h"
 
-#define NO_WAITER UINT32_MAX
+#define NO_CHUNK UINT32_MAX
+#define CHUNK_WAITERS 7u
 
-/* A request waiting on an MSHR, from the SM's pool (ws_config_l1_waiters). */
+/* A request waiting on an MSHR. */
 typedef struct waiter {
   uint32_t id;
-  uint32_t next; /* the MSHR's next waiter, in arrival order; in the pool, the next free one */
-  uint8_t need;  /* sectors still to arrive for this request */
-  uint8_t mask;  /* every sector it reads: all of them cross the return port */
+  uint8_t need; /* sectors still to arrive for this request */
+  uint8_t mask; /* every sector it reads: all of them cross the return port */
 } waiter;
+
+/* Seven waiters of one MSHR in arrival order, and its next chunk: one host
+ * cache line (the pool is aligned to one). Every chunk of an MSHR but its
+ * last is full, so waiter k of the MSHR is slot k % 7 of its chunk k / 7. */
+typedef struct chunk {
+  waiter w[CHUNK_WAITERS];
+  uint32_t next; /* the MSHR's next chunk; in the pool, the next free one */
+  uint32_t unused;
+} chunk;
+_Static_assert(sizeof(chunk) == 64, "a chunk is a host cache line");
 
 typedef struct mshr {
   uint64_t line;
   uint8_t requested, arrived;
   uint32_t nwait;      /* at most mshr_max_merge */
-  uint32_t head, tail; /* its waiters, oldest first */
+  uint32_t head, tail; /* its chunks, oldest first */
 } mshr;
 
 /* The counters a read hit adds to lead, so that they share its second
@@ -66,8 +78,12 @@ struct ws_l1 {
   l1_stats st;
   ws_cfg_l1 cfg;
   mshr *mshrs;
-  waiter *waiters;                               /* the pool */
-  uint32_t nwaiters, free_waiter, nfree_waiters; /* its size, its free list and length */
+  /* the waiters' pool: ws_config_l1_waiters requests at most (nwaiters,
+   * nfree_waiters of them free), in chunks enough for them all however
+   * they spread (each MSHR's last chunk may be part full) */
+  chunk *chunks;
+  uint32_t nchunks, free_chunk; /* the pool's size and free list */
+  uint32_t nwaiters, nfree_waiters;
   uint32_t *free_stack, nfree;
   /* streaming: the MSHR of each line in flight, by line number; slot holds
    * the MSHR index + 1 (0: empty), at most half the slots are used */
@@ -126,22 +142,28 @@ static uint32_t by_line_slots(uint32_t mshrs) {
 /* The L1's struct, rounded up to whole host cache lines (aligned_alloc). */
 static size_t l1_bytes(void) { return (sizeof(ws_l1) + 63) / 64 * 64; }
 
+/* Chunks for every waiter, spread over every MSHR: all but each MSHR's
+ * last chunk are full. */
+static uint32_t chunks_for(const ws_gpu_cfg *cfg) {
+  return (ws_config_l1_waiters(cfg) + CHUNK_WAITERS - 1) / CHUNK_WAITERS + cfg->l1.mshr_entries;
+}
+
 uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg) {
   uint64_t n = cfg->l1.mshr_entries;
   return l1_bytes() + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
-         n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)ws_config_l1_waiters(cfg) * sizeof(waiter) +
+         n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)chunks_for(cfg) * sizeof(chunk) +
          (uint64_t)by_line_slots((uint32_t)n) * sizeof(uint32_t);
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   uint32_t n = l1->cfg.mshr_entries;
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
-  l1->waiters = calloc(l1->nwaiters, sizeof *l1->waiters);
+  l1->chunks = aligned_alloc(64, (size_t)l1->nchunks * sizeof *l1->chunks);
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
   uint32_t slots = by_line_slots(n);
   l1->by_line = calloc(slots, sizeof *l1->by_line);
   l1->by_line_mask = slots - 1;
-  if (!l1->mshrs || !l1->waiters || !l1->free_stack || !l1->by_line)
+  if (!l1->mshrs || !l1->chunks || !l1->free_stack || !l1->by_line)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory for %u MSHRs", n);
   return WS_OK;
 }
@@ -159,6 +181,7 @@ ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats
     l1->beats[n - 1] = (uint16_t)ws_xbar_beats((uint64_t)n * c->sector_bytes, c->port_bytes_per_cycle);
   l1->wbuf_cap = c->mshr_entries;
   l1->nwaiters = ws_config_l1_waiters(cfg);
+  l1->nchunks = chunks_for(cfg);
   ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
   if (st == WS_OK) st = alloc_mshrs(l1, ctx);
   if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
@@ -175,7 +198,7 @@ void ws_l1_destroy(ws_l1 *l1) {
   if (!l1) return;
   free(l1->by_line);
   free(l1->free_stack);
-  free(l1->waiters);
+  free(l1->chunks);
   free(l1->mshrs);
   ws_cache_fini(&l1->tags);
   free(l1);
@@ -185,8 +208,9 @@ void ws_l1_reset(ws_l1 *l1) {
   ws_cache_clear(&l1->tags);
   l1->nfree = l1->cfg.mshr_entries;
   for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
-  for (uint32_t i = 0; i < l1->nwaiters; i++) l1->waiters[i].next = i + 1 < l1->nwaiters ? i + 1 : NO_WAITER;
-  l1->free_waiter = 0;
+  for (uint32_t i = 0; i < l1->nchunks; i++)
+    l1->chunks[i] = (chunk){.next = i + 1 < l1->nchunks ? i + 1 : NO_CHUNK};
+  l1->free_chunk = 0;
   l1->nfree_waiters = l1->nwaiters;
   memset(l1->by_line, 0, ((size_t)l1->by_line_mask + 1) * sizeof *l1->by_line);
   l1->wbuf_used = 0;
@@ -298,18 +322,23 @@ static void count_read_miss(ws_l1 *l1, uint8_t mask, uint8_t miss) {
   l1->st.line_misses++;
 }
 
-/* Queues request `id` on m, from the pool (the caller checked it has one). */
+/* Queues request `id` on m, from the pool (the caller checked it has a
+ * waiter free; then a chunk is free too, chunks_for). */
 static void add_waiter(ws_l1 *l1, mshr *m, uint32_t id, uint8_t need, uint8_t mask) {
-  uint32_t i = l1->free_waiter;
-  waiter *w = &l1->waiters[i];
-  l1->free_waiter = w->next;
+  uint32_t slot = m->nwait % CHUNK_WAITERS;
+  if (slot == 0) { /* the last chunk is full, or there is none */
+    uint32_t c = l1->free_chunk;
+    l1->free_chunk = l1->chunks[c].next;
+    l1->chunks[c].next = NO_CHUNK;
+    if (m->nwait)
+      l1->chunks[m->tail].next = c;
+    else
+      m->head = c;
+    m->tail = c;
+  }
+  l1->chunks[m->tail].w[slot] = (waiter){.id = id, .need = need, .mask = mask};
+  m->nwait++;
   l1->nfree_waiters--;
-  *w = (waiter){.id = id, .next = NO_WAITER, .need = need, .mask = mask};
-  if (m->nwait++)
-    l1->waiters[m->tail].next = i;
-  else
-    m->head = i;
-  m->tail = i;
 }
 
 /* Whether a miss may wait on m (NULL: on a new MSHR); refuses it, with its
@@ -443,29 +472,43 @@ void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
   if (r->outcome != WS_L1_REJECT) l1->st.by_kind[kind]++;
 }
 
+/* Returns m's chunks after `last` (all of them: NO_CHUNK) to the pool;
+ * `last` becomes m's last chunk. */
+static void free_chunks_after(ws_l1 *l1, mshr *m, uint32_t last) {
+  uint32_t c = last == NO_CHUNK ? (m->nwait ? m->head : NO_CHUNK) : l1->chunks[last].next;
+  while (c != NO_CHUNK) {
+    uint32_t next = l1->chunks[c].next;
+    l1->chunks[c].next = l1->free_chunk;
+    l1->free_chunk = c;
+    c = next;
+  }
+  if (last != NO_CHUNK) l1->chunks[last].next = NO_CHUNK;
+  m->tail = last;
+}
+
 /* Completes the waiters `mask` finishes; frees the MSHR once all it asked
  * for is in (true). */
 static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *out, uint32_t *n) {
   m->arrived |= mask;
-  uint32_t *link = &m->head, last = NO_WAITER, next;
-  for (uint32_t i = m->head, left = m->nwait; left; left--, i = next) {
-    waiter *w = &l1->waiters[i];
-    next = w->next;
-    w->need &= (uint8_t)~mask;
-    if (w->need) { /* stays: the list goes on from it */
-      last = i;
-      link = &w->next;
+  /* the waiters that stay move up in place, in order (writing never
+   * passes reading), so every chunk but the last stays full */
+  uint32_t rc = m->head, wc = m->head, wi = 0, kept = 0;
+  for (uint32_t k = 0; k < m->nwait; k++) {
+    uint32_t ri = k % CHUNK_WAITERS;
+    if (k && ri == 0) rc = l1->chunks[rc].next;
+    waiter w = l1->chunks[rc].w[ri];
+    w.need &= (uint8_t)~mask;
+    if (!w.need) { /* all of the request's sectors cross the port once its last one is in */
+      out[(*n)++] = (ws_l1_done){w.id, ws_l1_deliver(l1, w.mask, now)};
       continue;
     }
-    /* all of the request's sectors cross the port once its last one is in */
-    out[(*n)++] = (ws_l1_done){w->id, ws_l1_deliver(l1, w->mask, now)};
-    *link = next;
-    w->next = l1->free_waiter;
-    l1->free_waiter = i;
-    l1->nfree_waiters++;
-    m->nwait--;
+    if (wi == CHUNK_WAITERS) wc = l1->chunks[wc].next, wi = 0;
+    l1->chunks[wc].w[wi++] = w;
+    kept++;
   }
-  m->tail = last;
+  l1->nfree_waiters += m->nwait - kept;
+  free_chunks_after(l1, m, kept ? wc : NO_CHUNK);
+  m->nwait = kept;
   if ((m->arrived & m->requested) != m->requested) return false;
   l1->free_stack[l1->nfree++] = (uint32_t)(m - l1->mshrs);
   return true;

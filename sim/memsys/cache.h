@@ -99,23 +99,17 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key);
 /* Set index of `set_key`, and the way holding `tag` there (UINT32_MAX when
  * it is not present): where a probe says a line lives. */
 void ws_cache_where(ws_cache *c, uint64_t set_key, uint64_t tag, uint32_t *set, uint32_t *way);
-/* Reads the host cache line at `p` and drops the value. On the 2-core VM
- * these arrays were measured on, a software prefetch of them (of 108
- * L1s' buckets and ways, spread over many pages) left the later lookup's
- * stall where it was, and a plain load moved it here, where the lookups of
- * other SMs overlap it: the load, not the prefetch, is what warms them. */
-static inline void ws_cache_preload(const void *p) { (void)*(const volatile uint8_t *)p; }
-
-/* Loads what a lookup of line `tag` reads first: its bucket or, with
- * `way`, the way the bucket hints at (reading the bucket, so best when an
- * earlier call loaded it). Changes nothing: a lookup made later finds
- * what it would have found. */
-static inline void ws_cache_preload_line(const ws_cache *c, uint64_t tag, bool way) {
+/* Starts loading what a lookup of line `tag` reads first: its bucket and,
+ * with `way`, the way the bucket hints at (reading the bucket, so best
+ * when an earlier call prefetched it). Changes nothing: a lookup made
+ * later finds what it would have found. */
+static inline void ws_cache_prefetch(const ws_cache *c, uint64_t tag, bool way) {
   const ws_cache_bucket_entry *b = &c->buckets[ws_cache_bucket(tag)];
-  if (!way)
-    ws_cache_preload(b);
-  else if (b->tagged && b->hint != UINT32_MAX)
-    ws_cache_preload(&c->ways[b->hint]);
+  if (!way) {
+    __builtin_prefetch(b);
+    return;
+  }
+  if (b->tagged && b->hint != UINT32_MAX) __builtin_prefetch(&c->ways[b->hint]);
 }
 /* Makes `w` hold line `tag` with no valid sectors, and touches it. */
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag);

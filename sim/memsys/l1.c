@@ -234,6 +234,10 @@ void ws_l1_count_rejects(ws_l1 *l1, uint64_t n) {
   if (l1->last_reject) *l1->last_reject += n;
 }
 
+void ws_l1_prefetch(const ws_l1 *l1, uint64_t line, bool way) {
+  ws_cache_prefetch(&l1->tags, line >> l1->line_shift, way);
+}
+
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
 
 static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line >> l1->line_shift; }
@@ -269,18 +273,6 @@ static void slot_erase(ws_l1 *l1, uint32_t s) {
     }
   }
   l1->by_line[s] = 0;
-}
-
-void ws_l1_preload(const ws_l1 *l1, uint64_t line, bool way) {
-  ws_cache_preload_line(&l1->tags, line_no(l1, line), way);
-  if (l1->cfg.allocation != WS_L1_ALLOC_STREAMING) return;
-  /* a miss or a merge then looks up the line's MSHR: its home slot, or
-   * the MSHR that slot names (reading the slot loaded a send earlier) */
-  const uint32_t *slot = &l1->by_line[home_slot(l1, line)];
-  if (!way)
-    ws_cache_preload(slot);
-  else if (*slot)
-    ws_cache_preload(&l1->mshrs[*slot - 1]);
 }
 
 void ws_l1_where(ws_l1 *l1, uint64_t line, uint32_t *set, uint32_t *way) {

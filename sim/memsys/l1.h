@@ -79,10 +79,9 @@ void ws_l1_wbuf_release(ws_l1 *l1);
  * outcome of an access depends only on the L1's state, so each would have
  * been refused the same way). */
 void ws_l1_count_rejects(ws_l1 *l1, uint64_t n);
-/* Loads what an access of `line` will read first: its tag bucket and
- * MSHR slot or, with `way`, the way and MSHR they name (ws_cache_preload_line);
- * changes nothing. */
-void ws_l1_preload(const ws_l1 *l1, uint64_t line, bool way);
+/* Starts loading what an access of `line` will read first in the tags
+ * (ws_cache_prefetch); changes nothing. */
+void ws_l1_prefetch(const ws_l1 *l1, uint64_t line, bool way);
 /* MSHRs in use. */
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1);
 

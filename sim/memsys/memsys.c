@@ -669,8 +669,8 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
 
 bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm) { return m->retry_due[sm] != 0; }
 
-void ws_memsys_preload(const ws_memsys *m, uint32_t sm, uint64_t line_addr, bool way) {
-  if (sm < m->cfg.gpu.num_sms) ws_l1_preload(m->l1[sm], line_addr, way);
+void ws_memsys_prefetch(const ws_memsys *m, uint32_t sm, uint64_t line_addr, bool way) {
+  if (sm < m->cfg.gpu.num_sms) ws_l1_prefetch(m->l1[sm], line_addr, way);
 }
 
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n) {

@@ -119,18 +119,17 @@ static void respond_hits(ws_lsu *l, ws_lsu_entry *e) {
 
 /* The next send comes a cycle later, after every other SM's work of this
  * one, which leaves the host's first-level cache but not its second: so
- * what it will read is loaded now, where the other SMs' work overlaps the
- * wait. The L1's tag bucket and MSHR slot of the line after next, the way
- * and MSHR they name for the next line (reading what the send before
- * loaded), and the line accesses two sends ahead (an uncoalesced load's
- * 32 lines span eight host cache lines, each first touch a miss). With
- * 108 SMs visited in turn, the bucket, the way and the MSHR lookup were
- * misses of the host's caches on nearly every line access. */
-static void preload_ahead(const ws_lsu *l, const ws_lsu_entry *e) {
+ * what it will read is loaded now. The L1's tag bucket of the next line
+ * and the hinted way (a load of the bucket prefetched a send earlier),
+ * the bucket of the line after it, and the line accesses two sends ahead
+ * (an uncoalesced load's 32 lines span eight host cache lines, each
+ * first touch a miss). With 108 SMs visited in turn, the bucket and the
+ * way were two misses of the host's caches per line access. */
+static void prefetch_ahead(const ws_lsu *l, const ws_lsu_entry *e) {
   uint32_t i = e->next_line;
   if (i + 2 < e->nlines) __builtin_prefetch(&e->lines[i + 2]);
-  ws_memsys_preload(l->mem, l->sm, e->lines[i].line_addr, true);
-  if (i + 1 < e->nlines) ws_memsys_preload(l->mem, l->sm, e->lines[i + 1].line_addr, false);
+  ws_memsys_prefetch(l->mem, l->sm, e->lines[i].line_addr, true);
+  if (i + 1 < e->nlines) ws_memsys_prefetch(l->mem, l->sm, e->lines[i + 1].line_addr, false);
 }
 
 /* Offers one line; a load's L1 hit is gathered into its entry's response. */
@@ -159,7 +158,7 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->sectors += ws_access_sectors(a->sector_mask);
   if (++e->next_line < e->nlines) {
     if (e->hits && e->hit_cycle <= cycle + 1) respond_hits(l, e);
-    preload_ahead(l, e);
+    prefetch_ahead(l, e);
     return none;
   }
   respond_hits(l, e);

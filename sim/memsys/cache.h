@@ -99,18 +99,6 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key);
 /* Set index of `set_key`, and the way holding `tag` there (UINT32_MAX when
  * it is not present): where a probe says a line lives. */
 void ws_cache_where(ws_cache *c, uint64_t set_key, uint64_t tag, uint32_t *set, uint32_t *way);
-/* Starts loading what a lookup of line `tag` reads first: its bucket and,
- * with `way`, the way the bucket hints at (reading the bucket, so best
- * when an earlier call prefetched it). Changes nothing: a lookup made
- * later finds what it would have found. */
-static inline void ws_cache_prefetch(const ws_cache *c, uint64_t tag, bool way) {
-  const ws_cache_bucket_entry *b = &c->buckets[ws_cache_bucket(tag)];
-  if (!way) {
-    __builtin_prefetch(b);
-    return;
-  }
-  if (b->tagged && b->hint != UINT32_MAX) __builtin_prefetch(&c->ways[b->hint]);
-}
 /* Makes `w` hold line `tag` with no valid sectors, and touches it. */
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag);
 

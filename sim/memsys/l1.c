@@ -234,10 +234,6 @@ void ws_l1_count_rejects(ws_l1 *l1, uint64_t n) {
   if (l1->last_reject) *l1->last_reject += n;
 }
 
-void ws_l1_prefetch(const ws_l1 *l1, uint64_t line, bool way) {
-  ws_cache_prefetch(&l1->tags, line >> l1->line_shift, way);
-}
-
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1) { return l1->cfg.mshr_entries - l1->nfree; }
 
 static uint64_t line_no(const ws_l1 *l1, uint64_t line) { return line >> l1->line_shift; }

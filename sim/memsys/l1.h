@@ -79,9 +79,6 @@ void ws_l1_wbuf_release(ws_l1 *l1);
  * outcome of an access depends only on the L1's state, so each would have
  * been refused the same way). */
 void ws_l1_count_rejects(ws_l1 *l1, uint64_t n);
-/* Starts loading what an access of `line` will read first in the tags
- * (ws_cache_prefetch); changes nothing. */
-void ws_l1_prefetch(const ws_l1 *l1, uint64_t line, bool way);
 /* MSHRs in use. */
 uint32_t ws_l1_mshrs_used(const ws_l1 *l1);
 

@@ -669,10 +669,6 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev) {
 
 bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm) { return m->retry_due[sm] != 0; }
 
-void ws_memsys_prefetch(const ws_memsys *m, uint32_t sm, uint64_t line_addr, bool way) {
-  if (sm < m->cfg.gpu.num_sms) ws_l1_prefetch(m->l1[sm], line_addr, way);
-}
-
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n) {
   if (m->uvm_refused[sm])
     ws_uvm_count_retries(m->uvm, n);

@@ -92,10 +92,6 @@ void ws_memsys_handle(ws_memsys *m, const ws_event *ev);
  * way; always true after a refusal for want of a request record, and while
  * a probe is set (each retry is then a record). */
 bool ws_memsys_retry_due(const ws_memsys *m, uint32_t sm);
-/* Starts loading what SM `sm`'s L1 will read first when the access of
- * `line_addr` is offered (its tag bucket; with `way`, the way the bucket
- * names, ws_l1_prefetch). Changes nothing: a hint for the host's caches. */
-void ws_memsys_prefetch(const ws_memsys *m, uint32_t sm, uint64_t line_addr, bool way);
 /* Counts `n` refusals of SM `sm`'s waiting access that were known to fail
  * and so not offered, under the reason of its last refusal. */
 void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);

@@ -117,21 +117,6 @@ static void respond_hits(ws_lsu *l, ws_lsu_entry *e) {
   e->hits = 0;
 }
 
-/* The next send comes a cycle later, after every other SM's work of this
- * one, which leaves the host's first-level cache but not its second: so
- * what it will read is loaded now. The L1's tag bucket of the next line
- * and the hinted way (a load of the bucket prefetched a send earlier),
- * the bucket of the line after it, and the line accesses two sends ahead
- * (an uncoalesced load's 32 lines span eight host cache lines, each
- * first touch a miss). With 108 SMs visited in turn, the bucket and the
- * way were two misses of the host's caches per line access. */
-static void prefetch_ahead(const ws_lsu *l, const ws_lsu_entry *e) {
-  uint32_t i = e->next_line;
-  if (i + 2 < e->nlines) __builtin_prefetch(&e->lines[i + 2]);
-  ws_memsys_prefetch(l->mem, l->sm, e->lines[i].line_addr, true);
-  if (i + 1 < e->nlines) ws_memsys_prefetch(l->mem, l->sm, e->lines[i + 1].line_addr, false);
-}
-
 /* Offers one line; a load's L1 hit is gathered into its entry's response. */
 static bool offer(ws_lsu *l, ws_lsu_entry *e, const ws_line_access *a, uint64_t cycle) {
   if (e->req == UINT32_MAX) return ws_memsys_access(l->mem, l->sm, a, cycle, e->req);
@@ -158,7 +143,10 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->sectors += ws_access_sectors(a->sector_mask);
   if (++e->next_line < e->nlines) {
     if (e->hits && e->hit_cycle <= cycle + 1) respond_hits(l, e);
-    prefetch_ahead(l, e);
+    /* sent next cycle, after every other SM's work of this one: an
+     * uncoalesced load's 32 lines span eight host cache lines, and each
+     * first touch was a miss of the host's caches */
+    __builtin_prefetch(&e->lines[e->next_line]);
     return none;
   }
   respond_hits(l, e);

@@ -415,33 +415,3 @@ Test(l1, sector_counts_and_port_beats_match_the_arithmetic) {
     lt_fini(&t);
   }
 }
-
-/* Preloading what a lookup reads (both steps, any line, held or not)
- * changes nothing: the accesses that follow find what they would have. */
-Test(l1, preload_changes_nothing) {
-  lt t, u;
-  lt_init_streaming(&t, 4, 2);
-  lt_init_streaming(&u, 4, 2);
-  for (uint32_t i = 0; i < 64; i++) {
-    uint64_t line = (uint64_t)(i * 7 % 24) * 128, now = 10 * (uint64_t)i;
-    for (uint64_t ahead = 0; ahead < 3; ahead++) {
-      ws_l1_preload(t.l1, line + ahead * 128, true);
-      ws_l1_preload(t.l1, line + ahead * 128, false);
-    }
-    ws_line_access a = {.line_addr = line, .sector_mask = 0x3, .kind = WS_ACCESS_LOAD};
-    ws_l1_result r1, r2;
-    ws_l1_access(t.l1, &a, i, now, &r1);
-    ws_l1_access(u.l1, &a, i, now, &r2);
-    cr_assert_eq(r1.outcome, r2.outcome, "access %u", i);
-    cr_assert_eq(r1.resp_cycle, r2.resp_cycle, "access %u", i);
-    if (r1.outcome == WS_L1_MISS && i % 3 == 0) {
-      ws_l1_done d1[4], d2[4];
-      cr_assert_eq(ws_l1_fill(t.l1, line, r1.send_mask, now + 5, d1),
-                   ws_l1_fill(u.l1, line, r2.send_mask, now + 5, d2));
-    }
-  }
-  cr_expect_eq(stat(&t, "sm0.l1.line_hits"), stat(&u, "sm0.l1.line_hits"));
-  cr_expect_eq(stat(&t, "sm0.l1.mshr_merges"), stat(&u, "sm0.l1.mshr_merges"));
-  lt_fini(&t);
-  lt_fini(&u);
-}

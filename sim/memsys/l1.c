@@ -4,11 +4,11 @@
  * Design: every decision is computed before anything is changed, so a
  * rejected access leaves no trace but its stall counter (the LSU will offer
  * it again). MSHRs are a fixed table with a free stack; the requests
- * waiting on them (at most l1.mshr_waiters per SM) sit in chunks of seven
+ * waiting on them (at most l1.mshr_waiters per SM) sit in chunks of three
  * from one pool per SM, chained per MSHR in arrival order, so a line can
  * take a request from every warp (mshr_max_merge) without reserving that
- * many for each MSHR, and a fill reads a host cache line per seven of its
- * waiters rather than chasing one link per waiter. Allocation (preset
+ * many for each MSHR, and a fill chases one link per three of its waiters
+ * rather than one per waiter. Allocation (preset
  * l1.allocation): on-miss reserves the missed line's way at once and finds
  * its MSHR through the pinned way in O(assoc); streaming leaves the tags
  * alone until the data arrives, finds a line's MSHR in a small open-address
@@ -29,7 +29,7 @@
 #include "sim/memsys/xbar.h"
 
 #define NO_CHUNK UINT32_MAX
-#define CHUNK_WAITERS 7u
+#define CHUNK_WAITERS 3u
 
 /* A request waiting on an MSHR. */
 typedef struct waiter {
@@ -38,15 +38,18 @@ typedef struct waiter {
   uint8_t mask; /* every sector it reads: all of them cross the return port */
 } waiter;
 
-/* Seven waiters of one MSHR in arrival order, and its next chunk: one host
- * cache line (the pool is aligned to one). Every chunk of an MSHR but its
- * last is full, so waiter k of the MSHR is slot k % 7 of its chunk k / 7. */
+/* Three waiters of one MSHR in arrival order, and its next chunk: half a
+ * host cache line (the pool is aligned to one). Every chunk of an MSHR but
+ * its last is full, so waiter k of the MSHR is slot k % 3 of its chunk
+ * k / 3. Three, not seven to a line: the pool must hold the worst spread
+ * (every MSHR's last chunk one waiter full), and the presets' limits on
+ * host memory count it (ws_l1_state_bytes). */
 typedef struct chunk {
   waiter w[CHUNK_WAITERS];
   uint32_t next; /* the MSHR's next chunk; in the pool, the next free one */
   uint32_t unused;
 } chunk;
-_Static_assert(sizeof(chunk) == 64, "a chunk is a host cache line");
+_Static_assert(sizeof(chunk) == 32, "a chunk is half a host cache line");
 
 typedef struct mshr {
   uint64_t line;
@@ -142,23 +145,29 @@ static uint32_t by_line_slots(uint32_t mshrs) {
 /* The L1's struct, rounded up to whole host cache lines (aligned_alloc). */
 static size_t l1_bytes(void) { return (sizeof(ws_l1) + 63) / 64 * 64; }
 
-/* Chunks for every waiter, spread over every MSHR: all but each MSHR's
- * last chunk are full. */
+/* Chunks for every waiter however they spread: all but each MSHR's last
+ * chunk are full, so k MSHRs holding w waiters take at most
+ * (w + (CHUNK_WAITERS - 1) k) / CHUNK_WAITERS, and k is at most both the
+ * MSHRs and the waiters. */
 static uint32_t chunks_for(const ws_gpu_cfg *cfg) {
-  return (ws_config_l1_waiters(cfg) + CHUNK_WAITERS - 1) / CHUNK_WAITERS + cfg->l1.mshr_entries;
+  uint64_t w = ws_config_l1_waiters(cfg), k = cfg->l1.mshr_entries < w ? cfg->l1.mshr_entries : w;
+  return (uint32_t)((w + (CHUNK_WAITERS - 1) * k + CHUNK_WAITERS - 1) / CHUNK_WAITERS);
 }
+
+/* The chunk pool's bytes, whole host cache lines (aligned_alloc). */
+static size_t chunk_bytes(uint32_t nchunks) { return ((size_t)nchunks * sizeof(chunk) + 63) / 64 * 64; }
 
 uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg) {
   uint64_t n = cfg->l1.mshr_entries;
   return l1_bytes() + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
-         n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)chunks_for(cfg) * sizeof(chunk) +
+         n * (sizeof(mshr) + sizeof(uint32_t)) + chunk_bytes(chunks_for(cfg)) +
          (uint64_t)by_line_slots((uint32_t)n) * sizeof(uint32_t);
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   uint32_t n = l1->cfg.mshr_entries;
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
-  l1->chunks = aligned_alloc(64, (size_t)l1->nchunks * sizeof *l1->chunks);
+  l1->chunks = aligned_alloc(64, chunk_bytes(l1->nchunks));
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
   uint32_t slots = by_line_slots(n);
   l1->by_line = calloc(slots, sizeof *l1->by_line);

@@ -27,4 +27,19 @@ typedef struct ws_line_access {
   uint8_t flags;       /* WS_PROBE_TAGGED when it moves a followed value */
 } ws_line_access;
 
+/* The sectors of a mask: a table, since without a host popcount
+ * instruction (no -mpopcnt) __builtin_popcount is a libgcc call, and bit
+ * arithmetic took a dozen instructions on each of the several counts a
+ * line access makes. */
+static inline uint32_t ws_access_sectors(uint8_t mask) {
+#define WS_B2(n) n, n + 1, n + 1, n + 2
+#define WS_B4(n) WS_B2(n), WS_B2(n + 1), WS_B2(n + 1), WS_B2(n + 2)
+#define WS_B6(n) WS_B4(n), WS_B4(n + 1), WS_B4(n + 1), WS_B4(n + 2)
+  static const uint8_t count[256] = {WS_B6(0), WS_B6(1), WS_B6(1), WS_B6(2)};
+#undef WS_B6
+#undef WS_B4
+#undef WS_B2
+  return count[mask];
+}
+
 #endif

@@ -33,6 +33,11 @@ static const ws_cache_repl_ops *find_repl(const char *name) {
   return NULL;
 }
 
+/* No hints, no tags counted. */
+static void clear_buckets(ws_cache *c) {
+  for (uint32_t i = 0; i < WS_CACHE_HINTS; i++) c->buckets[i] = (ws_cache_bucket_entry){UINT32_MAX, 0};
+}
+
 ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc, const char *repl_name,
                         const char *what) {
   memset(c, 0, sizeof *c);
@@ -43,34 +48,31 @@ ws_status ws_cache_init(ws_cache *c, ws_ctx *ctx, uint32_t sets, uint32_t assoc,
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   c->assoc = assoc;
   c->ways = calloc((size_t)sets * assoc, sizeof *c->ways);
-  c->hint = malloc(WS_CACHE_HINTS * sizeof *c->hint);
-  c->tagged = calloc(WS_CACHE_HINTS, sizeof *c->tagged);
-  if (c->hint) memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
-  if (!c->ways || !c->hint || !c->tagged)
+  c->buckets = malloc(WS_CACHE_HINTS * sizeof *c->buckets);
+  if (c->buckets) clear_buckets(c);
+  if (!c->ways || !c->buckets)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "%s: out of memory for %u sets", what, sets);
   c->clean = true;
   return WS_OK;
 }
 
 uint64_t ws_cache_state_bytes(uint32_t sets, uint32_t assoc) {
-  return (uint64_t)sets * assoc * sizeof(ws_cache_way) + WS_CACHE_HINTS * (uint64_t)(sizeof(uint32_t) * 2);
+  return (uint64_t)sets * assoc * sizeof(ws_cache_way) +
+         WS_CACHE_HINTS * (uint64_t)sizeof(ws_cache_bucket_entry);
 }
 
 void ws_cache_fini(ws_cache *c) {
   free(c->ways);
-  free(c->hint);
-  free(c->tagged);
+  free(c->buckets);
   c->ways = NULL;
-  c->hint = NULL;
-  c->tagged = NULL;
+  c->buckets = NULL;
 }
 
 void ws_cache_clear(ws_cache *c) {
   c->clock = 0;
   if (c->clean) return;
   memset(c->ways, 0, (size_t)c->sets * c->assoc * sizeof *c->ways);
-  memset(c->hint, 0xff, WS_CACHE_HINTS * sizeof *c->hint);
-  memset(c->tagged, 0, WS_CACHE_HINTS * sizeof *c->tagged);
+  clear_buckets(c);
   c->clean = true;
 }
 
@@ -83,13 +85,13 @@ static bool holds(const ws_cache_way *w, uint64_t tag) { return w->tag == tag &&
 
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag) {
   ws_cache_way *set = set_of(c, set_key);
-  if (!c->tagged[ws_cache_bucket(tag)]) return NULL;
-  uint32_t *hint = &c->hint[ws_cache_bucket(tag)];
-  size_t h = *hint - (size_t)(set - c->ways); /* the hinted way's index in this set, if it is in it */
+  ws_cache_bucket_entry *b = &c->buckets[ws_cache_bucket(tag)];
+  if (!b->tagged) return NULL;
+  size_t h = b->hint - (size_t)(set - c->ways); /* the hinted way's index in this set, if it is in it */
   if (h < c->assoc && holds(&set[h], tag)) return &set[h];
   for (uint32_t i = 0; i < c->assoc; i++)
     if (holds(&set[i], tag)) { /* the tag test fails first */
-      *hint = (uint32_t)(set - c->ways) + i;
+      b->hint = (uint32_t)(set - c->ways) + i;
       return &set[i];
     }
   return NULL;
@@ -109,9 +111,10 @@ ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {
 
 void ws_cache_install(ws_cache *c, ws_cache_way *w, uint64_t tag) {
   c->clean = false;
-  if (w->stamp) c->tagged[ws_cache_bucket(w->tag)]--; /* a stamp: installed since zeroed */
-  c->tagged[ws_cache_bucket(tag)]++;
-  c->hint[ws_cache_bucket(tag)] = (uint32_t)(w - c->ways);
+  if (w->stamp) c->buckets[ws_cache_bucket(w->tag)].tagged--; /* a stamp: installed since zeroed */
+  ws_cache_bucket_entry *b = &c->buckets[ws_cache_bucket(tag)];
+  b->tagged++;
+  b->hint = (uint32_t)(w - c->ways);
   w->tag = tag;
   w->valid = 0;
   w->dirty = 0;

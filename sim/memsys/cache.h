@@ -26,6 +26,12 @@ typedef struct ws_cache_way {
 
 typedef struct ws_cache ws_cache;
 
+/* One hint bucket: the way last found or installed, the ways tagged. */
+typedef struct ws_cache_bucket_entry {
+  uint32_t hint;
+  uint32_t tagged;
+} ws_cache_bucket_entry;
+
 /* A replacement policy: `touch` on every use, `victim` picks the way to
  * replace among the set's non-pending ways (NULL when all are pending),
  * the first invalid one if there is one. */
@@ -37,23 +43,23 @@ typedef struct ws_cache_repl_ops {
 
 struct ws_cache {
   uint32_t sets, assoc;
-  uint32_t set_mask;  /* sets - 1 when sets is a power of two (a mask, not a division), else 0 */
-  ws_cache_way *ways; /* sets * assoc, set-major */
-  uint64_t clock;     /* LRU stamp source */
-  const ws_cache_repl_ops *repl;
-  /* where each line was last found or installed, by its line number's
-   * bucket (ws_cache_bucket; way index, or UINT32_MAX): a live line is held by one
-   * way only, so a hint whose way still holds it is the answer a scan of a
-   * 64-way set would give, at the cost of one test */
-  uint32_t *hint;
-  /* ways whose tag (line number) falls in each hint bucket, over the
-   * ways installed since the array was zeroed: a lookup whose bucket counts
-   * none cannot be held by any way and skips the scan of its set, the
-   * common case of a streaming miss */
-  uint32_t *tagged;
+  uint32_t set_mask; /* sets - 1 when sets is a power of two (a mask, not a division), else 0 */
   /* no way installed since the array was zeroed: clearing it again (a
    * launch resets the caches the creation just zeroed) writes nothing */
   bool clean;
+  ws_cache_way *ways; /* sets * assoc, set-major */
+  uint64_t clock;     /* LRU stamp source */
+  const ws_cache_repl_ops *repl;
+  /* per hint bucket (ws_cache_bucket of a line number): where a line of
+   * that bucket was last found or installed (a way index, or UINT32_MAX;
+   * a live line is held by one way only, so a hint whose way still holds
+   * it is the answer a scan of a 64-way set would give, at the cost of one
+   * test), and how many ways installed since the array was zeroed hold a
+   * tag of that bucket (none: the lookup cannot hit and skips the scan of
+   * its set, the common case of a streaming miss). Both halves side by
+   * side: a lookup reads one host cache line for them, not two, and with
+   * 108 SMs' L1s each lookup's bucket had left the host's caches */
+  ws_cache_bucket_entry *buckets;
 };
 
 #define WS_CACHE_HINTS 1024u

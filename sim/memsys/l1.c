@@ -4,9 +4,11 @@
  * Design: every decision is computed before anything is changed, so a
  * rejected access leaves no trace but its stall counter (the LSU will offer
  * it again). MSHRs are a fixed table with a free stack; the requests
- * waiting on them are nodes of one pool per SM (l1.mshr_waiters), linked
- * per MSHR in arrival order, so a line can take a request from every warp
- * (mshr_max_merge) without reserving that many for each MSHR. Allocation (preset
+ * waiting on them (at most l1.mshr_waiters per SM) sit in chunks of three
+ * from one pool per SM, chained per MSHR in arrival order, so a line can
+ * take a request from every warp (mshr_max_merge) without reserving that
+ * many for each MSHR, and a fill chases one link per three of its waiters
+ * rather than one per waiter. Allocation (preset
  * l1.allocation): on-miss reserves the missed line's way at once and finds
  * its MSHR through the pinned way in O(assoc); streaming leaves the tags
  * alone until the data arrives, finds a line's MSHR in a small open-address
@@ -26,55 +28,74 @@
 #include "sim/memsys/cache.h"
 #include "sim/memsys/xbar.h"
 
-#define NO_WAITER UINT32_MAX
+#define NO_CHUNK UINT32_MAX
+#define CHUNK_WAITERS 3u
 
-/* A request waiting on an MSHR, from the SM's pool (ws_config_l1_waiters). */
+/* A request waiting on an MSHR. */
 typedef struct waiter {
   uint32_t id;
-  uint32_t next; /* the MSHR's next waiter, in arrival order; in the pool, the next free one */
-  uint8_t need;  /* sectors still to arrive for this request */
-  uint8_t mask;  /* every sector it reads: all of them cross the return port */
+  uint8_t need; /* sectors still to arrive for this request */
+  uint8_t mask; /* every sector it reads: all of them cross the return port */
 } waiter;
+
+/* Three waiters of one MSHR in arrival order, and its next chunk: half a
+ * host cache line (the pool is aligned to one). Every chunk of an MSHR but
+ * its last is full, so waiter k of the MSHR is slot k % 3 of its chunk
+ * k / 3. Three, not seven to a line: the pool must hold the worst spread
+ * (every MSHR's last chunk one waiter full), and the presets' limits on
+ * host memory count it (ws_l1_state_bytes). */
+typedef struct chunk {
+  waiter w[CHUNK_WAITERS];
+  uint32_t next; /* the MSHR's next chunk; in the pool, the next free one */
+  uint32_t unused;
+} chunk;
+_Static_assert(sizeof(chunk) == 32, "a chunk is half a host cache line");
 
 typedef struct mshr {
   uint64_t line;
   uint8_t requested, arrived;
   uint32_t nwait;      /* at most mshr_max_merge */
-  uint32_t head, tail; /* its waiters, oldest first */
+  uint32_t head, tail; /* its chunks, oldest first */
 } mshr;
 
+/* The counters a read hit adds to lead, so that they share its second
+ * host cache line with the return port. */
 typedef struct l1_stats {
   uint64_t by_kind[WS_ACCESS_KIND_COUNT];
-  uint64_t sector_hits, sector_misses, line_hits, line_misses;
+  uint64_t sector_hits, line_hits, sector_misses, line_misses;
   uint64_t mshr_merges, mshr_full_stalls, merge_limit_stalls, waiter_stalls, reserve_stalls, wbuf_stalls;
   uint64_t evictions, writebacks;
 } l1_stats;
 
+/* What a read hit touches comes first, in two host cache lines (the
+ * struct is aligned to one): the tags and the return port's beats per
+ * sector count, then the port, the line size and latency and the hit's
+ * counters. With every SM's L1 visited in turn, each line of it a hit
+ * reads is a miss of the host's caches; spread over the struct they
+ * were five. */
 struct ws_l1 {
-  ws_cfg_l1 cfg;
-  uint32_t line_shift;
   ws_cache tags;
+  uint16_t beats[WS_CFG_MAX_SECTORS_PER_LINE]; /* [n - 1]: return-port beats of n sectors */
+  uint64_t port_free_cycle;
+  uint32_t line_shift, hit_lat_cycles;
+  l1_stats st;
+  ws_cfg_l1 cfg;
   mshr *mshrs;
-  waiter *waiters;                               /* the pool */
-  uint32_t nwaiters, free_waiter, nfree_waiters; /* its size, its free list and length */
+  /* the waiters' pool: ws_config_l1_waiters requests at most (nwaiters,
+   * nfree_waiters of them free), in chunks enough for them all however
+   * they spread (each MSHR's last chunk may be part full) */
+  chunk *chunks;
+  uint32_t nchunks, free_chunk; /* the pool's size and free list */
+  uint32_t nwaiters, nfree_waiters;
   uint32_t *free_stack, nfree;
   /* streaming: the MSHR of each line in flight, by line number; slot holds
    * the MSHR index + 1 (0: empty), at most half the slots are used */
   uint32_t *by_line, by_line_mask;
   uint32_t wbuf_used, wbuf_cap;
-  uint64_t port_free_cycle;
   uint64_t *last_reject; /* the stall counter the last refusal charged */
-  l1_stats st;
 };
-
-/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
- * a libgcc call; three steps of bit arithmetic count a sector mask. */
-static inline uint32_t popcount8(uint8_t m) {
-  uint32_t v = m;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return (v + (v >> 4)) & 0x0fu;
-}
+_Static_assert(sizeof(ws_cache) + sizeof(((ws_l1 *)0)->beats) <= 64, "the tags and beats fill one host line");
+_Static_assert(WS_CFG_MAX_SECTORS_PER_LINE * 1024u <= UINT16_MAX, "a line's beats fit 16 bits");
 
 /* A refusal: its reason's counter, remembered so that retries known to fail
  * the same way can be counted without being made (ws_l1_count_rejects). */
@@ -121,22 +142,37 @@ static uint32_t by_line_slots(uint32_t mshrs) {
   return slots;
 }
 
+/* The L1's struct, rounded up to whole host cache lines (aligned_alloc). */
+static size_t l1_bytes(void) { return (sizeof(ws_l1) + 63) / 64 * 64; }
+
+/* Chunks for every waiter however they spread: all but each MSHR's last
+ * chunk are full, so k MSHRs holding w waiters take at most
+ * (w + (CHUNK_WAITERS - 1) k) / CHUNK_WAITERS, and k is at most both the
+ * MSHRs and the waiters. */
+static uint32_t chunks_for(const ws_gpu_cfg *cfg) {
+  uint64_t w = ws_config_l1_waiters(cfg), k = cfg->l1.mshr_entries < w ? cfg->l1.mshr_entries : w;
+  return (uint32_t)((w + (CHUNK_WAITERS - 1) * k + CHUNK_WAITERS - 1) / CHUNK_WAITERS);
+}
+
+/* The chunk pool's bytes, whole host cache lines (aligned_alloc). */
+static size_t chunk_bytes(uint32_t nchunks) { return ((size_t)nchunks * sizeof(chunk) + 63) / 64 * 64; }
+
 uint64_t ws_l1_state_bytes(const ws_gpu_cfg *cfg) {
   uint64_t n = cfg->l1.mshr_entries;
-  return sizeof(ws_l1) + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
-         n * (sizeof(mshr) + sizeof(uint32_t)) + (uint64_t)ws_config_l1_waiters(cfg) * sizeof(waiter) +
+  return l1_bytes() + ws_cache_state_bytes(cfg->geom.l1_sets, cfg->l1.assoc) +
+         n * (sizeof(mshr) + sizeof(uint32_t)) + chunk_bytes(chunks_for(cfg)) +
          (uint64_t)by_line_slots((uint32_t)n) * sizeof(uint32_t);
 }
 
 static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
   uint32_t n = l1->cfg.mshr_entries;
   l1->mshrs = calloc(n, sizeof *l1->mshrs);
-  l1->waiters = calloc(l1->nwaiters, sizeof *l1->waiters);
+  l1->chunks = aligned_alloc(64, chunk_bytes(l1->nchunks));
   l1->free_stack = calloc(n, sizeof *l1->free_stack);
   uint32_t slots = by_line_slots(n);
   l1->by_line = calloc(slots, sizeof *l1->by_line);
   l1->by_line_mask = slots - 1;
-  if (!l1->mshrs || !l1->waiters || !l1->free_stack || !l1->by_line)
+  if (!l1->mshrs || !l1->chunks || !l1->free_stack || !l1->by_line)
     return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory for %u MSHRs", n);
   return WS_OK;
 }
@@ -144,12 +180,17 @@ static ws_status alloc_mshrs(ws_l1 *l1, ws_ctx *ctx) {
 ws_status ws_l1_create(ws_ctx *ctx, const ws_gpu_cfg *cfg, uint32_t sm, ws_stats *stats, ws_l1 **out) {
   *out = NULL;
   const ws_cfg_l1 *c = &cfg->l1;
-  ws_l1 *l1 = calloc(1, sizeof *l1);
+  ws_l1 *l1 = aligned_alloc(64, l1_bytes());
   if (!l1) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "l1: out of memory");
+  memset(l1, 0, sizeof *l1);
   l1->cfg = *c;
   l1->line_shift = cfg->geom.line_shift;
+  l1->hit_lat_cycles = c->hit_lat_cycles;
+  for (uint32_t n = 1; n <= WS_CFG_MAX_SECTORS_PER_LINE; n++)
+    l1->beats[n - 1] = (uint16_t)ws_xbar_beats((uint64_t)n * c->sector_bytes, c->port_bytes_per_cycle);
   l1->wbuf_cap = c->mshr_entries;
   l1->nwaiters = ws_config_l1_waiters(cfg);
+  l1->nchunks = chunks_for(cfg);
   ws_status st = ws_cache_init(&l1->tags, ctx, cfg->geom.l1_sets, c->assoc, NULL, "l1");
   if (st == WS_OK) st = alloc_mshrs(l1, ctx);
   if (st == WS_OK) st = register_stats(l1, ctx, stats, sm);
@@ -166,7 +207,7 @@ void ws_l1_destroy(ws_l1 *l1) {
   if (!l1) return;
   free(l1->by_line);
   free(l1->free_stack);
-  free(l1->waiters);
+  free(l1->chunks);
   free(l1->mshrs);
   ws_cache_fini(&l1->tags);
   free(l1);
@@ -176,8 +217,9 @@ void ws_l1_reset(ws_l1 *l1) {
   ws_cache_clear(&l1->tags);
   l1->nfree = l1->cfg.mshr_entries;
   for (uint32_t i = 0; i < l1->nfree; i++) l1->free_stack[i] = l1->nfree - 1 - i;
-  for (uint32_t i = 0; i < l1->nwaiters; i++) l1->waiters[i].next = i + 1 < l1->nwaiters ? i + 1 : NO_WAITER;
-  l1->free_waiter = 0;
+  for (uint32_t i = 0; i < l1->nchunks; i++)
+    l1->chunks[i] = (chunk){.next = i + 1 < l1->nchunks ? i + 1 : NO_CHUNK};
+  l1->free_chunk = 0;
   l1->nfree_waiters = l1->nwaiters;
   memset(l1->by_line, 0, ((size_t)l1->by_line_mask + 1) * sizeof *l1->by_line);
   l1->wbuf_used = 0;
@@ -186,8 +228,8 @@ void ws_l1_reset(ws_l1 *l1) {
 }
 
 uint64_t ws_l1_deliver(ws_l1 *l1, uint8_t mask, uint64_t ready_cycle) {
-  uint64_t beats =
-      ws_xbar_beats((uint64_t)popcount8(mask) * l1->cfg.sector_bytes, l1->cfg.port_bytes_per_cycle);
+  uint32_t n = ws_access_sectors(mask); /* no sector: one beat, as ws_xbar_beats gives */
+  uint64_t beats = n ? l1->beats[n - 1] : 1;
   uint64_t start = ready_cycle > l1->port_free_cycle ? ready_cycle : l1->port_free_cycle;
   l1->port_free_cycle = start + beats;
   return start + beats - 1;
@@ -270,27 +312,30 @@ static ws_cache_way *allocate(ws_l1 *l1, uint64_t line, ws_l1_result *r, uint32_
   return v;
 }
 
-static void count_read(ws_l1 *l1, uint8_t mask, uint8_t miss) {
-  l1->st.sector_hits += popcount8(mask & (uint8_t)~miss);
-  l1->st.sector_misses += popcount8(miss);
-  if (miss)
-    l1->st.line_misses++;
-  else
-    l1->st.line_hits++;
+/* A read that missed a sector of `mask` (miss, not 0) and was accepted. */
+static void count_read_miss(ws_l1 *l1, uint8_t mask, uint8_t miss) {
+  l1->st.sector_hits += ws_access_sectors(mask & (uint8_t)~miss);
+  l1->st.sector_misses += ws_access_sectors(miss);
+  l1->st.line_misses++;
 }
 
-/* Queues request `id` on m, from the pool (the caller checked it has one). */
+/* Queues request `id` on m, from the pool (the caller checked it has a
+ * waiter free; then a chunk is free too, chunks_for). */
 static void add_waiter(ws_l1 *l1, mshr *m, uint32_t id, uint8_t need, uint8_t mask) {
-  uint32_t i = l1->free_waiter;
-  waiter *w = &l1->waiters[i];
-  l1->free_waiter = w->next;
+  uint32_t slot = m->nwait % CHUNK_WAITERS;
+  if (slot == 0) { /* the last chunk is full, or there is none */
+    uint32_t c = l1->free_chunk;
+    l1->free_chunk = l1->chunks[c].next;
+    l1->chunks[c].next = NO_CHUNK;
+    if (m->nwait)
+      l1->chunks[m->tail].next = c;
+    else
+      m->head = c;
+    m->tail = c;
+  }
+  l1->chunks[m->tail].w[slot] = (waiter){.id = id, .need = need, .mask = mask};
+  m->nwait++;
   l1->nfree_waiters--;
-  *w = (waiter){.id = id, .next = NO_WAITER, .need = need, .mask = mask};
-  if (m->nwait++)
-    l1->waiters[m->tail].next = i;
-  else
-    m->head = i;
-  m->tail = i;
 }
 
 /* Whether a miss may wait on m (NULL: on a new MSHR); refuses it, with its
@@ -333,10 +378,13 @@ static uint32_t new_mshr(ws_l1 *l1, uint64_t line, uint8_t mask, uint8_t miss, u
   return idx;
 }
 
+/* A read with every sector present, counted (no sector missed). */
 static void hit(ws_l1 *l1, ws_cache_way *w, uint8_t mask, uint64_t now, ws_l1_result *r) {
   ws_cache_touch(&l1->tags, w);
   r->outcome = WS_L1_HIT;
-  r->resp_cycle = ws_l1_deliver(l1, mask, now + l1->cfg.hit_lat_cycles);
+  r->resp_cycle = ws_l1_deliver(l1, mask, now + l1->hit_lat_cycles);
+  l1->st.sector_hits += ws_access_sectors(mask);
+  l1->st.line_hits++;
 }
 
 /* On-miss allocation: the missed line's way is pinned until its fill. */
@@ -372,13 +420,15 @@ static void read_streaming(ws_l1 *l1, const ws_line_access *a, ws_cache_way *w, 
 static void access_read(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now, ws_l1_result *r) {
   ws_cache_way *w = find(l1, a->line_addr);
   uint8_t miss = a->sector_mask & (uint8_t) ~(w ? w->valid : 0);
-  if (!miss)
+  if (!miss) {
     hit(l1, w, a->sector_mask, now, r);
-  else if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING)
+    return;
+  }
+  if (l1->cfg.allocation == WS_L1_ALLOC_STREAMING)
     read_streaming(l1, a, w, miss, id, r);
   else
     read_on_miss(l1, a, w, miss, id, r);
-  if (r->outcome != WS_L1_REJECT) count_read(l1, a->sector_mask, miss);
+  if (r->outcome != WS_L1_REJECT) count_read_miss(l1, a->sector_mask, miss);
 }
 
 static void access_store_wb(ws_l1 *l1, const ws_line_access *a, ws_l1_result *r) {
@@ -419,29 +469,43 @@ void ws_l1_access(ws_l1 *l1, const ws_line_access *a, uint32_t id, uint64_t now,
   if (r->outcome != WS_L1_REJECT) l1->st.by_kind[kind]++;
 }
 
+/* Returns m's chunks after `last` (all of them: NO_CHUNK) to the pool;
+ * `last` becomes m's last chunk. */
+static void free_chunks_after(ws_l1 *l1, mshr *m, uint32_t last) {
+  uint32_t c = last == NO_CHUNK ? (m->nwait ? m->head : NO_CHUNK) : l1->chunks[last].next;
+  while (c != NO_CHUNK) {
+    uint32_t next = l1->chunks[c].next;
+    l1->chunks[c].next = l1->free_chunk;
+    l1->free_chunk = c;
+    c = next;
+  }
+  if (last != NO_CHUNK) l1->chunks[last].next = NO_CHUNK;
+  m->tail = last;
+}
+
 /* Completes the waiters `mask` finishes; frees the MSHR once all it asked
  * for is in (true). */
 static bool arrive(ws_l1 *l1, mshr *m, uint8_t mask, uint64_t now, ws_l1_done *out, uint32_t *n) {
   m->arrived |= mask;
-  uint32_t *link = &m->head, last = NO_WAITER, next;
-  for (uint32_t i = m->head, left = m->nwait; left; left--, i = next) {
-    waiter *w = &l1->waiters[i];
-    next = w->next;
-    w->need &= (uint8_t)~mask;
-    if (w->need) { /* stays: the list goes on from it */
-      last = i;
-      link = &w->next;
+  /* the waiters that stay move up in place, in order (writing never
+   * passes reading), so every chunk but the last stays full */
+  uint32_t rc = m->head, wc = m->head, wi = 0, kept = 0;
+  for (uint32_t k = 0; k < m->nwait; k++) {
+    uint32_t ri = k % CHUNK_WAITERS;
+    if (k && ri == 0) rc = l1->chunks[rc].next;
+    waiter w = l1->chunks[rc].w[ri];
+    w.need &= (uint8_t)~mask;
+    if (!w.need) { /* all of the request's sectors cross the port once its last one is in */
+      out[(*n)++] = (ws_l1_done){w.id, ws_l1_deliver(l1, w.mask, now)};
       continue;
     }
-    /* all of the request's sectors cross the port once its last one is in */
-    out[(*n)++] = (ws_l1_done){w->id, ws_l1_deliver(l1, w->mask, now)};
-    *link = next;
-    w->next = l1->free_waiter;
-    l1->free_waiter = i;
-    l1->nfree_waiters++;
-    m->nwait--;
+    if (wi == CHUNK_WAITERS) wc = l1->chunks[wc].next, wi = 0;
+    l1->chunks[wc].w[wi++] = w;
+    kept++;
   }
-  m->tail = last;
+  l1->nfree_waiters += m->nwait - kept;
+  free_chunks_after(l1, m, kept ? wc : NO_CHUNK);
+  m->nwait = kept;
   if ((m->arrived & m->requested) != m->requested) return false;
   l1->free_stack[l1->nfree++] = (uint32_t)(m - l1->mshrs);
   return true;

@@ -72,15 +72,6 @@ struct ws_l2 {
   uint16_t hash_slice[WS_L2_HASH_MEMO];
 };
 
-/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
- * a libgcc call; three steps of bit arithmetic count a sector mask. */
-static inline uint32_t popcount8(uint8_t m) {
-  uint32_t v = m;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return (v + (v >> 4)) & 0x0fu;
-}
-
 static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
   slice_stats *t = &l2->s[i].st;
   const ws_stat_def defs[] = {
@@ -317,8 +308,8 @@ static void count_read(slice *sl, ws_access_kind kind, uint8_t mask, uint8_t mis
     sl->st.atomics++;
   else
     sl->st.reads++;
-  sl->st.sector_hits += popcount8(mask & (uint8_t)~miss);
-  sl->st.sector_misses += popcount8(miss);
+  sl->st.sector_hits += ws_access_sectors(mask & (uint8_t)~miss);
+  sl->st.sector_misses += ws_access_sectors(miss);
   if (miss)
     sl->st.line_misses++;
   else

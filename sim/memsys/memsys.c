@@ -250,17 +250,8 @@ static __attribute__((noinline, cold)) void probe_l1_fill(ws_memsys *m, const re
   m->probe->event(m->probe->user, &ev);
 }
 
-/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
- * a libgcc call; three steps of bit arithmetic count a sector mask. */
-static inline uint32_t popcount8(uint8_t m) {
-  uint32_t v = m;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return (v + (v >> 4)) & 0x0fu;
-}
-
 static uint32_t sector_bytes(const ws_memsys *m, uint8_t mask) {
-  return popcount8(mask) * m->cfg.l1.sector_bytes;
+  return ws_access_sectors(mask) * m->cfg.l1.sector_bytes;
 }
 
 /* ---- SM -> slice ------------------------------------------------------------- */
@@ -571,31 +562,38 @@ static bool access(ws_memsys *m, uint32_t sm, const ws_line_access *a, uint64_t 
     m->retry_due[sm] = 1;
     return false;
   }
-  uint32_t id = pool_alloc(m);
-  req *r = &m->pool[id];
-  *r = (req){.line = a->line_addr,
-             .cookie = cookie,
-             .uop = m->next_uop + 1,
-             .flags = a->flags,
-             .next = NO_ID,
-             .sm = sm,
-             .mask = a->sector_mask,
-             .kind = a->kind,
-             .role = ROLE_ACCESS};
+  /* the record the access takes if it outlives this call (it waits on an
+   * MSHR or travels on): the pool's head, taken only then. An L1 hit, most
+   * accesses of a memory-bound kernel, took it and gave it back at once,
+   * which left the pool as it found it; now it does not write it at all */
+  uint32_t id = m->free_head;
   ws_l1_result res;
   ws_l1_access(m->l1[sm], a, id, cycle, &res);
   /* whatever leaves the L1 has gone through its pipeline (tag check) first */
-  uint64_t leave = cycle + m->cfg.l1.hit_lat_cycles;
+  uint64_t leave = cycle + m->cfg.l1.hit_lat_cycles, uop = m->next_uop + 1;
   bool accepted = res.outcome != WS_L1_REJECT;
-  if (__builtin_expect(m->probe != NULL, 0)) probe_l1(m, sm, a, accepted ? r->uop : 0, &res, cycle);
+  if (__builtin_expect(m->probe != NULL, 0)) probe_l1(m, sm, a, accepted ? uop : 0, &res, cycle);
   if (!accepted) {
-    pool_free(m, id);
     m->uvm_refused[sm] = 0; /* this refusal is the L1's */
     /* with a probe every retry is a record of its own, so it is made */
     m->retry_due[sm] = m->probe != NULL;
     return false;
   }
   m->next_uop++;
+  if (res.outcome == WS_L1_HIT && !res.writeback) {
+    if (a->kind != WS_ACCESS_STORE) respond_hit(m, sm, res.resp_cycle, cookie, hit_cycle);
+    return true;
+  }
+  req *r = &m->pool[pool_alloc(m)]; /* id: the head, as the L1 was told */
+  *r = (req){.line = a->line_addr,
+             .cookie = cookie,
+             .uop = uop,
+             .flags = a->flags,
+             .next = NO_ID,
+             .sm = sm,
+             .mask = a->sector_mask,
+             .kind = a->kind,
+             .role = ROLE_ACCESS};
   if (res.writeback) {
     uint32_t w = pool_alloc(m);
     m->pool[w] = (req){.line = res.wb_line,

@@ -39,15 +39,6 @@ void ws_lsu_reset(ws_lsu *l) {
   l->last_send_cycle = UINT64_MAX;
 }
 
-/* Without a host popcount instruction (no -mpopcnt) __builtin_popcount is
- * a libgcc call; three steps of bit arithmetic count a sector mask. */
-static inline uint32_t popcount8(uint8_t m) {
-  uint32_t v = m;
-  v = v - ((v >> 1) & 0x55u);
-  v = (v & 0x33u) + ((v >> 2) & 0x33u);
-  return (v + (v >> 4)) & 0x0fu;
-}
-
 static uint32_t alloc_req(ws_lsu *l) {
   if (l->free_req != UINT32_MAX) {
     uint32_t i = l->free_req;
@@ -149,7 +140,7 @@ ws_lsu_sent ws_lsu_send(ws_lsu *l, uint64_t cycle) {
   l->last_send_cycle = cycle;
   l->state = WS_LSU_SENDING;
   l->line_accesses++;
-  l->sectors += popcount8(a->sector_mask);
+  l->sectors += ws_access_sectors(a->sector_mask);
   if (++e->next_line < e->nlines) {
     if (e->hits && e->hit_cycle <= cycle + 1) respond_hits(l, e);
     /* sent next cycle, after every other SM's work of this one: an

@@ -63,21 +63,25 @@ typedef struct ws_lsu_sent {
   uint32_t store_warp; /* warp whose store finished sending; UINT32_MAX if none */
 } ws_lsu_sent;
 
+/* What a send reads and writes comes first, in 64 bytes: every cycle an
+ * SM sends a line, and with 108 SMs visited in turn each host cache line
+ * of its LSU a send touches was a miss of the host's caches (the queue's
+ * 1 KiB entries stood between the state and the head). */
 typedef struct ws_lsu {
-  const ws_gpu_cfg *cfg;
   ws_memsys *mem;
   uint32_t sm;
   ws_lsu_state state;
-  ws_lsu_entry queue[WS_CFG_MAX_LSU_QUEUE];
   uint32_t head, count, depth; /* depth: sm.lsu_queue_insns, a power of two */
-  uint64_t smem_backlog;       /* sm.smem_backlog_cycles */
-  ws_lsu_req *reqs;
-  uint32_t nreqs, cap_reqs, free_req;
-  uint64_t smem_free_cycle; /* first cycle the shared-memory pipe is free */
   uint64_t last_send_cycle;
   /* counters (registered by the SM) */
   uint64_t line_accesses, sectors, refusals, smem_wavefronts, smem_conflicts, smem_insns;
   uint64_t local_loads, local_stores, local_bytes; /* LDL/STL, which queue as global accesses do */
+  const ws_gpu_cfg *cfg;
+  uint64_t smem_backlog; /* sm.smem_backlog_cycles */
+  ws_lsu_req *reqs;
+  uint32_t nreqs, cap_reqs, free_req;
+  uint64_t smem_free_cycle; /* first cycle the shared-memory pipe is free */
+  ws_lsu_entry queue[WS_CFG_MAX_LSU_QUEUE];
 } ws_lsu;
 
 ws_status ws_lsu_init(ws_ctx *ctx, ws_lsu *l, const ws_gpu_cfg *cfg, ws_memsys *mem, uint32_t sm);

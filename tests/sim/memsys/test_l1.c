@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "sim/memsys/l1.h"
+#include "sim/memsys/xbar.h"
 #include "tests/sim/memsys/memtest.h"
 
 typedef struct lt {
@@ -389,4 +390,28 @@ Test(l1, streaming_mshr_table_matches_a_list) {
   for (uint32_t k = 0; k < n; k++) still += waiting[k];
   cr_expect_eq(issued - completed, still, "no request was lost or completed twice");
   lt_fini(&t);
+}
+
+/* A mask's sectors come from a table (no popcount instruction assumed),
+ * and the port's beats from a table of them made at creation: both must
+ * give what the arithmetic gives, for every mask and for a port width that
+ * does not divide the sector's. */
+Test(l1, sector_counts_and_port_beats_match_the_arithmetic) {
+  for (uint32_t m = 0; m < 256; m++)
+    cr_assert_eq(ws_access_sectors((uint8_t)m), (uint32_t)__builtin_popcount(m), "mask %#x", m);
+  const uint32_t ports[] = {64, 24, 1, 4096};
+  for (uint32_t p = 0; p < sizeof ports / sizeof ports[0]; p++) {
+    ws_gpu_cfg c = mt_cfg();
+    c.l1.port_bytes_per_cycle = ports[p];
+    lt t;
+    lt_init_cfg(&t, &c);
+    uint64_t ready = 1000;
+    for (uint32_t m = 0; m < 16; m++) {
+      uint64_t beats = ws_xbar_beats((uint64_t)ws_access_sectors((uint8_t)m) * 32, ports[p]);
+      cr_assert_eq(ws_l1_deliver(t.l1, (uint8_t)m, ready), ready + beats - 1, "port %u, mask %#x", ports[p],
+                   m);
+      ready += beats; /* the port is free again exactly then */
+    }
+    lt_fini(&t);
+  }
 }

@@ -263,6 +263,10 @@ static void issue_one(void *user, uint32_t k, uint32_t thread) {
  * (some milliseconds each), and the settled epochs between two probes */
 #define PICK_EPOCH_CYCLES 2048u
 #define PICK_SETTLED_EPOCHS 32u
+/* the team is kept only when its probe was this much faster: an epoch's
+ * time varies by several percent on a shared host, and a team that is
+ * no faster spends a second core for nothing */
+#define PICK_MARGIN 0.9
 enum { PICK_PROBE_ON, PICK_PROBE_OFF, PICK_SETTLED };
 
 static double now_s(void) {
@@ -287,7 +291,7 @@ static void pick_next(ws_engine_pick *p) {
     pick_start(p, PICK_PROBE_OFF, false);
   } else if (p->phase == PICK_PROBE_OFF) {
     p->settled = PICK_SETTLED_EPOCHS;
-    pick_start(p, PICK_SETTLED, p->on_s_per_visit < per_visit);
+    pick_start(p, PICK_SETTLED, p->on_s_per_visit < PICK_MARGIN * per_visit);
   } else if (--p->settled == 0) {
     pick_start(p, PICK_PROBE_ON, true);
   } else {

@@ -60,6 +60,8 @@ bool ws_isa_is_atomic(ws_op op) {
   return info && info->unit == WS_UNIT_LSU && strncmp(info->mnemonic, "ATOM", 4) == 0;
 }
 
+bool ws_isa_is_global_atomic(ws_op op) { return ws_isa_is_atomic(op) && ws_isa_sig(op, 1).kind == 'g'; }
+
 const char *ws_isa_unit_name(ws_unit unit) {
   static const char *const names[WS_UNIT_COUNT] = {"INT", "FP32", "SFU", "SHFL", "LSU", "TENSOR", "CTRL"};
   return (unsigned)unit < WS_UNIT_COUNT ? names[unit] : "?";

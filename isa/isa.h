@@ -182,5 +182,8 @@ unsigned ws_isa_opnd_reg_span(const ws_insn *insn, unsigned idx);
  * the table, so the timing, tracing and checking code that must treat every
  * atomic alike does not keep its own list. */
 bool ws_isa_is_atomic(ws_op op);
+/* True for the atomics on global memory (ATOMG.*): the ones CTAs on
+ * different SMs can share a word through. */
+bool ws_isa_is_global_atomic(ws_op op);
 
 #endif

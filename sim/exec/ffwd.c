@@ -17,7 +17,7 @@ static bool escapes(const ws_insn *insn) {
   case WS_OP_STG:
   case WS_OP_EXIT: return true;
   case WS_OP_S2R: return insn->opnd[1].reg == WS_SR_CLOCK || insn->opnd[1].reg == WS_SR_CLOCKHI;
-  default: return ws_isa_is_atomic((ws_op)insn->op) && ws_isa_sig((ws_op)insn->op, 1).kind == 'g';
+  default: return ws_isa_is_global_atomic((ws_op)insn->op);
   }
 }
 

@@ -59,6 +59,19 @@ typedef struct ws_launch_stats {
   uint64_t computed_ctas;
 } ws_launch_stats;
 
+/* Adds the instruction counts `now` has beyond `before` (NULL: beyond zero)
+ * to dst: how counts kept apart (a host thread's, a gap's) join the
+ * launch's. */
+static inline void ws_launch_stats_add_insns(ws_launch_stats *dst, const ws_launch_stats *now,
+                                             const ws_launch_stats *before) {
+  const ws_launch_stats zero = {0};
+  if (!before) before = &zero;
+  dst->warp_insns += now->warp_insns - before->warp_insns;
+  dst->thread_insns += now->thread_insns - before->thread_insns;
+  for (int u = 0; u < WS_UNIT_COUNT; u++)
+    dst->warp_insns_by_unit[u] += now->warp_insns_by_unit[u] - before->warp_insns_by_unit[u];
+}
+
 /* What a long launch reports while it runs (ws_watch.progress). */
 typedef struct ws_progress {
   const char *kernel;

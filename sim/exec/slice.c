@@ -64,7 +64,7 @@ static ws_space space_of(ws_op op) {
   case WS_OP_STL: return WS_SPACE_LOCAL;
   case WS_OP_LDC: return WS_SPACE_CONST;
   case WS_OP_LDP: return WS_SPACE_PARAM;
-  default: return ws_isa_is_atomic(op) && ws_isa_sig(op, 1).kind == 'g' ? WS_SPACE_GLOBAL : WS_SPACE_SHARED;
+  default: return ws_isa_is_global_atomic(op) ? WS_SPACE_GLOBAL : WS_SPACE_SHARED;
   }
 }
 

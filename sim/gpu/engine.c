@@ -320,10 +320,7 @@ static void fold_tallies(ws_engine *e) {
   uint32_t n = e->on_team ? e->threads : 1;
   for (uint32_t th = 0; th < n; th++) {
     ws_sm_tally *t = &e->tally[th];
-    ws_launch_stats *ls = e->ls;
-    ls->warp_insns += t->ls.warp_insns;
-    ls->thread_insns += t->ls.thread_insns;
-    for (int u = 0; u < WS_UNIT_COUNT; u++) ls->warp_insns_by_unit[u] += t->ls.warp_insns_by_unit[u];
+    ws_launch_stats_add_insns(e->ls, &t->ls, NULL);
     e->wd->effects += t->effects;
     t->ls.warp_insns = t->ls.thread_insns = t->effects = 0;
     memset(t->ls.warp_insns_by_unit, 0, sizeof t->ls.warp_insns_by_unit);
@@ -507,8 +504,7 @@ static void finish(ws_engine *e, uint64_t end, ws_launch_stats *ls) {
 
 static bool has_global_atomics(const ws_kernel *k) {
   for (uint32_t pc = 0; pc < k->ninsns; pc++) {
-    ws_op op = (ws_op)k->insns[pc].op;
-    if (ws_isa_is_atomic(op) && ws_isa_sig(op, 1).kind == 'g') return true;
+    if (ws_isa_is_global_atomic((ws_op)k->insns[pc].op)) return true;
   }
   return false;
 }

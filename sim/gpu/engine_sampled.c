@@ -351,10 +351,7 @@ static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base,
   bool counted = j->count != 0; /* a wave gap's traffic is counted (run_skipped) */
   for (size_t r = 0; r < j->nrecs; r++)
     ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write, counted);
-  e->ls->warp_insns += j->stats.warp_insns - base->warp_insns;
-  e->ls->thread_insns += j->stats.thread_insns - base->thread_insns;
-  for (int u = 0; u < WS_UNIT_COUNT; u++)
-    e->ls->warp_insns_by_unit[u] += j->stats.warp_insns_by_unit[u] - base->warp_insns_by_unit[u];
+  ws_launch_stats_add_insns(e->ls, &j->stats, base);
   *short_of += j->done < j->share;
   return j->st == WS_OK ? WS_OK : ws_ctx_fail(e->ctx, j->st, "%s", ws_errmsg(j->ctx));
 }

@@ -103,6 +103,10 @@ void ws_cache_where(ws_cache *c, uint64_t set_key, uint64_t tag, uint32_t *set, 
   *way = w ? (uint32_t)(w - first) : UINT32_MAX;
 }
 
+const ws_cache_way *ws_cache_set_of(const ws_cache *c, const ws_cache_way *w) {
+  return c->ways + (size_t)(w - c->ways) / c->assoc * c->assoc;
+}
+
 void ws_cache_touch(ws_cache *c, ws_cache_way *w) { c->repl->touch(c, w); }
 
 ws_cache_way *ws_cache_victim(ws_cache *c, uint64_t set_key) {

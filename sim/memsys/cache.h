@@ -92,6 +92,8 @@ void ws_cache_clear(ws_cache *c);
 /* The way holding line `tag` in set `set_key % sets`, or NULL. Does not
  * update the replacement state: callers touch what they really use. */
 ws_cache_way *ws_cache_find(ws_cache *c, uint64_t set_key, uint64_t tag);
+/* The first way of w's set. */
+const ws_cache_way *ws_cache_set_of(const ws_cache *c, const ws_cache_way *w);
 void ws_cache_touch(ws_cache *c, ws_cache_way *w);
 /* The way to replace for a line of set `set_key`, or NULL when every way of
  * the set is pending. The caller evicts its contents, then installs. */

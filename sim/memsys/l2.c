@@ -52,7 +52,18 @@ typedef struct slice {
   slice_stats st;
 } slice;
 
-#define WS_L2_HASH_MEMO 1024
+/* a power of two: the memo's index is the top bits of a multiplicative hash,
+ * since lines in use often lie a power of two apart (a column of a matrix) */
+#define WS_L2_HASH_MEMO_BITS 13
+#define WS_L2_HASH_MEMO (1u << WS_L2_HASH_MEMO_BITS)
+#define WS_L2_WARM_SEEN 8
+
+/* A warming of the last few, recorded with where it left its line. */
+typedef struct warm_seen {
+  uint64_t line, stamp; /* the way's stamp after the warming */
+  const slice *sl;
+  const ws_cache_way *way, *set;
+} warm_seen;
 _Static_assert(WS_CFG_MAX_L2_SLICES - 1u <= UINT16_MAX, "the hash memo keeps slice numbers in 16 bits");
 
 struct ws_l2 {
@@ -70,6 +81,9 @@ struct ws_l2 {
    * memo's size turns over */
   uint64_t hash_key[WS_L2_HASH_MEMO]; /* line index + 1; 0: empty */
   uint16_t hash_slice[WS_L2_HASH_MEMO];
+  /* the last warmings that touched a way, newest at seen_head - 1 (a ring) */
+  warm_seen seen[WS_L2_WARM_SEEN];
+  uint32_t seen_head;
 };
 
 static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i) {
@@ -165,6 +179,7 @@ void ws_l2_destroy(ws_l2 *l2) {
 
 void ws_l2_reset(ws_l2 *l2) {
   for (uint32_t i = 0; i < l2->cfg.slices; i++) ws_cache_clear(&l2->s[i].tags);
+  memset(l2->seen, 0, sizeof l2->seen); /* the stamps start again */
   ws_l2_reset_timing(l2);
 }
 
@@ -199,7 +214,7 @@ void ws_l2_reset_timing(ws_l2 *l2) {
 uint32_t ws_l2_slice_of(ws_l2 *l2, uint64_t line_addr) {
   if (l2->cfg.slices < 2) return 0;
   uint64_t x = line_addr >> l2->line_shift;
-  uint32_t i = (uint32_t)(x % WS_L2_HASH_MEMO);
+  uint32_t i = (uint32_t)((x * 0x9E3779B97F4A7C15u) >> (64 - WS_L2_HASH_MEMO_BITS));
   if (l2->hash_key[i] != x + 1) {
     l2->hash_key[i] = x + 1;
     l2->hash_slice[i] = (uint16_t)ws_addrmap_slice(&l2->map, line_addr);
@@ -410,8 +425,46 @@ static ws_cache_way *warm_install(ws_l2 *l2, slice *sl, uint64_t line, bool coun
   return v;
 }
 
+/* Whether a recent warming's way still holds `line` as the last use of its
+ * set: untouched since, and every use of its slice since was one of the
+ * newer warmings, each in another set (LRU stamps count every use, timed
+ * ones too). Touching it again would leave the replacement order as is. */
+static bool seen_is_latest(const ws_l2 *l2, uint32_t k, uint64_t line) {
+  const warm_seen *s = &l2->seen[k];
+  const ws_cache_way *w = s->way;
+  if (!w || s->line != line || w->stamp != s->stamp || w->tag != line >> l2->line_shift ||
+      !(w->valid || w->pending))
+    return false;
+  uint64_t newer = 0;
+  for (uint32_t j = (k + 1) % WS_L2_WARM_SEEN; j != l2->seen_head; j = (j + 1) % WS_L2_WARM_SEEN) {
+    if (l2->seen[j].sl != s->sl) continue;
+    if (l2->seen[j].set == s->set) return false;
+    newer++;
+  }
+  return s->stamp + newer == s->sl->tags.clock;
+}
+
+/* A warming that would change nothing: a recent one's line, still the last
+ * use of its set, its read sectors valid and written ones dirty (or its
+ * fill in flight, which a warming only touches). Told without the slice
+ * hash or the tag search: a warp's line of A between its lines of B. */
+static bool warm_repeats(const ws_l2 *l2, uint64_t line, uint8_t mask, bool write) {
+  for (uint32_t k = 0; k < WS_L2_WARM_SEEN; k++) {
+    if (!seen_is_latest(l2, k, line)) continue;
+    const ws_cache_way *w = l2->seen[k].way;
+    return w->pending || (!(mask & ~w->valid) && (!write || !(mask & ~w->dirty)));
+  }
+  return false;
+}
+
+static void warm_remember(ws_l2 *l2, uint64_t line, const slice *sl, const ws_cache_way *w) {
+  l2->seen[l2->seen_head] = (warm_seen){line, w->stamp, sl, w, ws_cache_set_of(&sl->tags, w)};
+  l2->seen_head = (l2->seen_head + 1) % WS_L2_WARM_SEEN;
+}
+
 ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool count) {
   ws_l2_warmed out = {0, 0, 0};
+  if (warm_repeats(l2, line, mask, write)) return out;
   slice *sl = &l2->s[ws_l2_slice_of(l2, line)];
   ws_cache_way *w = find(l2, sl, line);
   /* every way waits for a fill: the read still goes to DRAM, nothing is kept */
@@ -420,6 +473,7 @@ ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool
     return out;
   }
   ws_cache_touch(&sl->tags, w);
+  warm_remember(l2, line, sl, w);
   if (w->pending) return out;
   if (!write) out.fetch_mask = mask & (uint8_t)~w->valid;
   w->valid |= mask;

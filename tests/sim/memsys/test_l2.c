@@ -166,3 +166,94 @@ Test(l2, writebacks_reach_dram_through_memsys) {
   l2t_fini(&t);
   mt_fini(&s);
 }
+
+/* ---- warming (a sampled launch's skipped work) ------------------------------------ */
+
+/* A reference sectored LRU for one slice's sets, as ws_l2_warm documents
+ * it: the first free way, else the least recently used; a read fetches
+ * the sectors it lacks, a write allocates without fetch and dirties. */
+typedef struct ref_way {
+  uint64_t line, stamp;
+  uint8_t valid, dirty;
+} ref_way;
+
+typedef struct ref_l2 {
+  ref_way ways[4][32][4]; /* slice, set, way */
+  uint64_t clock;
+} ref_l2;
+
+static ref_way *ref_set(ref_l2 *r, l2t *t, uint64_t line) {
+  return r->ways[ws_l2_slice_of(t->l2, line)][line / 128 / 4 % 32];
+}
+
+static ws_l2_warmed ref_warm(ref_l2 *r, l2t *t, uint64_t line, uint8_t mask, bool write) {
+  ws_l2_warmed out = {0, 0, 0};
+  ref_way *set = ref_set(r, t, line), *w = NULL;
+  for (int i = 0; i < 4 && !w; i++)
+    if (set[i].valid && set[i].line == line) w = &set[i];
+  if (!w) {
+    for (int i = 0; i < 4 && !w; i++)
+      if (!set[i].valid) w = &set[i];
+    if (!w) {
+      w = &set[0];
+      for (int i = 1; i < 4; i++)
+        if (set[i].stamp < w->stamp) w = &set[i];
+    }
+    if (w->valid & w->dirty) out.wb_mask = w->valid & w->dirty, out.wb_line = w->line;
+    *w = (ref_way){line, 0, 0, 0};
+  }
+  w->stamp = ++r->clock;
+  if (!write) out.fetch_mask = mask & (uint8_t)~w->valid;
+  w->valid |= mask;
+  if (write) w->dirty |= mask;
+  return out;
+}
+
+/* A timed read that hits: the line becomes the most recently used. */
+static bool ref_touch(ref_l2 *r, l2t *t, uint64_t line, uint8_t mask) {
+  ref_way *set = ref_set(r, t, line);
+  for (int i = 0; i < 4; i++)
+    if (set[i].valid && set[i].line == line && !(mask & ~set[i].valid)) {
+      set[i].stamp = ++r->clock;
+      return true;
+    }
+  return false;
+}
+
+/* Warmings that repeat a recent line skip the tag search: the fetches and
+ * write-backs, and so the replacement order, stay those of a plain LRU,
+ * with timed hits between them moving lines up. */
+Test(l2, warming_repeats_keep_the_lru_order) {
+  l2t t;
+  l2t_init(&t);
+  static ref_l2 r;
+  memset(&r, 0, sizeof r);
+  uint64_t pool[12]; /* 6 lines of one set, 6 of others */
+  for (uint32_t i = 0; i < 6; i++) pool[i] = same_set(&t, i);
+  for (uint32_t i = 0; i < 6; i++) pool[6 + i] = (uint64_t)(4 * i + 5) * 128;
+  uint64_t seed = 12345, recent[3] = {pool[0], pool[1], pool[2]};
+  uint32_t fetched = 0, written_back = 0;
+  for (uint32_t step = 0; step < 20000; step++) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    uint32_t x = (uint32_t)(seed >> 33);
+    uint64_t line = x % 3 ? recent[x / 3 % 3] : pool[x / 9 % 12];
+    uint8_t mask = (uint8_t)(1u << (x / 200 % 4) | (x / 1000 % 2 ? 3u : 0u));
+    if (x % 17 == 0) { /* a timed hit between warmings */
+      if (ref_touch(&r, &t, line, mask))
+        cr_assert_eq(look(&t, 0, line, mask, WS_ACCESS_LOAD, step).outcome, WS_L2_HIT);
+      continue;
+    }
+    bool write = x / 7 % 5 == 0;
+    ws_l2_warmed want = ref_warm(&r, &t, line, mask, write), got = ws_l2_warm(t.l2, line, mask, write, true);
+    cr_assert_eq(got.fetch_mask, want.fetch_mask, "step %u: fetched %#x, the LRU %#x", step, got.fetch_mask,
+                 want.fetch_mask);
+    cr_assert_eq(got.wb_mask, want.wb_mask, "step %u: wrote back %#x, the LRU %#x", step, got.wb_mask,
+                 want.wb_mask);
+    if (want.wb_mask) cr_assert_eq(got.wb_line, want.wb_line, "step %u", step);
+    fetched += want.fetch_mask != 0, written_back += want.wb_mask != 0;
+    recent[step % 3] = line;
+  }
+  cr_expect_gt(fetched, 1000, "the sequence misses often (%u)", fetched);
+  cr_expect_gt(written_back, 100, "and evicts dirty lines (%u)", written_back);
+  l2t_fini(&t);
+}

@@ -13,7 +13,7 @@ typedef struct entry {
   char name[NAME_MAX_BYTES];
   char *desc;
   uint64_t *counter;
-  bool counted_when_skipped;
+  bool counted_when_skipped, counted_in_loop_gaps;
 } entry;
 
 struct ws_stats {
@@ -96,7 +96,7 @@ ws_status ws_stats_register_u64(ws_stats *s, ws_ctx *ctx, uint64_t *counter, con
   e->desc = strdup(desc ? desc : "");
   if (!e->desc) return ws_ctx_fail(ctx, WS_ERR_NOMEM, "out of memory registering stats");
   e->counter = counter;
-  e->counted_when_skipped = false;
+  e->counted_when_skipped = e->counted_in_loop_gaps = false;
   s->index[slot] = (uint32_t)++s->count;
   return WS_OK;
 }
@@ -121,13 +121,20 @@ const char *ws_stats_desc(const ws_stats *s, size_t i) { return s->entries[i].de
 uint64_t ws_stats_value(const ws_stats *s, size_t i) { return *s->entries[i].counter; }
 bool ws_stats_counted_when_skipped(const ws_stats *s, size_t i) { return s->entries[i].counted_when_skipped; }
 
-void ws_stats_mark_counted_when_skipped(ws_stats *s, const uint64_t *counter) {
+static void mark(ws_stats *s, const uint64_t *counter, bool in_loop_gaps) {
   for (size_t i = s->count; i-- > 0;)
     if (s->entries[i].counter == counter) {
       s->entries[i].counted_when_skipped = true;
+      s->entries[i].counted_in_loop_gaps |= in_loop_gaps;
       return;
     }
 }
+
+void ws_stats_mark_counted_when_skipped(ws_stats *s, const uint64_t *counter) { mark(s, counter, false); }
+
+void ws_stats_mark_counted_in_loop_gaps(ws_stats *s, const uint64_t *counter) { mark(s, counter, true); }
+
+bool ws_stats_counted_in_loop_gaps(const ws_stats *s, size_t i) { return s->entries[i].counted_in_loop_gaps; }
 
 void ws_stats_add(ws_stats *s, size_t i, uint64_t n) { *s->entries[i].counter += n; }
 

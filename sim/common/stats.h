@@ -53,6 +53,12 @@ uint64_t ws_stats_value(const ws_stats *s, size_t i);
 void ws_stats_mark_counted_when_skipped(ws_stats *s, const uint64_t *counter);
 /* Whether counter i is so marked. */
 bool ws_stats_counted_when_skipped(const ws_stats *s, size_t i);
+/* Marks it as counted for the iterations a sampled launch's loop gaps skip
+ * too (the write-backs of the dirty lines their loads evict: a loop that
+ * is skipped stores nothing, and each dirty line is written back once), so
+ * the gaps must not be priced with it; implies counted when skipped. */
+void ws_stats_mark_counted_in_loop_gaps(ws_stats *s, const uint64_t *counter);
+bool ws_stats_counted_in_loop_gaps(const ws_stats *s, size_t i);
 /* Adds `n` to counter i: the owner's counter itself (a sampled launch's
  * extrapolation, sim/gpu/sampler.h, is the one writer besides the owner). */
 void ws_stats_add(ws_stats *s, size_t i, uint64_t n);

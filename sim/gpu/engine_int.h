@@ -121,8 +121,19 @@ struct ws_engine {
   uint64_t *ffwd_insns; /* each one's instructions over the window just closed */
   uint64_t *ffwd_speed; /* and over every window of the loop so far: its speed */
   uint64_t *ffwd_share; /* the iterations it moves on in the gap being made */
+  uint64_t *ffwd_done;  /* and those it made */
   ws_ffwd_snap *ffwd_snaps;
   uint32_t ffwd_cap;
+  /* what SMs are owed after a gap of CTAs far apart in their loops: a CTA
+   * that reached its loop's end before its share stopped there, and the
+   * next CTA placed in its slot (the same ws_cta, reused) makes up the
+   * rest of the share once warm */
+  struct ws_ffwd_credit {
+    ws_cta *cta;
+    uint64_t from_id; /* the CTA that left it (cta->linear_id then) */
+    uint64_t rounds;
+  } * credits;
+  uint32_t ncredits;
   uint64_t placements;
   ws_warp_step ffwd_step; /* scratch for the fast-forward's steps */
   /* counters */

@@ -22,8 +22,13 @@ void ws_engine_free_ffwd(ws_engine *e) {
   free(e->ffwd_insns);
   free(e->ffwd_speed);
   free(e->ffwd_share);
+  free(e->ffwd_done);
+  free(e->credits);
   e->ffwd_speed = NULL;
   e->ffwd_share = NULL;
+  e->ffwd_done = NULL;
+  e->credits = NULL;
+  e->ncredits = 0;
   e->ffwd_snaps = NULL;
   e->ffwd_ctas = NULL;
   e->ffwd_insns = NULL;
@@ -88,10 +93,12 @@ static void warm_counted_line(void *user, uint64_t line_addr, uint8_t sectors, b
   ws_memsys_warm(((ws_engine *)user)->mem, line_addr, sectors, write, true);
 }
 
-/* What a loop gap's global accesses leave in the L2. Its DRAM traffic is
+/* What a loop gap's global accesses leave in the L2. Its DRAM reads are
  * priced with the other counters: the gap runs each CTA's share after the
  * other's, not interleaved as the SMs run them, so the L2 sees its lines
- * in another order and would count traffic no run makes. */
+ * in another order and would count reads no run makes. The write-backs of
+ * the dirty lines its loads evict are counted: the loop stores nothing,
+ * and each dirty line is written back once, whenever that is. */
 static void warm_step(void *user, const ws_warp_step *step) {
   ws_engine *e = user;
   step_lines(e->cfg, step, warm_line, e);
@@ -188,7 +195,8 @@ void ws_engine_loop_price(ws_engine *e, uint64_t t, bool with_next) {
   settle_counters(e, t);
   double before = (double)ws_loop_window_insns(&L->prev), after = (double)ws_loop_window_insns(&L->win);
   for (size_t i = 0; i < e->nwindow; i++) {
-    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) == 0) continue;
+    if (strncmp(ws_stats_name(e->stats, i), "gpu.", 4) == 0 || ws_stats_counted_in_loop_gaps(e->stats, i))
+      continue;
     double rate = (double)e->loop_prev[i] / before;
     if (with_next) rate = (rate + (double)e->loop_win[i] / after) / 2;
     ws_stats_add(e->stats, i, (uint64_t)llround(rate * (double)gap));
@@ -352,6 +360,7 @@ static ws_status take_job(ws_engine *e, gap_job *j, const ws_launch_stats *base,
   for (size_t r = 0; r < j->nrecs; r++)
     ws_memsys_warm(e->mem, j->recs[r].line_addr, j->recs[r].sectors, j->recs[r].write, counted);
   ws_launch_stats_add_insns(e->ls, &j->stats, base);
+  if (!j->count) e->ffwd_done[j->k] = j->done;
   *short_of += j->done < j->share;
   return j->st == WS_OK ? WS_OK : ws_ctx_fail(e->ctx, j->st, "%s", ws_errmsg(j->ctx));
 }
@@ -459,6 +468,7 @@ static ws_status ffwd_gap(ws_engine *e, uint32_t n, uint64_t rounds, uint64_t t,
     ws_status st = cta_rounds(&env, e->ffwd_ctas[k], &e->ffwd_snaps[k], e->ffwd_share[k], e->wd,
                               virtual_cycle(e, t), &done);
     if (st != WS_OK) return st;
+    e->ffwd_done[k] = done;
     *short_of += done < e->ffwd_share[k];
   }
   return WS_OK;
@@ -476,10 +486,11 @@ static uint64_t gaps_room(const ws_engine *e, uint32_t n, uint64_t left) {
 
 /* The iterations the most advanced resident CTA has left before its loop
  * ends: it runs there functionally (caches untouched) and is put back. */
-static ws_status loop_left(ws_engine *e, uint32_t n, uint64_t t, uint64_t *left) {
+static ws_status loop_left(ws_engine *e, uint32_t n, uint64_t t, uint64_t *left, uint64_t *lead_rounds) {
   uint32_t lead = 0;
   for (uint32_t k = 1; k < n; k++)
     if (ws_ffwd_rounds(e->ffwd_ctas[k], &e->ffwd) > ws_ffwd_rounds(e->ffwd_ctas[lead], &e->ffwd)) lead = k;
+  *lead_rounds = ws_ffwd_rounds(e->ffwd_ctas[lead], &e->ffwd);
   ws_status st = ws_ffwd_save(e->ctx, e->ffwd_ctas[lead], &e->ffwd_origin);
   if (st != WS_OK) return st;
   ws_launch_stats keep = *e->ls;
@@ -496,6 +507,82 @@ static uint32_t resident_ctas(ws_engine *e) {
   for (uint32_t i = 0; i < e->nsms; i++)
     n += ws_sm_ffwd_ctas(e->sms[i], e->ffwd_ctas + n, e->ffwd_insns + n, e->ffwd_cap - n);
   return n;
+}
+
+/* After a gap of CTAs far apart in their loops: the instructions the CTAs
+ * that reached their loop's end before their share would have issued in
+ * the rest of it, at the gap's instructions per iteration (the gap's time
+ * stands for all of them: their SMs went on to the next CTA, or idled at
+ * the grid's end). While the grid has CTAs to place, each such SM is owed
+ * the rest: the next CTA placed in that slot makes it up (pay_credits). */
+static uint64_t stagger_owed(ws_engine *e, uint32_t n, uint64_t moved) {
+  uint64_t done = 0, owed = 0;
+  for (uint32_t k = 0; k < n; k++) done += e->ffwd_done[k];
+  if (!done) return 0;
+  bool more = e->dispatch.next < e->dispatch.total;
+  for (uint32_t k = 0; k < n; k++) {
+    if (e->ffwd_done[k] >= e->ffwd_share[k]) continue;
+    uint64_t rest = e->ffwd_share[k] - e->ffwd_done[k];
+    owed += rest;
+    if (more)
+      e->credits[e->ncredits++] = (struct ws_ffwd_credit){e->ffwd_ctas[k], e->ffwd_ctas[k]->linear_id, rest};
+  }
+  return (uint64_t)llround((double)moved / (double)done * (double)owed);
+}
+
+/* One CTA, k of the resident ones, makes up `rounds` iterations its SM is
+ * owed, functionally, the L2 warmed; its counters are priced at the rates
+ * of the last window, and no time: the gap that left the debt priced it. */
+static ws_status pay_credit(ws_engine *e, uint32_t k, uint64_t rounds, uint64_t t) {
+  ws_ffwd_env env = ffwd_env(e, true);
+  uint64_t before = e->ls->warp_insns, done;
+  ws_status st =
+      cta_rounds(&env, e->ffwd_ctas[k], &e->ffwd_snaps[k], rounds, e->wd, virtual_cycle(e, t), &done);
+  if (st != WS_OK || e->ls->warp_insns == before) return st;
+  for (uint32_t i = 0; i < e->nsms; i++)
+    if (ws_sm_ffwd_resume_cta(e->sms[i], e->ffwd_ctas[k], t)) {
+      ws_engine_sync_sm(e, i);
+      break;
+    }
+  e->loops.pending_insns = e->ls->warp_insns - before;
+  e->loops.pending_time_insns = 0;
+  ws_engine_loop_price(e, t, false);
+  return WS_OK;
+}
+
+static bool resident_index(const ws_engine *e, uint32_t n, const ws_cta *cta, uint32_t *k) {
+  for (*k = 0; *k < n; ++*k)
+    if (e->ffwd_ctas[*k] == cta) return true;
+  return false;
+}
+
+/* What the SMs are owed, paid where it can be: a CTA placed in a slot
+ * whose CTA left a debt, once warm. A debt waits while that CTA is still
+ * there or the new one is not warm, and lapses when the slot is empty with
+ * no CTA left to place. *waiting: some debt still waits (no window opens
+ * before it is paid: the new CTAs would start behind). */
+static ws_status pay_credits(ws_engine *e, uint64_t t, bool *waiting) {
+  *waiting = false;
+  if (!e->ncredits) return WS_OK;
+  uint32_t n = resident_ctas(e), k;
+  bool more = e->dispatch.next < e->dispatch.total;
+  for (uint32_t c = 0; c < e->ncredits;) {
+    struct ws_ffwd_credit cr = e->credits[c];
+    bool there = resident_index(e, n, cr.cta, &k);
+    bool ready = there && cr.cta->linear_id != cr.from_id &&
+                 ws_ffwd_rounds(cr.cta, &e->ffwd) >= WS_SAMPLER_WARM_ROUNDS;
+    if (!ready && (there || more)) {
+      *waiting = true;
+      c++;
+      continue;
+    }
+    e->credits[c] = e->credits[--e->ncredits];
+    if (ready) {
+      ws_status st = pay_credit(e, k, cr.rounds, t);
+      if (st != WS_OK) return st;
+    }
+  }
+  return WS_OK;
 }
 
 /* The SMs carry on from t + 1 with their CTAs fast-forwarded. */
@@ -524,11 +611,20 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   for (size_t i = 0; i < e->nwindow; i++) e->loop_win[i] = ws_stats_value(e->stats, i) - e->loop_start[i];
   ws_engine_loop_price(e, t, true);
   uint32_t n = resident_ctas(e);
-  uint64_t left;
-  ws_status st = loop_left(e, n, t, &left);
+  uint64_t left, lead;
+  ws_status st = loop_left(e, n, t, &left, &lead);
   if (st != WS_OK) return st;
   for (uint32_t k = 0; k < n; k++) e->ffwd_speed[k] += e->ffwd_insns[k];
-  ws_loop_sampler_plan_gap(L, gaps_room(e, n, left));
+  /* a gap's time is priced at the window's occupancy: CTAs that reach their
+   * loop's end in it must be replaced, as they are while a wave of CTAs is
+   * still to be placed */
+  bool refilled = e->dispatch.total - e->dispatch.next >= n;
+  uint64_t room = gaps_room(e, n, left),
+           stagger = refilled ? ws_loop_sampler_stagger_gap(room, lead + left + 1) : 0;
+  if (stagger)
+    L->gap_rounds = stagger, L->gap_alone = true;
+  else
+    ws_loop_sampler_plan_gap(L, room);
   if (!L->gap_rounds) {
     loop_end(e);
     return WS_OK;
@@ -540,6 +636,7 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   st = ffwd_gap(e, n, L->gap_rounds, t, &short_of);
   if (st != WS_OK) return st;
   L->pending_insns = e->ls->warp_insns - before;
+  L->pending_time_insns = L->pending_insns + (stagger ? stagger_owed(e, n, L->pending_insns) : 0);
   if (L->pending_insns) loop_resume(e, t);
   if (L->gap_alone || short_of) {
     ws_engine_loop_price(e, t, false);
@@ -557,7 +654,7 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
 ws_status ws_engine_loop_look(ws_engine *e, uint64_t t) {
   ws_loop_sampler *L = &e->loops;
   uint64_t changes = e->placements + e->dispatch.retired;
-  if (L->phase == WS_LOOP_IDLE && changes == L->changes) return WS_OK; /* done with these CTAs: no scan */
+  if (L->phase == WS_LOOP_IDLE && changes == L->changes && !e->ncredits) return WS_OK; /* no scan */
   ws_sm_ffwd_view v;
   ws_sm_ffwd_view_init(&v);
   for (uint32_t i = 0; i < e->nsms; i++) ws_sm_ffwd_look(e->sms[i], &v);
@@ -566,6 +663,9 @@ ws_status ws_engine_loop_look(ws_engine *e, uint64_t t) {
     L->phase = WS_LOOP_IDLE;
   }
   if (L->phase == WS_LOOP_IDLE) {
+    bool waiting;
+    ws_status st = pay_credits(e, t, &waiting);
+    if (st != WS_OK || waiting) return st;
     if (v.ctas && changes != L->changes && v.min_rounds >= WS_SAMPLER_WARM_ROUNDS) {
       ws_loop_sampler_begin_loop(L);
       memset(e->ffwd_speed, 0, e->ffwd_cap * sizeof *e->ffwd_speed);
@@ -614,8 +714,11 @@ static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
   e->ffwd_insns = calloc(resident, sizeof *e->ffwd_insns);
   e->ffwd_speed = calloc(resident, sizeof *e->ffwd_speed);
   e->ffwd_share = calloc(resident, sizeof *e->ffwd_share);
+  e->ffwd_done = calloc(resident, sizeof *e->ffwd_done);
+  e->credits = calloc(resident, sizeof *e->credits);
   e->ffwd_snaps = calloc(resident, sizeof *e->ffwd_snaps);
-  if (!e->ffwd_ctas || !e->ffwd_insns || !e->ffwd_speed || !e->ffwd_share || !e->ffwd_snaps) {
+  if (!e->ffwd_ctas || !e->ffwd_insns || !e->ffwd_speed || !e->ffwd_share || !e->ffwd_done || !e->credits ||
+      !e->ffwd_snaps) {
     ws_engine_free_ffwd(e);
     return ws_ctx_fail(e->ctx, WS_ERR_NOMEM, "host memory exhausted for the sampler's CTA snapshots");
   }

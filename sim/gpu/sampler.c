@@ -136,7 +136,7 @@ uint64_t ws_loop_window_cycles(const ws_loop_window *w) { return w->cycle[w->rou
 
 void ws_loop_sampler_begin_loop(ws_loop_sampler *s) {
   s->windows_left = WS_SAMPLER_LOOP_WINDOWS - 1;
-  s->pending_insns = 0;
+  s->pending_insns = s->pending_time_insns = 0;
 }
 
 void ws_loop_sampler_plan_gap(ws_loop_sampler *s, uint64_t room) {
@@ -188,19 +188,24 @@ static double drift(ws_loop_sampler *s, bool with_next, double cpi) {
   return d;
 }
 
+uint64_t ws_loop_sampler_stagger_gap(uint64_t room, uint64_t total) {
+  uint64_t gap = total / (WS_SAMPLER_LOOP_WINDOWS + 1);
+  return room < gap ? gap : 0;
+}
+
 double ws_loop_sampler_price(ws_loop_sampler *s, bool with_next) {
-  uint64_t gap = s->pending_insns;
-  s->pending_insns = 0;
+  uint64_t gap = s->pending_insns, time = s->pending_time_insns;
+  s->pending_insns = s->pending_time_insns = 0;
   if (!gap) return 0;
   double cpi = with_next ? (window_cpi(&s->prev) + window_cpi(&s->win)) / 2 : window_cpi(&s->prev);
   double v[2 * WS_SAMPLER_MAX_ROUNDS];
   uint32_t n = window_cpis(&s->prev, v);
   if (with_next) n += window_cpis(&s->win, v + n);
-  double cycles = cpi * (double)gap, half = half_width(v, n) * (double)gap;
+  double cycles = cpi * (double)time, half = half_width(v, n) * (double)time;
   s->skips++;
   s->skipped_insns += gap;
   s->skipped_cycles += cycles;
   s->var_cycles += half * half;
-  s->drift_cycles += drift(s, with_next, cpi) * (double)gap;
+  s->drift_cycles += drift(s, with_next, cpi) * (double)time;
   return cycles;
 }

@@ -175,6 +175,11 @@ typedef struct ws_loop_sampler {
   uint64_t gap_rounds;    /* the next gap's iterations, for a CTA of mean speed */
   bool gap_alone;         /* the next gap runs to the loop's end: no window after it */
   uint64_t pending_insns; /* the last gap's instructions, priced at the next window's end */
+  /* what its time is priced for: the instructions the CTAs would have
+   * issued in it, with the share of those that reached their loop's end
+   * first (they finish, and their SM starts the next CTA or idles); 0 for a
+   * CTA catching up on what its SM owed (ws_loop_sampler_stagger_gap) */
+  uint64_t pending_time_insns;
   /* over the launch */
   uint32_t skips;
   uint64_t skipped_insns;
@@ -208,6 +213,13 @@ uint64_t ws_loop_window_cycles(const ws_loop_window *w);
  * and the stretch after the last one, which a last gap takes alone
  * (gap_alone); a share shorter than a window gives up the windows. */
 void ws_loop_sampler_plan_gap(ws_loop_sampler *s, uint64_t room);
+/* The gap for CTAs far apart in their loops, as the waves after the first
+ * of a many-wave grid are (each CTA placed when one retires), when the
+ * room the most advanced one leaves is shorter: a share of the loop's
+ * `total` iterations. A CTA that reaches its loop's end in the gap stops
+ * there, and its SM's next CTA makes up the rest once warm; 0 when it
+ * does not apply (the room is enough for an even plan). */
+uint64_t ws_loop_sampler_stagger_gap(uint64_t room, uint64_t total);
 /* Prices the pending gap from the window before it and, when `with_next`,
  * the window just closed; adds it to the launch's totals; returns its
  * cycles. */

@@ -108,8 +108,8 @@ static ws_status register_slice(ws_l2 *l2, ws_ctx *ctx, ws_stats *s, uint32_t i)
   };
   ws_status st = ws_stats_register_table(s, ctx, defs, sizeof defs / sizeof defs[0], "l2.slice%u.", i);
   if (st == WS_OK) { /* a sampled launch's warming counts these itself (ws_l2_warm) */
-    ws_stats_mark_counted_when_skipped(s, &t->evictions);
-    ws_stats_mark_counted_when_skipped(s, &t->writebacks);
+    ws_stats_mark_counted_in_loop_gaps(s, &t->evictions);
+    ws_stats_mark_counted_in_loop_gaps(s, &t->writebacks);
   }
   return st;
 }

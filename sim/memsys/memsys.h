@@ -100,10 +100,11 @@ void ws_memsys_count_refusals(ws_memsys *m, uint32_t sm, uint64_t n);
  * hbm.ch*.end_bytes_written). The lines stay valid and clean. */
 void ws_memsys_write_back_l2(ws_memsys *m);
 /* Leaves the L2 as a global access of the sectors `mask` of the line at
- * `line_addr` would leave it, in no time (ws_l2_warm), and with `count`
- * counts the DRAM reads and write-backs it would have caused: how a
- * sampled launch warms the L2 with the work it does not time. */
-void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count);
+ * `line_addr` would leave it, in no time (ws_l2_warm), and counts the
+ * evictions and DRAM write-backs it causes, and with `count_reads` the
+ * DRAM reads: how a sampled launch warms the L2 with the work it does not
+ * time (a skipped CTA's reads counted, a loop gap's priced). */
+void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count_reads);
 /* Accesses to mapped host memory (line_addr >= WS_CFG_SYSMEM_BASE) go over
  * the host link (sim/memsys/sysmem.h), not through the caches. `fn` (NULL:
  * none, the default) is told when a store leaves for host memory: its

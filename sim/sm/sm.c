@@ -541,12 +541,23 @@ static void ffwd_follow(ws_sm *sm, ws_twarp *w, uint64_t cycle) {
   wake_warp(sm, w, cycle + 1);
 }
 
-void ws_sm_ffwd_resume(ws_sm *sm, uint64_t cycle) {
-  for (uint32_t s = 0; s < sm->nslots; s++) {
-    if (!sm->slots[s].busy) continue;
-    for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
-      ws_twarp *w = &sm->warps[s * sm->env->warps_per_cta + i];
-      if (!w->finished) ffwd_follow(sm, w, cycle);
-    }
+static void ffwd_resume_slot(ws_sm *sm, uint32_t s, uint64_t cycle) {
+  for (uint32_t i = 0; i < sm->env->warps_per_cta; i++) {
+    ws_twarp *w = &sm->warps[s * sm->env->warps_per_cta + i];
+    if (!w->finished) ffwd_follow(sm, w, cycle);
   }
+}
+
+void ws_sm_ffwd_resume(ws_sm *sm, uint64_t cycle) {
+  for (uint32_t s = 0; s < sm->nslots; s++)
+    if (sm->slots[s].busy) ffwd_resume_slot(sm, s, cycle);
+}
+
+bool ws_sm_ffwd_resume_cta(ws_sm *sm, const ws_cta *cta, uint64_t cycle) {
+  for (uint32_t s = 0; s < sm->nslots; s++)
+    if (sm->slots[s].busy && sm->slots[s].cta == cta) {
+      ffwd_resume_slot(sm, s, cycle);
+      return true;
+    }
+  return false;
 }

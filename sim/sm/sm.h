@@ -166,5 +166,7 @@ uint32_t ws_sm_ffwd_ctas(ws_sm *sm, ws_cta **out, uint64_t *insns, uint32_t max)
  * timing state follows its new pc (next instruction, barrier state) from
  * cycle + 1. */
 void ws_sm_ffwd_resume(ws_sm *sm, uint64_t cycle);
+/* The same for one CTA, if this SM holds it (true). */
+bool ws_sm_ffwd_resume_cta(ws_sm *sm, const ws_cta *cta, uint64_t cycle);
 
 #endif

@@ -136,7 +136,9 @@ double ws_sampler_t975(uint32_t dof);
  * rates per instruction times the gap's instructions. A CTA placed or
  * retired drops an open window (its gap priced from the window before); a
  * window opens again once the resident CTAs changed since the last loop was
- * done with. The interval is Student's t over the two windows' iterations
+ * done with. CTAs far apart in their loops (the waves after the first)
+ * take gaps of a quarter of the loop instead (ws_loop_sampler_stagger_gap),
+ * while a wave is still to be placed. The interval is Student's t over the two windows' iterations
  * (each one's cycles per instruction); gaps' intervals add in quadrature. */
 
 #define WS_SAMPLER_MIN_ROUNDS 2

@@ -731,6 +731,7 @@ static ws_status ffwd_alloc(ws_engine *e, uint32_t resident) {
 ws_status ws_engine_plan_loops(ws_engine *e, ws_sm_env *env, const ws_exec_launch *launch,
                                const ws_occupancy *occ) {
   bool allowed = !e->probe && !e->prof && !launch->sanitize && !launch->taint && !launch->agent;
+  e->ncredits = 0; /* a launch stopped early may leave debts; its slots are reused */
   ws_loop_sampler_plan(&e->loops, allowed ? &e->sampling : NULL);
   env->ffwd = NULL;
   if (!e->loops.measure_rounds) return WS_OK;

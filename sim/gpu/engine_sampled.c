@@ -512,20 +512,18 @@ static uint32_t resident_ctas(ws_engine *e) {
 /* After a gap of CTAs far apart in their loops: the instructions the CTAs
  * that reached their loop's end before their share would have issued in
  * the rest of it, at the gap's instructions per iteration (the gap's time
- * stands for all of them: their SMs went on to the next CTA, or idled at
- * the grid's end). While the grid has CTAs to place, each such SM is owed
- * the rest: the next CTA placed in that slot makes it up (pay_credits). */
+ * stands for all of them: their SMs went on to the next CTA, a wave of
+ * which is still to be placed). Each such SM is owed the rest: the next
+ * CTA placed in that slot makes it up (pay_credits). */
 static uint64_t stagger_owed(ws_engine *e, uint32_t n, uint64_t moved) {
   uint64_t done = 0, owed = 0;
   for (uint32_t k = 0; k < n; k++) done += e->ffwd_done[k];
   if (!done) return 0;
-  bool more = e->dispatch.next < e->dispatch.total;
   for (uint32_t k = 0; k < n; k++) {
     if (e->ffwd_done[k] >= e->ffwd_share[k]) continue;
     uint64_t rest = e->ffwd_share[k] - e->ffwd_done[k];
     owed += rest;
-    if (more)
-      e->credits[e->ncredits++] = (struct ws_ffwd_credit){e->ffwd_ctas[k], e->ffwd_ctas[k]->linear_id, rest};
+    e->credits[e->ncredits++] = (struct ws_ffwd_credit){e->ffwd_ctas[k], e->ffwd_ctas[k]->linear_id, rest};
   }
   return (uint64_t)llround((double)moved / (double)done * (double)owed);
 }

@@ -137,9 +137,10 @@ double ws_sampler_t975(uint32_t dof);
  * retired drops an open window (its gap priced from the window before); a
  * window opens again once the resident CTAs changed since the last loop was
  * done with. CTAs far apart in their loops (the waves after the first)
- * take gaps of a quarter of the loop instead (ws_loop_sampler_stagger_gap),
- * while a wave is still to be placed. The interval is Student's t over the two windows' iterations
- * (each one's cycles per instruction); gaps' intervals add in quadrature. */
+ * take gaps of a quarter of the loop instead (ws_loop_sampler_stagger_gap)
+ * while a wave is still to be placed. The interval is Student's t over the
+ * two windows' iterations (each one's cycles per instruction); gaps'
+ * intervals add in quadrature. */
 
 #define WS_SAMPLER_MIN_ROUNDS 2
 #define WS_SAMPLER_MAX_ROUNDS 32
@@ -179,8 +180,8 @@ typedef struct ws_loop_sampler {
   uint64_t pending_insns; /* the last gap's instructions, priced at the next window's end */
   /* what its time is priced for: the instructions the CTAs would have
    * issued in it, with the share of those that reached their loop's end
-   * first (they finish, and their SM starts the next CTA or idles); 0 for a
-   * CTA catching up on what its SM owed (ws_loop_sampler_stagger_gap) */
+   * first (they finish, and their SM starts the next CTA); 0 for a CTA
+   * making up what its SM is owed (ws_loop_sampler_stagger_gap) */
   uint64_t pending_time_insns;
   /* over the launch */
   uint32_t skips;

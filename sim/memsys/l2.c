@@ -414,12 +414,12 @@ uint32_t ws_l2_fill(ws_l2 *l2, uint32_t s, uint64_t line, uint8_t mask, uint64_t
 }
 
 /* A way for `line` displacing the LRU victim, its dirty sectors into *out. */
-static ws_cache_way *warm_install(ws_l2 *l2, slice *sl, uint64_t line, bool count, ws_l2_warmed *out) {
+static ws_cache_way *warm_install(ws_l2 *l2, slice *sl, uint64_t line, ws_l2_warmed *out) {
   ws_cache_way *v = ws_cache_victim(&sl->tags, set_key(l2, line));
   if (!v) return NULL;
   uint8_t dirty = v->valid & v->dirty;
-  if (count && v->valid) sl->st.evictions++;
-  if (count && dirty) sl->st.writebacks++;
+  if (v->valid) sl->st.evictions++;
+  if (dirty) sl->st.writebacks++;
   if (dirty) out->wb_mask = dirty, out->wb_line = v->tag << l2->line_shift;
   ws_cache_install(&sl->tags, v, line >> l2->line_shift);
   return v;
@@ -462,13 +462,13 @@ static void warm_remember(ws_l2 *l2, uint64_t line, const slice *sl, const ws_ca
   l2->seen_head = (l2->seen_head + 1) % WS_L2_WARM_SEEN;
 }
 
-ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool count) {
+ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write) {
   ws_l2_warmed out = {0, 0, 0};
   if (warm_repeats(l2, line, mask, write)) return out;
   slice *sl = &l2->s[ws_l2_slice_of(l2, line)];
   ws_cache_way *w = find(l2, sl, line);
   /* every way waits for a fill: the read still goes to DRAM, nothing is kept */
-  if (!w && !(w = warm_install(l2, sl, line, count, &out))) {
+  if (!w && !(w = warm_install(l2, sl, line, &out))) {
     if (!write) out.fetch_mask = mask;
     return out;
   }

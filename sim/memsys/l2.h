@@ -99,13 +99,13 @@ typedef struct ws_l2_warmed {
 /* Leaves the tags as an access of `mask`'s sectors of `line` would, in no
  * time: the line becomes most recently used, read sectors valid, written
  * ones valid and dirty (write-allocate without fetch, as a store); a dirty
- * victim is written back. With `count`, counts the evictions and
- * write-backs (the counters marked as counted when skipped); hits and
+ * victim is written back. Counts the evictions and write-backs (the
+ * counters marked as counted in loop gaps, sim/common/stats.h); hits and
  * misses are left to the sampler's estimate, since a warming cannot tell
  * which requests L1 would have caught or an MSHR merged. A sampled launch
  * (sim/gpu/sampler.h) warms the L2 this way with the work it does not time;
  * a line whose fill is in flight is only touched. */
-ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write, bool count);
+ws_l2_warmed ws_l2_warm(ws_l2 *l2, uint64_t line, uint8_t mask, bool write);
 /* Whether the slice is blocked on an MSHR or write-back slot. */
 bool ws_l2_stalled(const ws_l2 *l2, uint32_t slice);
 

@@ -826,7 +826,7 @@ static void count_write_back(void *user, uint64_t line_addr, uint8_t mask) {
 void ws_memsys_write_back_l2(ws_memsys *m) { ws_l2_write_back(m->l2, count_write_back, m); }
 
 void ws_memsys_warm(ws_memsys *m, uint64_t line_addr, uint8_t mask, bool write, bool count_reads) {
-  ws_l2_warmed w = ws_l2_warm(m->l2, line_addr, mask, write, true);
+  ws_l2_warmed w = ws_l2_warm(m->l2, line_addr, mask, write);
   if (count_reads) ws_dram_count_untimed(m->dram, line_addr, sector_bytes(m, w.fetch_mask), false);
   if (w.wb_mask) ws_dram_count_untimed(m->dram, w.wb_line, sector_bytes(m, w.wb_mask), true);
 }

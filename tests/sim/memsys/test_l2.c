@@ -244,7 +244,7 @@ Test(l2, warming_repeats_keep_the_lru_order) {
       continue;
     }
     bool write = x / 7 % 5 == 0;
-    ws_l2_warmed want = ref_warm(&r, &t, line, mask, write), got = ws_l2_warm(t.l2, line, mask, write, true);
+    ws_l2_warmed want = ref_warm(&r, &t, line, mask, write), got = ws_l2_warm(t.l2, line, mask, write);
     cr_assert_eq(got.fetch_mask, want.fetch_mask, "step %u: fetched %#x, the LRU %#x", step, got.fetch_mask,
                  want.fetch_mask);
     cr_assert_eq(got.wb_mask, want.wb_mask, "step %u: wrote back %#x, the LRU %#x", step, got.wb_mask,

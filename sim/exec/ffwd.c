@@ -50,6 +50,32 @@ void ws_ffwd_arm(ws_cta *cta, const ws_ffwd_plan *plan) {
   cta->ffwd_bar_pc = plan->usable ? plan->bar_pc : UINT32_MAX;
 }
 
+void ws_ffwd_mark_warps(ws_cta *cta, bool fresh) {
+  for (uint32_t i = 0; i < cta->nwarps; i++) {
+    cta->warps[i].ffwd_mark = cta->warps[i].ffwd_backedges;
+    if (fresh) cta->warps[i].ffwd_seen = 0;
+  }
+}
+
+void ws_ffwd_note_warps(ws_cta *cta) {
+  for (uint32_t i = 0; i < cta->nwarps; i++)
+    cta->warps[i].ffwd_seen += cta->warps[i].ffwd_backedges - cta->warps[i].ffwd_mark;
+}
+
+void ws_ffwd_pace_warps(ws_cta *cta, const ws_ffwd_plan *plan) {
+  uint64_t sum = 0;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < cta->nwarps; i++)
+    if (cta->warps[i].state != WS_WARP_DONE) sum += cta->warps[i].ffwd_seen, n++;
+  for (uint32_t i = 0; i < cta->nwarps; i++) {
+    ws_warp *w = &cta->warps[i];
+    double pace = plan->bar_pc == UINT32_MAX && sum ? (double)w->ffwd_seen * n / (double)sum : 1.0;
+    if (pace > WS_FFWD_PACE_MAX) pace = WS_FFWD_PACE_MAX;
+    w->ffwd_pace_q16 = (uint32_t)(pace * WS_FFWD_PACE_ONE + 0.5);
+    w->ffwd_owed_q16 = 0;
+  }
+}
+
 uint64_t ws_ffwd_rounds(const ws_cta *cta, const ws_ffwd_plan *plan) {
   if (plan->bar_pc != UINT32_MAX) return cta->ffwd_releases;
   uint64_t least = UINT64_MAX;
@@ -64,7 +90,7 @@ uint64_t ws_ffwd_rounds(const ws_cta *cta, const ws_ffwd_plan *plan) {
 /* The fixed-size part of a warp; registers and the SIMT stack follow it. */
 typedef struct warp_rec {
   uint32_t preds[8];
-  uint32_t live, state, async_uncommitted_copies, simt_depth;
+  uint32_t live, state, async_uncommitted_copies, simt_depth, ffwd_owed_q16;
   uint64_t insns_issued, async_groups_committed, ffwd_backedges;
 } warp_rec;
 
@@ -97,6 +123,7 @@ static uint8_t *put_warp(uint8_t *p, const ws_warp *w) {
                 .state = (uint32_t)w->state,
                 .async_uncommitted_copies = w->async_uncommitted_copies,
                 .simt_depth = w->simt.depth,
+                .ffwd_owed_q16 = w->ffwd_owed_q16,
                 .insns_issued = w->insns_issued,
                 .async_groups_committed = w->async_groups_committed,
                 .ffwd_backedges = w->ffwd_backedges};
@@ -132,6 +159,7 @@ static const uint8_t *get_warp(const uint8_t *p, ws_warp *w) {
   w->insns_issued = r.insns_issued;
   w->async_groups_committed = r.async_groups_committed;
   w->ffwd_backedges = r.ffwd_backedges;
+  w->ffwd_owed_q16 = r.ffwd_owed_q16;
   p = get(p, w->regs, regs_bytes(w));
   w->simt.depth = r.simt_depth;
   return get(p, w->simt.entries, r.simt_depth * sizeof(ws_simt_entry));
@@ -153,12 +181,19 @@ void ws_ffwd_snap_free(ws_ffwd_snap *snap) { ws_bytes_free(&snap->bytes); }
 
 static bool in_body(const ws_ffwd_plan *plan, uint32_t pc) { return pc >= plan->lo_pc && pc <= plan->hi_pc; }
 
+/* A warp of a loop without a barrier that has left it (its last iteration
+ * done, the code after the loop next): it stays there in a gap. */
+static bool past_body(const ws_ffwd_plan *plan, const ws_cta *cta, uint32_t i) {
+  return plan->bar_pc == UINT32_MAX && cta->warps[i].state != WS_WARP_DONE &&
+         ws_cta_warp_pc(cta, i) > plan->hi_pc;
+}
+
 /* Every unfinished warp inside the body, and ready unless the body has a
  * barrier it may wait at. */
 static bool starts_in_body(const ws_ffwd_plan *plan, const ws_cta *cta) {
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     ws_warp_state s = cta->warps[i].state;
-    if (s == WS_WARP_DONE) continue;
+    if (s == WS_WARP_DONE || past_body(plan, cta, i)) continue;
     if (!in_body(plan, ws_cta_warp_pc(cta, i))) return false;
     if (s == WS_WARP_AT_BARRIER && plan->bar_pc == UINT32_MAX) return false;
   }
@@ -202,19 +237,28 @@ static ws_status round_together(const ws_ffwd_env *env, ws_cta *cta, bool *advan
   }
 }
 
-/* Without one: every unfinished warp takes the back-edge once more. */
+/* Without one: every unfinished warp takes the back-edge as often as its
+ * pace gives it this round (once, unless ws_ffwd_pace_warps said). */
 static ws_status round_apart(const ws_ffwd_env *env, ws_cta *cta, bool *advanced) {
-  *advanced = true;
+  bool any = false;
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     ws_warp *w = &cta->warps[i];
-    uint64_t target = w->ffwd_backedges + 1;
-    while (w->state == WS_WARP_READY && w->ffwd_backedges < target) {
+    uint64_t owed = (uint64_t)w->ffwd_owed_q16 + w->ffwd_pace_q16;
+    w->ffwd_owed_q16 = (uint32_t)(owed & (WS_FFWD_PACE_ONE - 1));
+    uint64_t target = w->ffwd_backedges + (owed >> 16);
+    while (w->state == WS_WARP_READY && w->ffwd_backedges < target && !past_body(env->plan, cta, i)) {
       ws_status st = step_warp(env, cta, i, advanced);
-      if (st != WS_OK || !*advanced) return st;
+      if (st != WS_OK) return st;
+      /* a warp that left the loop waits there for the timing model */
+      if (!*advanced && !past_body(env->plan, cta, i)) return WS_OK;
+      any = true;
     }
-    if (w->state == WS_WARP_AT_BARRIER) *advanced = false;
-    if (!*advanced) return WS_OK;
+    if (w->state == WS_WARP_AT_BARRIER) {
+      *advanced = false;
+      return WS_OK;
+    }
   }
+  *advanced = any;
   return WS_OK;
 }
 

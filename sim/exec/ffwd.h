@@ -15,8 +15,9 @@
  *
  * A round moves the CTA one iteration on. With a barrier in the body, the
  * warps move together: a round ends when the body's first barrier releases,
- * every warp just past it. Without one, every warp takes the back-edge once
- * more on its own. The CTA counts both as it runs, timed or not
+ * every warp just past it. Without one, every warp takes the back-edge on
+ * its own, as often as its pace gives it (ws_ffwd_pace_warps), and a warp
+ * that leaves the loop waits after it. The CTA counts both as it runs, timed or not
  * (ws_cta.ffwd_releases, ws_warp.ffwd_backedges), so ws_ffwd_rounds tells
  * how far a CTA has come. */
 #ifndef WS_FFWD_H
@@ -44,6 +45,21 @@ void ws_ffwd_arm(ws_cta *cta, const ws_ffwd_plan *plan);
 /* Rounds the CTA has completed: releases of the body's barrier, or the
  * fewest back-edges any unfinished warp took. */
 uint64_t ws_ffwd_rounds(const ws_cta *cta, const ws_ffwd_plan *plan);
+
+/* The pace of each warp in a loop without a barrier, where the scheduler
+ * serves the oldest warps first and the youngest wait: a gap moves each
+ * warp in proportion to the back-edges it took in the loop's windows, as
+ * the SM would have, rather than all alike (which would hold the warps as
+ * close as they were, and leave too little for the end, when the slow ones
+ * run alone). ws_ffwd_mark_warps at a window's start (fresh: the loop's
+ * first, forgetting earlier ones); ws_ffwd_note_warps at its end adds what
+ * each warp took; ws_ffwd_pace_warps before a gap turns it into back-edges
+ * per round, the mean over the unfinished warps one (with a barrier, one
+ * each). */
+#define WS_FFWD_PACE_MAX 64.0
+void ws_ffwd_mark_warps(ws_cta *cta, bool fresh);
+void ws_ffwd_note_warps(ws_cta *cta);
+void ws_ffwd_pace_warps(ws_cta *cta, const ws_ffwd_plan *plan);
 
 /* A CTA's architectural state: registers, predicates, SIMT stacks, warp
  * and barrier states, shared memory. Grows, never shrinks. */

@@ -32,5 +32,7 @@ void ws_warp_reset(ws_warp *w, uint32_t lanes_mask) {
   w->insns_issued = 0;
   w->async_uncommitted_copies = 0;
   w->async_groups_committed = 0;
-  w->ffwd_backedges = 0;
+  w->ffwd_backedges = w->ffwd_mark = w->ffwd_seen = 0;
+  w->ffwd_pace_q16 = WS_FFWD_PACE_ONE;
+  w->ffwd_owed_q16 = 0;
 }

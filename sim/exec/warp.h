@@ -26,6 +26,9 @@ typedef enum ws_warp_state {
   WS_WARP_STATE_COUNT
 } ws_warp_state;
 
+/* One back-edge per round of a fast-forward (16.16 fixed point). */
+#define WS_FFWD_PACE_ONE 65536u
+
 typedef struct ws_warp {
   uint32_t *regs;    /* (nrows + 2) * 32 words: [reg][lane] */
   uint32_t nrows;    /* registers the kernel uses */
@@ -41,6 +44,12 @@ typedef struct ws_warp {
   uint64_t async_groups_committed;
   /* taken back-edges of the CTA's fast-forward loop (sim/exec/ffwd.h) */
   uint64_t ffwd_backedges;
+  /* its pace there, for a loop without a barrier: back-edges at the open
+   * window's start and over the loop's windows so far; in a gap, the
+   * back-edges it takes per round and what it has not taken of them yet
+   * (16.16 fixed point) */
+  uint64_t ffwd_mark, ffwd_seen;
+  uint32_t ffwd_pace_q16, ffwd_owed_q16;
 } ws_warp;
 
 /* Allocates state for a kernel using `nrows` registers; false on NOMEM. */

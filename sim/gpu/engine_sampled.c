@@ -610,9 +610,13 @@ static ws_status loop_window_closed(ws_engine *e, uint64_t t) {
   ws_engine_loop_price(e, t, true);
   uint32_t n = resident_ctas(e);
   uint64_t left, lead;
+  for (uint32_t k = 0; k < n; k++) {
+    e->ffwd_speed[k] += e->ffwd_insns[k];
+    ws_ffwd_note_warps(e->ffwd_ctas[k]);
+    ws_ffwd_pace_warps(e->ffwd_ctas[k], &e->ffwd);
+  }
   ws_status st = loop_left(e, n, t, &left, &lead);
   if (st != WS_OK) return st;
-  for (uint32_t k = 0; k < n; k++) e->ffwd_speed[k] += e->ffwd_insns[k];
   /* a gap's time is priced at the window's occupancy: CTAs that reach their
    * loop's end in it must be replaced, as they are while a wave of CTAs is
    * still to be placed */
@@ -668,6 +672,7 @@ ws_status ws_engine_loop_look(ws_engine *e, uint64_t t) {
       ws_loop_sampler_begin_loop(L);
       memset(e->ffwd_speed, 0, e->ffwd_cap * sizeof *e->ffwd_speed);
       loop_begin(e, WS_LOOP_MEASURE, t);
+      for (uint32_t k = 0, n = resident_ctas(e); k < n; k++) ws_ffwd_mark_warps(e->ffwd_ctas[k], true);
     }
     return WS_OK;
   }

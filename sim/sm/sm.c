@@ -512,6 +512,7 @@ void ws_sm_ffwd_mark(ws_sm *sm) {
     ws_cta_slot *slot = &sm->slots[s];
     if (!slot->busy) continue;
     slot->ffwd_mark = ws_ffwd_rounds(slot->cta, sm->env->ffwd);
+    ws_ffwd_mark_warps(slot->cta, false);
     slot->ffwd_mark_insns = cta_insns(slot->cta);
   }
 }

@@ -240,25 +240,24 @@ static ws_status round_together(const ws_ffwd_env *env, ws_cta *cta, bool *advan
 /* Without one: every unfinished warp takes the back-edge as often as its
  * pace gives it this round (once, unless ws_ffwd_pace_warps said). */
 static ws_status round_apart(const ws_ffwd_env *env, ws_cta *cta, bool *advanced) {
-  bool any = false;
+  bool moving = false; /* a warp in the body that its pace moves on, this round or a later one */
   for (uint32_t i = 0; i < cta->nwarps; i++) {
     ws_warp *w = &cta->warps[i];
     uint64_t owed = (uint64_t)w->ffwd_owed_q16 + w->ffwd_pace_q16;
     w->ffwd_owed_q16 = (uint32_t)(owed & (WS_FFWD_PACE_ONE - 1));
     uint64_t target = w->ffwd_backedges + (owed >> 16);
+    /* a warp that left the loop waits after it for the timing model */
     while (w->state == WS_WARP_READY && w->ffwd_backedges < target && !past_body(env->plan, cta, i)) {
       ws_status st = step_warp(env, cta, i, advanced);
-      if (st != WS_OK) return st;
-      /* a warp that left the loop waits there for the timing model */
-      if (!*advanced && !past_body(env->plan, cta, i)) return WS_OK;
-      any = true;
+      if (st != WS_OK || !*advanced) return st;
     }
     if (w->state == WS_WARP_AT_BARRIER) {
       *advanced = false;
       return WS_OK;
     }
+    moving |= w->state != WS_WARP_DONE && !past_body(env->plan, cta, i) && w->ffwd_pace_q16;
   }
-  *advanced = any;
+  *advanced = moving;
   return WS_OK;
 }
 

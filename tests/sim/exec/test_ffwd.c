@@ -261,6 +261,42 @@ Test(ffwd, apart_each_warp_takes_its_back_edge) {
   ff_fini(&t);
 }
 
+/* A warp's pace: warp 0 took 3 back-edges in the windows, warp 1 one, so
+ * a gap moves warp 0 by 1.5 per round and warp 1 by 0.5 (their mean is
+ * one). Warp 0 leaves the loop first and waits after it, at the store,
+ * while warp 1 goes on; the round that moves nobody is the last. */
+Test(ffwd, apart_each_warp_moves_at_its_pace_and_waits_after_the_loop) {
+  ff t;
+  ff_init(&t, PLAIN_LOOP, 64);
+  run_to(&t, 0, 3);
+  run_to(&t, 1, 3);
+  ws_ffwd_mark_warps(t.cta, true);
+  t.cta->warps[0].ffwd_backedges += 3; /* what the windows saw, as counts only */
+  t.cta->warps[1].ffwd_backedges += 1;
+  ws_ffwd_note_warps(t.cta);
+  t.cta->warps[0].ffwd_backedges -= 3;
+  t.cta->warps[1].ffwd_backedges -= 1;
+  ws_ffwd_pace_warps(t.cta, &t.plan);
+  cr_expect_eq(t.cta->warps[0].ffwd_pace_q16, 3 * WS_FFWD_PACE_ONE / 2);
+  cr_expect_eq(t.cta->warps[1].ffwd_pace_q16, WS_FFWD_PACE_ONE / 2);
+  ws_ffwd_env env = env_of(&t);
+  bool advanced;
+  for (uint32_t r = 0; r < 4; r++) cr_assert_eq(ws_ffwd_round(&env, t.cta, &advanced), WS_OK);
+  cr_expect_eq(reg(&t, 0, 1, 0), 6, "1.5 iterations a round");
+  cr_expect_eq(reg(&t, 1, 1, 0), 2, "0.5 a round");
+  uint32_t rounds = 4;
+  for (; rounds < 100; rounds++) {
+    cr_assert_eq(ws_ffwd_round(&env, t.cta, &advanced), WS_OK);
+    if (!advanced) break;
+  }
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 0), 8, "warp 0 waits after the loop, at its first instruction");
+  cr_expect_eq(ws_cta_warp_pc(t.cta, 1), 8);
+  cr_expect_eq(reg(&t, 0, 2, 3), 45, "each summed its ten iterations");
+  cr_expect_eq(reg(&t, 1, 2, 3), 45);
+  cr_expect_eq(rounds, 21, "rounds %u: warp 1's 10 iterations and its leaving test, at 0.5 a round", rounds);
+  ff_fini(&t);
+}
+
 Test(ffwd, a_round_stops_at_a_limit) {
   ff t;
   ff_init(&t, PLAIN_LOOP, 32);
